@@ -1,0 +1,30 @@
+// The built-in capsule modules of SPEC §4: `attention`, `native-cuda`, `reference` (the default
+// order) and the optional `libtorch` module. They are generated from compact per-op tables; the
+// evidence they cite (guards, test suites, trusted boundaries) is a reference by name to evidence
+// kept by the providers, never something nnplan manufactures.
+#pragma once
+
+#include <vector>
+
+#include "nnplan/backend/registry.hpp"
+
+namespace nnplan::backend {
+
+[[nodiscard]] CapsuleModule reference_module();
+[[nodiscard]] CapsuleModule native_cuda_module();
+[[nodiscard]] CapsuleModule attention_module();
+[[nodiscard]] CapsuleModule libtorch_module();
+
+// attention, native-cuda, reference.
+[[nodiscard]] std::vector<CapsuleModule> builtin_modules();
+// The registry of `builtin_modules()`; always valid.
+[[nodiscard]] const Registry& builtin_registry();
+
+// Whether an op reduces, accumulates or takes a window maximum: those carry a reduction order
+// in their numerical policy; every other op has reduction `n/a`.
+[[nodiscard]] bool has_reduction_order(BackendOp op);
+
+// `Spec.<op>`: the name of the mathematical specification a value or VJP claim refines.
+[[nodiscard]] std::string spec_name(BackendOp op);
+
+}  // namespace nnplan::backend

@@ -1,0 +1,76 @@
+// Backend profiles (SPEC §9): a name, an execution config, a declared target, a validated
+// registry and a lowering mode. The maintained profiles are the user-facing defaults; flags and
+// registry files derive new profiles from them. A profile plans op lists against its target's
+// declared availability.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/backend/builtin_modules.hpp"
+#include "nnplan/backend/execution_config.hpp"
+#include "nnplan/backend/planner.hpp"
+#include "nnplan/backend/registry.hpp"
+#include "nnplan/backend/target.hpp"
+
+namespace nnplan::backend {
+
+enum class LoweringMode : std::uint8_t { singleton, coalesced };
+inline constexpr std::array<std::string_view, 2> kLoweringModeNames = {"singleton", "coalesced"};
+[[nodiscard]] constexpr std::string_view to_string(LoweringMode v) {
+  return enum_name(kLoweringModeNames, v);
+}
+[[nodiscard]] inline Expected<LoweringMode> parse_lowering_mode(std::string_view s) {
+  return parse_enum<LoweringMode>(kLoweringModeNames, s, "lowering mode");
+}
+
+struct BackendProfile {
+  std::string name;
+  ExecutionConfig config;
+  Target target;
+  Registry registry = builtin_registry();
+  LoweringMode lowering = LoweringMode::coalesced;
+
+  // The availability the target declares (not a probe of this machine).
+  [[nodiscard]] Availability availability() const { return declared_availability(target); }
+  // Whether the registry holds any capsule for the profile's device.
+  [[nodiscard]] bool has_device_capsule() const;
+  // This profile with `modules` put first and same-name modules replaced.
+  [[nodiscard]] Expected<BackendProfile> with_capsule_modules(
+      std::vector<CapsuleModule> modules) const;
+};
+
+// The maintained profiles of SPEC §9, in listing order.
+enum class MaintainedProfile : std::uint8_t {
+  checked_cpu,
+  checked_linux_x86_64_cpu,
+  checked_macos_aarch64_cpu,
+  checked_windows_x86_64_cpu,
+  checked_cuda,
+  libtorch_forward_cuda,
+};
+inline constexpr std::array<std::string_view, 6> kMaintainedProfileNames = {
+    "checked_cpu",  "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
+    "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda"};
+[[nodiscard]] constexpr std::string_view to_string(MaintainedProfile v) {
+  return enum_name(kMaintainedProfileNames, v);
+}
+[[nodiscard]] inline Expected<MaintainedProfile> parse_maintained_profile(std::string_view s) {
+  return parse_enum<MaintainedProfile>(kMaintainedProfileNames, s, "profile");
+}
+
+[[nodiscard]] BackendProfile make_profile(MaintainedProfile which);
+// The maintained profile by name; unknown names list the valid ones.
+[[nodiscard]] Expected<BackendProfile> profile_by_name(std::string_view name);
+// `checked_cpu` for cpu, `checked_cuda` for cuda; any other device fails (kind not_found) with
+// "no maintained runtime profile for device <d>" rather than running somewhere else.
+[[nodiscard]] Expected<BackendProfile> maintained_for_device(Device device);
+
+// plan_ops_available under the profile's config, declared availability and registry.
+[[nodiscard]] Expected<ExecutionPlan> plan_ops(const BackendProfile& profile,
+                                               std::span<const BackendOp> ops);
+
+}  // namespace nnplan::backend

@@ -1,0 +1,27 @@
+// Report lines for people (SPEC §9): the kernel line, its detail lines, the profile summary, the
+// trusted-external boundary line, and the op-list plan report built from them. The spellings are
+// part of nnplan's contract; golden tests pin them.
+#pragma once
+
+#include <string>
+
+#include "nnplan/backend/capsule.hpp"
+#include "nnplan/backend/planner.hpp"
+#include "nnplan/backend/profile.hpp"
+
+namespace nnplan::backend {
+
+// `  <op>: <capsule> provider=<provider> trust=<trust> vjp=<vjp> numeric=[<numeric>]`
+[[nodiscard]] std::string kernel_line(const KernelCapsule& capsule);
+// `    <field>: <claim label>; <evidence label>` for shape, layout, value, vjp, then
+// `    numerical: <numeric>`; each line ends with a newline.
+[[nodiscard]] std::string detail_lines(const KernelCapsule& capsule);
+// `profile=<name> device=<device> assurance=<policy label> vjp=<vjp>`
+[[nodiscard]] std::string profile_summary(const BackendProfile& profile);
+// `trusted external boundary: none`, or the distinct ops of trusted-external kernels in plan
+// order, separated by ", ".
+[[nodiscard]] std::string boundary_line(const ExecutionPlan& plan);
+// Summary, boundary line, then each kernel line followed by its detail lines.
+[[nodiscard]] std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan);
+
+}  // namespace nnplan::backend

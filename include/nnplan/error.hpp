@@ -1,0 +1,76 @@
+// Errors as values. Every fallible public function returns std::expected<T, nnplan::Error>.
+// An Error carries a canonical kind, a one-line message, the context frames added on the way up
+// ("at op list position 3", "in file x.json") and, for planning failures, a per-candidate
+// explanation of why each capsule that implements the op was rejected.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nnplan {
+
+enum class ErrorKind {
+  // The caller's input is malformed: bad file, bad field, unknown name, broken graph.
+  invalid_input,
+  // A name the caller asked for does not exist (profile, capsule, node).
+  not_found,
+  // The input is well formed but a policy says no: no admissible capsule, gate failure.
+  rejected_by_policy,
+  // Something the plan needs is not present on this machine or build.
+  unavailable,
+  // A broken internal invariant; always a bug in nnplan.
+  internal,
+};
+
+// One reason a candidate capsule was rejected: a stable code (SPEC §10) and the specifics.
+struct ReasonReport {
+  std::string code;
+  std::string detail;
+  bool operator==(const ReasonReport&) const = default;
+};
+
+// One capsule that implements the requested op, and every reason it was not chosen.
+struct CandidateReport {
+  std::string capsule;
+  std::string provider;
+  std::string device;
+  std::vector<ReasonReport> reasons;
+  bool operator==(const CandidateReport&) const = default;
+};
+
+struct Error {
+  ErrorKind kind = ErrorKind::internal;
+  // First line; never contains a newline.
+  std::string message;
+  // Context frames, innermost first ("at op 3 of 5 (fft_fno)").
+  std::vector<std::string> context;
+  // Further facts about the failure ("no capsule in the registry implements fft_fno").
+  std::vector<std::string> notes;
+  // Filled by planning failures: every capsule of the registry that implements the op.
+  std::vector<CandidateReport> candidates;
+  // The op list position (plan_ops) or node id (graphs) the error refers to, when there is one.
+  std::optional<std::size_t> position;
+
+  bool operator==(const Error&) const = default;
+
+  // Adds an outer context frame and returns *this, for `return std::unexpected(e.with(...))`.
+  Error& with_context(std::string frame) &;
+  Error&& with_context(std::string frame) &&;
+};
+
+[[nodiscard]] Error make_error(ErrorKind kind, std::string message);
+
+// Stable spelling of an error kind (`invalid-input`, `not-found`, ...).
+[[nodiscard]] const char* to_string(ErrorKind kind);
+
+// Multi-line rendering for people: the message, context frames, notes, then each candidate
+// with one line per rejection reason.
+[[nodiscard]] std::string render(const Error& error);
+
+template <class T>
+using Expected = std::expected<T, Error>;
+
+}  // namespace nnplan

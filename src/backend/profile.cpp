@@ -1,0 +1,99 @@
+#include "nnplan/backend/profile.hpp"
+
+#include <algorithm>
+
+namespace nnplan::backend {
+
+bool BackendProfile::has_device_capsule() const {
+  return std::ranges::any_of(registry.capsules(),
+                             [&](const KernelCapsule& c) { return c.device == config.device; });
+}
+
+Expected<BackendProfile> BackendProfile::with_capsule_modules(
+    std::vector<CapsuleModule> modules) const {
+  auto extended = registry.with_modules(std::move(modules));
+  if (!extended) return std::unexpected(std::move(extended.error()));
+  BackendProfile p = *this;
+  p.registry = std::move(*extended);
+  return p;
+}
+
+namespace {
+
+BackendProfile checked_cpu_on(std::string name, Target target) {
+  return {.name = std::move(name),
+          .config = {.device = Device::cpu,
+                     .preference = BackendPreference::automatic(),
+                     .assurance = AssurancePolicy::checked(),
+                     .vjp_mode = VjpMode::torchlean_tape},
+          .target = std::move(target),
+          .registry = builtin_registry(),
+          .lowering = LoweringMode::coalesced};
+}
+
+}  // namespace
+
+BackendProfile make_profile(MaintainedProfile which) {
+  switch (which) {
+    case MaintainedProfile::checked_cpu:
+      return checked_cpu_on("checked_cpu", Target::portable_cpu());
+    case MaintainedProfile::checked_linux_x86_64_cpu:
+      return checked_cpu_on("checked_linux_x86_64_cpu", Target::linux_cpu(Architecture::x86_64));
+    case MaintainedProfile::checked_macos_aarch64_cpu:
+      return checked_cpu_on("checked_macos_aarch64_cpu",
+                            Target::macos_cpu(Architecture::aarch64));
+    case MaintainedProfile::checked_windows_x86_64_cpu:
+      return checked_cpu_on("checked_windows_x86_64_cpu",
+                            Target::windows_cpu(Architecture::x86_64));
+    case MaintainedProfile::checked_cuda: {
+      BackendProfile p = checked_cpu_on("checked_cuda", Target::linux_cuda(false));
+      p.config.device = Device::cuda;
+      return p;
+    }
+    case MaintainedProfile::libtorch_forward_cuda: {
+      BackendProfile p = checked_cpu_on("libtorch_forward_cuda", Target::linux_cuda(true));
+      p.config.device = Device::cuda;
+      p.config.preference = BackendPreference::prefer(Provider::libtorch);
+      p.config.assurance = AssurancePolicy::external();
+      auto registry = builtin_registry().with_modules({libtorch_module()});
+      // Built-in data: the libtorch module's identities never collide with the defaults.
+      if (registry) p.registry = std::move(*registry);
+      return p;
+    }
+  }
+  return checked_cpu_on("checked_cpu", Target::portable_cpu());
+}
+
+Expected<BackendProfile> profile_by_name(std::string_view name) {
+  auto which = parse_maintained_profile(name);
+  if (!which) return std::unexpected(std::move(which.error()));
+  return make_profile(*which);
+}
+
+Expected<BackendProfile> maintained_for_device(Device device) {
+  switch (device) {
+    case Device::cpu:
+      return make_profile(MaintainedProfile::checked_cpu);
+    case Device::cuda:
+      return make_profile(MaintainedProfile::checked_cuda);
+    case Device::rocm:
+    case Device::metal:
+    case Device::wasm:
+    case Device::tpu:
+    case Device::trainium:
+    case Device::custom:
+    case Device::external:
+      break;
+  }
+  return std::unexpected(make_error(
+      ErrorKind::not_found, "no maintained runtime profile for device " +
+                                std::string(to_string(device)) +
+                                "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
+}
+
+Expected<ExecutionPlan> plan_ops(const BackendProfile& profile, std::span<const BackendOp> ops) {
+  const Availability availability = profile.availability();
+  return plan_ops_available(profile.config, availability, profile.registry, ops);
+}
+
+}  // namespace nnplan::backend

@@ -1,0 +1,65 @@
+#include "nnplan/error.hpp"
+
+namespace nnplan {
+
+Error& Error::with_context(std::string frame) & {
+  context.push_back(std::move(frame));
+  return *this;
+}
+
+Error&& Error::with_context(std::string frame) && {
+  context.push_back(std::move(frame));
+  return std::move(*this);
+}
+
+Error make_error(ErrorKind kind, std::string message) {
+  return Error{.kind = kind, .message = std::move(message)};
+}
+
+const char* to_string(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::invalid_input:
+      return "invalid-input";
+    case ErrorKind::not_found:
+      return "not-found";
+    case ErrorKind::rejected_by_policy:
+      return "rejected-by-policy";
+    case ErrorKind::unavailable:
+      return "unavailable";
+    case ErrorKind::internal:
+      return "internal";
+  }
+  return "internal";
+}
+
+std::string render(const Error& error) {
+  std::string out = error.message;
+  for (const std::string& frame : error.context) {
+    out += "\n  ";
+    out += frame;
+  }
+  for (const std::string& note : error.notes) {
+    out += "\n  ";
+    out += note;
+  }
+  for (const CandidateReport& candidate : error.candidates) {
+    out += "\n  candidate ";
+    out += candidate.capsule;
+    out += " (provider=";
+    out += candidate.provider;
+    out += " device=";
+    out += candidate.device;
+    out += "):";
+    for (const ReasonReport& reason : candidate.reasons) {
+      out += "\n    ";
+      out += reason.code;
+      if (!reason.detail.empty()) {
+        out += ": ";
+        out += reason.detail;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace nnplan
