@@ -1,11 +1,15 @@
 #include "nnplan/backend/builtin_modules.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 
 namespace nnplan::backend {
 namespace {
 
-constexpr bool is_random_source(BackendOp op) { return !requires_vjp(op); }
+constexpr bool is_random_source(BackendOp op) {
+  return !requires_vjp(op);
+}
 
 // The fields that vary between built-in capsules; everything else is derived from the op.
 struct CapsuleSpec {
@@ -35,9 +39,9 @@ KernelCapsule make_capsule(const CapsuleSpec& s) {
   const std::string vjp_summary =
       s.vjp == VjpMode::none
           ? "forward-only kernel: no local derivative is offered"
-          : (s.vjp == VjpMode::backend_vjp ? "backend derivative kernel matches the VJP of " + op
-                                           : "the tape's reverse rule for " + op +
-                                                 " consumes this kernel's forward values");
+          : (s.vjp == VjpMode::backend_vjp
+                 ? "backend derivative kernel matches the VJP of " + op
+                 : "the tape's reverse rule for " + op + " consumes this kernel's forward values");
   KernelCapsule c{
       .name = s.name,
       .op = s.op,
@@ -48,10 +52,10 @@ KernelCapsule make_capsule(const CapsuleSpec& s) {
       .vjp_mode = s.vjp,
       .shape = descriptor(Claim::shape_safety(s.op), "operand shapes are checked before launch",
                           {EvidenceKind::runtime_guard, s.name + ".shape_guard"}),
-      .layout = descriptor(Claim::layout_compatibility(s.op, s.layout),
-                           "operands are accepted only in " + std::string(to_string(s.layout)) +
-                               " layout",
-                           {EvidenceKind::runtime_guard, s.name + ".layout_guard"}),
+      .layout = descriptor(
+          Claim::layout_compatibility(s.op, s.layout),
+          "operands are accepted only in " + std::string(to_string(s.layout)) + " layout",
+          {EvidenceKind::runtime_guard, s.name + ".layout_guard"}),
       .value = descriptor(Claim::value_refinement(s.op, spec_name(s.op)),
                           "forward values agree with " + spec_name(s.op),
                           {EvidenceKind::test_suite, s.name + ".forward_tests"}),
@@ -66,29 +70,22 @@ KernelCapsule make_capsule(const CapsuleSpec& s) {
 }  // namespace
 
 bool has_reduction_order(BackendOp op) {
-  switch (op) {
-    case BackendOp::reduce_sum:
-    case BackendOp::reduce_mean:
-    case BackendOp::matmul:
-    case BackendOp::linear:
-    case BackendOp::mse_loss:
-    case BackendOp::layer_norm:
-    case BackendOp::batch_norm:
-    case BackendOp::conv:
-    case BackendOp::conv_transpose:
-    case BackendOp::avg_pool:
-    case BackendOp::smooth_max_pool:
-    case BackendOp::softmax:
-    case BackendOp::log_softmax:
-    case BackendOp::scaled_dot_product_attention:
-    case BackendOp::max_pool:
-      return true;
-    default:
-      return false;
-  }
+  // SPEC §4's list: reductions, accumulations and max_pool.
+  constexpr std::array kOrdered = {
+      BackendOp::reduce_sum,      BackendOp::reduce_mean,
+      BackendOp::matmul,          BackendOp::linear,
+      BackendOp::mse_loss,        BackendOp::layer_norm,
+      BackendOp::batch_norm,      BackendOp::conv,
+      BackendOp::conv_transpose,  BackendOp::avg_pool,
+      BackendOp::smooth_max_pool, BackendOp::softmax,
+      BackendOp::log_softmax,     BackendOp::scaled_dot_product_attention,
+      BackendOp::max_pool};
+  return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 
-std::string spec_name(BackendOp op) { return "Spec." + std::string(to_string(op)); }
+std::string spec_name(BackendOp op) {
+  return "Spec." + std::string(to_string(op));
+}
 
 CapsuleModule reference_module() {
   CapsuleModule m{.name = "reference", .capsules = {}};

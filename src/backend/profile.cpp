@@ -91,6 +91,17 @@ Expected<BackendProfile> maintained_for_device(Device device) {
                                 "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
 }
 
+Expected<BackendProfile> apply_overrides(BackendProfile profile, ProfileOverrides overrides) {
+  if (overrides.device) profile.config.device = *overrides.device;
+  if (overrides.preference) profile.config.preference = *overrides.preference;
+  if (overrides.assurance) profile.config.assurance = policy_of(*overrides.assurance);
+  if (overrides.vjp_mode) profile.config.vjp_mode = *overrides.vjp_mode;
+  if (overrides.target) profile.target = target_of(*overrides.target);
+  if (overrides.lowering) profile.lowering = *overrides.lowering;
+  if (overrides.modules.empty()) return profile;
+  return profile.with_capsule_modules(std::move(overrides.modules));
+}
+
 Expected<ExecutionPlan> plan_ops(const BackendProfile& profile, std::span<const BackendOp> ops) {
   const Availability availability = profile.availability();
   return plan_ops_available(profile.config, availability, profile.registry, ops);

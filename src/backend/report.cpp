@@ -1,7 +1,8 @@
 #include "nnplan/backend/report.hpp"
 
-#include <algorithm>
 #include <vector>
+
+#include "nnplan/backend/audit.hpp"
 
 namespace nnplan::backend {
 
@@ -53,14 +54,8 @@ std::string profile_summary(const BackendProfile& p) {
   return out;
 }
 
-std::string boundary_line(const ExecutionPlan& plan) {
-  std::vector<BackendOp> ops;
-  for (std::size_t i = 0; i < plan.kernels.size(); ++i) {
-    const KernelCapsule& c = plan.capsule(i);
-    if (c.trust_level == TrustLevel::trusted_external && std::ranges::find(ops, c.op) == ops.end()) {
-      ops.push_back(c.op);
-    }
-  }
+std::string boundary_line(const ExecutionAudit& audit) {
+  const std::vector<BackendOp> ops = audit.trusted_external_ops();
   std::string out = "trusted external boundary: ";
   if (ops.empty()) return out + "none";
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -70,12 +65,86 @@ std::string boundary_line(const ExecutionPlan& plan) {
   return out;
 }
 
+std::string boundary_line(const ExecutionPlan& plan) { return boundary_line(ExecutionAudit(plan)); }
+
 std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan) {
   std::string out = profile_summary(profile) + "\n" + boundary_line(plan) + "\n";
   for (std::size_t i = 0; i < plan.kernels.size(); ++i) {
     out += kernel_line(plan.capsule(i));
     out += "\n";
     out += detail_lines(plan.capsule(i));
+  }
+  return out;
+}
+
+std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index) {
+  const LoweredKernelGroup& g = plan.groups[group_index];
+  std::string ids;
+  std::string kinds;
+  for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
+    if (!ids.empty()) {
+      ids += ",";
+      kinds += ",";
+    }
+    ids += std::to_string(k.node_id);
+    kinds += ir::to_string(k.kind);
+  }
+  std::string out = "  group " + std::to_string(group_index) + ": nodes " + ids + " [" + kinds +
+                    "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
+                    " grouping=" + std::string(to_string(g.grouping));
+  return out;
+}
+
+namespace {
+
+// Groups and nodes per value of `key` (a provider or a trust level), in enum order.
+template <std::size_t N, class Key>
+std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title,
+                           const std::array<std::string_view, N>& names, Key key) {
+  std::array<std::size_t, N> groups{};
+  std::array<std::size_t, N> nodes{};
+  for (const LoweredKernelGroup& g : plan.groups) {
+    const auto k = static_cast<std::size_t>(key(plan.capsule(g)));
+    ++groups[k];
+    nodes[k] += g.count;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (groups[i] == 0) continue;
+    out += "  " + std::string(title) + " " + std::string(names[i]) + ": " +
+           std::to_string(groups[i]) + (groups[i] == 1 ? " group, " : " groups, ") +
+           std::to_string(nodes[i]) + (nodes[i] == 1 ? " node\n" : " nodes\n");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation) {
+  const GraphLoweringPlan& plan = evaluation.lowering;
+  std::string out = profile_summary(profile) + "\n" + boundary_line(evaluation.audit) + "\n";
+  out += "lowering=" + std::string(to_string(profile.lowering)) + ": " +
+         std::to_string(plan.nodes.size()) + " planned nodes in " +
+         std::to_string(plan.groups.size()) + " groups\n";
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) out += group_line(plan, i) + "\n";
+  out += "audit (one entry per distinct capsule):\n";
+  for (CapsuleId id : evaluation.audit.distinct_capsules()) {
+    const KernelCapsule& c = plan.registry->capsule(id);
+    out += kernel_line(c) + "\n" + detail_lines(c);
+  }
+  out += "coverage:\n";
+  out += coverage_lines(plan, "provider", kProviderNames,
+                        [](const KernelCapsule& c) { return c.provider; });
+  out += coverage_lines(plan, "trust", kTrustLevelNames,
+                        [](const KernelCapsule& c) { return c.trust_level; });
+  const std::string policy(label(profile.config.assurance));
+  if (evaluation.accepted()) {
+    out += "gate: accepted under assurance " + policy + "\n";
+    return out;
+  }
+  out += "gate: rejected under assurance " + policy + "\n";
+  for (const std::string& note : gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
+    out += "  " + note + "\n";
   }
   return out;
 }

@@ -20,6 +20,9 @@ inline constexpr std::array<std::string_view, 4> kContractFieldNames = {"shape",
 [[nodiscard]] constexpr std::string_view to_string(ContractField v) {
   return enum_name(kContractFieldNames, v);
 }
+[[nodiscard]] inline Expected<ContractField> parse_contract_field(std::string_view s) {
+  return parse_enum<ContractField>(kContractFieldNames, s, "contract field");
+}
 
 enum class Layout : std::uint8_t { canonical_tensor, flat_row_major, libtorch_cuda_view };
 inline constexpr std::array<std::string_view, 3> kLayoutNames = {
@@ -99,6 +102,9 @@ inline constexpr std::array<std::string_view, 7> kDispositionNames = {
     "proved", "checked", "guarded", "tested", "fuzzed", "trusted", "missing"};
 [[nodiscard]] constexpr std::string_view to_string(Disposition v) {
   return enum_name(kDispositionNames, v);
+}
+[[nodiscard]] inline Expected<Disposition> parse_disposition(std::string_view s) {
+  return parse_enum<Disposition>(kDispositionNames, s, "disposition");
 }
 
 // One piece of evidence. `name` is the theorem, checker, guard, suite or oracle name, or the

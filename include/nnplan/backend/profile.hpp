@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,22 @@ inline constexpr std::array<std::string_view, 6> kMaintainedProfileNames = {
 // `checked_cpu` for cpu, `checked_cuda` for cuda; any other device fails (kind not_found) with
 // "no maintained runtime profile for device <d>" rather than running somewhere else.
 [[nodiscard]] Expected<BackendProfile> maintained_for_device(Device device);
+
+// Command-line style overrides of a profile's fields; unset fields keep the profile's value.
+// `target` replaces the whole target; `modules` are added with replacement by name.
+struct ProfileOverrides {
+  std::optional<Device> device;
+  std::optional<BackendPreference> preference;
+  std::optional<AssurancePreset> assurance;
+  std::optional<VjpMode> vjp_mode;
+  std::optional<TargetPreset> target;
+  std::optional<LoweringMode> lowering;
+  std::vector<CapsuleModule> modules;
+};
+
+// `profile` with `overrides` applied; fails only when the added modules break the registry rules.
+[[nodiscard]] Expected<BackendProfile> apply_overrides(BackendProfile profile,
+                                                       ProfileOverrides overrides);
 
 // plan_ops_available under the profile's config, declared availability and registry.
 [[nodiscard]] Expected<ExecutionPlan> plan_ops(const BackendProfile& profile,

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/capsule.hpp"
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/profile.hpp"
@@ -21,7 +23,17 @@ namespace nnplan::backend {
 // `trusted external boundary: none`, or the distinct ops of trusted-external kernels in plan
 // order, separated by ", ".
 [[nodiscard]] std::string boundary_line(const ExecutionPlan& plan);
+[[nodiscard]] std::string boundary_line(const ExecutionAudit& audit);
 // Summary, boundary line, then each kernel line followed by its detail lines.
 [[nodiscard]] std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan);
+
+// `  group <i>: nodes <id,id,...> [<kind,kind,...>] op=<op> capsule=<capsule> grouping=<kind>`
+[[nodiscard]] std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index);
+
+// The graph plan report of `nnplan plan`: summary, boundary line, one line per lowered group,
+// the detailed audit (kernel and detail lines once per distinct capsule), coverage per provider
+// and per trust level (groups and nodes), and the gate verdict with every failing obligation.
+[[nodiscard]] std::string graph_report(const BackendProfile& profile,
+                                       const GraphEvaluation& evaluation);
 
 }  // namespace nnplan::backend

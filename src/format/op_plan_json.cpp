@@ -1,0 +1,37 @@
+#include "nnplan/format/op_plan_json.hpp"
+
+#include "nnplan/backend/audit.hpp"
+#include "json_common.hpp"
+
+namespace nnplan::format {
+
+using namespace nnplan::backend;
+using detail::Json;
+using detail::str;
+
+std::string op_plan_json(const BackendProfile& profile, std::span<const BackendOp> ops,
+                         const Expected<ExecutionPlan>& result) {
+  Json op_names = Json::array();
+  for (BackendOp op : ops) op_names.push_back(str(to_string(op)));
+  Json out{{"format", str(kOpsPlanFormat)},
+           {"profile", detail::profile_object(profile)},
+           {"ops", std::move(op_names)},
+           {"planned", result.has_value()}};
+  if (!result) {
+    out["error"] = detail::error_object(result.error());
+    return detail::dump(out);
+  }
+  Json kernels = Json::array();
+  for (std::size_t i = 0; i < result->kernels.size(); ++i) {
+    kernels.push_back(detail::kernel_object(result->capsule(i)));
+  }
+  Json trusted_external = Json::array();
+  for (BackendOp op : ExecutionAudit(*result).trusted_external_ops()) {
+    trusted_external.push_back(str(to_string(op)));
+  }
+  out["kernels"] = std::move(kernels);
+  out["trusted_external_ops"] = std::move(trusted_external);
+  return detail::dump(out);
+}
+
+}  // namespace nnplan::format

@@ -1,0 +1,218 @@
+// Shared builders for the graph-planning tests (graph planning, lowering, audit, gate,
+// acceptance): a valid one-op graph for every IR kind, the SPEC §6 kind → backend-op table written
+// out by hand (so the tests do not check the mapping against itself), and a checked-graph helper.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "../ir/graph_fixtures.hpp"
+#include "nnplan/backend/vocabulary.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/ir/check.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::backend::fixtures {
+
+using ir::fixtures::GraphBuilder;
+using ir::fixtures::shape;
+
+// SPEC §6 verbatim: the backend op each IR kind runs, nullopt for no runtime work.
+inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
+  using K = ir::OpKind;
+  using B = BackendOp;
+  switch (kind) {
+    case K::input:
+    case K::const_:
+    case K::detach:
+      return std::nullopt;
+    case K::rand_uniform:
+      return B::rand_uniform;
+    case K::bernoulli_mask:
+      return B::bernoulli_mask;
+    case K::add:
+      return B::add;
+    case K::sub:
+      return B::sub;
+    case K::mul_elem:
+      return B::mul;
+    case K::abs:
+      return B::abs;
+    case K::sqrt:
+      return B::sqrt;
+    case K::inv:
+      return B::inv;
+    case K::max_elem:
+      return B::max;
+    case K::min_elem:
+      return B::min;
+    case K::relu:
+      return B::relu;
+    case K::tanh:
+      return B::tanh;
+    case K::sigmoid:
+      return B::sigmoid;
+    case K::exp:
+      return B::exp;
+    case K::log:
+      return B::log;
+    case K::sin:
+      return B::sin;
+    case K::cos:
+      return B::cos;
+    case K::mse_loss:
+      return B::mse_loss;
+    case K::matmul:
+      return B::matmul;
+    case K::linear:
+      return B::linear;
+    case K::conv2d:
+      return B::conv;
+    case K::max_pool2d:
+    case K::max_pool2d_pad:
+      return B::max_pool;
+    case K::avg_pool2d:
+    case K::avg_pool2d_pad:
+      return B::avg_pool;
+    case K::broadcast_to:
+      return B::broadcast;
+    case K::reduce_sum:
+    case K::sum:
+      return B::reduce_sum;
+    case K::reduce_mean:
+      return B::reduce_mean;
+    case K::softmax:
+      return B::softmax;
+    case K::layernorm:
+      return B::layer_norm;
+    case K::reshape:
+    case K::flatten:
+      return B::reshape;
+    case K::concat:
+      return B::concat;
+    case K::swap_first_two:
+    case K::transpose3d_last_two:
+    case K::permute:
+      return B::permute;
+    case K::batch_norm2d_nchw_eval:
+      return B::batch_norm;
+  }
+  return std::nullopt;
+}
+
+// A valid graph whose last node has `kind`; every other node is an `input` (no runtime work), so
+// the graph plans to at most one kernel. For `input` the graph is that single node.
+inline ir::Graph one_op_graph(ir::OpKind kind) {
+  using K = ir::OpKind;
+  using ir::fixtures::one_op;
+  const ir::Shape m = shape({4, 4});
+  switch (kind) {
+    case K::input: {
+      GraphBuilder b;
+      b.input(m);
+      return std::move(b).build();
+    }
+    case K::const_:
+      return one_op({}, kind, m, ir::ConstParams{m});
+    case K::rand_uniform:
+      return one_op({}, kind, m, ir::SeedParams{7});
+    case K::bernoulli_mask:
+      return one_op({shape({})}, kind, m, ir::SeedParams{7});
+    case K::permute:
+      return one_op({shape({2, 3})}, kind, shape({3, 2}), ir::PermuteParams{{1, 0}});
+    case K::detach:
+    case K::abs:
+    case K::sqrt:
+    case K::inv:
+    case K::relu:
+    case K::tanh:
+    case K::sigmoid:
+    case K::exp:
+    case K::log:
+    case K::sin:
+    case K::cos:
+      return one_op({m}, kind, m);
+    case K::add:
+    case K::sub:
+    case K::mul_elem:
+    case K::max_elem:
+    case K::min_elem:
+      return one_op({m, m}, kind, m);
+    case K::mse_loss:
+      return one_op({m, m}, kind, shape({}));
+    case K::max_pool2d:
+    case K::avg_pool2d:
+      return one_op({shape({4, 8, 8})}, kind, shape({4, 4, 4}),
+                    ir::PoolParams{.kh = 2, .kw = 2, .stride = 2, .padding = 0});
+    case K::max_pool2d_pad:
+    case K::avg_pool2d_pad:
+      return one_op({shape({4, 8, 8})}, kind, shape({4, 8, 8}),
+                    ir::PoolParams{.kh = 3, .kw = 3, .stride = 1, .padding = 1});
+    case K::broadcast_to:
+      return one_op({shape({4})}, kind, shape({2, 4}),
+                    ir::BroadcastParams{shape({4}), shape({2, 4})});
+    case K::reduce_sum:
+    case K::reduce_mean:
+      return one_op({shape({2, 4})}, kind, shape({4}), ir::AxisParams{0});
+    case K::sum:
+      return one_op({m}, kind, shape({}));
+    case K::matmul:
+      return one_op({shape({2, 3}), shape({3, 4})}, kind, shape({2, 4}));
+    case K::linear:
+      return one_op({shape({2, 3})}, kind, shape({2, 5}));
+    case K::conv2d:
+      return one_op(
+          {shape({3, 8, 8})}, kind, shape({4, 8, 8}),
+          ir::Conv2dParams{
+              .in_channels = 3, .out_channels = 4, .kh = 3, .kw = 3, .stride = 1, .padding = 1});
+    case K::batch_norm2d_nchw_eval:
+      return one_op({shape({1, 4, 8, 8})}, kind, shape({1, 4, 8, 8}), ir::ChannelsParams{4});
+    case K::softmax:
+    case K::layernorm:
+      return one_op({m}, kind, m, ir::AxisParams{1});
+    case K::reshape:
+      return one_op({m}, kind, shape({16}), ir::ReshapeParams{m, shape({16})});
+    case K::flatten:
+      return one_op({m}, kind, shape({16}), ir::FlattenParams{m});
+    case K::concat:
+      return one_op({shape({2, 4}), shape({2, 4})}, kind, m, ir::AxisParams{0});
+    case K::swap_first_two:
+      return one_op({shape({2, 3})}, kind, shape({3, 2}));
+    case K::transpose3d_last_two:
+      return one_op({shape({2, 3, 4})}, kind, shape({2, 4, 3}));
+  }
+  return {};
+}
+
+// ir::check(graph), failing the calling test when the graph is malformed.
+inline ir::CheckedGraph checked(ir::Graph graph) {
+  auto result = ir::check(std::move(graph));
+  if (!result) {
+    ADD_FAILURE() << "fixture graph is malformed: " << render(result.error());
+    std::abort();
+  }
+  return std::move(*result);
+}
+
+// Every IR kind, in enum order.
+inline std::vector<ir::OpKind> all_kinds() {
+  std::vector<ir::OpKind> out;
+  for (std::size_t i = 0; i < ir::kOpKindCount; ++i)
+    out.push_back(static_cast<ir::OpKind>(i));
+  return out;
+}
+
+// A unary chain over [4,4]: input, then one node per entry of `kinds` (unary kinds that keep the
+// shape, e.g. relu, detach, tanh), each on the previous node.
+inline ir::Graph unary_chain(std::initializer_list<ir::OpKind> kinds) {
+  GraphBuilder b;
+  ir::NodeId last = b.input(shape({4, 4}));
+  for (const ir::OpKind kind : kinds)
+    last = b.add(kind, {last}, shape({4, 4}));
+  return std::move(b).build();
+}
+
+}  // namespace nnplan::backend::fixtures

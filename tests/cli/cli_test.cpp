@@ -1,0 +1,321 @@
+// End-to-end tests of the `nnplan` command line: exit codes, messages and golden output, run
+// against the built binary exactly as a user would run it.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+fs::path scratch_dir() {
+  fs::path dir = fs::temp_directory_path() / ("nnplan_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs `nnplan <args>` through the shell; args are trusted test literals.
+CliResult run_cli(const std::string& args) {
+  const fs::path dir = scratch_dir();
+  const fs::path out = dir / "stdout.txt";
+  const fs::path err = dir / "stderr.txt";
+  const std::string command = std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() +
+                              " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+// Compares `actual` with tests/golden/cli/<name>; NNPLAN_UPDATE_GOLDEN=1 rewrites the file.
+void expect_golden(const std::string& name, const std::string& actual) {
+  const fs::path path = fs::path(NNPLAN_GOLDEN_DIR) / "cli" / name;
+  if (std::getenv("NNPLAN_UPDATE_GOLDEN") != nullptr) write_text(path, actual);
+  ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path;
+  EXPECT_EQ(read_text(path), actual) << "golden mismatch: " << path;
+}
+
+struct GoldenCase {
+  std::string name;
+  std::string args;
+  int exit_code;
+};
+
+class CliGolden : public testing::TestWithParam<GoldenCase> {};
+
+TEST_P(CliGolden, StdoutMatchesGoldenAndExitCode) {
+  const GoldenCase& c = GetParam();
+  const CliResult r = run_cli(c.args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_golden(c.name, r.out);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reports, CliGolden,
+    testing::Values(
+        GoldenCase{"plan_ops_checked_cpu_mlp.txt",
+                   "plan-ops linear relu linear softmax", 0},
+        GoldenCase{"plan_ops_checked_cuda_block.txt",
+                   "plan-ops --profile checked_cuda layer_norm matmul "
+                   "scaled_dot_product_attention add",
+                   0},
+        GoldenCase{"plan_ops_libtorch_forward_cuda.txt",
+                   "plan-ops --profile libtorch_forward_cuda scaled_dot_product_attention matmul "
+                   "scaled_dot_product_attention",
+                   0},
+        GoldenCase{"plan_ops_prefer_last_in_catalog.txt",
+                   "plan-ops --profile checked_cuda --prefer torchlean "
+                   "scaled_dot_product_attention",
+                   0},
+        GoldenCase{"explain_fft_fno_checked_cpu.txt", "plan-ops relu fft_fno", 1},
+        GoldenCase{"explain_only_native_cuda_sin.txt",
+                   "plan-ops --profile checked_cuda --only native-cuda sin", 1},
+        GoldenCase{"explain_verified_relu.txt", "plan-ops --assurance verified relu", 1},
+        GoldenCase{"explain_backend_vjp_attention.txt",
+                   "plan-ops --profile checked_cuda --vjp backend-vjp --only torchlean "
+                   "scaled_dot_product_attention",
+                   1},
+        GoldenCase{"plan_ops_json_libtorch.json",
+                   "plan-ops --profile libtorch_forward_cuda --json scaled_dot_product_attention",
+                   0},
+        GoldenCase{"plan_ops_json_failure.json", "plan-ops --json relu fft_fno", 1},
+        GoldenCase{"targets.txt", "targets", 0},
+        GoldenCase{"targets.json", "targets --json", 0},
+        GoldenCase{"profiles.txt", "profiles", 0},
+        GoldenCase{"profiles.json", "profiles --json", 0},
+        GoldenCase{"capsules_attention.txt",
+                   "capsules --profile libtorch_forward_cuda --op scaled_dot_product_attention", 0},
+        GoldenCase{"capsules_cuda_softmax.txt", "capsules --device cuda --op softmax", 0}),
+    [](const testing::TestParamInfo<GoldenCase>& info) {
+      std::string name = info.param.name;
+      for (char& ch : name) {
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
+
+struct ErrorCase {
+  std::string label;
+  std::string args;
+  int exit_code;
+  std::string stderr_fragment;
+};
+
+class CliErrors : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(CliErrors, ExitCodeAndMessage) {
+  const ErrorCase& c = GetParam();
+  const CliResult r = run_cli(c.args);
+  EXPECT_EQ(r.exit_code, c.exit_code) << r.out << r.err;
+  EXPECT_NE(r.err.find(c.stderr_fragment), std::string::npos)
+      << "stderr was:\n" << r.err << "\nexpected fragment:\n" << c.stderr_fragment;
+  EXPECT_EQ(r.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Usage, CliErrors,
+    testing::Values(
+        ErrorCase{"unknown_device", "plan-ops --device gpu relu", 2,
+                  "unknown device 'gpu'; valid: cpu, cuda, rocm, metal, wasm, tpu, trainium, "
+                  "custom, external"},
+        ErrorCase{"unknown_op", "plan-ops relu convolution", 2,
+                  "unknown backend op 'convolution'; valid: rand_uniform, bernoulli_mask,"},
+        ErrorCase{"unknown_op_position", "plan-ops relu convolution", 2, "in OP argument 2"},
+        ErrorCase{"unknown_profile", "plan-ops --profile fast relu", 2,
+                  "unknown profile 'fast'; valid: checked_cpu, checked_linux_x86_64_cpu"},
+        ErrorCase{"unknown_prefer", "plan-ops --prefer cuda relu", 2,
+                  "unknown provider 'cuda'; valid: reference, torchlean, native-cuda"},
+        ErrorCase{"unknown_only", "plan-ops --only tensorrt relu", 2, "in --only"},
+        ErrorCase{"unknown_assurance", "plan-ops --assurance paranoid relu", 2,
+                  "unknown assurance policy 'paranoid'; valid: verified, checked, external"},
+        ErrorCase{"unknown_vjp", "plan-ops --vjp tape relu", 2,
+                  "unknown vjp mode 'tape'; valid: none, torchlean-tape, backend-vjp"},
+        ErrorCase{"unknown_target", "plan-ops --target linux-gpu relu", 2,
+                  "unknown target preset 'linux-gpu'; valid: portable-cpu, linux-cpu"},
+        ErrorCase{"prefer_and_only", "plan-ops --prefer reference --only reference relu", 2,
+                  "--prefer excludes --only"},
+        ErrorCase{"no_ops", "plan-ops", 2, "OP is required"},
+        ErrorCase{"no_subcommand", "", 2, "A subcommand is required"},
+        ErrorCase{"capsules_unknown_op", "capsules --op fft", 2, "unknown backend op 'fft'"},
+        ErrorCase{"capsules_unknown_device", "capsules --device npu", 2, "in --device"},
+        ErrorCase{"missing_registry_file", "plan-ops --registry /nonexistent/acme.json relu", 3,
+                  "/nonexistent/acme.json"}),
+    [](const testing::TestParamInfo<ErrorCase>& info) { return info.param.label; });
+
+// A one-capsule registry file for an external provider, in the SPEC §4 format.
+std::string acme_registry(const std::string& module, const std::string& capsule,
+                          const std::string& provider, const std::string& device,
+                          const std::string& shape_claim_kind = "shape-safety") {
+  nlohmann::ordered_json guard = {{"kind", "runtime-guard"}, {"name", "acme.guard"}};
+  nlohmann::ordered_json tests = {{"kind", "test-suite"}, {"name", "acme.tests"}};
+  nlohmann::ordered_json shape_claim = {{"kind", shape_claim_kind}, {"op", "relu"}};
+  if (shape_claim_kind == "value-refinement") shape_claim["spec"] = "Spec.relu";
+  nlohmann::ordered_json doc = {
+      {"format", "nnplan.capsules.v1"},
+      {"modules",
+       {{{"name", module},
+         {"capsules",
+          {{{"name", capsule},
+            {"op", "relu"},
+            {"provider", provider},
+            {"device", device},
+            {"trust", "checked"},
+            {"vjp", "torchlean-tape"},
+            {"contracts",
+             {{"shape", {{"claim", shape_claim}, {"summary", "s"}, {"evidence", guard}}},
+              {"layout",
+               {{"claim", {{"kind", "layout-compatibility"}, {"op", "relu"},
+                           {"layout", "flat-row-major"}}},
+                {"summary", "l"},
+                {"evidence", guard}}},
+              {"value",
+               {{"claim", {{"kind", "value-refinement"}, {"op", "relu"}, {"spec", "Spec.relu"}}},
+                {"summary", "v"},
+                {"evidence", tests}}},
+              {"vjp",
+               {{"claim",
+                 {{"kind", "vjp-refinement"}, {"op", "relu"}, {"spec", "Spec.relu"},
+                  {"mode", "torchlean-tape"}}},
+                {"summary", "g"},
+                {"evidence", tests}}}}}}}}}}}};
+  return doc.dump(2);
+}
+
+TEST(CliRegistry, ExternalCapsuleFromFileIsPlannedOnExternalTarget) {
+  const fs::path file = scratch_dir() / "acme.json";
+  write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
+  const CliResult r =
+      run_cli("plan-ops --registry " + file.string() + " --device external --target external relu");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  relu: acme.relu provider=external trust=checked"), std::string::npos)
+      << r.out;
+}
+
+TEST(CliRegistry, ExternalCapsuleIsUnavailableOnCpuTarget) {
+  const fs::path file = scratch_dir() / "acme.json";
+  write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
+  const CliResult r = run_cli("plan-ops --registry " + file.string() + " --device external relu");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("candidate acme.relu (provider=external device=external):\n"
+                       "    unavailable-device: device external is not available on the target\n"
+                       "    unavailable-provider: provider external is not available on the target"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliRegistry, SameNameModuleReplacesTheBuiltInOne) {
+  const fs::path file = scratch_dir() / "reference.json";
+  write_text(file, acme_registry("reference", "lab.relu", "reference", "cpu"));
+  const CliResult plan = run_cli("plan-ops --registry " + file.string() + " relu");
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("  relu: lab.relu provider=reference"), std::string::npos) << plan.out;
+  // The replaced module's other capsules are gone, so matmul has no cpu capsule any more.
+  const CliResult gone = run_cli("plan-ops --registry " + file.string() + " matmul");
+  EXPECT_EQ(gone.exit_code, 1);
+  const CliResult listing = run_cli("capsules --registry " + file.string() + " --device cpu");
+  EXPECT_EQ(listing.out.find("reference.relu"), std::string::npos);
+  EXPECT_NE(listing.out.find("lab.relu"), std::string::npos);
+}
+
+TEST(CliRegistry, MisalignedCapsuleIsListedButNeverChosen) {
+  const fs::path file = scratch_dir() / "bad.json";
+  write_text(file, acme_registry("lab", "lab.relu", "reference", "cpu", "value-refinement"));
+  const CliResult listing = run_cli("capsules --registry " + file.string() + " --op relu");
+  EXPECT_NE(listing.out.find("lab.relu"), std::string::npos);
+  EXPECT_NE(listing.out.find("misaligned=shape"), std::string::npos) << listing.out;
+  const CliResult plan = run_cli("plan-ops --registry " + file.string() + " --only reference relu");
+  EXPECT_EQ(plan.exit_code, 0);
+  EXPECT_NE(plan.out.find("  relu: reference.relu"), std::string::npos) << plan.out;
+}
+
+TEST(CliRegistry, DuplicateIdentityAcrossFilesExitsThree) {
+  const fs::path a = scratch_dir() / "a.json";
+  const fs::path b = scratch_dir() / "b.json";
+  write_text(a, acme_registry("acme", "acme.relu", "external", "external"));
+  write_text(b, acme_registry("acme2", "acme.relu", "external", "external"));
+  const CliResult r = run_cli("plan-ops --registry " + a.string() + " --registry " + b.string() +
+                              " relu");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_NE(r.err.find("duplicate backend capsule identity 'acme.relu'"), std::string::npos)
+      << r.err;
+}
+
+TEST(CliRegistry, MalformedFileExitsThreeNamingFileModuleCapsuleAndField) {
+  const fs::path file = scratch_dir() / "typo.json";
+  std::string text = acme_registry("acme", "acme.relu", "external", "external");
+  text.replace(text.find("\"trust\": \"checked\""), 18, "\"trust\": \"chekced\"");
+  write_text(file, text);
+  const CliResult r = run_cli("plan-ops --registry " + file.string() + " relu");
+  EXPECT_EQ(r.exit_code, 3);
+  for (const std::string& fragment : {file.string(), std::string("acme"),
+                                     std::string("acme.relu"), std::string("trust"),
+                                     std::string("chekced")}) {
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << fragment << " not in:\n" << r.err;
+  }
+}
+
+TEST(CliRegistry, ExportedBuiltinsLoadBackUnchanged) {
+  const CliResult exported = run_cli("capsules --profile libtorch_forward_cuda --json");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const fs::path file = scratch_dir() / "builtins.json";
+  write_text(file, exported.out);
+  // Loading the export replaces every module by its exported copy; nothing may change.
+  const CliResult reloaded =
+      run_cli("capsules --profile libtorch_forward_cuda --json --registry " + file.string());
+  ASSERT_EQ(reloaded.exit_code, 0) << reloaded.err;
+  EXPECT_EQ(reloaded.out, exported.out);
+  const auto doc = nlohmann::json::parse(exported.out);
+  EXPECT_EQ(doc.at("format"), "nnplan.capsules.v1");
+  EXPECT_EQ(doc.at("modules").size(), 4u);
+}
+
+TEST(CliJson, PlanOpsArtifactIsDeterministicAndVersioned) {
+  const std::string args = "plan-ops --profile checked_cuda --json matmul softmax matmul";
+  const CliResult first = run_cli(args);
+  const CliResult second = run_cli(args);
+  ASSERT_EQ(first.exit_code, 0);
+  EXPECT_EQ(first.out, second.out);
+  const auto doc = nlohmann::json::parse(first.out);
+  EXPECT_EQ(doc.at("format"), "nnplan.ops-plan.v1");
+  EXPECT_EQ(doc.at("planned"), true);
+  ASSERT_EQ(doc.at("kernels").size(), 3u);
+  EXPECT_EQ(doc.at("kernels")[0].at("capsule"), "native_cuda.matmul");
+  EXPECT_EQ(doc.at("kernels")[1].at("capsule"), "native_cuda.softmax");
+}
+
+TEST(CliHelp, EverySubcommandHasHelpWithAnExample) {
+  for (const std::string sub : {"targets", "profiles", "capsules", "plan-ops"}) {
+    const CliResult r = run_cli(sub + " --help");
+    EXPECT_EQ(r.exit_code, 0) << sub;
+    EXPECT_NE(r.out.find("Example: nnplan " + sub), std::string::npos) << sub << ":\n" << r.out;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,86 @@
+// Shared pieces of the nnplan command line: exit codes, error printing, and the config flags
+// (`--profile --device --prefer --only --assurance --vjp --target --registry`) that every planning
+// subcommand takes. The tool holds no planning logic; it turns flags into library calls.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/ir/check.hpp"
+
+namespace nnplan::cli {
+
+// DESIGN.md exit codes.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRejected = 1;  // a domain answer: no admissible capsule, gate rejection
+inline constexpr int kExitUsage = 2;     // bad flags or unknown names
+inline constexpr int kExitBadInput = 3;  // unreadable or malformed input file
+
+// Prints `nnplan: error: <rendered error>` to stderr and returns `exit_code`.
+int fail(const Error& error, int exit_code);
+
+// The raw strings of the config flags, as CLI11 fills them.
+struct ConfigFlags {
+  std::string profile = "checked_cpu";
+  std::optional<std::string> device;
+  std::optional<std::string> prefer;
+  std::optional<std::string> only;
+  std::optional<std::string> assurance;
+  std::optional<std::string> vjp;
+  std::optional<std::string> target;
+  std::vector<std::string> registries;
+
+  // Registers the flags on `command`.
+  void add_to(CLI::App& command);
+  // The profile these flags describe, or the exit code after printing why not (2 for unknown
+  // names, 3 for an unreadable or invalid registry file).
+  [[nodiscard]] std::expected<backend::BackendProfile, int> resolve() const;
+};
+
+// Loads `--registry` files in order; on failure prints the error and returns exit code 3.
+[[nodiscard]] std::expected<std::vector<backend::CapsuleModule>, int> load_registry_files(
+    const std::vector<std::string>& paths);
+
+// The typed overrides the config flags spell (everything but `--profile`), with the `--registry`
+// modules loaded; exit code 2 or 3 after printing why not. Used where the base profile does not
+// come from `--profile` (verify rebuilds it from an artifact).
+[[nodiscard]] std::expected<backend::ProfileOverrides, int> explicit_overrides(
+    const ConfigFlags& flags);
+
+// Parses a `--lowering` value; an unknown mode prints the valid ones and returns exit code 2.
+[[nodiscard]] std::expected<std::optional<backend::LoweringMode>, int> parse_lowering_flag(
+    const std::optional<std::string>& text);
+
+// The profile of `flags` with the `--lowering` override applied, or the exit code.
+[[nodiscard]] std::expected<backend::BackendProfile, int> resolve_graph_profile(
+    const ConfigFlags& flags, const std::optional<std::string>& lowering);
+
+// A graph file loaded for planning (torchlean.ir.v1, then ir::check). `digest` is set when the
+// file could be read, `nodes` when it parsed, `graph` when it passed the checker; otherwise
+// `error` says why, naming the file and, where there is one, the node and field.
+struct GraphInput {
+  std::string path;
+  std::optional<std::string> digest;
+  std::optional<std::size_t> nodes;
+  std::optional<ir::CheckedGraph> graph;
+  std::optional<Error> error;
+};
+[[nodiscard]] GraphInput load_graph(const std::string& path);
+
+// Writes `text` to `path`; on failure prints why and returns false.
+[[nodiscard]] bool write_output_file(const std::string& path, const std::string& text);
+
+void add_targets_command(CLI::App& app, int& exit_code);
+void add_profiles_command(CLI::App& app, int& exit_code);
+void add_capsules_command(CLI::App& app, int& exit_code);
+void add_plan_ops_command(CLI::App& app, int& exit_code);
+void add_plan_command(CLI::App& app, int& exit_code);
+void add_verify_command(CLI::App& app, int& exit_code);
+void add_explain_command(CLI::App& app, int& exit_code);
+void add_dot_command(CLI::App& app, int& exit_code);
+
+}  // namespace nnplan::cli

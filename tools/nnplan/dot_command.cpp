@@ -1,0 +1,67 @@
+// `nnplan dot GRAPH`: the plan as a Graphviz picture (format/plan_dot.hpp), to stdout or -o FILE.
+// Render with `dot -Tsvg`. When no capsule is admissible for some node there is no plan to draw:
+// the explanation goes to stderr (stdout stays a clean DOT stream) and the exit code is 1. A plan
+// the gate rejects is still drawn, its verdict in the graph label, and exits 1.
+#include <fmt/core.h>
+
+#include "cli.hpp"
+#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/format/plan_dot.hpp"
+
+namespace nnplan::cli {
+
+using namespace nnplan::backend;
+
+void add_dot_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "dot", "Draw a graph's plan in Graphviz DOT: one cluster per lowered group");
+  cmd->footer(
+      "Example: nnplan dot examples/cnn.json | dot -Tsvg -o cnn.svg\n"
+      "         nnplan dot examples/cnn.json --profile checked_cuda -o cnn.dot\n"
+      "Nodes are filled by provider; trusted-external groups have a bold red border; inputs,\n"
+      "constants and detach nodes stand outside every group. Exit codes: 0 accepted, 1 rejected\n"
+      "by the gate or no admissible capsule, 2 usage error, 3 unreadable or malformed graph.");
+  struct Flags {
+    ConfigFlags config;
+    std::string graph;
+    std::optional<std::string> lowering;
+    std::optional<std::string> output;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  flags->config.add_to(*cmd);
+  cmd->add_option("--lowering", flags->lowering,
+                  "Lowering mode replacing the profile's: singleton or coalesced");
+  cmd->add_option("-o,--output", flags->output, "Write the DOT document to FILE, not stdout");
+  cmd->callback([flags, &exit_code] {
+    auto profile = resolve_graph_profile(flags->config, flags->lowering);
+    if (!profile) {
+      exit_code = profile.error();
+      return;
+    }
+    GraphInput input = load_graph(flags->graph);
+    if (input.error) {
+      exit_code = fail(*input.error, kExitBadInput);
+      return;
+    }
+    const auto evaluation = evaluate_graph(*profile, *input.graph);
+    if (!evaluation) {
+      fmt::print(stderr, "{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
+      exit_code = kExitRejected;
+      return;
+    }
+    const std::string dot = format::plan_dot(*profile, input.graph->graph(), *evaluation);
+    if (flags->output) {
+      if (!write_output_file(*flags->output, dot)) {
+        exit_code = kExitBadInput;
+        return;
+      }
+    } else {
+      fmt::print("{}", dot);
+    }
+    exit_code = evaluation->accepted() ? kExitOk : kExitRejected;
+  });
+}
+
+}  // namespace nnplan::cli

@@ -1,0 +1,137 @@
+// `nnplan explain GRAPH --node N`: why node N runs where it runs. Prints the node, its backend op
+// and every capsule of the profile's registry implementing that op, in registry order: the one
+// planning chooses, the admissible ones it passes over, and the rejected ones with every reason
+// (SPEC §10 codes, availability misses included). Exit 0 when a capsule is chosen or the node
+// has no runtime work, 1 when no capsule is admissible, 2 when N is not a node of the graph.
+#include <fmt/core.h>
+
+#include "cli.hpp"
+#include "nnplan/backend/admissibility.hpp"
+#include "nnplan/backend/planner.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/ir/op_kind.hpp"
+
+namespace nnplan::cli {
+
+using namespace nnplan::backend;
+
+namespace {
+
+std::string parents_of(const ir::Node& node) {
+  if (node.parents.empty()) return "none";
+  std::string out;
+  for (ir::NodeId p : node.parents) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(p);
+  }
+  return out;
+}
+
+// How planning picks among the admissible capsules (SPEC §2, "Choosing").
+std::string choice_rule(const BackendPreference& preference) {
+  switch (preference.kind) {
+    case BackendPreference::Kind::prefer:
+      return "planning takes the first admissible one of provider " +
+             std::string(to_string(preference.provider)) + ", else the first admissible one";
+    case BackendPreference::Kind::automatic:
+    case BackendPreference::Kind::only:
+      break;
+  }
+  return "planning takes the first admissible one";
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "explain", "Show every capsule for one graph node's op: chosen or rejected, and why");
+  cmd->footer(
+      "Example: nnplan explain examples/cnn.json --node 1\n"
+      "         nnplan explain examples/mlp.json --node 2 --profile checked_cuda\n"
+      "Exit codes: 0 a capsule is chosen (or the node has no runtime work), 1 none is "
+      "admissible,\n2 usage error or node out of range, 3 unreadable or malformed graph.");
+  struct Flags {
+    ConfigFlags config;
+    std::string graph;
+    std::int64_t node = -1;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  cmd->add_option("--node", flags->node, "Id of the node to explain")->required();
+  flags->config.add_to(*cmd);
+  cmd->callback([flags, &exit_code] {
+    auto profile = flags->config.resolve();
+    if (!profile) {
+      exit_code = profile.error();
+      return;
+    }
+    GraphInput input = load_graph(flags->graph);
+    if (input.error) {
+      exit_code = fail(*input.error, kExitBadInput);
+      return;
+    }
+    const ir::Graph& graph = input.graph->graph();
+    if (flags->node < 0 || static_cast<std::uint64_t>(flags->node) >= graph.nodes.size()) {
+      const std::string valid = graph.nodes.empty()
+                                    ? std::string("the graph has no nodes")
+                                    : "valid: 0.." + std::to_string(graph.nodes.size() - 1);
+      exit_code = fail(
+          make_error(ErrorKind::not_found, "node " + std::to_string(flags->node) +
+                                               " is not in graph " + flags->graph + "; " + valid),
+          kExitUsage);
+      return;
+    }
+    const ir::Node& node = graph.nodes[static_cast<std::size_t>(flags->node)];
+    std::string out = profile_summary(*profile) + "\n";
+    out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
+           parents_of(node) + "\n";
+    const auto op = ir::backend_op_of(node.kind);
+    if (!op) {
+      out += "backend op: none (no runtime work; nothing to plan)\n";
+      fmt::print("{}", out);
+      exit_code = kExitOk;
+      return;
+    }
+    out += "backend op: " + std::string(to_string(*op)) + "\n";
+    const Availability availability = profile->availability();
+    const auto chosen = plan_op(profile->config, profile->registry, *op, &availability);
+    const auto implementing = profile->registry.implementing(*op);
+    if (implementing.empty()) {
+      out += "no capsule in the registry implements " + std::string(to_string(*op)) + "\n";
+    } else {
+      out += "capsules implementing " + std::string(to_string(*op)) + ", in registry order (" +
+             choice_rule(profile->config.preference) + "):\n";
+    }
+    for (CapsuleId id : implementing) {
+      const KernelCapsule& c = profile->registry.capsule(id);
+      const auto reasons = rejection_reasons(profile->config, c, &availability);
+      std::string verdict;
+      if (chosen && chosen->capsule == id) {
+        verdict = "chosen";
+      } else if (reasons.empty() && chosen) {
+        verdict = "admissible, not chosen: " + profile->registry.capsule(chosen->capsule).name +
+                  " comes first";
+      } else {
+        verdict = "rejected";
+      }
+      out +=
+          fmt::format("  {} (module {}, provider={} device={} trust={} vjp={}): {}\n", c.name,
+                      profile->registry.module_of(id), to_string(c.provider), to_string(c.device),
+                      to_string(c.trust_level), to_string(c.vjp_mode), verdict);
+      for (const Rejection& r : reasons) {
+        out += "    " + std::string(to_string(r.reason));
+        if (!r.detail.empty()) out += ": " + r.detail;
+        out += "\n";
+      }
+    }
+    if (chosen) {
+      out += "chosen: " + profile->registry.capsule(chosen->capsule).name + "\n";
+    } else {
+      out += "chosen: none (" + chosen.error().message + ")\n";
+    }
+    fmt::print("{}", out);
+    exit_code = chosen ? kExitOk : kExitRejected;
+  });
+}
+
+}  // namespace nnplan::cli
