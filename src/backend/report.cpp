@@ -97,6 +97,11 @@ std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index) {
 
 namespace {
 
+// "1 group", "3 groups".
+std::string counted(std::size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 // Groups and nodes per value of `key` (a provider or a trust level), in enum order.
 template <std::size_t N, class Key>
 std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title,
@@ -112,8 +117,7 @@ std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title
   for (std::size_t i = 0; i < N; ++i) {
     if (groups[i] == 0) continue;
     out += "  " + std::string(title) + " " + std::string(names[i]) + ": " +
-           std::to_string(groups[i]) + (groups[i] == 1 ? " group, " : " groups, ") +
-           std::to_string(nodes[i]) + (nodes[i] == 1 ? " node\n" : " nodes\n");
+           counted(groups[i], "group") + ", " + counted(nodes[i], "node") + "\n";
   }
   return out;
 }
@@ -124,8 +128,8 @@ std::string graph_report(const BackendProfile& profile, const GraphEvaluation& e
   const GraphLoweringPlan& plan = evaluation.lowering;
   std::string out = profile_summary(profile) + "\n" + boundary_line(evaluation.audit) + "\n";
   out += "lowering=" + std::string(to_string(profile.lowering)) + ": " +
-         std::to_string(plan.nodes.size()) + " planned nodes in " +
-         std::to_string(plan.groups.size()) + " groups\n";
+         counted(plan.nodes.size(), "planned node") + " in " + counted(plan.groups.size(), "group") +
+         "\n";
   for (std::size_t i = 0; i < plan.groups.size(); ++i) out += group_line(plan, i) + "\n";
   out += "audit (one entry per distinct capsule):\n";
   for (CapsuleId id : evaluation.audit.distinct_capsules()) {

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "cli.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/backend/admissibility.hpp"
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/report.hpp"
@@ -85,7 +86,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     std::string out = profile_summary(*profile) + "\n";
     out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
            parents_of(node) + "\n";
-    const auto op = ir::backend_op_of(node.kind);
+    const auto op = backend::backend_op_of(node.kind);
     if (!op) {
       out += "backend op: none (no runtime work; nothing to plan)\n";
       fmt::print("{}", out);

@@ -95,6 +95,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
   cmd->add_option("PLAN", flags->plan, "Plan artifact (nnplan.plan.v1) to check")->required();
   flags->config.add_to(*cmd);
+  // Without --profile, verify starts from the recorded profile, not from checked_cpu.
+  cmd->get_option("--profile")
+      ->description("Maintained profile to start from instead of the recorded one")
+      ->default_str("");
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the recorded one: singleton or coalesced");
   cmd->callback([flags, cmd, &exit_code] {

@@ -1,0 +1,392 @@
+#include "graph_generators.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
+
+namespace nnplan::bench {
+namespace {
+
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+Shape dims(std::initializer_list<ir::Dim> d) {
+  return Shape{std::vector<ir::Dim>(d)};
+}
+
+void push(ir::Graph& g, OpKind kind, std::vector<NodeId> parents, Shape shape,
+          ir::OpParams params = {}) {
+  const auto id = static_cast<NodeId>(g.nodes.size());
+  g.nodes.push_back(ir::Node{.id = id,
+                             .kind = kind,
+                             .parents = std::move(parents),
+                             .shape = std::move(shape),
+                             .params = std::move(params),
+                             .source_name = {}});
+}
+
+// splitmix64: fast, seedable, and good enough to pick kinds and parents.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n); the modulo bias is irrelevant at these n.
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+
+ private:
+  std::uint64_t state_;
+};
+
+// The shape classes of the random DAG. Every op below maps classes to classes, so parents of the
+// right shape always exist once each class has its seed input.
+enum Cls : std::uint8_t {
+  kS,  // []
+  kV,  // [16]
+  kR,  // [4]
+  kM,  // [4,4]
+  kK,  // [8,4]
+  kW,  // [32]
+  kT,  // [2,4,4]
+  kI,  // [2,4,4,4]  (N,C,H,W)
+  kQ,  // [2,4,2,2]  (N,C,H,W)
+  kClassCount,
+};
+
+Shape class_shape(Cls c) {
+  switch (c) {
+    case kS:
+      return dims({});
+    case kV:
+      return dims({16});
+    case kR:
+      return dims({4});
+    case kM:
+      return dims({4, 4});
+    case kK:
+      return dims({8, 4});
+    case kW:
+      return dims({32});
+    case kT:
+      return dims({2, 4, 4});
+    case kI:
+      return dims({2, 4, 4, 4});
+    case kQ:
+      return dims({2, 4, 2, 2});
+    case kClassCount:
+      break;
+  }
+  return dims({});
+}
+
+class DagBuilder {
+ public:
+  DagBuilder(std::size_t n, std::uint64_t seed) : rng_(seed) {
+    graph_.nodes.reserve(n);
+    for (auto& pool : pools_)
+      pool.reserve(n / kClassCount + 16);
+  }
+
+  void seed_inputs() {
+    // Node 0 is the graph's input; one input per class makes every pool non-empty.
+    emit(OpKind::input, {}, kI);
+    for (std::uint8_t c = 0; c < kClassCount; ++c) {
+      if (c != kI) emit(OpKind::input, {}, static_cast<Cls>(c));
+    }
+    // With fewer than nine nodes the pools still need their seeds; the graph is cut back after.
+  }
+
+  // One node of `kind` in one of the kind's shape variants, chosen at random.
+  void add(OpKind kind) {
+    using K = OpKind;
+    switch (kind) {
+      case K::input:
+        emit(kind, {}, any_class());
+        return;
+      case K::const_: {
+        const Cls c = any_class();
+        emit(kind, {}, c, ir::ConstParams{class_shape(c)});
+        return;
+      }
+      case K::rand_uniform:
+        emit(kind, {}, any_class(), ir::SeedParams{rng_.next()});
+        return;
+      case K::bernoulli_mask:
+        emit(kind, {pick(kS)}, any_class(), ir::SeedParams{rng_.next()});
+        return;
+      case K::detach:
+      case K::abs:
+      case K::sqrt:
+      case K::inv:
+      case K::relu:
+      case K::tanh:
+      case K::sigmoid:
+      case K::exp:
+      case K::log:
+      case K::sin:
+      case K::cos: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c);
+        return;
+      }
+      case K::add:
+      case K::sub:
+      case K::mul_elem:
+      case K::max_elem:
+      case K::min_elem: {
+        const Cls c = any_class();
+        emit(kind, {pick(c), pick(c)}, c);
+        return;
+      }
+      case K::mse_loss: {
+        const Cls c = any_class();
+        emit(kind, {pick(c), pick(c)}, kS);
+        return;
+      }
+      case K::permute:
+        switch (rng_.below(4)) {
+          case 0:
+            emit(kind, {pick(kM)}, kM, ir::PermuteParams{{1, 0}});
+            return;
+          case 1:
+            emit(kind, {pick(kT)}, kT, ir::PermuteParams{{0, 2, 1}});
+            return;
+          case 2:
+            emit(kind, {pick(kI)}, kI, ir::PermuteParams{{0, 1, 3, 2}});
+            return;
+          default:
+            emit(kind, {pick(kQ)}, kQ, ir::PermuteParams{{0, 1, 3, 2}});
+            return;
+        }
+      case K::max_pool2d:
+      case K::avg_pool2d:
+        if (rng_.below(2) == 0) {
+          emit(kind, {pick(kI)}, kQ, ir::PoolParams{.kh = 2, .kw = 2, .stride = 2, .padding = 0});
+        } else {
+          emit(kind, {pick(kQ)}, kQ, ir::PoolParams{.kh = 1, .kw = 1, .stride = 1, .padding = 0});
+        }
+        return;
+      case K::max_pool2d_pad:
+      case K::avg_pool2d_pad: {
+        const Cls c = rng_.below(2) == 0 ? kI : kQ;
+        emit(kind, {pick(c)}, c, ir::PoolParams{.kh = 3, .kw = 3, .stride = 1, .padding = 1});
+        return;
+      }
+      case K::broadcast_to:
+        switch (rng_.below(3)) {
+          case 0: {
+            const Cls to = any_class();
+            emit(kind, {pick(kS)}, to, ir::BroadcastParams{dims({}), class_shape(to)});
+            return;
+          }
+          case 1:
+            emit(kind, {pick(kR)}, kM, ir::BroadcastParams{dims({4}), dims({4, 4})});
+            return;
+          default:
+            emit(kind, {pick(kR)}, kT, ir::BroadcastParams{dims({4}), dims({2, 4, 4})});
+            return;
+        }
+      case K::reduce_sum:
+      case K::reduce_mean:
+        switch (rng_.below(4)) {
+          case 0:
+            emit(kind, {pick(kM)}, kR, ir::AxisParams{static_cast<std::uint32_t>(rng_.below(2))});
+            return;
+          case 1:
+            emit(kind, {pick(kT)}, kM, ir::AxisParams{0});
+            return;
+          case 2:
+            emit(kind, {pick(kV)}, kS, ir::AxisParams{0});
+            return;
+          default:
+            emit(kind, {pick(kK)}, kR, ir::AxisParams{0});
+            return;
+        }
+      case K::sum:
+        emit(kind, {pick(any_class())}, kS);
+        return;
+      case K::matmul: {
+        const Cls c = rng_.below(2) == 0 ? kM : kT;
+        emit(kind, {pick(c), pick(c)}, c);
+        return;
+      }
+      case K::linear: {
+        const Cls c = any_ranked_class();
+        emit(kind, {pick(c)}, c);
+        return;
+      }
+      case K::conv2d:
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kI)}, kI, conv(3, 1, 1));
+            return;
+          case 1:
+            emit(kind, {pick(kQ)}, kQ, conv(3, 1, 1));
+            return;
+          default:
+            emit(kind, {pick(kI)}, kQ, conv(2, 2, 0));
+            return;
+        }
+      case K::batch_norm2d_nchw_eval: {
+        const Cls c = rng_.below(2) == 0 ? kI : kQ;
+        emit(kind, {pick(c)}, c, ir::ChannelsParams{4});
+        return;
+      }
+      case K::softmax:
+      case K::layernorm: {
+        const Cls c = any_ranked_class();
+        const auto rank = class_shape(c).rank();
+        emit(kind, {pick(c)}, c, ir::AxisParams{static_cast<std::uint32_t>(rng_.below(rank))});
+        return;
+      }
+      case K::reshape: {
+        static constexpr std::array<std::pair<Cls, Cls>, 7> kPairs = {
+            {{kV, kM}, {kM, kV}, {kT, kK}, {kK, kT}, {kW, kK}, {kK, kW}, {kQ, kT}}};
+        const auto [from, to] = kPairs[rng_.below(kPairs.size())];
+        emit(kind, {pick(from)}, to, ir::ReshapeParams{class_shape(from), class_shape(to)});
+        return;
+      }
+      case K::flatten: {
+        static constexpr std::array<std::pair<Cls, Cls>, 4> kPairs = {
+            {{kM, kV}, {kK, kW}, {kT, kW}, {kQ, kW}}};
+        const auto [from, to] = kPairs[rng_.below(kPairs.size())];
+        emit(kind, {pick(from)}, to, ir::FlattenParams{class_shape(from)});
+        return;
+      }
+      case K::concat:
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kM), pick(kM)}, kK, ir::AxisParams{0});
+            return;
+          case 1:
+            emit(kind, {pick(kV), pick(kV)}, kW, ir::AxisParams{0});
+            return;
+          default:
+            emit(kind, {pick(kR), pick(kR), pick(kR), pick(kR)}, kV, ir::AxisParams{0});
+            return;
+        }
+      case K::swap_first_two:
+        emit(kind, {pick(kM)}, kM);
+        return;
+      case K::transpose3d_last_two:
+        emit(kind, {pick(kT)}, kT);
+        return;
+    }
+  }
+
+  OpKind random_kind() { return static_cast<OpKind>(rng_.below(ir::kOpKindCount)); }
+
+  ir::Graph finish(std::size_t n) && {
+    if (graph_.nodes.size() > n) graph_.nodes.resize(std::max<std::size_t>(n, 1));
+    graph_.input_id = 0;
+    graph_.output_id = static_cast<NodeId>(graph_.nodes.size() - 1);
+    return std::move(graph_);
+  }
+
+  [[nodiscard]] std::size_t size() const { return graph_.nodes.size(); }
+
+ private:
+  static ir::Conv2dParams conv(std::uint32_t k, std::uint32_t stride, std::uint32_t padding) {
+    return {.in_channels = 4,
+            .out_channels = 4,
+            .kh = k,
+            .kw = k,
+            .stride = stride,
+            .padding = padding};
+  }
+
+  Cls any_class() { return static_cast<Cls>(rng_.below(kClassCount)); }
+  // Every class but the scalar one (ops that need an axis or a last dimension).
+  Cls any_ranked_class() { return static_cast<Cls>(1 + rng_.below(kClassCount - 1)); }
+  NodeId pick(Cls c) {
+    const std::vector<NodeId>& pool = pools_[c];
+    return pool[rng_.below(pool.size())];
+  }
+
+  void emit(OpKind kind, std::vector<NodeId> parents, Cls out, ir::OpParams params = {}) {
+    pools_[out].push_back(static_cast<NodeId>(graph_.nodes.size()));
+    push(graph_, kind, std::move(parents), class_shape(out), std::move(params));
+  }
+
+  Rng rng_;
+  ir::Graph graph_;
+  std::array<std::vector<NodeId>, kClassCount> pools_;
+};
+
+}  // namespace
+
+ir::Graph chain_graph(std::size_t n) {
+  using K = OpKind;
+  ir::Graph g;
+  g.nodes.reserve(n);
+  const Shape m = dims({4, 4});
+  push(g, K::input, {}, m);
+  NodeId block_input = 0;
+  while (g.nodes.size() < n) {
+    const auto step = (g.nodes.size() - 1) % 12;
+    const auto prev = static_cast<NodeId>(g.nodes.size() - 1);
+    if (step == 0) block_input = prev;
+    switch (step) {
+      case 0:
+        push(g, K::linear, {prev}, m);
+        break;
+      case 1:
+      case 2:
+        push(g, K::relu, {prev}, m);
+        break;
+      case 3:
+        push(g, K::add, {prev, block_input}, m);
+        break;
+      case 4:
+        push(g, K::layernorm, {prev}, m, ir::AxisParams{1});
+        break;
+      case 5:
+        push(g, K::flatten, {prev}, dims({16}), ir::FlattenParams{m});
+        break;
+      case 6:
+        push(g, K::reshape, {prev}, m, ir::ReshapeParams{dims({16}), m});
+        break;
+      case 7:
+        push(g, K::matmul, {prev, prev}, m);
+        break;
+      case 8:
+        push(g, K::tanh, {prev}, m);
+        break;
+      case 9:
+        push(g, K::sigmoid, {prev}, m);
+        break;
+      case 10:
+        push(g, K::mul_elem, {prev, block_input}, m);
+        break;
+      default:
+        push(g, K::softmax, {prev}, m, ir::AxisParams{1});
+        break;
+    }
+  }
+  g.input_id = 0;
+  g.output_id = static_cast<NodeId>(g.nodes.size() - 1);
+  return g;
+}
+
+ir::Graph random_dag(std::size_t n, std::uint64_t seed) {
+  DagBuilder b(n, seed);
+  b.seed_inputs();
+  for (std::size_t k = 0; k < ir::kOpKindCount && b.size() < n; ++k) {
+    b.add(static_cast<OpKind>(k));
+  }
+  while (b.size() < n)
+    b.add(b.random_kind());
+  return std::move(b).finish(n);
+}
+
+ir::Graph make_graph(GraphShape shape, std::size_t n, std::uint64_t seed) {
+  return shape == GraphShape::chain ? chain_graph(n) : random_dag(n, seed);
+}
+
+}  // namespace nnplan::bench

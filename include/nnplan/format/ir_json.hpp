@@ -1,0 +1,47 @@
+// Reader and writer of `torchlean.ir.v1` graph documents (SPEC §6; field by field in
+// docs/formats.md). The reader is strict and streams: it walks nlohmann's SAX events and builds
+// the ir::Graph directly, so a million-node file is never held as a JSON tree. Wrong `format`,
+// unknown kinds, missing, mistyped, repeated or unknown fields, op fields that do not belong to
+// the node's kind, negative, fractional or out-of-range numbers are invalid_input errors naming
+// the source, the node (its index, id when it differs, kind and name when known) and the field:
+//   graph.json: node 3 (conv2d): field kH: expected a non-negative integer, found -1
+// Problems are reported in document order, one per call; the error's `position` is the node's
+// index. The reader does not run ir::check: ids, parents, arity and shapes are the checker's
+// business, so callers run `ir::check` on the result. No input makes the reader crash or throw.
+//
+// The writer produces the canonical form: keys in a fixed order (format, input_id, output_id,
+// nodes; in a node id, kind, parents, shape, the kind's op fields in SPEC order, then name when
+// non-empty), one node per line. write(read(text)) == text for canonical documents,
+// read(write(g)) == g for every graph whose parameters match their kinds, and writing is
+// deterministic.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "nnplan/error.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format {
+
+inline constexpr std::string_view kIrFormat = "torchlean.ir.v1";
+
+// Graph files past this size are refused before the reader allocates for them.
+inline constexpr std::uintmax_t kMaxIrFileBytes = std::uintmax_t{1} << 30;
+
+// Parses a `torchlean.ir.v1` document. `source` names the input in messages (a path or
+// "<memory>").
+[[nodiscard]] Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source);
+
+// Reads and parses a graph file; an unreadable path, a directory or a file over kMaxIrFileBytes
+// is an invalid_input error naming the path.
+[[nodiscard]] Expected<ir::Graph> read_ir_file(const std::filesystem::path& path);
+
+// The canonical document for `graph`, with a trailing newline. Parameters that do not belong to
+// a node's kind are not written; a node whose parameters hold another kind's alternative is
+// written with its kind's defaults. Invalid UTF-8 in names is replaced by U+FFFD.
+[[nodiscard]] std::string write_ir_json(const ir::Graph& graph);
+
+}  // namespace nnplan::format

@@ -1,0 +1,118 @@
+// Payload files, format `nnplan.payloads.v1`: the parameters a graph's nodes take from outside
+// the graph (weights, biases, constants, batch-norm statistics), keyed by node id and a payload
+// name. Byte layout (docs/formats.md has every field):
+//
+//   offset 0   8 bytes  magic 0x89 'N' 'N' 'P' 'A' 'Y' '\r' '\n'
+//   offset 8   8 bytes  L, the byte length of the index, unsigned little-endian
+//   offset 16  L bytes  the index: UTF-8 JSON {"format": "nnplan.payloads.v1", "data_bytes": D,
+//                       "entries": [{"node_id", "name", "dtype": "float32", "shape", "offset",
+//                       "bytes"}], "attributes": [{"node_id", "name", "value"}]}
+//   zero padding up to S = 16 + L rounded up to a multiple of 64
+//   offset S   D bytes  the data section: each entry's tensor as little-endian IEEE-754 float32
+//                       values in row-major order, at `offset` (from S, a multiple of 64)
+//
+// The file ends exactly at S + D. Entries lie inside the data section and do not overlap;
+// `bytes` is 4 times the product of `shape`. Reading is strict and total: a hostile file gives
+// an invalid_input error naming the file, the entry (its index, node id and name) and the field,
+// never an out-of-bounds read or an unchecked allocation.
+//
+// Which payloads a node takes (payload_slots):
+//   const                   tensor value [the node's value_shape]
+//   linear                  tensor weight [out, in], optional tensor bias [out]; in is the
+//                           parent's last dimension, out the node's declared last dimension
+//   conv2d                  tensor weight [outC, inC, kH, kW], optional tensor bias [outC]
+//   batch_norm2d_nchw_eval  tensors scale, bias, mean, var [channels]; attribute epsilon
+//                           (finite, >= 0)
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/error.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format {
+
+inline constexpr std::string_view kPayloadsFormat = "nnplan.payloads.v1";
+// The high byte catches 7-bit transfers and the CR LF catches newline translation, as in PNG.
+inline constexpr std::array<unsigned char, 8> kPayloadMagic = {0x89, 'N', 'N',  'P',
+                                                               'A',  'Y', '\r', '\n'};
+inline constexpr std::uint64_t kPayloadHeaderBytes = 16;
+inline constexpr std::uint64_t kPayloadAlignment = 64;
+// An index past this size is refused before the reader allocates for it.
+inline constexpr std::uint64_t kMaxPayloadIndexBytes = std::uint64_t{1} << 30;
+
+// A payload's address: the node it belongs to and its name there ("weight").
+struct PayloadKey {
+  ir::NodeId node_id = 0;
+  std::string name;
+  auto operator<=>(const PayloadKey&) const = default;
+  bool operator==(const PayloadKey&) const = default;
+};
+
+// A float32 tensor in row-major order; `data.size()` is the product of `shape` (1 for a scalar).
+struct PayloadTensor {
+  ir::Shape shape;
+  std::vector<float> data;
+  // Element-wise float comparison: a tensor holding a NaN is not equal to itself.
+  bool operator==(const PayloadTensor&) const = default;
+};
+
+// Every payload of a graph. Plain data; keys are unique by construction of the maps.
+struct PayloadStore {
+  std::map<PayloadKey, PayloadTensor> tensors;
+  std::map<PayloadKey, double> attributes;
+
+  bool operator==(const PayloadStore&) const = default;
+
+  // The tensor `name` of node `node`, or nullptr.
+  [[nodiscard]] const PayloadTensor* find_tensor(ir::NodeId node, std::string_view name) const;
+  // The attribute `name` of node `node`, or nullopt.
+  [[nodiscard]] std::optional<double> find_attribute(ir::NodeId node, std::string_view name) const;
+};
+
+// One payload a node of some kind takes.
+struct PayloadSlot {
+  std::string_view name;
+  bool attribute = false;  // a number in `attributes` rather than a tensor
+  bool required = true;
+};
+
+// The payloads a node of `kind` takes, in canonical order; empty for kinds without payloads.
+[[nodiscard]] std::span<const PayloadSlot> payload_slots(ir::OpKind kind);
+
+// Decodes a payload file held in memory. `source` names it in messages.
+[[nodiscard]] Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes,
+                                                    std::string_view source);
+
+// Reads a payload file, copying each tensor straight from the file into its vector. An
+// unreadable path, a directory or anything but a regular file is an invalid_input error naming
+// the path.
+[[nodiscard]] Expected<PayloadStore> read_payload_file(const std::filesystem::path& path);
+
+// The file bytes for `store`: entries in key order (node id, then name), attributes likewise,
+// each tensor at the next multiple of 64. Deterministic. Fails (invalid_input) when a tensor's
+// data size is not the product of its shape, a name is empty or an attribute is not finite.
+[[nodiscard]] Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store);
+
+// write_payloads to a file, replacing it.
+[[nodiscard]] Expected<void> write_payload_file(const std::filesystem::path& path,
+                                                const PayloadStore& store);
+
+// Checks `store` against `graph` (normally a checked one): every node that takes payloads has
+// each required one, with the shape its parameters and declared shapes imply; every payload
+// names an existing node that takes it. Errors are invalid_input, prefixed with `source` when it
+// is not empty, naming the node and payload:
+//   w.payloads: node 3 (linear): payload weight: shape [10,20] does not match the expected [20,10]
+[[nodiscard]] Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
+                                            std::string_view source = {});
+
+}  // namespace nnplan::format

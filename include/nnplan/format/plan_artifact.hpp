@@ -1,0 +1,111 @@
+// The graph plan artifact `nnplan.plan.v1` (SPEC §8–§10): what `nnplan plan --json` writes and
+// `nnplan verify` re-checks. It records the profile a graph was planned under, the digest of the
+// graph file's bytes, the lowered groups, the full audit (one entry per distinct capsule, every
+// contract with its evidence and provenance) and the gate verdict, or the planning error.
+// Exported audits are data only: re-planning the same graph under the same profile reproduces the
+// same document byte for byte, which is what `verify` checks.
+//
+// Layout (keys always present, always in this order; field by field in docs/plan_artifact.md):
+//   format         "nnplan.plan.v1"
+//   profile        {name, device, preference, assurance, vjp, target, lowering, modules}
+//   graph          {digest: "sha256:<hex>" | null (unreadable file), nodes: count | null}
+//   accepted       true only when planning succeeded and the gate passed
+//   gate_failures  [{kind, obligations: [{op, capsule, field, claim, evidence, disposition}]}]
+//   groups         [{node_ids, kinds, op, capsule, provider, device, trust, grouping}]
+//   audit          {kernels: [...], trusted_external_ops: [op, ...]}
+//   error          null, or {kind, node_id, op, message, candidates: [{capsule, reasons:
+//                  [{code, detail}]}]} with kind `no-admissible-capsule` or `malformed-graph`
+// When planning fails (error non-null) `gate_failures` and `groups` are empty arrays and `audit`
+// holds two empty arrays, so every artifact has the same shape and tools need no presence checks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format {
+
+inline constexpr std::string_view kPlanFormat = "nnplan.plan.v1";
+
+// Artifacts past this size are refused before the reader allocates for them.
+inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
+
+// `sha256:<64 lowercase hex digits>` of `bytes` (OpenSSL's SHA-256).
+[[nodiscard]] std::string sha256_digest(std::string_view bytes);
+
+// The digest of a file's bytes, read in chunks; an unreadable path is an invalid_input error
+// naming it.
+[[nodiscard]] Expected<std::string> file_digest(const std::filesystem::path& path);
+
+// The artifact for a graph that passed ir::check: an accepted or gate-rejected plan, or, when
+// `evaluation` holds an error, the no-admissible-capsule failure (its node and op are taken from
+// the node the error's position names). `digest` is the graph file's sha256_digest.
+[[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
+                                             std::string_view digest, const ir::Graph& graph,
+                                             const Expected<backend::GraphEvaluation>& evaluation);
+
+// The artifact for a graph file that could not be read, parsed or checked: error kind
+// `malformed-graph`, `op` null, `node_id` the node the error names (null when none). `digest`
+// and `nodes` are null when unknown.
+[[nodiscard]] std::string malformed_graph_artifact_json(const backend::BackendProfile& profile,
+                                                        std::optional<std::string> digest,
+                                                        std::optional<std::size_t> nodes,
+                                                        const Error& error);
+
+// The profile an artifact records, parsed. `assurance` and `target` are nullopt when the
+// artifact records `custom` (a policy or target that is not a named preset).
+struct RecordedProfile {
+  std::string name;
+  backend::Device device = backend::Device::cpu;
+  backend::BackendPreference preference;
+  std::optional<backend::AssurancePreset> assurance;
+  backend::VjpMode vjp_mode = backend::VjpMode::torchlean_tape;
+  std::optional<backend::TargetPreset> target;
+  backend::LoweringMode lowering = backend::LoweringMode::coalesced;
+  std::vector<std::string> modules;
+
+  bool operator==(const RecordedProfile&) const = default;
+};
+
+// A parsed artifact: the fields `verify` needs typed, and the document text for diffing.
+struct PlanArtifact {
+  RecordedProfile profile;
+  std::optional<std::string> digest;
+  std::optional<std::size_t> nodes;
+  bool accepted = false;
+  std::string document;  // the text as read
+
+  bool operator==(const PlanArtifact&) const = default;
+};
+
+// Parses an artifact. Strict on the envelope: the document must be a JSON object whose `format`
+// is `nnplan.plan.v1`, with exactly the top-level keys above, a well-typed `profile` (known
+// spellings) and `graph`, a boolean `accepted`, arrays `gate_failures` and `groups`, an `audit`
+// object and an `error` that is null or an object. Anything else is an invalid_input error naming
+// `source` and the field, e.g. `plan.json: not an nnplan.plan.v1 artifact: format is
+// 'torchlean.ir.v1'`. The inside of groups and audit entries is left to diff_artifacts.
+[[nodiscard]] Expected<PlanArtifact> parse_plan_artifact(std::string_view text,
+                                                         std::string_view source);
+
+// Reads and parses an artifact file; unreadable or oversized files are errors naming the path.
+[[nodiscard]] Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path);
+
+// Every difference between two JSON documents, recursively over objects and arrays, in the
+// expected document's key order (keys only in `actual` follow). One line each:
+//   groups[0].capsule: artifact has "lab.relu", re-planning gives "reference.relu"
+//   groups: artifact has 3 entries, re-planning gives 4 entries
+//   groups[3]: artifact has nothing, re-planning gives {...}
+// Values are compact JSON. Key order alone is not a difference. Text that is not JSON compares
+// as a single difference at `$`. Empty means the documents are equal.
+[[nodiscard]] std::vector<std::string> diff_artifacts(std::string_view expected_json,
+                                                      std::string_view actual_json);
+
+}  // namespace nnplan::format

@@ -1,0 +1,1217 @@
+// Reader and writer of `torchlean.ir.v1` graph documents.
+//
+// The reader is a SAX handler over nlohmann's parser rather than a walk over a parsed tree: a
+// graph file can hold millions of nodes, and a JSON tree of them would cost several times the
+// file in memory and most of the reading time. The handler builds each ir::Node straight from
+// the events. Problems inside a node are recorded (the first one wins) and reported when the
+// node's object closes, so the message can name the node's kind and name even when the bad
+// field comes before `kind` in the file. Problems outside nodes stop the parse at once.
+// nlohmann's SAX parser is iterative, so deep nesting costs memory, not stack.
+#include "nnplan/format/ir_json.hpp"
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace nnplan::format {
+namespace {
+
+using ir::Dim;
+using ir::Node;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+using Json = nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Message helpers.
+
+// User values quoted in messages are cut to this many bytes, so that one bad field cannot turn
+// a one-line message into a megabyte.
+constexpr std::size_t kMaxShownBytes = 64;
+
+std::string shown(std::string_view text) {
+  if (text.size() <= kMaxShownBytes) return std::string(text);
+  std::size_t cut = kMaxShownBytes;
+  // Cut on a UTF-8 boundary so the message stays valid text.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
+// Messages are one line (error.hpp): control characters from the file or the path become
+// escapes.
+std::string escape_controls(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string lowercase_first(std::string text) {
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
+    text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  return text;
+}
+
+bool only_whitespace(std::string_view text) {
+  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fields of a node and of the document.
+
+enum class Field : std::uint8_t {
+  id,
+  kind,
+  parents,
+  shape,
+  value_shape,
+  perm,
+  seed,
+  kh,
+  kw,
+  stride,
+  padding,
+  from_shape,
+  to_shape,
+  axis,
+  in_c,
+  out_c,
+  channels,
+  in_shape,
+  out_shape,
+  name,
+};
+constexpr std::array<std::string_view, 20> kFieldNames = {
+    "id",  "kind", "parents",  "shape",    "value_shape", "perm",     "seed",
+    "kH",  "kW",   "stride",   "padding",  "from_shape",  "to_shape", "axis",
+    "inC", "outC", "channels", "in_shape", "out_shape",   "name"};
+constexpr std::size_t kFieldCount = kFieldNames.size();
+
+// The op fields, in the order SPEC §6 lists them.
+constexpr std::array<Field, 15> kOpFields = {
+    Field::value_shape, Field::perm,    Field::seed,       Field::kh,       Field::kw,
+    Field::stride,      Field::padding, Field::from_shape, Field::to_shape, Field::axis,
+    Field::in_c,        Field::out_c,   Field::channels,   Field::in_shape, Field::out_shape};
+
+std::string_view name_of(Field f) {
+  return kFieldNames[static_cast<std::size_t>(f)];
+}
+std::uint32_t bit(Field f) {
+  return std::uint32_t{1} << static_cast<unsigned>(f);
+}
+
+std::optional<Field> find_field(std::string_view key) {
+  for (std::size_t i = 0; i < kFieldCount; ++i) {
+    if (kFieldNames[i] == key) return static_cast<Field>(i);
+  }
+  return std::nullopt;
+}
+
+enum class ValueType : std::uint8_t { u32, u64, u32_list, u64_list, string };
+
+ValueType type_of(Field f) {
+  switch (f) {
+    case Field::id:
+    case Field::kh:
+    case Field::kw:
+    case Field::stride:
+    case Field::padding:
+    case Field::axis:
+    case Field::in_c:
+    case Field::out_c:
+    case Field::channels:
+      return ValueType::u32;
+    case Field::seed:
+      return ValueType::u64;
+    case Field::parents:
+    case Field::perm:
+      return ValueType::u32_list;
+    case Field::shape:
+    case Field::value_shape:
+    case Field::from_shape:
+    case Field::to_shape:
+    case Field::in_shape:
+    case Field::out_shape:
+      return ValueType::u64_list;
+    case Field::kind:
+    case Field::name:
+      return ValueType::string;
+  }
+  return ValueType::string;
+}
+
+// The op fields of each kind, in the order of the kind's signature in SPEC §6 (the order the
+// writer uses).
+constexpr std::array<Field, 1> kConstFields = {Field::value_shape};
+constexpr std::array<Field, 1> kPermuteFields = {Field::perm};
+constexpr std::array<Field, 1> kSeedFields = {Field::seed};
+constexpr std::array<Field, 3> kPoolFields = {Field::kh, Field::kw, Field::stride};
+constexpr std::array<Field, 4> kPoolPadFields = {Field::kh, Field::kw, Field::stride,
+                                                 Field::padding};
+constexpr std::array<Field, 2> kBroadcastFields = {Field::from_shape, Field::to_shape};
+constexpr std::array<Field, 1> kAxisFields = {Field::axis};
+constexpr std::array<Field, 6> kConvFields = {Field::in_c, Field::out_c,  Field::kh,
+                                              Field::kw,   Field::stride, Field::padding};
+constexpr std::array<Field, 1> kChannelsFields = {Field::channels};
+constexpr std::array<Field, 2> kReshapeFields = {Field::in_shape, Field::out_shape};
+constexpr std::array<Field, 1> kFlattenFields = {Field::in_shape};
+
+std::span<const Field> op_fields(OpKind kind) {
+  switch (kind) {
+    case OpKind::const_:
+      return kConstFields;
+    case OpKind::permute:
+      return kPermuteFields;
+    case OpKind::rand_uniform:
+    case OpKind::bernoulli_mask:
+      return kSeedFields;
+    case OpKind::max_pool2d:
+    case OpKind::avg_pool2d:
+      return kPoolFields;
+    case OpKind::max_pool2d_pad:
+    case OpKind::avg_pool2d_pad:
+      return kPoolPadFields;
+    case OpKind::broadcast_to:
+      return kBroadcastFields;
+    case OpKind::reduce_sum:
+    case OpKind::reduce_mean:
+    case OpKind::softmax:
+    case OpKind::layernorm:
+    case OpKind::concat:
+      return kAxisFields;
+    case OpKind::conv2d:
+      return kConvFields;
+    case OpKind::batch_norm2d_nchw_eval:
+      return kChannelsFields;
+    case OpKind::reshape:
+      return kReshapeFields;
+    case OpKind::flatten:
+      return kFlattenFields;
+    case OpKind::input:
+    case OpKind::detach:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul_elem:
+    case OpKind::abs:
+    case OpKind::sqrt:
+    case OpKind::inv:
+    case OpKind::max_elem:
+    case OpKind::min_elem:
+    case OpKind::sum:
+    case OpKind::matmul:
+    case OpKind::linear:
+    case OpKind::relu:
+    case OpKind::tanh:
+    case OpKind::sigmoid:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::swap_first_two:
+    case OpKind::transpose3d_last_two:
+    case OpKind::mse_loss:
+      return {};
+  }
+  return {};
+}
+
+std::string_view kind_name(OpKind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  return index < ir::kOpKindCount ? ir::kOpKindNames[index] : std::string_view("invalid");
+}
+
+// "conv2d takes id, kind, parents, shape, inC, outC, kH, kW, stride, padding, name".
+std::string fields_of_kind(OpKind kind) {
+  std::string out(kind_name(kind));
+  out += " takes id, kind, parents, shape, ";
+  for (const Field f : op_fields(kind)) {
+    out += name_of(f);
+    out += ", ";
+  }
+  out += "name";
+  return out;
+}
+
+std::string op_fields_text(OpKind kind) {
+  const auto fields = op_fields(kind);
+  if (fields.empty()) return std::string(kind_name(kind)) + " takes no op fields";
+  std::string out(kind_name(kind));
+  out += " takes ";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i != 0) out += ", ";
+    out += name_of(fields[i]);
+  }
+  return out;
+}
+
+// "expected a non-negative integer": what a field's value must be, for messages.
+std::string expectation(Field f) {
+  switch (type_of(f)) {
+    case ValueType::u32:
+    case ValueType::u64:
+      return "expected a non-negative integer";
+    case ValueType::u32_list:
+    case ValueType::u64_list:
+      return "expected an array";
+    case ValueType::string:
+      break;
+  }
+  return f == Field::name ? "expected a non-empty string" : "expected a string";
+}
+
+enum class RootField : std::uint8_t { format, input_id, output_id, nodes };
+constexpr std::array<std::string_view, 4> kRootFieldNames = {"format", "input_id", "output_id",
+                                                             "nodes"};
+
+// ---------------------------------------------------------------------------------------------
+// Scalars and numbers.
+
+// A JSON scalar as the reader met it, kept only long enough to check it or quote it.
+struct Scalar {
+  enum class Kind : std::uint8_t {
+    unsigned_integer,
+    negative_integer,
+    other_number,
+    string,
+    literal
+  };
+  Kind kind = Kind::literal;
+  std::uint64_t value = 0;    // unsigned_integer
+  std::int64_t negative = 0;  // negative_integer
+  std::string_view text;      // other_number (the token), string, literal
+};
+
+std::string found(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::unsigned_integer:
+      return std::to_string(s.value);
+    case Scalar::Kind::negative_integer:
+      return std::to_string(s.negative);
+    case Scalar::Kind::other_number:
+    case Scalar::Kind::literal:
+      return shown(s.text);
+    case Scalar::Kind::string:
+      return "\"" + shown(s.text) + "\"";
+  }
+  return {};
+}
+
+constexpr std::uint64_t kMaxU32 = 0xFFFFFFFFu;
+constexpr std::uint64_t kMaxU64 = ~std::uint64_t{0};
+
+// The value of `s` when it is an integer in 0..max; otherwise what is wrong with it.
+std::expected<std::uint64_t, std::string> to_uint(const Scalar& s, std::uint64_t max) {
+  const auto out_of_range = [max](const std::string& text) {
+    return std::unexpected(text + " is out of range; the maximum is " + std::to_string(max));
+  };
+  switch (s.kind) {
+    case Scalar::Kind::unsigned_integer:
+      if (s.value > max) return out_of_range(std::to_string(s.value));
+      return s.value;
+    case Scalar::Kind::negative_integer:
+      // "-0" arrives as a negative integer with value 0; it is zero.
+      if (s.negative == 0) return std::uint64_t{0};
+      break;
+    case Scalar::Kind::other_number:
+      // nlohmann hands over integers past 2^64 as floating-point numbers with their token.
+      if (!s.text.empty() && s.text.find_first_not_of("0123456789") == std::string_view::npos) {
+        return out_of_range(shown(s.text));
+      }
+      break;
+    case Scalar::Kind::string:
+    case Scalar::Kind::literal:
+      break;
+  }
+  return std::unexpected("expected a non-negative integer, found " + found(s));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SAX handler.
+
+class GraphHandler {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  GraphHandler(std::string_view text, std::string_view source) : text_(text), source_(source) {}
+
+  bool null() { return scalar(Scalar{.kind = Scalar::Kind::literal, .text = "null"}); }
+  bool boolean(bool v) {
+    return scalar(Scalar{.kind = Scalar::Kind::literal, .text = v ? "true" : "false"});
+  }
+  bool number_integer(number_integer_t v) {
+    return scalar(Scalar{.kind = Scalar::Kind::negative_integer, .negative = v});
+  }
+  bool number_unsigned(number_unsigned_t v) {
+    return scalar(Scalar{.kind = Scalar::Kind::unsigned_integer, .value = v});
+  }
+  bool number_float(number_float_t /*value*/, const string_t& token) {
+    return scalar(Scalar{.kind = Scalar::Kind::other_number, .text = token});
+  }
+  bool string(string_t& v) { return scalar(Scalar{.kind = Scalar::Kind::string, .text = v}); }
+  bool binary(binary_t& /*v*/) {
+    // Text JSON has no binary values.
+    return fail_root("", "unexpected binary value");
+  }
+  bool start_object(std::size_t /*elements*/) { return compound(true); }
+  bool start_array(std::size_t /*elements*/) { return compound(false); }
+  bool key(string_t& k);
+  bool end_object();
+  bool end_array();
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& ex);
+
+  // After a successful parse: the graph, or the missing top-level field.
+  Expected<ir::Graph> finish();
+  [[nodiscard]] std::optional<Error>& error() { return error_; }
+
+ private:
+  enum class State : std::uint8_t { top, root, root_value, nodes, node, node_value, list, done };
+
+  // The first problem found inside the current node, reported when the node closes.
+  struct Problem {
+    enum class Kind : std::uint8_t { value, unknown_field, repeated_field };
+    Kind kind = Kind::value;
+    std::string field;  // "kH", "parents[2]", or the unknown / repeated key
+    std::string text;   // what is wrong with the value
+  };
+
+  // A node as read so far.
+  struct RawNode {
+    std::uint32_t seen = 0;
+    std::optional<NodeId> id;
+    std::optional<OpKind> kind;
+    std::optional<std::string> name;
+    std::vector<NodeId> parents;
+    std::vector<std::uint32_t> perm;
+    std::vector<Dim> shape, value_shape, from_shape, to_shape, in_shape, out_shape;
+    std::array<std::uint64_t, kFieldCount> scalars{};  // u32 and u64 fields, by Field
+    std::optional<Problem> problem;
+
+    // The storage of a u64-list field.
+    std::vector<Dim>& dims(Field f) {
+      switch (f) {
+        case Field::value_shape:
+          return value_shape;
+        case Field::from_shape:
+          return from_shape;
+        case Field::to_shape:
+          return to_shape;
+        case Field::in_shape:
+          return in_shape;
+        case Field::out_shape:
+          return out_shape;
+        case Field::shape:
+        case Field::id:
+        case Field::kind:
+        case Field::parents:
+        case Field::perm:
+        case Field::seed:
+        case Field::kh:
+        case Field::kw:
+        case Field::stride:
+        case Field::padding:
+        case Field::axis:
+        case Field::in_c:
+        case Field::out_c:
+        case Field::channels:
+        case Field::name:
+          break;
+      }
+      return shape;
+    }
+
+    // Ready for the next node. Vectors keep no elements: the last node took them.
+    void reset() {
+      seen = 0;
+      id.reset();
+      kind.reset();
+      name.reset();
+      parents.clear();
+      perm.clear();
+      for (Field f : {Field::shape, Field::value_shape, Field::from_shape, Field::to_shape,
+                      Field::in_shape, Field::out_shape})
+        dims(f).clear();
+      scalars.fill(0);  // fields a kind does not take (padding of max_pool2d) read as 0
+      problem.reset();
+    }
+  };
+
+  bool scalar(const Scalar& s);
+  bool compound(bool object);
+  bool root_scalar(const Scalar& s);
+  bool node_scalar(const Scalar& s);
+  bool list_scalar(const Scalar& s);
+  void note(Problem problem) {
+    if (!raw_.problem) raw_.problem = std::move(problem);
+  }
+  void note_value(std::string field, std::string text) {
+    note(Problem{.kind = Problem::Kind::value, .field = std::move(field), .text = std::move(text)});
+  }
+  // Starts skipping a compound value; `skip_depth_` counts the open containers.
+  bool skip() {
+    skip_depth_ = 1;
+    return true;
+  }
+  // A value of the current context is complete.
+  void value_done();
+  bool finish_node();
+  std::string describe_node() const;
+  bool fail_root(std::string_view field, std::string problem);
+  bool fail_node(std::string problem);
+  // An element of `nodes` that is not an object.
+  bool fail_not_object(const std::string& found) {
+    fail_root(
+        "", "node " + std::to_string(graph_.nodes.size()) + ": expected an object, found " + found);
+    error_->position = graph_.nodes.size();
+    return false;
+  }
+
+  std::string_view text_;
+  std::string_view source_;
+  State state_ = State::top;
+  std::size_t skip_depth_ = 0;
+  std::uint32_t root_seen_ = 0;
+  RootField root_field_ = RootField::format;
+  std::optional<Field> field_;  // the node field being read; nullopt while skipping its value
+  std::size_t list_index_ = 0;
+  RawNode raw_;
+  ir::Graph graph_;
+  std::optional<Error> error_;
+};
+
+bool GraphHandler::fail_root(std::string_view field, std::string problem) {
+  std::string message(source_);
+  message += ": ";
+  if (!field.empty()) {
+    message += "field ";
+    message += field;
+    message += ": ";
+  }
+  message += problem;
+  error_ = make_error(ErrorKind::invalid_input, escape_controls(message));
+  return false;
+}
+
+bool GraphHandler::fail_node(std::string problem) {
+  std::string message(source_);
+  message += ": ";
+  message += describe_node();
+  message += ": ";
+  message += problem;
+  error_ = make_error(ErrorKind::invalid_input, escape_controls(message));
+  error_->position = graph_.nodes.size();
+  return false;
+}
+
+// `node 3`, `node 3 (conv2d 'conv1')`, `node 3 (id 7, relu)`: the index in `nodes`, then what
+// is known of the node.
+std::string GraphHandler::describe_node() const {
+  const std::size_t index = graph_.nodes.size();
+  std::string out = "node " + std::to_string(index);
+  std::string inner;
+  if (raw_.id && *raw_.id != index) inner = "id " + std::to_string(*raw_.id);
+  if (raw_.kind) {
+    if (!inner.empty()) inner += ", ";
+    inner += kind_name(*raw_.kind);
+  }
+  if (raw_.name) {
+    if (!inner.empty()) inner += ' ';
+    inner += "'" + shown(*raw_.name) + "'";
+  }
+  if (!inner.empty()) out += " (" + inner + ")";
+  return out;
+}
+
+void GraphHandler::value_done() {
+  switch (state_) {
+    case State::root_value:
+      state_ = State::root;
+      break;
+    case State::node_value:
+      state_ = State::node;
+      break;
+    case State::list:
+      ++list_index_;
+      break;
+    case State::top:
+    case State::root:
+    case State::nodes:
+    case State::node:
+    case State::done:
+      break;
+  }
+}
+
+bool GraphHandler::scalar(const Scalar& s) {
+  if (skip_depth_ > 0) return true;
+  switch (state_) {
+    case State::top:
+      return fail_root("",
+                       "expected a JSON object with fields format, input_id, output_id and nodes, "
+                       "found " +
+                           found(s));
+    case State::root_value:
+      return root_scalar(s);
+    case State::nodes:
+      return fail_not_object(found(s));
+    case State::node_value:
+      if (!node_scalar(s)) return false;
+      value_done();
+      return true;
+    case State::list:
+      if (!list_scalar(s)) return false;
+      value_done();
+      return true;
+    case State::root:
+    case State::node:
+    case State::done:
+      break;
+  }
+  // The parser only delivers values where the grammar allows one.
+  error_ = make_error(ErrorKind::internal, std::string(source_) + ": unexpected JSON value");
+  return false;
+}
+
+bool GraphHandler::compound(bool object) {
+  if (skip_depth_ > 0) {
+    ++skip_depth_;
+    return true;
+  }
+  const char* const what = object ? "an object" : "an array";
+  switch (state_) {
+    case State::top:
+      if (object) {
+        state_ = State::root;
+        return true;
+      }
+      return fail_root("",
+                       "expected a JSON object with fields format, input_id, output_id and nodes, "
+                       "found an array");
+    case State::root_value:
+      if (root_field_ == RootField::nodes) {
+        if (object) return fail_root("nodes", "expected an array, found an object");
+        state_ = State::nodes;
+        return true;
+      }
+      return fail_root(
+          kRootFieldNames[static_cast<std::size_t>(root_field_)],
+          std::string(root_field_ == RootField::format ? "expected a string"
+                                                       : "expected a non-negative integer") +
+              ", found " + what);
+    case State::nodes:
+      if (!object) {
+        return fail_not_object("an array");
+      }
+      raw_.reset();
+      state_ = State::node;
+      return true;
+    case State::node_value: {
+      if (!field_) return skip();  // an unknown or repeated field, already noted
+      const ValueType type = type_of(*field_);
+      if (!object && (type == ValueType::u32_list || type == ValueType::u64_list)) {
+        if (type == ValueType::u64_list) raw_.dims(*field_).clear();
+        state_ = State::list;
+        list_index_ = 0;
+        return true;
+      }
+      note_value(std::string(name_of(*field_)), expectation(*field_) + ", found " + what);
+      return skip();
+    }
+    case State::list:
+      note_value(std::string(name_of(*field_)) + "[" + std::to_string(list_index_) + "]",
+                 std::string("expected a non-negative integer, found ") + what);
+      return skip();
+    case State::root:
+    case State::node:
+    case State::done:
+      break;
+  }
+  error_ = make_error(ErrorKind::internal, std::string(source_) + ": unexpected JSON value");
+  return false;
+}
+
+bool GraphHandler::key(string_t& k) {
+  if (skip_depth_ > 0) return true;
+  if (state_ == State::root) {
+    for (std::size_t i = 0; i < kRootFieldNames.size(); ++i) {
+      if (kRootFieldNames[i] != k) continue;
+      const std::uint32_t b = std::uint32_t{1} << i;
+      if ((root_seen_ & b) != 0) return fail_root(k, "repeated field");
+      root_seen_ |= b;
+      root_field_ = static_cast<RootField>(i);
+      state_ = State::root_value;
+      return true;
+    }
+    return fail_root(shown(k), "unknown field; valid: format, input_id, output_id, nodes");
+  }
+  // state_ == State::node: the grammar allows keys only inside objects, and the handler skips
+  // every object but the root and the nodes.
+  state_ = State::node_value;
+  field_ = find_field(k);
+  if (!field_) {
+    note(Problem{.kind = Problem::Kind::unknown_field, .field = shown(k)});
+    return true;
+  }
+  if ((raw_.seen & bit(*field_)) != 0) {
+    note(Problem{.kind = Problem::Kind::repeated_field, .field = std::string(k)});
+    field_.reset();
+    return true;
+  }
+  raw_.seen |= bit(*field_);
+  return true;
+}
+
+bool GraphHandler::end_object() {
+  if (skip_depth_ > 0) {
+    if (--skip_depth_ == 0) value_done();
+    return true;
+  }
+  if (state_ == State::node) {
+    if (!finish_node()) return false;
+    state_ = State::nodes;
+    return true;
+  }
+  // The root object.
+  state_ = State::done;
+  return true;
+}
+
+bool GraphHandler::end_array() {
+  if (skip_depth_ > 0) {
+    if (--skip_depth_ == 0) value_done();
+    return true;
+  }
+  if (state_ == State::list) {
+    state_ = State::node;
+    return true;
+  }
+  // The nodes array.
+  state_ = State::root;
+  return true;
+}
+
+bool GraphHandler::root_scalar(const Scalar& s) {
+  const std::string_view field = kRootFieldNames[static_cast<std::size_t>(root_field_)];
+  state_ = State::root;
+  switch (root_field_) {
+    case RootField::format:
+      if (s.kind != Scalar::Kind::string) {
+        return fail_root(field, "expected a string, found " + found(s));
+      }
+      if (s.text != kIrFormat) {
+        return fail_root(
+            field, "expected '" + std::string(kIrFormat) + "', found '" + shown(s.text) + "'");
+      }
+      return true;
+    case RootField::input_id:
+    case RootField::output_id: {
+      const auto value = to_uint(s, kMaxU32);
+      if (!value) return fail_root(field, value.error());
+      (root_field_ == RootField::input_id ? graph_.input_id : graph_.output_id) =
+          static_cast<NodeId>(*value);
+      return true;
+    }
+    case RootField::nodes:
+      return fail_root(field, "expected an array, found " + found(s));
+  }
+  return true;
+}
+
+bool GraphHandler::node_scalar(const Scalar& s) {
+  if (!field_) return true;  // an unknown or repeated field, already noted
+  const Field f = *field_;
+  const auto index = static_cast<std::size_t>(f);
+  switch (type_of(f)) {
+    case ValueType::u32:
+    case ValueType::u64: {
+      const auto value = to_uint(s, type_of(f) == ValueType::u32 ? kMaxU32 : kMaxU64);
+      if (!value) {
+        note_value(std::string(name_of(f)), value.error());
+        return true;
+      }
+      if (f == Field::id) raw_.id = static_cast<NodeId>(*value);
+      raw_.scalars[index] = *value;
+      return true;
+    }
+    case ValueType::u32_list:
+    case ValueType::u64_list:
+      note_value(std::string(name_of(f)), expectation(f) + ", found " + found(s));
+      return true;
+    case ValueType::string:
+      break;
+  }
+  if (s.kind != Scalar::Kind::string || (f == Field::name && s.text.empty())) {
+    note_value(std::string(name_of(f)), expectation(f) + ", found " + found(s));
+    return true;
+  }
+  if (f == Field::name) {
+    raw_.name = std::string(s.text);
+    return true;
+  }
+  const auto kind = ir::parse_op_kind(s.text);
+  if (!kind) {
+    note_value("kind",
+               "unknown op kind '" + shown(s.text) + "'; valid: " + join_names(ir::kOpKindNames));
+    return true;
+  }
+  raw_.kind = *kind;
+  return true;
+}
+
+bool GraphHandler::list_scalar(const Scalar& s) {
+  const Field f = *field_;
+  const bool wide = type_of(f) == ValueType::u64_list;
+  const auto value = to_uint(s, wide ? kMaxU64 : kMaxU32);
+  if (!value) {
+    note_value(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]", value.error());
+    return true;
+  }
+  if (wide) {
+    raw_.dims(f).push_back(*value);
+  } else if (f == Field::parents) {
+    raw_.parents.push_back(static_cast<NodeId>(*value));
+  } else {
+    raw_.perm.push_back(static_cast<std::uint32_t>(*value));
+  }
+  return true;
+}
+
+bool GraphHandler::finish_node() {
+  if (raw_.problem) {
+    const Problem& p = *raw_.problem;
+    switch (p.kind) {
+      case Problem::Kind::value:
+        return fail_node("field " + p.field + ": " + p.text);
+      case Problem::Kind::unknown_field:
+        return fail_node("field " + p.field + ": unknown field; " +
+                         (raw_.kind ? fields_of_kind(*raw_.kind)
+                                    : std::string("valid: id, kind, parents, shape, name and the "
+                                                  "op fields of the node's kind")));
+      case Problem::Kind::repeated_field:
+        return fail_node("field " + p.field + ": repeated field");
+    }
+  }
+  for (const Field f : {Field::id, Field::kind, Field::parents, Field::shape}) {
+    if ((raw_.seen & bit(f)) == 0) {
+      return fail_node("field " + std::string(name_of(f)) + ": required field is missing");
+    }
+  }
+  const OpKind kind = *raw_.kind;
+  const auto wanted = op_fields(kind);
+  std::uint32_t wanted_bits = 0;
+  for (const Field f : wanted)
+    wanted_bits |= bit(f);
+  for (const Field f : kOpFields) {
+    if ((raw_.seen & bit(f)) != 0 && (wanted_bits & bit(f)) == 0) {
+      return fail_node("field " + std::string(name_of(f)) + ": not a field of " +
+                       std::string(kind_name(kind)) + "; " + op_fields_text(kind));
+    }
+  }
+  for (const Field f : wanted) {
+    if ((raw_.seen & bit(f)) == 0) {
+      return fail_node("field " + std::string(name_of(f)) + ": required field is missing; " +
+                       op_fields_text(kind));
+    }
+  }
+
+  const auto u32 = [this](Field f) {
+    return static_cast<std::uint32_t>(raw_.scalars[static_cast<std::size_t>(f)]);
+  };
+  const auto shape = [this](Field f) { return Shape{std::move(raw_.dims(f))}; };
+  ir::OpParams params;
+  switch (kind) {
+    case OpKind::const_:
+      params = ir::ConstParams{.value_shape = shape(Field::value_shape)};
+      break;
+    case OpKind::permute:
+      params = ir::PermuteParams{.perm = std::move(raw_.perm)};
+      break;
+    case OpKind::rand_uniform:
+    case OpKind::bernoulli_mask:
+      params = ir::SeedParams{.seed = raw_.scalars[static_cast<std::size_t>(Field::seed)]};
+      break;
+    case OpKind::max_pool2d:
+    case OpKind::avg_pool2d:
+    case OpKind::max_pool2d_pad:
+    case OpKind::avg_pool2d_pad:
+      params = ir::PoolParams{.kh = u32(Field::kh),
+                              .kw = u32(Field::kw),
+                              .stride = u32(Field::stride),
+                              .padding = u32(Field::padding)};
+      break;
+    case OpKind::broadcast_to:
+      params = ir::BroadcastParams{.from = shape(Field::from_shape), .to = shape(Field::to_shape)};
+      break;
+    case OpKind::reduce_sum:
+    case OpKind::reduce_mean:
+    case OpKind::softmax:
+    case OpKind::layernorm:
+    case OpKind::concat:
+      params = ir::AxisParams{.axis = u32(Field::axis)};
+      break;
+    case OpKind::conv2d:
+      params = ir::Conv2dParams{.in_channels = u32(Field::in_c),
+                                .out_channels = u32(Field::out_c),
+                                .kh = u32(Field::kh),
+                                .kw = u32(Field::kw),
+                                .stride = u32(Field::stride),
+                                .padding = u32(Field::padding)};
+      break;
+    case OpKind::batch_norm2d_nchw_eval:
+      params = ir::ChannelsParams{.channels = u32(Field::channels)};
+      break;
+    case OpKind::reshape:
+      params = ir::ReshapeParams{.in = shape(Field::in_shape), .out = shape(Field::out_shape)};
+      break;
+    case OpKind::flatten:
+      params = ir::FlattenParams{.in = shape(Field::in_shape)};
+      break;
+    case OpKind::input:
+    case OpKind::detach:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul_elem:
+    case OpKind::abs:
+    case OpKind::sqrt:
+    case OpKind::inv:
+    case OpKind::max_elem:
+    case OpKind::min_elem:
+    case OpKind::sum:
+    case OpKind::matmul:
+    case OpKind::linear:
+    case OpKind::relu:
+    case OpKind::tanh:
+    case OpKind::sigmoid:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::swap_first_two:
+    case OpKind::transpose3d_last_two:
+    case OpKind::mse_loss:
+      break;
+  }
+  graph_.nodes.push_back(Node{.id = *raw_.id,
+                              .kind = kind,
+                              .parents = std::move(raw_.parents),
+                              .shape = shape(Field::shape),
+                              .params = std::move(params),
+                              .source_name = raw_.name ? std::move(*raw_.name) : std::string()});
+  return true;
+}
+
+// nlohmann reports "parse error at line 3, column 7: syntax error while parsing ..." for syntax
+// errors and "number overflow parsing '1e400'" (no position) for numbers past double range.
+bool GraphHandler::parse_error(std::size_t position, const std::string& /*last_token*/,
+                               const nlohmann::detail::exception& ex) {
+  std::string_view what = ex.what();
+  if (const auto close = what.find("] "); close != std::string_view::npos) {
+    what.remove_prefix(close + 2);
+  }
+  constexpr std::string_view kAt = "parse error at ";
+  std::string problem;
+  if (what.starts_with(kAt)) {
+    what.remove_prefix(kAt.size());
+    problem = "invalid JSON at " + std::string(what);
+  } else {
+    std::size_t line = 1;
+    std::size_t column = 1;
+    const std::size_t end = std::min(position, text_.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text_[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
+    problem = "invalid JSON at line " + std::to_string(line) + ", column " +
+              std::to_string(column) + ": " + std::string(what);
+  }
+  // The parser quotes what it read last, which can be a whole unterminated string.
+  constexpr std::size_t kMaxProblemBytes = 240;
+  if (problem.size() > kMaxProblemBytes) {
+    problem = shown(std::string_view(problem).substr(0, kMaxProblemBytes)) + "...";
+  }
+  return fail_root("", std::move(problem));
+}
+
+Expected<ir::Graph> GraphHandler::finish() {
+  for (std::size_t i = 0; i < kRootFieldNames.size(); ++i) {
+    if ((root_seen_ & (std::uint32_t{1} << i)) == 0) {
+      fail_root(kRootFieldNames[i], "required field is missing");
+      return std::unexpected(std::move(*error_));
+    }
+  }
+  return std::move(graph_);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer.
+
+void append_uint(std::string& out, std::uint64_t value) {
+  std::array<char, 24> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), result.ptr);
+}
+
+template <class T>
+void append_list(std::string& out, const std::vector<T>& values) {
+  out += '[';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out += ", ";
+    append_uint(out, values[i]);
+  }
+  out += ']';
+}
+
+void append_key(std::string& out, std::string_view key) {
+  out += ", \"";
+  out += key;
+  out += "\": ";
+}
+
+// The parameters of `node` as its kind's alternative; the kind's defaults when the variant holds
+// another one (the writer stays total on graphs built by hand).
+template <class P>
+P params_as(const Node& node) {
+  if (const P* p = std::get_if<P>(&node.params)) return *p;
+  return P{};
+}
+
+void append_op_fields(std::string& out, const Node& node) {
+  const auto u32 = [&out](std::string_view key, std::uint32_t value) {
+    append_key(out, key);
+    append_uint(out, value);
+  };
+  const auto shape = [&out](std::string_view key, const Shape& value) {
+    append_key(out, key);
+    append_list(out, value.dims);
+  };
+  switch (node.kind) {
+    case OpKind::const_:
+      shape("value_shape", params_as<ir::ConstParams>(node).value_shape);
+      return;
+    case OpKind::permute:
+      append_key(out, "perm");
+      append_list(out, params_as<ir::PermuteParams>(node).perm);
+      return;
+    case OpKind::rand_uniform:
+    case OpKind::bernoulli_mask:
+      append_key(out, "seed");
+      append_uint(out, params_as<ir::SeedParams>(node).seed);
+      return;
+    case OpKind::max_pool2d:
+    case OpKind::avg_pool2d:
+    case OpKind::max_pool2d_pad:
+    case OpKind::avg_pool2d_pad: {
+      const auto p = params_as<ir::PoolParams>(node);
+      u32("kH", p.kh);
+      u32("kW", p.kw);
+      u32("stride", p.stride);
+      if (node.kind == OpKind::max_pool2d_pad || node.kind == OpKind::avg_pool2d_pad) {
+        u32("padding", p.padding);
+      }
+      return;
+    }
+    case OpKind::broadcast_to: {
+      const auto p = params_as<ir::BroadcastParams>(node);
+      shape("from_shape", p.from);
+      shape("to_shape", p.to);
+      return;
+    }
+    case OpKind::reduce_sum:
+    case OpKind::reduce_mean:
+    case OpKind::softmax:
+    case OpKind::layernorm:
+    case OpKind::concat:
+      u32("axis", params_as<ir::AxisParams>(node).axis);
+      return;
+    case OpKind::conv2d: {
+      const auto p = params_as<ir::Conv2dParams>(node);
+      u32("inC", p.in_channels);
+      u32("outC", p.out_channels);
+      u32("kH", p.kh);
+      u32("kW", p.kw);
+      u32("stride", p.stride);
+      u32("padding", p.padding);
+      return;
+    }
+    case OpKind::batch_norm2d_nchw_eval:
+      u32("channels", params_as<ir::ChannelsParams>(node).channels);
+      return;
+    case OpKind::reshape: {
+      const auto p = params_as<ir::ReshapeParams>(node);
+      shape("in_shape", p.in);
+      shape("out_shape", p.out);
+      return;
+    }
+    case OpKind::flatten:
+      shape("in_shape", params_as<ir::FlattenParams>(node).in);
+      return;
+    case OpKind::input:
+    case OpKind::detach:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul_elem:
+    case OpKind::abs:
+    case OpKind::sqrt:
+    case OpKind::inv:
+    case OpKind::max_elem:
+    case OpKind::min_elem:
+    case OpKind::sum:
+    case OpKind::matmul:
+    case OpKind::linear:
+    case OpKind::relu:
+    case OpKind::tanh:
+    case OpKind::sigmoid:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::swap_first_two:
+    case OpKind::transpose3d_last_two:
+    case OpKind::mse_loss:
+      return;
+  }
+}
+
+}  // namespace
+
+Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source) {
+  if (only_whitespace(text)) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input,
+        escape_controls(std::string(source) +
+                        ": empty document; expected a JSON object with fields format, input_id, "
+                        "output_id and nodes")));
+  }
+  try {
+    GraphHandler handler(text, source);
+    const bool ok = Json::sax_parse(text.begin(), text.end(), &handler,
+                                    nlohmann::detail::input_format_t::json, /*strict=*/true,
+                                    /*ignore_comments=*/false);
+    if (handler.error()) return std::unexpected(std::move(*handler.error()));
+    if (!ok) {
+      return std::unexpected(make_error(
+          ErrorKind::internal, escape_controls(std::string(source) + ": JSON parse stopped")));
+    }
+    return handler.finish();
+  } catch (const std::exception& e) {
+    // Allocation failure on a huge document, or a bug: never an exception across the API.
+    return std::unexpected(
+        make_error(ErrorKind::internal, escape_controls(std::string(source) + ": " + e.what())));
+  }
+}
+
+Expected<ir::Graph> read_ir_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  const auto fail = [&source](std::string problem) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, escape_controls(source + ": " + problem)));
+  };
+  try {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+      return fail("cannot read graph file: " +
+                  (ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
+    }
+    if (std::filesystem::is_directory(status))
+      return fail("cannot read graph file: is a directory");
+    if (std::filesystem::is_regular_file(status)) {
+      const std::uintmax_t size = std::filesystem::file_size(path, ec);
+      if (!ec && size > kMaxIrFileBytes) {
+        return fail("graph file is " + std::to_string(size) + " bytes; the limit is " +
+                    std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)");
+      }
+    }
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      const int err = errno;
+      return fail("cannot read graph file: " +
+                  (err != 0 ? lowercase_first(std::generic_category().message(err))
+                            : std::string("open failed")));
+    }
+    // Bounded chunks: a pipe or a device file has no size to check up front.
+    std::string text;
+    std::array<char, 1 << 16> buffer{};
+    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+      text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+      if (text.size() > kMaxIrFileBytes) {
+        return fail("graph file is larger than the limit of " + std::to_string(kMaxIrFileBytes) +
+                    " bytes (1 GiB)");
+      }
+    }
+    if (in.bad()) return fail("cannot read graph file: read error");
+    return parse_ir_json(text, source);
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        make_error(ErrorKind::internal, escape_controls(source + ": " + e.what())));
+  }
+}
+
+std::string write_ir_json(const ir::Graph& graph) {
+  std::string out;
+  out.reserve(96 + graph.nodes.size() * 80);
+  out += "{\n  \"format\": \"";
+  out += kIrFormat;
+  out += "\",\n  \"input_id\": ";
+  append_uint(out, graph.input_id);
+  out += ",\n  \"output_id\": ";
+  append_uint(out, graph.output_id);
+  out += ",\n  \"nodes\": [";
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& node = graph.nodes[i];
+    out += i == 0 ? "\n    {\"id\": " : ",\n    {\"id\": ";
+    append_uint(out, node.id);
+    out += ", \"kind\": \"";
+    out += kind_name(node.kind);
+    out += '"';
+    append_key(out, "parents");
+    append_list(out, node.parents);
+    append_key(out, "shape");
+    append_list(out, node.shape.dims);
+    append_op_fields(out, node);
+    if (!node.source_name.empty()) {
+      append_key(out, "name");
+      // nlohmann escapes the string; invalid UTF-8 becomes U+FFFD instead of an exception.
+      out += Json(node.source_name).dump(-1, ' ', false, Json::error_handler_t::replace);
+    }
+    out += '}';
+  }
+  out += graph.nodes.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+}  // namespace nnplan::format

@@ -1,0 +1,976 @@
+// Reader, writer and graph check of `nnplan.payloads.v1` payload files.
+//
+// The decoder works against a random-access byte source so that the file reader can copy each
+// tensor straight from the file into its vector (one copy of the weights in memory, not two)
+// while `parse_payloads` reads from a span. Every offset and length from the file is checked
+// against the file's size, with overflow-checked arithmetic, before anything is read or
+// allocated; the largest allocation is bounded by the file's size.
+#include "nnplan/format/payload_file.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace nnplan::format {
+namespace {
+
+using ir::Dim;
+using ir::Node;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+using Json = nlohmann::ordered_json;
+
+constexpr std::uint64_t kFloatBytes = 4;
+constexpr std::size_t kMaxShownBytes = 64;
+
+std::string shown(std::string_view text) {
+  if (text.size() <= kMaxShownBytes) return std::string(text);
+  std::size_t cut = kMaxShownBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
+// Messages are one line (error.hpp): control characters become escapes.
+std::string escape_controls(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (ch == '\n') {
+      out += "\\n";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string lowercase_first(std::string text) {
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
+    text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  return text;
+}
+
+std::optional<std::uint64_t> mul(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+std::optional<std::uint64_t> add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
+  return out;
+}
+
+std::uint64_t align_up(std::uint64_t value) {
+  return (value + kPayloadAlignment - 1) / kPayloadAlignment * kPayloadAlignment;
+}
+
+// The element count of `shape`, or nullopt when it overflows 64 bits. The shape helpers of
+// ir/shape.hpp would do; this file keeps the check next to the byte arithmetic it guards.
+std::optional<std::uint64_t> elements_of(const Shape& shape) {
+  std::uint64_t count = 1;
+  for (const Dim d : shape.dims) {
+    const auto next = mul(count, d);
+    if (!next) return std::nullopt;
+    count = *next;
+  }
+  return count;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.dims.size(); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(shape.dims[i]);
+  }
+  out += ']';
+  return out;
+}
+
+// The shortest text that reads back as `value` ("1e-05", "-1").
+std::string double_text(double value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
+}
+
+std::string key_text(const PayloadKey& key) {
+  return "node " + std::to_string(key.node_id) + " '" + shown(key.name) + "'";
+}
+
+Error invalid(std::string_view source, std::string message) {
+  std::string full;
+  if (!source.empty()) {
+    full += source;
+    full += ": ";
+  }
+  full += message;
+  return make_error(ErrorKind::invalid_input, escape_controls(full));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte sources.
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  [[nodiscard]] virtual std::uint64_t size() const = 0;
+  // Copies bytes [offset, offset + n), which the caller has checked lie inside the source.
+  [[nodiscard]] virtual bool read(std::uint64_t offset, void* destination, std::size_t n) = 0;
+};
+
+class SpanSource final : public ByteSource {
+ public:
+  explicit SpanSource(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
+  [[nodiscard]] bool read(std::uint64_t offset, void* destination, std::size_t n) override {
+    if (n != 0) std::memcpy(destination, bytes_.data() + offset, n);
+    return true;
+  }
+
+ private:
+  std::span<const std::byte> bytes_;
+};
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
+  [[nodiscard]] std::uint64_t size() const override { return size_; }
+  [[nodiscard]] bool read(std::uint64_t offset, void* destination, std::size_t n) override {
+    if (n == 0) return true;
+    in_.seekg(static_cast<std::streamoff>(offset));
+    in_.read(static_cast<char*>(destination), static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(in_.gcount()) == n;
+  }
+
+ private:
+  std::ifstream& in_;
+  std::uint64_t size_;
+};
+
+std::uint64_t load_u64_le(const unsigned char* bytes) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i)
+    value = (value << 8) | bytes[i];
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The index.
+
+// nlohmann keeps the last of two equal keys without a word; the parse callback records the first
+// repetition so the reader can refuse it.
+class RepeatedKeyFinder {
+ public:
+  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+        stack_.emplace_back();
+        break;
+      case Json::parse_event_t::key:
+        if (!stack_.empty() && !stack_.back().insert(parsed.get<std::string>()).second &&
+            !repeated_) {
+          repeated_ = parsed.get<std::string>();
+        }
+        break;
+      case Json::parse_event_t::object_end:
+        if (!stack_.empty()) stack_.pop_back();
+        break;
+      case Json::parse_event_t::array_start:
+      case Json::parse_event_t::array_end:
+      case Json::parse_event_t::value:
+        break;
+    }
+    return true;
+  }
+  [[nodiscard]] const std::optional<std::string>& repeated() const { return repeated_; }
+
+ private:
+  std::vector<std::unordered_set<std::string>> stack_;
+  std::optional<std::string> repeated_;
+};
+
+struct IndexEntry {
+  PayloadKey key;
+  Shape shape;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t elements = 0;
+};
+
+struct Index {
+  std::uint64_t data_bytes = 0;
+  std::vector<IndexEntry> entries;
+  std::map<PayloadKey, double> attributes;
+};
+
+std::string found(const Json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  return shown(value.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// Reads the index document; `where` names the object being read in messages.
+class IndexReader {
+ public:
+  explicit IndexReader(std::string_view source) : source_(source) {}
+
+  Expected<Index> read(const Json& root);
+
+ private:
+  Error fail(std::string_view where, std::string_view field, std::string_view problem) const {
+    std::string message = "index: ";
+    if (!where.empty()) {
+      message += where;
+      message += ": ";
+    }
+    if (!field.empty()) {
+      message += "field ";
+      message += field;
+      message += ": ";
+    }
+    message += problem;
+    return invalid(source_, std::move(message));
+  }
+
+  Expected<void> only_fields(const Json& object, std::span<const std::string_view> allowed,
+                             std::string_view where) const {
+    for (const auto& item : object.items()) {
+      if (std::find(allowed.begin(), allowed.end(), item.key()) != allowed.end()) continue;
+      std::string valid;
+      for (const std::string_view name : allowed) {
+        if (!valid.empty()) valid += ", ";
+        valid += name;
+      }
+      return std::unexpected(fail(where, shown(item.key()), "unknown field; valid: " + valid));
+    }
+    for (const std::string_view name : allowed) {
+      if (!object.contains(name)) {
+        return std::unexpected(fail(where, name, "required field is missing"));
+      }
+    }
+    return {};
+  }
+
+  Expected<std::uint64_t> uint(const Json& value, std::string_view where, std::string_view field,
+                               std::uint64_t max) const {
+    if (value.is_number_unsigned()) {
+      const auto v = value.get<std::uint64_t>();
+      if (v <= max) return v;
+      return std::unexpected(
+          fail(where, field,
+               std::to_string(v) + " is out of range; the maximum is " + std::to_string(max)));
+    }
+    if (value.is_number_integer() && value.get<std::int64_t>() == 0) return 0;
+    return std::unexpected(
+        fail(where, field, "expected a non-negative integer, found " + found(value)));
+  }
+
+  Expected<std::string> name(const Json& value, std::string_view where) const {
+    if (value.is_string() && !value.get_ref<const std::string&>().empty()) {
+      return value.get<std::string>();
+    }
+    return std::unexpected(
+        fail(where, "name", "expected a non-empty string, found " + found(value)));
+  }
+
+  std::string_view source_;
+};
+
+constexpr std::array<std::string_view, 4> kIndexFields = {"format", "data_bytes", "entries",
+                                                          "attributes"};
+constexpr std::array<std::string_view, 6> kEntryFields = {"node_id", "name",   "dtype",
+                                                          "shape",   "offset", "bytes"};
+constexpr std::array<std::string_view, 3> kAttributeFields = {"node_id", "name", "value"};
+
+Expected<Index> IndexReader::read(const Json& root) {
+  if (!root.is_object()) {
+    return std::unexpected(fail("", "", "expected a JSON object, found " + found(root)));
+  }
+  if (auto ok = only_fields(root, kIndexFields, ""); !ok) return std::unexpected(ok.error());
+  const Json& format = root["format"];
+  if (!format.is_string() || format.get_ref<const std::string&>() != kPayloadsFormat) {
+    return std::unexpected(fail(
+        "", "format", "expected \"" + std::string(kPayloadsFormat) + "\", found " + found(format)));
+  }
+  Index index;
+  auto data_bytes = uint(root["data_bytes"], "", "data_bytes", ~std::uint64_t{0});
+  if (!data_bytes) return std::unexpected(data_bytes.error());
+  index.data_bytes = *data_bytes;
+
+  const Json& entries = root["entries"];
+  if (!entries.is_array()) {
+    return std::unexpected(fail("", "entries", "expected an array, found " + found(entries)));
+  }
+  index.entries.reserve(entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Json& e = entries[i];
+    std::string where = "entry " + std::to_string(i);
+    if (!e.is_object()) {
+      return std::unexpected(fail(where, "", "expected an object, found " + found(e)));
+    }
+    // Name the entry by its node and name as soon as they are known.
+    if (e.contains("node_id") && e["node_id"].is_number_unsigned() && e.contains("name") &&
+        e["name"].is_string()) {
+      where += " (node " + std::to_string(e["node_id"].get<std::uint64_t>()) + " '" +
+               shown(e["name"].get_ref<const std::string&>()) + "')";
+    }
+    if (auto ok = only_fields(e, kEntryFields, where); !ok) return std::unexpected(ok.error());
+    IndexEntry entry;
+    auto node = uint(e["node_id"], where, "node_id", 0xFFFFFFFFu);
+    if (!node) return std::unexpected(node.error());
+    auto entry_name = name(e["name"], where);
+    if (!entry_name) return std::unexpected(entry_name.error());
+    entry.key = PayloadKey{.node_id = static_cast<NodeId>(*node), .name = std::move(*entry_name)};
+    const Json& dtype = e["dtype"];
+    if (!dtype.is_string() || dtype.get_ref<const std::string&>() != "float32") {
+      return std::unexpected(fail(
+          where, "dtype", "expected \"float32\" (the only dtype of v1), found " + found(dtype)));
+    }
+    const Json& shape = e["shape"];
+    if (!shape.is_array()) {
+      return std::unexpected(fail(where, "shape", "expected an array, found " + found(shape)));
+    }
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      auto dim = uint(shape[d], where, "shape[" + std::to_string(d) + "]", ~std::uint64_t{0});
+      if (!dim) return std::unexpected(dim.error());
+      entry.shape.dims.push_back(*dim);
+    }
+    auto offset = uint(e["offset"], where, "offset", ~std::uint64_t{0});
+    if (!offset) return std::unexpected(offset.error());
+    auto bytes = uint(e["bytes"], where, "bytes", ~std::uint64_t{0});
+    if (!bytes) return std::unexpected(bytes.error());
+    entry.offset = *offset;
+    entry.bytes = *bytes;
+
+    const auto elements = elements_of(entry.shape);
+    const auto expected_bytes = elements ? mul(*elements, kFloatBytes) : std::nullopt;
+    if (!expected_bytes) {
+      return std::unexpected(
+          fail(where, "shape",
+               "the element count of " + shape_text(entry.shape) + " overflows 64 bits"));
+    }
+    if (*expected_bytes != entry.bytes) {
+      return std::unexpected(fail(where, "bytes",
+                                  std::to_string(entry.bytes) + " does not match shape " +
+                                      shape_text(entry.shape) + " of float32 (" +
+                                      std::to_string(*expected_bytes) + " bytes)"));
+    }
+    entry.elements = *elements;
+    if (entry.offset % kPayloadAlignment != 0) {
+      return std::unexpected(fail(where, "offset",
+                                  std::to_string(entry.offset) + " is not a multiple of " +
+                                      std::to_string(kPayloadAlignment)));
+    }
+    const auto end = add(entry.offset, entry.bytes);
+    if (!end || *end > index.data_bytes) {
+      return std::unexpected(fail(where, "offset",
+                                  "the entry's " + std::to_string(entry.bytes) +
+                                      " bytes at offset " + std::to_string(entry.offset) +
+                                      " end past the data section of " +
+                                      std::to_string(index.data_bytes) + " bytes"));
+    }
+    index.entries.push_back(std::move(entry));
+  }
+
+  const Json& attributes = root["attributes"];
+  if (!attributes.is_array()) {
+    return std::unexpected(fail("", "attributes", "expected an array, found " + found(attributes)));
+  }
+  for (std::size_t i = 0; i < attributes.size(); ++i) {
+    const Json& a = attributes[i];
+    const std::string where = "attribute " + std::to_string(i);
+    if (!a.is_object()) {
+      return std::unexpected(fail(where, "", "expected an object, found " + found(a)));
+    }
+    if (auto ok = only_fields(a, kAttributeFields, where); !ok) return std::unexpected(ok.error());
+    auto node = uint(a["node_id"], where, "node_id", 0xFFFFFFFFu);
+    if (!node) return std::unexpected(node.error());
+    auto attribute_name = name(a["name"], where);
+    if (!attribute_name) return std::unexpected(attribute_name.error());
+    const Json& value = a["value"];
+    // JSON numbers are finite; nlohmann refuses the ones past double range.
+    if (!value.is_number()) {
+      return std::unexpected(fail(where, "value", "expected a number, found " + found(value)));
+    }
+    PayloadKey key{.node_id = static_cast<NodeId>(*node), .name = std::move(*attribute_name)};
+    const std::string label = key_text(key);
+    if (!index.attributes.emplace(std::move(key), value.get<double>()).second) {
+      return std::unexpected(fail(where, "", "repeated attribute " + label));
+    }
+  }
+
+  // Keys are unique and data ranges do not overlap.
+  std::vector<std::size_t> order(index.entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&index](std::size_t a, std::size_t b) {
+    return index.entries[a].key < index.entries[b].key;
+  });
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    if (index.entries[order[i]].key == index.entries[order[i - 1]].key) {
+      const std::size_t later = std::max(order[i], order[i - 1]);
+      return std::unexpected(fail("entry " + std::to_string(later), "",
+                                  "repeated payload " + key_text(index.entries[later].key)));
+    }
+  }
+  std::sort(order.begin(), order.end(), [&index](std::size_t a, std::size_t b) {
+    const IndexEntry& x = index.entries[a];
+    const IndexEntry& y = index.entries[b];
+    return x.offset != y.offset ? x.offset < y.offset : a < b;
+  });
+  // Empty tensors occupy no bytes and overlap nothing.
+  const IndexEntry* reach = nullptr;  // the entry whose data ends last so far
+  for (const std::size_t i : order) {
+    const IndexEntry& cur = index.entries[i];
+    if (cur.bytes == 0) continue;
+    // Entries lie inside the data section, so these sums cannot overflow.
+    if (reach != nullptr && cur.offset < reach->offset + reach->bytes) {
+      return std::unexpected(
+          fail("entry " + std::to_string(i), "",
+               "data of " + key_text(cur.key) + " overlaps data of " + key_text(reach->key)));
+    }
+    if (reach == nullptr || cur.offset + cur.bytes > reach->offset + reach->bytes) reach = &cur;
+  }
+  return index;
+}
+
+Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
+  const std::uint64_t size = in.size();
+  std::array<unsigned char, kPayloadHeaderBytes> header{};
+  const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(size, header.size()));
+  if (!in.read(0, header.data(), head)) return std::unexpected(invalid(source, "read error"));
+  const std::size_t magic_bytes = std::min<std::size_t>(head, kPayloadMagic.size());
+  if (size == 0 ||
+      !std::equal(header.begin(), header.begin() + magic_bytes, kPayloadMagic.begin())) {
+    return std::unexpected(
+        invalid(source,
+                "not an nnplan payload file: the first 8 bytes are not the magic "
+                "89 4e 4e 50 41 59 0d 0a (\\x89NNPAY\\r\\n)"));
+  }
+  if (size < kPayloadHeaderBytes) {
+    return std::unexpected(invalid(source, "truncated: the file is " + std::to_string(size) +
+                                               " bytes; the header alone is 16"));
+  }
+  const std::uint64_t index_bytes = load_u64_le(header.data() + 8);
+  if (index_bytes > kMaxPayloadIndexBytes) {
+    return std::unexpected(invalid(source, "index length " + std::to_string(index_bytes) +
+                                               " exceeds the limit of " +
+                                               std::to_string(kMaxPayloadIndexBytes) + " bytes"));
+  }
+  if (index_bytes > size - kPayloadHeaderBytes) {
+    return std::unexpected(invalid(
+        source, "truncated: the index of " + std::to_string(index_bytes) +
+                    " bytes ends past the end of the file (" + std::to_string(size) + " bytes)"));
+  }
+  std::string text(static_cast<std::size_t>(index_bytes), '\0');
+  if (!in.read(kPayloadHeaderBytes, text.data(), text.size())) {
+    return std::unexpected(invalid(source, "read error in the index"));
+  }
+  Json root;
+  RepeatedKeyFinder finder;
+  try {
+    root = Json::parse(
+        text,
+        [&finder](int depth, Json::parse_event_t event, Json& parsed) {
+          return finder(depth, event, parsed);
+        },
+        /*allow_exceptions=*/true, /*ignore_comments=*/false);
+  } catch (const Json::exception& e) {
+    std::string_view what = e.what();
+    if (const auto close = what.find("] "); close != std::string_view::npos) {
+      what.remove_prefix(close + 2);
+    }
+    return std::unexpected(invalid(source, "index: invalid JSON: " + shown(what)));
+  }
+  if (finder.repeated()) {
+    return std::unexpected(invalid(source, "index: repeated field " + shown(*finder.repeated())));
+  }
+  auto index = IndexReader(source).read(root);
+  if (!index) return std::unexpected(std::move(index.error()));
+
+  const std::uint64_t data_start = align_up(kPayloadHeaderBytes + index_bytes);
+  const auto file_end = add(data_start, index->data_bytes);
+  if (!file_end || *file_end > size) {
+    return std::unexpected(
+        invalid(source, "truncated: the file is " + std::to_string(size) +
+                            " bytes; its index places " + std::to_string(index->data_bytes) +
+                            " bytes of data at byte " + std::to_string(data_start)));
+  }
+  if (*file_end < size) {
+    return std::unexpected(invalid(source, std::to_string(size - *file_end) +
+                                               " bytes past the end of the data section (byte " +
+                                               std::to_string(*file_end) + ")"));
+  }
+
+  PayloadStore store;
+  store.attributes = std::move(index->attributes);
+  for (IndexEntry& entry : index->entries) {
+    PayloadTensor tensor{.shape = std::move(entry.shape)};
+    // Bounded by the file's size: entry.bytes lies inside the data section.
+    tensor.data.resize(static_cast<std::size_t>(entry.elements));
+    if (!in.read(data_start + entry.offset, tensor.data.data(),
+                 static_cast<std::size_t>(entry.bytes))) {
+      return std::unexpected(invalid(source, "read error in the data of " + key_text(entry.key)));
+    }
+    if constexpr (std::endian::native == std::endian::big) {
+      for (float& v : tensor.data)
+        v = std::bit_cast<float>(std::byteswap(std::bit_cast<std::uint32_t>(v)));
+    }
+    store.tensors.emplace(std::move(entry.key), std::move(tensor));
+  }
+  return store;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+void append_uint(std::string& out, std::uint64_t value) {
+  std::array<char, 24> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), result.ptr);
+}
+
+std::string json_string(const std::string& text) {
+  return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payload slots.
+
+constexpr std::array<PayloadSlot, 1> kConstSlots = {PayloadSlot{.name = "value"}};
+constexpr std::array<PayloadSlot, 2> kAffineSlots = {
+    PayloadSlot{.name = "weight"}, PayloadSlot{.name = "bias", .required = false}};
+constexpr std::array<PayloadSlot, 5> kBatchNormSlots = {
+    PayloadSlot{.name = "scale"}, PayloadSlot{.name = "bias"}, PayloadSlot{.name = "mean"},
+    PayloadSlot{.name = "var"}, PayloadSlot{.name = "epsilon", .attribute = true}};
+
+// The shape tensor payload `name` of `node` must have; an error when the graph around the node
+// does not determine it (a graph that did not pass ir::check).
+Expected<Shape> expected_shape(const Node& node, std::string_view name,
+                               const std::function<const Node*(NodeId)>& find_node) {
+  const auto malformed = [&node](std::string problem) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, ir::describe(node) + ": " + std::move(problem)));
+  };
+  switch (node.kind) {
+    case OpKind::const_:
+      if (const auto* p = std::get_if<ir::ConstParams>(&node.params)) return p->value_shape;
+      return node.shape;
+    case OpKind::linear: {
+      if (node.parents.size() != 1) return malformed("linear takes one parent");
+      const Node* parent = find_node(node.parents[0]);
+      if (parent == nullptr) {
+        return malformed("parent " + std::to_string(node.parents[0]) + " does not exist");
+      }
+      if (parent->shape.dims.empty() || node.shape.dims.empty()) {
+        return malformed("linear needs a parent and a result of rank 1 or more");
+      }
+      const Dim out = node.shape.dims.back();
+      if (name == "weight") return Shape{{out, parent->shape.dims.back()}};
+      return Shape{{out}};
+    }
+    case OpKind::conv2d: {
+      const auto p = std::get_if<ir::Conv2dParams>(&node.params);
+      if (p == nullptr) return malformed("parameters are not conv2d parameters");
+      if (name == "weight") return Shape{{p->out_channels, p->in_channels, p->kh, p->kw}};
+      return Shape{{p->out_channels}};
+    }
+    case OpKind::batch_norm2d_nchw_eval: {
+      const auto p = std::get_if<ir::ChannelsParams>(&node.params);
+      if (p == nullptr) return malformed("parameters are not batch_norm2d_nchw_eval parameters");
+      return Shape{{p->channels}};
+    }
+    case OpKind::input:
+    case OpKind::permute:
+    case OpKind::detach:
+    case OpKind::rand_uniform:
+    case OpKind::bernoulli_mask:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul_elem:
+    case OpKind::abs:
+    case OpKind::sqrt:
+    case OpKind::inv:
+    case OpKind::max_elem:
+    case OpKind::min_elem:
+    case OpKind::max_pool2d:
+    case OpKind::max_pool2d_pad:
+    case OpKind::avg_pool2d:
+    case OpKind::avg_pool2d_pad:
+    case OpKind::broadcast_to:
+    case OpKind::reduce_sum:
+    case OpKind::reduce_mean:
+    case OpKind::sum:
+    case OpKind::matmul:
+    case OpKind::relu:
+    case OpKind::tanh:
+    case OpKind::sigmoid:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::softmax:
+    case OpKind::layernorm:
+    case OpKind::reshape:
+    case OpKind::flatten:
+    case OpKind::concat:
+    case OpKind::swap_first_two:
+    case OpKind::transpose3d_last_two:
+    case OpKind::mse_loss:
+      break;
+  }
+  return malformed("takes no payloads");
+}
+
+std::string slot_list(OpKind kind) {
+  const auto slots = payload_slots(kind);
+  if (slots.empty()) return std::string(to_string(kind)) + " takes no payloads";
+  std::string out = std::string(to_string(kind)) + " takes ";
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (i != 0) out += ", ";
+    out += slots[i].attribute ? "attribute " : "tensor ";
+    out += slots[i].name;
+    if (!slots[i].required) out += " (optional)";
+  }
+  return out;
+}
+
+}  // namespace
+
+const PayloadTensor* PayloadStore::find_tensor(ir::NodeId node, std::string_view name) const {
+  const auto it = tensors.find(PayloadKey{.node_id = node, .name = std::string(name)});
+  return it == tensors.end() ? nullptr : &it->second;
+}
+
+std::optional<double> PayloadStore::find_attribute(ir::NodeId node, std::string_view name) const {
+  const auto it = attributes.find(PayloadKey{.node_id = node, .name = std::string(name)});
+  if (it == attributes.end()) return std::nullopt;
+  return it->second;
+}
+
+std::span<const PayloadSlot> payload_slots(ir::OpKind kind) {
+  switch (kind) {
+    case OpKind::const_:
+      return kConstSlots;
+    case OpKind::linear:
+    case OpKind::conv2d:
+      return kAffineSlots;
+    case OpKind::batch_norm2d_nchw_eval:
+      return kBatchNormSlots;
+    case OpKind::input:
+    case OpKind::permute:
+    case OpKind::detach:
+    case OpKind::rand_uniform:
+    case OpKind::bernoulli_mask:
+    case OpKind::add:
+    case OpKind::sub:
+    case OpKind::mul_elem:
+    case OpKind::abs:
+    case OpKind::sqrt:
+    case OpKind::inv:
+    case OpKind::max_elem:
+    case OpKind::min_elem:
+    case OpKind::max_pool2d:
+    case OpKind::max_pool2d_pad:
+    case OpKind::avg_pool2d:
+    case OpKind::avg_pool2d_pad:
+    case OpKind::broadcast_to:
+    case OpKind::reduce_sum:
+    case OpKind::reduce_mean:
+    case OpKind::sum:
+    case OpKind::matmul:
+    case OpKind::relu:
+    case OpKind::tanh:
+    case OpKind::sigmoid:
+    case OpKind::exp:
+    case OpKind::log:
+    case OpKind::sin:
+    case OpKind::cos:
+    case OpKind::softmax:
+    case OpKind::layernorm:
+    case OpKind::reshape:
+    case OpKind::flatten:
+    case OpKind::concat:
+    case OpKind::swap_first_two:
+    case OpKind::transpose3d_last_two:
+    case OpKind::mse_loss:
+      return {};
+  }
+  return {};
+}
+
+Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes, std::string_view source) {
+  try {
+    SpanSource in(bytes);
+    return decode(in, source);
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        make_error(ErrorKind::internal, escape_controls(std::string(source) + ": " + e.what())));
+  }
+}
+
+Expected<PayloadStore> read_payload_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  try {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+      return std::unexpected(invalid(
+          source, "cannot read payload file: " + (ec ? lowercase_first(ec.message())
+                                                     : std::string("no such file or directory"))));
+    }
+    if (std::filesystem::is_directory(status)) {
+      return std::unexpected(invalid(source, "cannot read payload file: is a directory"));
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+      return std::unexpected(invalid(source, "cannot read payload file: not a regular file"));
+    }
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec) {
+      return std::unexpected(
+          invalid(source, "cannot read payload file: " + lowercase_first(ec.message())));
+    }
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      const int err = errno;
+      return std::unexpected(
+          invalid(source, "cannot read payload file: " +
+                              (err != 0 ? lowercase_first(std::generic_category().message(err))
+                                        : std::string("open failed"))));
+    }
+    FileSource file(in, size);
+    return decode(file, source);
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        make_error(ErrorKind::internal, escape_controls(source + ": " + e.what())));
+  }
+}
+
+Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
+  try {
+    // Lay out the data section first: the index states its size.
+    struct Placed {
+      const PayloadKey* key;
+      const PayloadTensor* tensor;
+      std::uint64_t offset;
+      std::uint64_t bytes;
+    };
+    std::vector<Placed> placed;
+    placed.reserve(store.tensors.size());
+    std::uint64_t data_bytes = 0;
+    for (const auto& [key, tensor] : store.tensors) {
+      if (key.name.empty()) {
+        return std::unexpected(
+            make_error(ErrorKind::invalid_input,
+                       "payload of node " + std::to_string(key.node_id) + " has an empty name"));
+      }
+      const auto elements = elements_of(tensor.shape);
+      if (!elements || *elements != tensor.data.size()) {
+        return std::unexpected(make_error(
+            ErrorKind::invalid_input, "payload " + key_text(key) + ": " +
+                                          std::to_string(tensor.data.size()) +
+                                          " values do not fill shape " + shape_text(tensor.shape)));
+      }
+      const std::uint64_t offset = align_up(data_bytes);
+      const std::uint64_t bytes = *elements * kFloatBytes;
+      placed.push_back(Placed{.key = &key, .tensor = &tensor, .offset = offset, .bytes = bytes});
+      data_bytes = offset + bytes;
+    }
+
+    std::string index = "{\n  \"format\": \"";
+    index += kPayloadsFormat;
+    index += "\",\n  \"data_bytes\": ";
+    append_uint(index, data_bytes);
+    index += ",\n  \"entries\": [";
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+      const Placed& p = placed[i];
+      index += i == 0 ? "\n    {\"node_id\": " : ",\n    {\"node_id\": ";
+      append_uint(index, p.key->node_id);
+      index += ", \"name\": ";
+      index += json_string(p.key->name);
+      index += ", \"dtype\": \"float32\", \"shape\": [";
+      for (std::size_t d = 0; d < p.tensor->shape.dims.size(); ++d) {
+        if (d != 0) index += ", ";
+        append_uint(index, p.tensor->shape.dims[d]);
+      }
+      index += "], \"offset\": ";
+      append_uint(index, p.offset);
+      index += ", \"bytes\": ";
+      append_uint(index, p.bytes);
+      index += '}';
+    }
+    index += placed.empty() ? "],\n  \"attributes\": [" : "\n  ],\n  \"attributes\": [";
+    std::size_t i = 0;
+    for (const auto& [key, value] : store.attributes) {
+      if (key.name.empty()) {
+        return std::unexpected(
+            make_error(ErrorKind::invalid_input,
+                       "attribute of node " + std::to_string(key.node_id) + " has an empty name"));
+      }
+      if (!std::isfinite(value)) {
+        return std::unexpected(
+            make_error(ErrorKind::invalid_input, "attribute " + key_text(key) + " is not finite"));
+      }
+      index += i++ == 0 ? "\n    {\"node_id\": " : ",\n    {\"node_id\": ";
+      append_uint(index, key.node_id);
+      index += ", \"name\": ";
+      index += json_string(key.name);
+      index += ", \"value\": ";
+      index += double_text(value);
+      index += '}';
+    }
+    index += store.attributes.empty() ? "]\n}\n" : "\n  ]\n}\n";
+
+    const std::uint64_t data_start = align_up(kPayloadHeaderBytes + index.size());
+    std::vector<std::byte> out(static_cast<std::size_t>(data_start + data_bytes), std::byte{0});
+    std::memcpy(out.data(), kPayloadMagic.data(), kPayloadMagic.size());
+    std::uint64_t length = index.size();
+    for (std::size_t b = 0; b < 8; ++b) {
+      out[8 + b] = static_cast<std::byte>(length & 0xFF);
+      length >>= 8;
+    }
+    std::memcpy(out.data() + kPayloadHeaderBytes, index.data(), index.size());
+    for (const Placed& p : placed) {
+      std::byte* at = out.data() + data_start + p.offset;
+      if constexpr (std::endian::native == std::endian::little) {
+        if (p.bytes != 0) std::memcpy(at, p.tensor->data.data(), static_cast<std::size_t>(p.bytes));
+      } else {
+        for (const float v : p.tensor->data) {
+          std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+          for (int b = 0; b < 4; ++b) {
+            *at++ = static_cast<std::byte>(bits & 0xFF);
+            bits >>= 8;
+          }
+        }
+      }
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        make_error(ErrorKind::internal, std::string("writing payloads: ") + e.what()));
+  }
+}
+
+Expected<void> write_payload_file(const std::filesystem::path& path, const PayloadStore& store) {
+  auto bytes = write_payloads(store);
+  if (!bytes) return std::unexpected(std::move(bytes.error()));
+  const std::string source = path.string();
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    const int err = errno;
+    return std::unexpected(
+        invalid(source, "cannot write payload file: " +
+                            (err != 0 ? lowercase_first(std::generic_category().message(err))
+                                      : std::string("open failed"))));
+  }
+  out.write(reinterpret_cast<const char*>(bytes->data()),
+            static_cast<std::streamsize>(bytes->size()));
+  out.close();
+  if (!out) return std::unexpected(invalid(source, "cannot write payload file: write error"));
+  return {};
+}
+
+Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
+                              std::string_view source) {
+  // Ids equal indices in a checked graph; anything else is looked up through a map.
+  std::unordered_map<NodeId, const Node*> by_id;
+  bool ids_are_indices = true;
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+    ids_are_indices = ids_are_indices && graph.nodes[i].id == i;
+  if (!ids_are_indices) {
+    for (const Node& n : graph.nodes)
+      by_id.emplace(n.id, &n);
+  }
+  const std::function<const Node*(NodeId)> find_node = [&](NodeId id) -> const Node* {
+    if (ids_are_indices) return id < graph.nodes.size() ? &graph.nodes[id] : nullptr;
+    const auto it = by_id.find(id);
+    return it == by_id.end() ? nullptr : it->second;
+  };
+  const auto fail = [source](const Node& node, std::string problem) {
+    return std::unexpected(invalid(source, ir::describe(node) + ": " + std::move(problem)));
+  };
+
+  for (const Node& node : graph.nodes) {
+    for (const PayloadSlot& slot : payload_slots(node.kind)) {
+      if (slot.attribute) {
+        const auto value = store.find_attribute(node.id, slot.name);
+        if (!value) {
+          if (slot.required) {
+            return fail(node, "attribute " + std::string(slot.name) + " is missing");
+          }
+          continue;
+        }
+        if (!std::isfinite(*value) || *value < 0) {
+          return fail(node, "attribute " + std::string(slot.name) + ": " + double_text(*value) +
+                                " is not a finite non-negative number");
+        }
+        continue;
+      }
+      const PayloadTensor* tensor = store.find_tensor(node.id, slot.name);
+      if (tensor == nullptr) {
+        if (slot.required) return fail(node, "payload " + std::string(slot.name) + " is missing");
+        continue;
+      }
+      auto want = expected_shape(node, slot.name, find_node);
+      if (!want) {
+        return std::unexpected(invalid(source, want.error().message));
+      }
+      if (tensor->shape != *want) {
+        return fail(node, "payload " + std::string(slot.name) + ": shape " +
+                              shape_text(tensor->shape) + " does not match the expected " +
+                              shape_text(*want));
+      }
+      const auto elements = elements_of(tensor->shape);
+      if (!elements || *elements != tensor->data.size()) {
+        return fail(node, "payload " + std::string(slot.name) + ": " +
+                              std::to_string(tensor->data.size()) + " values do not fill shape " +
+                              shape_text(tensor->shape));
+      }
+    }
+  }
+
+  // Every stored payload belongs to a node that takes it.
+  const auto check_owner = [&](const PayloadKey& key, bool attribute) -> Expected<void> {
+    const Node* node = find_node(key.node_id);
+    const std::string what = std::string(attribute ? "attribute " : "payload ") + shown(key.name);
+    if (node == nullptr) {
+      return std::unexpected(invalid(source, what + " names node " + std::to_string(key.node_id) +
+                                                 ", which does not exist (the graph has " +
+                                                 std::to_string(graph.nodes.size()) + " nodes)"));
+    }
+    for (const PayloadSlot& slot : payload_slots(node->kind)) {
+      if (slot.name == key.name && slot.attribute == attribute) return {};
+    }
+    return fail(*node, what + " does not belong to this node; " + slot_list(node->kind));
+  };
+  for (const auto& [key, tensor] : store.tensors) {
+    if (auto ok = check_owner(key, false); !ok) return ok;
+  }
+  for (const auto& [key, value] : store.attributes) {
+    if (auto ok = check_owner(key, true); !ok) return ok;
+  }
+  return {};
+}
+
+}  // namespace nnplan::format

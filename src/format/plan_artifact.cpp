@@ -1,0 +1,677 @@
+#include "nnplan/backend/op_mapping.hpp"
+#include "nnplan/format/plan_artifact.hpp"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <cerrno>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <system_error>
+
+#include "json_common.hpp"
+#include "nnplan/backend/audit.hpp"
+#include "nnplan/backend/gate.hpp"
+#include "nnplan/ir/op_kind.hpp"
+
+namespace nnplan::format {
+
+using namespace nnplan::backend;
+using detail::Json;
+using detail::str;
+
+// ---------------------------------------------------------------------------------------------
+// Digests
+
+namespace {
+
+// OpenSSL's SHA-256 over a sequence of chunks; hand-written SHA-256 would be code to audit for no
+// gain (DESIGN.md: use the packaged library).
+class Sha256 {
+ public:
+  Sha256() : ctx_(EVP_MD_CTX_new(), &EVP_MD_CTX_free) {
+    // Only allocation can fail here; a null context makes the updates below no-ops that
+    // finish() reports.
+    ok_ = ctx_ != nullptr && EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr) == 1;
+  }
+  void update(std::string_view bytes) {
+    if (ok_) ok_ = EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()) == 1;
+  }
+  [[nodiscard]] std::string finish() {
+    std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
+    unsigned int size = 0;
+    if (!ok_ || EVP_DigestFinal_ex(ctx_.get(), md.data(), &size) != 1) return "sha256:unavailable";
+    static constexpr std::string_view kHex = "0123456789abcdef";
+    std::string out = "sha256:";
+    out.reserve(out.size() + 2 * size);
+    for (unsigned int i = 0; i < size; ++i) {
+      out += kHex[md[i] >> 4];
+      out += kHex[md[i] & 0xF];
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx_;
+  bool ok_ = false;
+};
+
+std::string lowercase_first(std::string text) {
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
+    text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  return text;
+}
+
+// Reads `path` in bounded chunks (a pipe or device file has no size to check up front), handing
+// each to `sink`. `what` names the file in messages ("graph file", "plan artifact").
+Expected<void> read_chunks(const std::filesystem::path& path, std::string_view what,
+                           std::uintmax_t limit,
+                           const std::function<void(std::string_view)>& sink) {
+  const std::string source = path.string();
+  const auto fail = [&](std::string problem) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, source + ": " + problem));
+  };
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return fail("cannot read " + std::string(what) + ": " +
+                (ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return fail("cannot read " + std::string(what) + ": is a directory");
+  }
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    return fail("cannot read " + std::string(what) + ": " +
+                (err != 0 ? lowercase_first(std::generic_category().message(err))
+                          : std::string("open failed")));
+  }
+  std::array<char, 1 << 16> buffer{};
+  std::uintmax_t total = 0;
+  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+    const auto n = static_cast<std::size_t>(in.gcount());
+    total += n;
+    if (total > limit) {
+      return fail(std::string(what) + " is larger than the limit of " + std::to_string(limit) +
+                  " bytes");
+    }
+    sink(std::string_view(buffer.data(), n));
+  }
+  if (in.bad()) return fail("cannot read " + std::string(what) + ": read error");
+  return {};
+}
+
+}  // namespace
+
+std::string sha256_digest(std::string_view bytes) {
+  Sha256 sha;
+  sha.update(bytes);
+  return sha.finish();
+}
+
+Expected<std::string> file_digest(const std::filesystem::path& path) {
+  Sha256 sha;
+  auto read = read_chunks(path, "graph file", std::numeric_limits<std::uintmax_t>::max(),
+                          [&sha](std::string_view chunk) { sha.update(chunk); });
+  if (!read) return std::unexpected(std::move(read.error()));
+  return sha.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writer
+
+namespace {
+
+Json evidence_object(const Evidence& e) {
+  return Json{{"kind", str(to_string(e.kind))}, {"name", e.name}, {"label", label(e)}};
+}
+
+Json provenance_object(const Provenance& p) {
+  Json out{{"kind", str(to_string(p.kind))}};
+  switch (p.kind) {
+    case ProvenanceKind::source_file:
+      out["path"] = p.path;
+      break;
+    case ProvenanceKind::native_symbol:
+      out["path"] = p.path;
+      out["symbol"] = p.symbol;
+      if (!p.build_target.empty()) out["build_target"] = p.build_target;
+      break;
+    case ProvenanceKind::note:
+      out["text"] = p.text;
+      break;
+  }
+  return out;
+}
+
+Json contract_object(const ContractDescriptor& d) {
+  Json provenance = Json::array();
+  for (const Provenance& p : d.provenance)
+    provenance.push_back(provenance_object(p));
+  return Json{{"claim", label(d.claim)},
+              {"evidence", evidence_object(d.evidence)},
+              {"disposition", str(to_string(disposition(d.evidence.kind)))},
+              {"summary", d.summary},
+              {"provenance", std::move(provenance)}};
+}
+
+// Every field of the kernel audit (SPEC §8) with the four contracts spelled out.
+Json audit_kernel_object(const KernelCapsule& capsule) {
+  const KernelAudit a = audit_kernel(capsule);
+  Json contracts = Json::object();
+  contracts["shape"] = contract_object(a.shape);
+  contracts["layout"] = contract_object(a.layout);
+  contracts["value"] = contract_object(a.value);
+  contracts["vjp"] = contract_object(a.vjp);
+  return Json{{"op", str(to_string(a.op))},
+              {"capsule", a.capsule},
+              {"provider", str(to_string(a.provider))},
+              {"device", str(to_string(a.device))},
+              {"trust", str(to_string(a.trust))},
+              {"vjp", str(to_string(a.vjp_mode))},
+              {"contracts", std::move(contracts)},
+              {"numerical", Json{{"label", label(a.numerical)},
+                                 {"rounding", str(to_string(a.numerical.rounding))},
+                                 {"subnormals", str(to_string(a.numerical.subnormals))},
+                                 {"contraction", str(to_string(a.numerical.contraction))},
+                                 {"reduction", str(to_string(a.numerical.reduction))}}}};
+}
+
+Json gate_failures_array(const std::vector<GateFailure>& failures) {
+  Json out = Json::array();
+  for (const GateFailure& f : failures) {
+    Json obligations = Json::array();
+    for (const ObligationReport& o : f.obligations) {
+      obligations.push_back(Json{{"op", str(to_string(o.op))},
+                                 {"capsule", o.capsule},
+                                 {"field", str(to_string(o.field))},
+                                 {"claim", o.claim},
+                                 {"evidence", label(o.evidence)},
+                                 {"disposition", str(to_string(o.disposition))}});
+    }
+    out.push_back(Json{{"kind", str(to_string(f.kind))}, {"obligations", std::move(obligations)}});
+  }
+  return out;
+}
+
+Json groups_array(const GraphLoweringPlan& plan) {
+  Json out = Json::array();
+  for (const LoweredKernelGroup& g : plan.groups) {
+    Json ids = Json::array();
+    Json kinds = Json::array();
+    for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
+      ids.push_back(k.node_id);
+      kinds.push_back(str(ir::to_string(k.kind)));
+    }
+    const KernelCapsule& c = plan.capsule(g);
+    out.push_back(Json{{"node_ids", std::move(ids)},
+                       {"kinds", std::move(kinds)},
+                       {"op", str(to_string(g.op))},
+                       {"capsule", c.name},
+                       {"provider", str(to_string(c.provider))},
+                       {"device", str(to_string(c.device))},
+                       {"trust", str(to_string(c.trust_level))},
+                       {"grouping", str(to_string(g.grouping))}});
+  }
+  return out;
+}
+
+Json audit_object(const ExecutionAudit& audit) {
+  Json kernels = Json::array();
+  for (CapsuleId id : audit.distinct_capsules()) {
+    kernels.push_back(audit_kernel_object(audit.registry().capsule(id)));
+  }
+  Json trusted = Json::array();
+  for (BackendOp op : audit.trusted_external_ops())
+    trusted.push_back(str(to_string(op)));
+  return Json{{"kernels", std::move(kernels)}, {"trusted_external_ops", std::move(trusted)}};
+}
+
+// The message, its context frames and notes on one line, separated by "; ".
+std::string one_line(const Error& e) {
+  std::string out = e.message;
+  for (const std::string& frame : e.context)
+    out += "; " + frame;
+  for (const std::string& note : e.notes)
+    out += "; " + note;
+  return out;
+}
+
+Json candidates_array(const Error& e) {
+  Json out = Json::array();
+  for (const CandidateReport& c : e.candidates) {
+    Json reasons = Json::array();
+    for (const ReasonReport& r : c.reasons) {
+      reasons.push_back(Json{{"code", r.code}, {"detail", r.detail}});
+    }
+    out.push_back(Json{{"capsule", c.capsule}, {"reasons", std::move(reasons)}});
+  }
+  return out;
+}
+
+// Pretty-printed like every nnplan artifact; invalid UTF-8 (say, in a node name quoted by an error
+// message) becomes U+FFFD instead of aborting the write.
+std::string dump(const Json& json) {
+  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Json envelope(const BackendProfile& profile, Json digest, Json nodes) {
+  return Json{{"format", str(kPlanFormat)},
+              {"profile", detail::profile_object(profile)},
+              {"graph", Json{{"digest", std::move(digest)}, {"nodes", std::move(nodes)}}},
+              {"accepted", false},
+              {"gate_failures", Json::array()},
+              {"groups", Json::array()},
+              {"audit", Json{{"kernels", Json::array()}, {"trusted_external_ops", Json::array()}}},
+              {"error", nullptr}};
+}
+
+}  // namespace
+
+std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
+                               const ir::Graph& graph,
+                               const Expected<GraphEvaluation>& evaluation) {
+  Json out = envelope(profile, str(digest), graph.nodes.size());
+  if (!evaluation) {
+    const Error& e = evaluation.error();
+    Json node_id = nullptr;
+    Json op = nullptr;
+    if (e.position && *e.position < graph.nodes.size()) {
+      node_id = *e.position;
+      if (const auto backend_op = backend::backend_op_of(graph.nodes[*e.position].kind)) {
+        op = str(to_string(*backend_op));
+      }
+    }
+    out["error"] = Json{{"kind", "no-admissible-capsule"},
+                        {"node_id", std::move(node_id)},
+                        {"op", std::move(op)},
+                        {"message", one_line(e)},
+                        {"candidates", candidates_array(e)}};
+    return dump(out);
+  }
+  out["accepted"] = evaluation->accepted();
+  out["gate_failures"] = gate_failures_array(evaluation->gate_failures);
+  out["groups"] = groups_array(evaluation->lowering);
+  out["audit"] = audit_object(evaluation->audit);
+  return dump(out);
+}
+
+std::string malformed_graph_artifact_json(const BackendProfile& profile,
+                                          std::optional<std::string> digest,
+                                          std::optional<std::size_t> nodes, const Error& error) {
+  Json out = envelope(profile, digest ? Json(std::move(*digest)) : Json(nullptr),
+                      nodes ? Json(*nodes) : Json(nullptr));
+  out["error"] = Json{{"kind", "malformed-graph"},
+                      {"node_id", error.position ? Json(*error.position) : Json(nullptr)},
+                      {"op", nullptr},
+                      {"message", one_line(error)},
+                      {"candidates", candidates_array(error)}};
+  return dump(out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reader
+
+namespace {
+
+class EnvelopeReader {
+ public:
+  explicit EnvelopeReader(std::string_view source) : source_(source) {}
+
+  Error fail(std::string_view field, std::string_view problem) const {
+    std::string message = source_ + ": ";
+    if (!field.empty()) message += "field " + std::string(field) + ": ";
+    message += problem;
+    return make_error(ErrorKind::invalid_input, std::move(message));
+  }
+
+  // The member `key` of `object`, required.
+  Expected<const Json*> member(const Json& object, std::string_view parent,
+                               std::string_view key) const {
+    const std::string field =
+        parent.empty() ? std::string(key) : std::string(parent) + "." + std::string(key);
+    const auto it = object.find(std::string(key));
+    if (it == object.end()) return std::unexpected(fail(field, "missing"));
+    return &*it;
+  }
+
+  // Rejects keys outside `allowed`.
+  Expected<void> only(const Json& object, std::string_view parent,
+                      std::initializer_list<std::string_view> allowed) const {
+    for (const auto& [key, value] : object.items()) {
+      bool known = false;
+      for (std::string_view a : allowed)
+        known = known || a == key;
+      if (!known) {
+        const std::string field = parent.empty() ? key : std::string(parent) + "." + key;
+        std::string valid;
+        for (std::string_view a : allowed)
+          valid += (valid.empty() ? "" : ", ") + std::string(a);
+        return std::unexpected(fail(field, "unknown field; valid: " + valid));
+      }
+    }
+    return {};
+  }
+
+  Expected<std::string> string(const Json& object, std::string_view parent,
+                               std::string_view key) const {
+    auto m = member(object, parent, key);
+    if (!m) return std::unexpected(std::move(m.error()));
+    if (!(*m)->is_string()) {
+      return std::unexpected(fail(std::string(parent) + "." + std::string(key),
+                                  "expected a string, found " + std::string((*m)->type_name())));
+    }
+    return (*m)->get<std::string>();
+  }
+
+  // A spelling parsed with `parse`; its error message (valid spellings) is kept.
+  template <class T, class Parse>
+  Expected<T> spelling(const Json& object, std::string_view parent, std::string_view key,
+                       Parse parse) const {
+    auto text = string(object, parent, key);
+    if (!text) return std::unexpected(std::move(text.error()));
+    auto value = parse(*text);
+    if (!value) {
+      return std::unexpected(
+          fail(std::string(parent) + "." + std::string(key), value.error().message));
+    }
+    return *value;
+  }
+
+ private:
+  std::string source_;
+};
+
+Expected<RecordedProfile> read_profile(const EnvelopeReader& r, const Json& root) {
+  auto node = r.member(root, "", "profile");
+  if (!node) return std::unexpected(std::move(node.error()));
+  const Json& p = **node;
+  if (!p.is_object()) {
+    return std::unexpected(
+        r.fail("profile", "expected an object, found " + std::string(p.type_name())));
+  }
+  if (auto ok = r.only(
+          p, "profile",
+          {"name", "device", "preference", "assurance", "vjp", "target", "lowering", "modules"});
+      !ok) {
+    return std::unexpected(std::move(ok.error()));
+  }
+  RecordedProfile out;
+  auto name = r.string(p, "profile", "name");
+  if (!name) return std::unexpected(std::move(name.error()));
+  out.name = std::move(*name);
+  auto device = r.spelling<Device>(p, "profile", "device", parse_device);
+  if (!device) return std::unexpected(std::move(device.error()));
+  out.device = *device;
+  auto preference =
+      r.spelling<BackendPreference>(p, "profile", "preference", parse_backend_preference);
+  if (!preference) return std::unexpected(std::move(preference.error()));
+  out.preference = *preference;
+  auto assurance = r.string(p, "profile", "assurance");
+  if (!assurance) return std::unexpected(std::move(assurance.error()));
+  if (*assurance != "custom") {
+    auto preset = parse_assurance_preset(*assurance);
+    if (!preset)
+      return std::unexpected(r.fail("profile.assurance", preset.error().message + ", custom"));
+    out.assurance = *preset;
+  }
+  auto vjp = r.spelling<VjpMode>(p, "profile", "vjp", parse_vjp_mode);
+  if (!vjp) return std::unexpected(std::move(vjp.error()));
+  out.vjp_mode = *vjp;
+  auto target = r.string(p, "profile", "target");
+  if (!target) return std::unexpected(std::move(target.error()));
+  if (*target != "custom") {
+    auto preset = parse_target_preset(*target);
+    if (!preset)
+      return std::unexpected(r.fail("profile.target", preset.error().message + ", custom"));
+    out.target = *preset;
+  }
+  auto lowering = r.spelling<LoweringMode>(p, "profile", "lowering", parse_lowering_mode);
+  if (!lowering) return std::unexpected(std::move(lowering.error()));
+  out.lowering = *lowering;
+  auto modules = r.member(p, "profile", "modules");
+  if (!modules) return std::unexpected(std::move(modules.error()));
+  if (!(*modules)->is_array()) {
+    return std::unexpected(r.fail("profile.modules", "expected an array of module names"));
+  }
+  for (std::size_t i = 0; i < (*modules)->size(); ++i) {
+    const Json& m = (**modules)[i];
+    if (!m.is_string()) {
+      return std::unexpected(r.fail("profile.modules[" + std::to_string(i) + "]",
+                                    "expected a string, found " + std::string(m.type_name())));
+    }
+    out.modules.push_back(m.get<std::string>());
+  }
+  return out;
+}
+
+bool is_digest(const std::string& s) {
+  constexpr std::string_view kPrefix = "sha256:";
+  if (s.size() != kPrefix.size() + 64 || !s.starts_with(kPrefix)) return false;
+  for (std::size_t i = kPrefix.size(); i < s.size(); ++i) {
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+Expected<void> read_graph(const EnvelopeReader& r, const Json& root, PlanArtifact& out) {
+  auto node = r.member(root, "", "graph");
+  if (!node) return std::unexpected(std::move(node.error()));
+  const Json& g = **node;
+  if (!g.is_object()) {
+    return std::unexpected(
+        r.fail("graph", "expected an object, found " + std::string(g.type_name())));
+  }
+  if (auto ok = r.only(g, "graph", {"digest", "nodes"}); !ok) return ok;
+  auto digest = r.member(g, "graph", "digest");
+  if (!digest) return std::unexpected(std::move(digest.error()));
+  if (!(*digest)->is_null()) {
+    if (!(*digest)->is_string() || !is_digest((*digest)->get<std::string>())) {
+      return std::unexpected(
+          r.fail("graph.digest",
+                 "expected null or \"sha256:\" followed by 64 lowercase hex digits, found " +
+                     (*digest)->dump()));
+    }
+    out.digest = (*digest)->get<std::string>();
+  }
+  auto nodes = r.member(g, "graph", "nodes");
+  if (!nodes) return std::unexpected(std::move(nodes.error()));
+  if (!(*nodes)->is_null()) {
+    if (!(*nodes)->is_number_unsigned()) {
+      return std::unexpected(r.fail(
+          "graph.nodes", "expected null or a non-negative integer, found " + (*nodes)->dump()));
+    }
+    out.nodes = (*nodes)->get<std::size_t>();
+  }
+  return {};
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." becomes
+// "invalid JSON at line 1, column 2: syntax error ...".
+std::string describe_parse_error(std::string_view what) {
+  constexpr std::string_view kAt = "parse error at ";
+  if (const auto at = what.find(kAt); at != std::string_view::npos) {
+    return "invalid JSON at " + std::string(what.substr(at + kAt.size()));
+  }
+  if (const auto close = what.find("] "); close != std::string_view::npos)
+    what.remove_prefix(close + 2);
+  return "invalid JSON: " + std::string(what);
+}
+
+Expected<Json> parse_json(std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::exception& e) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, describe_parse_error(e.what())));
+  }
+}
+
+}  // namespace
+
+Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
+  const EnvelopeReader r(source);
+  auto parsed = parse_json(text);
+  if (!parsed) return std::unexpected(r.fail("", parsed.error().message));
+  const Json& root = *parsed;
+  const std::string not_artifact = "not an " + str(kPlanFormat) + " artifact: ";
+  if (!root.is_object()) {
+    return std::unexpected(r.fail(
+        "", not_artifact + "expected a JSON object, found " + std::string(root.type_name())));
+  }
+  const auto format = root.find("format");
+  if (format == root.end()) return std::unexpected(r.fail("", not_artifact + "no format field"));
+  if (!format->is_string()) {
+    return std::unexpected(r.fail("", not_artifact + "format is " + format->dump()));
+  }
+  if (format->get<std::string>() != kPlanFormat) {
+    return std::unexpected(
+        r.fail("", not_artifact + "format is '" + format->get<std::string>() + "'"));
+  }
+  if (auto ok = r.only(
+          root, "",
+          {"format", "profile", "graph", "accepted", "gate_failures", "groups", "audit", "error"});
+      !ok) {
+    return std::unexpected(std::move(ok.error()));
+  }
+  PlanArtifact out;
+  auto profile = read_profile(r, root);
+  if (!profile) return std::unexpected(std::move(profile.error()));
+  out.profile = std::move(*profile);
+  if (auto ok = read_graph(r, root, out); !ok) return std::unexpected(std::move(ok.error()));
+  auto accepted = r.member(root, "", "accepted");
+  if (!accepted) return std::unexpected(std::move(accepted.error()));
+  if (!(*accepted)->is_boolean()) {
+    return std::unexpected(r.fail("accepted", "expected a boolean, found " + (*accepted)->dump()));
+  }
+  out.accepted = (*accepted)->get<bool>();
+  for (const std::string_view key : {"gate_failures", "groups"}) {
+    auto list = r.member(root, "", key);
+    if (!list) return std::unexpected(std::move(list.error()));
+    if (!(*list)->is_array()) {
+      return std::unexpected(
+          r.fail(key, "expected an array, found " + std::string((*list)->type_name())));
+    }
+  }
+  auto audit = r.member(root, "", "audit");
+  if (!audit) return std::unexpected(std::move(audit.error()));
+  if (!(*audit)->is_object()) {
+    return std::unexpected(
+        r.fail("audit", "expected an object, found " + std::string((*audit)->type_name())));
+  }
+  auto error = r.member(root, "", "error");
+  if (!error) return std::unexpected(std::move(error.error()));
+  if (!(*error)->is_null() && !(*error)->is_object()) {
+    return std::unexpected(
+        r.fail("error", "expected null or an object, found " + std::string((*error)->type_name())));
+  }
+  if (out.accepted && !(*error)->is_null()) {
+    return std::unexpected(r.fail("accepted", "is true but the artifact records an error"));
+  }
+  out.document = std::string(text);
+  return out;
+}
+
+Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
+  std::string text;
+  auto read = read_chunks(path, "plan artifact", kMaxPlanFileBytes,
+                          [&text](std::string_view chunk) { text.append(chunk); });
+  if (!read) return std::unexpected(std::move(read.error()));
+  return parse_plan_artifact(text, path.string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diff
+
+namespace {
+
+bool plain_key(std::string_view key) {
+  if (key.empty()) return false;
+  for (char c : key) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+std::string child_path(const std::string& parent, const std::string& key) {
+  if (plain_key(key)) return parent.empty() ? key : parent + "." + key;
+  return (parent.empty() ? std::string("$") : parent) + "[" + Json(key).dump() + "]";
+}
+
+std::string element_path(const std::string& parent, std::size_t i) {
+  return (parent.empty() ? std::string("$") : parent) + "[" + std::to_string(i) + "]";
+}
+
+std::string render_value(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void line(std::vector<std::string>& out, const std::string& path, const std::string& expected,
+          const std::string& actual) {
+  out.push_back((path.empty() ? std::string("$") : path) + ": artifact has " + expected +
+                ", re-planning gives " + actual);
+}
+
+std::string entries(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
+void diff_values(const Json& expected, const Json& actual, const std::string& path,
+                 std::vector<std::string>& out) {
+  if (expected.is_object() && actual.is_object()) {
+    for (const auto& [key, value] : expected.items()) {
+      const auto it = actual.find(key);
+      if (it == actual.end()) {
+        line(out, child_path(path, key), render_value(value), "nothing");
+      } else {
+        diff_values(value, *it, child_path(path, key), out);
+      }
+    }
+    for (const auto& [key, value] : actual.items()) {
+      if (!expected.contains(key)) line(out, child_path(path, key), "nothing", render_value(value));
+    }
+    return;
+  }
+  if (expected.is_array() && actual.is_array()) {
+    if (expected.size() != actual.size()) {
+      line(out, path, entries(expected.size()), entries(actual.size()));
+    }
+    const std::size_t common = std::min(expected.size(), actual.size());
+    for (std::size_t i = 0; i < common; ++i) {
+      diff_values(expected[i], actual[i], element_path(path, i), out);
+    }
+    for (std::size_t i = common; i < expected.size(); ++i) {
+      line(out, element_path(path, i), render_value(expected[i]), "nothing");
+    }
+    for (std::size_t i = common; i < actual.size(); ++i) {
+      line(out, element_path(path, i), "nothing", render_value(actual[i]));
+    }
+    return;
+  }
+  if (expected != actual) line(out, path, render_value(expected), render_value(actual));
+}
+
+}  // namespace
+
+std::vector<std::string> diff_artifacts(std::string_view expected_json,
+                                        std::string_view actual_json) {
+  auto expected = parse_json(expected_json);
+  auto actual = parse_json(actual_json);
+  std::vector<std::string> out;
+  if (!expected || !actual) {
+    if (!expected && !actual && expected_json == actual_json) return out;
+    line(out, "", expected ? "a JSON document" : expected.error().message,
+         actual ? "a JSON document" : actual.error().message);
+    return out;
+  }
+  diff_values(*expected, *actual, "", out);
+  return out;
+}
+
+}  // namespace nnplan::format

@@ -1,0 +1,316 @@
+// The nnplan.plan.v1 artifact: digests, the fixed key layout, determinism, the failure shapes,
+// the strict envelope reader, and diff_artifacts' difference lines.
+#include "nnplan/format/plan_artifact.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../ir/graph_fixtures.hpp"
+#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/ir/check.hpp"
+
+namespace nnplan::format {
+namespace {
+
+using backend::BackendProfile;
+using backend::MaintainedProfile;
+using ir::OpKind;
+using ir::fixtures::GraphBuilder;
+using ir::fixtures::shape;
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kDigest =
+    "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+ir::CheckedGraph checked(ir::Graph graph) {
+  auto c = ir::check(std::move(graph));
+  EXPECT_TRUE(c.has_value()) << (c ? "" : render(c.error()));
+  return std::move(*c);
+}
+
+// input [2,3] -> relu -> relu -> sin: the relus coalesce; sin has no cuda capsule.
+ir::Graph relu_relu_sin() {
+  GraphBuilder b;
+  const auto x = b.input(shape({2, 3}));
+  const auto r1 = b.add(OpKind::relu, {x}, shape({2, 3}), {}, "act1");
+  const auto r2 = b.add(OpKind::relu, {r1}, shape({2, 3}), {}, "act2");
+  b.add(OpKind::sin, {r2}, shape({2, 3}), {}, "wave");
+  return std::move(b).build();
+}
+
+std::string artifact_for(const BackendProfile& profile, const ir::CheckedGraph& graph) {
+  return plan_artifact_json(profile, kDigest, graph.graph(),
+                            backend::evaluate_graph(profile, graph));
+}
+
+std::vector<std::string> keys_of(const Json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items())
+    keys.push_back(item.key());
+  return keys;
+}
+
+TEST(PlanArtifactDigest, Sha256KnownVectors) {
+  EXPECT_EQ(sha256_digest(""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_digest("abc"), kDigest);
+}
+
+TEST(PlanArtifactDigest, UnreadableFileNamesThePath) {
+  const auto d = file_digest("/nonexistent/graph.json");
+  ASSERT_FALSE(d.has_value());
+  EXPECT_THAT(d.error().message, testing::HasSubstr("/nonexistent/graph.json: cannot read"));
+}
+
+TEST(PlanArtifactWriter, AcceptedPlanHasTheFixedKeyLayout) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  const ir::CheckedGraph graph = checked(relu_relu_sin());
+  const std::string text = artifact_for(profile, graph);
+  const Json doc = Json::parse(text);
+  EXPECT_THAT(keys_of(doc), testing::ElementsAre("format", "profile", "graph", "accepted",
+                                                 "gate_failures", "groups", "audit", "error"));
+  EXPECT_THAT(keys_of(doc["profile"]),
+              testing::ElementsAre("name", "device", "preference", "assurance", "vjp", "target",
+                                   "lowering", "modules"));
+  EXPECT_EQ(doc["format"], "nnplan.plan.v1");
+  EXPECT_EQ(doc["graph"]["digest"], kDigest);
+  EXPECT_EQ(doc["graph"]["nodes"], 4);
+  EXPECT_EQ(doc["accepted"], true);
+  EXPECT_EQ(doc["error"], nullptr);
+  ASSERT_EQ(doc["groups"].size(), 2u);
+  EXPECT_THAT(keys_of(doc["groups"][0]),
+              testing::ElementsAre("node_ids", "kinds", "op", "capsule", "provider", "device",
+                                   "trust", "grouping"));
+  EXPECT_EQ(doc["groups"][0]["node_ids"], Json::parse("[1,2]"));
+  EXPECT_EQ(doc["groups"][0]["grouping"], "same-capsule-run");
+  EXPECT_EQ(doc["groups"][1]["capsule"], "reference.sin");
+  // One audit entry per distinct capsule, with every field and contract spelled out.
+  const Json& kernels = doc["audit"]["kernels"];
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_THAT(keys_of(kernels[0]), testing::ElementsAre("op", "capsule", "provider", "device",
+                                                        "trust", "vjp", "contracts", "numerical"));
+  EXPECT_THAT(keys_of(kernels[0]["contracts"]),
+              testing::ElementsAre("shape", "layout", "value", "vjp"));
+  EXPECT_THAT(keys_of(kernels[0]["contracts"]["value"]),
+              testing::ElementsAre("claim", "evidence", "disposition", "summary", "provenance"));
+  EXPECT_THAT(keys_of(kernels[0]["contracts"]["value"]["evidence"]),
+              testing::ElementsAre("kind", "name", "label"));
+  EXPECT_EQ(kernels[0]["contracts"]["value"]["claim"], "relu forward refines Spec.relu");
+  EXPECT_EQ(kernels[0]["contracts"]["value"]["disposition"], "tested");
+  EXPECT_THAT(keys_of(kernels[0]["numerical"]),
+              testing::ElementsAre("label", "rounding", "subnormals", "contraction", "reduction"));
+  EXPECT_EQ(doc["audit"]["trusted_external_ops"], Json::array());
+}
+
+TEST(PlanArtifactWriter, SameInputsGiveByteIdenticalOutput) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  const ir::CheckedGraph graph = checked(relu_relu_sin());
+  EXPECT_EQ(artifact_for(profile, graph), artifact_for(profile, graph));
+}
+
+TEST(PlanArtifactWriter, VerifiedPolicyFailsAtPlanningWithEmptyGroups) {
+  auto profile = backend::apply_overrides(
+      backend::make_profile(MaintainedProfile::checked_cpu),
+      backend::ProfileOverrides{.assurance = backend::AssurancePreset::verified});
+  ASSERT_TRUE(profile.has_value());
+  // Every reference capsule is `checked`, so under `verified` nothing is admissible: the
+  // failure is a planning error, not a gate rejection.
+  const Json doc = Json::parse(artifact_for(*profile, checked(relu_relu_sin())));
+  EXPECT_EQ(doc["accepted"], false);
+  EXPECT_EQ(doc["error"]["kind"], "no-admissible-capsule");
+  EXPECT_EQ(doc["error"]["node_id"], 1);
+  EXPECT_EQ(doc["error"]["op"], "relu");
+  EXPECT_EQ(doc["groups"], Json::array());
+  EXPECT_EQ(doc["gate_failures"], Json::array());
+}
+
+TEST(PlanArtifactWriter, NoAdmissibleCapsuleNamesNodeOpAndCandidates) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cuda);
+  const Json doc = Json::parse(artifact_for(profile, checked(relu_relu_sin())));
+  EXPECT_EQ(doc["accepted"], false);
+  EXPECT_EQ(doc["groups"], Json::array());
+  EXPECT_EQ(doc["audit"], Json::parse(R"({"kernels":[],"trusted_external_ops":[]})"));
+  const Json& error = doc["error"];
+  EXPECT_THAT(keys_of(error),
+              testing::ElementsAre("kind", "node_id", "op", "message", "candidates"));
+  EXPECT_EQ(error["kind"], "no-admissible-capsule");
+  EXPECT_EQ(error["node_id"], 3);
+  EXPECT_EQ(error["op"], "sin");
+  EXPECT_EQ(error["message"],
+            "no admissible backend capsule for op sin on device cuda; at node 3 (sin 'wave')");
+  ASSERT_EQ(error["candidates"].size(), 1u);
+  EXPECT_EQ(error["candidates"][0]["capsule"], "reference.sin");
+  EXPECT_EQ(error["candidates"][0]["reasons"][0]["code"], "wrong-device");
+}
+
+TEST(PlanArtifactWriter, MalformedGraphHasNullOpAndUnknownsAsNull) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  Error error = make_error(ErrorKind::invalid_input, "g.json: node 1 (relu): bad");
+  error.position = 1;
+  const Json doc =
+      Json::parse(malformed_graph_artifact_json(profile, std::nullopt, std::nullopt, error));
+  EXPECT_EQ(doc["graph"], Json::parse(R"({"digest":null,"nodes":null})"));
+  EXPECT_EQ(doc["error"], Json::parse(R"({"kind":"malformed-graph","node_id":1,"op":null,
+                                          "message":"g.json: node 1 (relu): bad",
+                                          "candidates":[]})"));
+}
+
+TEST(PlanArtifactReader, ReadsBackTheRecordedProfile) {
+  BackendProfile profile = backend::make_profile(MaintainedProfile::libtorch_forward_cuda);
+  profile.lowering = backend::LoweringMode::singleton;
+  GraphBuilder b;
+  b.add(OpKind::relu, {b.input(shape({4}))}, shape({4}));
+  const std::string text = artifact_for(profile, checked(std::move(b).build()));
+  const auto artifact = parse_plan_artifact(text, "plan.json");
+  ASSERT_TRUE(artifact.has_value()) << render(artifact.error());
+  EXPECT_EQ(artifact->profile.name, "libtorch_forward_cuda");
+  EXPECT_EQ(artifact->profile.device, backend::Device::cuda);
+  EXPECT_EQ(artifact->profile.preference,
+            backend::BackendPreference::prefer(backend::Provider::libtorch));
+  EXPECT_EQ(artifact->profile.assurance, backend::AssurancePreset::external);
+  EXPECT_EQ(artifact->profile.vjp_mode, backend::VjpMode::torchlean_tape);
+  EXPECT_EQ(artifact->profile.target, backend::TargetPreset::linux_cuda_libtorch);
+  EXPECT_EQ(artifact->profile.lowering, backend::LoweringMode::singleton);
+  EXPECT_THAT(artifact->profile.modules,
+              testing::ElementsAre("libtorch", "attention", "native-cuda", "reference"));
+  EXPECT_EQ(artifact->digest, std::string(kDigest));
+  EXPECT_EQ(artifact->nodes, 2u);
+  EXPECT_TRUE(artifact->accepted);
+  EXPECT_EQ(artifact->document, text);
+}
+
+// `patch` cases apply a JSON merge patch to a valid artifact (null removes a key); `raw` cases
+// parse the text as it is.
+enum class Input { patch, raw };
+
+struct ReaderErrorCase {
+  std::string label;
+  Input input;
+  std::string text;
+  std::string fragment;
+};
+
+class PlanArtifactReaderErrors : public testing::TestWithParam<ReaderErrorCase> {};
+
+TEST_P(PlanArtifactReaderErrors, NamesSourceAndField) {
+  const ReaderErrorCase& c = GetParam();
+  std::string text = c.text;
+  if (c.input == Input::patch) {
+    const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+    Json doc = Json::parse(artifact_for(profile, checked(relu_relu_sin())));
+    doc.merge_patch(Json::parse(c.text));
+    text = doc.dump(2);
+  }
+  const auto artifact = parse_plan_artifact(text, "plan.json");
+  ASSERT_FALSE(artifact.has_value()) << text;
+  EXPECT_EQ(artifact.error().kind, ErrorKind::invalid_input);
+  EXPECT_THAT(artifact.error().message, testing::StartsWith("plan.json: "));
+  EXPECT_THAT(artifact.error().message, testing::HasSubstr(c.fragment));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PlanArtifactReaderErrors,
+    testing::Values(
+        ReaderErrorCase{"not_json", Input::raw, "{\"format\": ", "invalid JSON at line 1"},
+        ReaderErrorCase{"array", Input::raw, "[1, 2]",
+                        "not an nnplan.plan.v1 artifact: expected a JSON object, found array"},
+        ReaderErrorCase{"no_format", Input::raw, R"({"profile": {}})",
+                        "not an nnplan.plan.v1 artifact: no format field"},
+        ReaderErrorCase{"ir_graph", Input::patch, R"({"format": "torchlean.ir.v1"})",
+                        "not an nnplan.plan.v1 artifact: format is 'torchlean.ir.v1'"},
+        ReaderErrorCase{"ops_plan", Input::patch, R"({"format": "nnplan.ops-plan.v1"})",
+                        "format is 'nnplan.ops-plan.v1'"},
+        ReaderErrorCase{"unknown_key", Input::patch, R"({"extra": 1})",
+                        "field extra: unknown field; valid:"},
+        ReaderErrorCase{"missing_groups", Input::patch, R"({"groups": null})",
+                        "field groups: missing"},
+        ReaderErrorCase{"groups_object", Input::patch, R"({"groups": {}})",
+                        "field groups: expected an array, found object"},
+        ReaderErrorCase{"unknown_device", Input::patch, R"({"profile": {"device": "gpu"}})",
+                        "field profile.device: unknown device 'gpu'; valid: cpu"},
+        ReaderErrorCase{"bad_preference", Input::patch, R"({"profile": {"preference": "fastest"}})",
+                        "field profile.preference:"},
+        ReaderErrorCase{"bad_assurance", Input::patch, R"({"profile": {"assurance": "paranoid"}})",
+                        "field profile.assurance: unknown assurance policy 'paranoid'"},
+        ReaderErrorCase{"bad_lowering", Input::patch, R"({"profile": {"lowering": "fused"}})",
+                        "field profile.lowering: unknown lowering mode 'fused'"},
+        ReaderErrorCase{"profile_extra", Input::patch, R"({"profile": {"registry": "x"}})",
+                        "field profile.registry: unknown field"},
+        ReaderErrorCase{"module_number", Input::patch, R"({"profile": {"modules": [1]}})",
+                        "field profile.modules[0]: expected a string, found number"},
+        ReaderErrorCase{"bad_digest", Input::patch, R"({"graph": {"digest": "md5:abc"}})",
+                        "field graph.digest: expected null or \"sha256:\""},
+        ReaderErrorCase{"negative_nodes", Input::patch, R"({"graph": {"nodes": -1}})",
+                        "field graph.nodes: expected null or a non-negative integer"},
+        ReaderErrorCase{"accepted_string", Input::patch, R"({"accepted": "yes"})",
+                        "field accepted: expected a boolean"},
+        ReaderErrorCase{"accepted_with_error", Input::patch,
+                        R"({"error": {"kind": "malformed-graph"}})",
+                        "field accepted: is true but the artifact records an error"},
+        ReaderErrorCase{"error_string", Input::patch, R"({"error": "boom"})",
+                        "field error: expected null or an object, found string"}),
+    [](const testing::TestParamInfo<ReaderErrorCase>& info) { return info.param.label; });
+
+struct DiffCase {
+  std::string label;
+  std::string expected;
+  std::string actual;
+  std::vector<std::string> lines;
+};
+
+class PlanArtifactDiff : public testing::TestWithParam<DiffCase> {};
+
+TEST_P(PlanArtifactDiff, ListsEveryDifference) {
+  const DiffCase& c = GetParam();
+  EXPECT_EQ(diff_artifacts(c.expected, c.actual), c.lines);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PlanArtifactDiff,
+    testing::Values(
+        DiffCase{"equal", R"({"a":1,"b":[1,2]})", R"({"a":1,"b":[1,2]})", {}},
+        DiffCase{"key_order_alone", R"({"a":1,"b":2})", R"({"b":2,"a":1})", {}},
+        DiffCase{
+            "scalar",
+            R"({"groups":[{"capsule":"lab.relu"}]})",
+            R"({"groups":[{"capsule":"reference.relu"}]})",
+            {R"(groups[0].capsule: artifact has "lab.relu", re-planning gives "reference.relu")"}},
+        DiffCase{"type_change",
+                 R"({"error":null})",
+                 R"({"error":{"kind":"x"}})",
+                 {R"(error: artifact has null, re-planning gives {"kind":"x"})"}},
+        DiffCase{"missing_and_extra_keys",
+                 R"({"a":1,"b":2})",
+                 R"({"a":1,"c":3})",
+                 {"b: artifact has 2, re-planning gives nothing",
+                  "c: artifact has nothing, re-planning gives 3"}},
+        DiffCase{"longer",
+                 R"({"g":{"ids":[1,2]}})",
+                 R"({"g":{"ids":[1,5,3]}})",
+                 {"g.ids: artifact has 2 entries, re-planning gives 3 entries",
+                  "g.ids[1]: artifact has 2, re-planning gives 5",
+                  "g.ids[2]: artifact has nothing, re-planning gives 3"}},
+        DiffCase{"shorter",
+                 R"([1,2])",
+                 R"([1])",
+                 {"$: artifact has 2 entries, re-planning gives 1 entry",
+                  "$[1]: artifact has 2, re-planning gives nothing"}},
+        DiffCase{"odd_key",
+                 R"({"a b":1})",
+                 R"({"a b":2})",
+                 {R"($["a b"]: artifact has 1, re-planning gives 2)"}},
+        DiffCase{"root_scalar", "true", "false", {"$: artifact has true, re-planning gives false"}},
+        DiffCase{"not_json",
+                 "{",
+                 "{}",
+                 {"$: artifact has invalid JSON at line 1, column 2: syntax error while parsing "
+                  "object key - unexpected end of input; expected string literal, re-planning "
+                  "gives a JSON document"}}),
+    [](const testing::TestParamInfo<DiffCase>& info) { return info.param.label; });
+
+}  // namespace
+}  // namespace nnplan::format

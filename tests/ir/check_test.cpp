@@ -1,0 +1,762 @@
+// Well-formedness and shape inference (SPEC §6): a valid graph for every op kind (each also run
+// through infer_shape), a table of malformed graphs with the message fragment and node position
+// each must report, overflow at the 64-bit edge, and infer_shape on nodes outside a checked graph.
+#include "nnplan/ir/check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cctype>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graph_fixtures.hpp"
+
+namespace nnplan::ir {
+namespace {
+
+using fixtures::GraphBuilder;
+using fixtures::one_op;
+using fixtures::shape;
+
+constexpr Dim kMax = std::numeric_limits<Dim>::max();
+constexpr Dim k2to32 = Dim{1} << 32;
+constexpr Dim k2to40 = Dim{1} << 40;
+constexpr Dim k2to63 = Dim{1} << 63;
+
+PoolParams pool(std::uint32_t k, std::uint32_t stride, std::uint32_t padding = 0) {
+  return {.kh = k, .kw = k, .stride = stride, .padding = padding};
+}
+Conv2dParams conv(std::uint32_t in, std::uint32_t out, std::uint32_t kh, std::uint32_t kw,
+                  std::uint32_t stride, std::uint32_t padding) {
+  return {.in_channels = in,
+          .out_channels = out,
+          .kh = kh,
+          .kw = kw,
+          .stride = stride,
+          .padding = padding};
+}
+AxisParams axis(std::uint32_t a) {
+  return {.axis = a};
+}
+
+Graph edited(Graph graph, const std::function<void(Graph&)>& edit) {
+  edit(graph);
+  return graph;
+}
+
+// A chain input [2,3] -> ... with `kinds` as unary nodes; the last node is the output.
+Graph unary_chain(std::initializer_list<OpKind> kinds) {
+  GraphBuilder b;
+  NodeId last = b.input(shape({2, 3}));
+  for (const OpKind kind : kinds)
+    last = b.add(kind, {last}, shape({2, 3}));
+  return std::move(b).build();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Valid graphs
+
+struct ValidCase {
+  std::string name;
+  Graph graph;
+  Shape output;  // the inferred (and declared) shape of the output node
+};
+
+// An MLP: flatten, linear, relu, linear, softmax.
+Graph mlp() {
+  GraphBuilder b;
+  const NodeId x = b.input(shape({8, 1, 28, 28}));
+  const NodeId r = b.add(OpKind::reshape, {x}, shape({8, 784}),
+                         ReshapeParams{.in = shape({8, 1, 28, 28}), .out = shape({8, 784})});
+  const NodeId h = b.add(OpKind::linear, {r}, shape({8, 128}));
+  const NodeId a = b.add(OpKind::relu, {h}, shape({8, 128}));
+  const NodeId o = b.add(OpKind::linear, {a}, shape({8, 10}));
+  b.add(OpKind::softmax, {o}, shape({8, 10}), axis(1));
+  return std::move(b).build();
+}
+
+// A CNN on a batch of one NCHW image: conv, batch norm, relu, pool, flatten, linear.
+Graph cnn() {
+  GraphBuilder b;
+  const NodeId x = b.input(shape({1, 3, 32, 32}));
+  const NodeId c = b.add(OpKind::conv2d, {x}, shape({1, 16, 32, 32}), conv(3, 16, 3, 3, 1, 1));
+  const NodeId n =
+      b.add(OpKind::batch_norm2d_nchw_eval, {c}, shape({1, 16, 32, 32}), ChannelsParams{16});
+  const NodeId a = b.add(OpKind::relu, {n}, shape({1, 16, 32, 32}));
+  const NodeId p = b.add(OpKind::max_pool2d, {a}, shape({1, 16, 16, 16}), pool(2, 2));
+  const NodeId f =
+      b.add(OpKind::flatten, {p}, shape({4096}), FlattenParams{.in = shape({1, 16, 16, 16})});
+  b.add(OpKind::linear, {f}, shape({10}));
+  return std::move(b).build();
+}
+
+// Attention-like block: layernorm, matmul against a transposed copy, softmax, residual add.
+Graph block() {
+  GraphBuilder b;
+  const NodeId x = b.input(shape({4, 6, 8}));
+  const NodeId n = b.add(OpKind::layernorm, {x}, shape({4, 6, 8}), axis(2));
+  const NodeId t = b.add(OpKind::transpose3d_last_two, {n}, shape({4, 8, 6}));
+  const NodeId s = b.add(OpKind::matmul, {n, t}, shape({4, 6, 6}));
+  const NodeId p = b.add(OpKind::softmax, {s}, shape({4, 6, 6}), axis(2));
+  const NodeId v = b.add(OpKind::matmul, {p, n}, shape({4, 6, 8}));
+  b.add(OpKind::add, {v, x}, shape({4, 6, 8}));
+  return std::move(b).build();
+}
+
+// Dropout-style mask: a scalar keep probability feeding bernoulli_mask, then mul_elem.
+Graph dropout() {
+  GraphBuilder b;
+  const NodeId x = b.input(shape({2, 5}));
+  const NodeId keep = b.add(OpKind::const_, {}, shape({}), ConstParams{shape({})});
+  const NodeId m = b.add(OpKind::bernoulli_mask, {keep}, shape({2, 5}), SeedParams{42});
+  b.add(OpKind::mul_elem, {x, m}, shape({2, 5}));
+  return std::move(b).build();
+}
+
+std::vector<ValidCase> valid_cases() {
+  std::vector<ValidCase> cases = {
+      {"input", one_op({}, OpKind::input, shape({2, 3})), shape({2, 3})},
+      {"input_scalar", one_op({}, OpKind::input, shape({})), shape({})},
+      {"const", one_op({}, OpKind::const_, shape({2, 2}), ConstParams{shape({2, 2})}),
+       shape({2, 2})},
+      {"rand_uniform", one_op({}, OpKind::rand_uniform, shape({3, 4}), SeedParams{7}),
+       shape({3, 4})},
+      {"bernoulli_mask", one_op({shape({})}, OpKind::bernoulli_mask, shape({4, 5}), SeedParams{1}),
+       shape({4, 5})},
+      {"max_pool2d_chw",
+       one_op({shape({3, 8, 8})}, OpKind::max_pool2d, shape({3, 4, 4}), pool(2, 2)),
+       shape({3, 4, 4})},
+      {"max_pool2d_nchw",
+       one_op({shape({2, 3, 8, 8})}, OpKind::max_pool2d, shape({2, 3, 7, 7}), pool(2, 1)),
+       shape({2, 3, 7, 7})},
+      {"max_pool2d_pad",
+       one_op({shape({3, 7, 7})}, OpKind::max_pool2d_pad, shape({3, 4, 4}), pool(3, 2, 1)),
+       shape({3, 4, 4})},
+      {"avg_pool2d_nchw",
+       one_op({shape({2, 3, 6, 6})}, OpKind::avg_pool2d, shape({2, 3, 2, 2}), pool(3, 3)),
+       shape({2, 3, 2, 2})},
+      {"avg_pool2d_remainder_dropped",
+       one_op({shape({1, 7, 5})}, OpKind::avg_pool2d, shape({1, 3, 2}), pool(2, 2)),
+       shape({1, 3, 2})},
+      {"avg_pool2d_pad",
+       one_op({shape({3, 5, 5})}, OpKind::avg_pool2d_pad, shape({3, 5, 5}), pool(3, 1, 1)),
+       shape({3, 5, 5})},
+      {"pool_rectangular_kernel",
+       one_op({shape({1, 6, 9})}, OpKind::max_pool2d, shape({1, 5, 7}),
+              PoolParams{.kh = 2, .kw = 3, .stride = 1, .padding = 0}),
+       shape({1, 5, 7})},
+      {"broadcast_to_prefix",
+       one_op({shape({3})}, OpKind::broadcast_to, shape({2, 3}),
+              BroadcastParams{shape({3}), shape({2, 3})}),
+       shape({2, 3})},
+      {"broadcast_to_scalar",
+       one_op({shape({})}, OpKind::broadcast_to, shape({4, 5}),
+              BroadcastParams{shape({}), shape({4, 5})}),
+       shape({4, 5})},
+      {"broadcast_to_stretch",
+       one_op({shape({2, 1})}, OpKind::broadcast_to, shape({5, 2, 7}),
+              BroadcastParams{shape({2, 1}), shape({5, 2, 7})}),
+       shape({5, 2, 7})},
+      {"broadcast_to_same",
+       one_op({shape({2, 3})}, OpKind::broadcast_to, shape({2, 3}),
+              BroadcastParams{shape({2, 3}), shape({2, 3})}),
+       shape({2, 3})},
+      {"broadcast_one_to_zero",
+       one_op({shape({1})}, OpKind::broadcast_to, shape({0}),
+              BroadcastParams{shape({1}), shape({0})}),
+       shape({0})},
+      {"reduce_sum", one_op({shape({2, 3, 4})}, OpKind::reduce_sum, shape({2, 4}), axis(1)),
+       shape({2, 4})},
+      {"reduce_mean_to_scalar", one_op({shape({5})}, OpKind::reduce_mean, shape({}), axis(0)),
+       shape({})},
+      {"reduce_mean_last", one_op({shape({2, 3, 4})}, OpKind::reduce_mean, shape({2, 3}), axis(2)),
+       shape({2, 3})},
+      {"sum", one_op({shape({2, 3})}, OpKind::sum, shape({})), shape({})},
+      {"matmul", one_op({shape({2, 3}), shape({3, 4})}, OpKind::matmul, shape({2, 4})),
+       shape({2, 4})},
+      {"matmul_batched",
+       one_op({shape({5, 2, 3}), shape({5, 3, 4})}, OpKind::matmul, shape({5, 2, 4})),
+       shape({5, 2, 4})},
+      {"linear", one_op({shape({8, 16})}, OpKind::linear, shape({8, 10})), shape({8, 10})},
+      {"linear_vector", one_op({shape({4})}, OpKind::linear, shape({7})), shape({7})},
+      {"linear_rank3", one_op({shape({2, 3, 16})}, OpKind::linear, shape({2, 3, 32})),
+       shape({2, 3, 32})},
+      {"conv2d_chw_same_padding",
+       one_op({shape({3, 32, 32})}, OpKind::conv2d, shape({16, 32, 32}), conv(3, 16, 3, 3, 1, 1)),
+       shape({16, 32, 32})},
+      {"conv2d_nchw",
+       one_op({shape({2, 3, 28, 28})}, OpKind::conv2d, shape({2, 6, 24, 24}),
+              conv(3, 6, 5, 5, 1, 0)),
+       shape({2, 6, 24, 24})},
+      {"conv2d_strided",
+       one_op({shape({1, 9, 10})}, OpKind::conv2d, shape({4, 4, 4}), conv(1, 4, 3, 3, 2, 0)),
+       shape({4, 4, 4})},
+      {"conv2d_rectangular",
+       one_op({shape({2, 5, 7})}, OpKind::conv2d, shape({3, 5, 5}), conv(2, 3, 1, 3, 1, 0)),
+       shape({3, 5, 5})},
+      {"conv2d_kernel_equals_input",
+       one_op({shape({1, 4, 4})}, OpKind::conv2d, shape({2, 1, 1}), conv(1, 2, 4, 4, 3, 0)),
+       shape({2, 1, 1})},
+      {"batch_norm2d_nchw_eval",
+       one_op({shape({2, 16, 8, 8})}, OpKind::batch_norm2d_nchw_eval, shape({2, 16, 8, 8}),
+              ChannelsParams{16}),
+       shape({2, 16, 8, 8})},
+      {"softmax", one_op({shape({2, 10})}, OpKind::softmax, shape({2, 10}), axis(1)),
+       shape({2, 10})},
+      {"softmax_first_axis", one_op({shape({2, 10})}, OpKind::softmax, shape({2, 10}), axis(0)),
+       shape({2, 10})},
+      {"layernorm", one_op({shape({2, 5, 8})}, OpKind::layernorm, shape({2, 5, 8}), axis(2)),
+       shape({2, 5, 8})},
+      {"layernorm_all_axes",
+       one_op({shape({2, 5, 8})}, OpKind::layernorm, shape({2, 5, 8}), axis(0)), shape({2, 5, 8})},
+      {"reshape",
+       one_op({shape({2, 3, 4})}, OpKind::reshape, shape({6, 4}),
+              ReshapeParams{shape({2, 3, 4}), shape({6, 4})}),
+       shape({6, 4})},
+      {"reshape_to_scalar",
+       one_op({shape({1, 1})}, OpKind::reshape, shape({}), ReshapeParams{shape({1, 1}), shape({})}),
+       shape({})},
+      {"flatten",
+       one_op({shape({2, 3, 4})}, OpKind::flatten, shape({24}), FlattenParams{shape({2, 3, 4})}),
+       shape({24})},
+      {"flatten_scalar", one_op({shape({})}, OpKind::flatten, shape({1}), FlattenParams{shape({})}),
+       shape({1})},
+      {"concat", one_op({shape({2, 3}), shape({2, 5})}, OpKind::concat, shape({2, 8}), axis(1)),
+       shape({2, 8})},
+      {"concat_three",
+       one_op({shape({1, 4}), shape({2, 4}), shape({3, 4})}, OpKind::concat, shape({6, 4}),
+              axis(0)),
+       shape({6, 4})},
+      {"swap_first_two", one_op({shape({2, 3, 4})}, OpKind::swap_first_two, shape({3, 2, 4})),
+       shape({3, 2, 4})},
+      {"swap_first_two_matrix", one_op({shape({2, 3})}, OpKind::swap_first_two, shape({3, 2})),
+       shape({3, 2})},
+      {"transpose3d_last_two",
+       one_op({shape({2, 3, 4})}, OpKind::transpose3d_last_two, shape({2, 4, 3})),
+       shape({2, 4, 3})},
+      {"permute",
+       one_op({shape({2, 3, 4})}, OpKind::permute, shape({4, 2, 3}), PermuteParams{{2, 0, 1}}),
+       shape({4, 2, 3})},
+      {"permute_identity",
+       one_op({shape({2, 3})}, OpKind::permute, shape({2, 3}), PermuteParams{{0, 1}}),
+       shape({2, 3})},
+      {"permute_scalar", one_op({shape({})}, OpKind::permute, shape({}), PermuteParams{{}}),
+       shape({})},
+      {"mse_loss", one_op({shape({2, 3}), shape({2, 3})}, OpKind::mse_loss, shape({})), shape({})},
+      {"empty_tensor", one_op({shape({0, 3})}, OpKind::relu, shape({0, 3})), shape({0, 3})},
+      {"zero_dim_beside_huge", one_op({shape({k2to63, 4, 0})}, OpKind::exp, shape({k2to63, 4, 0})),
+       shape({k2to63, 4, 0})},
+      {"largest_count",
+       one_op({shape({k2to32 - 1, k2to32 + 1})}, OpKind::sin, shape({k2to32 - 1, k2to32 + 1})),
+       shape({k2to32 - 1, k2to32 + 1})},
+      {"source_names_are_free",
+       edited(one_op({shape({2})}, OpKind::relu, shape({2})),
+              [](Graph& g) { g.nodes[1].source_name = "model/act"; }),
+       shape({2})},
+      {"extra_inputs_and_unused_nodes",
+       edited(one_op({shape({2}), shape({2})}, OpKind::add, shape({2})),
+              [](Graph& g) { g.output_id = 1; }),
+       shape({2})},
+      {"mlp", mlp(), shape({8, 10})},
+      {"cnn", cnn(), shape({10})},
+      {"block", block(), shape({4, 6, 8})},
+      {"dropout", dropout(), shape({2, 5})},
+  };
+  // The elementwise kinds share one rule each; give every one of them its own case.
+  for (const OpKind kind :
+       {OpKind::detach, OpKind::abs, OpKind::sqrt, OpKind::inv, OpKind::relu, OpKind::tanh,
+        OpKind::sigmoid, OpKind::exp, OpKind::log, OpKind::sin, OpKind::cos}) {
+    cases.push_back({std::string(to_string(kind)), one_op({shape({2, 3})}, kind, shape({2, 3})),
+                     shape({2, 3})});
+  }
+  for (const OpKind kind :
+       {OpKind::add, OpKind::sub, OpKind::mul_elem, OpKind::max_elem, OpKind::min_elem}) {
+    cases.push_back({std::string(to_string(kind)),
+                     one_op({shape({2, 3}), shape({2, 3})}, kind, shape({2, 3})), shape({2, 3})});
+  }
+  return cases;
+}
+
+class CheckValidTest : public ::testing::TestWithParam<ValidCase> {};
+
+TEST_P(CheckValidTest, PassesAndInfersTheDeclaredShape) {
+  const ValidCase& c = GetParam();
+  const Expected<CheckedGraph> checked = check(c.graph);
+  ASSERT_TRUE(checked.has_value()) << checked.error().message;
+  EXPECT_EQ(checked->graph(), c.graph);
+  const Node& last = c.graph.nodes.back();
+  const Expected<Shape> inferred = infer_shape(c.graph, last);
+  ASSERT_TRUE(inferred.has_value()) << inferred.error().message;
+  EXPECT_EQ(*inferred, c.output) << to_string(*inferred);
+  for (const Node& node : c.graph.nodes) {
+    const Expected<Shape> each = infer_shape(c.graph, node);
+    ASSERT_TRUE(each.has_value()) << each.error().message;
+    EXPECT_EQ(*each, node.shape) << describe(node);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, CheckValidTest, ::testing::ValuesIn(valid_cases()),
+                         [](const auto& info) { return fixtures::test_name(info.param.name); });
+
+TEST(CheckValidTest, EveryKindHasAValidCase) {
+  std::array<bool, kOpKindCount> seen{};
+  for (const ValidCase& c : valid_cases()) {
+    for (const Node& node : c.graph.nodes)
+      seen[static_cast<std::size_t>(node.kind)] = true;
+  }
+  for (std::size_t i = 0; i < kOpKindCount; ++i) {
+    EXPECT_TRUE(seen[i]) << "no valid graph uses " << to_string(static_cast<OpKind>(i));
+  }
+}
+
+TEST(CheckValidTest, ReleaseGivesBackTheGraph) {
+  Expected<CheckedGraph> checked = check(mlp());
+  ASSERT_TRUE(checked.has_value());
+  EXPECT_EQ(std::move(*checked).release(), mlp());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed graphs
+
+struct InvalidCase {
+  std::string name;
+  Graph graph;
+  std::string fragment;
+  std::optional<std::size_t> position;
+};
+
+// Eight nodes where node 3 (add) names node 7 as a parent: 3 -> 4 -> ... -> 7 -> 3 is a cycle.
+Graph cycle() {
+  GraphBuilder b;
+  b.input(shape({2}));
+  b.add(OpKind::relu, {0}, shape({2}));
+  b.add(OpKind::relu, {1}, shape({2}));
+  b.add(OpKind::add, {2, 7}, shape({2}));
+  for (NodeId id = 4; id < 8; ++id)
+    b.add(OpKind::relu, {id - 1}, shape({2}));
+  return std::move(b).build();
+}
+
+std::vector<InvalidCase> invalid_cases() {
+  return {
+      // Structure: ids, parents, arity, parameters, endpoints.
+      {"empty_graph", Graph{}, "graph has no nodes", std::nullopt},
+      {"id_differs_from_index",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.nodes[1].id = 5; }),
+       "node 5 (relu): id differs from its index 1 (ids must equal indices)", 1},
+      {"parent_past_the_end",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.nodes[1].parents = {9}; }),
+       "node 1 (relu): parent 9 does not exist (the graph has 2 nodes)", 1},
+      {"self_parent",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.nodes[1].parents = {1}; }),
+       "node 1 (relu): parent 1 is not below the node (parents must have smaller ids)", 1},
+      {"cycle", cycle(),
+       "node 3 (add): parent 7 is not below the node (parents must have smaller ids)", 3},
+      {"too_few_parents", one_op({shape({2})}, OpKind::add, shape({2})),
+       "node 1 (add): has 1 parent, expected 2", 1},
+      {"too_many_parents", one_op({shape({2}), shape({2})}, OpKind::relu, shape({2})),
+       "node 2 (relu): has 2 parents, expected 1", 2},
+      {"input_with_parent", one_op({shape({2})}, OpKind::input, shape({2})),
+       "node 1 (input): has 1 parent, expected 0", 1},
+      {"const_with_parent",
+       one_op({shape({2})}, OpKind::const_, shape({2}), ConstParams{shape({2})}),
+       "node 1 (const): has 1 parent, expected 0", 1},
+      {"concat_one_parent", one_op({shape({2})}, OpKind::concat, shape({2}), axis(0)),
+       "node 1 (concat): has 1 parent, expected at least 2", 1},
+      {"bernoulli_without_parent", one_op({}, OpKind::bernoulli_mask, shape({2}), SeedParams{}),
+       "node 1 (bernoulli_mask): has 0 parents, expected 1", 1},
+      {"conv2d_without_params", one_op({shape({1, 4, 4})}, OpKind::conv2d, shape({1, 4, 4})),
+       "node 1 (conv2d): has no parameters, expected conv2d parameters", 1},
+      {"relu_with_params", one_op({shape({2})}, OpKind::relu, shape({2}), axis(0)),
+       "node 1 (relu): has axis parameters, expected none", 1},
+      {"softmax_with_pool_params", one_op({shape({2})}, OpKind::softmax, shape({2}), pool(1, 1)),
+       "node 1 (softmax): has pool parameters, expected axis parameters", 1},
+      {"rand_uniform_without_seed", one_op({}, OpKind::rand_uniform, shape({2})),
+       "node 1 (rand_uniform): has no parameters, expected seed parameters", 1},
+      {"max_pool2d_with_padding",
+       one_op({shape({1, 4, 4})}, OpKind::max_pool2d, shape({1, 3, 3}), pool(2, 1, 1)),
+       "node 1 (max_pool2d): padding 1 is not allowed (only max_pool2d_pad takes padding)", 1},
+      {"avg_pool2d_with_padding",
+       one_op({shape({1, 4, 4})}, OpKind::avg_pool2d, shape({1, 4, 4}), pool(3, 1, 2)),
+       "node 1 (avg_pool2d): padding 2 is not allowed (only avg_pool2d_pad takes padding)", 1},
+      {"input_id_past_the_end",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.input_id = 5; }),
+       "input_id 5 does not name a node (the graph has 2 nodes)", std::nullopt},
+      {"input_id_not_an_input",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.input_id = 1; }),
+       "input_id 1 names node 1 (relu), expected an input node", 1},
+      {"output_id_past_the_end",
+       edited(unary_chain({OpKind::relu}), [](Graph& g) { g.output_id = 2; }),
+       "output_id 2 does not name a node (the graph has 2 nodes)", std::nullopt},
+      {"lowest_node_first",
+       edited(unary_chain({OpKind::relu, OpKind::relu}),
+              [](Graph& g) {
+                g.nodes[1].shape = shape({9});
+                g.nodes[2].parents = {};
+              }),
+       "node 1 (relu): declared shape [9] differs from inferred [2,3]", 1},
+      {"endpoints_before_nodes",
+       edited(unary_chain({OpKind::relu}),
+              [](Graph& g) {
+                g.nodes[1].parents = {};
+                g.output_id = 7;
+              }),
+       "output_id 7 does not name a node (the graph has 2 nodes)", std::nullopt},
+
+      // Declared against inferred shapes.
+      {"declared_differs",
+       edited(unary_chain({OpKind::abs, OpKind::relu}),
+              [](Graph& g) {
+                g.nodes[2].shape = shape({2, 2});
+              }),
+       "node 2 (relu): declared shape [2,2] differs from inferred [2,3]", 2},
+      {"declared_differs_named",
+       edited(one_op({shape({2, 3})}, OpKind::tanh, shape({3, 2})),
+              [](Graph& g) { g.nodes[1].source_name = "model/act"; }),
+       "node 1 (tanh 'model/act'): declared shape [3,2] differs from inferred [2,3]", 1},
+      {"error_at_the_first_bad_node",
+       edited(unary_chain({OpKind::relu, OpKind::sigmoid, OpKind::exp}),
+              [](Graph& g) {
+                g.nodes[2].shape = shape({6});
+                g.nodes[3].shape = shape({7});
+              }),
+       "node 2 (sigmoid): declared shape [6] differs from inferred [2,3]", 2},
+      {"const_shape_differs_from_value",
+       one_op({}, OpKind::const_, shape({2}), ConstParams{shape({3})}),
+       "node 1 (const): declared shape [2] differs from inferred [3]", 1},
+      {"bernoulli_parent_not_scalar",
+       one_op({shape({2})}, OpKind::bernoulli_mask, shape({2}), SeedParams{}),
+       "node 1 (bernoulli_mask): keep-probability parent must be a scalar, found [2]", 1},
+      {"add_shapes_differ", one_op({shape({2, 3}), shape({3, 2})}, OpKind::add, shape({2, 3})),
+       "node 2 (add): parent shapes differ: [2,3] and [3,2] (broadcasting must be explicit)", 2},
+      {"min_elem_needs_explicit_broadcast",
+       one_op({shape({2, 3}), shape({3})}, OpKind::min_elem, shape({2, 3})),
+       "node 2 (min_elem): parent shapes differ: [2,3] and [3]", 2},
+      {"mse_loss_shapes_differ",
+       one_op({shape({2, 3}), shape({2, 4})}, OpKind::mse_loss, shape({})),
+       "node 2 (mse_loss): parent shapes differ: [2,3] and [2,4]", 2},
+      {"mse_loss_not_scalar",
+       one_op({shape({2, 3}), shape({2, 3})}, OpKind::mse_loss, shape({2, 3})),
+       "node 2 (mse_loss): declared shape [2,3] differs from inferred []", 2},
+      {"broadcast_parent_differs_from_source",
+       one_op({shape({3})}, OpKind::broadcast_to, shape({2, 4}),
+              BroadcastParams{shape({4}), shape({2, 4})}),
+       "node 1 (broadcast_to): parent shape [3] differs from broadcast source [4]", 1},
+      {"broadcast_dimension_mismatch",
+       one_op({shape({2, 3})}, OpKind::broadcast_to, shape({2, 4}),
+              BroadcastParams{shape({2, 3}), shape({2, 4})}),
+       "node 1 (broadcast_to): cannot broadcast [2,3] to [2,4]: source dimension 1 is 3, target "
+       "has 4 (must be equal or 1)",
+       1},
+      {"broadcast_to_lower_rank",
+       one_op({shape({2, 3})}, OpKind::broadcast_to, shape({3}),
+              BroadcastParams{shape({2, 3}), shape({3})}),
+       "node 1 (broadcast_to): cannot broadcast [2,3] to [3]: source rank 2 exceeds target rank 1",
+       1},
+      {"broadcast_zero_to_nonzero",
+       one_op({shape({0})}, OpKind::broadcast_to, shape({5}),
+              BroadcastParams{shape({0}), shape({5})}),
+       "source dimension 0 is 0, target has 5", 1},
+      {"reduce_sum_axis_out_of_range",
+       one_op({shape({2, 3})}, OpKind::reduce_sum, shape({2}), axis(2)),
+       "node 1 (reduce_sum): axis 2 is out of range for [2,3] (rank 2)", 1},
+      {"reduce_mean_on_scalar", one_op({shape({})}, OpKind::reduce_mean, shape({}), axis(0)),
+       "node 1 (reduce_mean): axis 0 is out of range for [] (rank 0)", 1},
+      {"reduce_sum_keeps_axis", one_op({shape({2, 3})}, OpKind::reduce_sum, shape({1, 3}), axis(0)),
+       "node 1 (reduce_sum): declared shape [1,3] differs from inferred [3]", 1},
+      {"sum_not_scalar", one_op({shape({2, 3})}, OpKind::sum, shape({1})),
+       "node 1 (sum): declared shape [1] differs from inferred []", 1},
+      {"matmul_inner_differ", one_op({shape({2, 3}), shape({4, 5})}, OpKind::matmul, shape({2, 5})),
+       "node 2 (matmul): inner dimensions differ: [2,3] x [4,5]", 2},
+      {"matmul_batch_differ",
+       one_op({shape({2, 3, 4}), shape({3, 4, 5})}, OpKind::matmul, shape({2, 3, 5})),
+       "node 2 (matmul): batch dimensions differ: [2,3,4] x [3,4,5]", 2},
+      {"matmul_batched_inner_differ",
+       one_op({shape({2, 3, 4}), shape({2, 5, 6})}, OpKind::matmul, shape({2, 3, 6})),
+       "node 2 (matmul): inner dimensions differ: [2,3,4] x [2,5,6]", 2},
+      {"matmul_mixed_ranks",
+       one_op({shape({2, 3}), shape({5, 3, 4})}, OpKind::matmul, shape({2, 4})),
+       "node 2 (matmul): expects two rank-2 or two rank-3 parents, found [2,3] x [5,3,4]", 2},
+      {"matmul_vectors", one_op({shape({3}), shape({3})}, OpKind::matmul, shape({})),
+       "expects two rank-2 or two rank-3 parents, found [3] x [3]", 2},
+      {"linear_scalar_parent", one_op({shape({})}, OpKind::linear, shape({})),
+       "node 1 (linear): expects a parent of rank at least 1, found []", 1},
+      {"linear_rank_differs", one_op({shape({2, 3})}, OpKind::linear, shape({4})),
+       "node 1 (linear): declared shape [4] has rank 1, expected the rank of parent [2,3] (2)", 1},
+      {"linear_leading_dims_differ", one_op({shape({2, 16})}, OpKind::linear, shape({3, 10})),
+       "node 1 (linear): declared shape [3,10] differs from inferred [2,10]", 1},
+      {"conv2d_rank_2",
+       one_op({shape({8, 8})}, OpKind::conv2d, shape({1, 6, 6}), conv(1, 1, 3, 3, 1, 0)),
+       "node 1 (conv2d): expects a parent of shape (C,H,W) or (N,C,H,W), found [8,8]", 1},
+      {"conv2d_channels_differ",
+       one_op({shape({3, 8, 8})}, OpKind::conv2d, shape({4, 6, 6}), conv(1, 4, 3, 3, 1, 0)),
+       "node 1 (conv2d): parent [3,8,8] has 3 channels, expected in_channels 1", 1},
+      {"conv2d_nchw_channels_differ",
+       one_op({shape({2, 3, 8, 8})}, OpKind::conv2d, shape({2, 4, 6, 6}), conv(2, 4, 3, 3, 1, 0)),
+       "node 1 (conv2d): parent [2,3,8,8] has 3 channels, expected in_channels 2", 1},
+      {"conv2d_window_too_big",
+       one_op({shape({1, 4, 4})}, OpKind::conv2d, shape({1, 1, 1}), conv(1, 1, 5, 5, 1, 0)),
+       "node 1 (conv2d): kernel 5x5 does not fit input 4x4 with padding 0", 1},
+      {"conv2d_window_too_wide",
+       one_op({shape({1, 8, 2})}, OpKind::conv2d, shape({1, 6, 1}), conv(1, 1, 3, 3, 1, 0)),
+       "node 1 (conv2d): kernel 3x3 does not fit input 8x2 with padding 0", 1},
+      {"conv2d_stride_0",
+       one_op({shape({1, 4, 4})}, OpKind::conv2d, shape({1, 2, 2}), conv(1, 1, 3, 3, 0, 0)),
+       "node 1 (conv2d): stride 0 is not allowed (must be at least 1)", 1},
+      {"conv2d_kernel_0",
+       one_op({shape({1, 4, 4})}, OpKind::conv2d, shape({1, 2, 2}), conv(1, 1, 0, 3, 1, 0)),
+       "node 1 (conv2d): kernel 0x3 is not allowed (kernel dimensions must be at least 1)", 1},
+      {"conv2d_out_channels_differ",
+       one_op({shape({3, 8, 8})}, OpKind::conv2d, shape({8, 8, 8}), conv(3, 16, 3, 3, 1, 1)),
+       "node 1 (conv2d): declared shape [8,8,8] differs from inferred [16,8,8]", 1},
+      {"max_pool2d_pad_window_too_big",
+       one_op({shape({1, 2, 2})}, OpKind::max_pool2d_pad, shape({1, 1, 1}), pool(5, 1, 1)),
+       "node 1 (max_pool2d_pad): kernel 5x5 does not fit input 2x2 with padding 1", 1},
+      {"avg_pool2d_stride_0",
+       one_op({shape({1, 4, 4})}, OpKind::avg_pool2d, shape({1, 2, 2}), pool(2, 0)),
+       "node 1 (avg_pool2d): stride 0 is not allowed (must be at least 1)", 1},
+      {"avg_pool2d_pad_rank_5",
+       one_op({shape({1, 1, 1, 4, 4})}, OpKind::avg_pool2d_pad, shape({1, 1, 1, 4, 4}),
+              pool(1, 1, 0)),
+       "node 1 (avg_pool2d_pad): expects a parent of shape (C,H,W) or (N,C,H,W), found "
+       "[1,1,1,4,4]",
+       1},
+      {"max_pool2d_changes_channels",
+       one_op({shape({3, 4, 4})}, OpKind::max_pool2d, shape({1, 2, 2}), pool(2, 2)),
+       "node 1 (max_pool2d): declared shape [1,2,2] differs from inferred [3,2,2]", 1},
+      {"batch_norm_rank_3",
+       one_op({shape({16, 8, 8})}, OpKind::batch_norm2d_nchw_eval, shape({16, 8, 8}),
+              ChannelsParams{16}),
+       "node 1 (batch_norm2d_nchw_eval): expects a parent of shape (N,C,H,W), found [16,8,8]", 1},
+      {"batch_norm_channels_differ",
+       one_op({shape({2, 16, 8, 8})}, OpKind::batch_norm2d_nchw_eval, shape({2, 16, 8, 8}),
+              ChannelsParams{8}),
+       "node 1 (batch_norm2d_nchw_eval): parent [2,16,8,8] has 16 channels, expected channels 8",
+       1},
+      {"softmax_axis_out_of_range",
+       one_op({shape({2, 10})}, OpKind::softmax, shape({2, 10}), axis(2)),
+       "node 1 (softmax): axis 2 is out of range for [2,10] (rank 2)", 1},
+      {"layernorm_axis_equals_rank",
+       one_op({shape({2, 5})}, OpKind::layernorm, shape({2, 5}), axis(2)),
+       "node 1 (layernorm): axis 2 is out of range for [2,5] (rank 2)", 1},
+      {"reshape_parent_differs",
+       one_op({shape({2, 3})}, OpKind::reshape, shape({6}),
+              ReshapeParams{shape({3, 2}), shape({6})}),
+       "node 1 (reshape): parent shape [2,3] differs from reshape input [3,2]", 1},
+      {"reshape_count_differs",
+       one_op({shape({2, 3})}, OpKind::reshape, shape({4, 2}),
+              ReshapeParams{shape({2, 3}), shape({4, 2})}),
+       "node 1 (reshape): reshape from [2,3] to [4,2] changes the element count: 6 vs 8", 1},
+      {"reshape_declared_differs_from_out",
+       one_op({shape({2, 3})}, OpKind::reshape, shape({3, 2}),
+              ReshapeParams{shape({2, 3}), shape({6})}),
+       "node 1 (reshape): declared shape [3,2] differs from inferred [6]", 1},
+      {"flatten_parent_differs",
+       one_op({shape({2, 3})}, OpKind::flatten, shape({6}), FlattenParams{shape({6})}),
+       "node 1 (flatten): parent shape [2,3] differs from flatten input [6]", 1},
+      {"flatten_declared_not_rank_1",
+       one_op({shape({2, 3, 4})}, OpKind::flatten, shape({2, 12}), FlattenParams{shape({2, 3, 4})}),
+       "node 1 (flatten): declared shape [2,12] differs from inferred [24]", 1},
+      {"concat_ranks_differ",
+       one_op({shape({2, 3}), shape({2, 3, 1})}, OpKind::concat, shape({4, 3}), axis(0)),
+       "node 2 (concat): parents differ in rank: [2,3] and [2,3,1]", 2},
+      {"concat_off_axis_differs",
+       one_op({shape({2, 3}), shape({4, 3})}, OpKind::concat, shape({2, 6}), axis(1)),
+       "node 2 (concat): parents differ outside axis 1: [2,3] and [4,3]", 2},
+      {"concat_axis_out_of_range",
+       one_op({shape({2, 3}), shape({2, 3})}, OpKind::concat, shape({2, 6}), axis(2)),
+       "node 2 (concat): axis 2 is out of range for [2,3] (rank 2)", 2},
+      {"concat_scalars", one_op({shape({}), shape({})}, OpKind::concat, shape({2}), axis(0)),
+       "node 2 (concat): axis 0 is out of range for [] (rank 0)", 2},
+      {"swap_first_two_rank_1", one_op({shape({5})}, OpKind::swap_first_two, shape({5})),
+       "node 1 (swap_first_two): expects a parent of rank at least 2, found [5]", 1},
+      {"transpose3d_last_two_rank_2",
+       one_op({shape({2, 3})}, OpKind::transpose3d_last_two, shape({3, 2})),
+       "node 1 (transpose3d_last_two): expects a parent of rank 3, found [2,3]", 1},
+      {"transpose3d_last_two_rank_4",
+       one_op({shape({1, 2, 3, 4})}, OpKind::transpose3d_last_two, shape({1, 2, 4, 3})),
+       "node 1 (transpose3d_last_two): expects a parent of rank 3, found [1,2,3,4]", 1},
+      {"permute_too_short",
+       one_op({shape({2, 3, 4})}, OpKind::permute, shape({3, 2}), PermuteParams{{1, 0}}),
+       "node 1 (permute): perm [1,0] has 2 entries, expected one per axis of [2,3,4]", 1},
+      {"permute_axis_out_of_range",
+       one_op({shape({2, 3, 4})}, OpKind::permute, shape({2, 4, 3}), PermuteParams{{0, 3, 1}}),
+       "node 1 (permute): perm [0,3,1] names axis 3, out of range for [2,3,4] (rank 3)", 1},
+      {"permute_repeats_axis",
+       one_op({shape({2, 3, 4})}, OpKind::permute, shape({2, 2, 3}), PermuteParams{{0, 0, 1}}),
+       "node 1 (permute): perm [0,0,1] repeats axis 0 (expected a permutation of the axes)", 1},
+      {"permute_declared_differs",
+       one_op({shape({2, 3, 4})}, OpKind::permute, shape({2, 3, 4}), PermuteParams{{2, 0, 1}}),
+       "node 1 (permute): declared shape [2,3,4] differs from inferred [4,2,3]", 1},
+
+      // Overflow at the 64-bit edge.
+      {"input_count_overflows", one_op({}, OpKind::input, shape({k2to63, 2})),
+       "node 1 (input): shape [9223372036854775808,2] has more elements than fit in 64 bits", 1},
+      {"input_count_overflows_first_node",
+       edited(unary_chain({OpKind::relu}),
+              [](Graph& g) {
+                g.nodes[0].shape = shape({k2to32, k2to32});
+                g.nodes[1].shape = shape({k2to32, k2to32});
+              }),
+       "node 0 (input): shape [4294967296,4294967296] has more elements than fit in 64 bits", 0},
+      {"rand_uniform_count_overflows",
+       one_op({}, OpKind::rand_uniform, shape({kMax, kMax}), SeedParams{}),
+       "node 1 (rand_uniform): shape [18446744073709551615,18446744073709551615] has more elements",
+       1},
+      {"bernoulli_count_overflows",
+       one_op({shape({})}, OpKind::bernoulli_mask, shape({k2to40, k2to40}), SeedParams{}),
+       "node 1 (bernoulli_mask): shape [1099511627776,1099511627776] has more elements", 1},
+      {"concat_axis_sum_overflows",
+       one_op({shape({k2to63}), shape({k2to63})}, OpKind::concat, shape({0}), axis(0)),
+       "node 2 (concat): concatenated axis 0 overflows 64 bits (at parent 1)", 2},
+      {"concat_count_overflows",
+       one_op({shape({2, k2to63 - 1}), shape({2, k2to63 - 1})}, OpKind::concat,
+              shape({4, k2to63 - 1}), axis(0)),
+       "node 2 (concat): shape [4,9223372036854775807] has more elements than fit in 64 bits", 2},
+      {"conv2d_padding_overflows",
+       one_op({shape({1, kMax, 1})}, OpKind::conv2d, shape({1, kMax, 3}), conv(1, 1, 1, 1, 1, 1)),
+       "node 1 (conv2d): padded input of [1,18446744073709551615,1] with padding 1 overflows 64 "
+       "bits",
+       1},
+      {"conv2d_out_channels_overflow",
+       one_op({shape({1, k2to32, k2to32 - 1})}, OpKind::conv2d, shape({2, k2to32, k2to32 - 1}),
+              conv(1, 2, 1, 1, 1, 0)),
+       "node 1 (conv2d): shape [2,4294967296,4294967295] has more elements than fit in 64 bits", 1},
+      {"max_pool2d_pad_padding_overflows",
+       one_op({shape({1, 1, kMax - 1})}, OpKind::max_pool2d_pad, shape({1, 1, 1}), pool(1, 1, 1)),
+       "node 1 (max_pool2d_pad): padded input of [1,1,18446744073709551614] with padding 1 "
+       "overflows 64 bits",
+       1},
+      {"broadcast_target_overflows",
+       one_op({shape({1})}, OpKind::broadcast_to, shape({k2to32, k2to32}),
+              BroadcastParams{shape({1}), shape({k2to32, k2to32})}),
+       "node 1 (broadcast_to): shape [4294967296,4294967296] has more elements", 1},
+      {"matmul_result_overflows",
+       one_op({shape({k2to40, 1}), shape({1, k2to40})}, OpKind::matmul, shape({k2to40, k2to40})),
+       "node 2 (matmul): shape [1099511627776,1099511627776] has more elements", 2},
+      {"linear_result_overflows",
+       one_op({shape({k2to40, 4})}, OpKind::linear, shape({k2to40, k2to40})),
+       "node 1 (linear): shape [1099511627776,1099511627776] has more elements", 1},
+      {"reshape_out_overflows",
+       one_op({shape({4})}, OpKind::reshape, shape({k2to63, 4}),
+              ReshapeParams{shape({4}), shape({k2to63, 4})}),
+       "node 1 (reshape): element count of [9223372036854775808,4] overflows 64 bits", 1},
+      {"overflow_reported_at_the_input",
+       one_op({shape({k2to63, 1, 2})}, OpKind::swap_first_two, shape({1, k2to63, 2})),
+       "node 0 (input): shape [9223372036854775808,1,2] has more elements", 0},
+  };
+}
+
+class CheckInvalidTest : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(CheckInvalidTest, ReportsTheNodeAndTheRule) {
+  const InvalidCase& c = GetParam();
+  const Expected<CheckedGraph> checked = check(c.graph);
+  ASSERT_FALSE(checked.has_value()) << "graph was accepted";
+  const Error& error = checked.error();
+  EXPECT_EQ(error.kind, ErrorKind::invalid_input);
+  EXPECT_NE(error.message.find(c.fragment), std::string::npos)
+      << "message: " << error.message << "\nexpected fragment: " << c.fragment;
+  EXPECT_EQ(error.position, c.position) << error.message;
+  EXPECT_EQ(error.message.find('\n'), std::string::npos);
+  ASSERT_FALSE(error.message.empty());
+  EXPECT_FALSE(std::isupper(static_cast<unsigned char>(error.message.front())));
+  EXPECT_NE(error.message.back(), '.');
+}
+
+INSTANTIATE_TEST_SUITE_P(Malformed, CheckInvalidTest, ::testing::ValuesIn(invalid_cases()),
+                         [](const auto& info) { return fixtures::test_name(info.param.name); });
+
+TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
+  const std::vector<InvalidCase> cases = invalid_cases();
+  EXPECT_GE(cases.size(), 40u);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    for (std::size_t j = i + 1; j < cases.size(); ++j)
+      EXPECT_NE(cases[i].name, cases[j].name);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// infer_shape on its own: nodes not (yet) in a checked graph.
+
+TEST(CheckInferShapeTest, ProposedNodeAgainstAnExistingGraph) {
+  const Graph g = unary_chain({OpKind::relu});
+  const Node proposed{.id = 2,
+                      .kind = OpKind::permute,
+                      .parents = {1},
+                      .shape = shape({}),
+                      .params = PermuteParams{{1, 0}}};
+  const Expected<Shape> inferred = infer_shape(g, proposed);
+  ASSERT_TRUE(inferred.has_value()) << inferred.error().message;
+  EXPECT_EQ(*inferred, shape({3, 2}));
+}
+
+TEST(CheckInferShapeTest, RejectsWhatCheckWouldReject) {
+  const Graph g = unary_chain({OpKind::relu});
+  struct Case {
+    Node node;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {Node{.id = 2, .kind = OpKind::relu, .parents = {5}},
+       "node 2 (relu): parent 5 does not exist (the graph has 2 nodes)"},
+      {Node{.id = 1, .kind = OpKind::relu, .parents = {1}},
+       "node 1 (relu): parent 1 is not below the node (parents must have smaller ids)"},
+      {Node{.id = 2, .kind = OpKind::matmul, .parents = {1}},
+       "node 2 (matmul): has 1 parent, expected 2"},
+      {Node{.id = 2, .kind = OpKind::flatten, .parents = {1}},
+       "node 2 (flatten): has no parameters, expected flatten parameters"},
+      {Node{.id = 2, .kind = OpKind::sum, .parents = {1}, .params = SeedParams{3}},
+       "node 2 (sum): has seed parameters, expected none"},
+      {Node{.id = 2, .kind = static_cast<OpKind>(200), .parents = {1}},
+       "node 2: unknown op kind 200"},
+  };
+  for (const Case& c : cases) {
+    const Expected<Shape> inferred = infer_shape(g, c.node);
+    ASSERT_FALSE(inferred.has_value()) << c.message;
+    EXPECT_EQ(inferred.error().message, c.message);
+    EXPECT_EQ(inferred.error().position, c.node.id);
+  }
+}
+
+TEST(CheckInferShapeTest, FlattenOfAnOverflowingParent) {
+  // check() stops at the parent; infer_shape alone must still refuse to wrap the count.
+  Graph g = one_op({}, OpKind::input, shape({k2to63, 2}));
+  const Node flatten{.id = 2,
+                     .kind = OpKind::flatten,
+                     .parents = {1},
+                     .params = FlattenParams{shape({k2to63, 2})}};
+  const Expected<Shape> inferred = infer_shape(g, flatten);
+  ASSERT_FALSE(inferred.has_value());
+  EXPECT_EQ(inferred.error().message,
+            "node 2 (flatten): element count of [9223372036854775808,2] overflows 64 bits");
+}
+
+TEST(CheckInferShapeTest, PermuteOfHighRank) {
+  // More than 64 axes takes the allocating path of the repeat check.
+  std::vector<Dim> dims(70, 1);
+  dims[0] = 2;
+  std::vector<std::uint32_t> perm(70);
+  for (std::uint32_t i = 0; i < 70; ++i)
+    perm[i] = 69 - i;
+  GraphBuilder b;
+  b.input(Shape{dims});
+  const Graph g = std::move(b).build();
+  Node node{.id = 1, .kind = OpKind::permute, .parents = {0}, .params = PermuteParams{perm}};
+  const Expected<Shape> inferred = infer_shape(g, node);
+  ASSERT_TRUE(inferred.has_value()) << inferred.error().message;
+  EXPECT_EQ(inferred->dims.back(), 2u);
+  perm[5] = 7;
+  node.params = PermuteParams{perm};
+  const Expected<Shape> repeated = infer_shape(g, node);
+  ASSERT_FALSE(repeated.has_value());
+  EXPECT_NE(repeated.error().message.find("repeats axis 7"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace nnplan::ir

@@ -1,0 +1,65 @@
+// Shared builders for the IR tests: shapes from brace lists and a graph builder that assigns ids
+// in order, so a test spells a graph as the sequence of its nodes.
+#pragma once
+
+#include <cctype>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::ir::fixtures {
+
+inline Shape shape(std::initializer_list<Dim> dims) {
+  return Shape{std::vector<Dim>(dims)};
+}
+
+// Appends nodes with id = index. input_id stays 0 and output_id follows the last node unless set.
+class GraphBuilder {
+ public:
+  NodeId add(OpKind kind, std::vector<NodeId> parents, Shape declared, OpParams params = {},
+             std::string source_name = {}) {
+    const auto id = static_cast<NodeId>(graph_.nodes.size());
+    graph_.nodes.push_back(Node{.id = id,
+                                .kind = kind,
+                                .parents = std::move(parents),
+                                .shape = std::move(declared),
+                                .params = std::move(params),
+                                .source_name = std::move(source_name)});
+    graph_.output_id = id;
+    return id;
+  }
+  NodeId input(Shape declared) { return add(OpKind::input, {}, std::move(declared)); }
+  Graph& graph() { return graph_; }
+  Graph build() && { return std::move(graph_); }
+
+ private:
+  Graph graph_;
+};
+
+// The common shape of a case: `input` nodes of the given shapes, then one `kind` node whose
+// parents are all of them. With no inputs, a lone [1] input comes first so the graph has its
+// input node and the op stands alone.
+inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpParams params = {}) {
+  GraphBuilder b;
+  std::vector<NodeId> parents;
+  if (inputs.empty()) b.input(shape({1}));
+  for (Shape& s : inputs)
+    parents.push_back(b.input(std::move(s)));
+  b.add(kind, std::move(parents), std::move(declared), std::move(params));
+  return std::move(b).build();
+}
+
+// A gtest-safe parameter name.
+inline std::string test_name(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    out += std::isalnum(static_cast<unsigned char>(ch)) != 0 ? ch : '_';
+  }
+  return out.empty() ? std::string("empty") : out;
+}
+
+}  // namespace nnplan::ir::fixtures
