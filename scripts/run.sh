@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Quick start, step one: install dependencies, build, and plan a short built-in op list (a small
-# transformer block's ops) under the default profile `checked_cpu`, printing the SPEC §9 report.
+# Quick start, step one: install dependencies, build, and plan the example CNN
+# (examples/cnn.json) under the default profile `checked_cpu`, printing where each node goes,
+# the audit, the coverage and the gate verdict. Extra arguments go to `nnplan plan`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-exec build/bin/nnplan plan-ops --profile checked_cpu \
-  layer_norm matmul scaled_dot_product_attention add layer_norm linear gelu linear add
+exec build/bin/nnplan plan examples/cnn.json "$@"
