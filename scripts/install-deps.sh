@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ ccache
   nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
 )
 
 missing=()

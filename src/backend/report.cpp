@@ -1,5 +1,7 @@
 #include "nnplan/backend/report.hpp"
 
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "nnplan/backend/audit.hpp"
@@ -65,7 +67,9 @@ std::string boundary_line(const ExecutionAudit& audit) {
   return out;
 }
 
-std::string boundary_line(const ExecutionPlan& plan) { return boundary_line(ExecutionAudit(plan)); }
+std::string boundary_line(const ExecutionPlan& plan) {
+  return boundary_line(ExecutionAudit(plan));
+}
 
 std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan) {
   std::string out = profile_summary(profile) + "\n" + boundary_line(plan) + "\n";
@@ -77,7 +81,8 @@ std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan
   return out;
 }
 
-std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index) {
+std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index,
+                       const ir::Graph* onnx_graph) {
   const LoweredKernelGroup& g = plan.groups[group_index];
   std::string ids;
   std::string kinds;
@@ -92,6 +97,16 @@ std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index) {
   std::string out = "  group " + std::to_string(group_index) + ": nodes " + ids + " [" + kinds +
                     "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
                     " grouping=" + std::string(to_string(g.grouping));
+  if (onnx_graph == nullptr) return out;
+  // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once.
+  std::unordered_set<std::string_view> seen;
+  for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
+    if (k.node_id >= onnx_graph->nodes.size()) continue;
+    const std::string& name = onnx_graph->nodes[k.node_id].source_name;
+    if (name.empty() || !seen.insert(name).second) continue;
+    out += seen.size() == 1 ? " onnx=" : ",";
+    out += name;
+  }
   return out;
 }
 
@@ -124,13 +139,15 @@ std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title
 
 }  // namespace
 
-std::string graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation) {
+std::string graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
+                         const ir::Graph* onnx_graph) {
   const GraphLoweringPlan& plan = evaluation.lowering;
   std::string out = profile_summary(profile) + "\n" + boundary_line(evaluation.audit) + "\n";
   out += "lowering=" + std::string(to_string(profile.lowering)) + ": " +
-         counted(plan.nodes.size(), "planned node") + " in " + counted(plan.groups.size(), "group") +
-         "\n";
-  for (std::size_t i = 0; i < plan.groups.size(); ++i) out += group_line(plan, i) + "\n";
+         counted(plan.nodes.size(), "planned node") + " in " +
+         counted(plan.groups.size(), "group") + "\n";
+  for (std::size_t i = 0; i < plan.groups.size(); ++i)
+    out += group_line(plan, i, onnx_graph) + "\n";
   out += "audit (one entry per distinct capsule):\n";
   for (CapsuleId id : evaluation.audit.distinct_capsules()) {
     const KernelCapsule& c = plan.registry->capsule(id);
@@ -147,7 +164,8 @@ std::string graph_report(const BackendProfile& profile, const GraphEvaluation& e
     return out;
   }
   out += "gate: rejected under assurance " + policy + "\n";
-  for (const std::string& note : gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
+  for (const std::string& note :
+       gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
     out += "  " + note + "\n";
   }
   return out;

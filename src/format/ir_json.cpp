@@ -10,15 +10,15 @@
 #include "nnplan/format/ir_json.hpp"
 
 #include <array>
-#include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
-#include <system_error>
 #include <utility>
 #include <vector>
+
+#include "bounded_file.hpp"
+#include "message_text.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -30,56 +30,9 @@ using ir::OpKind;
 using ir::Shape;
 using Json = nlohmann::json;
 
-// ---------------------------------------------------------------------------------------------
-// Message helpers.
-
-// User values quoted in messages are cut to this many bytes, so that one bad field cannot turn
-// a one-line message into a megabyte.
-constexpr std::size_t kMaxShownBytes = 64;
-
-std::string shown(std::string_view text) {
-  if (text.size() <= kMaxShownBytes) return std::string(text);
-  std::size_t cut = kMaxShownBytes;
-  // Cut on a UTF-8 boundary so the message stays valid text.
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-// Messages are one line (error.hpp): control characters from the file or the path become
-// escapes.
-std::string escape_controls(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto byte = static_cast<unsigned char>(ch);
-    if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-std::string lowercase_first(std::string text) {
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
-    text[0] = static_cast<char>(text[0] - 'A' + 'a');
-  return text;
-}
-
-bool only_whitespace(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
+using detail::escape_controls;
+using detail::only_whitespace;
+using detail::shown;
 
 // ---------------------------------------------------------------------------------------------
 // The fields of a node and of the document.
@@ -1134,51 +1087,9 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
 }
 
 Expected<ir::Graph> read_ir_file(const std::filesystem::path& path) {
-  const std::string source = path.string();
-  const auto fail = [&source](std::string problem) {
-    return std::unexpected(
-        make_error(ErrorKind::invalid_input, escape_controls(source + ": " + problem)));
-  };
-  try {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(status)) {
-      return fail("cannot read graph file: " +
-                  (ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
-    }
-    if (std::filesystem::is_directory(status))
-      return fail("cannot read graph file: is a directory");
-    if (std::filesystem::is_regular_file(status)) {
-      const std::uintmax_t size = std::filesystem::file_size(path, ec);
-      if (!ec && size > kMaxIrFileBytes) {
-        return fail("graph file is " + std::to_string(size) + " bytes; the limit is " +
-                    std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)");
-      }
-    }
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      const int err = errno;
-      return fail("cannot read graph file: " +
-                  (err != 0 ? lowercase_first(std::generic_category().message(err))
-                            : std::string("open failed")));
-    }
-    // Bounded chunks: a pipe or a device file has no size to check up front.
-    std::string text;
-    std::array<char, 1 << 16> buffer{};
-    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
-      text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
-      if (text.size() > kMaxIrFileBytes) {
-        return fail("graph file is larger than the limit of " + std::to_string(kMaxIrFileBytes) +
-                    " bytes (1 GiB)");
-      }
-    }
-    if (in.bad()) return fail("cannot read graph file: read error");
-    return parse_ir_json(text, source);
-  } catch (const std::exception& e) {
-    return std::unexpected(
-        make_error(ErrorKind::internal, escape_controls(source + ": " + e.what())));
-  }
+  auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return parse_ir_json(*text, path.string());
 }
 
 std::string write_ir_json(const ir::Graph& graph) {

@@ -15,11 +15,15 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+
+#include "bounded_file.hpp"
+#include "message_text.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -32,41 +36,9 @@ using ir::Shape;
 using Json = nlohmann::ordered_json;
 
 constexpr std::uint64_t kFloatBytes = 4;
-constexpr std::size_t kMaxShownBytes = 64;
-
-std::string shown(std::string_view text) {
-  if (text.size() <= kMaxShownBytes) return std::string(text);
-  std::size_t cut = kMaxShownBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-// Messages are one line (error.hpp): control characters become escapes.
-std::string escape_controls(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto byte = static_cast<unsigned char>(ch);
-    if (ch == '\n') {
-      out += "\\n";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-std::string lowercase_first(std::string text) {
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
-    text[0] = static_cast<char>(text[0] - 'A' + 'a');
-  return text;
-}
+using detail::escape_controls;
+using detail::lowercase_first;
+using detail::shown;
 
 std::optional<std::uint64_t> mul(std::uint64_t a, std::uint64_t b) {
   std::uint64_t out = 0;
@@ -729,37 +701,16 @@ Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes, std::str
 }
 
 Expected<PayloadStore> read_payload_file(const std::filesystem::path& path) {
+  // Random access needs the size up front; every offset in the file is checked against it, so
+  // the file's size is its own limit.
+  auto file =
+      detail::open_bounded_file(path, "payload file", std::numeric_limits<std::uintmax_t>::max(),
+                                detail::FileKinds::regular_only);
+  if (!file) return std::unexpected(std::move(file.error()));
   const std::string source = path.string();
   try {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(status)) {
-      return std::unexpected(invalid(
-          source, "cannot read payload file: " + (ec ? lowercase_first(ec.message())
-                                                     : std::string("no such file or directory"))));
-    }
-    if (std::filesystem::is_directory(status)) {
-      return std::unexpected(invalid(source, "cannot read payload file: is a directory"));
-    }
-    if (!std::filesystem::is_regular_file(status)) {
-      return std::unexpected(invalid(source, "cannot read payload file: not a regular file"));
-    }
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec) {
-      return std::unexpected(
-          invalid(source, "cannot read payload file: " + lowercase_first(ec.message())));
-    }
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      const int err = errno;
-      return std::unexpected(
-          invalid(source, "cannot read payload file: " +
-                              (err != 0 ? lowercase_first(std::generic_category().message(err))
-                                        : std::string("open failed"))));
-    }
-    FileSource file(in, size);
-    return decode(file, source);
+    FileSource in(file->stream, file->size.value_or(0));
+    return decode(in, source);
   } catch (const std::exception& e) {
     return std::unexpected(
         make_error(ErrorKind::internal, escape_controls(source + ": " + e.what())));

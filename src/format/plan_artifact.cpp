@@ -1,16 +1,13 @@
-#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/format/plan_artifact.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 
 #include <openssl/evp.h>
 
 #include <array>
-#include <cerrno>
-#include <fstream>
-#include <functional>
 #include <limits>
 #include <memory>
-#include <system_error>
 
+#include "bounded_file.hpp"
 #include "json_common.hpp"
 #include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/gate.hpp"
@@ -58,53 +55,6 @@ class Sha256 {
   bool ok_ = false;
 };
 
-std::string lowercase_first(std::string text) {
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
-    text[0] = static_cast<char>(text[0] - 'A' + 'a');
-  return text;
-}
-
-// Reads `path` in bounded chunks (a pipe or device file has no size to check up front), handing
-// each to `sink`. `what` names the file in messages ("graph file", "plan artifact").
-Expected<void> read_chunks(const std::filesystem::path& path, std::string_view what,
-                           std::uintmax_t limit,
-                           const std::function<void(std::string_view)>& sink) {
-  const std::string source = path.string();
-  const auto fail = [&](std::string problem) {
-    return std::unexpected(make_error(ErrorKind::invalid_input, source + ": " + problem));
-  };
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    return fail("cannot read " + std::string(what) + ": " +
-                (ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
-  }
-  if (std::filesystem::is_directory(status)) {
-    return fail("cannot read " + std::string(what) + ": is a directory");
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    return fail("cannot read " + std::string(what) + ": " +
-                (err != 0 ? lowercase_first(std::generic_category().message(err))
-                          : std::string("open failed")));
-  }
-  std::array<char, 1 << 16> buffer{};
-  std::uintmax_t total = 0;
-  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
-    const auto n = static_cast<std::size_t>(in.gcount());
-    total += n;
-    if (total > limit) {
-      return fail(std::string(what) + " is larger than the limit of " + std::to_string(limit) +
-                  " bytes");
-    }
-    sink(std::string_view(buffer.data(), n));
-  }
-  if (in.bad()) return fail("cannot read " + std::string(what) + ": read error");
-  return {};
-}
-
 }  // namespace
 
 std::string sha256_digest(std::string_view bytes) {
@@ -115,8 +65,9 @@ std::string sha256_digest(std::string_view bytes) {
 
 Expected<std::string> file_digest(const std::filesystem::path& path) {
   Sha256 sha;
-  auto read = read_chunks(path, "graph file", std::numeric_limits<std::uintmax_t>::max(),
-                          [&sha](std::string_view chunk) { sha.update(chunk); });
+  auto read =
+      detail::read_bounded_chunks(path, "graph file", std::numeric_limits<std::uintmax_t>::max(),
+                                  [&sha](std::string_view chunk) { sha.update(chunk); });
   if (!read) return std::unexpected(std::move(read.error()));
   return sha.finish();
 }
@@ -198,24 +149,32 @@ Json gate_failures_array(const std::vector<GateFailure>& failures) {
   return out;
 }
 
-Json groups_array(const GraphLoweringPlan& plan) {
+// `onnx_graph`, when given, is the planned graph imported from ONNX: its node names are listed.
+Json groups_array(const GraphLoweringPlan& plan, const ir::Graph* onnx_graph) {
   Json out = Json::array();
   for (const LoweredKernelGroup& g : plan.groups) {
     Json ids = Json::array();
     Json kinds = Json::array();
+    Json names = Json::array();
     for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
       ids.push_back(k.node_id);
       kinds.push_back(str(ir::to_string(k.kind)));
+      if (onnx_graph != nullptr) {
+        names.push_back(k.node_id < onnx_graph->nodes.size()
+                            ? onnx_graph->nodes[k.node_id].source_name
+                            : std::string());
+      }
     }
     const KernelCapsule& c = plan.capsule(g);
-    out.push_back(Json{{"node_ids", std::move(ids)},
-                       {"kinds", std::move(kinds)},
-                       {"op", str(to_string(g.op))},
-                       {"capsule", c.name},
-                       {"provider", str(to_string(c.provider))},
-                       {"device", str(to_string(c.device))},
-                       {"trust", str(to_string(c.trust_level))},
-                       {"grouping", str(to_string(g.grouping))}});
+    Json group = Json{{"node_ids", std::move(ids)}, {"kinds", std::move(kinds)}};
+    if (onnx_graph != nullptr) group["onnx_names"] = std::move(names);
+    group["op"] = str(to_string(g.op));
+    group["capsule"] = c.name;
+    group["provider"] = str(to_string(c.provider));
+    group["device"] = str(to_string(c.device));
+    group["trust"] = str(to_string(c.trust_level));
+    group["grouping"] = str(to_string(g.grouping));
+    out.push_back(std::move(group));
   }
   return out;
 }
@@ -273,8 +232,8 @@ Json envelope(const BackendProfile& profile, Json digest, Json nodes) {
 }  // namespace
 
 std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
-                               const ir::Graph& graph,
-                               const Expected<GraphEvaluation>& evaluation) {
+                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
+                               bool onnx_names) {
   Json out = envelope(profile, str(digest), graph.nodes.size());
   if (!evaluation) {
     const Error& e = evaluation.error();
@@ -295,7 +254,7 @@ std::string plan_artifact_json(const BackendProfile& profile, std::string_view d
   }
   out["accepted"] = evaluation->accepted();
   out["gate_failures"] = gate_failures_array(evaluation->gate_failures);
-  out["groups"] = groups_array(evaluation->lowering);
+  out["groups"] = groups_array(evaluation->lowering, onnx_names ? &graph : nullptr);
   out["audit"] = audit_object(evaluation->audit);
   return dump(out);
 }
@@ -577,11 +536,9 @@ Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_vi
 }
 
 Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
-  std::string text;
-  auto read = read_chunks(path, "plan artifact", kMaxPlanFileBytes,
-                          [&text](std::string_view chunk) { text.append(chunk); });
-  if (!read) return std::unexpected(std::move(read.error()));
-  return parse_plan_artifact(text, path.string());
+  auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return parse_plan_artifact(*text, path.string());
 }
 
 // ---------------------------------------------------------------------------------------------

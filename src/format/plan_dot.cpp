@@ -47,9 +47,11 @@ std::string escape(std::string_view text) {
   return out;
 }
 
-std::string node_label(const ir::Node& node) {
+std::string node_label(const ir::Node& node, bool onnx_names) {
   std::string label = std::to_string(node.id) + ": " + std::string(ir::to_string(node.kind));
-  if (!node.source_name.empty()) label += " '" + node.source_name + "'";
+  if (!node.source_name.empty()) {
+    label += onnx_names ? " onnx=" + node.source_name : " '" + node.source_name + "'";
+  }
   return escape(label) + "\\n" + escape(ir::to_string(node.shape));
 }
 
@@ -60,7 +62,7 @@ std::string_view provider_color(Provider provider) {
 }
 
 std::string plan_dot(const BackendProfile& profile, const ir::Graph& graph,
-                     const GraphEvaluation& evaluation) {
+                     const GraphEvaluation& evaluation, bool onnx_names) {
   const GraphLoweringPlan& plan = evaluation.lowering;
   const std::string verdict = std::string(evaluation.accepted() ? "accepted" : "rejected") +
                               " under assurance " + std::string(label(profile.config.assurance));
@@ -93,7 +95,8 @@ std::string plan_dot(const BackendProfile& profile, const ir::Graph& graph,
     for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
       if (k.node_id < planned.size()) planned[k.node_id] = true;
       out += "    n" + std::to_string(k.node_id) + " [label=\"" +
-             node_label(graph.nodes[k.node_id]) + "\", style=\"rounded,filled\", fillcolor=\"" +
+             node_label(graph.nodes[k.node_id], onnx_names) +
+             "\", style=\"rounded,filled\", fillcolor=\"" +
              std::string(provider_color(c.provider)) + "\"];\n";
     }
     out += "  }\n";
@@ -101,8 +104,8 @@ std::string plan_dot(const BackendProfile& profile, const ir::Graph& graph,
   // The checked graph's ids equal indices, so `planned` is indexed by id.
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     if (planned[i]) continue;
-    out += "  n" + std::to_string(graph.nodes[i].id) + " [label=\"" + node_label(graph.nodes[i]) +
-           "\"];\n";
+    out += "  n" + std::to_string(graph.nodes[i].id) + " [label=\"" +
+           node_label(graph.nodes[i], onnx_names) + "\"];\n";
   }
   for (const ir::Node& node : graph.nodes) {
     for (ir::NodeId parent : node.parents) {

@@ -8,14 +8,14 @@
 #include "nnplan/format/registry_file.hpp"
 
 #include <array>
-#include <cerrno>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <system_error>
 #include <unordered_set>
 #include <utility>
 #include <variant>
+
+#include "bounded_file.hpp"
+#include "message_text.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -33,87 +33,9 @@ using backend::Provenance;
 using backend::ProvenanceKind;
 using Json = nlohmann::ordered_json;
 
-// User values quoted in messages are cut to this many bytes so that one bad field cannot turn a
-// one-line message into a megabyte. Every valid spelling is far shorter.
-constexpr std::size_t kMaxShownBytes = 64;
-
-std::string shown(std::string_view text) {
-  if (text.size() <= kMaxShownBytes) return std::string(text);
-  // Cut on a UTF-8 boundary so the message stays valid text.
-  std::size_t cut = kMaxShownBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-// The length of the well-formed UTF-8 sequence at the start of `text`, or 0 when it is not one.
-std::size_t utf8_sequence_length(std::string_view text) {
-  const auto byte = [&text](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(0);
-  std::size_t length = 0;
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (text.size() < length) return 0;
-  if (byte(1) < low || byte(1) > high) return 0;
-  for (std::size_t i = 2; i < length; ++i) {
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  }
-  return length;
-}
-
-// Error messages are one line of valid text (error.hpp): control characters and bytes that are
-// not UTF-8 (from file contents, nlohmann's "last read" excerpt or paths) become escapes.
-std::string escape_controls(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const char ch = text[i];
-    const auto byte = static_cast<unsigned char>(ch);
-    if (byte >= 0x80) {
-      if (const std::size_t n = utf8_sequence_length(text.substr(i)); n != 0) {
-        out += text.substr(i, n);
-        i += n;
-        continue;
-      }
-    }
-    if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (byte < 0x20 || byte >= 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xF];
-    } else {
-      out += ch;
-    }
-    ++i;
-  }
-  return out;
-}
-
-// "No such file or directory" reads as "no such file or directory" inside a message.
-std::string lowercase_first(std::string text) {
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z')
-    text[0] = static_cast<char>(text[0] - 'A' + 'a');
-  return text;
-}
+using detail::escape_controls;
+using detail::only_whitespace;
+using detail::shown;
 
 bool has_control_character(std::string_view text) {
   for (const char ch : text) {
@@ -779,10 +701,6 @@ std::string describe_parse_error(const Json::exception& e, std::optional<std::si
   return "invalid JSON: " + std::string(what);
 }
 
-bool only_whitespace(std::string_view text) {
-  return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The writer: canonical key order (SPEC §4), every field spelled out, `build_target` only when
 // set. Fields a claim, evidence or provenance kind does not use are not written.
@@ -903,47 +821,9 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
 }
 
 Expected<std::vector<CapsuleModule>> read_registry_file(const std::filesystem::path& path) {
-  const std::string source = path.string();
-  const auto fail = [&source](std::string problem) {
-    return std::unexpected(
-        make_error(ErrorKind::invalid_input, escape_controls(source + ": " + problem)));
-  };
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    return fail("cannot read registry file: " +
-                (ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
-  }
-  if (std::filesystem::is_directory(status)) {
-    return fail("cannot read registry file: is a directory");
-  }
-  if (std::filesystem::is_regular_file(status)) {
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec && size > kMaxRegistryFileBytes) {
-      return fail("registry file is " + std::to_string(size) + " bytes; the limit is " +
-                  std::to_string(kMaxRegistryFileBytes) + " bytes (64 MiB)");
-    }
-  }
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    return fail("cannot read registry file: " +
-                (err != 0 ? lowercase_first(std::generic_category().message(err))
-                          : std::string("open failed")));
-  }
-  // Read in bounded chunks: a pipe or device file has no size to check up front.
-  std::string text;
-  std::array<char, 1 << 16> buffer{};
-  while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
-    text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxRegistryFileBytes) {
-      return fail("registry file is larger than the limit of " +
-                  std::to_string(kMaxRegistryFileBytes) + " bytes (64 MiB)");
-    }
-  }
-  if (in.bad()) return fail("cannot read registry file: read error");
-  return parse_registry_json(text, source);
+  auto text = detail::read_bounded_file(path, "registry file", kMaxRegistryFileBytes);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return parse_registry_json(*text, path.string());
 }
 
 std::string write_registry_json(std::span<const CapsuleModule> modules) {

@@ -35,49 +35,40 @@ std::expected<std::vector<CapsuleModule>, int> load_registry_files(
   for (const std::string& path : paths) {
     auto loaded = format::read_registry_file(path);
     if (!loaded) return std::unexpected(fail(loaded.error(), kExitBadInput));
-    for (CapsuleModule& m : *loaded) modules.push_back(std::move(m));
+    for (CapsuleModule& m : *loaded)
+      modules.push_back(std::move(m));
   }
   return modules;
 }
 
-namespace {
-
-// Parses an optional flag value with `parse`; an unknown name prints the valid ones.
-template <class T, class Parse>
-bool parse_flag(const std::optional<std::string>& text, std::string_view flag, Parse parse,
-                std::optional<T>& out) {
-  if (!text) return true;
-  auto value = parse(*text);
-  if (!value) {
-    fail(std::move(value.error()).with_context("in " + std::string(flag)), kExitUsage);
-    return false;
-  }
-  out = *value;
-  return true;
-}
-
-}  // namespace
-
-std::expected<BackendProfile, int> ConfigFlags::resolve() const {
-  auto base = profile_by_name(profile);
-  if (!base) return std::unexpected(fail(std::move(base.error()).with_context("in --profile"), kExitUsage));
+std::expected<ProfileOverrides, int> explicit_overrides(const ConfigFlags& flags) {
   ProfileOverrides overrides;
   std::optional<Provider> prefer_provider;
   std::optional<Provider> only_provider;
-  if (!parse_flag(device, "--device", parse_device, overrides.device) ||
-      !parse_flag(prefer, "--prefer", parse_provider, prefer_provider) ||
-      !parse_flag(only, "--only", parse_provider, only_provider) ||
-      !parse_flag(assurance, "--assurance", parse_assurance_preset, overrides.assurance) ||
-      !parse_flag(vjp, "--vjp", parse_vjp_mode, overrides.vjp_mode) ||
-      !parse_flag(target, "--target", parse_target_preset, overrides.target)) {
+  if (!parse_flag(flags.device, "--device", parse_device, overrides.device) ||
+      !parse_flag(flags.prefer, "--prefer", parse_provider, prefer_provider) ||
+      !parse_flag(flags.only, "--only", parse_provider, only_provider) ||
+      !parse_flag(flags.assurance, "--assurance", parse_assurance_preset, overrides.assurance) ||
+      !parse_flag(flags.vjp, "--vjp", parse_vjp_mode, overrides.vjp_mode) ||
+      !parse_flag(flags.target, "--target", parse_target_preset, overrides.target)) {
     return std::unexpected(kExitUsage);
   }
   if (prefer_provider) overrides.preference = BackendPreference::prefer(*prefer_provider);
   if (only_provider) overrides.preference = BackendPreference::only(*only_provider);
-  auto modules = load_registry_files(registries);
+  auto modules = load_registry_files(flags.registries);
   if (!modules) return std::unexpected(modules.error());
   overrides.modules = std::move(*modules);
-  auto resolved = apply_overrides(std::move(*base), std::move(overrides));
+  return overrides;
+}
+
+std::expected<BackendProfile, int> ConfigFlags::resolve() const {
+  auto base = profile_by_name(profile);
+  if (!base) {
+    return std::unexpected(fail(std::move(base.error()).with_context("in --profile"), kExitUsage));
+  }
+  auto overrides = explicit_overrides(*this);
+  if (!overrides) return std::unexpected(overrides.error());
+  auto resolved = apply_overrides(std::move(*base), std::move(*overrides));
   if (!resolved) {
     return std::unexpected(
         fail(std::move(resolved.error()).with_context("while adding --registry modules"),

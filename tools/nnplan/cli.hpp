@@ -10,6 +10,7 @@
 
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
+#include "nnplan/format/onnx_import.hpp"
 #include "nnplan/ir/check.hpp"
 
 namespace nnplan::cli {
@@ -41,6 +42,21 @@ struct ConfigFlags {
   [[nodiscard]] std::expected<backend::BackendProfile, int> resolve() const;
 };
 
+// Parses an optional flag value with `parse` into `out`; an unknown name prints the valid ones
+// (with the flag as context) and returns false, meaning exit code 2.
+template <class T, class Parse>
+bool parse_flag(const std::optional<std::string>& text, std::string_view flag, Parse parse,
+                std::optional<T>& out) {
+  if (!text) return true;
+  auto value = parse(*text);
+  if (!value) {
+    fail(std::move(value.error()).with_context("in " + std::string(flag)), kExitUsage);
+    return false;
+  }
+  out = *value;
+  return true;
+}
+
 // Loads `--registry` files in order; on failure prints the error and returns exit code 3.
 [[nodiscard]] std::expected<std::vector<backend::CapsuleModule>, int> load_registry_files(
     const std::vector<std::string>& paths);
@@ -59,17 +75,44 @@ struct ConfigFlags {
 [[nodiscard]] std::expected<backend::BackendProfile, int> resolve_graph_profile(
     const ConfigFlags& flags, const std::optional<std::string>& lowering);
 
-// A graph file loaded for planning (torchlean.ir.v1, then ir::check). `digest` is set when the
-// file could be read, `nodes` when it parsed, `graph` when it passed the checker; otherwise
-// `error` says why, naming the file and, where there is one, the node and field.
+// A graph file loaded for planning (torchlean.ir.v1 or ONNX, then ir::check). `digest` is set
+// when the file could be read, `nodes` when it parsed, `graph` when it passed the checker;
+// otherwise `error` says why, naming the file and, where there is one, the node and field.
+// `onnx` says the graph was imported from ONNX, so its node names are ONNX node names.
 struct GraphInput {
   std::string path;
+  bool onnx = false;
   std::optional<std::string> digest;
   std::optional<std::size_t> nodes;
   std::optional<ir::CheckedGraph> graph;
   std::optional<Error> error;
 };
-[[nodiscard]] GraphInput load_graph(const std::string& path);
+
+// Whether `path` holds an ONNX model rather than torchlean.ir.v1 JSON: a `.onnx` extension says
+// ONNX and `.json` says JSON; otherwise the content decides (JSON opens with `{` or `[` after
+// optional whitespace, anything else is taken for a serialized ModelProto).
+[[nodiscard]] bool is_onnx_file(const std::string& path);
+
+// Parses `--input-shape NAME=D,D,...` values (dimensions positive integers, each name once) into
+// importer options; prints why not and returns exit code 2.
+[[nodiscard]] std::expected<format::OnnxImportOptions, int> parse_input_shapes(
+    const std::vector<std::string>& values);
+
+// The GRAPH argument and `--input-shape` flag that every graph subcommand takes.
+struct GraphFlags {
+  std::string graph;
+  std::vector<std::string> input_shapes;
+
+  // Registers the GRAPH positional and `--input-shape` on `command`.
+  void add_to(CLI::App& command);
+  // Loads the graph. Exit code 2 (printed) when `--input-shape` is malformed or given for a
+  // torchlean.ir.v1 file; an unreadable or malformed graph is a GraphInput with `error` set.
+  [[nodiscard]] std::expected<GraphInput, int> load() const;
+};
+
+// Loads a graph file of either format; `onnx` is passed to the importer.
+[[nodiscard]] GraphInput load_graph(const std::string& path,
+                                    const format::OnnxImportOptions& onnx = {});
 
 // Writes `text` to `path`; on failure prints why and returns false.
 [[nodiscard]] bool write_output_file(const std::string& path, const std::string& text);
@@ -82,5 +125,6 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_dot_command(CLI::App& app, int& exit_code);
+void add_convert_command(CLI::App& app, int& exit_code);
 
 }  // namespace nnplan::cli

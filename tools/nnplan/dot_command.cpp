@@ -24,12 +24,12 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       "by the gate or no admissible capsule, 2 usage error, 3 unreadable or malformed graph.");
   struct Flags {
     ConfigFlags config;
-    std::string graph;
+    GraphFlags graph;
     std::optional<std::string> lowering;
     std::optional<std::string> output;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the profile's: singleton or coalesced");
@@ -40,7 +40,12 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    GraphInput input = load_graph(flags->graph);
+    auto loaded = flags->graph.load();
+    if (!loaded) {
+      exit_code = loaded.error();
+      return;
+    }
+    GraphInput& input = *loaded;
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;
@@ -51,7 +56,8 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       exit_code = kExitRejected;
       return;
     }
-    const std::string dot = format::plan_dot(*profile, input.graph->graph(), *evaluation);
+    const std::string dot =
+        format::plan_dot(*profile, input.graph->graph(), *evaluation, input.onnx);
     if (flags->output) {
       if (!write_output_file(*flags->output, dot)) {
         exit_code = kExitBadInput;

@@ -6,8 +6,8 @@
 #include <fmt/core.h>
 
 #include "cli.hpp"
-#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/backend/admissibility.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/ir/op_kind.hpp"
@@ -53,11 +53,11 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       "admissible,\n2 usage error or node out of range, 3 unreadable or malformed graph.");
   struct Flags {
     ConfigFlags config;
-    std::string graph;
+    GraphFlags graph;
     std::int64_t node = -1;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  flags->graph.add_to(*cmd);
   cmd->add_option("--node", flags->node, "Id of the node to explain")->required();
   flags->config.add_to(*cmd);
   cmd->callback([flags, &exit_code] {
@@ -66,7 +66,12 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    GraphInput input = load_graph(flags->graph);
+    auto loaded = flags->graph.load();
+    if (!loaded) {
+      exit_code = loaded.error();
+      return;
+    }
+    GraphInput& input = *loaded;
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;
@@ -76,16 +81,18 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       const std::string valid = graph.nodes.empty()
                                     ? std::string("the graph has no nodes")
                                     : "valid: 0.." + std::to_string(graph.nodes.size() - 1);
-      exit_code = fail(
-          make_error(ErrorKind::not_found, "node " + std::to_string(flags->node) +
-                                               " is not in graph " + flags->graph + "; " + valid),
-          kExitUsage);
+      exit_code = fail(make_error(ErrorKind::not_found, "node " + std::to_string(flags->node) +
+                                                            " is not in graph " +
+                                                            flags->graph.graph + "; " + valid),
+                       kExitUsage);
       return;
     }
     const ir::Node& node = graph.nodes[static_cast<std::size_t>(flags->node)];
     std::string out = profile_summary(*profile) + "\n";
     out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
-           parents_of(node) + "\n";
+           parents_of(node);
+    if (input.onnx && !node.source_name.empty()) out += ", onnx=" + node.source_name;
+    out += "\n";
     const auto op = backend::backend_op_of(node.kind);
     if (!op) {
       out += "backend op: none (no runtime work; nothing to plan)\n";

@@ -1,10 +1,14 @@
 // Pieces shared by the graph subcommands (plan, verify, explain, dot): loading and checking a
-// graph file, the `--lowering` flag, typed overrides from the config flags, and output files.
+// graph file (torchlean.ir.v1 or ONNX, with `--input-shape`), the `--lowering` flag, typed
+// overrides from the config flags, and output files.
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "cli.hpp"
@@ -14,44 +18,6 @@
 namespace nnplan::cli {
 
 using namespace nnplan::backend;
-
-namespace {
-
-// Parses an optional flag value; an unknown name prints the valid ones (exit 2).
-template <class T, class Parse>
-bool parse_flag(const std::optional<std::string>& text, std::string_view flag, Parse parse,
-                std::optional<T>& out) {
-  if (!text) return true;
-  auto value = parse(*text);
-  if (!value) {
-    fail(std::move(value.error()).with_context("in " + std::string(flag)), kExitUsage);
-    return false;
-  }
-  out = *value;
-  return true;
-}
-
-}  // namespace
-
-std::expected<ProfileOverrides, int> explicit_overrides(const ConfigFlags& flags) {
-  ProfileOverrides overrides;
-  std::optional<Provider> prefer_provider;
-  std::optional<Provider> only_provider;
-  if (!parse_flag(flags.device, "--device", parse_device, overrides.device) ||
-      !parse_flag(flags.prefer, "--prefer", parse_provider, prefer_provider) ||
-      !parse_flag(flags.only, "--only", parse_provider, only_provider) ||
-      !parse_flag(flags.assurance, "--assurance", parse_assurance_preset, overrides.assurance) ||
-      !parse_flag(flags.vjp, "--vjp", parse_vjp_mode, overrides.vjp_mode) ||
-      !parse_flag(flags.target, "--target", parse_target_preset, overrides.target)) {
-    return std::unexpected(kExitUsage);
-  }
-  if (prefer_provider) overrides.preference = BackendPreference::prefer(*prefer_provider);
-  if (only_provider) overrides.preference = BackendPreference::only(*only_provider);
-  auto modules = load_registry_files(flags.registries);
-  if (!modules) return std::unexpected(modules.error());
-  overrides.modules = std::move(*modules);
-  return overrides;
-}
 
 std::expected<std::optional<LoweringMode>, int> parse_lowering_flag(
     const std::optional<std::string>& text) {
@@ -72,8 +38,95 @@ std::expected<BackendProfile, int> resolve_graph_profile(
   return profile;
 }
 
-GraphInput load_graph(const std::string& path) {
-  GraphInput input{.path = path};
+bool is_onnx_file(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".onnx") return true;
+  if (extension == ".json") return false;
+  // A serialized ModelProto opens with a field tag (0x08 for ir_version), never with `{` or `[`.
+  std::ifstream in(path, std::ios::binary);
+  for (char c = 0; in.get(c);) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) continue;
+    return c != '{' && c != '[';
+  }
+  // Unreadable or blank: the JSON reader names the problem.
+  return false;
+}
+
+namespace {
+
+Error input_shape_error(std::string_view value, std::string problem) {
+  return make_error(ErrorKind::invalid_input,
+                    "--input-shape '" + std::string(value) + "': " + std::move(problem) +
+                        "; expected NAME=D,D,... with positive dimensions, e.g. "
+                        "input=1,3,224,224");
+}
+
+}  // namespace
+
+std::expected<format::OnnxImportOptions, int> parse_input_shapes(
+    const std::vector<std::string>& values) {
+  format::OnnxImportOptions options;
+  for (const std::string& value : values) {
+    // Dimensions hold no `=`, so the last one separates them from a name that might.
+    const auto eq = value.rfind('=');
+    if (eq == std::string::npos) {
+      return std::unexpected(fail(input_shape_error(value, "no '='"), kExitUsage));
+    }
+    const std::string name = value.substr(0, eq);
+    if (name.empty()) {
+      return std::unexpected(fail(input_shape_error(value, "the input name is empty"), kExitUsage));
+    }
+    const std::string_view dims = std::string_view(value).substr(eq + 1);
+    if (dims.empty()) {
+      return std::unexpected(fail(input_shape_error(value, "no dimensions"), kExitUsage));
+    }
+    std::vector<std::uint64_t> shape;
+    for (std::size_t begin = 0; begin <= dims.size();) {
+      const std::size_t comma = std::min(dims.find(',', begin), dims.size());
+      const std::string_view text = dims.substr(begin, comma - begin);
+      std::uint64_t dim = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), dim);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || dim == 0) {
+        return std::unexpected(fail(input_shape_error(value, "dimension '" + std::string(text) +
+                                                                 "' is not a positive integer"),
+                                    kExitUsage));
+      }
+      shape.push_back(dim);
+      begin = comma + 1;
+    }
+    if (!options.input_shapes.emplace(name, std::move(shape)).second) {
+      return std::unexpected(
+          fail(input_shape_error(value, "input '" + name + "' is given twice"), kExitUsage));
+    }
+  }
+  return options;
+}
+
+void GraphFlags::add_to(CLI::App& command) {
+  command.add_option("GRAPH", graph, "Graph file: torchlean.ir.v1 JSON or an ONNX model")
+      ->required();
+  command.add_option("--input-shape", input_shapes,
+                     "Fix an ONNX graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); "
+                     "repeatable");
+}
+
+std::expected<GraphInput, int> GraphFlags::load() const {
+  auto options = parse_input_shapes(input_shapes);
+  if (!options) return std::unexpected(options.error());
+  if (!options->input_shapes.empty() && !is_onnx_file(graph)) {
+    return std::unexpected(
+        fail(make_error(ErrorKind::invalid_input,
+                        "--input-shape applies to ONNX models; " + graph +
+                            " is a torchlean.ir.v1 graph, whose shapes are declared in the file"),
+             kExitUsage));
+  }
+  return load_graph(graph, *options);
+}
+
+GraphInput load_graph(const std::string& path, const format::OnnxImportOptions& onnx) {
+  GraphInput input{.path = path, .onnx = is_onnx_file(path)};
   // The digest is of the bytes as they are on disk; an unreadable file has none.
   auto digest = format::file_digest(path);
   if (!digest) {
@@ -81,7 +134,17 @@ GraphInput load_graph(const std::string& path) {
     return input;
   }
   input.digest = std::move(*digest);
-  auto graph = format::read_ir_file(path);
+  Expected<ir::Graph> graph = std::unexpected(make_error(ErrorKind::internal, "not read"));
+  if (input.onnx) {
+    auto imported = format::import_onnx_file(path, onnx);
+    if (imported) {
+      graph = std::move(imported->graph);
+    } else {
+      graph = std::unexpected(std::move(imported.error()));
+    }
+  } else {
+    graph = format::read_ir_file(path);
+  }
   if (!graph) {
     input.error = std::move(graph.error());
     return input;

@@ -24,7 +24,9 @@ std::string join(const Range& items, Fn name) {
   return out.empty() ? "-" : out;
 }
 
-std::string str(std::string_view s) { return std::string(s); }
+std::string str(std::string_view s) {
+  return std::string(s);
+}
 
 }  // namespace
 
@@ -44,8 +46,7 @@ void add_targets_command(CLI::App& app, int& exit_code) {
       auto name_of = [](auto v) { return str(to_string(v)); };
       fmt::print("{:<22} os={} arch={} accelerator={} features={} devices={} providers={}\n",
                  to_string(preset), to_string(t.os), to_string(t.arch), to_string(t.accelerator),
-                 join(t.features, name_of), join(devices(t), name_of),
-                 join(providers(t), name_of));
+                 join(t.features, name_of), join(devices(t), name_of), join(providers(t), name_of));
     }
     exit_code = kExitOk;
   });
@@ -67,12 +68,13 @@ void add_profiles_command(CLI::App& app, int& exit_code) {
     }
     for (const BackendProfile& p : profiles) {
       const auto preset = preset_of(p.target);
-      fmt::print("{:<27} device={} preference={} assurance={} vjp={} target={} lowering={} "
-                 "modules={}\n",
-                 p.name, to_string(p.config.device), to_string(p.config.preference),
-                 label(p.config.assurance), to_string(p.config.vjp_mode),
-                 preset ? to_string(*preset) : "custom", to_string(p.lowering),
-                 join(p.registry.modules(), [](const CapsuleModule& m) { return m.name; }));
+      fmt::print(
+          "{:<27} device={} preference={} assurance={} vjp={} target={} lowering={} "
+          "modules={}\n",
+          p.name, to_string(p.config.device), to_string(p.config.preference),
+          label(p.config.assurance), to_string(p.config.vjp_mode),
+          preset ? to_string(*preset) : "custom", to_string(p.lowering),
+          join(p.registry.modules(), [](const CapsuleModule& m) { return m.name; }));
     }
     exit_code = kExitOk;
   });
@@ -107,18 +109,10 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
     std::optional<BackendOp> op;
     std::optional<Provider> provider;
     std::optional<Device> device;
-    auto check = [&](auto parsed, std::string_view flag, auto& out) {
-      if (!parsed) {
-        exit_code = fail(std::move(parsed.error()).with_context("in " + std::string(flag)),
-                         kExitUsage);
-        return false;
-      }
-      out = *parsed;
-      return true;
-    };
-    if ((flags->op && !check(parse_backend_op(*flags->op), "--op", op)) ||
-        (flags->provider && !check(parse_provider(*flags->provider), "--provider", provider)) ||
-        (flags->device && !check(parse_device(*flags->device), "--device", device))) {
+    if (!parse_flag(flags->op, "--op", parse_backend_op, op) ||
+        !parse_flag(flags->provider, "--provider", parse_provider, provider) ||
+        !parse_flag(flags->device, "--device", parse_device, device)) {
+      exit_code = kExitUsage;
       return;
     }
     std::vector<CapsuleModule> listed;

@@ -1,8 +1,8 @@
-// `nnplan plan GRAPH`: plan a torchlean.ir.v1 graph under a profile, lower it, audit it and gate
-// it; print the graph report (or, with --json, the nnplan.plan.v1 artifact), and with -o write
-// the artifact to a file. Exit 0 accepted, 1 gate rejection or no admissible capsule, 3 malformed
-// or unreadable graph (the message goes to stderr; with --json or -o the artifact records the
-// `malformed-graph` error as well, so tools always get a document).
+// `nnplan plan GRAPH`: plan a torchlean.ir.v1 graph or an ONNX model under a profile, lower it,
+// audit it and gate it; print the graph report (or, with --json, the nnplan.plan.v1 artifact), and
+// with -o write the artifact to a file. Exit 0 accepted, 1 gate rejection or no admissible capsule,
+// 3 malformed or unreadable graph (the message goes to stderr; with --json or -o the artifact
+// records the `malformed-graph` error as well, so tools always get a document).
 #include <fmt/core.h>
 
 #include "cli.hpp"
@@ -16,22 +16,24 @@ using namespace nnplan::backend;
 
 void add_plan_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "plan", "Plan a model graph (torchlean.ir.v1): lowered groups, full audit and gate verdict");
+      "plan",
+      "Plan a model graph (torchlean.ir.v1 or ONNX): lowered groups, full audit and gate verdict");
   cmd->footer(
       "Example: nnplan plan examples/mlp.json\n"
       "         nnplan plan examples/cnn.json --profile checked_cuda --json -o cnn.plan.json\n"
+      "         nnplan plan model.onnx --input-shape input=1,3,224,224\n"
       "The report (or the artifact with --json) goes to stdout; -o FILE also writes the "
       "nnplan.plan.v1\nartifact to FILE. Exit codes: 0 accepted, 1 rejected by the gate or no "
       "admissible capsule,\n2 usage error, 3 unreadable or malformed graph.");
   struct Flags {
     ConfigFlags config;
-    std::string graph;
+    GraphFlags graph;
     std::optional<std::string> lowering;
     bool json = false;
     std::optional<std::string> output;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the profile's: singleton or coalesced");
@@ -43,7 +45,12 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    GraphInput input = load_graph(flags->graph);
+    auto loaded = flags->graph.load();
+    if (!loaded) {
+      exit_code = loaded.error();
+      return;
+    }
+    GraphInput& input = *loaded;
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       if (flags->json || flags->output) {
@@ -58,7 +65,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     const auto evaluation = evaluate_graph(*profile, *input.graph);
     if (flags->json || flags->output) {
       const std::string artifact =
-          format::plan_artifact_json(*profile, *input.digest, graph, evaluation);
+          format::plan_artifact_json(*profile, *input.digest, graph, evaluation, input.onnx);
       if (flags->output && !write_output_file(*flags->output, artifact)) {
         exit_code = kExitBadInput;
         return;
@@ -67,7 +74,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     }
     if (!flags->json) {
       if (evaluation) {
-        fmt::print("{}", graph_report(*profile, *evaluation));
+        fmt::print("{}", graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr));
       } else {
         fmt::print("{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
       }

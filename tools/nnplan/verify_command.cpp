@@ -87,12 +87,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "2 usage error, 3 unreadable or malformed graph or artifact.");
   struct Flags {
     ConfigFlags config;
-    std::string graph;
+    GraphFlags graph;
     std::string plan;
     std::optional<std::string> lowering;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("GRAPH", flags->graph, "Graph file in torchlean.ir.v1 JSON")->required();
+  flags->graph.add_to(*cmd);
   cmd->add_option("PLAN", flags->plan, "Plan artifact (nnplan.plan.v1) to check")->required();
   flags->config.add_to(*cmd);
   // Without --profile, verify starts from the recorded profile, not from checked_cpu.
@@ -115,17 +115,22 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    GraphInput input = load_graph(flags->graph);
+    auto loaded = flags->graph.load();
+    if (!loaded) {
+      exit_code = loaded.error();
+      return;
+    }
+    GraphInput& input = *loaded;
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;
     }
     const auto evaluation = evaluate_graph(*profile, *input.graph);
-    const std::string fresh =
-        format::plan_artifact_json(*profile, *input.digest, input.graph->graph(), evaluation);
+    const std::string fresh = format::plan_artifact_json(
+        *profile, *input.digest, input.graph->graph(), evaluation, input.onnx);
     std::vector<std::string> differences = format::diff_artifacts(artifact->document, fresh);
     if (differences.empty()) {
-      fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph,
+      fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
                  profile->name);
       if (!artifact->accepted) {
         fmt::print(
@@ -139,7 +144,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     std::stable_partition(differences.begin(), differences.end(),
                           [](const std::string& d) { return d.starts_with("graph.digest:"); });
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
-               flags->graph, profile->name, differences.size(), differences.size() == 1 ? "" : "s");
+               flags->graph.graph, profile->name, differences.size(),
+               differences.size() == 1 ? "" : "s");
     for (const std::string& d : differences)
       fmt::print("{}\n", d);
     exit_code = kExitRejected;

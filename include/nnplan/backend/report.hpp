@@ -10,6 +10,7 @@
 #include "nnplan/backend/capsule.hpp"
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/profile.hpp"
+#include "nnplan/ir/graph.hpp"
 
 namespace nnplan::backend {
 
@@ -27,13 +28,19 @@ namespace nnplan::backend {
 // Summary, boundary line, then each kernel line followed by its detail lines.
 [[nodiscard]] std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan);
 
-// `  group <i>: nodes <id,id,...> [<kind,kind,...>] op=<op> capsule=<capsule> grouping=<kind>`
-[[nodiscard]] std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index);
+// `  group <i>: nodes <id,id,...> [<kind,kind,...>] op=<op> capsule=<capsule> grouping=<kind>`,
+// then ` onnx=<name,name,...>` when `onnx_graph` is given and some node of the group has a source
+// name: the distinct names in node order. Pass `onnx_graph` (the planned graph) only when it was
+// imported from ONNX; names a torchlean.ir.v1 file gives its nodes are labels, not provenance.
+[[nodiscard]] std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index,
+                                     const ir::Graph* onnx_graph = nullptr);
 
 // The graph plan report of `nnplan plan`: summary, boundary line, one line per lowered group,
 // the detailed audit (kernel and detail lines once per distinct capsule), coverage per provider
 // and per trust level (groups and nodes), and the gate verdict with every failing obligation.
+// `onnx_graph` as for group_line.
 [[nodiscard]] std::string graph_report(const BackendProfile& profile,
-                                       const GraphEvaluation& evaluation);
+                                       const GraphEvaluation& evaluation,
+                                       const ir::Graph* onnx_graph = nullptr);
 
 }  // namespace nnplan::backend

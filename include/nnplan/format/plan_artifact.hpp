@@ -11,7 +11,9 @@
 //   graph          {digest: "sha256:<hex>" | null (unreadable file), nodes: count | null}
 //   accepted       true only when planning succeeded and the gate passed
 //   gate_failures  [{kind, obligations: [{op, capsule, field, claim, evidence, disposition}]}]
-//   groups         [{node_ids, kinds, op, capsule, provider, device, trust, grouping}]
+//   groups         [{node_ids, kinds, op, capsule, provider, device, trust, grouping}]; a graph
+//                  imported from ONNX adds onnx_names after kinds: each node's ONNX node name,
+//                  parallel to node_ids ("" for a node without one)
 //   audit          {kernels: [...], trusted_external_ops: [op, ...]}
 //   error          null, or {kind, node_id, op, message, candidates: [{capsule, reasons:
 //                  [{code, detail}]}]} with kind `no-admissible-capsule` or `malformed-graph`
@@ -47,10 +49,12 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 
 // The artifact for a graph that passed ir::check: an accepted or gate-rejected plan, or, when
 // `evaluation` holds an error, the no-admissible-capsule failure (its node and op are taken from
-// the node the error's position names). `digest` is the graph file's sha256_digest.
+// the node the error's position names). `digest` is the graph file's sha256_digest. With
+// `onnx_names` (set it only for a graph imported from ONNX) groups carry `onnx_names`.
 [[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
                                              std::string_view digest, const ir::Graph& graph,
-                                             const Expected<backend::GraphEvaluation>& evaluation);
+                                             const Expected<backend::GraphEvaluation>& evaluation,
+                                             bool onnx_names = false);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
 // `malformed-graph`, `op` null, `node_id` the node the error names (null when none). `digest`

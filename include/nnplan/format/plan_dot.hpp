@@ -19,8 +19,11 @@ namespace nnplan::format {
 [[nodiscard]] std::string_view provider_color(backend::Provider provider);
 
 // The DOT document for `graph` planned as `evaluation` under `profile`, with a trailing newline.
-// The graph label carries the profile summary, the lowering mode and the gate verdict.
+// The graph label carries the profile summary, the lowering mode and the gate verdict. With
+// `onnx_names` (set it only for a graph imported from ONNX) node labels show a node's name as
+// `onnx=<name>` instead of `'<name>'`.
 [[nodiscard]] std::string plan_dot(const backend::BackendProfile& profile, const ir::Graph& graph,
-                                   const backend::GraphEvaluation& evaluation);
+                                   const backend::GraphEvaluation& evaluation,
+                                   bool onnx_names = false);
 
 }  // namespace nnplan::format

@@ -1,0 +1,161 @@
+// ONNX import (issue 4, "Performance"):
+//   BM_ImportOnnx/resnet18: import_onnx on a serialized ResNet-18-shaped model (69 ONNX nodes,
+//     about 11.7 million float weights as raw_data initializers).
+//   BM_ImportOnnx/chain/<n>: import_onnx on a chain of n nodes alternating Relu and Add(x, x) on
+//     a [1,16] input; several n to show the time is linear in the model's size.
+//   BM_ParseOnnxProto/<model>: the floor under the above, ModelProto::ParseFromArray alone.
+//   BM_ImportPlanOnnx/<model>: what `nnplan plan MODEL.onnx` does in process, minus reading the
+//     file, hashing it and printing: import_onnx + ir::check + evaluate_graph (plan, lower,
+//     audit, gate) under checked_cpu, freeing included.
+// Models come from onnx_model_generators.hpp and are serialized outside the timed loop; freeing
+// the imported model is not timed. Counters: items_per_second = ONNX graph nodes/s,
+// bytes_per_second = serialized model bytes/s, `ir_nodes` = nodes of the imported IR graph,
+// `allocs_per_node` = heap allocations inside the timed region over the ONNX node count.
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "allocation_counter.hpp"
+#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/ir/check.hpp"
+#include "onnx_model_generators.hpp"
+
+namespace {
+
+using namespace nnplan;
+
+struct SerializedModel {
+  std::string name;
+  std::string bytes;
+  std::size_t onnx_nodes = 0;
+};
+
+// One model alive at a time: Google Benchmark calls each function several times while it sizes
+// the iteration count, and the 10^6-node chain is tens of megabytes.
+const SerializedModel& serialized_model(const std::string& name, std::size_t chain_nodes) {
+  static SerializedModel cache;
+  if (cache.name == name && !cache.bytes.empty()) return cache;
+  cache = {};
+  const onnx::ModelProto model =
+      chain_nodes == 0 ? bench::resnet18_onnx() : bench::relu_add_chain_onnx(chain_nodes);
+  cache = {name, bench::serialize_onnx(model), static_cast<std::size_t>(model.graph().node_size())};
+  return cache;
+}
+
+void set_counters(benchmark::State& state, const SerializedModel& model,
+                  std::uint64_t allocations) {
+  const auto iterations = static_cast<std::int64_t>(state.iterations());
+  state.SetBytesProcessed(iterations * static_cast<std::int64_t>(model.bytes.size()));
+  state.SetItemsProcessed(iterations * static_cast<std::int64_t>(model.onnx_nodes));
+  state.counters["allocs_per_node"] =
+      static_cast<double>(allocations) /
+      (static_cast<double>(state.iterations()) * static_cast<double>(model.onnx_nodes));
+  state.counters["onnx_nodes"] = static_cast<double>(model.onnx_nodes);
+}
+
+void BM_ImportOnnx(benchmark::State& state, const std::string& name, std::size_t chain_nodes) {
+  const SerializedModel& model = serialized_model(name, chain_nodes);
+  const auto bytes = std::as_bytes(std::span(model.bytes.data(), model.bytes.size()));
+  std::uint64_t allocations = 0;
+  std::size_t ir_nodes = 0;
+  for (auto _ : state) {
+    const std::uint64_t before = bench::allocation_count();
+    auto imported = format::import_onnx(bytes, name);
+    allocations += bench::allocation_count() - before;
+    if (!imported) {
+      state.SkipWithError(("import failed: " + render(imported.error())).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(imported);
+    ir_nodes = imported->graph.nodes.size();
+    // Freeing the model is not importing it.
+    state.PauseTiming();
+    { const format::ImportedModel dead = std::move(*imported); }
+    state.ResumeTiming();
+  }
+  set_counters(state, model, allocations);
+  state.counters["ir_nodes"] = static_cast<double>(ir_nodes);
+}
+
+void BM_ParseOnnxProto(benchmark::State& state, const std::string& name, std::size_t chain_nodes) {
+  const SerializedModel& model = serialized_model(name, chain_nodes);
+  std::uint64_t allocations = 0;
+  for (auto _ : state) {
+    const std::uint64_t before = bench::allocation_count();
+    std::optional<onnx::ModelProto> parsed(std::in_place);
+    if (!parsed->ParseFromArray(model.bytes.data(), static_cast<int>(model.bytes.size()))) {
+      state.SkipWithError("protobuf parse failed");
+      return;
+    }
+    allocations += bench::allocation_count() - before;
+    benchmark::DoNotOptimize(parsed);
+    state.PauseTiming();
+    parsed.reset();
+    state.ResumeTiming();
+  }
+  set_counters(state, model, allocations);
+}
+
+void BM_ImportPlanOnnx(benchmark::State& state, const std::string& name, std::size_t chain_nodes) {
+  const SerializedModel& model = serialized_model(name, chain_nodes);
+  const auto bytes = std::as_bytes(std::span(model.bytes.data(), model.bytes.size()));
+  const backend::BackendProfile profile =
+      backend::make_profile(backend::MaintainedProfile::checked_cpu);
+  std::uint64_t allocations = 0;
+  for (auto _ : state) {
+    const std::uint64_t before = bench::allocation_count();
+    auto imported = format::import_onnx(bytes, name);
+    if (!imported) {
+      state.SkipWithError(("import failed: " + render(imported.error())).c_str());
+      return;
+    }
+    auto checked = ir::check(std::move(imported->graph));
+    if (!checked) {
+      state.SkipWithError(("ir::check failed: " + render(checked.error())).c_str());
+      return;
+    }
+    auto evaluation = backend::evaluate_graph(profile, *checked);
+    allocations += bench::allocation_count() - before;
+    if (!evaluation) {
+      state.SkipWithError(("planning failed: " + render(evaluation.error())).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(evaluation);
+    // Freeing is timed here, as the CLI frees everything before it exits.
+  }
+  set_counters(state, model, allocations);
+}
+
+void register_onnx_benchmarks() {
+  benchmark::RegisterBenchmark("BM_ImportOnnx/resnet18", BM_ImportOnnx, std::string("resnet18"),
+                               std::size_t{0})
+      ->Unit(benchmark::kMillisecond);
+  for (const std::size_t n : {std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}}) {
+    const std::string name = "chain/" + std::to_string(n);
+    benchmark::RegisterBenchmark(("BM_ImportOnnx/" + name).c_str(), BM_ImportOnnx, name, n)
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("BM_ParseOnnxProto/resnet18", BM_ParseOnnxProto,
+                               std::string("resnet18"), std::size_t{0})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_ParseOnnxProto/chain/100000", BM_ParseOnnxProto,
+                               std::string("chain/100000"), std::size_t{100'000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_ImportPlanOnnx/resnet18", BM_ImportPlanOnnx,
+                               std::string("resnet18"), std::size_t{0})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_ImportPlanOnnx/chain/100000", BM_ImportPlanOnnx,
+                               std::string("chain/100000"), std::size_t{100'000})
+      ->Unit(benchmark::kMillisecond);
+}
+
+[[maybe_unused]] const bool registered = (register_onnx_benchmarks(), true);
+
+}  // namespace

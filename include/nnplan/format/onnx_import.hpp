@@ -1,0 +1,52 @@
+// ONNX import (issue "ONNX import"): reads an ONNX ModelProto with ONNX's own protobuf schema
+// (Debian's libonnx-dev) and converts its graph into the nnplan IR plus a payload store holding
+// every initializer and constant. Supported: float32 tensors with static shapes, default-domain
+// opsets up to 17, and the operators listed by `supported_onnx_ops()`. Everything else (another
+// operator, dtype, attribute value or a dynamic dimension) is an invalid_input error naming the
+// ONNX node, its op type, the opset and the reason, plus the supported operators; nothing is
+// skipped silently. Each IR node keeps the name of the ONNX node it came from in
+// `Node::source_name`.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/error.hpp"
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format {
+
+struct OnnxImportOptions {
+  // Fixes dynamic (symbolic or unknown) input dimensions: graph input name -> full shape.
+  std::map<std::string, std::vector<std::uint64_t>> input_shapes;
+};
+
+struct ImportedModel {
+  ir::Graph graph;
+  PayloadStore payloads;
+  std::int64_t opset = 0;  // default-domain opset the model imports
+  std::string producer;    // producer_name and producer_version, when set
+};
+
+// ONNX files past this size are refused before parsing.
+inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::uintmax_t{2} << 30;
+
+// Imports a serialized ModelProto. `source` names the input in messages.
+[[nodiscard]] Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes,
+                                                  std::string_view source,
+                                                  const OnnxImportOptions& options = {});
+
+// Reads and imports an ONNX file; unreadable or oversized files name the path.
+[[nodiscard]] Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
+                                                       const OnnxImportOptions& options = {});
+
+// The ONNX operators the importer maps, sorted.
+[[nodiscard]] std::span<const std::string_view> supported_onnx_ops();
+
+}  // namespace nnplan::format

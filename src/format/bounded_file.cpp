@@ -1,0 +1,115 @@
+#include "bounded_file.hpp"
+
+#include <array>
+#include <cerrno>
+#include <exception>
+#include <system_error>
+#include <utility>
+
+#include "message_text.hpp"
+
+namespace nnplan::format::detail {
+namespace {
+
+// "1073741824 bytes (1 GiB)": the exact figure, plus the round one people set limits in.
+std::string limit_text(std::uintmax_t limit) {
+  constexpr std::uintmax_t kMiB = std::uintmax_t{1} << 20;
+  constexpr std::uintmax_t kGiB = std::uintmax_t{1} << 30;
+  std::string out = std::to_string(limit) + " bytes";
+  if (limit != 0 && limit % kGiB == 0) {
+    out += " (" + std::to_string(limit / kGiB) + " GiB)";
+  } else if (limit != 0 && limit % kMiB == 0) {
+    out += " (" + std::to_string(limit / kMiB) + " MiB)";
+  }
+  return out;
+}
+
+std::string cannot_read(std::string_view what, std::string_view reason) {
+  return "cannot read " + std::string(what) + ": " + std::string(reason);
+}
+
+Error internal_error(const std::filesystem::path& path, const std::exception& e) {
+  return make_error(ErrorKind::internal, escape_controls(path.string() + ": " + e.what()));
+}
+
+}  // namespace
+
+Error file_error(const std::filesystem::path& path, std::string_view problem) {
+  return make_error(ErrorKind::invalid_input,
+                    escape_controls(path.string() + ": " + std::string(problem)));
+}
+
+Expected<OpenFile> open_bounded_file(const std::filesystem::path& path, std::string_view what,
+                                     std::uintmax_t limit, FileKinds kinds) {
+  const auto fail = [&path](std::string problem) {
+    return std::unexpected(file_error(path, problem));
+  };
+  try {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) {
+      return fail(cannot_read(
+          what, ec ? lowercase_first(ec.message()) : std::string("no such file or directory")));
+    }
+    if (std::filesystem::is_directory(status)) return fail(cannot_read(what, "is a directory"));
+    OpenFile file;
+    if (std::filesystem::is_regular_file(status)) {
+      const std::uintmax_t size = std::filesystem::file_size(path, ec);
+      if (ec) return fail(cannot_read(what, lowercase_first(ec.message())));
+      if (size > limit) {
+        return fail(std::string(what) + " is " + std::to_string(size) + " bytes; the limit is " +
+                    limit_text(limit));
+      }
+      file.size = size;
+    } else if (kinds == FileKinds::regular_only) {
+      return fail(cannot_read(what, "not a regular file"));
+    }
+    errno = 0;
+    file.stream.open(path, std::ios::binary);
+    if (!file.stream) {
+      const int err = errno;
+      return fail(cannot_read(what, err != 0 ? lowercase_first(std::generic_category().message(err))
+                                             : std::string("open failed")));
+    }
+    return file;
+  } catch (const std::exception& e) {
+    return std::unexpected(internal_error(path, e));
+  }
+}
+
+Expected<void> read_bounded_chunks(const std::filesystem::path& path, std::string_view what,
+                                   std::uintmax_t limit,
+                                   const std::function<void(std::string_view)>& sink) {
+  auto file = open_bounded_file(path, what, limit);
+  if (!file) return std::unexpected(std::move(file.error()));
+  try {
+    std::ifstream& in = file->stream;
+    std::array<char, 1 << 16> buffer{};
+    std::uintmax_t total = 0;
+    while (in.read(buffer.data(), buffer.size()) || in.gcount() > 0) {
+      const auto n = static_cast<std::size_t>(in.gcount());
+      total += n;
+      // A regular file may grow after its size was checked, and a pipe has no size at all.
+      if (total > limit) {
+        return std::unexpected(file_error(
+            path, std::string(what) + " is larger than the limit of " + limit_text(limit)));
+      }
+      sink(std::string_view(buffer.data(), n));
+    }
+    if (in.bad()) return std::unexpected(file_error(path, cannot_read(what, "read error")));
+    return {};
+  } catch (const std::exception& e) {
+    return std::unexpected(internal_error(path, e));
+  }
+}
+
+Expected<std::string> read_bounded_file(const std::filesystem::path& path, std::string_view what,
+                                        std::uintmax_t limit) {
+  std::string text;
+  auto read =
+      read_bounded_chunks(path, what, limit, [&text](std::string_view chunk) { text += chunk; });
+  if (!read) return std::unexpected(std::move(read.error()));
+  return text;
+}
+
+}  // namespace nnplan::format::detail

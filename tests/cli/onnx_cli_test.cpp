@@ -1,0 +1,473 @@
+// End-to-end tests of ONNX input on the command line, run against the built binary: the graph
+// subcommands (plan, verify, explain, dot) on `.onnx` files and on sniffed ones, `--input-shape`,
+// `convert` (whose output plans to the same groups as the model), ONNX node names in every
+// output, and exit codes for malformed models. Models come from the conformance corpus when it is
+// present and are otherwise built here with ONNX's protobuf API.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/format/plan_artifact.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+fs::path scratch_dir() {
+  fs::path dir = fs::temp_directory_path() / ("nnplan_onnx_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string source(const std::string& relative) {
+  return (fs::path(NNPLAN_SOURCE_DIR) / relative).string();
+}
+
+// Runs `nnplan <args>` through the shell; args are trusted test literals.
+CliResult run_cli(const std::string& args) {
+  const fs::path dir = scratch_dir();
+  const fs::path out = dir / "stdout.txt";
+  const fs::path err = dir / "stderr.txt";
+  const std::string command =
+      std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(command.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+// The conformance model `test_name`, or empty when the corpus is not next to this checkout.
+fs::path conformance_model(const std::string& test_name) {
+  const fs::path path = fs::path(NNPLAN_ONNX_CONFORMANCE_DIR) / test_name / "model.onnx";
+  return fs::exists(path) ? path : fs::path();
+}
+
+#define SKIP_WITHOUT_CORPUS(path)                                                     \
+  if ((path).empty())                                                                 \
+  GTEST_SKIP() << "ONNX conformance corpus not found at " NNPLAN_ONNX_CONFORMANCE_DIR \
+                  " (set NNPLAN_ONNX_CONFORMANCE_DIR when configuring)"
+
+// ---------------------------------------------------------------------------------------------
+// Models built with ONNX's protobuf API
+
+// A float32 tensor type; a negative dimension becomes the symbolic dimension `N`.
+void set_tensor_type(onnx::ValueInfoProto& value, const std::string& name,
+                     const std::vector<std::int64_t>& dims) {
+  value.set_name(name);
+  auto* tensor = value.mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tensor->mutable_shape();
+  for (std::int64_t d : dims) {
+    auto* dim = shape->add_dim();
+    if (d < 0) {
+      dim->set_dim_param("N");
+    } else {
+      dim->set_dim_value(d);
+    }
+  }
+}
+
+onnx::NodeProto& add_node(onnx::GraphProto& graph, const std::string& op, const std::string& name,
+                          const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto& node = *graph.add_node();
+  node.set_op_type(op);
+  node.set_name(name);
+  for (const std::string& in : inputs)
+    node.add_input(in);
+  node.add_output(output);
+  return node;
+}
+
+void add_initializer(onnx::GraphProto& graph, const std::string& name,
+                     const std::vector<std::int64_t>& dims, float first) {
+  onnx::TensorProto& t = *graph.add_initializer();
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  std::int64_t count = 1;
+  for (std::int64_t d : dims) {
+    t.add_dims(d);
+    count *= d;
+  }
+  for (std::int64_t i = 0; i < count; ++i)
+    t.add_float_data(first + 0.25f * static_cast<float>(i));
+}
+
+// x[B,4] -> Gemm 'model/fc' (W[3,4] with transB, b[3]) -> Relu 'model/act' -> Sigmoid 'model/out'.
+// `batch` < 0 leaves the batch dimension symbolic.
+std::string mlp_model_bytes(std::int64_t batch = 2) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.set_producer_name("nnplan-test");
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto& g = *model.mutable_graph();
+  g.set_name("mlp");
+  set_tensor_type(*g.add_input(), "x", {batch, 4});
+  set_tensor_type(*g.add_output(), "y", {batch, 3});
+  add_initializer(g, "W", {3, 4}, 0.5f);
+  add_initializer(g, "b", {3}, -1.0f);
+  onnx::NodeProto& gemm = add_node(g, "Gemm", "model/fc", {"x", "W", "b"}, "h");
+  auto* trans_b = gemm.add_attribute();
+  trans_b->set_name("transB");
+  trans_b->set_type(onnx::AttributeProto::INT);
+  trans_b->set_i(1);
+  add_node(g, "Relu", "model/act", {"h"}, "a");
+  add_node(g, "Sigmoid", "model/out", {"a"}, "y");
+  std::string bytes;
+  EXPECT_TRUE(model.SerializeToString(&bytes));
+  return bytes;
+}
+
+fs::path write_mlp_model(const std::string& file_name, std::int64_t batch = 2) {
+  const fs::path path = scratch_dir() / file_name;
+  write_text(path, mlp_model_bytes(batch));
+  return path;
+}
+
+// The group lines of a text report with the ` onnx=...` suffix removed.
+std::vector<std::string> group_lines(const std::string& report) {
+  std::vector<std::string> lines;
+  std::istringstream in(report);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with("  group ")) continue;
+    if (const auto at = line.find(" onnx="); at != std::string::npos) line.resize(at);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// An artifact's groups with `onnx_names` removed.
+Json groups_without_names(const std::string& artifact) {
+  Json groups = Json::parse(artifact)["groups"];
+  for (Json& g : groups)
+    g.erase("onnx_names");
+  return groups;
+}
+
+// Converts `model`, then checks that planning the converted graph gives the model's groups, in
+// the text report and in the artifact.
+void expect_convert_keeps_groups(const fs::path& model, const std::string& stem) {
+  const fs::path graph = scratch_dir() / (stem + ".json");
+  const fs::path payloads = scratch_dir() / (stem + ".payloads");
+  const CliResult converted = run_cli("convert " + model.string() + " -o " + graph.string());
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_TRUE(converted.out.starts_with("converted " + model.string())) << converted.out;
+  EXPECT_TRUE(contains(converted.out, payloads.string())) << converted.out;
+  ASSERT_TRUE(fs::exists(graph));
+  ASSERT_TRUE(fs::exists(payloads));
+  EXPECT_TRUE(contains(read_text(graph), "\"format\": \"torchlean.ir.v1\""));
+
+  const CliResult from_onnx = run_cli("plan " + model.string());
+  const CliResult from_json = run_cli("plan " + graph.string());
+  ASSERT_EQ(from_onnx.exit_code, 0) << from_onnx.err;
+  ASSERT_EQ(from_json.exit_code, 0) << from_json.err;
+  EXPECT_FALSE(group_lines(from_onnx.out).empty()) << from_onnx.out;
+  EXPECT_EQ(group_lines(from_onnx.out), group_lines(from_json.out));
+
+  const CliResult onnx_json = run_cli("plan " + model.string() + " --json");
+  const CliResult ir_json = run_cli("plan " + graph.string() + " --json");
+  ASSERT_EQ(onnx_json.exit_code, 0) << onnx_json.err;
+  ASSERT_EQ(ir_json.exit_code, 0) << ir_json.err;
+  EXPECT_EQ(groups_without_names(onnx_json.out), groups_without_names(ir_json.out));
+  // A torchlean.ir.v1 file's names are labels, not ONNX provenance.
+  const Json ir_doc = Json::parse(ir_json.out);
+  for (const Json& g : ir_doc["groups"])
+    EXPECT_FALSE(g.contains("onnx_names"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// plan, verify, explain, dot on ONNX files
+
+TEST(OnnxCliPlan, PlansAConformanceModel) {
+  const fs::path model = conformance_model("test_relu");
+  SKIP_WITHOUT_CORPUS(model);
+  const CliResult r = run_cli("plan " + model.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "op=relu")) << r.out;
+  EXPECT_TRUE(contains(r.out, "gate: accepted under assurance checked")) << r.out;
+}
+
+TEST(OnnxCliPlan, ArtifactDigestsTheModelFileAndVerifies) {
+  const fs::path model = write_mlp_model("mlp.onnx");
+  const CliResult r = run_cli("plan " + model.string() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["graph"]["digest"], nnplan::format::sha256_digest(read_text(model)));
+  EXPECT_EQ(doc["accepted"], true);
+  const fs::path artifact = scratch_dir() / "mlp.onnx.plan.json";
+  write_text(artifact, r.out);
+  const CliResult verified = run_cli("verify " + model.string() + " " + artifact.string());
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_TRUE(contains(verified.out, "verified:")) << verified.out;
+}
+
+TEST(OnnxCliPlan, OnnxNamesAreParallelToNodeIds) {
+  const fs::path model = write_mlp_model("named.onnx");
+  const CliResult r = run_cli("plan " + model.string() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  ASSERT_FALSE(doc["groups"].empty());
+  std::vector<std::string> names;
+  for (const Json& g : doc["groups"]) {
+    ASSERT_TRUE(g.contains("onnx_names")) << g.dump();
+    ASSERT_EQ(g["onnx_names"].size(), g["node_ids"].size()) << g.dump();
+    // The names sit right after the ids and kinds they describe.
+    auto it = g.begin();
+    EXPECT_EQ((it++).key(), "node_ids");
+    EXPECT_EQ((it++).key(), "kinds");
+    EXPECT_EQ((it++).key(), "onnx_names");
+    for (const Json& n : g["onnx_names"])
+      names.push_back(n.get<std::string>());
+  }
+  for (const std::string expected : {"model/fc", "model/act", "model/out"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end())
+        << expected << " in " << r.out;
+  }
+}
+
+TEST(OnnxCliPlan, ReportGroupLinesNameTheOnnxNodes) {
+  const fs::path model = write_mlp_model("report.onnx");
+  const CliResult r = run_cli("plan " + model.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "onnx=model/fc")) << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=model/act")) << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=model/out")) << r.out;
+}
+
+TEST(OnnxCliPlan, ContentDecidesTheFormatWithoutAnExtension) {
+  const CliResult onnx = run_cli("plan " + write_mlp_model("model_without_extension").string());
+  EXPECT_EQ(onnx.exit_code, 0) << onnx.err;
+  EXPECT_TRUE(contains(onnx.out, "onnx=model/fc")) << onnx.out;
+  const fs::path json = scratch_dir() / "graph.txt";
+  write_text(json, read_text(source("examples/mlp.json")));
+  const CliResult ir = run_cli("plan " + json.string());
+  EXPECT_EQ(ir.exit_code, 0) << ir.err;
+  EXPECT_FALSE(contains(ir.out, "onnx=")) << ir.out;
+}
+
+TEST(OnnxCliExplain, ShowsTheOnnxNodeName) {
+  const fs::path model = write_mlp_model("explain.onnx");
+  const CliResult plan = run_cli("plan " + model.string() + " --json");
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  // Find the node the importer made from the Relu, whatever its id.
+  std::string relu_id;
+  const Json doc = Json::parse(plan.out);
+  for (const Json& g : doc["groups"]) {
+    for (std::size_t i = 0; i < g["node_ids"].size(); ++i) {
+      if (g["onnx_names"][i] == "model/act") relu_id = std::to_string(g["node_ids"][i].get<int>());
+    }
+  }
+  ASSERT_FALSE(relu_id.empty()) << plan.out;
+  const CliResult r = run_cli("explain " + model.string() + " --node " + relu_id);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "'model/act'")) << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=model/act")) << r.out;
+}
+
+TEST(OnnxCliDot, NodeLabelsShowTheOnnxNames) {
+  const fs::path model = write_mlp_model("dot.onnx");
+  const CliResult r = run_cli("dot " + model.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("digraph nnplan_plan {")) << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=model/fc")) << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=model/out")) << r.out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --input-shape
+
+TEST(OnnxCliInputShape, FixesASymbolicDimension) {
+  const fs::path model = write_mlp_model("dynamic.onnx", -1);
+  const CliResult without = run_cli("plan " + model.string());
+  EXPECT_EQ(without.exit_code, 3) << without.out;
+  EXPECT_TRUE(contains(without.err, "--input-shape")) << without.err;
+  const CliResult with = run_cli("plan " + model.string() + " --input-shape x=5,4");
+  EXPECT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_TRUE(contains(with.out, "gate: accepted")) << with.out;
+}
+
+struct InputShapeCase {
+  std::string name;
+  std::string flags;
+  std::string fragment;
+};
+
+class OnnxCliInputShapeErrors : public testing::TestWithParam<InputShapeCase> {};
+
+TEST_P(OnnxCliInputShapeErrors, ExitTwoWithAClearMessage) {
+  const InputShapeCase& c = GetParam();
+  const fs::path model = write_mlp_model("shapes.onnx");
+  for (const std::string command : {"plan", "dot", "convert"}) {
+    std::string args = command + " " + model.string() + " " + c.flags;
+    if (command == "convert") args += " -o " + (scratch_dir() / "s.json").string();
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "nnplan: error: --input-shape")) << command << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, c.fragment)) << command << ": " << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, OnnxCliInputShapeErrors,
+    testing::Values(InputShapeCase{"no_equals", "--input-shape x", "no '='"},
+                    InputShapeCase{"empty_name", "--input-shape =1,4", "the input name is empty"},
+                    InputShapeCase{"no_dims", "--input-shape x=", "no dimensions"},
+                    InputShapeCase{"letter", "--input-shape x=1,a", "dimension 'a'"},
+                    InputShapeCase{"empty_dim", "--input-shape x=1,,4", "dimension ''"},
+                    InputShapeCase{"zero", "--input-shape x=0,4", "dimension '0'"},
+                    InputShapeCase{"negative", "--input-shape x=-1,4", "dimension '-1'"},
+                    InputShapeCase{"overflow", "--input-shape x=99999999999999999999999,4",
+                                   "is not a positive integer"},
+                    InputShapeCase{"twice", "--input-shape x=1,4 --input-shape x=2,4",
+                                   "input 'x' is given twice"}),
+    [](const testing::TestParamInfo<InputShapeCase>& info) { return info.param.name; });
+
+TEST(OnnxCliInputShape, IsAUsageErrorForAJsonGraph) {
+  const CliResult r = run_cli("plan " + source("examples/mlp.json") + " --input-shape x=1,4");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(contains(r.err, "--input-shape applies to ONNX models")) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed models
+
+struct BadModelCase {
+  std::string name;
+  std::string bytes;
+};
+
+std::vector<BadModelCase> bad_models() {
+  const std::string good = mlp_model_bytes();
+  return {
+      {"empty", ""},
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"garbage", std::string("\xff\xff\xff\xff\x0f not a protobuf at all", 28)},
+  };
+}
+
+TEST(OnnxCliMalformed, EveryGraphCommandExitsThreeNamingTheFile) {
+  for (const BadModelCase& c : bad_models()) {
+    const fs::path model = scratch_dir() / ("bad_" + c.name + ".onnx");
+    write_text(model, c.bytes);
+    for (const std::string command : {"plan", "explain", "dot", "convert"}) {
+      std::string args = command + " " + model.string();
+      if (command == "explain") args += " --node 0";
+      if (command == "convert") args += " -o " + (scratch_dir() / "bad.json").string();
+      const CliResult r = run_cli(args);
+      EXPECT_EQ(r.exit_code, 3) << c.name << " " << command << ": " << r.out << r.err;
+      EXPECT_TRUE(r.err.starts_with("nnplan: error: "))
+          << c.name << " " << command << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, model.string())) << c.name << " " << command << ": " << r.err;
+    }
+  }
+}
+
+TEST(OnnxCliMalformed, PlanJsonRecordsAMalformedGraph) {
+  const fs::path model = scratch_dir() / "corrupt.onnx";
+  write_text(model, "\x08\x07\x12\xff\xff\xff");
+  const CliResult r = run_cli("plan " + model.string() + " --json");
+  EXPECT_EQ(r.exit_code, 3);
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["error"]["kind"], "malformed-graph");
+  EXPECT_EQ(doc["graph"]["digest"], nnplan::format::sha256_digest(read_text(model)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// convert
+
+TEST(OnnxCliConvert, ConformanceModelPlansToTheSameGroups) {
+  const fs::path model = conformance_model("test_relu");
+  SKIP_WITHOUT_CORPUS(model);
+  expect_convert_keeps_groups(model, "conformance_relu");
+}
+
+TEST(OnnxCliConvert, BuiltModelPlansToTheSameGroupsAndKeepsEveryWeight) {
+  const fs::path model = write_mlp_model("convert.onnx");
+  expect_convert_keeps_groups(model, "converted_mlp");
+  const auto payloads = nnplan::format::read_payload_file(scratch_dir() / "converted_mlp.payloads");
+  ASSERT_TRUE(payloads) << nnplan::render(payloads.error());
+  std::size_t values = 0;
+  bool found_weight_values = false;
+  for (const auto& [key, tensor] : payloads->tensors) {
+    values += tensor.data.size();
+    if (tensor.data.size() == 12 && tensor.data[0] == 0.5f && tensor.data[11] == 3.25f) {
+      found_weight_values = true;
+    }
+  }
+  // W (12 values, possibly transposed into [out, in]) and b (3 values).
+  EXPECT_EQ(values, 15u);
+  EXPECT_TRUE(found_weight_values);
+}
+
+TEST(OnnxCliConvert, SummaryCountsNodesAndPayloads) {
+  const fs::path model = write_mlp_model("summary.onnx");
+  const fs::path graph = scratch_dir() / "summary.json";
+  const CliResult r = run_cli("convert " + model.string() + " -o " + graph.string() + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["format"], "nnplan.convert.v1");
+  EXPECT_EQ(doc["opset"], 13);
+  EXPECT_EQ(doc["payloads"], (scratch_dir() / "summary.payloads").string());
+  EXPECT_EQ(doc["payload_bytes"], 15 * 4);
+  EXPECT_GE(doc["nodes"].get<int>(), 4);
+}
+
+TEST(OnnxCliConvert, RefusesToOverwriteTheGraphWithPayloads) {
+  const fs::path model = write_mlp_model("clash.onnx");
+  const CliResult r =
+      run_cli("convert " + model.string() + " -o " + (scratch_dir() / "g.payloads").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "would overwrite the graph")) << r.err;
+}
+
+TEST(OnnxCliConvert, NeedsAnOutput) {
+  const CliResult r = run_cli("convert " + write_mlp_model("no_output.onnx").string());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(OnnxCliHelp, ConvertHasHelpWithAnExample) {
+  const CliResult r = run_cli("convert --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "Example: nnplan convert")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--input-shape")) << r.out;
+}
+
+}  // namespace
