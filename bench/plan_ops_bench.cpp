@@ -31,7 +31,8 @@ void BM_PlanOps(benchmark::State& state, MaintainedProfile which) {
   std::mt19937 rng(20261129);
   std::uniform_int_distribution<std::size_t> pick(0, vocabulary.size() - 1);
   std::vector<BackendOp> ops(static_cast<std::size_t>(state.range(0)));
-  for (BackendOp& op : ops) op = vocabulary[pick(rng)];
+  for (BackendOp& op : ops)
+    op = vocabulary[pick(rng)];
 
   std::uint64_t allocations = 0;
   for (auto _ : state) {
@@ -43,8 +44,8 @@ void BM_PlanOps(benchmark::State& state, MaintainedProfile which) {
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
   state.counters["vocabulary"] = static_cast<double>(vocabulary.size());
-  state.counters["allocs_per_op"] = static_cast<double>(allocations) /
-                                    static_cast<double>(state.iterations() * state.range(0));
+  state.counters["allocs_per_op"] =
+      static_cast<double>(allocations) / static_cast<double>(state.iterations() * state.range(0));
 }
 
 BENCHMARK_CAPTURE(BM_PlanOps, checked_cpu, MaintainedProfile::checked_cpu)

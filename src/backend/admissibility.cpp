@@ -3,7 +3,9 @@
 namespace nnplan::backend {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 // The claim a field should hold, for the misalignment message.
 std::string expected_claim(const KernelCapsule& c, ContractField field) {
@@ -30,16 +32,16 @@ std::vector<Rejection> rejection_reasons(const ExecutionConfig& config, const Ke
     out.push_back({RejectionReason::forward_unsupported, "capsule does not support forward"});
   }
   if (auto field = first_misaligned_field(c)) {
-    out.push_back({RejectionReason::contracts_misaligned,
-                   std::string(to_string(*field)) + " field holds " +
-                       quoted(label(c.contract(*field).claim)) + ", expected " +
-                       expected_claim(c, *field)});
+    out.push_back(
+        {RejectionReason::contracts_misaligned, std::string(to_string(*field)) + " field holds " +
+                                                    quoted(label(c.contract(*field).claim)) +
+                                                    ", expected " + expected_claim(c, *field)});
   }
   if (!admits_trust(config.assurance, c.trust_level)) {
-    out.push_back({RejectionReason::trust_not_admitted,
-                   "trust " + std::string(to_string(c.trust_level)) +
-                       " is not admitted by assurance policy " +
-                       std::string(label(config.assurance))});
+    out.push_back(
+        {RejectionReason::trust_not_admitted, "trust " + std::string(to_string(c.trust_level)) +
+                                                  " is not admitted by assurance policy " +
+                                                  std::string(label(config.assurance))});
   }
   if (!admits_provider(config.preference, c.provider)) {
     out.push_back({RejectionReason::provider_excluded,
@@ -58,14 +60,14 @@ std::vector<Rejection> rejection_reasons(const ExecutionConfig& config, const Ke
   }
   if (availability != nullptr) {
     if (!availability->has_device(c.device)) {
-      out.push_back({RejectionReason::unavailable_device,
-                     "device " + std::string(to_string(c.device)) +
-                         " is not available on the target"});
+      out.push_back(
+          {RejectionReason::unavailable_device,
+           "device " + std::string(to_string(c.device)) + " is not available on the target"});
     }
     if (!availability->has_provider(c.provider)) {
-      out.push_back({RejectionReason::unavailable_provider,
-                     "provider " + std::string(to_string(c.provider)) +
-                         " is not available on the target"});
+      out.push_back(
+          {RejectionReason::unavailable_provider,
+           "provider " + std::string(to_string(c.provider)) + " is not available on the target"});
     }
   }
   return out;

@@ -25,9 +25,9 @@ Expected<BackendPreference> parse_backend_preference(std::string_view text) {
       return BackendPreference{.kind = kind, .provider = *provider};
     }
   }
-  return std::unexpected(make_error(
-      ErrorKind::invalid_input, "unknown backend preference '" + std::string(text) +
-                                    "'; valid: auto, prefer <provider>, only <provider>"));
+  return std::unexpected(make_error(ErrorKind::invalid_input,
+                                    "unknown backend preference '" + std::string(text) +
+                                        "'; valid: auto, prefer <provider>, only <provider>"));
 }
 
 }  // namespace nnplan::backend

@@ -29,7 +29,8 @@ std::optional<GateFailureKind> gate_failure_for(const AssurancePolicy& policy,
 
 std::vector<GateFailure> gate(const AssurancePolicy& policy, const ExecutionAudit& audit) {
   std::array<GateFailure, kGateFailureKindNames.size()> by_kind;
-  for (std::size_t i = 0; i < by_kind.size(); ++i) by_kind[i].kind = static_cast<GateFailureKind>(i);
+  for (std::size_t i = 0; i < by_kind.size(); ++i)
+    by_kind[i].kind = static_cast<GateFailureKind>(i);
   for (CapsuleId id : audit.distinct_capsules()) {
     for (ObligationReport& r : obligations_of(audit.registry().capsule(id))) {
       if (auto kind = gate_failure_for(policy, r.disposition)) {
@@ -50,8 +51,9 @@ Error gate_error(const AssurancePolicy& policy, const std::vector<GateFailure>& 
     if (!kinds.empty()) kinds += ", ";
     kinds += to_string(f.kind);
   }
-  Error e = make_error(ErrorKind::rejected_by_policy, "plan rejected by assurance policy " +
-                                                          std::string(label(policy)) + ": " + kinds);
+  Error e =
+      make_error(ErrorKind::rejected_by_policy,
+                 "plan rejected by assurance policy " + std::string(label(policy)) + ": " + kinds);
   for (const GateFailure& f : failures) {
     for (const ObligationReport& r : f.obligations) {
       e.notes.push_back(std::string(to_string(f.kind)) + ": " + r.capsule + " " +

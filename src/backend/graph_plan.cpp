@@ -1,5 +1,5 @@
-#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/backend/graph_plan.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 
 #include <array>
 

@@ -29,7 +29,8 @@ std::optional<CapsuleId> choose(const ExecutionConfig& config, const Registry& r
 std::vector<std::string> ExecutionPlan::capsule_names() const {
   std::vector<std::string> names;
   names.reserve(kernels.size());
-  for (const PlannedKernel& k : kernels) names.push_back(registry->capsule(k.capsule).name);
+  for (const PlannedKernel& k : kernels)
+    names.push_back(registry->capsule(k.capsule).name);
   return names;
 }
 
@@ -102,9 +103,9 @@ Expected<ExecutionPlan> plan_sequence(const ExecutionConfig& config, const Regis
     if (!id) {
       Error e = std::move(id.error());
       e.position = i;
-      return std::unexpected(std::move(e).with_context(
-          "at op " + std::to_string(i + 1) + " of " + std::to_string(ops.size()) + " (" +
-          std::string(to_string(ops[i])) + ")"));
+      return std::unexpected(std::move(e).with_context("at op " + std::to_string(i + 1) + " of " +
+                                                       std::to_string(ops.size()) + " (" +
+                                                       std::string(to_string(ops[i])) + ")"));
     }
     plan.kernels.push_back({ops[i], *id});
   }

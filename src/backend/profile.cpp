@@ -40,8 +40,7 @@ BackendProfile make_profile(MaintainedProfile which) {
     case MaintainedProfile::checked_linux_x86_64_cpu:
       return checked_cpu_on("checked_linux_x86_64_cpu", Target::linux_cpu(Architecture::x86_64));
     case MaintainedProfile::checked_macos_aarch64_cpu:
-      return checked_cpu_on("checked_macos_aarch64_cpu",
-                            Target::macos_cpu(Architecture::aarch64));
+      return checked_cpu_on("checked_macos_aarch64_cpu", Target::macos_cpu(Architecture::aarch64));
     case MaintainedProfile::checked_windows_x86_64_cpu:
       return checked_cpu_on("checked_windows_x86_64_cpu",
                             Target::windows_cpu(Architecture::x86_64));
@@ -85,10 +84,10 @@ Expected<BackendProfile> maintained_for_device(Device device) {
     case Device::external:
       break;
   }
-  return std::unexpected(make_error(
-      ErrorKind::not_found, "no maintained runtime profile for device " +
-                                std::string(to_string(device)) +
-                                "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
+  return std::unexpected(
+      make_error(ErrorKind::not_found,
+                 "no maintained runtime profile for device " + std::string(to_string(device)) +
+                     "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
 }
 
 Expected<BackendProfile> apply_overrides(BackendProfile profile, ProfileOverrides overrides) {

@@ -38,8 +38,10 @@ Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
   }
   // Counting sort by op keeps registry order within each op.
   std::array<std::uint32_t, kBackendOpCount + 1> counts{};
-  for (const KernelCapsule& c : r.capsules_) ++counts[static_cast<std::size_t>(c.op) + 1];
-  for (std::size_t i = 1; i <= kBackendOpCount; ++i) counts[i] += counts[i - 1];
+  for (const KernelCapsule& c : r.capsules_)
+    ++counts[static_cast<std::size_t>(c.op) + 1];
+  for (std::size_t i = 1; i <= kBackendOpCount; ++i)
+    counts[i] += counts[i - 1];
   r.op_begin_ = counts;
   r.by_op_.resize(r.capsules_.size());
   for (std::size_t id = 0; id < r.capsules_.size(); ++id) {
@@ -51,7 +53,8 @@ Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
 
 Expected<Registry> Registry::with_modules(std::vector<CapsuleModule> modules) const {
   std::unordered_set<std::string> replaced;
-  for (const CapsuleModule& m : modules) replaced.insert(m.name);
+  for (const CapsuleModule& m : modules)
+    replaced.insert(m.name);
   for (const CapsuleModule& m : modules_) {
     if (!replaced.contains(m.name)) modules.push_back(m);
   }

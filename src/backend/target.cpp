@@ -62,7 +62,9 @@ Target Target::portable_cpu(OperatingSystem os, Architecture arch) {
 Target Target::linux_cpu(Architecture arch) {
   return portable_cpu(OperatingSystem::linux_os, arch);
 }
-Target Target::macos_cpu(Architecture arch) { return portable_cpu(OperatingSystem::macos, arch); }
+Target Target::macos_cpu(Architecture arch) {
+  return portable_cpu(OperatingSystem::macos, arch);
+}
 Target Target::windows_cpu(Architecture arch) {
   return portable_cpu(OperatingSystem::windows, arch);
 }

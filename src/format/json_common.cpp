@@ -6,7 +6,8 @@ using namespace nnplan::backend;
 
 Json profile_object(const BackendProfile& p) {
   Json modules = Json::array();
-  for (const CapsuleModule& m : p.registry.modules()) modules.push_back(m.name);
+  for (const CapsuleModule& m : p.registry.modules())
+    modules.push_back(m.name);
   const auto preset = preset_of(p.target);
   return Json{{"name", p.name},
               {"device", str(to_string(p.config.device))},
@@ -58,6 +59,8 @@ Json error_object(const Error& e) {
   return out;
 }
 
-std::string dump(const Json& json) { return json.dump(2) + "\n"; }
+std::string dump(const Json& json) {
+  return json.dump(2) + "\n";
+}
 
 }  // namespace nnplan::format::detail

@@ -13,7 +13,9 @@ namespace nnplan::format::detail {
 
 using Json = nlohmann::ordered_json;
 
-inline std::string str(std::string_view s) { return std::string(s); }
+inline std::string str(std::string_view s) {
+  return std::string(s);
+}
 
 // {"name","device","preference","assurance","vjp","target","lowering","modules"}.
 Json profile_object(const backend::BackendProfile& profile);

@@ -14,11 +14,14 @@ std::string targets_json() {
     const auto preset = static_cast<TargetPreset>(i);
     const Target t = target_of(preset);
     Json features = Json::array();
-    for (BuildFeature f : t.features) features.push_back(str(to_string(f)));
+    for (BuildFeature f : t.features)
+      features.push_back(str(to_string(f)));
     Json devs = Json::array();
-    for (Device d : devices(t)) devs.push_back(str(to_string(d)));
+    for (Device d : devices(t))
+      devs.push_back(str(to_string(d)));
     Json provs = Json::array();
-    for (Provider p : providers(t)) provs.push_back(str(to_string(p)));
+    for (Provider p : providers(t))
+      provs.push_back(str(to_string(p)));
     targets.push_back(Json{{"name", str(to_string(preset))},
                            {"os", str(to_string(t.os))},
                            {"arch", str(to_string(t.arch))},
@@ -32,7 +35,8 @@ std::string targets_json() {
 
 std::string profiles_json(std::span<const BackendProfile> profiles) {
   Json list = Json::array();
-  for (const BackendProfile& p : profiles) list.push_back(detail::profile_object(p));
+  for (const BackendProfile& p : profiles)
+    list.push_back(detail::profile_object(p));
   return detail::dump(Json{{"format", "nnplan.profiles.v1"}, {"profiles", std::move(list)}});
 }
 

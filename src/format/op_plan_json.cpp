@@ -1,7 +1,7 @@
 #include "nnplan/format/op_plan_json.hpp"
 
-#include "nnplan/backend/audit.hpp"
 #include "json_common.hpp"
+#include "nnplan/backend/audit.hpp"
 
 namespace nnplan::format {
 
@@ -12,7 +12,8 @@ using detail::str;
 std::string op_plan_json(const BackendProfile& profile, std::span<const BackendOp> ops,
                          const Expected<ExecutionPlan>& result) {
   Json op_names = Json::array();
-  for (BackendOp op : ops) op_names.push_back(str(to_string(op)));
+  for (BackendOp op : ops)
+    op_names.push_back(str(to_string(op)));
   Json out{{"format", str(kOpsPlanFormat)},
            {"profile", detail::profile_object(profile)},
            {"ops", std::move(op_names)},

@@ -43,8 +43,8 @@ CliResult run_cli(const std::string& args) {
   const fs::path dir = scratch_dir();
   const fs::path out = dir / "stdout.txt";
   const fs::path err = dir / "stderr.txt";
-  const std::string command = std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() +
-                              " 2>" + err.string();
+  const std::string command =
+      std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -80,8 +80,7 @@ TEST_P(CliGolden, StdoutMatchesGoldenAndExitCode) {
 INSTANTIATE_TEST_SUITE_P(
     Reports, CliGolden,
     testing::Values(
-        GoldenCase{"plan_ops_checked_cpu_mlp.txt",
-                   "plan-ops linear relu linear softmax", 0},
+        GoldenCase{"plan_ops_checked_cpu_mlp.txt", "plan-ops linear relu linear softmax", 0},
         GoldenCase{"plan_ops_checked_cuda_block.txt",
                    "plan-ops --profile checked_cuda layer_norm matmul "
                    "scaled_dot_product_attention add",
@@ -106,8 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "plan-ops --profile libtorch_forward_cuda --json scaled_dot_product_attention",
                    0},
         GoldenCase{"plan_ops_json_failure.json", "plan-ops --json relu fft_fno", 1},
-        GoldenCase{"targets.txt", "targets", 0},
-        GoldenCase{"targets.json", "targets --json", 0},
+        GoldenCase{"targets.txt", "targets", 0}, GoldenCase{"targets.json", "targets --json", 0},
         GoldenCase{"profiles.txt", "profiles", 0},
         GoldenCase{"profiles.json", "profiles --json", 0},
         GoldenCase{"capsules_attention.txt",
@@ -134,8 +132,9 @@ TEST_P(CliErrors, ExitCodeAndMessage) {
   const ErrorCase& c = GetParam();
   const CliResult r = run_cli(c.args);
   EXPECT_EQ(r.exit_code, c.exit_code) << r.out << r.err;
-  EXPECT_NE(r.err.find(c.stderr_fragment), std::string::npos)
-      << "stderr was:\n" << r.err << "\nexpected fragment:\n" << c.stderr_fragment;
+  EXPECT_NE(r.err.find(c.stderr_fragment), std::string::npos) << "stderr was:\n"
+                                                              << r.err << "\nexpected fragment:\n"
+                                                              << c.stderr_fragment;
   EXPECT_EQ(r.out, "");
 }
 
@@ -191,8 +190,8 @@ std::string acme_registry(const std::string& module, const std::string& capsule,
             {"contracts",
              {{"shape", {{"claim", shape_claim}, {"summary", "s"}, {"evidence", guard}}},
               {"layout",
-               {{"claim", {{"kind", "layout-compatibility"}, {"op", "relu"},
-                           {"layout", "flat-row-major"}}},
+               {{"claim",
+                 {{"kind", "layout-compatibility"}, {"op", "relu"}, {"layout", "flat-row-major"}}},
                 {"summary", "l"},
                 {"evidence", guard}}},
               {"value",
@@ -201,7 +200,9 @@ std::string acme_registry(const std::string& module, const std::string& capsule,
                 {"evidence", tests}}},
               {"vjp",
                {{"claim",
-                 {{"kind", "vjp-refinement"}, {"op", "relu"}, {"spec", "Spec.relu"},
+                 {{"kind", "vjp-refinement"},
+                  {"op", "relu"},
+                  {"spec", "Spec.relu"},
                   {"mode", "torchlean-tape"}}},
                 {"summary", "g"},
                 {"evidence", tests}}}}}}}}}}}};
@@ -223,10 +224,11 @@ TEST(CliRegistry, ExternalCapsuleIsUnavailableOnCpuTarget) {
   write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
   const CliResult r = run_cli("plan-ops --registry " + file.string() + " --device external relu");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("candidate acme.relu (provider=external device=external):\n"
-                       "    unavailable-device: device external is not available on the target\n"
-                       "    unavailable-provider: provider external is not available on the target"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("candidate acme.relu (provider=external device=external):\n"
+                 "    unavailable-device: device external is not available on the target\n"
+                 "    unavailable-provider: provider external is not available on the target"),
+      std::string::npos)
       << r.out;
 }
 
@@ -260,8 +262,8 @@ TEST(CliRegistry, DuplicateIdentityAcrossFilesExitsThree) {
   const fs::path b = scratch_dir() / "b.json";
   write_text(a, acme_registry("acme", "acme.relu", "external", "external"));
   write_text(b, acme_registry("acme2", "acme.relu", "external", "external"));
-  const CliResult r = run_cli("plan-ops --registry " + a.string() + " --registry " + b.string() +
-                              " relu");
+  const CliResult r =
+      run_cli("plan-ops --registry " + a.string() + " --registry " + b.string() + " relu");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("duplicate backend capsule identity 'acme.relu'"), std::string::npos)
       << r.err;
@@ -274,9 +276,8 @@ TEST(CliRegistry, MalformedFileExitsThreeNamingFileModuleCapsuleAndField) {
   write_text(file, text);
   const CliResult r = run_cli("plan-ops --registry " + file.string() + " relu");
   EXPECT_EQ(r.exit_code, 3);
-  for (const std::string& fragment : {file.string(), std::string("acme"),
-                                     std::string("acme.relu"), std::string("trust"),
-                                     std::string("chekced")}) {
+  for (const std::string& fragment : {file.string(), std::string("acme"), std::string("acme.relu"),
+                                      std::string("trust"), std::string("chekced")}) {
     EXPECT_NE(r.err.find(fragment), std::string::npos) << fragment << " not in:\n" << r.err;
   }
 }

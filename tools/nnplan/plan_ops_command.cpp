@@ -38,8 +38,9 @@ void add_plan_ops_command(CLI::App& app, int& exit_code) {
     for (std::size_t i = 0; i < flags->ops.size(); ++i) {
       auto op = parse_backend_op(flags->ops[i]);
       if (!op) {
-        exit_code = fail(std::move(op.error()).with_context("in OP argument " + std::to_string(i + 1)),
-                         kExitUsage);
+        exit_code =
+            fail(std::move(op.error()).with_context("in OP argument " + std::to_string(i + 1)),
+                 kExitUsage);
         return;
       }
       ops.push_back(*op);

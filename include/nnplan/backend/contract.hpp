@@ -27,7 +27,9 @@ inline constexpr std::array<std::string_view, 4> kContractFieldNames = {"shape",
 enum class Layout : std::uint8_t { canonical_tensor, flat_row_major, libtorch_cuda_view };
 inline constexpr std::array<std::string_view, 3> kLayoutNames = {
     "canonical-tensor", "flat-row-major", "libtorch-cuda-view"};
-[[nodiscard]] constexpr std::string_view to_string(Layout v) { return enum_name(kLayoutNames, v); }
+[[nodiscard]] constexpr std::string_view to_string(Layout v) {
+  return enum_name(kLayoutNames, v);
+}
 [[nodiscard]] inline Expected<Layout> parse_layout(std::string_view s) {
   return parse_enum<Layout>(kLayoutNames, s, "layout");
 }
@@ -97,7 +99,15 @@ inline constexpr std::array<std::string_view, 7> kEvidenceKindNames = {
 }
 
 // The coarse disposition of a piece of evidence, used by the recheck and the gate.
-enum class Disposition : std::uint8_t { proved, checked, guarded, tested, fuzzed, trusted, missing };
+enum class Disposition : std::uint8_t {
+  proved,
+  checked,
+  guarded,
+  tested,
+  fuzzed,
+  trusted,
+  missing
+};
 inline constexpr std::array<std::string_view, 7> kDispositionNames = {
     "proved", "checked", "guarded", "tested", "fuzzed", "trusted", "missing"};
 [[nodiscard]] constexpr std::string_view to_string(Disposition v) {

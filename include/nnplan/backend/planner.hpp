@@ -41,8 +41,8 @@ struct ExecutionPlan {
 
 // The seed's stable partition: under `prefer p`, capsules of provider p first; otherwise
 // unchanged. Relative orders are kept.
-[[nodiscard]] std::vector<KernelCapsule> order_by_preference(const ExecutionConfig& config,
-                                                             std::span<const KernelCapsule> capsules);
+[[nodiscard]] std::vector<KernelCapsule> order_by_preference(
+    const ExecutionConfig& config, std::span<const KernelCapsule> capsules);
 
 // The chosen capsule for `op`: under `prefer p`, the first eligible capsule of provider p, else
 // the first eligible one; under `auto` and `only`, the first eligible one. When `availability`

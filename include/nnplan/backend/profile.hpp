@@ -54,8 +54,12 @@ enum class MaintainedProfile : std::uint8_t {
   libtorch_forward_cuda,
 };
 inline constexpr std::array<std::string_view, 6> kMaintainedProfileNames = {
-    "checked_cpu",  "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
-    "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda"};
+    "checked_cpu",
+    "checked_linux_x86_64_cpu",
+    "checked_macos_aarch64_cpu",
+    "checked_windows_x86_64_cpu",
+    "checked_cuda",
+    "libtorch_forward_cuda"};
 [[nodiscard]] constexpr std::string_view to_string(MaintainedProfile v) {
   return enum_name(kMaintainedProfileNames, v);
 }

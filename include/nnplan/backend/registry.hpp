@@ -38,7 +38,8 @@ class Registry {
   // The ids of the capsules implementing `op`, in registry order.
   [[nodiscard]] std::span<const CapsuleId> implementing(BackendOp op) const {
     const auto i = static_cast<std::size_t>(op);
-    return std::span<const CapsuleId>(by_op_).subspan(op_begin_[i], op_begin_[i + 1] - op_begin_[i]);
+    return std::span<const CapsuleId>(by_op_).subspan(op_begin_[i],
+                                                      op_begin_[i + 1] - op_begin_[i]);
   }
   // The module a capsule came from.
   [[nodiscard]] const std::string& module_of(CapsuleId id) const {

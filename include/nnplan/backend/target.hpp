@@ -14,9 +14,8 @@
 namespace nnplan::backend {
 
 enum class OperatingSystem : std::uint8_t { linux_os, macos, windows, wasi, unknown };
-inline constexpr std::array<std::string_view, 5> kOperatingSystemNames = {"linux", "macos",
-                                                                          "windows", "wasi",
-                                                                          "unknown"};
+inline constexpr std::array<std::string_view, 5> kOperatingSystemNames = {
+    "linux", "macos", "windows", "wasi", "unknown"};
 
 enum class Architecture : std::uint8_t { x86_64, aarch64, wasm32, unknown };
 inline constexpr std::array<std::string_view, 4> kArchitectureNames = {"x86_64", "aarch64",
@@ -137,9 +136,10 @@ enum class TargetPreset : std::uint8_t {
   external,
 };
 inline constexpr std::array<std::string_view, 15> kTargetPresetNames = {
-    "portable-cpu", "linux-cpu",  "macos-cpu",   "windows-cpu", "linux-cuda",
-    "linux-cuda-libtorch", "windows-cuda", "windows-cuda-libtorch", "linux-rocm", "macos-metal",
-    "wasm",         "linux-tpu",  "linux-trainium", "custom-chip", "external"};
+    "portable-cpu",   "linux-cpu",           "macos-cpu",    "windows-cpu",
+    "linux-cuda",     "linux-cuda-libtorch", "windows-cuda", "windows-cuda-libtorch",
+    "linux-rocm",     "macos-metal",         "wasm",         "linux-tpu",
+    "linux-trainium", "custom-chip",         "external"};
 [[nodiscard]] constexpr std::string_view to_string(TargetPreset v) {
   return enum_name(kTargetPresetNames, v);
 }

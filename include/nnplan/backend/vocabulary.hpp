@@ -90,29 +90,52 @@ enum class BackendOp : std::uint8_t {
   scaled_dot_product_attention,
 };
 inline constexpr std::array<std::string_view, 46> kBackendOpNames = {
-    "rand_uniform", "bernoulli_mask",
-    "add",          "sub",
-    "mul",          "scale",
-    "abs",          "sqrt",
-    "clamp",        "max",
-    "min",          "relu",
-    "gelu",         "sigmoid",
-    "tanh",         "softplus",
-    "exp",          "log",
-    "sin",          "cos",
-    "inv",          "safe_log",
-    "log_softmax",  "softmax",
-    "reduce_sum",   "reduce_mean",
-    "reshape",      "permute",
-    "broadcast",    "concat",
-    "slice",        "gather",
-    "scatter_add",  "matmul",
-    "linear",       "mse_loss",
-    "layer_norm",   "batch_norm",
-    "conv",         "conv_transpose",
-    "max_pool",     "smooth_max_pool",
-    "avg_pool",     "fft_fno",
-    "selective_scan", "scaled_dot_product_attention"};
+    "rand_uniform",
+    "bernoulli_mask",
+    "add",
+    "sub",
+    "mul",
+    "scale",
+    "abs",
+    "sqrt",
+    "clamp",
+    "max",
+    "min",
+    "relu",
+    "gelu",
+    "sigmoid",
+    "tanh",
+    "softplus",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "inv",
+    "safe_log",
+    "log_softmax",
+    "softmax",
+    "reduce_sum",
+    "reduce_mean",
+    "reshape",
+    "permute",
+    "broadcast",
+    "concat",
+    "slice",
+    "gather",
+    "scatter_add",
+    "matmul",
+    "linear",
+    "mse_loss",
+    "layer_norm",
+    "batch_norm",
+    "conv",
+    "conv_transpose",
+    "max_pool",
+    "smooth_max_pool",
+    "avg_pool",
+    "fft_fno",
+    "selective_scan",
+    "scaled_dot_product_attention"};
 inline constexpr std::size_t kBackendOpCount = kBackendOpNames.size();
 
 // How much is known about an implementation.
@@ -125,7 +148,9 @@ enum class VjpMode : std::uint8_t { none, torchlean_tape, backend_vjp };
 inline constexpr std::array<std::string_view, 3> kVjpModeNames = {"none", "torchlean-tape",
                                                                   "backend-vjp"};
 
-[[nodiscard]] constexpr std::string_view to_string(Device v) { return enum_name(kDeviceNames, v); }
+[[nodiscard]] constexpr std::string_view to_string(Device v) {
+  return enum_name(kDeviceNames, v);
+}
 [[nodiscard]] constexpr std::string_view to_string(Provider v) {
   return enum_name(kProviderNames, v);
 }
