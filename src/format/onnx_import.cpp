@@ -31,11 +31,16 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <variant>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "bounded_file.hpp"
 #include "nnplan/ir/check.hpp"
@@ -93,6 +98,149 @@ constexpr std::array<std::string_view, 38> kSupportedOps = {
     "Transpose",
     "Unsqueeze",
 };
+
+// Little-endian `T`s read one by one from bytes of any alignment (ONNX raw_data), so that a
+// vector is built straight from the bytes: one allocation, no zero-fill before the copy.
+template <class T>
+struct RawIter {
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = T;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const T*;
+  using reference = T;
+  const char* p = nullptr;
+  T operator*() const {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return v;
+  }
+  RawIter& operator++() {
+    p += sizeof(T);
+    return *this;
+  }
+  RawIter operator++(int) {
+    RawIter old = *this;
+    p += sizeof(T);
+    return old;
+  }
+  difference_type operator-(const RawIter& o) const {
+    return (p - o.p) / static_cast<difference_type>(sizeof(T));
+  }
+  bool operator==(const RawIter& o) const { return p == o.p; }
+};
+template <class T>
+std::vector<T> raw_vector(const std::string& raw) {
+  return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
+}
+
+// Arena blocks for the parsed ModelProto. A large model's message takes tens of megabytes that
+// are touched once, so on Linux blocks of 2 MiB and more are 2 MiB-aligned and marked for
+// transparent huge pages: one page fault per 2 MiB instead of one per 4 KiB. Purely a speed
+// hint; where it is not honoured the blocks are ordinary memory.
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+void* arena_block_alloc(std::size_t size) {
+  if (size < kHugePage) return ::operator new(size);
+  const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = ::operator new (rounded, std::align_val_t{kHugePage});
+#ifdef __linux__
+  ::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+void arena_block_dealloc(void* p, std::size_t size) {
+  if (size < kHugePage) return ::operator delete(p, size);
+  ::operator delete (p, std::align_val_t{kHugePage});
+}
+
+// Tensor name -> IR node, the importer's hottest table (one lookup per node input, one insert
+// per node output): open addressing with linear probing in one array of 16-byte slots (a pointer
+// to the name, held by the ModelProto, part of its hash and the node), so a lookup touches one
+// slot and the name's bytes, an insert allocates nothing until the table grows, and a large
+// table sits on huge pages (arena_block_alloc) instead of thousands of small ones.
+class NameTable {
+ public:
+  NameTable() = default;
+  NameTable(const NameTable&) = delete;
+  NameTable& operator=(const NameTable&) = delete;
+  ~NameTable() { release(); }
+
+  void reserve(std::size_t n) {
+    std::size_t cap = 16;
+    while (cap < 2 * n)
+      cap *= 2;
+    if (cap > cap_) rehash(cap);
+  }
+  const NodeId* find(std::string_view name) const {
+    if (cap_ == 0) return nullptr;
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+      const Slot& s = slots_[i];
+      if (s.key == nullptr) return nullptr;
+      if (s.tag == tag && *s.key == name) return &s.value;
+    }
+  }
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+  // A hint that `name` is about to be looked up or set.
+  void prefetch(std::string_view name) const {
+    if (cap_ == 0) return;
+    __builtin_prefetch(&slots_[std::hash<std::string_view>{}(name) & (cap_ - 1)]);
+  }
+  // `name` must outlive the table (a name held by the ModelProto).
+  void set(const std::string& name, NodeId value) {
+    if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));
+    const std::size_t h = std::hash<std::string_view>{}(name);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+      Slot& s = slots_[i];
+      if (s.key == nullptr) {
+        s = Slot{.key = &name, .tag = tag, .value = value};
+        ++size_;
+        return;
+      }
+      if (s.tag == tag && *s.key == name) {
+        s.value = value;
+        return;
+      }
+    }
+  }
+
+ private:
+  struct Slot {
+    const std::string* key = nullptr;  // null: empty
+    std::uint32_t tag = 0;             // the hash's high half
+    NodeId value = 0;
+  };
+  static_assert(sizeof(Slot) == 16);
+  void rehash(std::size_t cap) {
+    auto* slots = static_cast<Slot*>(arena_block_alloc(cap * sizeof(Slot)));
+    std::uninitialized_value_construct_n(slots, cap);
+    for (std::size_t n = 0; n < cap_; ++n) {
+      const Slot& s = slots_[n];
+      if (s.key == nullptr) continue;
+      const std::size_t h = std::hash<std::string_view>{}(*s.key);
+      for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (slots[i].key == nullptr) {
+          slots[i] = s;
+          break;
+        }
+      }
+    }
+    release();
+    slots_ = slots;
+    cap_ = cap;
+  }
+  void release() {
+    if (slots_ != nullptr) arena_block_dealloc(slots_, cap_ * sizeof(Slot));
+    slots_ = nullptr;
+  }
+  Slot* slots_ = nullptr;
+  std::size_t cap_ = 0;
+  std::size_t size_ = 0;
+};
+
+// The name of an absent node input or output.
+const std::string kNoName;
 
 struct ImportFailure {
   Error error;
@@ -244,15 +392,63 @@ class Importer {
   }
 
   // ---- node inputs and outputs ----
-  std::string in_name(int i) const {
-    return i < cur_->input_size() ? cur_->input(i) : std::string();
+  // References into the ModelProto (or to kNoName), which outlives the importer: the lookup
+  // tables below key on them without copying.
+  const std::string& in_name(int i) const {
+    return i < cur_->input_size() ? cur_->input(i) : kNoName;
   }
   bool has_in(int i) const { return !in_name(i).empty(); }
-  std::string out_name(int i) const {
-    return i < cur_->output_size() ? cur_->output(i) : std::string();
+  const std::string& out_name(int i) const {
+    return i < cur_->output_size() ? cur_->output(i) : kNoName;
   }
   bool used(const std::string& name) const {
-    return !name.empty() && (consumers_.contains(name) || graph_outputs_.contains(name));
+    index_consumers();
+    return !name.empty() && (tensor_slots_.contains(name) || graph_outputs_.contains(name));
+  }
+  // Builds the consumer index on first use: only Pad, Dropout and the weights moved into payloads
+  // need it, so a graph without them never pays for it.
+  void index_consumers() const {
+    if (consumers_indexed_) return;
+    consumers_indexed_ = true;
+    // Consumers as one flat array (counting sort by tensor slot): no vector per tensor.
+    std::size_t uses = 0;
+    for (const auto& node : model_.graph().node())
+      uses += static_cast<std::size_t>(node.input_size());
+    tensor_slots_.reserve(uses);
+    std::vector<std::uint32_t> use_slots;
+    use_slots.reserve(uses);
+    for (const auto& node : model_.graph().node()) {
+      for (const std::string& in : node.input()) {
+        if (in.empty()) continue;
+        const auto [it, added] =
+            tensor_slots_.try_emplace(in, static_cast<std::uint32_t>(tensor_slots_.size()));
+        if (added) consumer_offsets_.push_back(0);
+        ++consumer_offsets_[it->second];
+        use_slots.push_back(it->second);
+      }
+    }
+    // Counts to start offsets, plus the end.
+    std::uint32_t start = 0;
+    for (std::uint32_t& c : consumer_offsets_)
+      start += std::exchange(c, start);
+    consumer_offsets_.push_back(start);
+    consumer_nodes_.resize(use_slots.size());
+    std::vector<std::uint32_t> next(consumer_offsets_.begin(), consumer_offsets_.end() - 1);
+    std::size_t k = 0;
+    for (int i = 0; i < model_.graph().node_size(); ++i) {
+      for (const std::string& in : model_.graph().node(i).input()) {
+        if (!in.empty()) consumer_nodes_[next[use_slots[k++]]++] = i;
+      }
+    }
+  }
+  // The indices of the nodes consuming tensor `name`, once per use, in node order.
+  std::span<const int> consumers(std::string_view name) const {
+    index_consumers();
+    const auto it = tensor_slots_.find(name);
+    if (it == tensor_slots_.end()) return {};
+    return std::span<const int>(consumer_nodes_)
+        .subspan(consumer_offsets_[it->second],
+                 consumer_offsets_[it->second + 1] - consumer_offsets_[it->second]);
   }
   void require_inputs(int min, int max) const {
     int n = cur_->input_size();
@@ -285,7 +481,7 @@ class Importer {
   }
   // A graph input the IR cannot hold as a tensor fails with `reason` once a node consumes it as
   // one, so that an op needing a constant there (Reshape's shape) names that problem instead.
-  [[noreturn]] void fail_rejected_input(const std::string& name) const {
+  [[noreturn]] void fail_rejected_input(std::string_view name) const {
     fail_model(rejected_inputs_.at(name));
   }
   ConstPtr read_tensor(const onnx::TensorProto& t, std::string source) const;
@@ -315,6 +511,15 @@ class Importer {
     }
     return c->ints;
   }
+  // The float data of constant `c`, named `name` here: moved out when this is its only use (no
+  // other name aliases it, one consuming input, not the graph output), else copied.
+  std::vector<float> take_floats(const ConstPtr& c, const std::string& name) const {
+    if (c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
+        !graph_outputs_.contains(name)) {
+      return std::move(c->floats);
+    }
+    return c->floats;
+  }
   // The IR node holding tensor `name`, materializing a constant as a `const` node.
   NodeId tensor(const std::string& name);
   const Shape& shape_of(NodeId id) const { return graph_.nodes[id].shape; }
@@ -324,7 +529,7 @@ class Importer {
   }
   void define(const std::string& name, NodeId id) {
     if (name.empty()) return;
-    values_[name] = id;
+    values_.set(name, id);
   }
   std::optional<PendingPad> take_pad(const std::string& name) {
     const auto it = pads_.find(name);
@@ -400,15 +605,22 @@ class Importer {
 
   ir::Graph graph_;
   PayloadStore payloads_;
-  std::unordered_map<std::string, NodeId> values_;
-  std::unordered_map<std::string, ConstPtr> consts_;
-  std::unordered_map<std::string, PendingPad> pads_;
-  std::unordered_map<std::string, std::vector<int>> consumers_;  // tensor -> node indices
-  std::unordered_set<std::string> graph_outputs_;
-  std::unordered_set<std::string> graph_inputs_;  // graph inputs that are not initializers
+  // Every key views a name held by model_ (never a temporary), so no name is copied.
+  NameTable values_;
+  std::unordered_map<std::string_view, ConstPtr> consts_;
+  std::unordered_map<std::string_view, PendingPad> pads_;
+  // Consumers of each tensor in one flat array: tensor_slots_ numbers the consumed tensors, and
+  // slot s's consumer node indices are consumer_nodes_[consumer_offsets_[s] ..
+  // consumer_offsets_[s + 1]).
+  mutable bool consumers_indexed_ = false;
+  mutable std::unordered_map<std::string_view, std::uint32_t> tensor_slots_;
+  mutable std::vector<std::uint32_t> consumer_offsets_;
+  mutable std::vector<int> consumer_nodes_;
+  std::unordered_set<std::string_view> graph_outputs_;
+  std::unordered_set<std::string_view> graph_inputs_;  // graph inputs that are not initializers
   // Graph inputs that are not float32 tensors, with the reason, in graph order.
-  std::unordered_map<std::string, std::string> rejected_inputs_;
-  std::vector<std::string> rejected_order_;
+  std::unordered_map<std::string_view, std::string> rejected_inputs_;
+  std::vector<std::string_view> rejected_order_;
 
   const onnx::NodeProto* cur_ = nullptr;
   std::string cur_name_;
@@ -445,8 +657,7 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
     case onnx::TensorProto_DataType_FLOAT:
       if (t.has_raw_data()) {
         check_count(raw.size(), "raw_data", 4);
-        c->floats.resize(count);
-        if (count != 0) std::memcpy(c->floats.data(), raw.data(), raw.size());
+        c->floats = raw_vector<float>(raw);
       } else {
         check_count(static_cast<std::size_t>(t.float_data_size()), "float_data", 1);
         c->floats.assign(t.float_data().begin(), t.float_data().end());
@@ -455,8 +666,7 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
     case onnx::TensorProto_DataType_INT64:
       if (t.has_raw_data()) {
         check_count(raw.size(), "raw_data", 8);
-        c->ints.resize(count);
-        if (count != 0) std::memcpy(c->ints.data(), raw.data(), raw.size());
+        c->ints = raw_vector<std::int64_t>(raw);
       } else {
         check_count(static_cast<std::size_t>(t.int64_data_size()), "int64_data", 1);
         c->ints.assign(t.int64_data().begin(), t.int64_data().end());
@@ -506,7 +716,7 @@ NodeId Importer::add(OpKind kind, std::vector<NodeId> parents, ir::OpParams para
 }
 
 NodeId Importer::tensor(const std::string& name) {
-  if (const auto it = values_.find(name); it != values_.end()) return it->second;
+  if (const NodeId* id = values_.find(name)) return *id;
   if (rejected_inputs_.contains(name)) fail_rejected_input(name);
   if (pads_.contains(name)) {
     fail("input '" + name + "' comes from Pad node '" + pads_.at(name).pad_node +
@@ -575,8 +785,8 @@ std::uint32_t Importer::window_padding(const Shape& in, std::uint32_t kh, std::u
 
 void Importer::alias(const std::string& from, const std::string& to) {
   if (to.empty()) return;
-  if (const auto it = values_.find(from); it != values_.end()) {
-    values_[to] = it->second;
+  if (const NodeId* id = values_.find(from)) {
+    values_.set(to, *id);
   } else if (const auto p = pads_.find(from); p != pads_.end()) {
     pads_[to] = p->second;
   } else if (ConstPtr c = constant(from)) {
@@ -718,7 +928,7 @@ void Importer::gemm() {
     }
     PayloadTensor w{.shape = Shape{{n, k}}};
     if (trans_b != 0) {
-      w.data = bc->floats;
+      w.data = take_floats(bc, in_name(1));
     } else {
       w.data.resize(n * k);
       for (Dim i = 0; i < k; ++i)
@@ -802,7 +1012,7 @@ void Importer::conv() {
   std::uint32_t padding =
       window_padding(xs, static_cast<std::uint32_t>(kh), static_cast<std::uint32_t>(kw), stride);
   if (folded) padding += folded->padding;
-  PayloadTensor weight{.shape = Shape{w->dims}, .data = w->floats};
+  PayloadTensor weight{.shape = Shape{w->dims}, .data = take_floats(w, in_name(1))};
   std::optional<PayloadTensor> bias;
   if (has_in(2)) {
     ConstPtr b = float_constant(in_name(2), "bias");
@@ -1215,14 +1425,14 @@ void Importer::pad() {
          " are not supported; supported: all zero, or equal non-negative pads on H and W of an "
          "(N,C,H,W) tensor folded into a following Conv, MaxPool or AveragePool");
   }
-  const std::string out = out_name(0);
+  const std::string& out = out_name(0);
   if (graph_outputs_.contains(out)) {
     fail("pads " + list_string(pads) +
          " are not supported on a graph output; supported: all zero, "
          "or folded into a following Conv, MaxPool or AveragePool");
   }
-  if (const auto it = consumers_.find(out); it != consumers_.end()) {
-    for (const int index : it->second) {
+  {
+    for (const int index : consumers(out)) {
       const onnx::NodeProto& consumer = model_.graph().node(index);
       const std::string& op = consumer.op_type();
       const bool window = op == "Conv" || op == "MaxPool" || op == "AveragePool";
@@ -1363,9 +1573,12 @@ ImportedModel Importer::run() {
                (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output");
   }
   graph_outputs_.insert(g.output(0).name());
-  for (int i = 0; i < g.node_size(); ++i)
-    for (const std::string& in : g.node(i).input())
-      if (!in.empty()) consumers_[in].push_back(i);
+  {
+    const auto tensors = static_cast<std::size_t>(g.node_size()) + g.input_size() +
+                         static_cast<std::size_t>(g.initializer_size());
+    values_.reserve(tensors);
+    graph_.nodes.reserve(tensors);
+  }
   for (const auto& t : g.initializer()) {
     if (t.name().empty()) fail_model("an initializer has no name");
     consts_[t.name()] = read_tensor(t, t.name());
@@ -1447,7 +1660,7 @@ ImportedModel Importer::run() {
       }
     }
     const NodeId id = add(OpKind::input, {}, {}, shape, &in.name());
-    values_[in.name()] = id;
+    values_.set(in.name(), id);
   }
   if (graph_.nodes.empty()) {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
@@ -1455,7 +1668,14 @@ ImportedModel Importer::run() {
   }
   graph_.input_id = 0;
 
+  // The slot a node's output will take is a cache miss in a large table; asking for it a few
+  // nodes ahead overlaps those misses with the work on the nodes in between.
+  constexpr int kPrefetchAhead = 8;
   for (int i = 0; i < g.node_size(); ++i) {
+    if (i + kPrefetchAhead < g.node_size()) {
+      for (const std::string& out : g.node(i + kPrefetchAhead).output())
+        values_.prefetch(out);
+    }
     cur_ = &g.node(i);
     cur_name_ = cur_->name().empty() ? cur_->op_type() + "_" + str(i) : cur_->name();
     import_node();
@@ -1509,7 +1729,15 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
                                       prefix + "not a valid ONNX model: " + str(Dim{bytes.size()}) +
                                           " bytes exceed protobuf's 2 GiB message limit"));
   }
-  onnx::ModelProto model;
+  // Parsed into an arena: the message's many small objects come from a few large blocks, freed
+  // at once when the import returns.
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = std::clamp<std::size_t>(bytes.size(), 64 << 10, 64 << 20);
+  arena_options.max_block_size = std::max<std::size_t>(arena_options.start_block_size, 64 << 20);
+  arena_options.block_alloc = arena_block_alloc;
+  arena_options.block_dealloc = arena_block_dealloc;
+  google::protobuf::Arena arena(arena_options);
+  onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return std::unexpected(make_error(
         ErrorKind::invalid_input,

@@ -1,7 +1,10 @@
 // Pieces shared by the graph subcommands (plan, verify, explain, dot): loading and checking a
 // graph file (torchlean.ir.v1 or ONNX, with `--input-shape`), the `--lowering` flag, typed
 // overrides from the config flags, and output files.
+#include <fcntl.h>
 #include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -10,6 +13,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <utility>
 
 #include "cli.hpp"
 #include "nnplan/format/ir_json.hpp"
@@ -125,8 +132,55 @@ std::expected<GraphInput, int> GraphFlags::load() const {
   return load_graph(graph, *options);
 }
 
+namespace {
+
+// Counts and checks a read graph; a failed check is the input's error.
+GraphInput check_loaded(GraphInput input, ir::Graph graph);
+
+// The bytes of a regular, non-empty file no larger than `limit`, read with one read(2) into one
+// buffer; nullopt for anything else (missing, unreadable, not regular, empty, too large, short
+// read), which the callers leave to the bounded readers and their messages. A plain read rather
+// than mmap: a file truncated by another process while mapped would kill nnplan with SIGBUS
+// instead of producing an error.
+std::optional<std::string> read_regular_file(const std::string& path, std::uintmax_t limit) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::string> out;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<std::uintmax_t>(st.st_size) <= limit) {
+    std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == bytes.size()) out = std::move(bytes);
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
 GraphInput load_graph(const std::string& path, const format::OnnxImportOptions& onnx) {
   GraphInput input{.path = path, .onnx = is_onnx_file(path)};
+  if (input.onnx) {
+    // An ONNX model is read once, and the same bytes are hashed and imported. A file the fast
+    // read does not take (not a regular file, over the limit) goes the general way below, whose
+    // readers name the problem.
+    if (const auto file = read_regular_file(path, format::kMaxOnnxFileBytes)) {
+      const std::string_view bytes = *file;
+      input.digest = format::sha256_digest(bytes);
+      auto imported = format::import_onnx(std::as_bytes(std::span(bytes)), path, onnx);
+      if (!imported) {
+        input.error = std::move(imported.error());
+        return input;
+      }
+      return check_loaded(std::move(input), std::move(imported->graph));
+    }
+  }
   // The digest is of the bytes as they are on disk; an unreadable file has none.
   auto digest = format::file_digest(path);
   if (!digest) {
@@ -149,17 +203,25 @@ GraphInput load_graph(const std::string& path, const format::OnnxImportOptions& 
     input.error = std::move(graph.error());
     return input;
   }
-  input.nodes = graph->nodes.size();
-  auto checked = ir::check(std::move(*graph));
+  return check_loaded(std::move(input), std::move(*graph));
+}
+
+namespace {
+
+GraphInput check_loaded(GraphInput input, ir::Graph graph) {
+  input.nodes = graph.nodes.size();
+  auto checked = ir::check(std::move(graph));
   if (!checked) {
     // Named like the reader's errors: `<file>: node <id> (<kind>): <what is wrong>`.
     input.error = std::move(checked.error());
-    input.error->message = path + ": " + input.error->message;
+    input.error->message = input.path + ": " + input.error->message;
     return input;
   }
   input.graph = std::move(*checked);
   return input;
 }
+
+}  // namespace
 
 bool write_output_file(const std::string& path, const std::string& text) {
   errno = 0;

@@ -4,6 +4,11 @@
 // 3 malformed or unreadable graph (the message goes to stderr; with --json or -o the artifact
 // records the `malformed-graph` error as well, so tools always get a document).
 #include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <string_view>
 
 #include "cli.hpp"
 #include "nnplan/backend/acceptance.hpp"
@@ -13,6 +18,18 @@
 namespace nnplan::cli {
 
 using namespace nnplan::backend;
+
+namespace {
+
+// Writes `text` to stdout as fmt::print("{}", text) does (and fails as it does, with
+// std::system_error), without first copying a report of megabytes into fmt's buffer.
+void print_text(std::string_view text) {
+  if (std::fwrite(text.data(), 1, text.size(), stdout) < text.size()) {
+    throw fmt::system_error(errno, "cannot write to file");
+  }
+}
+
+}  // namespace
 
 void add_plan_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -57,7 +74,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
         const std::string artifact = format::malformed_graph_artifact_json(
             *profile, input.digest, input.nodes, *input.error);
         if (flags->output && !write_output_file(*flags->output, artifact)) return;
-        if (flags->json) fmt::print("{}", artifact);
+        if (flags->json) print_text(artifact);
       }
       return;
     }
@@ -70,11 +87,11 @@ void add_plan_command(CLI::App& app, int& exit_code) {
         exit_code = kExitBadInput;
         return;
       }
-      if (flags->json) fmt::print("{}", artifact);
+      if (flags->json) print_text(artifact);
     }
     if (!flags->json) {
       if (evaluation) {
-        fmt::print("{}", graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr));
+        print_text(graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr));
       } else {
         fmt::print("{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
       }
