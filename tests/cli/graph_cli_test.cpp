@@ -3,6 +3,8 @@
 // catching tampered artifacts, changed profiles and changed graphs.
 #include <gtest/gtest.h>
 
+#include "cli_runner.hpp"
+
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -14,64 +16,10 @@
 
 namespace {
 
+using namespace nnplan::cli_test;
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-fs::path scratch_dir() {
-  fs::path dir =
-      fs::temp_directory_path() / ("nnplan_graph_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string source(const std::string& relative) {
-  return (fs::path(NNPLAN_SOURCE_DIR) / relative).string();
-}
-
-// Runs `nnplan <args>` through the shell; args are trusted test literals.
-CliResult run_cli(const std::string& args) {
-  const fs::path dir = scratch_dir();
-  const fs::path out = dir / "stdout.txt";
-  const fs::path err = dir / "stderr.txt";
-  const std::string command =
-      std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
-
-// Compares `actual` with tests/golden/cli/<name>; NNPLAN_UPDATE_GOLDEN=1 rewrites the file.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const fs::path path = fs::path(NNPLAN_GOLDEN_DIR) / "cli" / name;
-  if (std::getenv("NNPLAN_UPDATE_GOLDEN") != nullptr) write_text(path, actual);
-  ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path;
-  EXPECT_EQ(read_text(path), actual) << "golden mismatch: " << path;
-}
-
-bool contains(const std::string& text, const std::string& fragment) {
-  return text.find(fragment) != std::string::npos;
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

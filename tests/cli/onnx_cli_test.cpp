@@ -4,7 +4,9 @@
 // output, and exit codes for malformed models. Models come from the conformance corpus when it is
 // present and are otherwise built here with ONNX's protobuf API.
 #include <gtest/gtest.h>
+
 #include <onnx/onnx_pb.h>
+#include "cli_runner.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -21,55 +23,10 @@
 
 namespace {
 
+using namespace nnplan::cli_test;
+
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
-
-struct CliResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-fs::path scratch_dir() {
-  fs::path dir = fs::temp_directory_path() / ("nnplan_onnx_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string source(const std::string& relative) {
-  return (fs::path(NNPLAN_SOURCE_DIR) / relative).string();
-}
-
-// Runs `nnplan <args>` through the shell; args are trusted test literals.
-CliResult run_cli(const std::string& args) {
-  const fs::path dir = scratch_dir();
-  const fs::path out = dir / "stdout.txt";
-  const fs::path err = dir / "stderr.txt";
-  const std::string command =
-      std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
-
-bool contains(const std::string& text, const std::string& fragment) {
-  return text.find(fragment) != std::string::npos;
-}
 
 // The conformance model `test_name`, or empty when the corpus is not next to this checkout.
 fs::path conformance_model(const std::string& test_name) {
