@@ -1190,23 +1190,38 @@ void Importer::layer_norm() {
   const std::uint32_t axis = norm_axis(attr_int("axis", -1), xs.rank());
   const float eps = attr_float("epsilon", 1e-5f);
   if (eps != 1e-5f) fail_attr("epsilon", str(eps), "1e-05 (the IR layernorm's epsilon)");
-  const auto all = [](const std::vector<float>& v, float value) {
-    return std::all_of(v.begin(), v.end(), [&](float f) { return f == value; });
-  };
-  ConstPtr scale = constant(in_name(1));
-  if (scale == nullptr || scale->dtype != onnx::TensorProto_DataType_FLOAT ||
-      !all(scale->floats, 1.0f)) {
-    fail("layernorm scale/bias payloads are not representable yet: Scale '" + in_name(1) +
-         "' is not a constant of ones");
-  }
-  if (has_in(2)) {
-    ConstPtr b = constant(in_name(2));
-    if (b == nullptr || b->dtype != onnx::TensorProto_DataType_FLOAT || !all(b->floats, 0.0f)) {
-      fail("layernorm scale/bias payloads are not representable yet: B '" + in_name(2) +
-           "' is not a constant of zeros");
+  // Y = layernorm(X) * Scale + B. Scale and B are constants that broadcast to the normalized
+  // dims X.shape[axis:]; an all-ones Scale and an absent or all-zeros B emit nothing.
+  const Shape normalized{std::vector<Dim>(xs.dims.begin() + axis, xs.dims.end())};
+  const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
+    if (!has_in(index)) return nullptr;
+    const std::string& name = in_name(index);
+    ConstPtr c = float_constant(name, role);
+    const std::size_t rank = c->dims.size();
+    bool fits = rank <= normalized.rank();
+    for (std::size_t i = 0; fits && i < rank; ++i) {
+      const Dim d = c->dims[rank - 1 - i];
+      fits = d == 1 || d == normalized.dims[normalized.rank() - 1 - i];
     }
+    if (!fits) {
+      fail(std::string(role) + " '" + name + "' has shape " + list_string(c->dims) +
+           ", which does not broadcast to the normalized dims " + to_string(normalized) +
+           " (X.shape[" + str(axis) + ":])");
+    }
+    const bool trivial =
+        std::all_of(c->floats.begin(), c->floats.end(), [&](float f) { return f == identity; });
+    return trivial ? nullptr : c;
+  };
+  const ConstPtr scale = affine(1, "Scale", 1.0f);
+  const ConstPtr bias = affine(2, "B", 0.0f);
+  NodeId y = add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
+  if (scale != nullptr) {
+    y = add(OpKind::mul_elem, {y, broadcast(tensor(in_name(1)), xs)});
   }
-  define(out_name(0), add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis}));
+  if (bias != nullptr) {
+    y = add(OpKind::add, {y, broadcast(tensor(in_name(2)), xs)});
+  }
+  define(out_name(0), y);
 }
 
 void Importer::reshape_op() {
