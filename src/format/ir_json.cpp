@@ -19,6 +19,7 @@
 
 #include "bounded_file.hpp"
 #include "message_text.hpp"
+#include "nnplan/format/limits.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -334,8 +335,8 @@ class GraphHandler {
     // Text JSON has no binary values.
     return fail_root("", "unexpected binary value");
   }
-  bool start_object(std::size_t /*elements*/) { return compound(true); }
-  bool start_array(std::size_t /*elements*/) { return compound(false); }
+  bool start_object(std::size_t /*elements*/) { return enter() && compound(true); }
+  bool start_array(std::size_t /*elements*/) { return enter() && compound(false); }
   bool key(string_t& k);
   bool end_object();
   bool end_array();
@@ -419,6 +420,12 @@ class GraphHandler {
   };
 
   bool scalar(const Scalar& s);
+  // Counts one more level of nesting; false past kMaxJsonDepth.
+  bool enter();
+  bool in_node() const {
+    return skip_depth_ > 0 || state_ == State::node || state_ == State::node_value ||
+           state_ == State::list;
+  }
   bool compound(bool object);
   bool root_scalar(const Scalar& s);
   bool node_scalar(const Scalar& s);
@@ -452,6 +459,7 @@ class GraphHandler {
   std::string_view source_;
   State state_ = State::top;
   std::size_t skip_depth_ = 0;
+  std::size_t depth_ = 0;  // open arrays and objects
   std::uint32_t root_seen_ = 0;
   RootField root_field_ = RootField::format;
   std::optional<Field> field_;  // the node field being read; nullopt while skipping its value
@@ -524,8 +532,32 @@ void GraphHandler::value_done() {
   }
 }
 
+bool GraphHandler::enter() {
+  if (++depth_ <= kMaxJsonDepth) return true;
+  const std::string problem = "JSON nesting reaches " + std::to_string(depth_) +
+                              " levels; the limit is " + std::to_string(kMaxJsonDepth) + " levels";
+  if (!in_node()) return fail_root("", problem);
+  // The node's first problem wins, as it does when the node closes (an unknown field "x" whose
+  // value nests too deep is reported as the unknown field).
+  if (raw_.problem) return finish_node();
+  return fail_node(problem);
+}
+
 bool GraphHandler::scalar(const Scalar& s) {
   if (skip_depth_ > 0) return true;
+  if (s.kind == Scalar::Kind::string && s.text.size() > kMaxStringBytes) {
+    const std::string problem = "string of " + std::to_string(s.text.size()) +
+                                " bytes; the limit is " + std::to_string(kMaxStringBytes) +
+                                " bytes (" + std::to_string(kMaxStringBytes >> 10) + " KiB)";
+    if (state_ == State::node_value && field_) {
+      note_value(std::string(name_of(*field_)), problem);
+      value_done();
+      return true;
+    }
+    if (state_ == State::root_value) {
+      return fail_root(kRootFieldNames[static_cast<std::size_t>(root_field_)], problem);
+    }
+  }
   switch (state_) {
     case State::top:
       return fail_root("",
@@ -583,6 +615,13 @@ bool GraphHandler::compound(bool object) {
     case State::nodes:
       if (!object) {
         return fail_not_object("an array");
+      }
+      if (graph_.nodes.size() >= kMaxGraphNodes) {
+        fail_root("nodes", "node " + std::to_string(graph_.nodes.size()) +
+                               " is past the limit of " + std::to_string(kMaxGraphNodes) +
+                               " nodes (2^26)");
+        error_->position = graph_.nodes.size();
+        return false;
       }
       raw_.reset();
       state_ = State::node;
@@ -644,6 +683,7 @@ bool GraphHandler::key(string_t& k) {
 }
 
 bool GraphHandler::end_object() {
+  --depth_;
   if (skip_depth_ > 0) {
     if (--skip_depth_ == 0) value_done();
     return true;
@@ -659,6 +699,7 @@ bool GraphHandler::end_object() {
 }
 
 bool GraphHandler::end_array() {
+  --depth_;
   if (skip_depth_ > 0) {
     if (--skip_depth_ == 0) value_done();
     return true;
@@ -743,9 +784,24 @@ bool GraphHandler::node_scalar(const Scalar& s) {
 bool GraphHandler::list_scalar(const Scalar& s) {
   const Field f = *field_;
   const bool wide = type_of(f) == ValueType::u64_list;
+  const std::size_t max_entries = f == Field::parents ? kMaxNodeParents : kMaxRank;
+  if (list_index_ >= max_entries) {
+    // Nothing past the limit is stored, so a huge list costs no memory.
+    note_value(std::string(name_of(f)),
+               "more than " + std::to_string(max_entries) + " entries; the limit is " +
+                   std::to_string(max_entries) +
+                   (f == Field::parents ? " parents per node" : " (the maximum rank)"));
+    return true;
+  }
   const auto value = to_uint(s, wide ? kMaxU64 : kMaxU32);
   if (!value) {
     note_value(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]", value.error());
+    return true;
+  }
+  if (wide && *value > kMaxDim) {
+    note_value(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]",
+               std::to_string(*value) + " exceeds the dimension limit of " +
+                   std::to_string(kMaxDim) + " (2^48)");
     return true;
   }
   if (wide) {
@@ -796,6 +852,20 @@ bool GraphHandler::finish_node() {
     }
   }
 
+  for (const Field f : {Field::shape, Field::value_shape, Field::from_shape, Field::to_shape,
+                        Field::in_shape, Field::out_shape}) {
+    const std::vector<Dim>& dims = raw_.dims(f);
+    std::optional<Dim> count = 1;
+    for (const Dim d : dims) {
+      if (count) count = ir::checked_mul(*count, d);
+    }
+    if (!count || *count > kMaxTensorElements) {
+      return fail_node("field " + std::string(name_of(f)) + ": " + ir::to_string(Shape{dims}) +
+                       " has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+                       " elements; the limit is " + std::to_string(kMaxTensorElements) +
+                       " (2^48) per tensor");
+    }
+  }
   const auto u32 = [this](Field f) {
     return static_cast<std::uint32_t>(raw_.scalars[static_cast<std::size_t>(f)]);
   };

@@ -43,6 +43,7 @@
 #endif
 
 #include "bounded_file.hpp"
+#include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
 
 namespace nnplan::format {
@@ -636,13 +637,27 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
          "' keeps its data in an external file (external_data); external data is not supported");
   }
   if (t.has_segment()) fail("tensor '" + name + "' is segmented; segments are not supported");
+  if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
+    fail("tensor '" + name + "' has rank " + str(t.dims_size()) + "; the limit is " +
+         str(kMaxRank));
+  }
   Dim count = 1;
   for (const std::int64_t d : t.dims()) {
     if (d < 0) fail("tensor '" + name + "' has negative dimension " + str(d));
+    if (static_cast<Dim>(d) > kMaxDim) {
+      fail("tensor '" + name + "' has dimension " + str(d) + "; the limit is " + str(kMaxDim) +
+           " (2^48)");
+    }
     c->dims.push_back(static_cast<Dim>(d));
     const auto next = ir::checked_mul(count, static_cast<Dim>(d));
     if (!next) fail("tensor '" + name + "' has more elements than fit in 64 bits");
     count = *next;
+  }
+  // Bounds every byte count below (count * width cannot wrap). The data itself must then be
+  // present in the model, so nothing is allocated for a size the tensor merely claims.
+  if (count > kMaxTensorElements) {
+    fail("tensor '" + name + "' has " + str(count) + " elements; the limit is " +
+         str(kMaxTensorElements) + " (2^48) per tensor");
   }
   const std::string& raw = t.raw_data();
   const auto check_count = [&](std::size_t have, std::string_view field, std::size_t width) {
@@ -1588,6 +1603,10 @@ ImportedModel Importer::run() {
                (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output");
   }
   graph_outputs_.insert(g.output(0).name());
+  if (static_cast<std::size_t>(g.node_size()) > kMaxGraphNodes) {
+    fail_model("graph has " + str(g.node_size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
+               " (2^26)");
+  }
   {
     const auto tensors = static_cast<std::size_t>(g.node_size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
@@ -1662,8 +1681,16 @@ ImportedModel Importer::run() {
         }
         shape.dims = fixed->second;
       } else {
+        if (static_cast<std::size_t>(dims.size()) > kMaxRank) {
+          fail_model("input '" + in.name() + "' has rank " + str(dims.size()) + "; the limit is " +
+                     str(kMaxRank));
+        }
         for (int i = 0; i < dims.size(); ++i) {
           const auto& d = dims[i];
+          if (d.has_dim_value() && d.dim_value() > 0 && static_cast<Dim>(d.dim_value()) > kMaxDim) {
+            fail_model("dimension " + str(i) + " of input '" + in.name() + "' is " +
+                       str(d.dim_value()) + "; the limit is " + str(kMaxDim) + " (2^48)");
+          }
           if (!d.has_dim_value() || d.dim_value() < 0) {
             const std::string what =
                 d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string(" (unknown)");

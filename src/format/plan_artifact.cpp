@@ -9,6 +9,7 @@
 
 #include "bounded_file.hpp"
 #include "json_common.hpp"
+#include "message_text.hpp"
 #include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/gate.hpp"
 #include "nnplan/ir/op_kind.hpp"
@@ -474,6 +475,7 @@ Expected<Json> parse_json(std::string_view text) {
 
 Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
   const EnvelopeReader r(source);
+  if (auto problem = detail::json_limit_problem(text)) return std::unexpected(r.fail("", *problem));
   auto parsed = parse_json(text);
   if (!parsed) return std::unexpected(r.fail("", parsed.error().message));
   const Json& root = *parsed;

@@ -16,6 +16,7 @@
 
 #include "bounded_file.hpp"
 #include "message_text.hpp"
+#include "nnplan/format/limits.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -373,6 +374,25 @@ Expected<std::vector<CapsuleModule>> Reader::document(const Json& root) {
   if (!modules) return std::unexpected(modules.error());
   if (auto ok = expect_type(**modules, Json::value_t::array, "array", "modules"); !ok) {
     return std::unexpected(ok.error());
+  }
+  if ((*modules)->size() > kMaxRegistryModules) {
+    return std::unexpected(fail("modules", "holds " + std::to_string((*modules)->size()) +
+                                               " modules; the limit is " +
+                                               std::to_string(kMaxRegistryModules)));
+  }
+  // Counted before any module is read, so a huge registry fails before it is converted.
+  std::size_t capsule_count = 0;
+  for (std::size_t i = 0; i < (*modules)->size(); ++i) {
+    const Json& json = (**modules)[i];
+    const auto c = json.is_object() ? json.find("capsules") : json.end();
+    if (c == json.end() || !c->is_array()) continue;
+    capsule_count += c->size();
+    if (capsule_count > kMaxRegistryCapsules) {
+      module_ = module_label(json, i);
+      return std::unexpected(
+          fail("capsules", "brings the registry to " + std::to_string(capsule_count) +
+                               " capsules; the limit is " + std::to_string(kMaxRegistryCapsules)));
+    }
   }
   std::vector<CapsuleModule> out;
   out.reserve((*modules)->size());
@@ -798,6 +818,9 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
   if (only_whitespace(text)) {
     return std::unexpected(
         reader.fail("", "empty document; expected a JSON object with fields format and modules"));
+  }
+  if (auto problem = detail::json_limit_problem(text)) {
+    return std::unexpected(reader.fail("", *problem));
   }
   try {
     RepeatedKeyFinder finder;

@@ -279,7 +279,10 @@ TEST(PlanGraphChecked, WellFormedGraphPlansLikePlanGraph) {
 TEST(PlanGraph, ProfileOverloadUsesPreferenceAndAvailability) {
   // The cuda profile picks native-cuda for relu; the cpu one the reference capsule.
   const ir::CheckedGraph graph = checked(unary_chain({K::relu}));
-  auto cpu = plan_graph(make_profile(MaintainedProfile::checked_cpu), graph);
+  // The plan points into the profile's registry, so the profile must outlive it (a temporary
+  // here left capsule_names() reading a destroyed registry; AddressSanitizer caught it).
+  const BackendProfile cpu_profile = make_profile(MaintainedProfile::checked_cpu);
+  auto cpu = plan_graph(cpu_profile, graph);
   const BackendProfile cuda_profile = make_profile(MaintainedProfile::checked_cuda);
   auto cuda = plan_graph(cuda_profile, graph);
   ASSERT_TRUE(cpu.has_value());

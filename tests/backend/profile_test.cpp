@@ -180,7 +180,8 @@ INSTANTIATE_TEST_SUITE_P(
 // torchlean-tape run cannot plan it.
 TEST(ProfilePlan, CheckedCudaSelectiveScanNeedsAVjp) {
   const BackendOp ops[] = {BackendOp::selective_scan};
-  auto plan = plan_ops(make_profile(MaintainedProfile::checked_cuda), ops);
+  const BackendProfile profile = make_profile(MaintainedProfile::checked_cuda);
+  auto plan = plan_ops(profile, ops);
   ASSERT_FALSE(plan.has_value());
   ASSERT_EQ(plan.error().candidates.size(), 1u);
   EXPECT_EQ(codes(plan.error().candidates[0].reasons),
@@ -206,7 +207,8 @@ TEST(ProfilePlan, CheckedCpuCannotPlanFftFno) {
 // sin and cos exist only on cpu: the cuda profile explains the cpu capsule's reasons.
 TEST(ProfilePlan, CheckedCudaCannotPlanSin) {
   const BackendOp ops[] = {BackendOp::relu, BackendOp::sin};
-  auto plan = plan_ops(make_profile(MaintainedProfile::checked_cuda), ops);
+  const BackendProfile profile = make_profile(MaintainedProfile::checked_cuda);
+  auto plan = plan_ops(profile, ops);
   ASSERT_FALSE(plan.has_value());
   EXPECT_EQ(plan.error().message, "no admissible backend capsule for op sin on device cuda");
   EXPECT_EQ(plan.error().position, 1u);

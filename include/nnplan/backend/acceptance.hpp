@@ -49,9 +49,14 @@ struct GraphEvaluation {
 // Plans, lowers, audits and gates. Fails only when some node has no admissible capsule.
 [[nodiscard]] Expected<GraphEvaluation> evaluate_graph(const BackendProfile& profile,
                                                        const ir::CheckedGraph& graph);
+// Results point into the profile's registry, so a temporary profile would leave them dangling.
+Expected<GraphEvaluation> evaluate_graph(BackendProfile&& profile,
+                                         const ir::CheckedGraph& graph) = delete;
 
 // Plans, lowers and gates; a gate rejection is a rejected_by_policy error listing the failures.
 [[nodiscard]] Expected<AcceptedGraphPlan> accept_graph(const BackendProfile& profile,
                                                        const ir::CheckedGraph& graph);
+Expected<AcceptedGraphPlan> accept_graph(BackendProfile&& profile,
+                                         const ir::CheckedGraph& graph) = delete;
 
 }  // namespace nnplan::backend

@@ -61,5 +61,8 @@ struct GraphExecutionPlan {
 // plan_graph under a profile's config, registry and declared availability.
 [[nodiscard]] Expected<GraphExecutionPlan> plan_graph(const BackendProfile& profile,
                                                       const ir::CheckedGraph& graph);
+// The plan points into the profile's registry, so a temporary profile would leave it dangling.
+Expected<GraphExecutionPlan> plan_graph(BackendProfile&& profile,
+                                        const ir::CheckedGraph& graph) = delete;
 
 }  // namespace nnplan::backend

@@ -93,5 +93,7 @@ struct ProfileOverrides {
 // plan_ops_available under the profile's config, declared availability and registry.
 [[nodiscard]] Expected<ExecutionPlan> plan_ops(const BackendProfile& profile,
                                                std::span<const BackendOp> ops);
+// The plan points into the profile's registry, so a temporary profile would leave it dangling.
+Expected<ExecutionPlan> plan_ops(BackendProfile&& profile, std::span<const BackendOp> ops) = delete;
 
 }  // namespace nnplan::backend
