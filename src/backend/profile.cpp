@@ -1,6 +1,7 @@
 #include "nnplan/backend/profile.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace nnplan::backend {
 
@@ -55,8 +56,11 @@ BackendProfile make_profile(MaintainedProfile which) {
       p.config.preference = BackendPreference::prefer(Provider::libtorch);
       p.config.assurance = AssurancePolicy::external();
       auto registry = builtin_registry().with_modules({libtorch_module()});
-      // Built-in data: the libtorch module's identities never collide with the defaults.
-      if (registry) p.registry = std::move(*registry);
+      // Built-in data: the libtorch module's identities never collide with the defaults, so a
+      // failure is a programming error; abort (as builtin_registry does) rather than silently
+      // return the profile without its libtorch module.
+      if (!registry) std::abort();
+      p.registry = std::move(*registry);
       return p;
     }
   }
