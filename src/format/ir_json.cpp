@@ -1008,7 +1008,7 @@ void append_uint(std::string& out, std::uint64_t value) {
 }
 
 template <class T>
-void append_list(std::string& out, const std::vector<T>& values) {
+void append_list(std::string& out, std::span<const T> values) {
   out += '[';
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i != 0) out += ", ";
@@ -1038,7 +1038,7 @@ void append_op_fields(std::string& out, const Node& node) {
   };
   const auto shape = [&out](std::string_view key, const Shape& value) {
     append_key(out, key);
-    append_list(out, value.dims);
+    append_list<ir::Dim>(out, value.dims);
   };
   switch (node.kind) {
     case OpKind::const_:
@@ -1046,7 +1046,7 @@ void append_op_fields(std::string& out, const Node& node) {
       return;
     case OpKind::permute:
       append_key(out, "perm");
-      append_list(out, params_as<ir::PermuteParams>(node).perm);
+      append_list<std::uint32_t>(out, params_as<ir::PermuteParams>(node).perm);
       return;
     case OpKind::rand_uniform:
     case OpKind::bernoulli_mask:
@@ -1180,9 +1180,9 @@ std::string write_ir_json(const ir::Graph& graph) {
     out += kind_name(node.kind);
     out += '"';
     append_key(out, "parents");
-    append_list(out, node.parents);
+    append_list<ir::NodeId>(out, node.parents);
     append_key(out, "shape");
-    append_list(out, node.shape.dims);
+    append_list<ir::Dim>(out, node.shape.dims);
     append_op_fields(out, node);
     if (!node.source_name.empty()) {
       append_key(out, "name");

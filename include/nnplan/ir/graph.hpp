@@ -16,6 +16,9 @@ namespace nnplan::ir {
 
 using NodeId = std::uint32_t;
 
+// A node's parents: up to two held inline (small_vector.hpp); only concat and sum take more.
+using Parents = SmallVector<NodeId, 2>;
+
 // Parameters by kind; `std::monostate` for kinds without parameters.
 struct ConstParams {  // const
   Shape value_shape;
@@ -75,7 +78,7 @@ using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedPa
 struct Node {
   NodeId id = 0;
   OpKind kind = OpKind::input;
-  std::vector<NodeId> parents;
+  Parents parents;
   Shape shape;  // the declared output shape
   OpParams params;
   // The name of the node in the model it came from (an ONNX node name); empty when none.

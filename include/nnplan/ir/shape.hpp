@@ -8,12 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "nnplan/ir/small_vector.hpp"
+
 namespace nnplan::ir {
 
 using Dim = std::uint64_t;
 
+// The dimensions of a shape: up to rank 4 held inline (small_vector.hpp).
+using Dims = SmallVector<Dim, 4>;
+
 struct Shape {
-  std::vector<Dim> dims;
+  Dims dims;
 
   bool operator==(const Shape&) const = default;
 
