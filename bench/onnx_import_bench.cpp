@@ -74,7 +74,7 @@ void BM_ImportOnnx(benchmark::State& state, const std::string& name, std::size_t
       return;
     }
     benchmark::DoNotOptimize(imported);
-    ir_nodes = imported->graph.nodes.size();
+    ir_nodes = imported->graph().nodes.size();
     // Freeing the model is not importing it.
     state.PauseTiming();
     { const format::ImportedModel dead = std::move(*imported); }
@@ -116,12 +116,7 @@ void BM_ImportPlanOnnx(benchmark::State& state, const std::string& name, std::si
       state.SkipWithError(("import failed: " + render(imported.error())).c_str());
       return;
     }
-    auto checked = ir::check(std::move(imported->graph));
-    if (!checked) {
-      state.SkipWithError(("ir::check failed: " + render(checked.error())).c_str());
-      return;
-    }
-    auto evaluation = backend::evaluate_graph(profile, *checked);
+    auto evaluation = backend::evaluate_graph(profile, imported->checked);
     allocations += bench::allocation_count() - before;
     if (!evaluation) {
       state.SkipWithError(("planning failed: " + render(evaluation.error())).c_str());

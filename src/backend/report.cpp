@@ -85,9 +85,35 @@ std::string plan_report(const BackendProfile& profile, const ExecutionPlan& plan
 
 namespace {
 
+// The distinct ONNX names of one group, in node order: a group of one node (nearly all) needs no
+// search; longer groups search the names seen so far, and move to a hash set past kLinear of
+// them. Kept across lines so that a report allocates nothing per line.
+class NameDedup {
+ public:
+  void clear() {
+    seen_.clear();
+    seen_set_.clear();
+  }
+  // Whether `name` is new in the current group.
+  bool add(std::string_view name) {
+    if (seen_set_.empty()) {
+      if (std::find(seen_.begin(), seen_.end(), name) != seen_.end()) return false;
+      seen_.push_back(name);
+      if (seen_.size() > kLinear) seen_set_.insert(seen_.begin(), seen_.end());
+      return true;
+    }
+    return seen_set_.insert(name).second;
+  }
+
+ private:
+  static constexpr std::size_t kLinear = 32;
+  std::vector<std::string_view> seen_;
+  std::unordered_set<std::string_view> seen_set_;
+};
+
 // group_line's text appended to `out`: no temporaries per node.
 void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::size_t group_index,
-                       const ir::Graph* onnx_graph) {
+                       const ir::Graph* onnx_graph, NameDedup& dedup) {
   const LoweredKernelGroup& g = plan.groups[group_index];
   char buf[24];
   const auto append_number = [&](std::size_t v) {
@@ -118,24 +144,13 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
   out += " grouping=";
   out += to_string(g.grouping);
   if (onnx_graph == nullptr) return;
-  // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once. Most
-  // groups are short: the names seen so far are searched in a small vector, and only a group
-  // naming more than kLinear of them moves to a hash set.
-  constexpr std::size_t kLinear = 32;
-  std::vector<std::string_view> seen;
-  std::unordered_set<std::string_view> seen_set;
+  // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once.
+  dedup.clear();
   bool named = false;
   for (const PlannedNodeKernel& k : nodes) {
     if (k.node_id >= onnx_graph->nodes.size()) continue;
     const std::string& name = onnx_graph->nodes[k.node_id].source_name;
-    if (name.empty()) continue;
-    if (seen_set.empty()) {
-      if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
-      seen.push_back(name);
-      if (seen.size() > kLinear) seen_set.insert(seen.begin(), seen.end());
-    } else if (!seen_set.insert(name).second) {
-      continue;
-    }
+    if (name.empty() || (nodes.size() > 1 && !dedup.add(name))) continue;
     out += named ? "," : " onnx=";
     named = true;
     out += name;
@@ -147,7 +162,8 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
 std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index,
                        const ir::Graph* onnx_graph) {
   std::string out;
-  append_group_line(out, plan, group_index, onnx_graph);
+  NameDedup dedup;
+  append_group_line(out, plan, group_index, onnx_graph, dedup);
   return out;
 }
 
@@ -180,18 +196,25 @@ std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title
 
 }  // namespace
 
-std::string graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
-                         const ir::Graph* onnx_graph) {
+void write_graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
+                        const ir::Graph* onnx_graph,
+                        const std::function<void(std::string_view)>& sink) {
   const GraphLoweringPlan& plan = evaluation.lowering;
   std::string out = profile_summary(profile) + "\n" + boundary_line(evaluation.audit) + "\n";
   out += "lowering=" + std::string(to_string(profile.lowering)) + ": " +
          counted(plan.nodes.size(), "planned node") + " in " +
          counted(plan.groups.size(), "group") + "\n";
-  // About 100 bytes per group line; one reservation instead of doubling through megabytes.
-  out.reserve(out.size() + plan.groups.size() * 112 + 4096);
+  // The group lines go out in pieces of about kReportChunkBytes: a report of a million groups is
+  // never held whole, and the buffer is allocated once.
+  out.reserve(kReportChunkBytes + 4096);
+  NameDedup dedup;
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    append_group_line(out, plan, i, onnx_graph);
+    append_group_line(out, plan, i, onnx_graph, dedup);
     out += '\n';
+    if (out.size() >= kReportChunkBytes) {
+      sink(out);
+      out.clear();
+    }
   }
   out += "audit (one entry per distinct capsule):\n";
   for (CapsuleId id : evaluation.audit.distinct_capsules()) {
@@ -206,14 +229,24 @@ std::string graph_report(const BackendProfile& profile, const GraphEvaluation& e
   const std::string policy(label(profile.config.assurance));
   if (evaluation.accepted()) {
     out += "gate: accepted under assurance " + policy + "\n";
-    return out;
+  } else {
+    out += "gate: rejected under assurance " + policy + "\n";
+    for (const std::string& note :
+         gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
+      out += "  " + note + "\n";
+    }
   }
-  out += "gate: rejected under assurance " + policy + "\n";
-  for (const std::string& note :
-       gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
-    out += "  " + note + "\n";
-  }
-  return out;
+  sink(out);
+}
+
+std::string graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
+                         const ir::Graph* onnx_graph) {
+  std::string report;
+  // About 100 bytes per group line; one reservation instead of doubling through megabytes.
+  report.reserve(evaluation.lowering.groups.size() * 112 + 4096);
+  write_graph_report(profile, evaluation, onnx_graph,
+                     [&report](std::string_view piece) { report += piece; });
+  return report;
 }
 
 }  // namespace nnplan::backend

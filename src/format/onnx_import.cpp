@@ -1,5 +1,8 @@
 // ONNX import: a ModelProto, decoded by the protobuf classes ONNX generates from its own schema
 // (Debian's libonnx-dev), becomes an ir::Graph plus the payloads of its constants and weights.
+// The graph's nodes stay serialized until the importer reaches them, each then parsed into one
+// reused NodeProto (onnx_model_split.hpp), so a node's names live only while it is imported; a
+// table that keeps a name keeps a copy.
 //
 // The importer walks graph.node once, in the file's (topological) order. Every ONNX tensor name
 // resolves to one of: an IR node that produces it, a constant known at import time (initializers
@@ -45,6 +48,7 @@
 #include "bounded_file.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
+#include "onnx_model_split.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -59,46 +63,103 @@ using ir::Shape;
 
 constexpr std::int64_t kMaxOpset = 17;
 
-constexpr std::array<std::string_view, 38> kSupportedOps = {
-    "Abs",
-    "Add",
-    "AveragePool",
-    "BatchNormalization",
-    "Concat",
-    "Constant",
-    "Conv",
-    "Cos",
-    "Div",
-    "Dropout",
-    "Exp",
-    "Flatten",
-    "Gemm",
-    "GlobalAveragePool",
-    "GlobalMaxPool",
-    "Identity",
-    "LayerNormalization",
-    "Log",
-    "MatMul",
-    "Max",
-    "MaxPool",
-    "Min",
-    "Mul",
-    "Pad",
-    "Reciprocal",
-    "ReduceMean",
-    "ReduceSum",
-    "Relu",
-    "Reshape",
-    "Sigmoid",
-    "Sin",
-    "Softmax",
-    "Sqrt",
-    "Squeeze",
-    "Sub",
-    "Tanh",
-    "Transpose",
-    "Unsqueeze",
+// The supported ONNX operators: the importer dispatches on the enumerator, users see the names.
+enum class OnnxOp : std::uint8_t {
+  Abs,
+  Add,
+  AveragePool,
+  BatchNormalization,
+  Concat,
+  Constant,
+  Conv,
+  Cos,
+  Div,
+  Dropout,
+  Exp,
+  Flatten,
+  Gemm,
+  GlobalAveragePool,
+  GlobalMaxPool,
+  Identity,
+  LayerNormalization,
+  Log,
+  MatMul,
+  Max,
+  MaxPool,
+  Min,
+  Mul,
+  Pad,
+  Reciprocal,
+  ReduceMean,
+  ReduceSum,
+  Relu,
+  Reshape,
+  Sigmoid,
+  Sin,
+  Softmax,
+  Sqrt,
+  Squeeze,
+  Sub,
+  Tanh,
+  Transpose,
+  Unsqueeze,
 };
+
+// Sorted by name, so that `find_onnx_op` is a binary search.
+constexpr std::array<std::pair<std::string_view, OnnxOp>, 38> kOnnxOps = {{
+    {"Abs", OnnxOp::Abs},
+    {"Add", OnnxOp::Add},
+    {"AveragePool", OnnxOp::AveragePool},
+    {"BatchNormalization", OnnxOp::BatchNormalization},
+    {"Concat", OnnxOp::Concat},
+    {"Constant", OnnxOp::Constant},
+    {"Conv", OnnxOp::Conv},
+    {"Cos", OnnxOp::Cos},
+    {"Div", OnnxOp::Div},
+    {"Dropout", OnnxOp::Dropout},
+    {"Exp", OnnxOp::Exp},
+    {"Flatten", OnnxOp::Flatten},
+    {"Gemm", OnnxOp::Gemm},
+    {"GlobalAveragePool", OnnxOp::GlobalAveragePool},
+    {"GlobalMaxPool", OnnxOp::GlobalMaxPool},
+    {"Identity", OnnxOp::Identity},
+    {"LayerNormalization", OnnxOp::LayerNormalization},
+    {"Log", OnnxOp::Log},
+    {"MatMul", OnnxOp::MatMul},
+    {"Max", OnnxOp::Max},
+    {"MaxPool", OnnxOp::MaxPool},
+    {"Min", OnnxOp::Min},
+    {"Mul", OnnxOp::Mul},
+    {"Pad", OnnxOp::Pad},
+    {"Reciprocal", OnnxOp::Reciprocal},
+    {"ReduceMean", OnnxOp::ReduceMean},
+    {"ReduceSum", OnnxOp::ReduceSum},
+    {"Relu", OnnxOp::Relu},
+    {"Reshape", OnnxOp::Reshape},
+    {"Sigmoid", OnnxOp::Sigmoid},
+    {"Sin", OnnxOp::Sin},
+    {"Softmax", OnnxOp::Softmax},
+    {"Sqrt", OnnxOp::Sqrt},
+    {"Squeeze", OnnxOp::Squeeze},
+    {"Sub", OnnxOp::Sub},
+    {"Tanh", OnnxOp::Tanh},
+    {"Transpose", OnnxOp::Transpose},
+    {"Unsqueeze", OnnxOp::Unsqueeze},
+}};
+static_assert(std::ranges::is_sorted(kOnnxOps, {}, [](const auto& e) { return e.first; }));
+
+constexpr std::array<std::string_view, kOnnxOps.size()> kSupportedOps = [] {
+  std::array<std::string_view, kOnnxOps.size()> names{};
+  for (std::size_t i = 0; i < names.size(); ++i)
+    names[i] = kOnnxOps[i].first;
+  return names;
+}();
+
+std::optional<OnnxOp> find_onnx_op(std::string_view name) {
+  const auto* it = std::ranges::lower_bound(kOnnxOps, name, {}, [](const auto& e) { return e.first; });
+  if (it == kOnnxOps.end() || it->first != name) return std::nullopt;
+  return it->second;
+}
 
 // Little-endian `T`s read one by one from bytes of any alignment (ONNX raw_data), so that a
 // vector is built straight from the bytes: one allocation, no zero-fill before the copy.
@@ -134,10 +195,10 @@ std::vector<T> raw_vector(const std::string& raw) {
   return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
 }
 
-// Arena blocks for the parsed ModelProto. A large model's message takes tens of megabytes that
-// are touched once, so on Linux blocks of 2 MiB and more are 2 MiB-aligned and marked for
-// transparent huge pages: one page fault per 2 MiB instead of one per 4 KiB. Purely a speed
-// hint; where it is not honoured the blocks are ordinary memory.
+// Arena blocks for the parsed ModelProto. A large model's message (its initializers) takes tens of
+// megabytes that are touched once, so on Linux blocks of 2 MiB and more are 2 MiB-aligned and
+// marked for transparent huge pages: one page fault per 2 MiB instead of one per 4 KiB. Purely a
+// speed hint; where it is not honoured the blocks are ordinary memory.
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 void* arena_block_alloc(std::size_t size) {
   if (size < kHugePage) return ::operator new(size);
@@ -153,11 +214,42 @@ void arena_block_dealloc(void* p, std::size_t size) {
   ::operator delete (p, std::align_val_t{kHugePage});
 }
 
+// Copies of names, kept for the importer's lifetime in a few large blocks: node names live in a
+// scratch NodeProto that the next node overwrites (onnx_model_split.hpp), so any name a table keeps
+// as a key is copied here first. One copy per kept name, no allocation per name.
+class NamePool {
+ public:
+  NamePool() = default;
+  NamePool(const NamePool&) = delete;
+  NamePool& operator=(const NamePool&) = delete;
+
+  std::string_view keep(std::string_view name) {
+    if (name.empty()) return {};
+    if (name.size() > left_) {
+      const std::size_t size = std::max(name.size(), kBlockBytes);
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      next_ = blocks_.back().get();
+      left_ = size;
+    }
+    char* copy = next_;
+    std::memcpy(copy, name.data(), name.size());
+    next_ += name.size();
+    left_ -= name.size();
+    return {copy, name.size()};
+  }
+
+ private:
+  static constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
+  std::vector<std::unique_ptr<char[]>> blocks_;
+  char* next_ = nullptr;
+  std::size_t left_ = 0;
+};
+
 // Tensor name -> IR node, the importer's hottest table (one lookup per node input, one insert
-// per node output): open addressing with linear probing in one array of 16-byte slots (a pointer
-// to the name, held by the ModelProto, part of its hash and the node), so a lookup touches one
-// slot and the name's bytes, an insert allocates nothing until the table grows, and a large
-// table sits on huge pages (arena_block_alloc) instead of thousands of small ones.
+// per node output): open addressing with linear probing in one array of 16-byte slots (the name's
+// bytes in the table's own NamePool, its length and the node), so a lookup touches one slot and
+// the name's bytes, an insert allocates nothing until the table grows, and a large table sits on
+// huge pages (arena_block_alloc) instead of thousands of small ones.
 class NameTable {
  public:
   NameTable() = default;
@@ -173,33 +265,33 @@ class NameTable {
   }
   const NodeId* find(std::string_view name) const {
     if (cap_ == 0) return nullptr;
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+    for (std::size_t i = hash(name) & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       const Slot& s = slots_[i];
-      if (s.key == nullptr) return nullptr;
-      if (s.tag == tag && *s.key == name) return &s.value;
+      if (s.used == 0) return nullptr;
+      if (s.key() == name) return &s.value;
     }
   }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
-  // A hint that `name` is about to be looked up or set.
+  // A hint that `name` is about to be set: in a large table its slot is a cache miss, which then
+  // overlaps with the work done before.
   void prefetch(std::string_view name) const {
-    if (cap_ == 0) return;
-    __builtin_prefetch(&slots_[std::hash<std::string_view>{}(name) & (cap_ - 1)]);
+    if (cap_ != 0) __builtin_prefetch(&slots_[hash(name) & (cap_ - 1)], 1);
   }
-  // `name` must outlive the table (a name held by the ModelProto).
-  void set(const std::string& name, NodeId value) {
+  // Maps `name` (copied on first insert; shorter than the 2 GiB a protobuf message can hold, so
+  // its length fits the slot) to `value`.
+  void set(std::string_view name, NodeId value) {
     if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+    for (std::size_t i = hash(name) & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       Slot& s = slots_[i];
-      if (s.key == nullptr) {
-        s = Slot{.key = &name, .tag = tag, .value = value};
+      if (s.used == 0) {
+        const std::string_view kept = names_.keep(name);
+        s = Slot{.data = kept.data(),
+                 .used = static_cast<std::uint32_t>(kept.size()) + 1,
+                 .value = value};
         ++size_;
         return;
       }
-      if (s.tag == tag && *s.key == name) {
+      if (s.key() == name) {
         s.value = value;
         return;
       }
@@ -208,20 +300,21 @@ class NameTable {
 
  private:
   struct Slot {
-    const std::string* key = nullptr;  // null: empty
-    std::uint32_t tag = 0;             // the hash's high half
+    const char* data = nullptr;
+    std::uint32_t used = 0;  // 0: empty; else the name's length plus one
     NodeId value = 0;
+    std::string_view key() const { return {data, used - 1}; }
   };
   static_assert(sizeof(Slot) == 16);
+  static std::size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
   void rehash(std::size_t cap) {
     auto* slots = static_cast<Slot*>(arena_block_alloc(cap * sizeof(Slot)));
     std::uninitialized_value_construct_n(slots, cap);
     for (std::size_t n = 0; n < cap_; ++n) {
       const Slot& s = slots_[n];
-      if (s.key == nullptr) continue;
-      const std::size_t h = std::hash<std::string_view>{}(*s.key);
-      for (std::size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        if (slots[i].key == nullptr) {
+      if (s.used == 0) continue;
+      for (std::size_t i = hash(s.key()) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (slots[i].used == 0) {
           slots[i] = s;
           break;
         }
@@ -238,6 +331,7 @@ class NameTable {
   Slot* slots_ = nullptr;
   std::size_t cap_ = 0;
   std::size_t size_ = 0;
+  NamePool names_;
 };
 
 // The name of an absent node input or output.
@@ -329,8 +423,9 @@ bool is_default_domain(const std::string& domain) {
 
 class Importer {
  public:
-  Importer(const onnx::ModelProto& model, std::string_view source, const OnnxImportOptions& options)
-      : model_(model), source_(source), options_(options) {}
+  Importer(const onnx::ModelProto& model, const detail::OnnxNodes& nodes, std::string_view source,
+           const OnnxImportOptions& options)
+      : model_(model), nodes_(nodes), source_(source), options_(options) {}
 
   ImportedModel run();
 
@@ -393,8 +488,8 @@ class Importer {
   }
 
   // ---- node inputs and outputs ----
-  // References into the ModelProto (or to kNoName), which outlives the importer: the lookup
-  // tables below key on them without copying.
+  // References into the current node (or to kNoName), valid until the next node is read: a table
+  // that keeps one as a key keeps a copy (NameTable, keep()).
   const std::string& in_name(int i) const {
     return i < cur_->input_size() ? cur_->input(i) : kNoName;
   }
@@ -412,20 +507,21 @@ class Importer {
     if (consumers_indexed_) return;
     consumers_indexed_ = true;
     // Consumers as one flat array (counting sort by tensor slot): no vector per tensor.
-    std::size_t uses = 0;
-    for (const auto& node : model_.graph().node())
-      uses += static_cast<std::size_t>(node.input_size());
-    tensor_slots_.reserve(uses);
     std::vector<std::uint32_t> use_slots;
-    use_slots.reserve(uses);
-    for (const auto& node : model_.graph().node()) {
-      for (const std::string& in : node.input()) {
+    std::vector<int> use_nodes;
+    for (int i = 0; i < nodes_.size(); ++i) {
+      for (const std::string& in : node_at(i, probe_).input()) {
         if (in.empty()) continue;
-        const auto [it, added] =
-            tensor_slots_.try_emplace(in, static_cast<std::uint32_t>(tensor_slots_.size()));
-        if (added) consumer_offsets_.push_back(0);
+        auto it = tensor_slots_.find(in);
+        if (it == tensor_slots_.end()) {
+          it = tensor_slots_
+                   .emplace(names_.keep(in), static_cast<std::uint32_t>(tensor_slots_.size()))
+                   .first;
+          consumer_offsets_.push_back(0);
+        }
         ++consumer_offsets_[it->second];
         use_slots.push_back(it->second);
+        use_nodes.push_back(i);
       }
     }
     // Counts to start offsets, plus the end.
@@ -435,12 +531,8 @@ class Importer {
     consumer_offsets_.push_back(start);
     consumer_nodes_.resize(use_slots.size());
     std::vector<std::uint32_t> next(consumer_offsets_.begin(), consumer_offsets_.end() - 1);
-    std::size_t k = 0;
-    for (int i = 0; i < model_.graph().node_size(); ++i) {
-      for (const std::string& in : model_.graph().node(i).input()) {
-        if (!in.empty()) consumer_nodes_[next[use_slots[k++]]++] = i;
-      }
-    }
+    for (std::size_t k = 0; k < use_slots.size(); ++k)
+      consumer_nodes_[next[use_slots[k]]++] = use_nodes[k];
   }
   // The indices of the nodes consuming tensor `name`, once per use, in node order.
   std::span<const int> consumers(std::string_view name) const {
@@ -599,14 +691,30 @@ class Importer {
   void constant_node();
   void alias(const std::string& from, const std::string& to);
 
-  const onnx::ModelProto& model_;
+  // Node i, read into `scratch`; a node whose bytes are not a valid NodeProto fails the import.
+  const onnx::NodeProto& node_at(int i, onnx::NodeProto& scratch) const {
+    const onnx::NodeProto* node = nodes_.at(i, scratch);
+    if (node == nullptr) {
+      fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
+                 " (0-based) are truncated or corrupt");
+    }
+    return *node;
+  }
+  std::string_view keep(std::string_view name) { return names_.keep(name); }
+
+  const onnx::ModelProto& model_;  // every field but the graph's nodes
+  const detail::OnnxNodes& nodes_;
+  onnx::NodeProto node_;            // the node being imported, when read from bytes
+  mutable onnx::NodeProto probe_;   // another node looked at meanwhile
+  mutable NamePool names_;
   std::string_view source_;
   const OnnxImportOptions& options_;
   std::int64_t opset_ = 0;
 
   ir::Graph graph_;
   PayloadStore payloads_;
-  // Every key views a name held by model_ (never a temporary), so no name is copied.
+  // Keys view names held by model_ (graph inputs, outputs, initializers) or copies in names_
+  // (names from nodes, see in_name).
   NameTable values_;
   std::unordered_map<std::string_view, ConstPtr> consts_;
   std::unordered_map<std::string_view, PendingPad> pads_;
@@ -803,9 +911,9 @@ void Importer::alias(const std::string& from, const std::string& to) {
   if (const NodeId* id = values_.find(from)) {
     values_.set(to, *id);
   } else if (const auto p = pads_.find(from); p != pads_.end()) {
-    pads_[to] = p->second;
+    pads_[keep(to)] = p->second;
   } else if (ConstPtr c = constant(from)) {
-    consts_[to] = c;
+    consts_[keep(to)] = c;
   } else {
     tensor(from);  // fails with the reason
   }
@@ -1463,7 +1571,7 @@ void Importer::pad() {
   }
   {
     for (const int index : consumers(out)) {
-      const onnx::NodeProto& consumer = model_.graph().node(index);
+      const onnx::NodeProto& consumer = node_at(index, probe_);
       const std::string& op = consumer.op_type();
       const bool window = op == "Conv" || op == "MaxPool" || op == "AveragePool";
       if (!window || consumer.input(0) != out || !is_default_domain(consumer.domain())) {
@@ -1474,7 +1582,7 @@ void Importer::pad() {
       }
     }
   }
-  pads_[out] = PendingPad{
+  pads_[keep(out)] = PendingPad{
       .input = in_name(0), .padding = static_cast<std::uint32_t>(pads[2]), .pad_node = cur_name_};
   tensor(in_name(0));  // the padded tensor must exist
 }
@@ -1511,7 +1619,7 @@ void Importer::constant_node() {
            "value_floats, value_int, value_ints");
     }
   }
-  if (!out_name(0).empty()) consts_[out_name(0)] = c;
+  if (!out_name(0).empty()) consts_[keep(out_name(0))] = c;
 }
 
 void Importer::import_node() {
@@ -1519,63 +1627,102 @@ void Importer::import_node() {
   if (!is_default_domain(cur_->domain())) {
     fail("domain '" + cur_->domain() + "' is not supported; supported: the default ONNX domain");
   }
-  if (op == "Relu") return unary(OpKind::relu);
-  if (op == "Sigmoid") return unary(OpKind::sigmoid);
-  if (op == "Tanh") return unary(OpKind::tanh);
-  if (op == "Exp") return unary(OpKind::exp);
-  if (op == "Log") return unary(OpKind::log);
-  if (op == "Sqrt") return unary(OpKind::sqrt);
-  if (op == "Abs") return unary(OpKind::abs);
-  if (op == "Reciprocal") return unary(OpKind::inv);
-  if (op == "Sin") return unary(OpKind::sin);
-  if (op == "Cos") return unary(OpKind::cos);
-  if (op == "Add") return binary(OpKind::add);
-  if (op == "Sub") return binary(OpKind::sub);
-  if (op == "Mul") return binary(OpKind::mul_elem);
-  if (op == "Div") return binary(OpKind::mul_elem, true);
-  if (op == "Max") return variadic(OpKind::max_elem);
-  if (op == "Min") return variadic(OpKind::min_elem);
-  if (op == "MatMul") return matmul();
-  if (op == "Gemm") return gemm();
-  if (op == "Conv") return conv();
-  if (op == "MaxPool") return pool(true);
-  if (op == "AveragePool") return pool(false);
-  if (op == "GlobalAveragePool") return global_pool(false);
-  if (op == "GlobalMaxPool") return global_pool(true);
-  if (op == "BatchNormalization") return batch_norm();
-  if (op == "Softmax") return softmax();
-  if (op == "LayerNormalization") return layer_norm();
-  if (op == "Reshape") return reshape_op();
-  if (op == "Flatten") return flatten();
-  if (op == "Squeeze") return squeeze(false);
-  if (op == "Unsqueeze") return squeeze(true);
-  if (op == "Concat") return concat();
-  if (op == "Transpose") return transpose();
-  if (op == "ReduceSum") return reduce(OpKind::reduce_sum);
-  if (op == "ReduceMean") return reduce(OpKind::reduce_mean);
-  if (op == "Pad") return pad();
-  if (op == "Constant") return constant_node();
-  if (op == "Identity") {
-    allow_attrs({});
-    require_inputs(1, 1);
-    return alias(in_name(0), out_name(0));
-  }
-  if (op == "Dropout") {
-    allow_attrs({"ratio", "seed", "is_test", "consumed_inputs"});
-    require_inputs(1, 3);
-    if (has_in(2)) {
-      ConstPtr t = constant(in_name(2));
-      const bool inference = t != nullptr && ((!t->ints.empty() && t->ints[0] == 0) ||
-                                              (!t->floats.empty() && t->floats[0] == 0.0f));
-      if (!inference) {
-        fail("input training_mode '" + in_name(2) +
-             "' is not a constant false; only inference is supported");
+  const std::optional<OnnxOp> known = find_onnx_op(op);
+  if (!known) fail("operator " + op + " is not supported; supported: " + supported_list());
+  switch (*known) {
+    case OnnxOp::Abs:
+      return unary(OpKind::abs);
+    case OnnxOp::Add:
+      return binary(OpKind::add);
+    case OnnxOp::AveragePool:
+      return pool(false);
+    case OnnxOp::BatchNormalization:
+      return batch_norm();
+    case OnnxOp::Concat:
+      return concat();
+    case OnnxOp::Constant:
+      return constant_node();
+    case OnnxOp::Conv:
+      return conv();
+    case OnnxOp::Cos:
+      return unary(OpKind::cos);
+    case OnnxOp::Div:
+      return binary(OpKind::mul_elem, true);
+    case OnnxOp::Dropout: {
+      allow_attrs({"ratio", "seed", "is_test", "consumed_inputs"});
+      require_inputs(1, 3);
+      if (has_in(2)) {
+        ConstPtr t = constant(in_name(2));
+        const bool inference = t != nullptr && ((!t->ints.empty() && t->ints[0] == 0) ||
+                                                (!t->floats.empty() && t->floats[0] == 0.0f));
+        if (!inference) {
+          fail("input training_mode '" + in_name(2) +
+               "' is not a constant false; only inference is supported");
+        }
       }
+      only_first_output({"output", "mask"});
+      return alias(in_name(0), out_name(0));
     }
-    only_first_output({"output", "mask"});
-    return alias(in_name(0), out_name(0));
+    case OnnxOp::Exp:
+      return unary(OpKind::exp);
+    case OnnxOp::Flatten:
+      return flatten();
+    case OnnxOp::Gemm:
+      return gemm();
+    case OnnxOp::GlobalAveragePool:
+      return global_pool(false);
+    case OnnxOp::GlobalMaxPool:
+      return global_pool(true);
+    case OnnxOp::Identity: {
+      allow_attrs({});
+      require_inputs(1, 1);
+      return alias(in_name(0), out_name(0));
+    }
+    case OnnxOp::LayerNormalization:
+      return layer_norm();
+    case OnnxOp::Log:
+      return unary(OpKind::log);
+    case OnnxOp::MatMul:
+      return matmul();
+    case OnnxOp::Max:
+      return variadic(OpKind::max_elem);
+    case OnnxOp::MaxPool:
+      return pool(true);
+    case OnnxOp::Min:
+      return variadic(OpKind::min_elem);
+    case OnnxOp::Mul:
+      return binary(OpKind::mul_elem);
+    case OnnxOp::Pad:
+      return pad();
+    case OnnxOp::Reciprocal:
+      return unary(OpKind::inv);
+    case OnnxOp::ReduceMean:
+      return reduce(OpKind::reduce_mean);
+    case OnnxOp::ReduceSum:
+      return reduce(OpKind::reduce_sum);
+    case OnnxOp::Relu:
+      return unary(OpKind::relu);
+    case OnnxOp::Reshape:
+      return reshape_op();
+    case OnnxOp::Sigmoid:
+      return unary(OpKind::sigmoid);
+    case OnnxOp::Sin:
+      return unary(OpKind::sin);
+    case OnnxOp::Softmax:
+      return softmax();
+    case OnnxOp::Sqrt:
+      return unary(OpKind::sqrt);
+    case OnnxOp::Squeeze:
+      return squeeze(false);
+    case OnnxOp::Sub:
+      return binary(OpKind::sub);
+    case OnnxOp::Tanh:
+      return unary(OpKind::tanh);
+    case OnnxOp::Transpose:
+      return transpose();
+    case OnnxOp::Unsqueeze:
+      return squeeze(true);
   }
-  fail("operator " + op + " is not supported; supported: " + supported_list());
 }
 
 ImportedModel Importer::run() {
@@ -1603,12 +1750,12 @@ ImportedModel Importer::run() {
                (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output");
   }
   graph_outputs_.insert(g.output(0).name());
-  if (static_cast<std::size_t>(g.node_size()) > kMaxGraphNodes) {
-    fail_model("graph has " + str(g.node_size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
+  if (static_cast<std::size_t>(nodes_.size()) > kMaxGraphNodes) {
+    fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
   }
   {
-    const auto tensors = static_cast<std::size_t>(g.node_size()) + g.input_size() +
+    const auto tensors = static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
     values_.reserve(tensors);
     graph_.nodes.reserve(tensors);
@@ -1710,15 +1857,10 @@ ImportedModel Importer::run() {
   }
   graph_.input_id = 0;
 
-  // The slot a node's output will take is a cache miss in a large table; asking for it a few
-  // nodes ahead overlaps those misses with the work on the nodes in between.
-  constexpr int kPrefetchAhead = 8;
-  for (int i = 0; i < g.node_size(); ++i) {
-    if (i + kPrefetchAhead < g.node_size()) {
-      for (const std::string& out : g.node(i + kPrefetchAhead).output())
-        values_.prefetch(out);
-    }
-    cur_ = &g.node(i);
+  for (int i = 0; i < nodes_.size(); ++i) {
+    cur_ = &node_at(i, node_);
+    for (const std::string& out : cur_->output())
+      values_.prefetch(out);
     cur_name_ = cur_->name().empty() ? cur_->op_type() + "_" + str(i) : cur_->name();
     import_node();
   }
@@ -1742,10 +1884,9 @@ ImportedModel Importer::run() {
   if (Expected<void> ok = check_payloads(graph_, payloads_); !ok) internal(ok.error());
   Expected<ir::CheckedGraph> checked = ir::check(std::move(graph_));
   if (!checked) internal(checked.error());
-  graph_ = std::move(*checked).release();
 
   ImportedModel result{
-      .graph = std::move(graph_), .payloads = std::move(payloads_), .opset = opset_};
+      .checked = std::move(*checked), .payloads = std::move(payloads_), .opset = opset_};
   result.producer = model_.producer_name();
   if (!model_.producer_version().empty()) {
     result.producer += (result.producer.empty() ? "" : " ") + model_.producer_version();
@@ -1780,14 +1921,21 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   arena_options.block_dealloc = arena_block_dealloc;
   google::protobuf::Arena arena(arena_options);
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return std::unexpected(make_error(
-        ErrorKind::invalid_input,
-        prefix + "not a valid ONNX model: the protobuf bytes are truncated or corrupt (" +
-            str(Dim{bytes.size()}) + " bytes)"));
+  // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input
+  // the split does not take gets protobuf's full parse and its verdict.
+  std::optional<detail::OnnxNodes> split = detail::split_onnx_model(bytes, model);
+  if (!split) {
+    if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return std::unexpected(make_error(
+          ErrorKind::invalid_input,
+          prefix + "not a valid ONNX model: the protobuf bytes are truncated or corrupt (" +
+              str(Dim{bytes.size()}) + " bytes)"));
+    }
+    split.emplace(model.graph());
   }
+  const detail::OnnxNodes& nodes = *split;
   try {
-    return Importer(model, source, options).run();
+    return Importer(model, nodes, source, options).run();
   } catch (ImportFailure& f) {
     return std::unexpected(std::move(f.error));
   }

@@ -244,5 +244,37 @@ TEST(GraphReport, RejectedUnderVerifiedMatchesGolden) {
   expect_golden("graph_report_verified_rejected.txt", graph_report(profile, *evaluation));
 }
 
+// write_graph_report hands out the same text as graph_report, in pieces of about
+// kReportChunkBytes: a 4001-node chain of alternating relu and tanh (4000 singleton groups,
+// about 330 KiB of report) with ONNX names on every node.
+TEST(GraphReport, StreamedInPiecesEqualsTheWholeReport) {
+  GraphBuilder b;
+  ir::NodeId last = b.input(shape({4, 4}));
+  for (int i = 0; i < 4000; ++i) {
+    last = b.add(i % 2 == 0 ? K::relu : K::tanh, {last}, shape({4, 4}), {},
+                 "onnx_node_" + std::to_string(i));
+  }
+  const ir::CheckedGraph graph = checked(std::move(b).build());
+  const BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
+  auto evaluation = evaluate_graph(profile, graph);
+  ASSERT_TRUE(evaluation.has_value());
+  ASSERT_EQ(evaluation->lowering.groups.size(), 4000u);
+  const std::string whole = graph_report(profile, *evaluation, &graph.graph());
+  std::vector<std::string> pieces;
+  write_graph_report(profile, *evaluation, &graph.graph(),
+                     [&pieces](std::string_view piece) { pieces.emplace_back(piece); });
+  std::string joined;
+  for (const std::string& piece : pieces) {
+    EXPECT_FALSE(piece.empty());
+    EXPECT_LT(piece.size(), kReportChunkBytes + 1024) << "a piece is one chunk plus one line";
+    joined += piece;
+  }
+  EXPECT_GT(pieces.size(), 4u);
+  EXPECT_EQ(joined, whole);
+  EXPECT_NE(whole.find("  group 3999: nodes 4000 [tanh] op=tanh capsule=reference.tanh "
+                       "grouping=singleton onnx=onnx_node_3999\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace nnplan::backend

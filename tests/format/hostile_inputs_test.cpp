@@ -566,7 +566,7 @@ Expected<void> run(const HostileCase& c, const std::string& input) {
       const auto bytes = std::as_bytes(std::span(input.data(), input.size()));
       auto model = import_onnx(bytes, "m.onnx");
       if (!model) return std::unexpected(std::move(model.error()));
-      auto checked = ir::check(std::move(model->graph));
+      auto checked = ir::check(model->graph());
       if (!checked) return std::unexpected(std::move(checked.error()));
       return {};
     }

@@ -82,7 +82,7 @@ Outcome run_model(const std::string& test_name) {
     return outcome;
   }
   outcome.status = "unplanned";
-  auto checked = ir::check(imported->graph);
+  auto checked = ir::check(imported->graph());
   if (!checked) {
     outcome.message = "ir::check: " + render(checked.error());
     return outcome;

@@ -47,11 +47,12 @@ inline Reached ir_json_pipeline(std::string_view text) {
   return plan_checked(std::move(*graph));
 }
 
-// ONNX: import_onnx -> ir::check -> evaluate_graph.
+// ONNX: import_onnx -> ir::check (again, as a guard on the importer's own check) ->
+// evaluate_graph.
 inline Reached onnx_pipeline(std::span<const std::byte> bytes) {
   auto model = format::import_onnx(bytes, "<fuzz>");
   if (!model) return Reached::rejected;
-  return plan_checked(std::move(model->graph));
+  return plan_checked(std::move(model->checked).release());
 }
 
 // nnplan.capsules.v1: parse_registry_json -> Registry::create, Registry::with_modules on the

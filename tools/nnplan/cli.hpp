@@ -76,7 +76,7 @@ bool parse_flag(const std::optional<std::string>& text, std::string_view flag, P
     const ConfigFlags& flags, const std::optional<std::string>& lowering);
 
 // A graph file loaded for planning (torchlean.ir.v1 or ONNX, then ir::check). `digest` is set
-// when the file could be read, `nodes` when it parsed, `graph` when it passed the checker;
+// when it was asked for and the file could be read, `nodes` when it parsed, `graph` when it passed the checker;
 // otherwise `error` says why, naming the file and, where there is one, the node and field.
 // `onnx` says the graph was imported from ONNX, so its node names are ONNX node names.
 struct GraphInput {
@@ -87,6 +87,10 @@ struct GraphInput {
   std::optional<ir::CheckedGraph> graph;
   std::optional<Error> error;
 };
+
+// Whether a load computes the file's SHA-256 digest: only plan artifacts (and verify, which
+// rebuilds one) record it, and hashing a large model is a measurable part of planning it.
+enum class Digest : bool { skip, compute };
 
 // Whether `path` holds an ONNX model rather than torchlean.ir.v1 JSON: a `.onnx` extension says
 // ONNX and `.json` says JSON; otherwise the content decides (JSON opens with `{` or `[` after
@@ -107,11 +111,11 @@ struct GraphFlags {
   void add_to(CLI::App& command);
   // Loads the graph. Exit code 2 (printed) when `--input-shape` is malformed or given for a
   // torchlean.ir.v1 file; an unreadable or malformed graph is a GraphInput with `error` set.
-  [[nodiscard]] std::expected<GraphInput, int> load() const;
+  [[nodiscard]] std::expected<GraphInput, int> load(Digest digest) const;
 };
 
 // Loads a graph file of either format; `onnx` is passed to the importer.
-[[nodiscard]] GraphInput load_graph(const std::string& path,
+[[nodiscard]] GraphInput load_graph(const std::string& path, Digest digest,
                                     const format::OnnxImportOptions& onnx = {});
 
 // Writes `text` to `path`; on failure prints why and returns false.

@@ -40,7 +40,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    auto loaded = flags->graph.load();
+    auto loaded = flags->graph.load(Digest::skip);
     if (!loaded) {
       exit_code = loaded.error();
       return;

@@ -119,7 +119,7 @@ void GraphFlags::add_to(CLI::App& command) {
                      "repeatable");
 }
 
-std::expected<GraphInput, int> GraphFlags::load() const {
+std::expected<GraphInput, int> GraphFlags::load(Digest digest) const {
   auto options = parse_input_shapes(input_shapes);
   if (!options) return std::unexpected(options.error());
   if (!options->input_shapes.empty() && !is_onnx_file(graph)) {
@@ -129,13 +129,20 @@ std::expected<GraphInput, int> GraphFlags::load() const {
                             " is a torchlean.ir.v1 graph, whose shapes are declared in the file"),
              kExitUsage));
   }
-  return load_graph(graph, *options);
+  return load_graph(graph, digest, *options);
 }
 
 namespace {
 
 // Counts and checks a read graph; a failed check is the input's error.
 GraphInput check_loaded(GraphInput input, ir::Graph graph);
+
+// An imported model's graph, already checked by the importer.
+GraphInput take_imported(GraphInput input, format::ImportedModel model) {
+  input.nodes = model.graph().nodes.size();
+  input.graph = std::move(model.checked);
+  return input;
+}
 
 // The bytes of a regular, non-empty file no larger than `limit`, read with one read(2) into one
 // buffer; nullopt for anything else (missing, unreadable, not regular, empty, too large, short
@@ -164,7 +171,8 @@ std::optional<std::string> read_regular_file(const std::string& path, std::uintm
 
 }  // namespace
 
-GraphInput load_graph(const std::string& path, const format::OnnxImportOptions& onnx) {
+GraphInput load_graph(const std::string& path, Digest digest,
+                      const format::OnnxImportOptions& onnx) {
   GraphInput input{.path = path, .onnx = is_onnx_file(path)};
   if (input.onnx) {
     // An ONNX model is read once, and the same bytes are hashed and imported. A file the fast
@@ -172,33 +180,33 @@ GraphInput load_graph(const std::string& path, const format::OnnxImportOptions& 
     // readers name the problem.
     if (const auto file = read_regular_file(path, format::kMaxOnnxFileBytes)) {
       const std::string_view bytes = *file;
-      input.digest = format::sha256_digest(bytes);
+      if (digest == Digest::compute) input.digest = format::sha256_digest(bytes);
       auto imported = format::import_onnx(std::as_bytes(std::span(bytes)), path, onnx);
       if (!imported) {
         input.error = std::move(imported.error());
         return input;
       }
-      return check_loaded(std::move(input), std::move(imported->graph));
+      return take_imported(std::move(input), std::move(*imported));
     }
   }
-  // The digest is of the bytes as they are on disk; an unreadable file has none.
-  auto digest = format::file_digest(path);
-  if (!digest) {
-    input.error = std::move(digest.error());
-    return input;
+  if (digest == Digest::compute) {
+    // The digest is of the bytes as they are on disk; an unreadable file has none.
+    auto file_digest = format::file_digest(path);
+    if (!file_digest) {
+      input.error = std::move(file_digest.error());
+      return input;
+    }
+    input.digest = std::move(*file_digest);
   }
-  input.digest = std::move(*digest);
-  Expected<ir::Graph> graph = std::unexpected(make_error(ErrorKind::internal, "not read"));
   if (input.onnx) {
     auto imported = format::import_onnx_file(path, onnx);
-    if (imported) {
-      graph = std::move(imported->graph);
-    } else {
-      graph = std::unexpected(std::move(imported.error()));
+    if (!imported) {
+      input.error = std::move(imported.error());
+      return input;
     }
-  } else {
-    graph = format::read_ir_file(path);
+    return take_imported(std::move(input), std::move(*imported));
   }
+  auto graph = format::read_ir_file(path);
   if (!graph) {
     input.error = std::move(graph.error());
     return input;

@@ -62,7 +62,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    auto loaded = flags->graph.load();
+    auto loaded = flags->graph.load(flags->json || flags->output ? Digest::compute : Digest::skip);
     if (!loaded) {
       exit_code = loaded.error();
       return;
@@ -91,7 +91,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     }
     if (!flags->json) {
       if (evaluation) {
-        print_text(graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr));
+        write_graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr, print_text);
       } else {
         fmt::print("{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
       }

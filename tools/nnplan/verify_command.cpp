@@ -115,7 +115,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    auto loaded = flags->graph.load();
+    auto loaded = flags->graph.load(Digest::compute);
     if (!loaded) {
       exit_code = loaded.error();
       return;

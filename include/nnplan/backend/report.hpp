@@ -3,7 +3,10 @@
 // part of nnplan's contract; golden tests pin them.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
+#include <string_view>
 
 #include "nnplan/backend/acceptance.hpp"
 #include "nnplan/backend/audit.hpp"
@@ -42,5 +45,13 @@ namespace nnplan::backend {
 [[nodiscard]] std::string graph_report(const BackendProfile& profile,
                                        const GraphEvaluation& evaluation,
                                        const ir::Graph* onnx_graph = nullptr);
+
+// graph_report's text handed to `sink` piece by piece, in order, each piece at most about
+// kReportChunkBytes: for a caller writing a report of millions of lines to a file or a pipe,
+// which then never holds it whole.
+inline constexpr std::size_t kReportChunkBytes = std::size_t{64} << 10;
+void write_graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
+                        const ir::Graph* onnx_graph,
+                        const std::function<void(std::string_view)>& sink);
 
 }  // namespace nnplan::backend

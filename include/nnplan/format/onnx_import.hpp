@@ -18,6 +18,7 @@
 
 #include "nnplan/error.hpp"
 #include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/check.hpp"
 #include "nnplan/ir/graph.hpp"
 
 namespace nnplan::format {
@@ -28,10 +29,14 @@ struct OnnxImportOptions {
 };
 
 struct ImportedModel {
-  ir::Graph graph;
+  // The imported graph, checked: the importer infers every node's shape as it goes, so the result
+  // passes ir::check by construction, and import_onnx checks it once more to guard that.
+  ir::CheckedGraph checked;
   PayloadStore payloads;
   std::int64_t opset = 0;  // default-domain opset the model imports
   std::string producer;    // producer_name and producer_version, when set
+
+  [[nodiscard]] const ir::Graph& graph() const { return checked.graph(); }
 };
 
 // ONNX files past this size are refused before parsing.

@@ -1,0 +1,115 @@
+// The framing walk behind `split_onnx_model` (see the header for why and what it guarantees).
+#include "onnx_model_split.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include <string>
+
+namespace nnplan::format::detail {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+const std::uint8_t* as_u8(const std::byte* p) {
+  return reinterpret_cast<const std::uint8_t*>(p);
+}
+
+// One field of a message: its byte range (tag included) within the walked buffer, the field
+// number, and for a length-delimited field the range of its payload.
+struct Field {
+  int begin = 0;
+  int end = 0;
+  int number = 0;
+  bool delimited = false;
+  int payload_begin = 0;
+};
+
+// Reads the next field of `in` into `f`; false at the end of the buffer or on malformed framing
+// (`done` tells which).
+bool next_field(CodedInputStream& in, int size, Field& f, bool& done) {
+  f.begin = in.CurrentPosition();
+  done = f.begin == size;
+  if (done) return false;
+  const std::uint32_t tag = in.ReadTag();
+  if (tag == 0) return false;
+  const auto wire = WireFormatLite::GetTagWireType(tag);
+  f.number = WireFormatLite::GetTagFieldNumber(tag);
+  f.delimited = wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+  if (wire == WireFormatLite::WIRETYPE_END_GROUP) return false;
+  if (f.delimited) {
+    std::uint32_t length = 0;
+    if (!in.ReadVarint32(&length)) return false;
+    f.payload_begin = in.CurrentPosition();
+    if (length > static_cast<std::uint32_t>(size - f.payload_begin)) return false;
+    if (!in.Skip(static_cast<int>(length))) return false;
+  } else if (!WireFormatLite::SkipField(&in, tag)) {
+    return false;
+  }
+  f.end = in.CurrentPosition();
+  return true;
+}
+
+// Merges `bytes` (whole fields of `message`) into it.
+bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes) {
+  if (bytes.empty()) return true;
+  CodedInputStream in(as_u8(bytes.data()), static_cast<int>(bytes.size()));
+  return message.MergeFromCodedStream(&in) && in.ConsumedEntireMessage();
+}
+
+// Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
+// offset in the model), every other run of fields is merged into `out`.
+bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
+                 std::vector<OnnxNodes::Range>& nodes) {
+  const int size = static_cast<int>(graph.size());
+  CodedInputStream in(as_u8(graph.data()), size);
+  int run_begin = 0;  // the start of the current run of non-node fields
+  Field f;
+  bool done = false;
+  while (next_field(in, size, f, done)) {
+    if (f.number != onnx::GraphProto::kNodeFieldNumber) continue;
+    if (!f.delimited) return false;  // protobuf's own parser decides what that means
+    if (!merge(out, graph.subspan(run_begin, f.begin - run_begin))) return false;
+    run_begin = f.end;
+    nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
+                     .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
+  }
+  return done && merge(out, graph.subspan(run_begin, size - run_begin));
+}
+
+}  // namespace
+
+const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
+  if (graph_ != nullptr) return &graph_->node(i);
+  const Range r = serialized_[static_cast<std::size_t>(i)];
+  if (!scratch.ParseFromArray(bytes_.data() + r.offset, static_cast<int>(r.size))) return nullptr;
+  return &scratch;
+}
+
+std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
+                                          onnx::ModelProto& model) {
+  const int size = static_cast<int>(bytes.size());
+  CodedInputStream in(as_u8(bytes.data()), size);
+  std::string rest;  // the model's fields other than graph: a few small ones
+  std::vector<OnnxNodes::Range> nodes;
+  Field f;
+  bool done = false;
+  while (next_field(in, size, f, done)) {
+    if (f.number != onnx::ModelProto::kGraphFieldNumber) {
+      rest.append(reinterpret_cast<const char*>(bytes.data()) + f.begin,
+                  static_cast<std::size_t>(f.end - f.begin));
+      continue;
+    }
+    if (!f.delimited) return std::nullopt;
+    if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
+                     static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(),
+                     nodes)) {
+      return std::nullopt;
+    }
+  }
+  if (!done || !merge(model, std::as_bytes(std::span(rest)))) return std::nullopt;
+  return OnnxNodes(bytes, std::move(nodes));
+}
+
+}  // namespace nnplan::format::detail

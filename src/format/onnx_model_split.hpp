@@ -1,0 +1,60 @@
+// Reading a serialized ONNX ModelProto without building one message object per graph node.
+//
+// A model's nodes are most of its bytes and most of the objects a full parse builds (each
+// NodeProto with its name, op type and input/output strings), all of which are read exactly once
+// by the importer, in order. `split_onnx_model` walks the message framing with protobuf's own
+// CodedInputStream and WireFormatLite (field numbers from ONNX's generated classes), parses every
+// field except `graph.node` with ONNX's generated classes as usual, and keeps each node as the
+// span of its serialized NodeProto; `OnnxNodes::at` parses one node into a reused scratch message
+// when the importer reaches it. Parsing the pieces is equivalent to parsing the whole message:
+// protobuf defines a serialized message as the concatenation of its fields, and merging the
+// fields piece by piece in file order (repeated fields append, later scalars win) gives the same
+// message. Input the walk does not recognize (a node field with another wire type, a malformed
+// tag, a truncated length) is left to the full parse, so the split never accepts what protobuf
+// would reject nor rejects what it would accept.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace nnplan::format::detail {
+
+// The nodes of an ONNX graph, either held by a parsed GraphProto or as serialized NodeProtos.
+class OnnxNodes {
+ public:
+  // The nodes of a fully parsed graph.
+  explicit OnnxNodes(const onnx::GraphProto& graph) : graph_(&graph) {}
+  // Serialized nodes: `serialized[i]` is the byte range of node i's NodeProto within `bytes`.
+  struct Range {
+    std::uint32_t offset = 0;
+    std::uint32_t size = 0;
+  };
+  OnnxNodes(std::span<const std::byte> bytes, std::vector<Range> serialized)
+      : bytes_(bytes), serialized_(std::move(serialized)) {}
+
+  [[nodiscard]] int size() const {
+    return graph_ != nullptr ? graph_->node_size() : static_cast<int>(serialized_.size());
+  }
+  // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
+  // those bytes are not a valid NodeProto. Valid until `scratch` is used again.
+  [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch) const;
+
+ private:
+  const onnx::GraphProto* graph_ = nullptr;
+  std::span<const std::byte> bytes_;
+  std::vector<Range> serialized_;
+};
+
+// Splits `bytes` (at most 2 GiB) as described above: fills `model` (empty on entry) with every
+// field but the graph's nodes and returns the nodes as ranges of `bytes`, which must outlive
+// them. nullopt when the framing is not the plain form this walk reads or a piece fails to parse;
+// the caller then parses the whole message, whose outcome is protobuf's own verdict.
+[[nodiscard]] std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
+                                                        onnx::ModelProto& model);
+
+}  // namespace nnplan::format::detail
