@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -111,49 +114,90 @@ class NameDedup {
   std::unordered_set<std::string_view> seen_set_;
 };
 
+// The text after a group's kind list, `] op=<op> capsule=<capsule> grouping=<kind>`, which depends
+// only on (op, capsule, grouping): built once per combination a report meets, so a line of a
+// large report is a few appends.
+class GroupSuffixes {
+ public:
+  const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g) {
+    const std::uint64_t key = (std::uint64_t{g.capsule} * kGroupingKindNames.size() +
+                               static_cast<std::uint64_t>(g.grouping)) *
+                                  kBackendOpCount +
+                              static_cast<std::uint64_t>(g.op);
+    std::string& suffix = suffixes_[key];
+    if (suffix.empty()) {
+      suffix = "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
+               " grouping=" + std::string(to_string(g.grouping));
+    }
+    return suffix;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::string> suffixes_;
+};
+
 // group_line's text appended to `out`: no temporaries per node.
+// Appends through a raw pointer: `write(p)` writes at most `bound` bytes from p and returns the
+// end. A report line is a dozen short pieces; bounds-checked appends of each were most of its
+// cost.
+template <class Write>
+void append_bounded(std::string& out, std::size_t bound, Write write) {
+  const std::size_t old = out.size();
+  out.resize_and_overwrite(old + bound, [&](char* p, std::size_t) {
+    return static_cast<std::size_t>(write(p + old) - p);
+  });
+}
+
+char* put(char* p, std::string_view text) {
+  std::memcpy(p, text.data(), text.size());
+  return p + text.size();
+}
+
+char* put_number(char* p, std::size_t v) {
+  return std::to_chars(p, p + 20, v).ptr;
+}
+
 void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::size_t group_index,
-                       const ir::Graph* onnx_graph, NameDedup& dedup) {
+                       const ir::Graph* onnx_graph, NameDedup& dedup, GroupSuffixes& suffixes) {
+  constexpr std::string_view kGroup = "  group ";
+  constexpr std::string_view kNodes = ": nodes ";
+  constexpr std::string_view kOnnx = " onnx=";
+  constexpr std::size_t kNumber = 20;  // digits of a 64-bit number
   const LoweredKernelGroup& g = plan.groups[group_index];
-  char buf[24];
-  const auto append_number = [&](std::size_t v) {
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, r.ptr);
-  };
-  out += "  group ";
-  append_number(group_index);
-  out += ": nodes ";
   const auto nodes = plan.group_nodes(g);
-  bool first = true;
-  for (const PlannedNodeKernel& k : nodes) {
-    if (!first) out += ',';
-    first = false;
-    append_number(k.node_id);
-  }
-  out += " [";
-  first = true;
-  for (const PlannedNodeKernel& k : nodes) {
-    if (!first) out += ',';
-    first = false;
-    out += ir::to_string(k.kind);
-  }
-  out += "] op=";
-  out += to_string(g.op);
-  out += " capsule=";
-  out += plan.capsule(g).name;
-  out += " grouping=";
-  out += to_string(g.grouping);
+  const std::string& suffix = suffixes.of(plan, g);
+  std::size_t bound = kGroup.size() + kNumber + kNodes.size() + 2 + suffix.size();
+  for (const PlannedNodeKernel& k : nodes)
+    bound += kNumber + 1 + ir::to_string(k.kind).size() + 1;
+  append_bounded(out, bound, [&](char* p) {
+    p = put(p, kGroup);
+    p = put_number(p, group_index);
+    p = put(p, kNodes);
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (i != 0) *p++ = ',';
+      p = put_number(p, nodes[i].node_id);
+    }
+    *p++ = ' ';
+    *p++ = '[';
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (i != 0) *p++ = ',';
+      p = put(p, ir::to_string(nodes[i].kind));
+    }
+    return put(p, suffix);
+  });
   if (onnx_graph == nullptr) return;
   // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once.
-  dedup.clear();
+  if (nodes.size() > 1) dedup.clear();
   bool named = false;
   for (const PlannedNodeKernel& k : nodes) {
     if (k.node_id >= onnx_graph->nodes.size()) continue;
     const std::string& name = onnx_graph->nodes[k.node_id].source_name;
     if (name.empty() || (nodes.size() > 1 && !dedup.add(name))) continue;
-    out += named ? "," : " onnx=";
+    append_bounded(out, kOnnx.size() + name.size(), [&](char* p) {
+      p = named ? put(p, ",") : put(p, kOnnx);
+      return put(p, name);
+    });
     named = true;
-    out += name;
   }
 }
 
@@ -163,7 +207,8 @@ std::string group_line(const GraphLoweringPlan& plan, std::size_t group_index,
                        const ir::Graph* onnx_graph) {
   std::string out;
   NameDedup dedup;
-  append_group_line(out, plan, group_index, onnx_graph, dedup);
+  GroupSuffixes suffixes;
+  append_group_line(out, plan, group_index, onnx_graph, dedup, suffixes);
   return out;
 }
 
@@ -208,8 +253,9 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
   // never held whole, and the buffer is allocated once.
   out.reserve(kReportChunkBytes + 4096);
   NameDedup dedup;
+  GroupSuffixes suffixes;
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    append_group_line(out, plan, i, onnx_graph, dedup);
+    append_group_line(out, plan, i, onnx_graph, dedup, suffixes);
     out += '\n';
     if (out.size() >= kReportChunkBytes) {
       sink(out);

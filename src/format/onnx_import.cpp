@@ -9,8 +9,8 @@
 // and Constant outputs; materialized as a `const` node only when consumed as a plain tensor, and
 // folded straight into linear/conv2d/batch_norm2d_nchw_eval payloads when consumed there), or a
 // pending Pad (zero padding waiting to be folded into the Conv or pooling node that consumes it).
-// Each IR node's declared shape comes from ir::infer_shape, so the result passes ir::check by
-// construction; the final check only guards that invariant.
+// Each IR node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so
+// the result is checked by construction.
 //
 // Failures are reported from deep inside the operator handlers; they throw a private
 // ImportFailure that import_onnx catches and returns as an Error, so no exception crosses the API
@@ -246,10 +246,12 @@ class NamePool {
 };
 
 // Tensor name -> IR node, the importer's hottest table (one lookup per node input, one insert
-// per node output): open addressing with linear probing in one array of 16-byte slots (the name's
-// bytes in the table's own NamePool, its length and the node), so a lookup touches one slot and
-// the name's bytes, an insert allocates nothing until the table grows, and a large table sits on
-// huge pages (arena_block_alloc) instead of thousands of small ones.
+// per node output): open addressing with linear probing in one array of 16-byte slots (where the
+// name's bytes start in the table's own name buffer, its length, part of its hash, and the node),
+// so a lookup touches one slot and compares bytes only on a likely match, an insert allocates
+// nothing until the table or its buffer grows, and a large table sits on huge pages
+// (arena_block_alloc) instead of thousands of small ones. Names are copied because a node's
+// names live only while the node is imported.
 class NameTable {
  public:
   NameTable() = default;
@@ -265,10 +267,12 @@ class NameTable {
   }
   const NodeId* find(std::string_view name) const {
     if (cap_ == 0) return nullptr;
-    for (std::size_t i = hash(name) & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+    const std::size_t h = hash(name);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       const Slot& s = slots_[i];
-      if (s.used == 0) return nullptr;
-      if (s.key() == name) return &s.value;
+      if (s.size_plus_one == 0) return nullptr;
+      if (s.tag == tag && key(s) == name) return &s.value;
     }
   }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
@@ -277,21 +281,24 @@ class NameTable {
   void prefetch(std::string_view name) const {
     if (cap_ != 0) __builtin_prefetch(&slots_[hash(name) & (cap_ - 1)], 1);
   }
-  // Maps `name` (copied on first insert; shorter than the 2 GiB a protobuf message can hold, so
-  // its length fits the slot) to `value`.
+  // Maps `name` (copied on first insert) to `value`. Names come from a protobuf message of at
+  // most 2 GiB, so every offset and length fits 32 bits.
   void set(std::string_view name, NodeId value) {
     if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));
-    for (std::size_t i = hash(name) & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
+    const std::size_t h = hash(name);
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       Slot& s = slots_[i];
-      if (s.used == 0) {
-        const std::string_view kept = names_.keep(name);
-        s = Slot{.data = kept.data(),
-                 .used = static_cast<std::uint32_t>(kept.size()) + 1,
+      if (s.size_plus_one == 0) {
+        s = Slot{.offset = static_cast<std::uint32_t>(names_.size()),
+                 .size_plus_one = static_cast<std::uint32_t>(name.size()) + 1,
+                 .tag = tag,
                  .value = value};
+        names_.append(name);
         ++size_;
         return;
       }
-      if (s.key() == name) {
+      if (s.tag == tag && key(s) == name) {
         s.value = value;
         return;
       }
@@ -300,21 +307,24 @@ class NameTable {
 
  private:
   struct Slot {
-    const char* data = nullptr;
-    std::uint32_t used = 0;  // 0: empty; else the name's length plus one
+    std::uint32_t offset = 0;         // the name's first byte in names_
+    std::uint32_t size_plus_one = 0;  // 0: empty
+    std::uint32_t tag = 0;            // the hash's high half
     NodeId value = 0;
-    std::string_view key() const { return {data, used - 1}; }
   };
   static_assert(sizeof(Slot) == 16);
   static std::size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+  std::string_view key(const Slot& s) const {
+    return std::string_view(names_).substr(s.offset, s.size_plus_one - 1);
+  }
   void rehash(std::size_t cap) {
     auto* slots = static_cast<Slot*>(arena_block_alloc(cap * sizeof(Slot)));
     std::uninitialized_value_construct_n(slots, cap);
     for (std::size_t n = 0; n < cap_; ++n) {
       const Slot& s = slots_[n];
-      if (s.used == 0) continue;
-      for (std::size_t i = hash(s.key()) & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        if (slots[i].used == 0) {
+      if (s.size_plus_one == 0) continue;
+      for (std::size_t i = hash(key(s)) & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (slots[i].size_plus_one == 0) {
           slots[i] = s;
           break;
         }
@@ -331,7 +341,7 @@ class NameTable {
   Slot* slots_ = nullptr;
   std::size_t cap_ = 0;
   std::size_t size_ = 0;
-  NamePool names_;
+  std::string names_;  // every key's bytes, back to back
 };
 
 // The name of an absent node input or output.
@@ -615,7 +625,7 @@ class Importer {
   }
   // The IR node holding tensor `name`, materializing a constant as a `const` node.
   NodeId tensor(const std::string& name);
-  const Shape& shape_of(NodeId id) const { return graph_.nodes[id].shape; }
+  const Shape& shape_of(NodeId id) const { return graph_.graph().nodes[id].shape; }
   Shape tensor_shape(const std::string& name) {
     if (ConstPtr c = constant(name); c != nullptr && !c->node) return Shape{c->dims};
     return shape_of(tensor(name));
@@ -631,7 +641,7 @@ class Importer {
   }
 
   // ---- node emission ----
-  NodeId add(OpKind kind, std::vector<NodeId> parents, ir::OpParams params = {},
+  NodeId add(OpKind kind, ir::Parents parents, ir::OpParams params = {},
              Shape declared = {}, const std::string* source = nullptr);
   NodeId reshape(NodeId id, const Shape& to) {
     if (shape_of(id) == to) return id;
@@ -694,24 +704,27 @@ class Importer {
   // Node i, read into `scratch`; a node whose bytes are not a valid NodeProto fails the import.
   const onnx::NodeProto& node_at(int i, onnx::NodeProto& scratch) const {
     const onnx::NodeProto* node = nodes_.at(i, scratch);
-    if (node == nullptr) {
-      fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
-                 " (0-based) are truncated or corrupt");
-    }
+    if (node == nullptr) fail_corrupt_node(i);
     return *node;
+  }
+  [[noreturn]] void fail_corrupt_node(int i) const {
+    fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
+               " (0-based) are truncated or corrupt");
   }
   std::string_view keep(std::string_view name) { return names_.keep(name); }
 
   const onnx::ModelProto& model_;  // every field but the graph's nodes
   const detail::OnnxNodes& nodes_;
-  onnx::NodeProto node_;            // the node being imported, when read from bytes
+  onnx::NodeProto node_;           // the node being imported, when read from bytes
   mutable onnx::NodeProto probe_;   // another node looked at meanwhile
   mutable NamePool names_;
   std::string_view source_;
   const OnnxImportOptions& options_;
   std::int64_t opset_ = 0;
 
-  ir::Graph graph_;
+  // Checks every node as it is added (shape inferred from its parents), so the imported graph
+  // is checked by construction.
+  ir::CheckedGraphBuilder graph_;
   PayloadStore payloads_;
   // Keys view names held by model_ (graph inputs, outputs, initializers) or copies in names_
   // (names from nodes, see in_name).
@@ -821,21 +834,15 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
   return c;
 }
 
-NodeId Importer::add(OpKind kind, std::vector<NodeId> parents, ir::OpParams params, Shape declared,
+NodeId Importer::add(OpKind kind, ir::Parents parents, ir::OpParams params, Shape declared,
                      const std::string* source) {
-  ir::Node node{.id = static_cast<NodeId>(graph_.nodes.size()),
-                .kind = kind,
-                .parents = std::move(parents),
-                .shape = std::move(declared),
-                .params = std::move(params),
-                .source_name = source != nullptr ? *source : cur_name_};
-  if (kind != OpKind::input && kind != OpKind::const_) {
-    Expected<Shape> shape = ir::infer_shape(graph_, node);
-    if (!shape) fail("cannot be represented: " + shape.error().message);
-    node.shape = std::move(*shape);
-  }
-  graph_.nodes.push_back(std::move(node));
-  return graph_.nodes.back().id;
+  Expected<NodeId> id = graph_.add(ir::Node{.kind = kind,
+                                            .parents = std::move(parents),
+                                            .shape = std::move(declared),
+                                            .params = std::move(params),
+                                            .source_name = source != nullptr ? *source : cur_name_});
+  if (!id) fail("cannot be represented: " + id.error().message);
+  return *id;
 }
 
 NodeId Importer::tensor(const std::string& name) {
@@ -1199,7 +1206,7 @@ void Importer::pool(bool max) {
   }
   if (folded) {
     if (max) {
-      const OpKind producer = graph_.nodes[x].kind;
+      const OpKind producer = graph_.graph().nodes[x].kind;
       const bool non_negative = producer == OpKind::relu || producer == OpKind::sigmoid ||
                                 producer == OpKind::exp || producer == OpKind::abs ||
                                 producer == OpKind::sqrt;
@@ -1758,7 +1765,7 @@ ImportedModel Importer::run() {
     const auto tensors = static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
     values_.reserve(tensors);
-    graph_.nodes.reserve(tensors);
+    graph_.reserve(tensors);
   }
   for (const auto& t : g.initializer()) {
     if (t.name().empty()) fail_model("an initializer has no name");
@@ -1851,11 +1858,10 @@ ImportedModel Importer::run() {
     const NodeId id = add(OpKind::input, {}, {}, shape, &in.name());
     values_.set(in.name(), id);
   }
-  if (graph_.nodes.empty()) {
+  if (graph_.graph().nodes.empty()) {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
     fail_model("model has no graph input (the IR needs one)");
   }
-  graph_.input_id = 0;
 
   for (int i = 0; i < nodes_.size(); ++i) {
     cur_ = &node_at(i, node_);
@@ -1871,18 +1877,19 @@ ImportedModel Importer::run() {
   if (!values_.contains(out) && !consts_.contains(out)) {
     fail_model("graph output '" + out + "' is not produced by any node, input or initializer");
   }
-  graph_.output_id = tensor(out);
+  const NodeId output_id = tensor(out);
   // A graph input no node consumed is still one the model declares: not dropped silently.
   if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
 
-  // Shapes came from ir::infer_shape node by node, so these checks guard the importer itself.
+  // Every node was checked as it was added; these checks guard the importer itself.
   const auto internal = [&](const Error& e) {
     throw ImportFailure{make_error(
         ErrorKind::internal,
         std::string(source_) + ": internal error: the imported graph fails a check: " + e.message)};
   };
-  if (Expected<void> ok = check_payloads(graph_, payloads_); !ok) internal(ok.error());
-  Expected<ir::CheckedGraph> checked = ir::check(std::move(graph_));
+  if (Expected<void> ok = check_payloads(graph_.graph(), payloads_); !ok) internal(ok.error());
+  // Node 0 is the first graph input.
+  Expected<ir::CheckedGraph> checked = std::move(graph_).finish(0, output_id);
   if (!checked) internal(checked.error());
 
   ImportedModel result{

@@ -530,6 +530,32 @@ Expected<Shape> infer_shape(const Graph& graph, const Node& node) {
   return out;
 }
 
+Expected<NodeId> CheckedGraphBuilder::add(Node node) {
+  node.id = static_cast<NodeId>(graph_.nodes.size());
+  if (Status s = check_structure(graph_, node); !s) return std::unexpected(std::move(s.error()));
+  if (Status s = infer_into(graph_, node, inferred_); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
+  std::swap(node.shape, inferred_);
+  graph_.nodes.push_back(std::move(node));
+  return graph_.nodes.back().id;
+}
+
+Expected<CheckedGraph> CheckedGraphBuilder::finish(NodeId input_id, NodeId output_id) && {
+  graph_.input_id = input_id;
+  graph_.output_id = output_id;
+  if (graph_.nodes.empty()) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, "graph has no nodes"));
+  }
+  if (Status s = check_endpoint(graph_, "input_id", input_id, true); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
+  if (Status s = check_endpoint(graph_, "output_id", output_id, false); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
+  return CheckedGraph(std::move(graph_));
+}
+
 Expected<CheckedGraph> check(Graph graph) {
   if (graph.nodes.empty()) {
     return std::unexpected(make_error(ErrorKind::invalid_input, "graph has no nodes"));

@@ -1329,6 +1329,59 @@ TEST(OnnxImport, CorruptNodeBytesNameTheNode) {
             "truncated or corrupt");
 }
 
+// A chain of `n` Relu nodes x -> t0 -> ... -> y.
+Model relu_chain(int n) {
+  Model m;
+  m.input("x", {2}).output("y");
+  for (int i = 0; i < n; ++i) {
+    m.node("Relu", {i == 0 ? "x" : "t" + std::to_string(i - 1)},
+           {i == n - 1 ? "y" : "t" + std::to_string(i)}, "r" + std::to_string(i));
+  }
+  return m;
+}
+
+TEST(OnnxImport, LargeGraphImportsEveryNodeInOrder) {
+  const Model m = relu_chain(20000);
+  const ImportedModel r = ok(m);
+  ASSERT_EQ(r.graph().nodes.size(), 20001u);
+  for (std::size_t i = 1; i < r.graph().nodes.size(); ++i) {
+    const ir::Node& node = r.graph().nodes[i];
+    ASSERT_EQ(node.kind, OpKind::relu) << i;
+    ASSERT_EQ(node.source_name, "r" + std::to_string(i - 1));
+    ASSERT_EQ(node.parents, ir::Parents{static_cast<ir::NodeId>(i - 1)});
+  }
+  EXPECT_EQ(r.graph().output_id, 20000u);
+}
+
+// A failure in the middle of a large graph names the node; a corrupt node there is named by its
+// position.
+TEST(OnnxImport, LargeGraphFailuresNameTheNode) {
+  Model unsupported = relu_chain(20000);
+  unsupported.g().mutable_node(7000)->set_op_type("Celu");
+  EXPECT_EQ(error_of(unsupported).rfind("m.onnx: node 'r7000' (Celu, opset 17): operator Celu is "
+                                        "not supported; supported: ",
+                                        0),
+            0u);
+
+  Model head = relu_chain(20000);
+  onnx::GraphProto nodes;
+  nodes.mutable_node()->Swap(head.g().mutable_node());
+  onnx::ModelProto rest = head.proto();
+  rest.clear_graph();
+  std::string graph = head.proto().graph().SerializeAsString();
+  for (int i = 0; i < nodes.node_size(); ++i) {
+    const std::string node = i == 12345 ? std::string(6, '\xFF') : nodes.node(i).SerializeAsString();
+    graph += delimited_field(onnx::GraphProto::kNodeFieldNumber, node);
+  }
+  const std::string bytes =
+      rest.SerializeAsString() + delimited_field(onnx::ModelProto::kGraphFieldNumber, graph);
+  Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "bad.onnx");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message,
+            "bad.onnx: not a valid ONNX model: the protobuf bytes of graph node 12345 (0-based) "
+            "are truncated or corrupt");
+}
+
 TEST(OnnxImport, FileErrors) {
   Expected<ImportedModel> missing = import_onnx_file("/nonexistent/m.onnx");
   ASSERT_FALSE(missing.has_value());

@@ -682,6 +682,88 @@ TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// CheckedGraphBuilder: the incremental form of check.
+
+// Whether `kind`'s shape is (partly) declared rather than inferred from its parents.
+bool declares_shape(OpKind kind) {
+  return kind == OpKind::input || kind == OpKind::rand_uniform ||
+         kind == OpKind::bernoulli_mask || kind == OpKind::linear;
+}
+
+// Every valid graph, rebuilt node by node with the inferred shapes left out (kept only where the
+// kind declares them), comes out equal to the graph check() accepts.
+TEST(CheckedGraphBuilderTest, RebuildsEveryValidCaseInferringShapes) {
+  for (const ValidCase& c : valid_cases()) {
+    CheckedGraphBuilder builder;
+    for (Node node : c.graph.nodes) {
+      if (!declares_shape(node.kind)) node.shape = Shape{};
+      node.id = 12345;  // the builder numbers nodes itself
+      const Expected<NodeId> id = builder.add(std::move(node));
+      ASSERT_TRUE(id.has_value()) << c.name << ": " << id.error().message;
+    }
+    Expected<CheckedGraph> built = std::move(builder).finish(c.graph.input_id, c.graph.output_id);
+    ASSERT_TRUE(built.has_value()) << c.name << ": " << built.error().message;
+    EXPECT_EQ(built->graph(), c.graph) << c.name;
+  }
+}
+
+// Whatever the malformed graphs make of the builder, what it finishes passes check().
+TEST(CheckedGraphBuilderTest, NeverFinishesAGraphCheckRejects) {
+  for (const InvalidCase& c : invalid_cases()) {
+    CheckedGraphBuilder builder;
+    bool added = true;
+    for (const Node& node : c.graph.nodes)
+      added = added && builder.add(node).has_value();
+    if (!added) continue;
+    Expected<CheckedGraph> built = std::move(builder).finish(c.graph.input_id, c.graph.output_id);
+    if (!built) continue;
+    EXPECT_TRUE(check(built->graph()).has_value()) << c.name;
+  }
+}
+
+TEST(CheckedGraphBuilderTest, ARejectedNodeIsNotAddedAndNamesTheRule) {
+  CheckedGraphBuilder builder;
+  ASSERT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2, 3})}).has_value());
+  const Expected<NodeId> bad = builder.add(Node{.kind = OpKind::relu, .parents = {5}});
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(bad.error().message,
+            "node 1 (relu): parent 5 does not exist (the graph has 1 node)");
+  const Expected<NodeId> mismatched = builder.add(
+      Node{.kind = OpKind::matmul, .parents = {0, 0}});  // [2,3] x [2,3]
+  ASSERT_FALSE(mismatched.has_value());
+  EXPECT_NE(mismatched.error().message.find("node 1 (matmul): inner dimensions differ"),
+            std::string::npos)
+      << mismatched.error().message;
+  EXPECT_EQ(builder.graph().nodes.size(), 1u);
+  const Expected<NodeId> good = builder.add(Node{.kind = OpKind::relu, .parents = {0}});
+  ASSERT_TRUE(good.has_value());
+  EXPECT_EQ(*good, 1u);
+  EXPECT_EQ(builder.graph().nodes[1].shape, shape({2, 3}));
+}
+
+TEST(CheckedGraphBuilderTest, FinishChecksTheEndpoints) {
+  const auto two_nodes = [] {
+    CheckedGraphBuilder builder;
+    EXPECT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2})}).has_value());
+    EXPECT_TRUE(builder.add(Node{.kind = OpKind::relu, .parents = {0}}).has_value());
+    return builder;
+  };
+  Expected<CheckedGraph> not_input = two_nodes().finish(1, 1);
+  ASSERT_FALSE(not_input.has_value());
+  EXPECT_EQ(not_input.error().message, "input_id 1 names node 1 (relu), expected an input node");
+  Expected<CheckedGraph> no_output = two_nodes().finish(0, 2);
+  ASSERT_FALSE(no_output.has_value());
+  EXPECT_EQ(no_output.error().message,
+            "output_id 2 does not name a node (the graph has 2 nodes)");
+  Expected<CheckedGraph> empty = CheckedGraphBuilder().finish(0, 0);
+  ASSERT_FALSE(empty.has_value());
+  EXPECT_EQ(empty.error().message, "graph has no nodes");
+  Expected<CheckedGraph> ok = two_nodes().finish(0, 1);
+  ASSERT_TRUE(ok.has_value()) << ok.error().message;
+  EXPECT_EQ(ok->graph().output_id, 1u);
+}
+
+// ---------------------------------------------------------------------------------------------
 // infer_shape on its own: nodes not (yet) in a checked graph.
 
 TEST(CheckInferShapeTest, ProposedNodeAgainstAnExistingGraph) {

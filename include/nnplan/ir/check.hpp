@@ -1,7 +1,8 @@
 // Well-formedness and shape inference (SPEC §6). A CheckedGraph has ids equal to indices,
 // parents below each node, arity within bounds, parameters of the right kind, and declared shapes
 // equal to the shapes inferred from the parents. Errors name the node id, its kind and what is
-// wrong, e.g. `node 4 (matmul): inner dimensions differ: [2,3] x [4,5]`.
+// wrong, e.g. `node 4 (matmul): inner dimensions differ: [2,3] x [4,5]`. `check` verifies a
+// whole graph; CheckedGraphBuilder checks one node at a time as a builder adds them.
 #pragma once
 
 #include <utility>
@@ -24,8 +25,30 @@ class CheckedGraph {
 
  private:
   friend Expected<CheckedGraph> check(Graph graph);
+  friend class CheckedGraphBuilder;
   explicit CheckedGraph(Graph graph) : graph_(std::move(graph)) {}
   Graph graph_;
+};
+
+// Builds a CheckedGraph node by node, checking each node as it is added: its id is its index,
+// its structure is checked against the nodes before it, and its shape is the one inferred from
+// its parents (as `check` demands of a declared shape). `finish` checks the endpoints. The result
+// has passed everything `check` verifies, without a second pass over the graph: for builders
+// such as the ONNX importer that infer every shape as they go.
+class CheckedGraphBuilder {
+ public:
+  void reserve(std::size_t nodes) { graph_.nodes.reserve(nodes); }
+  // Appends `node` (its id is set to its index) with its shape inferred; kinds whose shape is
+  // declared (input, rand_uniform, bernoulli_mask, linear's last dimension) take it from
+  // `node.shape`. On error nothing is appended.
+  [[nodiscard]] Expected<NodeId> add(Node node);
+  // The nodes added so far.
+  [[nodiscard]] const Graph& graph() const { return graph_; }
+  [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, NodeId output_id) &&;
+
+ private:
+  Graph graph_;
+  Shape inferred_;
 };
 
 // Validates every rule: input_id and output_id first, then each node in id order, its structure
