@@ -105,7 +105,7 @@ enum class OnnxOp : std::uint8_t {
   Unsqueeze,
 };
 
-// Sorted by name, so that `find_onnx_op` is a binary search.
+// Sorted by name (so that supported_onnx_ops() lists them sorted).
 constexpr std::array<std::pair<std::string_view, OnnxOp>, 38> kOnnxOps = {{
     {"Abs", OnnxOp::Abs},
     {"Add", OnnxOp::Add},
@@ -155,9 +155,12 @@ constexpr std::array<std::string_view, kOnnxOps.size()> kSupportedOps = [] {
   return names;
 }();
 
+// One hash lookup per node.
 std::optional<OnnxOp> find_onnx_op(std::string_view name) {
-  const auto* it = std::ranges::lower_bound(kOnnxOps, name, {}, [](const auto& e) { return e.first; });
-  if (it == kOnnxOps.end() || it->first != name) return std::nullopt;
+  static const std::unordered_map<std::string_view, OnnxOp> by_name(kOnnxOps.begin(),
+                                                                     kOnnxOps.end());
+  const auto it = by_name.find(name);
+  if (it == by_name.end()) return std::nullopt;
   return it->second;
 }
 
@@ -869,7 +872,7 @@ NodeId Importer::tensor(const std::string& name) {
 
 Shape Importer::broadcast_shapes(const Shape& a, const Shape& b) const {
   const std::size_t rank = std::max(a.rank(), b.rank());
-  Shape out{std::vector<Dim>(rank, 1)};
+  Shape out{ir::Dims(rank, 1)};
   for (std::size_t i = 0; i < rank; ++i) {
     const Dim da = i + a.rank() >= rank ? a.dims[i + a.rank() - rank] : 1;
     const Dim db = i + b.rank() >= rank ? b.dims[i + b.rank() - rank] : 1;
@@ -933,6 +936,7 @@ void Importer::unary(OpKind kind) {
 }
 
 NodeId Importer::combine(OpKind kind, NodeId a, NodeId b, bool divide) {
+  if (!divide && shape_of(a) == shape_of(b)) return add(kind, {a, b});  // nothing to broadcast
   const Shape out = broadcast_shapes(shape_of(a), shape_of(b));
   if (divide) b = add(OpKind::inv, {b});
   a = broadcast(a, out);
@@ -1322,7 +1326,7 @@ void Importer::layer_norm() {
   if (eps != 1e-5f) fail_attr("epsilon", str(eps), "1e-05 (the IR layernorm's epsilon)");
   // Y = layernorm(X) * Scale + B. Scale and B are constants that broadcast to the normalized
   // dims X.shape[axis:]; an all-ones Scale and an absent or all-zeros B emit nothing.
-  const Shape normalized{std::vector<Dim>(xs.dims.begin() + axis, xs.dims.end())};
+  const Shape normalized{ir::Dims(xs.dims.begin() + axis, xs.dims.end())};
   const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
     if (!has_in(index)) return nullptr;
     const std::string& name = in_name(index);
@@ -1368,7 +1372,7 @@ void Importer::reshape_op() {
   } else {
     fail("has no shape input");
   }
-  Shape out{std::vector<Dim>(target.size(), 1)};
+  Shape out{ir::Dims(target.size(), 1)};
   std::optional<std::size_t> infer;
   Dim known = 1;
   for (std::size_t i = 0; i < target.size(); ++i) {

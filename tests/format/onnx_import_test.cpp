@@ -1223,6 +1223,15 @@ std::string delimited_field(int number, const std::string& payload) {
   return out;
 }
 
+// The bytes of `m` with its graph field's payload replaced by `graph_payload` (serialized
+// GraphProto fields, in any order), after the model's other fields.
+std::string with_graph_payload(const onnx::ModelProto& m, const std::string& graph_payload) {
+  onnx::ModelProto rest = m;
+  rest.clear_graph();
+  return rest.SerializeAsString() +
+         delimited_field(onnx::ModelProto::kGraphFieldNumber, graph_payload);
+}
+
 std::vector<std::byte> as_bytes(const std::string& s) {
   std::vector<std::byte> out(s.size());
   if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
@@ -1258,9 +1267,8 @@ TEST(OnnxImport, GraphInPiecesImportsAsTheParsedModel) {
   rest.clear_graph();
   const int graph_field = onnx::ModelProto::kGraphFieldNumber;
   const std::string interleaved =
-      rest.SerializeAsString() +
-      delimited_field(graph_field, graph_head + part1.SerializeAsString() +
-                                       part2.SerializeAsString() + part3.SerializeAsString());
+      with_graph_payload(head.proto(), graph_head + part1.SerializeAsString() +
+                                           part2.SerializeAsString() + part3.SerializeAsString());
   const std::string two_graphs =
       delimited_field(graph_field, part1.SerializeAsString() + graph_head) +
       rest.SerializeAsString() +
@@ -1287,8 +1295,6 @@ TEST(OnnxImport, UnusualFramingFallsBackToTheFullParse) {
   Model m;
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"}, "r");
-  onnx::ModelProto rest = m.proto();
-  rest.clear_graph();
   std::string odd_node;
   {
     google::protobuf::io::StringOutputStream stream(&odd_node);
@@ -1299,9 +1305,7 @@ TEST(OnnxImport, UnusualFramingFallsBackToTheFullParse) {
     coded.WriteVarint32(5);
   }
   const std::string bytes =
-      rest.SerializeAsString() +
-      delimited_field(onnx::ModelProto::kGraphFieldNumber,
-                      m.proto().graph().SerializeAsString() + odd_node);
+      with_graph_payload(m.proto(), m.proto().graph().SerializeAsString() + odd_node);
   onnx::ModelProto parsed;
   ASSERT_TRUE(parsed.ParseFromString(bytes));
   Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "m.onnx");
@@ -1314,14 +1318,10 @@ TEST(OnnxImport, CorruptNodeBytesNameTheNode) {
   Model m;
   m.input("x", {2}).output("z");
   m.node("Relu", {"x"}, {"y"}, "r");
-  onnx::ModelProto rest = m.proto();
-  rest.clear_graph();
   const std::string broken_node(6, '\xFF');  // a tag whose varint never ends
-  const std::string bytes =
-      rest.SerializeAsString() +
-      delimited_field(onnx::ModelProto::kGraphFieldNumber,
-                      m.proto().graph().SerializeAsString() +
-                          delimited_field(onnx::GraphProto::kNodeFieldNumber, broken_node));
+  const std::string bytes = with_graph_payload(
+      m.proto(), m.proto().graph().SerializeAsString() +
+                     delimited_field(onnx::GraphProto::kNodeFieldNumber, broken_node));
   Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "bad.onnx");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message,
@@ -1366,15 +1366,13 @@ TEST(OnnxImport, LargeGraphFailuresNameTheNode) {
   Model head = relu_chain(20000);
   onnx::GraphProto nodes;
   nodes.mutable_node()->Swap(head.g().mutable_node());
-  onnx::ModelProto rest = head.proto();
-  rest.clear_graph();
   std::string graph = head.proto().graph().SerializeAsString();
   for (int i = 0; i < nodes.node_size(); ++i) {
-    const std::string node = i == 12345 ? std::string(6, '\xFF') : nodes.node(i).SerializeAsString();
+    const std::string node =
+        i == 12345 ? std::string(6, '\xFF') : nodes.node(i).SerializeAsString();
     graph += delimited_field(onnx::GraphProto::kNodeFieldNumber, node);
   }
-  const std::string bytes =
-      rest.SerializeAsString() + delimited_field(onnx::ModelProto::kGraphFieldNumber, graph);
+  const std::string bytes = with_graph_payload(head.proto(), graph);
   Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "bad.onnx");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message,
