@@ -65,86 +65,86 @@ constexpr std::int64_t kMaxOpset = 17;
 
 // The supported ONNX operators: the importer dispatches on the enumerator, users see the names.
 enum class OnnxOp : std::uint8_t {
-  Abs,
-  Add,
-  AveragePool,
-  BatchNormalization,
-  Concat,
-  Constant,
-  Conv,
-  Cos,
-  Div,
-  Dropout,
-  Exp,
-  Flatten,
-  Gemm,
-  GlobalAveragePool,
-  GlobalMaxPool,
-  Identity,
-  LayerNormalization,
-  Log,
-  MatMul,
-  Max,
-  MaxPool,
-  Min,
-  Mul,
-  Pad,
-  Reciprocal,
-  ReduceMean,
-  ReduceSum,
-  Relu,
-  Reshape,
-  Sigmoid,
-  Sin,
-  Softmax,
-  Sqrt,
-  Squeeze,
-  Sub,
-  Tanh,
-  Transpose,
-  Unsqueeze,
+  abs,
+  add,
+  average_pool,
+  batch_normalization,
+  concat,
+  constant,
+  conv,
+  cos,
+  div,
+  dropout,
+  exp,
+  flatten,
+  gemm,
+  global_average_pool,
+  global_max_pool,
+  identity,
+  layer_normalization,
+  log,
+  mat_mul,
+  max,
+  max_pool,
+  min,
+  mul,
+  pad,
+  reciprocal,
+  reduce_mean,
+  reduce_sum,
+  relu,
+  reshape,
+  sigmoid,
+  sin,
+  softmax,
+  sqrt,
+  squeeze,
+  sub,
+  tanh,
+  transpose,
+  unsqueeze,
 };
 
 // Sorted by name (so that supported_onnx_ops() lists them sorted).
 constexpr std::array<std::pair<std::string_view, OnnxOp>, 38> kOnnxOps = {{
-    {"Abs", OnnxOp::Abs},
-    {"Add", OnnxOp::Add},
-    {"AveragePool", OnnxOp::AveragePool},
-    {"BatchNormalization", OnnxOp::BatchNormalization},
-    {"Concat", OnnxOp::Concat},
-    {"Constant", OnnxOp::Constant},
-    {"Conv", OnnxOp::Conv},
-    {"Cos", OnnxOp::Cos},
-    {"Div", OnnxOp::Div},
-    {"Dropout", OnnxOp::Dropout},
-    {"Exp", OnnxOp::Exp},
-    {"Flatten", OnnxOp::Flatten},
-    {"Gemm", OnnxOp::Gemm},
-    {"GlobalAveragePool", OnnxOp::GlobalAveragePool},
-    {"GlobalMaxPool", OnnxOp::GlobalMaxPool},
-    {"Identity", OnnxOp::Identity},
-    {"LayerNormalization", OnnxOp::LayerNormalization},
-    {"Log", OnnxOp::Log},
-    {"MatMul", OnnxOp::MatMul},
-    {"Max", OnnxOp::Max},
-    {"MaxPool", OnnxOp::MaxPool},
-    {"Min", OnnxOp::Min},
-    {"Mul", OnnxOp::Mul},
-    {"Pad", OnnxOp::Pad},
-    {"Reciprocal", OnnxOp::Reciprocal},
-    {"ReduceMean", OnnxOp::ReduceMean},
-    {"ReduceSum", OnnxOp::ReduceSum},
-    {"Relu", OnnxOp::Relu},
-    {"Reshape", OnnxOp::Reshape},
-    {"Sigmoid", OnnxOp::Sigmoid},
-    {"Sin", OnnxOp::Sin},
-    {"Softmax", OnnxOp::Softmax},
-    {"Sqrt", OnnxOp::Sqrt},
-    {"Squeeze", OnnxOp::Squeeze},
-    {"Sub", OnnxOp::Sub},
-    {"Tanh", OnnxOp::Tanh},
-    {"Transpose", OnnxOp::Transpose},
-    {"Unsqueeze", OnnxOp::Unsqueeze},
+    {"Abs", OnnxOp::abs},
+    {"Add", OnnxOp::add},
+    {"AveragePool", OnnxOp::average_pool},
+    {"BatchNormalization", OnnxOp::batch_normalization},
+    {"Concat", OnnxOp::concat},
+    {"Constant", OnnxOp::constant},
+    {"Conv", OnnxOp::conv},
+    {"Cos", OnnxOp::cos},
+    {"Div", OnnxOp::div},
+    {"Dropout", OnnxOp::dropout},
+    {"Exp", OnnxOp::exp},
+    {"Flatten", OnnxOp::flatten},
+    {"Gemm", OnnxOp::gemm},
+    {"GlobalAveragePool", OnnxOp::global_average_pool},
+    {"GlobalMaxPool", OnnxOp::global_max_pool},
+    {"Identity", OnnxOp::identity},
+    {"LayerNormalization", OnnxOp::layer_normalization},
+    {"Log", OnnxOp::log},
+    {"MatMul", OnnxOp::mat_mul},
+    {"Max", OnnxOp::max},
+    {"MaxPool", OnnxOp::max_pool},
+    {"Min", OnnxOp::min},
+    {"Mul", OnnxOp::mul},
+    {"Pad", OnnxOp::pad},
+    {"Reciprocal", OnnxOp::reciprocal},
+    {"ReduceMean", OnnxOp::reduce_mean},
+    {"ReduceSum", OnnxOp::reduce_sum},
+    {"Relu", OnnxOp::relu},
+    {"Reshape", OnnxOp::reshape},
+    {"Sigmoid", OnnxOp::sigmoid},
+    {"Sin", OnnxOp::sin},
+    {"Softmax", OnnxOp::softmax},
+    {"Sqrt", OnnxOp::sqrt},
+    {"Squeeze", OnnxOp::squeeze},
+    {"Sub", OnnxOp::sub},
+    {"Tanh", OnnxOp::tanh},
+    {"Transpose", OnnxOp::transpose},
+    {"Unsqueeze", OnnxOp::unsqueeze},
 }};
 static_assert(std::ranges::is_sorted(kOnnxOps, {}, [](const auto& e) { return e.first; }));
 
@@ -1641,25 +1641,25 @@ void Importer::import_node() {
   const std::optional<OnnxOp> known = find_onnx_op(op);
   if (!known) fail("operator " + op + " is not supported; supported: " + supported_list());
   switch (*known) {
-    case OnnxOp::Abs:
+    case OnnxOp::abs:
       return unary(OpKind::abs);
-    case OnnxOp::Add:
+    case OnnxOp::add:
       return binary(OpKind::add);
-    case OnnxOp::AveragePool:
+    case OnnxOp::average_pool:
       return pool(false);
-    case OnnxOp::BatchNormalization:
+    case OnnxOp::batch_normalization:
       return batch_norm();
-    case OnnxOp::Concat:
+    case OnnxOp::concat:
       return concat();
-    case OnnxOp::Constant:
+    case OnnxOp::constant:
       return constant_node();
-    case OnnxOp::Conv:
+    case OnnxOp::conv:
       return conv();
-    case OnnxOp::Cos:
+    case OnnxOp::cos:
       return unary(OpKind::cos);
-    case OnnxOp::Div:
+    case OnnxOp::div:
       return binary(OpKind::mul_elem, true);
-    case OnnxOp::Dropout: {
+    case OnnxOp::dropout: {
       allow_attrs({"ratio", "seed", "is_test", "consumed_inputs"});
       require_inputs(1, 3);
       if (has_in(2)) {
@@ -1674,64 +1674,64 @@ void Importer::import_node() {
       only_first_output({"output", "mask"});
       return alias(in_name(0), out_name(0));
     }
-    case OnnxOp::Exp:
+    case OnnxOp::exp:
       return unary(OpKind::exp);
-    case OnnxOp::Flatten:
+    case OnnxOp::flatten:
       return flatten();
-    case OnnxOp::Gemm:
+    case OnnxOp::gemm:
       return gemm();
-    case OnnxOp::GlobalAveragePool:
+    case OnnxOp::global_average_pool:
       return global_pool(false);
-    case OnnxOp::GlobalMaxPool:
+    case OnnxOp::global_max_pool:
       return global_pool(true);
-    case OnnxOp::Identity: {
+    case OnnxOp::identity: {
       allow_attrs({});
       require_inputs(1, 1);
       return alias(in_name(0), out_name(0));
     }
-    case OnnxOp::LayerNormalization:
+    case OnnxOp::layer_normalization:
       return layer_norm();
-    case OnnxOp::Log:
+    case OnnxOp::log:
       return unary(OpKind::log);
-    case OnnxOp::MatMul:
+    case OnnxOp::mat_mul:
       return matmul();
-    case OnnxOp::Max:
+    case OnnxOp::max:
       return variadic(OpKind::max_elem);
-    case OnnxOp::MaxPool:
+    case OnnxOp::max_pool:
       return pool(true);
-    case OnnxOp::Min:
+    case OnnxOp::min:
       return variadic(OpKind::min_elem);
-    case OnnxOp::Mul:
+    case OnnxOp::mul:
       return binary(OpKind::mul_elem);
-    case OnnxOp::Pad:
+    case OnnxOp::pad:
       return pad();
-    case OnnxOp::Reciprocal:
+    case OnnxOp::reciprocal:
       return unary(OpKind::inv);
-    case OnnxOp::ReduceMean:
+    case OnnxOp::reduce_mean:
       return reduce(OpKind::reduce_mean);
-    case OnnxOp::ReduceSum:
+    case OnnxOp::reduce_sum:
       return reduce(OpKind::reduce_sum);
-    case OnnxOp::Relu:
+    case OnnxOp::relu:
       return unary(OpKind::relu);
-    case OnnxOp::Reshape:
+    case OnnxOp::reshape:
       return reshape_op();
-    case OnnxOp::Sigmoid:
+    case OnnxOp::sigmoid:
       return unary(OpKind::sigmoid);
-    case OnnxOp::Sin:
+    case OnnxOp::sin:
       return unary(OpKind::sin);
-    case OnnxOp::Softmax:
+    case OnnxOp::softmax:
       return softmax();
-    case OnnxOp::Sqrt:
+    case OnnxOp::sqrt:
       return unary(OpKind::sqrt);
-    case OnnxOp::Squeeze:
+    case OnnxOp::squeeze:
       return squeeze(false);
-    case OnnxOp::Sub:
+    case OnnxOp::sub:
       return binary(OpKind::sub);
-    case OnnxOp::Tanh:
+    case OnnxOp::tanh:
       return unary(OpKind::tanh);
-    case OnnxOp::Transpose:
+    case OnnxOp::transpose:
       return transpose();
-    case OnnxOp::Unsqueeze:
+    case OnnxOp::unsqueeze:
       return squeeze(true);
   }
 }
