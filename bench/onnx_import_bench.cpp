@@ -3,10 +3,13 @@
 //     about 11.7 million float weights as raw_data initializers).
 //   BM_ImportOnnx/chain/<n>: import_onnx on a chain of n nodes alternating Relu and Add(x, x) on
 //     a [1,16] input; several n to show the time is linear in the model's size.
-//   BM_ParseOnnxProto/<model>: the floor under the above, ModelProto::ParseFromArray alone.
+//   BM_ParseOnnxProto/<model>: ModelProto::ParseFromArray of the whole model (every node its own
+//     message), what the importer did before it kept nodes serialized (onnx_model_split.hpp).
+//   BM_ParseOnnxNodes/<model>: the protobuf floor under the importer now: each node's serialized
+//     NodeProto parsed once into one reused message, as the importer does.
 //   BM_ImportPlanOnnx/<model>: what `nnplan plan MODEL.onnx` does in process, minus reading the
-//     file, hashing it and printing: import_onnx + ir::check + evaluate_graph (plan, lower,
-//     audit, gate) under checked_cpu, freeing included.
+//     file, hashing it and printing: import_onnx (which checks the graph as it builds it) +
+//     evaluate_graph (plan, lower, audit, gate) under checked_cpu, freeing included.
 // Models come from onnx_model_generators.hpp and are serialized outside the timed loop; freeing
 // the imported model is not timed. Counters: items_per_second = ONNX graph nodes/s,
 // bytes_per_second = serialized model bytes/s, `ir_nodes` = nodes of the imported IR graph,
@@ -19,12 +22,12 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "allocation_counter.hpp"
 #include "nnplan/backend/acceptance.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/format/onnx_import.hpp"
-#include "nnplan/ir/check.hpp"
 #include "onnx_model_generators.hpp"
 
 namespace {
@@ -128,6 +131,36 @@ void BM_ImportPlanOnnx(benchmark::State& state, const std::string& name, std::si
   set_counters(state, model, allocations);
 }
 
+void BM_ParseOnnxNodes(benchmark::State& state, const std::string& name, std::size_t chain_nodes) {
+  const SerializedModel& model = serialized_model(name, chain_nodes);
+  std::vector<std::string> nodes;
+  {
+    onnx::ModelProto parsed;
+    if (!parsed.ParseFromString(model.bytes)) {
+      state.SkipWithError("protobuf parse failed");
+      return;
+    }
+    for (const onnx::NodeProto& node : parsed.graph().node())
+      nodes.push_back(node.SerializeAsString());
+  }
+  std::uint64_t allocations = 0;
+  onnx::NodeProto scratch;
+  for (auto _ : state) {
+    const std::uint64_t before = bench::allocation_count();
+    std::size_t inputs = 0;
+    for (const std::string& bytes : nodes) {
+      if (!scratch.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+        state.SkipWithError("node parse failed");
+        return;
+      }
+      inputs += static_cast<std::size_t>(scratch.input_size());
+    }
+    allocations += bench::allocation_count() - before;
+    benchmark::DoNotOptimize(inputs);
+  }
+  set_counters(state, model, allocations);
+}
+
 void register_onnx_benchmarks() {
   benchmark::RegisterBenchmark("BM_ImportOnnx/resnet18", BM_ImportOnnx, std::string("resnet18"),
                                std::size_t{0})
@@ -141,6 +174,9 @@ void register_onnx_benchmarks() {
                                std::string("resnet18"), std::size_t{0})
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_ParseOnnxProto/chain/100000", BM_ParseOnnxProto,
+                               std::string("chain/100000"), std::size_t{100'000})
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_ParseOnnxNodes/chain/100000", BM_ParseOnnxNodes,
                                std::string("chain/100000"), std::size_t{100'000})
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("BM_ImportPlanOnnx/resnet18", BM_ImportPlanOnnx,
