@@ -1934,7 +1934,7 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input
   // the split does not take gets protobuf's full parse and its verdict.
-  std::optional<detail::OnnxNodes> split = detail::split_onnx_model(bytes, model);
+  std::optional<detail::OnnxNodes> split = detail::split_onnx_model(bytes, model, kMaxGraphNodes);
   if (!split) {
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return std::unexpected(make_error(

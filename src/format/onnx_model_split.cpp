@@ -61,7 +61,7 @@ bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> by
 // Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
 // offset in the model), every other run of fields is merged into `out`.
 bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
-                 std::vector<OnnxNodes::Range>& nodes) {
+                 std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count) {
   const int size = static_cast<int>(graph.size());
   CodedInputStream in(as_u8(graph.data()), size);
   int run_begin = 0;  // the start of the current run of non-node fields
@@ -72,8 +72,11 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
     if (!f.delimited) return false;  // protobuf's own parser decides what that means
     if (!merge(out, graph.subspan(run_begin, f.begin - run_begin))) return false;
     run_begin = f.end;
-    nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
-                     .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
+    ++count;  // at most one node per 2 bytes of a 2 GiB message: fits an int
+    if (nodes.size() < max_kept) {
+      nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
+                       .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
+    }
   }
   return done && merge(out, graph.subspan(run_begin, size - run_begin));
 }
@@ -82,17 +85,19 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
 
 const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   if (graph_ != nullptr) return &graph_->node(i);
+  if (static_cast<std::size_t>(i) >= serialized_.size()) return nullptr;
   const Range r = serialized_[static_cast<std::size_t>(i)];
   if (!scratch.ParseFromArray(bytes_.data() + r.offset, static_cast<int>(r.size))) return nullptr;
   return &scratch;
 }
 
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
-                                          onnx::ModelProto& model) {
+                                          onnx::ModelProto& model, std::size_t max_kept) {
   const int size = static_cast<int>(bytes.size());
   CodedInputStream in(as_u8(bytes.data()), size);
   std::string rest;  // the model's fields other than graph: a few small ones
   std::vector<OnnxNodes::Range> nodes;
+  int count = 0;
   Field f;
   bool done = false;
   while (next_field(in, size, f, done)) {
@@ -104,12 +109,12 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
     if (!f.delimited) return std::nullopt;
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
                      static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(),
-                     nodes)) {
+                     nodes, max_kept, count)) {
       return std::nullopt;
     }
   }
   if (!done || !merge(model, std::as_bytes(std::span(rest)))) return std::nullopt;
-  return OnnxNodes(bytes, std::move(nodes));
+  return OnnxNodes(bytes, std::move(nodes), count);
 }
 
 }  // namespace nnplan::format::detail

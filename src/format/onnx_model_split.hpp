@@ -29,32 +29,35 @@ class OnnxNodes {
  public:
   // The nodes of a fully parsed graph.
   explicit OnnxNodes(const onnx::GraphProto& graph) : graph_(&graph) {}
-  // Serialized nodes: `serialized[i]` is the byte range of node i's NodeProto within `bytes`.
+  // Serialized nodes: `serialized[i]` is the byte range of node i's NodeProto within `bytes`, for
+  // the first serialized.size() of `count` nodes (a graph over the node limit keeps no more).
   struct Range {
     std::uint32_t offset = 0;
     std::uint32_t size = 0;
   };
-  OnnxNodes(std::span<const std::byte> bytes, std::vector<Range> serialized)
-      : bytes_(bytes), serialized_(std::move(serialized)) {}
+  OnnxNodes(std::span<const std::byte> bytes, std::vector<Range> serialized, int count)
+      : bytes_(bytes), serialized_(std::move(serialized)), count_(count) {}
 
-  [[nodiscard]] int size() const {
-    return graph_ != nullptr ? graph_->node_size() : static_cast<int>(serialized_.size());
-  }
+  [[nodiscard]] int size() const { return graph_ != nullptr ? graph_->node_size() : count_; }
   // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
-  // those bytes are not a valid NodeProto. Valid until `scratch` is used again.
+  // those bytes are not a valid NodeProto or were not kept. Valid until `scratch` is used again.
   [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch) const;
 
  private:
   const onnx::GraphProto* graph_ = nullptr;
   std::span<const std::byte> bytes_;
   std::vector<Range> serialized_;
+  int count_ = 0;
 };
 
 // Splits `bytes` (at most 2 GiB) as described above: fills `model` (empty on entry) with every
 // field but the graph's nodes and returns the nodes as ranges of `bytes`, which must outlive
-// them. nullopt when the framing is not the plain form this walk reads or a piece fails to parse;
-// the caller then parses the whole message, whose outcome is protobuf's own verdict.
+// them. Past `max_kept` nodes (the caller's node limit) the rest are counted, not kept, so a
+// hostile file of millions of empty nodes costs no memory beyond the limit before the caller
+// rejects it. nullopt when the framing is not the plain form this walk reads or a piece fails to
+// parse; the caller then parses the whole message, whose outcome is protobuf's own verdict.
 [[nodiscard]] std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
-                                                        onnx::ModelProto& model);
+                                                        onnx::ModelProto& model,
+                                                        std::size_t max_kept);
 
 }  // namespace nnplan::format::detail

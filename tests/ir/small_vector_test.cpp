@@ -81,6 +81,15 @@ TEST(SmallVectorTest, SelfAssignmentKeepsElements) {
   EXPECT_EQ(as_vector(v), (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6}));
   v.assign(v.begin() + 2, v.end());  // a view of its own later elements
   EXPECT_EQ(as_vector(v), (std::vector<std::uint64_t>{3, 4, 5, 6}));
+  v.assign(v.begin(), v.end());  // all of itself
+  EXPECT_EQ(as_vector(v), (std::vector<std::uint64_t>{3, 4, 5, 6}));
+}
+
+TEST(SmallVectorTest, AssignConvertsElementsOfAnotherType) {
+  const std::vector<int> ints{7, 8, 9};
+  Small v{1, 2, 3, 4, 5};
+  v.assign(ints.begin(), ints.end());  // contiguous, but not of uint64: converted one by one
+  EXPECT_EQ(as_vector(v), (std::vector<std::uint64_t>{7, 8, 9}));
 }
 
 TEST(SmallVectorTest, AssignResizeAndClear) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -94,7 +95,12 @@ class SmallVector {
         *this = std::move(fresh);
         return;
       }
-      std::copy(first, last, data_);  // copies forward, so a view of a later part is fine
+      if constexpr (std::contiguous_iterator<It> && std::same_as<std::iter_value_t<It>, T>) {
+        // The range may be (a later part of) this vector's own elements: memmove allows that.
+        if (n != 0) std::memmove(data_, std::to_address(first), n * sizeof(T));
+      } else {
+        std::copy(first, last, data_);
+      }
       size_ = static_cast<std::uint32_t>(n);
     } else {
       clear();
