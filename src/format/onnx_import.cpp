@@ -158,7 +158,7 @@ constexpr std::array<std::string_view, kOnnxOps.size()> kSupportedOps = [] {
 // One hash lookup per node.
 std::optional<OnnxOp> find_onnx_op(std::string_view name) {
   static const std::unordered_map<std::string_view, OnnxOp> by_name(kOnnxOps.begin(),
-                                                                     kOnnxOps.end());
+                                                                    kOnnxOps.end());
   const auto it = by_name.find(name);
   if (it == by_name.end()) return std::nullopt;
   return it->second;
@@ -316,6 +316,7 @@ class NameTable {
     NodeId value = 0;
   };
   static_assert(sizeof(Slot) == 16);
+  static_assert(sizeof(std::size_t) == 8, "the slot tag is the high half of a 64-bit hash");
   static std::size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
   std::string_view key(const Slot& s) const {
     return std::string_view(names_).substr(s.offset, s.size_plus_one - 1);
@@ -644,8 +645,8 @@ class Importer {
   }
 
   // ---- node emission ----
-  NodeId add(OpKind kind, ir::Parents parents, ir::OpParams params = {},
-             Shape declared = {}, const std::string* source = nullptr);
+  NodeId add(OpKind kind, ir::Parents parents, ir::OpParams params = {}, Shape declared = {},
+             const std::string* source = nullptr);
   NodeId reshape(NodeId id, const Shape& to) {
     if (shape_of(id) == to) return id;
     return add(OpKind::reshape, {id}, ir::ReshapeParams{.in = shape_of(id), .out = to});
@@ -715,11 +716,20 @@ class Importer {
                " (0-based) are truncated or corrupt");
   }
   std::string_view keep(std::string_view name) { return names_.keep(name); }
+  // map[name] = value, copying `name` into names_ only when it is a new key.
+  template <class Map, class Value>
+  void set_named(Map& map, std::string_view name, Value value) {
+    if (const auto it = map.find(name); it != map.end()) {
+      it->second = std::move(value);
+    } else {
+      map.emplace(keep(name), std::move(value));
+    }
+  }
 
   const onnx::ModelProto& model_;  // every field but the graph's nodes
   const detail::OnnxNodes& nodes_;
   onnx::NodeProto node_;           // the node being imported, when read from bytes
-  mutable onnx::NodeProto probe_;   // another node looked at meanwhile
+  mutable onnx::NodeProto probe_;  // another node looked at meanwhile
   mutable NamePool names_;
   std::string_view source_;
   const OnnxImportOptions& options_;
@@ -839,11 +849,12 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
 
 NodeId Importer::add(OpKind kind, ir::Parents parents, ir::OpParams params, Shape declared,
                      const std::string* source) {
-  Expected<NodeId> id = graph_.add(ir::Node{.kind = kind,
-                                            .parents = std::move(parents),
-                                            .shape = std::move(declared),
-                                            .params = std::move(params),
-                                            .source_name = source != nullptr ? *source : cur_name_});
+  Expected<NodeId> id =
+      graph_.add(ir::Node{.kind = kind,
+                          .parents = std::move(parents),
+                          .shape = std::move(declared),
+                          .params = std::move(params),
+                          .source_name = source != nullptr ? *source : cur_name_});
   if (!id) fail("cannot be represented: " + id.error().message);
   return *id;
 }
@@ -921,9 +932,9 @@ void Importer::alias(const std::string& from, const std::string& to) {
   if (const NodeId* id = values_.find(from)) {
     values_.set(to, *id);
   } else if (const auto p = pads_.find(from); p != pads_.end()) {
-    pads_[keep(to)] = p->second;
+    set_named(pads_, to, PendingPad(p->second));
   } else if (ConstPtr c = constant(from)) {
-    consts_[keep(to)] = c;
+    set_named(consts_, to, c);
   } else {
     tensor(from);  // fails with the reason
   }
@@ -1593,8 +1604,10 @@ void Importer::pad() {
       }
     }
   }
-  pads_[keep(out)] = PendingPad{
-      .input = in_name(0), .padding = static_cast<std::uint32_t>(pads[2]), .pad_node = cur_name_};
+  set_named(pads_, out,
+            PendingPad{.input = in_name(0),
+                       .padding = static_cast<std::uint32_t>(pads[2]),
+                       .pad_node = cur_name_});
   tensor(in_name(0));  // the padded tensor must exist
 }
 
@@ -1630,7 +1643,7 @@ void Importer::constant_node() {
            "value_floats, value_int, value_ints");
     }
   }
-  if (!out_name(0).empty()) consts_[keep(out_name(0))] = c;
+  if (!out_name(0).empty()) set_named(consts_, out_name(0), c);
 }
 
 void Importer::import_node() {

@@ -4,13 +4,14 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <limits>
 #include <string>
 
 namespace nnplan::format::detail {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
 using google::protobuf::internal::WireFormatLite;
+using google::protobuf::io::CodedInputStream;
 
 const std::uint8_t* as_u8(const std::byte* p) {
   return reinterpret_cast<const std::uint8_t*>(p);
@@ -51,10 +52,22 @@ bool next_field(CodedInputStream& in, int size, Field& f, bool& done) {
   return true;
 }
 
-// Merges `bytes` (whole fields of `message`) into it.
-bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes) {
+// Nesting: the full parse of a ModelProto starts with protobuf's default recursion budget and
+// spends one level on each message or group it enters, so a graph's fields are read with one
+// level less and a node's with two. Each piece here is read with the budget the full parse would
+// have left at that depth, so that nesting rejects (or accepts) exactly what it would.
+int budget_at_depth(int depth) {
+  return CodedInputStream::GetDefaultRecursionLimit() - depth;
+}
+constexpr int kModelDepth = 0;
+constexpr int kGraphDepth = 1;
+constexpr int kNodeDepth = 2;
+
+// Merges `bytes` (whole fields of `message`, read at nesting `depth`) into it.
+bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes, int depth) {
   if (bytes.empty()) return true;
   CodedInputStream in(as_u8(bytes.data()), static_cast<int>(bytes.size()));
+  in.SetRecursionLimit(budget_at_depth(depth));
   return message.MergeFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
@@ -64,13 +77,14 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
                  std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count) {
   const int size = static_cast<int>(graph.size());
   CodedInputStream in(as_u8(graph.data()), size);
+  in.SetRecursionLimit(budget_at_depth(kGraphDepth));  // skipping groups spends it too
   int run_begin = 0;  // the start of the current run of non-node fields
   Field f;
   bool done = false;
   while (next_field(in, size, f, done)) {
     if (f.number != onnx::GraphProto::kNodeFieldNumber) continue;
     if (!f.delimited) return false;  // protobuf's own parser decides what that means
-    if (!merge(out, graph.subspan(run_begin, f.begin - run_begin))) return false;
+    if (!merge(out, graph.subspan(run_begin, f.begin - run_begin), kGraphDepth)) return false;
     run_begin = f.end;
     ++count;  // at most one node per 2 bytes of a 2 GiB message: fits an int
     if (nodes.size() < max_kept) {
@@ -78,7 +92,7 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
                        .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
     }
   }
-  return done && merge(out, graph.subspan(run_begin, size - run_begin));
+  return done && merge(out, graph.subspan(run_begin, size - run_begin), kGraphDepth);
 }
 
 }  // namespace
@@ -87,14 +101,30 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   if (graph_ != nullptr) return &graph_->node(i);
   if (static_cast<std::size_t>(i) >= serialized_.size()) return nullptr;
   const Range r = serialized_[static_cast<std::size_t>(i)];
-  if (!scratch.ParseFromArray(bytes_.data() + r.offset, static_cast<int>(r.size))) return nullptr;
+  const std::byte* data = bytes_.data() + r.offset;
+  // Each level of nesting takes at least two bytes (a tag and a length, or a start and an end
+  // tag), so a node shorter than twice its budget cannot come near it: ParseFromArray, whose
+  // budget is larger, decides such a node exactly as the node-level budget would, and costs a
+  // third less than a parse through a CodedInputStream.
+  if (r.size < 2 * static_cast<std::uint32_t>(budget_at_depth(kNodeDepth))) {
+    if (!scratch.ParseFromArray(data, static_cast<int>(r.size))) return nullptr;
+    return &scratch;
+  }
+  CodedInputStream in(as_u8(data), static_cast<int>(r.size));
+  in.SetRecursionLimit(budget_at_depth(kNodeDepth));
+  scratch.Clear();
+  if (!scratch.MergeFromCodedStream(&in) || !in.ConsumedEntireMessage()) return nullptr;
   return &scratch;
 }
 
-std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
-                                          onnx::ModelProto& model, std::size_t max_kept) {
+std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
+                                          std::size_t max_kept) {
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    return std::nullopt;  // past protobuf's 2 GiB: the full parse gives the verdict
+  }
   const int size = static_cast<int>(bytes.size());
   CodedInputStream in(as_u8(bytes.data()), size);
+  in.SetRecursionLimit(budget_at_depth(kModelDepth));
   std::string rest;  // the model's fields other than graph: a few small ones
   std::vector<OnnxNodes::Range> nodes;
   int count = 0;
@@ -108,12 +138,12 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
     }
     if (!f.delimited) return std::nullopt;
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
-                     static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(),
-                     nodes, max_kept, count)) {
+                     static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(), nodes,
+                     max_kept, count)) {
       return std::nullopt;
     }
   }
-  if (!done || !merge(model, std::as_bytes(std::span(rest)))) return std::nullopt;
+  if (!done || !merge(model, std::as_bytes(std::span(rest)), kModelDepth)) return std::nullopt;
   return OnnxNodes(bytes, std::move(nodes), count);
 }
 

@@ -3,10 +3,10 @@
 // rejection names the node, op type, opset and reason; broken bytes never crash.
 #include "nnplan/format/onnx_import.hpp"
 
-#include <gtest/gtest.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -256,7 +256,7 @@ TEST_P(BinaryOp, EqualShapes) {
   m.input("a", {2, 3}).input("b", {2, 3}).output("y");
   m.node(GetParam().op, {"a", "b"}, {"y"}, "n1");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [2,3] 'b'",
-                                       "2 " + GetParam().kind + " [0,1] -> [2,3] 'n1'"}));
+                                         "2 " + GetParam().kind + " [0,1] -> [2,3] 'n1'"}));
 }
 
 TEST_P(BinaryOp, BroadcastsTheSmallerOperand) {
@@ -264,8 +264,8 @@ TEST_P(BinaryOp, BroadcastsTheSmallerOperand) {
   m.input("a", {2, 3}).input("b", {3}).output("y");
   m.node(GetParam().op, {"a", "b"}, {"y"}, "n1");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [3] 'b'",
-                                       "2 broadcast_to([3]->[2,3]) [1] -> [2,3] 'n1'",
-                                       "3 " + GetParam().kind + " [0,2] -> [2,3] 'n1'"}));
+                                         "2 broadcast_to([3]->[2,3]) [1] -> [2,3] 'n1'",
+                                         "3 " + GetParam().kind + " [0,2] -> [2,3] 'n1'"}));
 }
 INSTANTIATE_TEST_SUITE_P(Ops, BinaryOp,
                          ::testing::Values(OpCase{"Add", "add"}, OpCase{"Sub", "sub"},
@@ -278,9 +278,9 @@ TEST(OnnxImport, BroadcastsBothOperands) {
   m.input("a", {2, 1}).input("b", {1, 3}).output("y");
   m.node("Add", {"a", "b"}, {"y"}, "add");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,1] 'a'", "1 input -> [1,3] 'b'",
-                                       "2 broadcast_to([2,1]->[2,3]) [0] -> [2,3] 'add'",
-                                       "3 broadcast_to([1,3]->[2,3]) [1] -> [2,3] 'add'",
-                                       "4 add [2,3] -> [2,3] 'add'"}));
+                                         "2 broadcast_to([2,1]->[2,3]) [0] -> [2,3] 'add'",
+                                         "3 broadcast_to([1,3]->[2,3]) [1] -> [2,3] 'add'",
+                                         "4 add [2,3] -> [2,3] 'add'"}));
 }
 
 TEST(OnnxImport, VariadicMaxFoldsPairwise) {
@@ -303,8 +303,8 @@ TEST(OnnxImport, ScalarInitializerBecomesConstAndBroadcast) {
   m.node("Mul", {"x", "s"}, {"y"}, "scale");
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,4] 'x'", "1 const -> [] 's'",
-                                   "2 broadcast_to([]->[1,4]) [1] -> [1,4] 'scale'",
-                                   "3 mul_elem [0,2] -> [1,4] 'scale'"}));
+                                     "2 broadcast_to([]->[1,4]) [1] -> [1,4] 'scale'",
+                                     "3 mul_elem [0,2] -> [1,4] 'scale'"}));
   EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{0.125f});
   EXPECT_EQ(r.graph().output_id, 3u);
 }
@@ -336,7 +336,7 @@ TEST(OnnxImport, MatMul2d) {
   m.input("a", {2, 3}).input("b", {3, 4}).output("y");
   m.node("MatMul", {"a", "b"}, {"y"}, "mm");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [3,4] 'b'",
-                                       "2 matmul [0,1] -> [2,4] 'mm'"}));
+                                         "2 matmul [0,1] -> [2,4] 'mm'"}));
 }
 
 TEST(OnnxImport, MatMulBatched3d) {
@@ -344,7 +344,7 @@ TEST(OnnxImport, MatMulBatched3d) {
   m.input("a", {5, 2, 3}).input("b", {5, 3, 4}).output("y");
   m.node("MatMul", {"a", "b"}, {"y"}, "mm");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [5,2,3] 'a'", "1 input -> [5,3,4] 'b'",
-                                       "2 matmul [0,1] -> [5,2,4] 'mm'"}));
+                                         "2 matmul [0,1] -> [5,2,4] 'mm'"}));
 }
 
 TEST(OnnxImport, MatMulRank3ByConstantRank2IsLinear) {
@@ -364,8 +364,8 @@ TEST(OnnxImport, MatMulRank3ByVariableRank2Broadcasts) {
   m.input("x", {2, 5, 3}).input("b", {3, 4}).output("y");
   m.node("MatMul", {"x", "b"}, {"y"}, "mm");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,5,3] 'x'", "1 input -> [3,4] 'b'",
-                                       "2 broadcast_to([3,4]->[2,3,4]) [1] -> [2,3,4] 'mm'",
-                                       "3 matmul [0,2] -> [2,5,4] 'mm'"}));
+                                         "2 broadcast_to([3,4]->[2,3,4]) [1] -> [2,3,4] 'mm'",
+                                         "3 matmul [0,2] -> [2,5,4] 'mm'"}));
 }
 
 TEST(OnnxImport, MatMulRank4FlattensBatch) {
@@ -373,10 +373,10 @@ TEST(OnnxImport, MatMulRank4FlattensBatch) {
   m.input("q", {2, 3, 4, 5}).input("k", {2, 3, 5, 4}).output("y");
   m.node("MatMul", {"q", "k"}, {"y"}, "attn");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3,4,5] 'q'", "1 input -> [2,3,5,4] 'k'",
-                                       "2 reshape([2,3,4,5]->[6,4,5]) [0] -> [6,4,5] 'attn'",
-                                       "3 reshape([2,3,5,4]->[6,5,4]) [1] -> [6,5,4] 'attn'",
-                                       "4 matmul [2,3] -> [6,4,4] 'attn'",
-                                       "5 reshape([6,4,4]->[2,3,4,4]) [4] -> [2,3,4,4] 'attn'"}));
+                                         "2 reshape([2,3,4,5]->[6,4,5]) [0] -> [6,4,5] 'attn'",
+                                         "3 reshape([2,3,5,4]->[6,5,4]) [1] -> [6,5,4] 'attn'",
+                                         "4 matmul [2,3] -> [6,4,4] 'attn'",
+                                         "5 reshape([6,4,4]->[2,3,4,4]) [4] -> [2,3,4,4] 'attn'"}));
 }
 
 TEST(OnnxImport, MatMulInnerMismatchIsRejected) {
@@ -516,7 +516,7 @@ TEST(OnnxImport, ConvWithBiasPadsAndStrides) {
   attr_i(n, "group", 1);
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,5,5] 'x'",
-                                   "1 conv2d(2->3,k=3x3,s=2,p=1) [0] -> [1,3,3,3] 'conv1'"}));
+                                     "1 conv2d(2->3,k=3x3,s=2,p=1) [0] -> [1,3,3,3] 'conv1'"}));
   EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape), "[3,2,3,3]");
   EXPECT_EQ(tensor_of(r, 1, "weight").data, iota(54));
   EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
@@ -706,7 +706,7 @@ TEST(OnnxImport, BatchNormalizationInference) {
   attr_f(*m.g().mutable_node(0), "epsilon", 1e-3f);
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,3,3] 'x'",
-                                   "1 batch_norm2d_nchw_eval(c=2) [0] -> [1,2,3,3] 'bn'"}));
+                                     "1 batch_norm2d_nchw_eval(c=2) [0] -> [1,2,3,3] 'bn'"}));
   EXPECT_EQ(tensor_of(r, 1, "scale").data, (std::vector<float>{1, 2}));
   EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{3, 4}));
   EXPECT_EQ(tensor_of(r, 1, "mean").data, (std::vector<float>{5, 6}));
@@ -892,8 +892,8 @@ TEST(OnnxImport, ConcatAndTranspose) {
   attr_i(m.node("Concat", {"a", "b"}, {"c"}, "cat"), "axis", -1);
   m.node("Transpose", {"c"}, {"t"}, "tr");
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [2,5] 'b'",
-                                       "2 concat(axis=1) [0,1] -> [2,8] 'cat'",
-                                       "3 permute(perm=1,0) [2] -> [8,2] 'tr'"}));
+                                         "2 concat(axis=1) [0,1] -> [2,8] 'cat'",
+                                         "3 permute(perm=1,0) [2] -> [8,2] 'tr'"}));
   Model p;
   p.input("x", {2, 3, 4}).output("y");
   attr_ints(p.node("Transpose", {"x"}, {"y"}, "tr"), "perm", {0, 2, 1});
@@ -1119,7 +1119,7 @@ TEST(OnnxImport, UnnamedNodesGetGeneratedNames) {
   m.node("Relu", {"x"}, {"a"});
   m.node("Tanh", {"a"}, {"y"});
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'Relu_0'",
-                                       "2 tanh [1] -> [2] 'Tanh_1'"}));
+                                         "2 tanh [1] -> [2] 'Tanh_1'"}));
 }
 
 TEST(OnnxImport, DtypeRejectionsNameTheTensor) {
@@ -1273,8 +1273,8 @@ TEST(OnnxImport, GraphInPiecesImportsAsTheParsedModel) {
       delimited_field(graph_field, part1.SerializeAsString() + graph_head) +
       rest.SerializeAsString() +
       delimited_field(graph_field, part2.SerializeAsString() + part3.SerializeAsString());
-  const Lines expected = {"0 input -> [2,3] 'x'", "1 relu [0] -> [2,3] 'r'",
-                          "2 const -> [3] 'b'",   "3 broadcast_to([3]->[2,3]) [2] -> [2,3] 'a'",
+  const Lines expected = {"0 input -> [2,3] 'x'", "1 relu [0] -> [2,3] 'r'", "2 const -> [3] 'b'",
+                          "3 broadcast_to([3]->[2,3]) [2] -> [2,3] 'a'",
                           "4 add [1,3] -> [2,3] 'a'"};
   for (const std::string* bytes : {&interleaved, &two_graphs}) {
     onnx::ModelProto parsed;
@@ -1358,9 +1358,10 @@ TEST(OnnxImport, LargeGraphImportsEveryNodeInOrder) {
 TEST(OnnxImport, LargeGraphFailuresNameTheNode) {
   Model unsupported = relu_chain(20000);
   unsupported.g().mutable_node(7000)->set_op_type("Celu");
-  EXPECT_EQ(error_of(unsupported).rfind("m.onnx: node 'r7000' (Celu, opset 17): operator Celu is "
-                                        "not supported; supported: ",
-                                        0),
+  EXPECT_EQ(error_of(unsupported)
+                .rfind("m.onnx: node 'r7000' (Celu, opset 17): operator Celu is "
+                       "not supported; supported: ",
+                       0),
             0u);
 
   Model head = relu_chain(20000);

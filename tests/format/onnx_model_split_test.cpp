@@ -4,6 +4,9 @@
 // parse.
 #include "format/onnx_model_split.hpp"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -83,6 +86,72 @@ TEST(OnnxModelSplit, BrokenFramingIsLeftToTheFullParse) {
   const std::vector<std::byte> zero_tag = bytes_of(whole + std::string("\x00\x01", 2));
   onnx::ModelProto other;
   EXPECT_FALSE(split_onnx_model(zero_tag, other, 100).has_value());
+}
+
+// An unknown field 1000 as groups nested `depth` deep (start-group tags, then end-group tags).
+std::string nested_groups(int depth) {
+  std::string out;
+  for (int i = 0; i < depth; ++i)
+    out += "\xC3\x3E";  // tag (1000 << 3) | start-group, as a varint
+  for (int i = 0; i < depth; ++i)
+    out += "\xC4\x3E";  // (1000 << 3) | end-group
+  return out;
+}
+
+std::string delimited(int field, const std::string& payload) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
+        field, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
+    coded.WriteVarint32(static_cast<std::uint32_t>(payload.size()));
+    coded.WriteString(payload);
+  }
+  return out;
+}
+
+// five_relus with unknown groups nested `depth` deep at the model's top level, in its graph, or
+// in its first node.
+enum class Where { model, graph, node };
+std::string with_nesting(Where where, int depth) {
+  const onnx::ModelProto m = five_relus();
+  onnx::ModelProto rest = m;
+  rest.clear_graph();
+  onnx::GraphProto graph = m.graph();
+  onnx::NodeProto first = graph.node(0);
+  graph.mutable_node()->DeleteSubrange(0, 1);
+  const std::string groups = nested_groups(depth);
+  const std::string node = first.SerializeAsString() + (where == Where::node ? groups : "");
+  const std::string graph_bytes = delimited(onnx::GraphProto::kNodeFieldNumber, node) +
+                                  graph.SerializeAsString() + (where == Where::graph ? groups : "");
+  return rest.SerializeAsString() + delimited(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
+         (where == Where::model ? groups : "");
+}
+
+// Each piece is read with the nesting budget the full parse has left at its depth: around the
+// limit, the split accepts exactly the models protobuf's full parse accepts.
+TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
+  for (const Where where : {Where::model, Where::graph, Where::node}) {
+    bool some_accepted = false;
+    bool some_rejected = false;
+    for (int depth = 90; depth <= 105; ++depth) {
+      const std::string bytes = with_nesting(where, depth);
+      onnx::ModelProto full;
+      const bool full_ok = full.ParseFromString(bytes);
+      onnx::ModelProto model;
+      const std::vector<std::byte> raw = bytes_of(bytes);
+      const std::optional<OnnxNodes> nodes = split_onnx_model(raw, model, 100);
+      bool split_ok = nodes.has_value();
+      onnx::NodeProto scratch;
+      for (int i = 0; split_ok && i < nodes->size(); ++i)
+        split_ok = nodes->at(i, scratch) != nullptr;
+      EXPECT_EQ(split_ok, full_ok) << "where " << static_cast<int>(where) << ", depth " << depth;
+      some_accepted = some_accepted || full_ok;
+      some_rejected = some_rejected || !full_ok;
+    }
+    EXPECT_TRUE(some_accepted && some_rejected) << "the limit lies outside 90..105";
+  }
 }
 
 TEST(OnnxModelSplit, ParsedGraphNodesAreServedAsTheyAre) {

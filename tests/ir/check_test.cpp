@@ -686,8 +686,8 @@ TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
 
 // Whether `kind`'s shape is (partly) declared rather than inferred from its parents.
 bool declares_shape(OpKind kind) {
-  return kind == OpKind::input || kind == OpKind::rand_uniform ||
-         kind == OpKind::bernoulli_mask || kind == OpKind::linear;
+  return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
+         kind == OpKind::linear;
 }
 
 // Every valid graph, rebuilt node by node with the inferred shapes left out (kept only where the
@@ -726,10 +726,9 @@ TEST(CheckedGraphBuilderTest, ARejectedNodeIsNotAddedAndNamesTheRule) {
   ASSERT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2, 3})}).has_value());
   const Expected<NodeId> bad = builder.add(Node{.kind = OpKind::relu, .parents = {5}});
   ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error().message,
-            "node 1 (relu): parent 5 does not exist (the graph has 1 node)");
-  const Expected<NodeId> mismatched = builder.add(
-      Node{.kind = OpKind::matmul, .parents = {0, 0}});  // [2,3] x [2,3]
+  EXPECT_EQ(bad.error().message, "node 1 (relu): parent 5 does not exist (the graph has 1 node)");
+  const Expected<NodeId> mismatched =
+      builder.add(Node{.kind = OpKind::matmul, .parents = {0, 0}});  // [2,3] x [2,3]
   ASSERT_FALSE(mismatched.has_value());
   EXPECT_NE(mismatched.error().message.find("node 1 (matmul): inner dimensions differ"),
             std::string::npos)
@@ -753,8 +752,7 @@ TEST(CheckedGraphBuilderTest, FinishChecksTheEndpoints) {
   EXPECT_EQ(not_input.error().message, "input_id 1 names node 1 (relu), expected an input node");
   Expected<CheckedGraph> no_output = two_nodes().finish(0, 2);
   ASSERT_FALSE(no_output.has_value());
-  EXPECT_EQ(no_output.error().message,
-            "output_id 2 does not name a node (the graph has 2 nodes)");
+  EXPECT_EQ(no_output.error().message, "output_id 2 does not name a node (the graph has 2 nodes)");
   Expected<CheckedGraph> empty = CheckedGraphBuilder().finish(0, 0);
   ASSERT_FALSE(empty.has_value());
   EXPECT_EQ(empty.error().message, "graph has no nodes");

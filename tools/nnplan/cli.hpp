@@ -76,9 +76,9 @@ bool parse_flag(const std::optional<std::string>& text, std::string_view flag, P
     const ConfigFlags& flags, const std::optional<std::string>& lowering);
 
 // A graph file loaded for planning (torchlean.ir.v1 or ONNX, then ir::check). `digest` is set
-// when it was asked for and the file could be read, `nodes` when it parsed, `graph` when it passed the checker;
-// otherwise `error` says why, naming the file and, where there is one, the node and field.
-// `onnx` says the graph was imported from ONNX, so its node names are ONNX node names.
+// when it was asked for and the file could be read, `nodes` when it parsed, `graph` when it passed
+// the checker; otherwise `error` says why, naming the file and, where there is one, the node and
+// field. `onnx` says the graph was imported from ONNX, so its node names are ONNX node names.
 struct GraphInput {
   std::string path;
   bool onnx = false;

@@ -160,13 +160,14 @@ class FileBytes {
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
   FileBytes(FileBytes&& other) noexcept
-      : size_(std::exchange(other.size_, 0)), huge_(other.huge_),
+      : size_(std::exchange(other.size_, 0)),
+        huge_(other.huge_),
         data_(std::exchange(other.data_, nullptr)) {}
   FileBytes& operator=(FileBytes&&) = delete;
   ~FileBytes() {
     if (data_ == nullptr) return;
     if (huge_) {
-      ::operator delete(data_, std::align_val_t{kHugePage});
+      ::operator delete (data_, std::align_val_t{kHugePage});
     } else {
       ::operator delete(data_);
     }
@@ -180,7 +181,7 @@ class FileBytes {
   static char* allocate(std::size_t size, bool huge) {
     if (!huge) return static_cast<char*>(::operator new(size));
     const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = ::operator new(rounded, std::align_val_t{kHugePage});
+    void* p = ::operator new (rounded, std::align_val_t{kHugePage});
 #ifdef __linux__
     ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint; ordinary pages where not honoured
 #endif

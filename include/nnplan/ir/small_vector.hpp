@@ -87,7 +87,8 @@ class SmallVector {
     if constexpr (std::forward_iterator<It>) {
       const auto n = static_cast<size_type>(std::distance(first, last));
       if (n > capacity()) {
-        // The range may view this vector's own elements: copy before letting them go.
+        // The range may view this vector's own elements through pointers: copy before letting
+        // them go. (Like std::vector, other iterators into this vector are not supported.)
         SmallVector fresh;
         fresh.grow_to(n);
         std::copy(first, last, fresh.data_);
@@ -96,7 +97,7 @@ class SmallVector {
         return;
       }
       if constexpr (std::contiguous_iterator<It> && std::same_as<std::iter_value_t<It>, T>) {
-        // The range may be (a later part of) this vector's own elements: memmove allows that.
+        // The range may be (part of) this vector's own elements: memmove allows that.
         if (n != 0) std::memmove(data_, std::to_address(first), n * sizeof(T));
       } else {
         std::copy(first, last, data_);
@@ -159,7 +160,7 @@ class SmallVector {
   void push_back(const T& value) {
     if (size_ == capacity_) {
       const T copy = value;  // `value` may be an element
-      grow_to(next_capacity(size_ + 1));
+      grow_to(next_capacity(size_type{size_} + 1));
       data_[size_++] = copy;
       return;
     }
@@ -204,7 +205,7 @@ class SmallVector {
   iterator erase(const_iterator first, const_iterator last) {
     const auto at = static_cast<size_type>(first - data_);
     const auto n = static_cast<size_type>(last - first);
-    std::copy(data_ + at + n, data_ + size_, data_ + at);
+    if (n != 0) std::memmove(data_ + at, data_ + at + n, (size_ - at - n) * sizeof(T));
     size_ -= static_cast<std::uint32_t>(n);
     return data_ + at;
   }
@@ -219,8 +220,10 @@ class SmallVector {
   [[nodiscard]] std::vector<T> to_vector() const { return std::vector<T>(begin(), end()); }
 
  private:
+  // Room for `need` elements and some growth, never past max_size() (grow_to refuses more).
   static size_type next_capacity(size_type need) {
-    return std::max<size_type>(need, 2 * static_cast<size_type>(N) > need ? 2 * N : need + need / 2);
+    const size_type grown = need < 2 * N ? 2 * N : need + need / 2;
+    return std::max(need, std::min(grown, max_size()));
   }
   // Moves the elements to a heap block of at least `n` (> capacity) elements.
   void grow_to(size_type n) {
