@@ -22,6 +22,7 @@
 #include "nnplan/format/plan_artifact.hpp"
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/ir/check.hpp"
+#include "registry_fixtures.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -66,24 +67,10 @@ constexpr std::string_view kRelu = R"("id": 1, "kind": "relu", "parents": [0], "
 // ---------------------------------------------------------------------------------------------
 // nnplan.capsules.v1
 
-constexpr std::string_view kRegistry = R"json({"format": "nnplan.capsules.v1",
- "modules": [{"name": "acme", "capsules": [{
-   "name": "acme.relu", "op": "relu", "provider": "external", "device": "external",
-   "trust": "checked",
-   "contracts": {
-     "shape":  {"claim": {"kind": "shape-safety", "op": "relu"},
-                "evidence": {"kind": "runtime-guard", "name": "g"}},
-     "layout": {"claim": {"kind": "layout-compatibility", "op": "relu", "layout": "flat-row-major"},
-                "evidence": {"kind": "runtime-guard", "name": "g"}},
-     "value":  {"claim": {"kind": "value-refinement", "op": "relu", "spec": "Spec.relu"},
-                "evidence": {"kind": "test-suite", "name": "t"}},
-     "vjp":    {"claim": {"kind": "vjp-refinement", "op": "relu", "spec": "Spec.relu",
-                          "mode": "none"},
-                "evidence": {"kind": "not-provided"}}}}]}]}
-)json";
+using fixtures::kMinimalRegistry;
 
 std::string registry_with(std::string_view from, std::string_view to) {
-  return replaced(std::string(kRegistry), from, to);
+  return replaced(std::string(kMinimalRegistry), from, to);
 }
 
 // A registry of `modules` modules with no capsules each.
@@ -367,8 +354,9 @@ std::vector<HostileCase> cases() {
 
       // nnplan.capsules.v1.
       {"registry_empty", Format::registry, text(""), kInvalid, "r.json: empty document"},
-      {"registry_truncated", Format::registry, [] { return std::string(kRegistry.substr(0, 120)); },
-       kInvalid, "r.json: invalid JSON at"},
+      {"registry_truncated", Format::registry,
+       [] { return std::string(kMinimalRegistry.substr(0, 120)); }, kInvalid,
+       "r.json: invalid JSON at"},
       {"registry_bom_then_array", Format::registry, text("\xEF\xBB\xBF[]"), kInvalid,
        "r.json: expected a JSON object"},
       {"registry_format_unknown", Format::registry,
@@ -599,7 +587,7 @@ TEST(HostileInputs, EachIsRefusedWithItsKindAndLocation) {
 TEST(HostileInputs, ByteOrderMarkIsAccepted) {
   const std::string bom = "\xEF\xBB\xBF";
   EXPECT_TRUE(parse_ir_json(bom + ir_doc(kRelu), "g.json").has_value());
-  EXPECT_TRUE(parse_registry_json(bom + std::string(kRegistry), "r.json").has_value());
+  EXPECT_TRUE(parse_registry_json(bom + std::string(kMinimalRegistry), "r.json").has_value());
   EXPECT_TRUE(parse_plan_artifact(bom + valid_artifact(), "p.json").has_value());
 }
 

@@ -3,9 +3,6 @@
 // rejection names the node, op type, opset and reason; broken bytes never crash.
 #include "nnplan/format/onnx_import.hpp"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/wire_format_lite.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -18,11 +15,15 @@
 #include <vector>
 
 #include "nnplan/ir/check.hpp"
+#include "protobuf_wire.hpp"
 
 namespace nnplan::format {
 namespace {
 
 using ir::OpKind;
+using wire::delimited_field;
+using wire::to_bytes;
+using wire::varint_field;
 using Lines = std::vector<std::string>;
 
 constexpr int kFloat = onnx::TensorProto_DataType_FLOAT;
@@ -1208,21 +1209,6 @@ TEST(OnnxImport, EmptyTruncatedAndCorruptBytes) {
   EXPECT_EQ(run(json).find("bad.onnx: not a valid ONNX model"), 0u);
 }
 
-// Bytes of a length-delimited protobuf field: tag, length, payload (written with protobuf's own
-// CodedOutputStream).
-std::string delimited_field(int number, const std::string& payload) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
-        number, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
-    coded.WriteVarint32(static_cast<std::uint32_t>(payload.size()));
-    coded.WriteString(payload);
-  }
-  return out;
-}
-
 // The bytes of `m` with its graph field's payload replaced by `graph_payload` (serialized
 // GraphProto fields, in any order), after the model's other fields.
 std::string with_graph_payload(const onnx::ModelProto& m, const std::string& graph_payload) {
@@ -1230,12 +1216,6 @@ std::string with_graph_payload(const onnx::ModelProto& m, const std::string& gra
   rest.clear_graph();
   return rest.SerializeAsString() +
          delimited_field(onnx::ModelProto::kGraphFieldNumber, graph_payload);
-}
-
-std::vector<std::byte> as_bytes(const std::string& s) {
-  std::vector<std::byte> out(s.size());
-  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
-  return out;
 }
 
 // The importer reads a graph's nodes one by one from the serialized bytes (onnx_model_split.hpp).
@@ -1280,7 +1260,7 @@ TEST(OnnxImport, GraphInPiecesImportsAsTheParsedModel) {
     onnx::ModelProto parsed;
     ASSERT_TRUE(parsed.ParseFromString(*bytes));
     ASSERT_EQ(parsed.graph().node_size(), 2);
-    Expected<ImportedModel> r = import_onnx(as_bytes(*bytes), "m.onnx");
+    Expected<ImportedModel> r = import_onnx(to_bytes(*bytes), "m.onnx");
     ASSERT_TRUE(r.has_value()) << r.error().message;
     EXPECT_EQ(lines(r->graph()), expected);
     EXPECT_EQ(r->producer, "test");
@@ -1295,20 +1275,12 @@ TEST(OnnxImport, UnusualFramingFallsBackToTheFullParse) {
   Model m;
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"}, "r");
-  std::string odd_node;
-  {
-    google::protobuf::io::StringOutputStream stream(&odd_node);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
-        onnx::GraphProto::kNodeFieldNumber,
-        google::protobuf::internal::WireFormatLite::WIRETYPE_VARINT));
-    coded.WriteVarint32(5);
-  }
+  const std::string odd_node = varint_field(onnx::GraphProto::kNodeFieldNumber, 5);
   const std::string bytes =
       with_graph_payload(m.proto(), m.proto().graph().SerializeAsString() + odd_node);
   onnx::ModelProto parsed;
   ASSERT_TRUE(parsed.ParseFromString(bytes));
-  Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "m.onnx");
+  Expected<ImportedModel> r = import_onnx(to_bytes(bytes), "m.onnx");
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(lines(r->graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'"}));
 }
@@ -1322,7 +1294,7 @@ TEST(OnnxImport, CorruptNodeBytesNameTheNode) {
   const std::string bytes = with_graph_payload(
       m.proto(), m.proto().graph().SerializeAsString() +
                      delimited_field(onnx::GraphProto::kNodeFieldNumber, broken_node));
-  Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "bad.onnx");
+  Expected<ImportedModel> r = import_onnx(to_bytes(bytes), "bad.onnx");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message,
             "bad.onnx: not a valid ONNX model: the protobuf bytes of graph node 1 (0-based) are "
@@ -1374,7 +1346,7 @@ TEST(OnnxImport, LargeGraphFailuresNameTheNode) {
     graph += delimited_field(onnx::GraphProto::kNodeFieldNumber, node);
   }
   const std::string bytes = with_graph_payload(head.proto(), graph);
-  Expected<ImportedModel> r = import_onnx(as_bytes(bytes), "bad.onnx");
+  Expected<ImportedModel> r = import_onnx(to_bytes(bytes), "bad.onnx");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().message,
             "bad.onnx: not a valid ONNX model: the protobuf bytes of graph node 12345 (0-based) "

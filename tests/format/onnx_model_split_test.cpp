@@ -4,9 +4,6 @@
 // parse.
 #include "format/onnx_model_split.hpp"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/wire_format_lite.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -14,8 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "protobuf_wire.hpp"
+
 namespace nnplan::format::detail {
 namespace {
+
+using format::wire::delimited_field;
+using format::wire::to_bytes;
 
 onnx::ModelProto five_relus() {
   onnx::ModelProto m;
@@ -40,15 +42,9 @@ onnx::ModelProto five_relus() {
   return m;
 }
 
-std::vector<std::byte> bytes_of(const std::string& s) {
-  std::vector<std::byte> out(s.size());
-  if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
-  return out;
-}
-
 TEST(OnnxModelSplit, EveryFieldButTheNodesParsedAndEachNodeFromItsBytes) {
   const onnx::ModelProto original = five_relus();
-  const std::vector<std::byte> bytes = bytes_of(original.SerializeAsString());
+  const std::vector<std::byte> bytes = to_bytes(original.SerializeAsString());
   onnx::ModelProto model;
   const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 100);
   ASSERT_TRUE(nodes.has_value());
@@ -65,7 +61,7 @@ TEST(OnnxModelSplit, EveryFieldButTheNodesParsedAndEachNodeFromItsBytes) {
 }
 
 TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
-  const std::vector<std::byte> bytes = bytes_of(five_relus().SerializeAsString());
+  const std::vector<std::byte> bytes = to_bytes(five_relus().SerializeAsString());
   onnx::ModelProto model;
   const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 2);
   ASSERT_TRUE(nodes.has_value());
@@ -79,11 +75,11 @@ TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
 TEST(OnnxModelSplit, BrokenFramingIsLeftToTheFullParse) {
   const std::string whole = five_relus().SerializeAsString();
   // Cut inside the graph field: its length now runs past the end.
-  const std::vector<std::byte> truncated = bytes_of(whole.substr(0, whole.size() - 3));
+  const std::vector<std::byte> truncated = to_bytes(whole.substr(0, whole.size() - 3));
   onnx::ModelProto model;
   EXPECT_FALSE(split_onnx_model(truncated, model, 100).has_value());
   // A field number 0 tag is not a field at all.
-  const std::vector<std::byte> zero_tag = bytes_of(whole + std::string("\x00\x01", 2));
+  const std::vector<std::byte> zero_tag = to_bytes(whole + std::string("\x00\x01", 2));
   onnx::ModelProto other;
   EXPECT_FALSE(split_onnx_model(zero_tag, other, 100).has_value());
 }
@@ -95,19 +91,6 @@ std::string nested_groups(int depth) {
     out += "\xC3\x3E";  // tag (1000 << 3) | start-group, as a varint
   for (int i = 0; i < depth; ++i)
     out += "\xC4\x3E";  // (1000 << 3) | end-group
-  return out;
-}
-
-std::string delimited(int field, const std::string& payload) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(google::protobuf::internal::WireFormatLite::MakeTag(
-        field, google::protobuf::internal::WireFormatLite::WIRETYPE_LENGTH_DELIMITED));
-    coded.WriteVarint32(static_cast<std::uint32_t>(payload.size()));
-    coded.WriteString(payload);
-  }
   return out;
 }
 
@@ -123,9 +106,10 @@ std::string with_nesting(Where where, int depth) {
   graph.mutable_node()->DeleteSubrange(0, 1);
   const std::string groups = nested_groups(depth);
   const std::string node = first.SerializeAsString() + (where == Where::node ? groups : "");
-  const std::string graph_bytes = delimited(onnx::GraphProto::kNodeFieldNumber, node) +
+  const std::string graph_bytes = delimited_field(onnx::GraphProto::kNodeFieldNumber, node) +
                                   graph.SerializeAsString() + (where == Where::graph ? groups : "");
-  return rest.SerializeAsString() + delimited(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
+  return rest.SerializeAsString() +
+         delimited_field(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
          (where == Where::model ? groups : "");
 }
 
@@ -140,7 +124,7 @@ TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
       onnx::ModelProto full;
       const bool full_ok = full.ParseFromString(bytes);
       onnx::ModelProto model;
-      const std::vector<std::byte> raw = bytes_of(bytes);
+      const std::vector<std::byte> raw = to_bytes(bytes);
       const std::optional<OnnxNodes> nodes = split_onnx_model(raw, model, 100);
       bool split_ok = nodes.has_value();
       onnx::NodeProto scratch;

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "nnplan/backend/builtin_modules.hpp"
+#include "registry_fixtures.hpp"
 
 namespace nnplan::format {
 namespace {
 
 using namespace nnplan::backend;
+using fixtures::kMinimalRegistry;
 using Json = nlohmann::ordered_json;
 
 // SPEC §4's example, verbatim.
@@ -41,23 +43,6 @@ constexpr std::string_view kSpecExample = R"json({"format": "nnplan.capsules.v1"
    "numerical": {"rounding": "nearest-even", "subnormals": "implementation-defined",
                  "contraction": "n/a", "reduction": "n/a"},
    "notes": ""}]}]}
-)json";
-
-// The SPEC example with every optional field left out.
-constexpr std::string_view kMinimal = R"json({"format": "nnplan.capsules.v1",
- "modules": [{"name": "acme", "capsules": [{
-   "name": "acme.relu", "op": "relu", "provider": "external", "device": "external",
-   "trust": "checked",
-   "contracts": {
-     "shape":  {"claim": {"kind": "shape-safety", "op": "relu"},
-                "evidence": {"kind": "runtime-guard", "name": "g"}},
-     "layout": {"claim": {"kind": "layout-compatibility", "op": "relu", "layout": "flat-row-major"},
-                "evidence": {"kind": "runtime-guard", "name": "g"}},
-     "value":  {"claim": {"kind": "value-refinement", "op": "relu", "spec": "Spec.relu"},
-                "evidence": {"kind": "test-suite", "name": "t"}},
-     "vjp":    {"claim": {"kind": "vjp-refinement", "op": "relu", "spec": "Spec.relu",
-                          "mode": "none"},
-                "evidence": {"kind": "not-provided"}}}}]}]}
 )json";
 
 std::filesystem::path data_dir() {
@@ -112,7 +97,7 @@ TEST(RegistryFileRoundTrip, BuiltinsAndLibtorchReadBackEqual) {
 
 TEST(RegistryFileRoundTrip, CanonicalTextIsAFixedPoint) {
   // Non-canonical input (SPEC spacing, defaults omitted) becomes canonical after one pass.
-  for (const std::string_view input : {kSpecExample, kMinimal}) {
+  for (const std::string_view input : {kSpecExample, kMinimalRegistry}) {
     const auto first = parse_registry_json(input, "<memory>");
     ASSERT_TRUE(first.has_value()) << first.error().message;
     const std::string canonical = write_registry_json(*first);
@@ -203,7 +188,7 @@ TEST(RegistryFileWriter, LibtorchModuleMatchesCanonicalFile) {
 }
 
 TEST(RegistryFileWriter, KeysFollowSpecOrder) {
-  const auto parsed = parse_registry_json(kMinimal, "<memory>");
+  const auto parsed = parse_registry_json(kMinimalRegistry, "<memory>");
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
   const Json doc = Json::parse(write_registry_json(*parsed));
   const auto keys = [](const Json& object) {
@@ -289,7 +274,7 @@ TEST(RegistryFileSpecExample, ParsesFieldByField) {
 }
 
 TEST(RegistryFileDefaults, OptionalFieldsTakeSpecDefaults) {
-  const auto parsed = parse_registry_json(kMinimal, "<memory>");
+  const auto parsed = parse_registry_json(kMinimalRegistry, "<memory>");
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
   const KernelCapsule& c = parsed->at(0).capsules.at(0);
   EXPECT_TRUE(c.supports_forward);
