@@ -41,11 +41,8 @@
 #include <utility>
 #include <variant>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include "bounded_file.hpp"
+#include "nnplan/format/large_buffer.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
 #include "onnx_model_split.hpp"
@@ -198,25 +195,6 @@ std::vector<T> raw_vector(const std::string& raw) {
   return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
 }
 
-// Arena blocks for the parsed ModelProto. A large model's message (its initializers) takes tens of
-// megabytes that are touched once, so on Linux blocks of 2 MiB and more are 2 MiB-aligned and
-// marked for transparent huge pages: one page fault per 2 MiB instead of one per 4 KiB. Purely a
-// speed hint; where it is not honoured the blocks are ordinary memory.
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-void* arena_block_alloc(std::size_t size) {
-  if (size < kHugePage) return ::operator new(size);
-  const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = ::operator new (rounded, std::align_val_t{kHugePage});
-#ifdef __linux__
-  ::madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-void arena_block_dealloc(void* p, std::size_t size) {
-  if (size < kHugePage) return ::operator delete(p, size);
-  ::operator delete (p, std::align_val_t{kHugePage});
-}
-
 // Copies of names, kept for the importer's lifetime in a few large blocks: node names live in a
 // scratch NodeProto that the next node overwrites (onnx_model_split.hpp), so any name a table keeps
 // as a key is copied here first. One copy per kept name, no allocation per name.
@@ -253,7 +231,7 @@ class NamePool {
 // name's bytes start in the table's own name buffer, its length, part of its hash, and the node),
 // so a lookup touches one slot and compares bytes only on a likely match, an insert allocates
 // nothing until the table or its buffer grows, and a large table sits on huge pages
-// (arena_block_alloc) instead of thousands of small ones. Names are copied because a node's
+// (allocate_large) instead of thousands of small ones. Names are copied because a node's
 // names live only while the node is imported.
 class NameTable {
  public:
@@ -322,7 +300,7 @@ class NameTable {
     return std::string_view(names_).substr(s.offset, s.size_plus_one - 1);
   }
   void rehash(std::size_t cap) {
-    auto* slots = static_cast<Slot*>(arena_block_alloc(cap * sizeof(Slot)));
+    auto* slots = static_cast<Slot*>(allocate_large(cap * sizeof(Slot)));
     std::uninitialized_value_construct_n(slots, cap);
     for (std::size_t n = 0; n < cap_; ++n) {
       const Slot& s = slots_[n];
@@ -339,7 +317,7 @@ class NameTable {
     cap_ = cap;
   }
   void release() {
-    if (slots_ != nullptr) arena_block_dealloc(slots_, cap_ * sizeof(Slot));
+    if (slots_ != nullptr) free_large(slots_, cap_ * sizeof(Slot));
     slots_ = nullptr;
   }
   Slot* slots_ = nullptr;
@@ -1941,8 +1919,9 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   google::protobuf::ArenaOptions arena_options;
   arena_options.start_block_size = std::clamp<std::size_t>(bytes.size(), 64 << 10, 64 << 20);
   arena_options.max_block_size = std::max<std::size_t>(arena_options.start_block_size, 64 << 20);
-  arena_options.block_alloc = arena_block_alloc;
-  arena_options.block_dealloc = arena_block_dealloc;
+  // A large model's message (its initializers) takes tens of megabytes touched once.
+  arena_options.block_alloc = allocate_large;
+  arena_options.block_dealloc = free_large;
   google::protobuf::Arena arena(arena_options);
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input

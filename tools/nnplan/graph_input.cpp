@@ -6,10 +6,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -17,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <new>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -25,6 +20,7 @@
 
 #include "cli.hpp"
 #include "nnplan/format/ir_json.hpp"
+#include "nnplan/format/large_buffer.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::cli {
@@ -149,62 +145,21 @@ GraphInput take_imported(GraphInput input, format::ImportedModel model) {
   return input;
 }
 
-// One block of file bytes. Files of 2 MiB and more go to 2 MiB-aligned memory marked for
-// transparent huge pages: reading a 47 MB model then takes two dozen page faults instead of
-// eleven thousand (each fresh 4 KiB page is a fault and a zeroing). Not zero-filled first: read(2)
-// writes every byte.
-class FileBytes {
- public:
-  explicit FileBytes(std::size_t size)
-      : size_(size), huge_(size >= kHugePage), data_(allocate(size, huge_)) {}
-  FileBytes(const FileBytes&) = delete;
-  FileBytes& operator=(const FileBytes&) = delete;
-  FileBytes(FileBytes&& other) noexcept
-      : size_(std::exchange(other.size_, 0)),
-        huge_(other.huge_),
-        data_(std::exchange(other.data_, nullptr)) {}
-  FileBytes& operator=(FileBytes&&) = delete;
-  ~FileBytes() {
-    if (data_ == nullptr) return;
-    if (huge_) {
-      ::operator delete (data_, std::align_val_t{kHugePage});
-    } else {
-      ::operator delete(data_);
-    }
-  }
-  [[nodiscard]] char* data() { return data_; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-  [[nodiscard]] std::string_view view() const { return {data_, size_}; }
-
- private:
-  static constexpr std::size_t kHugePage = std::size_t{2} << 20;
-  static char* allocate(std::size_t size, bool huge) {
-    if (!huge) return static_cast<char*>(::operator new(size));
-    const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
-    void* p = ::operator new (rounded, std::align_val_t{kHugePage});
-#ifdef __linux__
-    ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint; ordinary pages where not honoured
-#endif
-    return static_cast<char*>(p);
-  }
-  std::size_t size_;
-  bool huge_;
-  char* data_;
-};
-
 // The bytes of a regular, non-empty file no larger than `limit`, read with one read(2) into one
 // buffer; nullopt for anything else (missing, unreadable, not regular, empty, too large, short
 // read), which the callers leave to the bounded readers and their messages. A plain read rather
 // than mmap: a file truncated by another process while mapped would kill nnplan with SIGBUS
 // instead of producing an error.
-std::optional<FileBytes> read_regular_file(const std::string& path, std::uintmax_t limit) {
+std::optional<format::LargeBuffer> read_regular_file(const std::string& path,
+                                                     std::uintmax_t limit) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  std::optional<FileBytes> out;
+  std::optional<format::LargeBuffer> out;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
       static_cast<std::uintmax_t>(st.st_size) <= limit) {
-    FileBytes bytes(static_cast<std::size_t>(st.st_size));
+    // Huge-page memory and no zero fill first: read(2) writes every byte.
+    format::LargeBuffer bytes(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);

@@ -1,0 +1,34 @@
+#include "nnplan/format/large_buffer.hpp"
+
+#include <new>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+namespace nnplan::format {
+namespace {
+
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
+
+}  // namespace
+
+void* allocate_large(std::size_t size) {
+  if (size < kHugePage) return ::operator new(size);
+  const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = ::operator new (rounded, std::align_val_t{kHugePage});
+#ifdef __linux__
+  ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: ordinary pages where not honoured
+#endif
+  return p;
+}
+
+void free_large(void* p, std::size_t size) noexcept {
+  if (size < kHugePage) {
+    ::operator delete(p, size);
+  } else {
+    ::operator delete (p, std::align_val_t{kHugePage});
+  }
+}
+
+}  // namespace nnplan::format
