@@ -42,7 +42,7 @@
 #include <variant>
 
 #include "bounded_file.hpp"
-#include "nnplan/format/large_buffer.hpp"
+#include "nnplan/large_memory.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
 #include "onnx_model_split.hpp"

@@ -20,7 +20,7 @@
 
 #include "cli.hpp"
 #include "nnplan/format/ir_json.hpp"
-#include "nnplan/format/large_buffer.hpp"
+#include "nnplan/large_memory.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::cli {
@@ -150,16 +150,16 @@ GraphInput take_imported(GraphInput input, format::ImportedModel model) {
 // read), which the callers leave to the bounded readers and their messages. A plain read rather
 // than mmap: a file truncated by another process while mapped would kill nnplan with SIGBUS
 // instead of producing an error.
-std::optional<format::LargeBuffer> read_regular_file(const std::string& path,
+std::optional<LargeBuffer> read_regular_file(const std::string& path,
                                                      std::uintmax_t limit) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  std::optional<format::LargeBuffer> out;
+  std::optional<LargeBuffer> out;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
       static_cast<std::uintmax_t>(st.st_size) <= limit) {
     // Huge-page memory and no zero fill first: read(2) writes every byte.
-    format::LargeBuffer bytes(static_cast<std::size_t>(st.st_size));
+    LargeBuffer bytes(static_cast<std::size_t>(st.st_size));
     std::size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nnplan/ir/op_kind.hpp"
+#include "nnplan/large_memory.hpp"
 #include "nnplan/ir/shape.hpp"
 
 namespace nnplan::ir {
@@ -87,10 +88,14 @@ struct Node {
   bool operator==(const Node&) const = default;
 };
 
+// The node array: past 2 MiB (about ten thousand nodes) it sits in huge pages
+// (large_memory.hpp), so building a large graph does not fault in one 4 KiB page at a time.
+using Nodes = std::vector<Node, LargeAllocator<Node>>;
+
 struct Graph {
   NodeId input_id = 0;
   NodeId output_id = 0;
-  std::vector<Node> nodes;
+  Nodes nodes;
 
   bool operator==(const Graph&) const = default;
 };

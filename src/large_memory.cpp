@@ -1,4 +1,4 @@
-#include "nnplan/format/large_buffer.hpp"
+#include "nnplan/large_memory.hpp"
 
 #include <new>
 
@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace nnplan::format {
+namespace nnplan {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -31,4 +31,4 @@ void free_large(void* p, std::size_t size) noexcept {
   }
 }
 
-}  // namespace nnplan::format
+}  // namespace nnplan
