@@ -131,7 +131,9 @@ std::string arity_phrase(Arity arity) {
 
 // Parents exist and are below the node, their number fits the kind, and the parameters are the
 // kind's alternative. Everything `infer_into` relies on to index parents and read parameters.
-Status check_structure(const Graph& graph, const Node& node) {
+// `count` is how many nodes of the graph exist for the node's parents (a builder's node under test
+// is already at the end of the array).
+Status check_structure(const Node& node, std::size_t count) {
   // A kind outside the table (a cast, not a parse) cannot even be named by describe().
   if (static_cast<std::size_t>(node.kind) >= kOpKindCount) {
     Error error =
@@ -140,7 +142,6 @@ Status check_structure(const Graph& graph, const Node& node) {
     error.position = node.id;
     return std::unexpected(std::move(error));
   }
-  const std::size_t count = graph.nodes.size();
   for (const NodeId parent : node.parents) {
     if (parent >= count) {
       return fail(node, "parent " + str(parent) + " does not exist (the graph has " +
@@ -348,7 +349,7 @@ Status infer_reshape(const Node& node, const Shape& in, const ReshapeParams& p, 
   return {};
 }
 
-// Fills `out` with the node's shape; check_structure(graph, node) must have passed.
+// Fills `out` with the node's shape; check_structure(node, ...) must have passed.
 Status infer_into(const Graph& graph, const Node& node, Shape& out) {
   const auto parent = [&](std::size_t i) -> const Shape& {
     return graph.nodes[node.parents[i]].shape;
@@ -524,21 +525,37 @@ Status check_endpoint(const Graph& graph, std::string_view field, NodeId id, boo
 }  // namespace
 
 Expected<Shape> infer_shape(const Graph& graph, const Node& node) {
-  if (Status s = check_structure(graph, node); !s) return std::unexpected(std::move(s.error()));
+  if (Status s = check_structure(node, graph.nodes.size()); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
   Shape out;
   if (Status s = infer_into(graph, node, out); !s) return std::unexpected(std::move(s.error()));
   return out;
 }
 
 Expected<NodeId> CheckedGraphBuilder::add(Node node) {
-  node.id = static_cast<NodeId>(graph_.nodes.size());
-  if (Status s = check_structure(graph_, node); !s) return std::unexpected(std::move(s.error()));
-  if (Status s = infer_into(graph_, node, inferred_); !s) {
+  return add(node.kind, node.parents, std::move(node.params), node.shape, node.source_name);
+}
+
+Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, OpParams&& params,
+                                          const Shape& declared, std::string_view source_name) {
+  // Built at the end of the array and checked there (the checks read only the nodes before it),
+  // then dropped again if it fails.
+  Node& node = graph_.nodes.emplace_back();
+  node.id = static_cast<NodeId>(graph_.nodes.size() - 1);
+  node.kind = kind;
+  node.parents = parents;
+  node.params = std::move(params);
+  node.shape = declared;
+  Status s = check_structure(node, node.id);
+  if (s) s = infer_into(graph_, node, inferred_);
+  if (!s) {
+    graph_.nodes.pop_back();
     return std::unexpected(std::move(s.error()));
   }
   std::swap(node.shape, inferred_);
-  graph_.nodes.push_back(std::move(node));
-  return graph_.nodes.back().id;
+  node.source_name = source_name;
+  return node.id;
 }
 
 Expected<CheckedGraph> CheckedGraphBuilder::finish(NodeId input_id, NodeId output_id) && {
@@ -581,7 +598,9 @@ Expected<CheckedGraph> check(Graph graph) {
       error.position = i;
       return std::unexpected(std::move(error));
     }
-    if (Status s = check_structure(graph, node); !s) return std::unexpected(std::move(s.error()));
+    if (Status s = check_structure(node, graph.nodes.size()); !s) {
+      return std::unexpected(std::move(s.error()));
+    }
     if (Status s = infer_into(graph, node, inferred); !s) {
       return std::unexpected(std::move(s.error()));
     }

@@ -751,6 +751,28 @@ TEST(CheckedGraphBuilderTest, ARejectedNodeIsNotAddedAndNamesTheRule) {
   EXPECT_EQ(builder.graph().nodes[1].shape, shape({2, 3}));
 }
 
+TEST(CheckedGraphBuilderTest, NodeBuiltInPlaceIsCheckedAgainstTheNodesBeforeIt) {
+  CheckedGraphBuilder builder;
+  ASSERT_TRUE(builder.add(OpKind::input, {}, {}, shape({2, 3}), "x").has_value());
+  // The node under test already sits at index 1; its own slot is not a parent it may name.
+  const Expected<NodeId> self = builder.add(OpKind::relu, {1}, {}, {}, "r");
+  ASSERT_FALSE(self.has_value());
+  EXPECT_EQ(self.error().message, "node 1 (relu): parent 1 does not exist (the graph has 1 node)");
+  const Expected<NodeId> wrong_params = builder.add(OpKind::relu, {0}, AxisParams{1}, {}, "r");
+  ASSERT_FALSE(wrong_params.has_value());
+  EXPECT_EQ(wrong_params.error().message, "node 1 (relu): has axis parameters, expected none");
+  EXPECT_EQ(builder.graph().nodes.size(), 1u);
+  const Expected<NodeId> permuted =
+      builder.add(OpKind::permute, {0}, PermuteParams{{1, 0}}, shape({7}), "model/transpose");
+  ASSERT_TRUE(permuted.has_value());
+  const Node& node = builder.graph().nodes[*permuted];
+  EXPECT_EQ(node.id, 1u);
+  EXPECT_EQ(node.shape, shape({3, 2}));  // inferred; the declared [7] is not a declared kind's
+  EXPECT_EQ(node.params, OpParams(PermuteParams{{1, 0}}));
+  EXPECT_EQ(node.source_name, "model/transpose");
+  EXPECT_EQ(builder.graph().nodes[0].source_name, "x");
+}
+
 TEST(CheckedGraphBuilderTest, FinishChecksTheEndpoints) {
   const auto two_nodes = [] {
     CheckedGraphBuilder builder;

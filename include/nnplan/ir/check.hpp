@@ -5,6 +5,7 @@
 // whole graph; CheckedGraphBuilder checks one node at a time as a builder adds them.
 #pragma once
 
+#include <string_view>
 #include <utility>
 
 #include "nnplan/error.hpp"
@@ -42,6 +43,10 @@ class CheckedGraphBuilder {
   // declared (input, rand_uniform, bernoulli_mask, linear's last dimension) take it from
   // `node.shape`. On error nothing is appended.
   [[nodiscard]] Expected<NodeId> add(Node node);
+  // The same, building the node in place from its parts: no Node is constructed and moved.
+  // `parents` and `declared` must not refer into this builder's graph.
+  [[nodiscard]] Expected<NodeId> add(OpKind kind, const Parents& parents, OpParams&& params,
+                                     const Shape& declared, std::string_view source_name);
   // The nodes added so far.
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, NodeId output_id) &&;
