@@ -1,8 +1,8 @@
 // ONNX import: a ModelProto, decoded by the protobuf classes ONNX generates from its own schema
 // (Debian's libonnx-dev), becomes an ir::Graph plus the payloads of its constants and weights.
-// The graph's nodes stay serialized until the importer reaches them, each then parsed into one
-// reused NodeProto (onnx_model_split.hpp), so a node's names live only while it is imported; a
-// table that keeps a name keeps a copy.
+// The graph's nodes stay serialized until the importer reaches them (onnx_model_split.hpp); a
+// second thread parses them a few batches ahead (onnx_node_reader.hpp), so a node's names live
+// only while it is imported, and a table that keeps a name keeps a copy.
 //
 // The importer walks graph.node once, in the file's (topological) order. Every ONNX tensor name
 // resolves to one of: an IR node that produces it, a constant known at import time (initializers
@@ -45,7 +45,9 @@
 #include "nnplan/large_memory.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
+#include "name_table.hpp"
 #include "onnx_model_split.hpp"
+#include "onnx_node_reader.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -53,6 +55,8 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "ONNX raw_data is little-endian; the importer copies it as is");
 
+using detail::NamePool;
+using detail::NameTable;
 using ir::Dim;
 using ir::NodeId;
 using ir::OpKind;
@@ -152,13 +156,25 @@ constexpr std::array<std::string_view, kOnnxOps.size()> kSupportedOps = [] {
   return names;
 }();
 
-// One hash lookup per node.
+// One hash and, as a rule, one comparison per node: an open-addressed table of kOnnxOps indices.
 std::optional<OnnxOp> find_onnx_op(std::string_view name) {
-  static const std::unordered_map<std::string_view, OnnxOp> by_name(kOnnxOps.begin(),
-                                                                    kOnnxOps.end());
-  const auto it = by_name.find(name);
-  if (it == by_name.end()) return std::nullopt;
-  return it->second;
+  constexpr std::size_t kSlots = 128;  // over three times the operators: short probes
+  static_assert(kOnnxOps.size() < kSlots / 2);
+  static const std::array<std::uint8_t, kSlots> slots = [] {
+    std::array<std::uint8_t, kSlots> t{};  // 0: empty, else 1 + an index into kOnnxOps
+    for (std::size_t i = 0; i < kOnnxOps.size(); ++i) {
+      std::size_t h = detail::hash_name(kOnnxOps[i].first) % kSlots;
+      while (t[h] != 0)
+        h = (h + 1) % kSlots;
+      t[h] = static_cast<std::uint8_t>(i + 1);
+    }
+    return t;
+  }();
+  for (std::size_t h = detail::hash_name(name) % kSlots; slots[h] != 0; h = (h + 1) % kSlots) {
+    const auto& [op_name, op] = kOnnxOps[slots[h] - 1];
+    if (op_name == name) return op;
+  }
+  return std::nullopt;
 }
 
 // Little-endian `T`s read one by one from bytes of any alignment (ONNX raw_data), so that a
@@ -195,139 +211,12 @@ std::vector<T> raw_vector(const std::string& raw) {
   return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
 }
 
-// Copies of names, kept for the importer's lifetime in a few large blocks: node names live in a
-// scratch NodeProto that the next node overwrites (onnx_model_split.hpp), so any name a table keeps
-// as a key is copied here first. One copy per kept name, no allocation per name.
-class NamePool {
- public:
-  NamePool() = default;
-  NamePool(const NamePool&) = delete;
-  NamePool& operator=(const NamePool&) = delete;
-
-  std::string_view keep(std::string_view name) {
-    if (name.empty()) return {};
-    if (name.size() > left_) {
-      const std::size_t size = std::max(name.size(), kBlockBytes);
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-      next_ = blocks_.back().get();
-      left_ = size;
-    }
-    char* copy = next_;
-    std::memcpy(copy, name.data(), name.size());
-    next_ += name.size();
-    left_ -= name.size();
-    return {copy, name.size()};
-  }
-
- private:
-  static constexpr std::size_t kBlockBytes = std::size_t{64} << 10;
-  std::vector<std::unique_ptr<char[]>> blocks_;
-  char* next_ = nullptr;
-  std::size_t left_ = 0;
-};
-
-// Tensor name -> IR node, the importer's hottest table (one lookup per node input, one insert
-// per node output): open addressing with linear probing in one array of 16-byte slots (where the
-// name's bytes start in the table's own name buffer, its length, part of its hash, and the node),
-// so a lookup touches one slot and compares bytes only on a likely match, an insert allocates
-// nothing until the table or its buffer grows, and a large table sits on huge pages
-// (allocate_large) instead of thousands of small ones. Names are copied because a node's
-// names live only while the node is imported.
-class NameTable {
- public:
-  NameTable() = default;
-  NameTable(const NameTable&) = delete;
-  NameTable& operator=(const NameTable&) = delete;
-  ~NameTable() { release(); }
-
-  void reserve(std::size_t n) {
-    std::size_t cap = 16;
-    while (cap < 2 * n)
-      cap *= 2;
-    if (cap > cap_) rehash(cap);
-  }
-  const NodeId* find(std::string_view name) const {
-    if (cap_ == 0) return nullptr;
-    const std::size_t h = hash(name);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
-      const Slot& s = slots_[i];
-      if (s.size_plus_one == 0) return nullptr;
-      if (s.tag == tag && key(s) == name) return &s.value;
-    }
-  }
-  bool contains(std::string_view name) const { return find(name) != nullptr; }
-  // A hint that `name` is about to be set: in a large table its slot is a cache miss, which then
-  // overlaps with the work done before.
-  void prefetch(std::string_view name) const {
-    if (cap_ != 0) __builtin_prefetch(&slots_[hash(name) & (cap_ - 1)], 1);
-  }
-  // Maps `name` (copied on first insert) to `value`. Names come from a protobuf message of at
-  // most 2 GiB, so every offset and length fits 32 bits.
-  void set(std::string_view name, NodeId value) {
-    if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));
-    const std::size_t h = hash(name);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
-    for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
-      Slot& s = slots_[i];
-      if (s.size_plus_one == 0) {
-        s = Slot{.offset = static_cast<std::uint32_t>(names_.size()),
-                 .size_plus_one = static_cast<std::uint32_t>(name.size()) + 1,
-                 .tag = tag,
-                 .value = value};
-        names_.append(name);
-        ++size_;
-        return;
-      }
-      if (s.tag == tag && key(s) == name) {
-        s.value = value;
-        return;
-      }
-    }
-  }
-
- private:
-  struct Slot {
-    std::uint32_t offset = 0;         // the name's first byte in names_
-    std::uint32_t size_plus_one = 0;  // 0: empty
-    std::uint32_t tag = 0;            // the hash's high half
-    NodeId value = 0;
-  };
-  static_assert(sizeof(Slot) == 16);
-  static_assert(sizeof(std::size_t) == 8, "the slot tag is the high half of a 64-bit hash");
-  static std::size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
-  std::string_view key(const Slot& s) const {
-    return std::string_view(names_).substr(s.offset, s.size_plus_one - 1);
-  }
-  void rehash(std::size_t cap) {
-    auto* slots = static_cast<Slot*>(allocate_large(cap * sizeof(Slot)));
-    std::uninitialized_value_construct_n(slots, cap);
-    for (std::size_t n = 0; n < cap_; ++n) {
-      const Slot& s = slots_[n];
-      if (s.size_plus_one == 0) continue;
-      for (std::size_t i = hash(key(s)) & (cap - 1);; i = (i + 1) & (cap - 1)) {
-        if (slots[i].size_plus_one == 0) {
-          slots[i] = s;
-          break;
-        }
-      }
-    }
-    release();
-    slots_ = slots;
-    cap_ = cap;
-  }
-  void release() {
-    if (slots_ != nullptr) free_large(slots_, cap_ * sizeof(Slot));
-    slots_ = nullptr;
-  }
-  Slot* slots_ = nullptr;
-  std::size_t cap_ = 0;
-  std::size_t size_ = 0;
-  std::string names_;  // every key's bytes, back to back
-};
-
-// The name of an absent node input or output.
-const std::string kNoName;
+// `std::string + std::string_view`, which C++26 adds to the standard library: the importer's messages
+// quote node names, which are views into the node being read.
+std::string operator+(std::string lhs, std::string_view rhs) {
+  lhs.append(rhs);
+  return lhs;
+}
 
 struct ImportFailure {
   Error error;
@@ -409,7 +298,7 @@ struct PendingPad {
   std::string pad_node;  // the Pad node's name, for messages
 };
 
-bool is_default_domain(const std::string& domain) {
+bool is_default_domain(std::string_view domain) {
   return domain.empty() || domain == "ai.onnx";
 }
 
@@ -429,7 +318,7 @@ class Importer {
   }
   [[noreturn]] void fail(const std::string& reason) const {
     if (cur_ == nullptr) fail_model(reason);
-    fail_model("node '" + cur_name_ + "' (" + cur_->op_type() + ", opset " + str(opset_) +
+    fail_model("node '" + std::string(cur_name()) + "' (" + std::string(cur_->op_type) + ", opset " + str(opset_) +
                "): " + reason);
   }
   [[noreturn]] void fail_attr(const std::string& name, const std::string& value,
@@ -437,16 +326,19 @@ class Importer {
     fail("attribute " + name + " = " + value + " is not supported; supported: " + supported);
   }
 
+  // The current node's name (`<op_type>_<index>` when it has none); valid while it is imported.
+  std::string_view cur_name() const { return cur_->name.empty() ? unnamed_ : cur_->name; }
+
   // ---- attributes ----
   const onnx::AttributeProto* attr(std::string_view name) const {
-    for (const auto& a : cur_->attribute())
+    for (const auto& a : cur_->proto->attribute())
       if (a.name() == name) return &a;
     return nullptr;
   }
   void allow_attrs(std::initializer_list<std::string_view> names) const {
-    for (const auto& a : cur_->attribute()) {
+    for (const auto& a : cur_->proto->attribute()) {
       if (std::find(names.begin(), names.end(), a.name()) == names.end()) {
-        fail("attribute " + a.name() + " is not supported for " + cur_->op_type());
+        fail("attribute " + a.name() + " is not supported for " + std::string(cur_->op_type));
       }
     }
   }
@@ -480,16 +372,18 @@ class Importer {
   }
 
   // ---- node inputs and outputs ----
-  // References into the current node (or to kNoName), valid until the next node is read: a table
+  // Views into the current node's names (empty for an absent one), valid while it is imported: a table
   // that keeps one as a key keeps a copy (NameTable, keep()).
-  const std::string& in_name(int i) const {
-    return i < cur_->input_size() ? cur_->input(i) : kNoName;
+  std::string_view in_name(int i) const {
+    return static_cast<std::size_t>(i) < cur_->inputs.size() ? cur_->inputs[static_cast<std::size_t>(i)] : std::string_view();
   }
   bool has_in(int i) const { return !in_name(i).empty(); }
-  const std::string& out_name(int i) const {
-    return i < cur_->output_size() ? cur_->output(i) : kNoName;
+  int input_count() const { return static_cast<int>(cur_->inputs.size()); }
+  int output_count() const { return static_cast<int>(cur_->outputs.size()); }
+  std::string_view out_name(int i) const {
+    return static_cast<std::size_t>(i) < cur_->outputs.size() ? cur_->outputs[static_cast<std::size_t>(i)] : std::string_view();
   }
-  bool used(const std::string& name) const {
+  bool used(std::string_view name) const {
     index_consumers();
     return !name.empty() && (tensor_slots_.contains(name) || graph_outputs_.contains(name));
   }
@@ -536,8 +430,8 @@ class Importer {
                  consumer_offsets_[it->second + 1] - consumer_offsets_[it->second]);
   }
   void require_inputs(int min, int max) const {
-    int n = cur_->input_size();
-    while (n > 0 && cur_->input(n - 1).empty())
+    int n = input_count();
+    while (n > 0 && in_name(n - 1).empty())
       --n;
     if (n < min || n > max) {
       fail("has " + str(n) + " inputs, expected " +
@@ -546,11 +440,11 @@ class Importer {
   }
   // Rejects any output past the first that a node or the graph uses.
   void only_first_output(std::initializer_list<std::string_view> names) const {
-    for (int i = 1; i < cur_->output_size(); ++i) {
-      if (used(cur_->output(i))) {
+    for (int i = 1; i < output_count(); ++i) {
+      if (used(out_name(i))) {
         const std::string what =
             static_cast<std::size_t>(i) < names.size() ? std::string(names.begin()[i]) + " " : "";
-        fail("output " + str(i) + " " + what + "('" + cur_->output(i) +
+        fail("output " + str(i) + " " + what + "('" + std::string(out_name(i)) +
              "') is used; only the first output is supported");
       }
     }
@@ -558,7 +452,7 @@ class Importer {
 
   // ---- tensors ----
   // An operand that must be known at import time (a weight, a shape, axes) is not.
-  [[noreturn]] void fail_not_constant(const std::string& name, std::string_view role) const {
+  [[noreturn]] void fail_not_constant(std::string_view name, std::string_view role) const {
     const std::string what =
         graph_inputs_.contains(name) ? "' is a graph input, not a constant" : "' is not a constant";
     fail(std::string(role) + " '" + name + what +
@@ -570,11 +464,11 @@ class Importer {
     fail_model(rejected_inputs_.at(name));
   }
   ConstPtr read_tensor(const onnx::TensorProto& t, std::string source) const;
-  ConstPtr constant(const std::string& name) const {
+  ConstPtr constant(std::string_view name) const {
     const auto it = consts_.find(name);
     return it == consts_.end() ? nullptr : it->second;
   }
-  ConstPtr float_constant(const std::string& name, std::string_view role) const {
+  ConstPtr float_constant(std::string_view name, std::string_view role) const {
     ConstPtr c = constant(name);
     if (c == nullptr) fail_not_constant(name, role);
     require_float(*c);
@@ -586,7 +480,7 @@ class Importer {
            "; only float32 tensors are supported");
     }
   }
-  std::vector<std::int64_t> int_constant(const std::string& name, std::string_view role) const {
+  std::vector<std::int64_t> int_constant(std::string_view name, std::string_view role) const {
     ConstPtr c = constant(name);
     if (c == nullptr) fail_not_constant(name, role);
     if (c->dtype != onnx::TensorProto_DataType_INT64 &&
@@ -598,7 +492,7 @@ class Importer {
   }
   // The float data of constant `c`, named `name` here: moved out when this is its only use (no
   // other name aliases it, one consuming input, not the graph output), else copied.
-  std::vector<float> take_floats(const ConstPtr& c, const std::string& name) const {
+  std::vector<float> take_floats(const ConstPtr& c, std::string_view name) const {
     if (c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
         !graph_outputs_.contains(name)) {
       return std::move(c->floats);
@@ -606,25 +500,25 @@ class Importer {
     return c->floats;
   }
   // The IR node holding tensor `name`, materializing a constant as a `const` node.
-  NodeId tensor(const std::string& name);
+  NodeId tensor(std::string_view name);
   const Shape& shape_of(NodeId id) const { return graph_.graph().nodes[id].shape; }
-  Shape tensor_shape(const std::string& name) {
+  Shape tensor_shape(std::string_view name) {
     if (ConstPtr c = constant(name); c != nullptr && !c->node) return Shape{c->dims};
     return shape_of(tensor(name));
   }
-  void define(const std::string& name, NodeId id) {
+  void define(std::string_view name, NodeId id) {
     if (name.empty()) return;
     values_.set(name, id);
   }
-  std::optional<PendingPad> take_pad(const std::string& name) {
+  std::optional<PendingPad> take_pad(std::string_view name) {
     const auto it = pads_.find(name);
     if (it == pads_.end()) return std::nullopt;
     return it->second;
   }
 
   // ---- node emission ----
-  NodeId add(OpKind kind, ir::Parents parents, ir::OpParams params = {}, Shape declared = {},
-             const std::string* source = nullptr);
+  NodeId add(OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
+             const Shape& declared = {}, const std::string* source = nullptr);
   NodeId reshape(NodeId id, const Shape& to) {
     if (shape_of(id) == to) return id;
     return add(OpKind::reshape, {id}, ir::ReshapeParams{.in = shape_of(id), .out = to});
@@ -681,7 +575,7 @@ class Importer {
   void reduce(OpKind kind);
   void pad();
   void constant_node();
-  void alias(const std::string& from, const std::string& to);
+  void alias(std::string_view from, std::string_view to);
 
   // Node i, read into `scratch`; a node whose bytes are not a valid NodeProto fails the import.
   const onnx::NodeProto& node_at(int i, onnx::NodeProto& scratch) const {
@@ -735,8 +629,8 @@ class Importer {
   std::unordered_map<std::string_view, std::string> rejected_inputs_;
   std::vector<std::string_view> rejected_order_;
 
-  const onnx::NodeProto* cur_ = nullptr;
-  std::string cur_name_;
+  const detail::OnnxNodeView* cur_ = nullptr;
+  std::string unnamed_;  // the current node's name when it has none: `<op_type>_<index>`
 };
 
 ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) const {
@@ -825,19 +719,15 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
   return c;
 }
 
-NodeId Importer::add(OpKind kind, ir::Parents parents, ir::OpParams params, Shape declared,
-                     const std::string* source) {
-  Expected<NodeId> id =
-      graph_.add(ir::Node{.kind = kind,
-                          .parents = std::move(parents),
-                          .shape = std::move(declared),
-                          .params = std::move(params),
-                          .source_name = source != nullptr ? *source : cur_name_});
+NodeId Importer::add(OpKind kind, const ir::Parents& parents, ir::OpParams params,
+                     const Shape& declared, const std::string* source) {
+  Expected<NodeId> id = graph_.add(kind, parents, std::move(params), declared,
+                                   source != nullptr ? std::string_view(*source) : cur_name());
   if (!id) fail("cannot be represented: " + id.error().message);
   return *id;
 }
 
-NodeId Importer::tensor(const std::string& name) {
+NodeId Importer::tensor(std::string_view name) {
   if (const NodeId* id = values_.find(name)) return *id;
   if (rejected_inputs_.contains(name)) fail_rejected_input(name);
   if (pads_.contains(name)) {
@@ -905,7 +795,7 @@ std::uint32_t Importer::window_padding(const Shape& in, std::uint32_t kh, std::u
   fail_attr("auto_pad", auto_pad, "NOTSET, VALID, SAME_UPPER, SAME_LOWER");
 }
 
-void Importer::alias(const std::string& from, const std::string& to) {
+void Importer::alias(std::string_view from, std::string_view to) {
   if (to.empty()) return;
   if (const NodeId* id = values_.find(from)) {
     values_.set(to, *id);
@@ -944,7 +834,7 @@ void Importer::binary(OpKind kind, bool divide) {
 // Max and Min take one or more inputs: one is the identity, more fold left pairwise.
 void Importer::variadic(OpKind kind) {
   allow_attrs({});
-  const int n = cur_->input_size();
+  const int n = input_count();
   if (n < 1) fail("has no inputs");
   if (n == 1) return alias(in_name(0), out_name(0));
   NodeId acc = tensor(in_name(0));
@@ -1247,9 +1137,9 @@ void Importer::batch_norm() {
     fail_attr("training_mode", str(t), "0 (inference)");
   }
   if (const std::int64_t s = attr_int("spatial", 1); s != 1) fail_attr("spatial", str(s), "1");
-  for (int i = 1; i < cur_->output_size(); ++i) {
-    if (!cur_->output(i).empty()) {
-      fail("has " + str(cur_->output_size()) +
+  for (int i = 1; i < output_count(); ++i) {
+    if (!out_name(i).empty()) {
+      fail("has " + str(output_count()) +
            " outputs (training form); only the inference form with one output is supported");
     }
   }
@@ -1318,7 +1208,7 @@ void Importer::layer_norm() {
   const Shape normalized{ir::Dims(xs.dims.begin() + axis, xs.dims.end())};
   const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
     if (!has_in(index)) return nullptr;
-    const std::string& name = in_name(index);
+    const std::string_view name = in_name(index);
     ConstPtr c = float_constant(name, role);
     const std::size_t rank = c->dims.size();
     bool fits = rank <= normalized.rank();
@@ -1450,7 +1340,7 @@ void Importer::squeeze(bool unsqueeze) {
 
 void Importer::concat() {
   allow_attrs({"axis"});
-  int n = cur_->input_size();
+  int n = input_count();
   if (n == 0) fail("has no inputs");
   if (n == 1) {
     alias(in_name(0), out_name(0));
@@ -1563,7 +1453,7 @@ void Importer::pad() {
          " are not supported; supported: all zero, or equal non-negative pads on H and W of an "
          "(N,C,H,W) tensor folded into a following Conv, MaxPool or AveragePool");
   }
-  const std::string& out = out_name(0);
+  const std::string_view out = out_name(0);
   if (graph_outputs_.contains(out)) {
     fail("pads " + list_string(pads) +
          " are not supported on a graph output; supported: all zero, "
@@ -1583,9 +1473,9 @@ void Importer::pad() {
     }
   }
   set_named(pads_, out,
-            PendingPad{.input = in_name(0),
+            PendingPad{.input = std::string(in_name(0)),
                        .padding = static_cast<std::uint32_t>(pads[2]),
-                       .pad_node = cur_name_});
+                       .pad_node = std::string(cur_name())});
   tensor(in_name(0));  // the padded tensor must exist
 }
 
@@ -1593,14 +1483,14 @@ void Importer::constant_node() {
   allow_attrs({"value", "value_float", "value_floats", "value_int", "value_ints", "sparse_value",
                "value_string", "value_strings"});
   require_inputs(0, 0);
-  if (cur_->attribute_size() != 1) fail("needs exactly one value attribute");
-  const onnx::AttributeProto& a = cur_->attribute(0);
+  if (cur_->proto->attribute_size() != 1) fail("needs exactly one value attribute");
+  const onnx::AttributeProto& a = cur_->proto->attribute(0);
   ConstPtr c;
   if (a.name() == "value") {
-    c = read_tensor(a.t(), cur_name_);
+    c = read_tensor(a.t(), std::string(cur_name()));
   } else {
     c = std::make_shared<ConstTensor>();
-    c->source = cur_name_;
+    c->source = cur_name();
     if (a.name() == "value_float") {
       c->dtype = onnx::TensorProto_DataType_FLOAT;
       c->floats = {a.f()};
@@ -1625,9 +1515,10 @@ void Importer::constant_node() {
 }
 
 void Importer::import_node() {
-  const std::string& op = cur_->op_type();
-  if (!is_default_domain(cur_->domain())) {
-    fail("domain '" + cur_->domain() + "' is not supported; supported: the default ONNX domain");
+  const std::string_view op = cur_->op_type;
+  if (!is_default_domain(cur_->domain)) {
+    fail("domain '" + std::string(cur_->domain) +
+         "' is not supported; supported: the default ONNX domain");
   }
   const std::optional<OnnxOp> known = find_onnx_op(op);
   if (!known) fail("operator " + op + " is not supported; supported: " + supported_list());
@@ -1858,11 +1749,16 @@ ImportedModel Importer::run() {
     fail_model("model has no graph input (the IR needs one)");
   }
 
+  // Nodes are parsed ahead on a second thread (onnx_node_reader.hpp).
+  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true);
   for (int i = 0; i < nodes_.size(); ++i) {
-    cur_ = &node_at(i, node_);
-    for (const std::string& out : cur_->output())
+    cur_ = reader.next(i);
+    if (cur_ == nullptr) fail_corrupt_node(i);
+    for (const std::string_view out : cur_->outputs)
       values_.prefetch(out);
-    cur_name_ = cur_->name().empty() ? cur_->op_type() + "_" + str(i) : cur_->name();
+    if (cur_->name.empty()) {
+      unnamed_ = std::string(cur_->op_type) + "_" + str(i);
+    }
     import_node();
   }
   cur_ = nullptr;

@@ -42,6 +42,8 @@ class OnnxNodes {
   // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
   // those bytes are not a valid NodeProto or were not kept. Valid until `scratch` is used again.
   [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch) const;
+  // True when the nodes are serialized (parsed node by node), false for a parsed graph.
+  [[nodiscard]] bool serialized() const { return graph_ == nullptr; }
 
  private:
   const onnx::GraphProto* graph_ = nullptr;

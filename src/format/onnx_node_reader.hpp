@@ -1,0 +1,94 @@
+// Reading an ONNX graph's serialized nodes in order for the importer, parsed a few batches ahead
+// on a second thread.
+//
+// The importer takes the nodes of OnnxNodes (onnx_model_split.hpp) one after the other, and the
+// protobuf parse of each node is about a third of the import. OnnxNodeReader parses them on a
+// worker thread, a batch of kBatchNodes at a time, with ONNX's generated NodeProto, and copies
+// each node's names (its own, op type, domain, inputs, outputs) into one flat buffer per batch.
+// The importer reads the names from there as one sequential stream; a message's strings, which
+// sit in the worker's cache behind several pointers each, are touched only for the attributes of
+// the nodes that have some. (Reading the messages themselves from the other core was measured:
+// it cost the importer about as much time as the parse it saved.)
+//
+// The worker runs at most kBatches batches ahead; the importer's thread hands a batch back when
+// it moves past it. Graphs of fewer than kThreadedMinNodes nodes, fully parsed graphs, and
+// readers built with `threaded` false read each node on the calling thread, through the same
+// views.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <array>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "onnx_model_split.hpp"
+
+namespace nnplan::format::detail {
+
+// One node as the importer reads it. Every view is valid until the reader has been asked for
+// kBatchNodes further nodes (in practice: while the node is imported).
+struct OnnxNodeView {
+  const onnx::NodeProto* proto = nullptr;  // for the attributes
+  std::string_view name;
+  std::string_view op_type;
+  std::string_view domain;
+  std::span<const std::string_view> inputs;
+  std::span<const std::string_view> outputs;
+};
+
+class OnnxNodeReader {
+ public:
+  // Nodes per batch, batches in flight, and the fewest serialized nodes worth a thread.
+  static constexpr int kBatchNodes = 1024;
+  static constexpr int kBatches = 8;  // even: the worker is woken once per half ring
+  static constexpr int kThreadedMinNodes = 4 * kBatchNodes;
+
+  // Reads `nodes`, which must outlive the reader.
+  OnnxNodeReader(const OnnxNodes& nodes, bool threaded);
+  OnnxNodeReader(const OnnxNodeReader&) = delete;
+  OnnxNodeReader& operator=(const OnnxNodeReader&) = delete;
+  // Stops the worker (it may still be batches ahead) and joins it.
+  ~OnnxNodeReader();
+
+  // Node i, for i = 0, 1, 2, ... in turn (each asked for once, in order): null when its bytes
+  // are not a valid NodeProto. Rethrows what the worker threw (out of memory).
+  [[nodiscard]] const OnnxNodeView* next(int i);
+
+  // Whether a worker thread reads ahead.
+  [[nodiscard]] bool threaded() const { return worker_.joinable(); }
+
+ private:
+  struct Batch {
+    explicit Batch(int capacity);
+    std::vector<onnx::NodeProto> protos;  // reused: their strings keep their capacity
+    std::vector<OnnxNodeView> views;
+    std::vector<bool> valid;
+    std::string chars;                   // every name of the batch, back to back
+    std::vector<std::string_view> names;  // the nodes' inputs and outputs, views into chars
+  };
+  void fill(Batch& batch, int first, int count) const;
+  void work();
+  void read_ahead();
+  // Blocks until `counter` holds more than `value` or, when `stop` is given, the reader stops.
+  static void wait_above(const std::atomic<int>& counter, int value,
+                         const std::atomic<bool>* stop);
+
+  const OnnxNodes& nodes_;
+  std::unique_ptr<Batch> single_;  // the one-node batch of a reader without a worker
+  std::array<std::unique_ptr<Batch>, kBatches> batches_;
+  std::atomic<int> filled_{0};    // batches the worker has filled
+  std::atomic<int> released_{0};  // batches the reader has handed back
+  std::atomic<bool> stop_{false};
+  std::exception_ptr failure_;  // what the worker threw; published through filled_
+  int current_ = -1;            // the batch the reader is in
+  std::thread worker_;
+};
+
+}  // namespace nnplan::format::detail

@@ -1,0 +1,143 @@
+// The read-ahead node reader (src/format/onnx_node_reader.hpp): with and without its worker
+// thread it serves every node's names and message as protobuf parses them, in order, across batch
+// boundaries and ring wrap-arounds; a node whose bytes are corrupt is null at exactly its index;
+// and a reader dropped while its worker is batches ahead stops without hanging.
+#include "format/onnx_node_reader.hpp"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protobuf_wire.hpp"
+
+namespace nnplan::format::detail {
+namespace {
+
+using format::wire::delimited_field;
+using format::wire::to_bytes;
+
+constexpr int kBatch = OnnxNodeReader::kBatchNodes;
+
+// Node i of the test graphs: varied names, op types, input and output counts, and an attribute
+// on every seventh node.
+onnx::NodeProto test_node(int i) {
+  onnx::NodeProto n;
+  if (i % 5 != 0) n.set_name("node/" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 23), 'x'));
+  n.set_op_type(i % 3 == 0 ? "Relu" : "Add");
+  if (i % 11 == 0) n.set_domain("ai.onnx");
+  for (int k = 0; k <= i % 3; ++k)
+    n.add_input(k == 1 && i % 4 == 0 ? std::string() : "t" + std::to_string(i - k));
+  n.add_output("t" + std::to_string(i + 1));
+  if (i % 13 == 0) n.add_output("mask" + std::to_string(i));
+  if (i % 7 == 0) {
+    onnx::AttributeProto& a = *n.add_attribute();
+    a.set_name("axis");
+    a.set_type(onnx::AttributeProto_AttributeType_INT);
+    a.set_i(i);
+  }
+  return n;
+}
+
+// A model of `count` test nodes whose node `corrupt` (if any) has bytes that are no NodeProto: a
+// field claims more bytes than the node holds. The graph's framing stays valid.
+std::vector<std::byte> model_bytes(int count, std::optional<int> corrupt = std::nullopt) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  m.mutable_graph()->set_name("g");
+  std::string graph;
+  for (int i = 0; i < count; ++i) {
+    const std::string node =
+        corrupt == i ? std::string("\x0a\x7f" "ab", 4) : test_node(i).SerializeAsString();
+    graph += delimited_field(onnx::GraphProto::kNodeFieldNumber, node);
+  }
+  return to_bytes(m.SerializeAsString() + delimited_field(onnx::ModelProto::kGraphFieldNumber, graph));
+}
+
+std::vector<std::string> names(std::span<const std::string_view> views) {
+  return {views.begin(), views.end()};
+}
+
+// Reads every node of `bytes` with a reader (threaded or not) and checks it against node i.
+void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count, bool threaded,
+                                 std::optional<int> corrupt = std::nullopt) {
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
+  ASSERT_TRUE(nodes.has_value());
+  ASSERT_EQ(nodes->size(), count);
+  OnnxNodeReader reader(*nodes, threaded);
+  EXPECT_EQ(reader.threaded(), threaded && count >= OnnxNodeReader::kThreadedMinNodes);
+  for (int i = 0; i < count; ++i) {
+    const OnnxNodeView* view = reader.next(i);
+    if (corrupt == i) {
+      EXPECT_EQ(view, nullptr) << i;
+      continue;
+    }
+    ASSERT_NE(view, nullptr) << i;
+    const onnx::NodeProto want = test_node(i);
+    EXPECT_EQ(view->name, want.name()) << i;
+    EXPECT_EQ(view->op_type, want.op_type()) << i;
+    EXPECT_EQ(view->domain, want.domain()) << i;
+    EXPECT_EQ(names(view->inputs), std::vector<std::string>(want.input().begin(), want.input().end())) << i;
+    EXPECT_EQ(names(view->outputs), std::vector<std::string>(want.output().begin(), want.output().end())) << i;
+    ASSERT_NE(view->proto, nullptr) << i;
+    EXPECT_EQ(view->proto->SerializeAsString(), want.SerializeAsString()) << i;
+  }
+}
+
+TEST(OnnxNodeReader, ThreadedReadServesEveryNodeAsParsedAcrossBatchesAndRingWraps) {
+  // Several times the ring, ending inside a batch.
+  const int count = (OnnxNodeReader::kBatches * 3 + 1) * kBatch + 17;
+  expect_nodes_read_as_parsed(model_bytes(count), count, true);
+}
+
+TEST(OnnxNodeReader, InlineReadServesTheSameNodes) {
+  const int count = OnnxNodeReader::kThreadedMinNodes + 5;
+  expect_nodes_read_as_parsed(model_bytes(count), count, false);
+  expect_nodes_read_as_parsed(model_bytes(100), 100, true);  // too small for a thread
+}
+
+TEST(OnnxNodeReader, CorruptNodeIsNullAtItsIndexOnly) {
+  const int count = OnnxNodeReader::kThreadedMinNodes + 3 * kBatch;
+  for (const int corrupt : {0, kBatch - 1, kBatch, 5 * kBatch + 77, count - 1}) {
+    SCOPED_TRACE(corrupt);
+    const std::vector<std::byte> bytes = model_bytes(count, corrupt);
+    expect_nodes_read_as_parsed(bytes, count, true, corrupt);
+    expect_nodes_read_as_parsed(bytes, count, false, corrupt);
+  }
+}
+
+TEST(OnnxNodeReader, ParsedGraphNodesAreServedFromTheGraph) {
+  onnx::GraphProto graph;
+  for (int i = 0; i < OnnxNodeReader::kThreadedMinNodes + 1; ++i)
+    *graph.add_node() = test_node(i);
+  const OnnxNodes nodes(graph);
+  OnnxNodeReader reader(nodes, true);
+  EXPECT_FALSE(reader.threaded());
+  for (int i = 0; i < nodes.size(); ++i) {
+    const OnnxNodeView* view = reader.next(i);
+    ASSERT_NE(view, nullptr);
+    EXPECT_EQ(view->proto, &graph.node(i));
+    EXPECT_EQ(view->op_type, graph.node(i).op_type());
+  }
+}
+
+TEST(OnnxNodeReader, ReaderDroppedEarlyStopsItsWorker) {
+  const int count = (OnnxNodeReader::kBatches * 4) * kBatch;
+  const std::vector<std::byte> bytes = model_bytes(count);
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
+  ASSERT_TRUE(nodes.has_value());
+  for (const int read : {0, 1, kBatch + 1, 3 * kBatch}) {
+    OnnxNodeReader reader(*nodes, true);
+    ASSERT_TRUE(reader.threaded());
+    for (int i = 0; i < read; ++i)
+      ASSERT_NE(reader.next(i), nullptr);
+  }  // each destructor must return: a hang fails the test by its timeout
+}
+
+}  // namespace
+}  // namespace nnplan::format::detail
