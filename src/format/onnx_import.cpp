@@ -42,10 +42,10 @@
 #include <variant>
 
 #include "bounded_file.hpp"
-#include "nnplan/large_memory.hpp"
+#include "name_table.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/check.hpp"
-#include "name_table.hpp"
+#include "nnplan/large_memory.hpp"
 #include "onnx_model_split.hpp"
 #include "onnx_node_reader.hpp"
 
@@ -211,8 +211,8 @@ std::vector<T> raw_vector(const std::string& raw) {
   return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
 }
 
-// `std::string + std::string_view`, which C++26 adds to the standard library: the importer's messages
-// quote node names, which are views into the node being read.
+// `std::string + std::string_view`, which C++26 adds to the standard library: the importer's
+// messages quote node names, which are views into the node being read.
 std::string operator+(std::string lhs, std::string_view rhs) {
   lhs.append(rhs);
   return lhs;
@@ -318,8 +318,8 @@ class Importer {
   }
   [[noreturn]] void fail(const std::string& reason) const {
     if (cur_ == nullptr) fail_model(reason);
-    fail_model("node '" + std::string(cur_name()) + "' (" + std::string(cur_->op_type) + ", opset " + str(opset_) +
-               "): " + reason);
+    fail_model("node '" + std::string(cur_name()) + "' (" + std::string(cur_->op_type) +
+               ", opset " + str(opset_) + "): " + reason);
   }
   [[noreturn]] void fail_attr(const std::string& name, const std::string& value,
                               const std::string& supported) const {
@@ -372,16 +372,20 @@ class Importer {
   }
 
   // ---- node inputs and outputs ----
-  // Views into the current node's names (empty for an absent one), valid while it is imported: a table
-  // that keeps one as a key keeps a copy (NameTable, keep()).
+  // Views into the current node's names (empty for an absent one), valid while it is imported: a
+  // table that keeps one as a key keeps a copy (NameTable, keep()).
   std::string_view in_name(int i) const {
-    return static_cast<std::size_t>(i) < cur_->inputs.size() ? cur_->inputs[static_cast<std::size_t>(i)] : std::string_view();
+    return static_cast<std::size_t>(i) < cur_->inputs.size()
+               ? cur_->inputs[static_cast<std::size_t>(i)]
+               : std::string_view();
   }
   bool has_in(int i) const { return !in_name(i).empty(); }
   int input_count() const { return static_cast<int>(cur_->inputs.size()); }
   int output_count() const { return static_cast<int>(cur_->outputs.size()); }
   std::string_view out_name(int i) const {
-    return static_cast<std::size_t>(i) < cur_->outputs.size() ? cur_->outputs[static_cast<std::size_t>(i)] : std::string_view();
+    return static_cast<std::size_t>(i) < cur_->outputs.size()
+               ? cur_->outputs[static_cast<std::size_t>(i)]
+               : std::string_view();
   }
   bool used(std::string_view name) const {
     index_consumers();
@@ -1754,8 +1758,10 @@ ImportedModel Importer::run() {
   for (int i = 0; i < nodes_.size(); ++i) {
     cur_ = reader.next(i);
     if (cur_ == nullptr) fail_corrupt_node(i);
-    for (const std::string_view out : cur_->outputs)
-      values_.prefetch(out);
+    if (const detail::OnnxNodeView* ahead = reader.peek(i, 8)) {
+      for (const std::string_view out : ahead->outputs)
+        values_.prefetch(out);
+    }
     if (cur_->name.empty()) {
       unnamed_ = std::string(cur_->op_type) + "_" + str(i);
     }

@@ -61,6 +61,17 @@ class OnnxNodeReader {
   // are not a valid NodeProto. Rethrows what the worker threw (out of memory).
   [[nodiscard]] const OnnxNodeView* next(int i);
 
+  // Node i + d's view when it is in the batch of node i (the last one asked for) and valid, else
+  // null; always null without a worker. For prefetching what a coming node will touch.
+  [[nodiscard]] const OnnxNodeView* peek(int i, int d) const {
+    if (single_ != nullptr) return nullptr;
+    const int j = i % kBatchNodes + d;
+    const Batch& batch = *batches_[static_cast<std::size_t>((i / kBatchNodes) % kBatches)];
+    if (j >= static_cast<int>(batch.views.size()) || !batch.valid[static_cast<std::size_t>(j)])
+      return nullptr;
+    return &batch.views[static_cast<std::size_t>(j)];
+  }
+
   // Whether a worker thread reads ahead.
   [[nodiscard]] bool threaded() const { return worker_.joinable(); }
 
@@ -70,15 +81,14 @@ class OnnxNodeReader {
     std::vector<onnx::NodeProto> protos;  // reused: their strings keep their capacity
     std::vector<OnnxNodeView> views;
     std::vector<bool> valid;
-    std::string chars;                   // every name of the batch, back to back
+    std::string chars;                    // every name of the batch, back to back
     std::vector<std::string_view> names;  // the nodes' inputs and outputs, views into chars
   };
   void fill(Batch& batch, int first, int count) const;
   void work();
   void read_ahead();
   // Blocks until `counter` holds more than `value` or, when `stop` is given, the reader stops.
-  static void wait_above(const std::atomic<int>& counter, int value,
-                         const std::atomic<bool>* stop);
+  static void wait_above(const std::atomic<int>& counter, int value, const std::atomic<bool>* stop);
 
   const OnnxNodes& nodes_;
   std::unique_ptr<Batch> single_;  // the one-node batch of a reader without a worker

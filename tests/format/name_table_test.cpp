@@ -69,7 +69,8 @@ TEST(NamePool, CopiesOutliveTheirSources) {
   NamePool pool;
   std::vector<std::string_view> kept;
   for (int i = 0; i < 5000; ++i) {
-    std::string name = "name_" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'z');
+    std::string name =
+        "name_" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 50), 'z');
     kept.push_back(pool.keep(name));
   }
   kept.push_back(pool.keep(std::string(100000, 'L')));  // larger than a block

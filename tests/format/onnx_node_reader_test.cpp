@@ -25,7 +25,8 @@ constexpr int kBatch = OnnxNodeReader::kBatchNodes;
 // on every seventh node.
 onnx::NodeProto test_node(int i) {
   onnx::NodeProto n;
-  if (i % 5 != 0) n.set_name("node/" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 23), 'x'));
+  if (i % 5 != 0)
+    n.set_name("node/" + std::to_string(i) + std::string(static_cast<std::size_t>(i % 23), 'x'));
   n.set_op_type(i % 3 == 0 ? "Relu" : "Add");
   if (i % 11 == 0) n.set_domain("ai.onnx");
   for (int k = 0; k <= i % 3; ++k)
@@ -50,11 +51,15 @@ std::vector<std::byte> model_bytes(int count, std::optional<int> corrupt = std::
   m.mutable_graph()->set_name("g");
   std::string graph;
   for (int i = 0; i < count; ++i) {
-    const std::string node =
-        corrupt == i ? std::string("\x0a\x7f" "ab", 4) : test_node(i).SerializeAsString();
+    const std::string node = corrupt == i ? std::string(
+                                                "\x0a\x7f"
+                                                "ab",
+                                                4)
+                                          : test_node(i).SerializeAsString();
     graph += delimited_field(onnx::GraphProto::kNodeFieldNumber, node);
   }
-  return to_bytes(m.SerializeAsString() + delimited_field(onnx::ModelProto::kGraphFieldNumber, graph));
+  return to_bytes(m.SerializeAsString() +
+                  delimited_field(onnx::ModelProto::kGraphFieldNumber, graph));
 }
 
 std::vector<std::string> names(std::span<const std::string_view> views) {
@@ -81,8 +86,12 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
     EXPECT_EQ(view->name, want.name()) << i;
     EXPECT_EQ(view->op_type, want.op_type()) << i;
     EXPECT_EQ(view->domain, want.domain()) << i;
-    EXPECT_EQ(names(view->inputs), std::vector<std::string>(want.input().begin(), want.input().end())) << i;
-    EXPECT_EQ(names(view->outputs), std::vector<std::string>(want.output().begin(), want.output().end())) << i;
+    EXPECT_EQ(names(view->inputs),
+              std::vector<std::string>(want.input().begin(), want.input().end()))
+        << i;
+    EXPECT_EQ(names(view->outputs),
+              std::vector<std::string>(want.output().begin(), want.output().end()))
+        << i;
     ASSERT_NE(view->proto, nullptr) << i;
     EXPECT_EQ(view->proto->SerializeAsString(), want.SerializeAsString()) << i;
   }
@@ -123,6 +132,30 @@ TEST(OnnxNodeReader, ParsedGraphNodesAreServedFromTheGraph) {
     EXPECT_EQ(view->proto, &graph.node(i));
     EXPECT_EQ(view->op_type, graph.node(i).op_type());
   }
+}
+
+TEST(OnnxNodeReader, PeekSeesLaterNodesOfTheCurrentBatchOnly) {
+  const int count = OnnxNodeReader::kThreadedMinNodes + 10;
+  const std::vector<std::byte> bytes = model_bytes(count, kBatch + 3);
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
+  ASSERT_TRUE(nodes.has_value());
+  OnnxNodeReader reader(*nodes, true);
+  ASSERT_TRUE(reader.threaded());
+  for (int i = 0; i < count; ++i) {
+    ASSERT_EQ(reader.next(i) == nullptr, i == kBatch + 3);
+    const OnnxNodeView* ahead = reader.peek(i, 8);
+    const bool same_batch = (i + 8) / kBatch == i / kBatch && i + 8 < count;
+    if (!same_batch || i + 8 == kBatch + 3) {
+      EXPECT_EQ(ahead, nullptr) << i;
+      continue;
+    }
+    ASSERT_NE(ahead, nullptr) << i;
+    EXPECT_EQ(names(ahead->outputs)[0], test_node(i + 8).output(0)) << i;
+  }
+  OnnxNodeReader inline_reader(*nodes, false);
+  ASSERT_NE(inline_reader.next(0), nullptr);
+  EXPECT_EQ(inline_reader.peek(0, 1), nullptr);  // nothing is read ahead inline
 }
 
 TEST(OnnxNodeReader, ReaderDroppedEarlyStopsItsWorker) {
