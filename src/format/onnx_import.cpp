@@ -207,7 +207,7 @@ struct RawIter {
   bool operator==(const RawIter& o) const { return p == o.p; }
 };
 template <class T>
-std::vector<T> raw_vector(const std::string& raw) {
+std::vector<T> raw_vector(std::string_view raw) {
   return std::vector<T>(RawIter<T>{raw.data()}, RawIter<T>{raw.data() + raw.size()});
 }
 
@@ -284,7 +284,12 @@ std::string dtype_name(int t) {
 struct ConstTensor {
   std::vector<Dim> dims;
   int dtype = 0;
+  // Float data, decoded on first use (Importer::floats_of) from `raw_floats` when that is set: the
+  // raw_data of an initializer, still in the file's bytes or the parsed message, which outlive the
+  // import. A weight that only becomes a payload is then decoded once, straight into it, or never
+  // when the import keeps no payloads.
   std::vector<float> floats;
+  std::string_view raw_floats;
   std::vector<std::int64_t> ints;
   std::string source;          // the tensor name, or the Constant node's name
   std::optional<NodeId> node;  // the `const` node, once materialized
@@ -467,7 +472,10 @@ class Importer {
   [[noreturn]] void fail_rejected_input(std::string_view name) const {
     fail_model(rejected_inputs_.at(name));
   }
-  ConstPtr read_tensor(const onnx::TensorProto& t, std::string source) const;
+  // `split_raw`: the tensor's raw_data where the split left it in the file (an initializer's).
+  // `stable`: `t` (an initializer) outlives the import, so float data may stay undecoded.
+  ConstPtr read_tensor(const onnx::TensorProto& t, std::string source, bool stable,
+                       std::optional<std::span<const std::byte>> split_raw = std::nullopt) const;
   ConstPtr constant(std::string_view name) const {
     const auto it = consts_.find(name);
     return it == consts_.end() ? nullptr : it->second;
@@ -497,11 +505,25 @@ class Importer {
   // The float data of constant `c`, named `name` here: moved out when this is its only use (no
   // other name aliases it, one consuming input, not the graph output), else copied.
   std::vector<float> take_floats(const ConstPtr& c, std::string_view name) const {
+    if (!options_.keep_payloads) return {};
+    floats_of(*c);
     if (c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
         !graph_outputs_.contains(name)) {
       return std::move(c->floats);
     }
     return c->floats;
+  }
+  // The float data of `c`, decoded now if it was not yet.
+  const std::vector<float>& floats_of(ConstTensor& c) const {
+    if (!c.raw_floats.empty()) {
+      c.floats = raw_vector<float>(c.raw_floats);
+      c.raw_floats = {};
+    }
+    return c.floats;
+  }
+  // A copy of the float data of `c` for a payload; nothing when the import keeps no payloads.
+  std::vector<float> payload_floats(ConstTensor& c) const {
+    return options_.keep_payloads ? floats_of(c) : std::vector<float>();
   }
   // The IR node holding tensor `name`, materializing a constant as a `const` node.
   NodeId tensor(std::string_view name);
@@ -637,7 +659,8 @@ class Importer {
   std::string unnamed_;  // the current node's name when it has none: `<op_type>_<index>`
 };
 
-ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) const {
+ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source, bool stable,
+                               std::optional<std::span<const std::byte>> split_raw) const {
   auto c = std::make_shared<ConstTensor>();
   c->source = std::move(source);
   c->dtype = t.data_type();
@@ -669,7 +692,11 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
     fail("tensor '" + name + "' has " + str(count) + " elements; the limit is " +
          str(kMaxTensorElements) + " (2^48) per tensor");
   }
-  const std::string& raw = t.raw_data();
+  const bool has_raw = split_raw.has_value() || t.has_raw_data();
+  const std::string_view raw =
+      split_raw
+          ? std::string_view(reinterpret_cast<const char*>(split_raw->data()), split_raw->size())
+          : std::string_view(t.raw_data());
   const auto check_count = [&](std::size_t have, std::string_view field, std::size_t width) {
     const Dim need = count * width;
     if (have != need) {
@@ -680,16 +707,20 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
   };
   switch (t.data_type()) {
     case onnx::TensorProto_DataType_FLOAT:
-      if (t.has_raw_data()) {
+      if (has_raw) {
         check_count(raw.size(), "raw_data", 4);
-        c->floats = raw_vector<float>(raw);
+        if (stable) {
+          c->raw_floats = raw;
+        } else {
+          c->floats = raw_vector<float>(raw);
+        }
       } else {
         check_count(static_cast<std::size_t>(t.float_data_size()), "float_data", 1);
         c->floats.assign(t.float_data().begin(), t.float_data().end());
       }
       break;
     case onnx::TensorProto_DataType_INT64:
-      if (t.has_raw_data()) {
+      if (has_raw) {
         check_count(raw.size(), "raw_data", 8);
         c->ints = raw_vector<std::int64_t>(raw);
       } else {
@@ -699,7 +730,7 @@ ConstPtr Importer::read_tensor(const onnx::TensorProto& t, std::string source) c
       break;
     case onnx::TensorProto_DataType_INT32:
     case onnx::TensorProto_DataType_BOOL:
-      if (t.has_raw_data()) {
+      if (has_raw) {
         const std::size_t width = t.data_type() == onnx::TensorProto_DataType_BOOL ? 1 : 4;
         check_count(raw.size(), "raw_data", width);
         c->ints.resize(count);
@@ -747,7 +778,8 @@ NodeId Importer::tensor(std::string_view name) {
     require_float(*c);
     const NodeId id = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}},
                           Shape{c->dims}, &c->source);
-    payloads_.tensors[{id, "value"}] = PayloadTensor{.shape = Shape{c->dims}, .data = c->floats};
+    payloads_.tensors[{id, "value"}] =
+        PayloadTensor{.shape = Shape{c->dims}, .data = payload_floats(*c)};
     c->node = id;
   }
   return *c->node;
@@ -861,10 +893,14 @@ void Importer::matmul() {
       fail("inner dimensions differ: " + to_string(as) + " x " + list_string(bc->dims));
     }
     const NodeId a = tensor(in_name(0));
-    PayloadTensor w{.shape = Shape{{p, n}}, .data = std::vector<float>(n * p)};
-    for (Dim i = 0; i < n; ++i)
-      for (Dim j = 0; j < p; ++j)
-        w.data[j * n + i] = bc->floats[i * p + j];
+    PayloadTensor w{.shape = Shape{{p, n}}};
+    if (options_.keep_payloads) {
+      const std::vector<float>& b = floats_of(*bc);
+      w.data.resize(n * p);
+      for (Dim i = 0; i < n; ++i)
+        for (Dim j = 0; j < p; ++j)
+          w.data[j * n + i] = b[i * p + j];
+    }
     Shape out = as;
     out.dims.back() = p;
     const NodeId id = add(OpKind::linear, {a}, {}, out);
@@ -946,11 +982,12 @@ void Importer::gemm() {
     PayloadTensor w{.shape = Shape{{n, k}}};
     if (trans_b != 0) {
       w.data = take_floats(bc, in_name(1));
-    } else {
+    } else if (options_.keep_payloads) {
+      const std::vector<float>& b = floats_of(*bc);
       w.data.resize(n * k);
       for (Dim i = 0; i < k; ++i)
         for (Dim j = 0; j < n; ++j)
-          w.data[j * k + i] = bc->floats[i * n + j];
+          w.data[j * k + i] = b[i * n + j];
     }
     std::optional<PayloadTensor> bias;
     if (ConstPtr cc = has_in(2) ? constant(in_name(2)) : nullptr; cc != nullptr) {
@@ -963,9 +1000,13 @@ void Importer::gemm() {
       for (std::size_t i = 0; i + 1 < cc->dims.size(); ++i)
         leading_ones = leading_ones && cc->dims[i] == 1;
       if (row && leading_ones && cc->dims.size() <= 2) {
-        bias = PayloadTensor{.shape = Shape{{n}}, .data = std::vector<float>(n)};
-        for (Dim j = 0; j < n; ++j)
-          bias->data[j] = cc->floats[count == 1 ? 0 : j];
+        bias = PayloadTensor{.shape = Shape{{n}}};
+        if (options_.keep_payloads) {
+          const std::vector<float>& b = floats_of(*cc);
+          bias->data.resize(n);
+          for (Dim j = 0; j < n; ++j)
+            bias->data[j] = b[count == 1 ? 0 : j];
+        }
         bias_done = true;
       }
     }
@@ -1036,7 +1077,7 @@ void Importer::conv() {
     if (b->dims != std::vector<Dim>{out_c}) {
       fail("bias '" + in_name(2) + "' " + list_string(b->dims) + " is not [" + str(out_c) + "]");
     }
-    bias = PayloadTensor{.shape = Shape{b->dims}, .data = b->floats};
+    bias = PayloadTensor{.shape = Shape{b->dims}, .data = payload_floats(*b)};
   }
   const NodeId id = add(OpKind::conv2d, {x},
                         ir::Conv2dParams{.in_channels = static_cast<std::uint32_t>(in_c),
@@ -1160,7 +1201,8 @@ void Importer::batch_norm() {
       fail(std::string(kRoles[static_cast<std::size_t>(i)]) + " '" + in_name(i + 1) + "' " +
            list_string(t->dims) + " is not [" + str(c) + "]");
     }
-    p[static_cast<std::size_t>(i)] = PayloadTensor{.shape = Shape{t->dims}, .data = t->floats};
+    p[static_cast<std::size_t>(i)] =
+        PayloadTensor{.shape = Shape{t->dims}, .data = payload_floats(*t)};
   }
   const float eps = attr_float("epsilon", 1e-5f);
   if (!std::isfinite(eps) || eps < 0) fail_attr("epsilon", str(eps), "finite, >= 0");
@@ -1225,8 +1267,7 @@ void Importer::layer_norm() {
            ", which does not broadcast to the normalized dims " + to_string(normalized) +
            " (X.shape[" + str(axis) + ":])");
     }
-    const bool trivial =
-        std::all_of(c->floats.begin(), c->floats.end(), [&](float f) { return f == identity; });
+    const bool trivial = std::ranges::all_of(floats_of(*c), [&](float f) { return f == identity; });
     return trivial ? nullptr : c;
   };
   const ConstPtr scale = affine(1, "Scale", 1.0f);
@@ -1431,8 +1472,10 @@ void Importer::pad() {
     pads = int_constant(in_name(1), "pads");
     if (has_in(2)) {
       ConstPtr v = float_constant(in_name(2), "constant_value");
-      if (v->floats.size() != 1) fail("constant_value '" + in_name(2) + "' is not a scalar");
-      value = v->floats[0];
+      if (floats_of(*v).size() != 1) {
+        fail("constant_value '" + in_name(2) + "' is not a scalar");
+      }
+      value = floats_of(*v)[0];
     }
   } else {
     pads = attr_ints("pads").value_or(std::vector<std::int64_t>{});
@@ -1491,7 +1534,7 @@ void Importer::constant_node() {
   const onnx::AttributeProto& a = cur_->proto->attribute(0);
   ConstPtr c;
   if (a.name() == "value") {
-    c = read_tensor(a.t(), std::string(cur_name()));
+    c = read_tensor(a.t(), std::string(cur_name()), false);
   } else {
     c = std::make_shared<ConstTensor>();
     c->source = cur_name();
@@ -1550,8 +1593,9 @@ void Importer::import_node() {
       require_inputs(1, 3);
       if (has_in(2)) {
         ConstPtr t = constant(in_name(2));
-        const bool inference = t != nullptr && ((!t->ints.empty() && t->ints[0] == 0) ||
-                                                (!t->floats.empty() && t->floats[0] == 0.0f));
+        const bool inference =
+            t != nullptr && ((!t->ints.empty() && t->ints[0] == 0) ||
+                             (!floats_of(*t).empty() && floats_of(*t)[0] == 0.0f));
         if (!inference) {
           fail("input training_mode '" + in_name(2) +
                "' is not a constant false; only inference is supported");
@@ -1657,9 +1701,10 @@ ImportedModel Importer::run() {
     values_.reserve(tensors);
     graph_.reserve(tensors);
   }
-  for (const auto& t : g.initializer()) {
+  for (int k = 0; k < g.initializer_size(); ++k) {
+    const onnx::TensorProto& t = g.initializer(k);
     if (t.name().empty()) fail_model("an initializer has no name");
-    consts_[t.name()] = read_tensor(t, t.name());
+    consts_[t.name()] = read_tensor(t, t.name(), true, nodes_.initializer_raw_data(k));
   }
   if (g.sparse_initializer_size() > 0) fail_model("sparse initializers are not supported");
   // Inputs.
@@ -1784,7 +1829,11 @@ ImportedModel Importer::run() {
         ErrorKind::internal,
         std::string(source_) + ": internal error: the imported graph fails a check: " + e.message)};
   };
-  if (Expected<void> ok = check_payloads(graph_.graph(), payloads_); !ok) internal(ok.error());
+  if (!options_.keep_payloads) {
+    payloads_ = {};  // shapes without data: not kept
+  } else if (Expected<void> ok = check_payloads(graph_.graph(), payloads_); !ok) {
+    internal(ok.error());
+  }
   // Node 0 is the first graph input.
   Expected<ir::CheckedGraph> checked = std::move(graph_).finish(0, output_id);
   if (!checked) internal(checked.error());

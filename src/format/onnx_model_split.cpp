@@ -62,6 +62,7 @@ int budget_at_depth(int depth) {
 constexpr int kModelDepth = 0;
 constexpr int kGraphDepth = 1;
 constexpr int kNodeDepth = 2;
+constexpr int kTensorDepth = 2;  // a graph initializer
 
 // Merges `bytes` (whole fields of `message`, read at nesting `depth`) into it.
 bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes, int depth) {
@@ -71,21 +72,58 @@ bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> by
   return message.MergeFromCodedStream(&in) && in.ConsumedEntireMessage();
 }
 
-// Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
-// offset in the model), every other run of fields is merged into `out`.
-bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
-                 std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count) {
-  const int size = static_cast<int>(graph.size());
-  CodedInputStream in(as_u8(graph.data()), size);
-  in.SetRecursionLimit(budget_at_depth(kGraphDepth));  // skipping groups spends it too
-  int run_begin = 0;  // the start of the current run of non-node fields
+// Walks the TensorProto payload `tensor` (an initializer at offset `base` of the model): its
+// raw_data fields are left where they are, the last one's range returned in `raw` (protobuf keeps
+// the last of a repeated scalar field), and every other run of fields is merged into `out`.
+bool split_tensor(std::span<const std::byte> tensor, std::uint32_t base, onnx::TensorProto& out,
+                  std::optional<OnnxNodes::Range>& raw) {
+  const int size = static_cast<int>(tensor.size());
+  CodedInputStream in(as_u8(tensor.data()), size);
+  in.SetRecursionLimit(budget_at_depth(kTensorDepth));
+  int run_begin = 0;
   Field f;
   bool done = false;
   while (next_field(in, size, f, done)) {
-    if (f.number != onnx::GraphProto::kNodeFieldNumber) continue;
+    if (f.number != onnx::TensorProto::kRawDataFieldNumber) continue;
+    if (!f.delimited) return false;
+    if (!merge(out, tensor.subspan(run_begin, f.begin - run_begin), kTensorDepth)) return false;
+    run_begin = f.end;
+    raw = OnnxNodes::Range{.offset = base + static_cast<std::uint32_t>(f.payload_begin),
+                           .size = static_cast<std::uint32_t>(f.end - f.payload_begin)};
+  }
+  return done && merge(out, tensor.subspan(run_begin, size - run_begin), kTensorDepth);
+}
+
+// Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
+// offset in the model), initializers are split (split_tensor), and every other run of fields is
+// merged into `out`.
+bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
+                 std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count,
+                 std::vector<std::optional<OnnxNodes::Range>>& raw) {
+  const int size = static_cast<int>(graph.size());
+  CodedInputStream in(as_u8(graph.data()), size);
+  in.SetRecursionLimit(budget_at_depth(kGraphDepth));  // skipping groups spends it too
+  int run_begin = 0;  // the start of the current run of fields merged as they are
+  Field f;
+  bool done = false;
+  while (next_field(in, size, f, done)) {
+    const bool node = f.number == onnx::GraphProto::kNodeFieldNumber;
+    const bool initializer = f.number == onnx::GraphProto::kInitializerFieldNumber;
+    if (!node && !initializer) continue;
     if (!f.delimited) return false;  // protobuf's own parser decides what that means
     if (!merge(out, graph.subspan(run_begin, f.begin - run_begin), kGraphDepth)) return false;
     run_begin = f.end;
+    if (initializer) {
+      // Earlier runs may have added initializers too: this one's index is the current count.
+      raw.resize(static_cast<std::size_t>(out.initializer_size()));
+      std::optional<OnnxNodes::Range>& range = raw.emplace_back();
+      if (!split_tensor(graph.subspan(f.payload_begin, f.end - f.payload_begin),
+                        base + static_cast<std::uint32_t>(f.payload_begin), *out.add_initializer(),
+                        range)) {
+        return false;
+      }
+      continue;
+    }
     ++count;  // at most one node per 2 bytes of a 2 GiB message: fits an int
     if (nodes.size() < max_kept) {
       nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
@@ -96,6 +134,14 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
 }
 
 }  // namespace
+
+std::optional<std::span<const std::byte>> OnnxNodes::initializer_raw_data(int k) const {
+  if (k < 0 || static_cast<std::size_t>(k) >= raw_.size() || !raw_[static_cast<std::size_t>(k)]) {
+    return std::nullopt;
+  }
+  const Range r = *raw_[static_cast<std::size_t>(k)];
+  return bytes_.subspan(r.offset, r.size);
+}
 
 const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   if (graph_ != nullptr) return &graph_->node(i);
@@ -127,6 +173,7 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
   in.SetRecursionLimit(budget_at_depth(kModelDepth));
   std::string rest;  // the model's fields other than graph: a few small ones
   std::vector<OnnxNodes::Range> nodes;
+  std::vector<std::optional<OnnxNodes::Range>> raw;
   int count = 0;
   Field f;
   bool done = false;
@@ -139,12 +186,15 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
     if (!f.delimited) return std::nullopt;
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
                      static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(), nodes,
-                     max_kept, count)) {
+                     max_kept, count, raw)) {
       return std::nullopt;
     }
   }
   if (!done || !merge(model, std::as_bytes(std::span(rest)), kModelDepth)) return std::nullopt;
-  return OnnxNodes(bytes, std::move(nodes), count);
+  raw.resize(static_cast<std::size_t>(model.graph().initializer_size()));
+  OnnxNodes split(bytes, std::move(nodes), count);
+  split.set_initializer_raw_data(std::move(raw));
+  return split;
 }
 
 }  // namespace nnplan::format::detail

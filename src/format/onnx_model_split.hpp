@@ -9,9 +9,10 @@
 // when the importer reaches it. Parsing the pieces is equivalent to parsing the whole message:
 // protobuf defines a serialized message as the concatenation of its fields, and merging the
 // fields piece by piece in file order (repeated fields append, later scalars win) gives the same
-// message. Input the walk does not recognize (a node field with another wire type, a malformed
-// tag, a truncated length) is left to the full parse, so the split never accepts what protobuf
-// would reject nor rejects what it would accept.
+// message. The same holds one level down for each initializer, a TensorProto whose raw_data field
+// is kept as a range. Input the walk does not recognize (a node field with another wire type, a
+// malformed tag, a truncated length) is left to the full parse, so the split never accepts what
+// protobuf would reject nor rejects what it would accept.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -45,19 +46,29 @@ class OnnxNodes {
   // True when the nodes are serialized (parsed node by node), false for a parsed graph.
   [[nodiscard]] bool serialized() const { return graph_ == nullptr; }
 
+  // The raw_data of graph initializer k, when the split left it in the file's bytes instead of
+  // copying it into the message (whose raw_data is then unset); nullopt otherwise: the message's
+  // own raw_data field, if any, holds it.
+  [[nodiscard]] std::optional<std::span<const std::byte>> initializer_raw_data(int k) const;
+  void set_initializer_raw_data(std::vector<std::optional<Range>> raw) { raw_ = std::move(raw); }
+
  private:
   const onnx::GraphProto* graph_ = nullptr;
   std::span<const std::byte> bytes_;
   std::vector<Range> serialized_;
   int count_ = 0;
+  std::vector<std::optional<Range>> raw_;  // by initializer index
 };
 
 // Splits `bytes` (at most 2 GiB) as described above: fills `model` (empty on entry) with every
-// field but the graph's nodes and returns the nodes as ranges of `bytes`, which must outlive
-// them. Past `max_kept` nodes (the caller's node limit) the rest are counted, not kept, so a
-// hostile file of millions of empty nodes costs no memory beyond the limit before the caller
-// rejects it. nullopt when the framing is not the plain form this walk reads or a piece fails to
-// parse; the caller then parses the whole message, whose outcome is protobuf's own verdict.
+// field but the graph's nodes and the initializers' raw_data, and returns the nodes and those
+// raw_data fields as ranges of `bytes`, which must outlive them. (An initializer's raw_data is
+// its weights, nearly all of a real model's bytes; leaving it in place saves copying them into
+// the message, and the importer reads them from the file's bytes.) Past `max_kept` nodes (the
+// caller's node limit) the rest are counted, not kept, so a hostile file of millions of empty nodes
+// costs no memory beyond the limit before the caller rejects it. nullopt when the framing is not
+// the plain form this walk reads or a piece fails to parse; the caller then parses the whole
+// message, whose outcome is protobuf's own verdict.
 [[nodiscard]] std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
                                                         onnx::ModelProto& model,
                                                         std::size_t max_kept);

@@ -1460,5 +1460,64 @@ INSTANTIATE_TEST_SUITE_P(
         CorpusCase{"test_add_uint8", "error: input 'x' has data type uint8"}),
     [](const auto& info) { return info.param.test; });
 
+// ---- weights: left in the file's bytes, decoded only for payloads ----
+
+// A model with every kind of weight use: conv weight and bias, batch norm parameters, Gemm with
+// transB 0 and 1 and a row bias, MatMul by a constant, a constant broadcast into an Add, and a
+// non-identity LayerNorm scale (its values decide the graph).
+Model weighted_model() {
+  Model m(17);
+  m.input("x", {1, 2, 4, 4}).output("y");
+  m.init("w", {3, 2, 3, 3}, iota(54)).init("b", {3}, {0.5f, 1.5f, 2.5f});
+  m.init("s", {3}, {1, 2, 3}).init("bb", {3}, {0, 1, 0}).init("mu", {3}, {0, 0, 1});
+  m.init("var", {3}, {1, 1, 2});
+  attr_ints(m.node("Conv", {"x", "w", "b"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+  m.node("BatchNormalization", {"c", "s", "bb", "mu", "var"}, {"n"}, "bn");
+  m.node("GlobalAveragePool", {"n"}, {"p"}, "gap");
+  m.node("Flatten", {"p"}, {"f"}, "flat");
+  m.init("g1", {3, 4}, iota(12)).init("gb", {4}, {1, 2, 3, 4});
+  m.node("Gemm", {"f", "g1", "gb"}, {"h"}, "gemm");
+  m.init("g2", {5, 4}, iota(20, -3.0f));
+  attr_i(m.node("Gemm", {"h", "g2"}, {"k"}, "gemm_t"), "transB", 1);
+  m.init("mm", {5, 2}, iota(10)).init("two", {}, {2.0f});
+  m.node("MatMul", {"k", "mm"}, {"l"}, "mm");
+  m.node("Add", {"l", "two"}, {"z"}, "add");
+  m.init("ln_g", {2}, {1, 3});
+  attr_i(m.node("LayerNormalization", {"z", "ln_g"}, {"y"}, "ln"), "axis", 1);
+  return m;
+}
+
+TEST(OnnxImport, WithoutPayloadsTheGraphIsTheSameAndNoWeightIsKept) {
+  const ImportedModel full = ok(weighted_model());
+  OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  const ImportedModel planned = ok(weighted_model(), shapes_only);
+  EXPECT_EQ(lines(planned.graph()), lines(full.graph()));
+  EXPECT_EQ(lines(full.graph()).size(), 15u);  // the LayerNorm scale is not all ones: a mul_elem
+  EXPECT_EQ(planned.graph().output_id, full.graph().output_id);
+  EXPECT_TRUE(planned.payloads.tensors.empty());
+  EXPECT_TRUE(planned.payloads.attributes.empty());
+  // The full import decoded every weight from the file's bytes.
+  EXPECT_EQ(tensor_of(full, 1, "weight").data, iota(54));
+  EXPECT_EQ(tensor_of(full, 1, "bias").data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
+  EXPECT_EQ(tensor_of(full, 2, "var").data, (std::vector<float>{1, 1, 2}));
+  EXPECT_EQ(full.payloads.tensors.size(), 12u);  // conv 2, bn 4, gemm 2 + 1, mm 1, consts 2
+  EXPECT_TRUE(check_payloads(full.graph(), full.payloads).has_value());
+}
+
+TEST(OnnxImport, WithoutPayloadsWeightsAreStillChecked) {
+  OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  Model count;
+  count.input("x", {2, 3}).output("y").init("w", {3, 2}, iota(5));
+  count.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  EXPECT_EQ(error_of(count, shapes_only),
+            "m.onnx: tensor 'w': raw_data holds 20 bytes, dims [3,2] of float32 need 24");
+  Model dtype;
+  dtype.input("x", {3}).output("y").init_i64("w", {1, 2, 3});
+  dtype.node("Add", {"x", "w"}, {"y"}, "add");
+  EXPECT_EQ(error_of(dtype, shapes_only), error_of(dtype));
+}
+
 }  // namespace
 }  // namespace nnplan::format

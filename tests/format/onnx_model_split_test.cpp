@@ -60,6 +60,82 @@ TEST(OnnxModelSplit, EveryFieldButTheNodesParsedAndEachNodeFromItsBytes) {
   }
 }
 
+// Raw bytes of `n` floats 1, 2, ..., n.
+std::string raw_floats(int n) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) {
+    const float f = static_cast<float>(i);
+    out.append(reinterpret_cast<const char*>(&f), sizeof f);
+  }
+  return out;
+}
+
+std::string as_string(std::span<const std::byte> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+TEST(OnnxModelSplit, InitializerRawDataStaysInTheFileBytes) {
+  onnx::ModelProto original = five_relus();  // initializer 0 holds float_data
+  onnx::TensorProto& a = *original.mutable_graph()->add_initializer();
+  a.set_name("a");
+  a.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  a.add_dims(3);
+  a.set_raw_data(raw_floats(3));
+  onnx::TensorProto& b = *original.mutable_graph()->add_initializer();
+  b.set_name("b");
+  b.set_data_type(onnx::TensorProto_DataType_FLOAT);
+  b.add_dims(2);
+  b.set_raw_data(raw_floats(2));
+  // Tensor b with a second raw_data field after its first: protobuf keeps the last one.
+  const std::string bytes_string =
+      original.SerializeAsString() +
+      delimited_field(onnx::ModelProto::kGraphFieldNumber,
+                      delimited_field(onnx::GraphProto::kInitializerFieldNumber,
+                                      b.SerializeAsString() +
+                                          delimited_field(onnx::TensorProto::kRawDataFieldNumber,
+                                                          raw_floats(4).substr(8))));
+  onnx::ModelProto full;
+  ASSERT_TRUE(full.ParseFromString(bytes_string));
+  const std::vector<std::byte> bytes = to_bytes(bytes_string);
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 100);
+  ASSERT_TRUE(nodes.has_value());
+  ASSERT_EQ(model.graph().initializer_size(), 4);
+  ASSERT_EQ(full.graph().initializer_size(), 4);
+  for (int k = 0; k < 4; ++k) {
+    onnx::TensorProto want = full.graph().initializer(k);
+    const std::optional<std::span<const std::byte>> raw = nodes->initializer_raw_data(k);
+    EXPECT_EQ(raw.has_value(), want.has_raw_data()) << k;
+    if (raw) {
+      EXPECT_EQ(as_string(*raw), want.raw_data()) << k;
+    }
+    EXPECT_FALSE(model.graph().initializer(k).has_raw_data()) << k;
+    want.clear_raw_data();
+    EXPECT_EQ(model.graph().initializer(k).SerializeAsString(), want.SerializeAsString()) << k;
+  }
+  EXPECT_EQ(as_string(*nodes->initializer_raw_data(3)), raw_floats(4).substr(8));
+  EXPECT_FALSE(nodes->initializer_raw_data(4).has_value());
+  EXPECT_FALSE(nodes->initializer_raw_data(-1).has_value());
+  onnx::ModelProto without = full;
+  without.mutable_graph()->clear_node();
+  for (auto& t : *without.mutable_graph()->mutable_initializer())
+    t.clear_raw_data();
+  EXPECT_EQ(model.SerializeAsString(), without.SerializeAsString());
+}
+
+TEST(OnnxModelSplit, RawDataOfAnotherWireTypeIsLeftToTheFullParse) {
+  onnx::ModelProto m = five_relus();
+  m.mutable_graph()->clear_initializer();
+  const std::string tensor = wire::varint_field(onnx::TensorProto::kRawDataFieldNumber, 7);
+  const std::string bytes_string =
+      m.SerializeAsString() +
+      delimited_field(onnx::ModelProto::kGraphFieldNumber,
+                      delimited_field(onnx::GraphProto::kInitializerFieldNumber, tensor));
+  const std::vector<std::byte> bytes = to_bytes(bytes_string);
+  onnx::ModelProto model;
+  EXPECT_FALSE(split_onnx_model(bytes, model, 100).has_value());
+}
+
 TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
   const std::vector<std::byte> bytes = to_bytes(five_relus().SerializeAsString());
   onnx::ModelProto model;
@@ -94,9 +170,9 @@ std::string nested_groups(int depth) {
   return out;
 }
 
-// five_relus with unknown groups nested `depth` deep at the model's top level, in its graph, or
-// in its first node.
-enum class Where { model, graph, node };
+// five_relus with unknown groups nested `depth` deep at the model's top level, in its graph, in
+// its first node or in its initializer.
+enum class Where { model, graph, node, initializer };
 std::string with_nesting(Where where, int depth) {
   const onnx::ModelProto m = five_relus();
   onnx::ModelProto rest = m;
@@ -104,10 +180,16 @@ std::string with_nesting(Where where, int depth) {
   onnx::GraphProto graph = m.graph();
   onnx::NodeProto first = graph.node(0);
   graph.mutable_node()->DeleteSubrange(0, 1);
+  onnx::TensorProto weight = graph.initializer(0);
+  graph.clear_initializer();
   const std::string groups = nested_groups(depth);
   const std::string node = first.SerializeAsString() + (where == Where::node ? groups : "");
-  const std::string graph_bytes = delimited_field(onnx::GraphProto::kNodeFieldNumber, node) +
-                                  graph.SerializeAsString() + (where == Where::graph ? groups : "");
+  const std::string tensor =
+      weight.SerializeAsString() + (where == Where::initializer ? groups : "");
+  const std::string graph_bytes =
+      delimited_field(onnx::GraphProto::kNodeFieldNumber, node) +
+      delimited_field(onnx::GraphProto::kInitializerFieldNumber, tensor) +
+      graph.SerializeAsString() + (where == Where::graph ? groups : "");
   return rest.SerializeAsString() +
          delimited_field(onnx::ModelProto::kGraphFieldNumber, graph_bytes) +
          (where == Where::model ? groups : "");
@@ -116,7 +198,7 @@ std::string with_nesting(Where where, int depth) {
 // Each piece is read with the nesting budget the full parse has left at its depth: around the
 // limit, the split accepts exactly the models protobuf's full parse accepts.
 TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
-  for (const Where where : {Where::model, Where::graph, Where::node}) {
+  for (const Where where : {Where::model, Where::graph, Where::node, Where::initializer}) {
     bool some_accepted = false;
     bool some_rejected = false;
     for (int depth = 90; depth <= 105; ++depth) {

@@ -20,8 +20,8 @@
 
 #include "cli.hpp"
 #include "nnplan/format/ir_json.hpp"
-#include "nnplan/large_memory.hpp"
 #include "nnplan/format/plan_artifact.hpp"
+#include "nnplan/large_memory.hpp"
 
 namespace nnplan::cli {
 
@@ -150,8 +150,7 @@ GraphInput take_imported(GraphInput input, format::ImportedModel model) {
 // read), which the callers leave to the bounded readers and their messages. A plain read rather
 // than mmap: a file truncated by another process while mapped would kill nnplan with SIGBUS
 // instead of producing an error.
-std::optional<LargeBuffer> read_regular_file(const std::string& path,
-                                                     std::uintmax_t limit) {
+std::optional<LargeBuffer> read_regular_file(const std::string& path, std::uintmax_t limit) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<LargeBuffer> out;
@@ -175,8 +174,11 @@ std::optional<LargeBuffer> read_regular_file(const std::string& path,
 }  // namespace
 
 GraphInput load_graph(const std::string& path, Digest digest,
-                      const format::OnnxImportOptions& onnx) {
+                      const format::OnnxImportOptions& options) {
   GraphInput input{.path = path, .onnx = is_onnx_file(path)};
+  // The graph subcommands plan; none reads a weight, so the import decodes and copies none.
+  format::OnnxImportOptions onnx = options;
+  onnx.keep_payloads = false;
   if (input.onnx) {
     // An ONNX model is read once, and the same bytes are hashed and imported. A file the fast
     // read does not take (not a regular file, over the limit) goes the general way below, whose

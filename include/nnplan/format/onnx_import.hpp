@@ -26,6 +26,10 @@ namespace nnplan::format {
 struct OnnxImportOptions {
   // Fixes dynamic (symbolic or unknown) input dimensions: graph input name -> full shape.
   std::map<std::string, std::vector<std::uint64_t>> input_shapes;
+  // When false, ImportedModel::payloads stays empty and no weight is decoded or copied: the graph
+  // is the same, and every weight's data type and element count is still checked. For callers
+  // that plan and never read a weight (nnplan plan, explain, dot, verify).
+  bool keep_payloads = true;
 };
 
 struct ImportedModel {
