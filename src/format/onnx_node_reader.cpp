@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <limits>
 
+#ifdef __linux__
+#include <pthread.h>
+#endif
+
 namespace nnplan::format::detail {
 namespace {
 
@@ -115,6 +119,9 @@ void OnnxNodeReader::wait_above(const std::atomic<int>& counter, int value,
 }
 
 void OnnxNodeReader::work() {
+#ifdef __linux__
+  pthread_setname_np(pthread_self(), "nnplan-onnx-rd");  // shown by top and perf; 15 chars max
+#endif
   try {
     read_ahead();
   } catch (...) {

@@ -382,7 +382,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
     case OpKind::sin:
     case OpKind::cos:
       assign(out, parent(0));
-      break;
+      return {};  // a parent's shape, whose element count was checked when it was added
     case OpKind::add:
     case OpKind::sub:
     case OpKind::mul_elem:
@@ -398,7 +398,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       } else {
         assign(out, parent(0));
       }
-      break;
+      return {};  // a parent's shape or a scalar: nothing to overflow
     case OpKind::max_pool2d:
     case OpKind::max_pool2d_pad:
     case OpKind::avg_pool2d:
@@ -545,15 +545,19 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   node.id = static_cast<NodeId>(graph_.nodes.size() - 1);
   node.kind = kind;
   node.parents = parents;
-  node.params = std::move(params);
-  node.shape = declared;
+  if (!std::holds_alternative<std::monostate>(params)) node.params = std::move(params);
+  // Kinds whose shape is (partly) declared read node.shape while inferring: they infer into a
+  // separate buffer. Every other kind infers straight into the node.
+  const bool declared_kind = kind == OpKind::input || kind == OpKind::rand_uniform ||
+                             kind == OpKind::bernoulli_mask || kind == OpKind::linear;
+  if (declared_kind) node.shape = declared;
   Status s = check_structure(node, node.id);
-  if (s) s = infer_into(graph_, node, inferred_);
+  if (s) s = infer_into(graph_, node, declared_kind ? inferred_ : node.shape);
   if (!s) {
     graph_.nodes.pop_back();
     return std::unexpected(std::move(s.error()));
   }
-  std::swap(node.shape, inferred_);
+  if (declared_kind) node.shape.dims.assign(inferred_.dims.begin(), inferred_.dims.end());
   node.source_name = source_name;
   return node.id;
 }

@@ -15,7 +15,9 @@ namespace nnplan::ir {
 
 // The shape a node of `node.kind` with `node.params` produces from its parents' declared shapes,
 // or an error naming the node. `graph` supplies the parents; the node need not be in it (a node
-// being proposed), because its parents, arity and parameters are validated first.
+// being proposed), because its parents, arity and parameters are validated first. The parents'
+// shapes are taken as checked (as in a graph that passed `check`, or the nodes a
+// CheckedGraphBuilder holds): a shape copied from a parent is not checked for overflow again.
 [[nodiscard]] Expected<Shape> infer_shape(const Graph& graph, const Node& node);
 
 // A graph that passed `check`; obtainable only through `check`.
