@@ -98,9 +98,10 @@ class NameTable {
       cap *= 2;
     if (cap > cap_) rehash(cap);
   }
-  const ir::NodeId* find(std::string_view name) const {
+  const ir::NodeId* find(std::string_view name) const { return find(name, hash(name)); }
+  // The same, with `h` = hash_name(name) computed beforehand (the node reader's worker does).
+  const ir::NodeId* find(std::string_view name, std::uint64_t h) const {
     if (cap_ == 0) return nullptr;
-    const std::size_t h = hash(name);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
     for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       const Slot& s = slots_[i];
@@ -109,16 +110,16 @@ class NameTable {
     }
   }
   bool contains(std::string_view name) const { return find(name) != nullptr; }
-  // A hint that `name` is about to be set: in a large table its slot is a cache miss, which then
-  // overlaps with the work done before.
-  void prefetch(std::string_view name) const {
-    if (cap_ != 0) __builtin_prefetch(&slots_[hash(name) & (cap_ - 1)], 1);
+  // A hint that the name of hash `h` is about to be set: in a large table its slot is a cache
+  // miss, which then overlaps with the work done before.
+  void prefetch(std::uint64_t h) const {
+    if (cap_ != 0) __builtin_prefetch(&slots_[h & (cap_ - 1)], 1);
   }
   // Maps `name` (copied on first insert) to `value`. Names come from a protobuf message of at
   // most 2 GiB, so every offset and length fits 32 bits.
-  void set(std::string_view name, ir::NodeId value) {
+  void set(std::string_view name, ir::NodeId value) { set(name, hash(name), value); }
+  void set(std::string_view name, std::uint64_t h, ir::NodeId value) {
     if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));
-    const std::size_t h = hash(name);
     const auto tag = static_cast<std::uint32_t>(h >> 32);
     for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       Slot& s = slots_[i];

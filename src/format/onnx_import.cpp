@@ -385,6 +385,19 @@ class Importer {
                : std::string_view();
   }
   bool has_in(int i) const { return !in_name(i).empty(); }
+  // hash_name(name): the reader's precomputed hash when `name` is one of the current node's own
+  // input or output views, else computed.
+  std::uint64_t name_hash(std::string_view name) const {
+    if (cur_ != nullptr) {
+      for (std::size_t k = 0; k < cur_->inputs.size(); ++k)
+        if (cur_->inputs[k].data() == name.data() && cur_->inputs[k].size() == name.size())
+          return cur_->input_hashes[k];
+      for (std::size_t k = 0; k < cur_->outputs.size(); ++k)
+        if (cur_->outputs[k].data() == name.data() && cur_->outputs[k].size() == name.size())
+          return cur_->output_hashes[k];
+    }
+    return detail::hash_name(name);
+  }
   int input_count() const { return static_cast<int>(cur_->inputs.size()); }
   int output_count() const { return static_cast<int>(cur_->outputs.size()); }
   std::string_view out_name(int i) const {
@@ -534,7 +547,7 @@ class Importer {
   }
   void define(std::string_view name, NodeId id) {
     if (name.empty()) return;
-    values_.set(name, id);
+    values_.set(name, name_hash(name), id);
   }
   std::optional<PendingPad> take_pad(std::string_view name) {
     const auto it = pads_.find(name);
@@ -763,7 +776,7 @@ NodeId Importer::add(OpKind kind, const ir::Parents& parents, ir::OpParams param
 }
 
 NodeId Importer::tensor(std::string_view name) {
-  if (const NodeId* id = values_.find(name)) return *id;
+  if (const NodeId* id = values_.find(name, name_hash(name))) return *id;
   if (rejected_inputs_.contains(name)) fail_rejected_input(name);
   if (pads_.contains(name)) {
     fail("input '" + name + "' comes from Pad node '" + pads_.at(name).pad_node +
@@ -1804,8 +1817,8 @@ ImportedModel Importer::run() {
     cur_ = reader.next(i);
     if (cur_ == nullptr) fail_corrupt_node(i);
     if (const detail::OnnxNodeView* ahead = reader.peek(i, 8)) {
-      for (const std::string_view out : ahead->outputs)
-        values_.prefetch(out);
+      for (const std::uint64_t h : ahead->output_hashes)
+        values_.prefetch(h);
     }
     if (cur_->name.empty()) {
       unnamed_ = std::string(cur_->op_type) + "_" + str(i);

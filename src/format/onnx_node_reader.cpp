@@ -1,6 +1,8 @@
 // The read-ahead worker behind OnnxNodeReader (see the header for why).
 #include "onnx_node_reader.hpp"
 
+#include "name_table.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -86,9 +88,13 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
   }
   const char* chars = batch.chars.data();
   batch.names.resize(name_slices.size() / 2);
-  for (std::size_t n = 0; n < batch.names.size(); ++n)
+  batch.hashes.resize(batch.names.size());
+  for (std::size_t n = 0; n < batch.names.size(); ++n) {
     batch.names[n] = std::string_view(chars + name_slices[2 * n], name_slices[2 * n + 1]);
+    batch.hashes[n] = hash_name(batch.names[n]);
+  }
   const std::span<const std::string_view> names(batch.names);
+  const std::span<const std::uint64_t> hashes(batch.hashes);
   for (std::size_t j = 0; j < slices.size(); ++j) {
     const Slices& s = slices[j];
     OnnxNodeView& v = batch.views[j];
@@ -97,6 +103,8 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
     v.domain = std::string_view(chars + s.domain[0], s.domain[1]);
     v.inputs = names.subspan(s.inputs_begin, s.inputs_count);
     v.outputs = names.subspan(s.outputs_begin, s.outputs_count);
+    v.input_hashes = hashes.subspan(s.inputs_begin, s.inputs_count);
+    v.output_hashes = hashes.subspan(s.outputs_begin, s.outputs_count);
   }
 }
 

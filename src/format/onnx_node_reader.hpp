@@ -7,7 +7,8 @@
 // each node's names (its own, op type, domain, inputs, outputs) into one flat buffer per batch.
 // The importer reads the names from there as one sequential stream; a message's strings, which
 // sit in the worker's cache behind several pointers each, are touched only for the attributes of
-// the nodes that have some. (Reading the messages themselves from the other core was measured:
+// the nodes that have some. The worker also hashes every input and output name for the
+// importer's name table. (Reading the messages themselves from the other core was measured:
 // it cost the importer about as much time as the parse it saved.)
 //
 // The worker runs at most kBatches batches ahead; the importer's thread hands a batch back when
@@ -20,6 +21,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <span>
@@ -41,6 +43,9 @@ struct OnnxNodeView {
   std::string_view domain;
   std::span<const std::string_view> inputs;
   std::span<const std::string_view> outputs;
+  // hash_name (name_table.hpp) of each input and output, computed by the worker.
+  std::span<const std::uint64_t> input_hashes;
+  std::span<const std::uint64_t> output_hashes;
 };
 
 class OnnxNodeReader {
@@ -83,6 +88,7 @@ class OnnxNodeReader {
     std::vector<bool> valid;
     std::string chars;                    // every name of the batch, back to back
     std::vector<std::string_view> names;  // the nodes' inputs and outputs, views into chars
+    std::vector<std::uint64_t> hashes;    // hash_name of each of `names`
   };
   void fill(Batch& batch, int first, int count) const;
   void work();

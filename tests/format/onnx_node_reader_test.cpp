@@ -1,5 +1,6 @@
 // The read-ahead node reader (src/format/onnx_node_reader.hpp): with and without its worker
-// thread it serves every node's names and message as protobuf parses them, in order, across batch
+// thread it serves every node's names (and their hashes) and message as protobuf parses them, in
+// order, across batch
 // boundaries and ring wrap-arounds; a node whose bytes are corrupt is null at exactly its index;
 // and a reader dropped while its worker is batches ahead stops without hanging.
 #include "format/onnx_node_reader.hpp"
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "format/name_table.hpp"
 #include "protobuf_wire.hpp"
 
 namespace nnplan::format::detail {
@@ -92,6 +94,12 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
     EXPECT_EQ(names(view->outputs),
               std::vector<std::string>(want.output().begin(), want.output().end()))
         << i;
+    ASSERT_EQ(view->input_hashes.size(), view->inputs.size()) << i;
+    for (std::size_t k = 0; k < view->inputs.size(); ++k)
+      EXPECT_EQ(view->input_hashes[k], hash_name(view->inputs[k])) << i;
+    ASSERT_EQ(view->output_hashes.size(), view->outputs.size()) << i;
+    for (std::size_t k = 0; k < view->outputs.size(); ++k)
+      EXPECT_EQ(view->output_hashes[k], hash_name(view->outputs[k])) << i;
     ASSERT_NE(view->proto, nullptr) << i;
     EXPECT_EQ(view->proto->SerializeAsString(), want.SerializeAsString()) << i;
   }
