@@ -64,7 +64,8 @@ std::set<std::string> corpus_models() {
 }
 
 // What happened to one model: `planned`, `rejected` by the importer (its message), or
-// `unplanned`: imported but refused downstream, which is an importer bug.
+// `unplanned`: imported but refused downstream, or imported differently without payloads, which
+// is an importer bug.
 struct Outcome {
   std::string status;
   std::string message;
@@ -79,9 +80,28 @@ Outcome run_model(const std::string& test_name) {
   if (!imported) {
     outcome.status = "rejected";
     outcome.message = imported.error().message;
+    // Rejected the same way when no payloads are kept.
+    format::OnnxImportOptions shapes_only;
+    shapes_only.keep_payloads = false;
+    auto planned = format::import_onnx_file(kCorpus / test_name / "model.onnx", shapes_only);
+    if (planned || planned.error().message != outcome.message) {
+      outcome.status = "unplanned";
+      outcome.message = "import without payloads decided otherwise: " +
+                        (planned ? std::string("imported") : planned.error().message);
+    }
     return outcome;
   }
   outcome.status = "unplanned";
+  // What the graph subcommands import: the same graph, no payload data.
+  format::OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  auto planned = format::import_onnx_file(kCorpus / test_name / "model.onnx", shapes_only);
+  if (!planned || planned->graph() != imported->graph() || !planned->payloads.tensors.empty()) {
+    outcome.message = "import without payloads differs: " +
+                      (planned ? std::string("another graph or payloads kept")
+                               : render(planned.error()));
+    return outcome;
+  }
   auto checked = ir::check(imported->graph());
   if (!checked) {
     outcome.message = "ir::check: " + render(checked.error());

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +77,7 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
   ASSERT_TRUE(nodes.has_value());
   ASSERT_EQ(nodes->size(), count);
   OnnxNodeReader reader(*nodes, threaded);
-  EXPECT_EQ(reader.threaded(), threaded && count >= OnnxNodeReader::kThreadedMinNodes);
+  ASSERT_EQ(reader.threaded(), threaded && count >= OnnxNodeReader::kThreadedMinNodes);
   for (int i = 0; i < count; ++i) {
     const OnnxNodeView* view = reader.next(i);
     if (corrupt == i) {
@@ -107,7 +108,8 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
 
 TEST(OnnxNodeReader, ThreadedReadServesEveryNodeAsParsedAcrossBatchesAndRingWraps) {
   // Several times the ring, ending inside a batch.
-  const int count = (OnnxNodeReader::kBatches * 3 + 1) * kBatch + 17;
+  const int count =
+      std::max(OnnxNodeReader::kThreadedMinNodes, (OnnxNodeReader::kBatches * 3 + 1) * kBatch) + 17;
   expect_nodes_read_as_parsed(model_bytes(count), count, true);
 }
 
@@ -167,7 +169,8 @@ TEST(OnnxNodeReader, PeekSeesLaterNodesOfTheCurrentBatchOnly) {
 }
 
 TEST(OnnxNodeReader, ReaderDroppedEarlyStopsItsWorker) {
-  const int count = (OnnxNodeReader::kBatches * 4) * kBatch;
+  const int count =
+      std::max(OnnxNodeReader::kThreadedMinNodes, OnnxNodeReader::kBatches * 4 * kBatch);
   const std::vector<std::byte> bytes = model_bytes(count);
   onnx::ModelProto model;
   const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
