@@ -19,8 +19,10 @@ constexpr int kSpins = 1 << 11;
 
 }  // namespace
 
-OnnxNodeReader::Batch::Batch(int capacity)
-    : protos(static_cast<std::size_t>(capacity)), valid(static_cast<std::size_t>(capacity)) {
+OnnxNodeReader::Batch::Batch(int capacity) : valid(static_cast<std::size_t>(capacity)) {
+  protos.reserve(static_cast<std::size_t>(capacity));
+  for (int i = 0; i < capacity; ++i)
+    protos.push_back(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena));
   views.reserve(static_cast<std::size_t>(capacity));
 }
 
@@ -67,7 +69,7 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
   };
   for (int k = 0; k < count; ++k) {
     const auto j = static_cast<std::size_t>(k);
-    const onnx::NodeProto* node = nodes_.at(first + k, batch.protos[j]);
+    const onnx::NodeProto* node = nodes_.at(first + k, *batch.protos[j]);
     batch.valid[j] = node != nullptr;
     Slices s{};
     if (node != nullptr) {

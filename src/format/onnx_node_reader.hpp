@@ -17,6 +17,7 @@
 // views.
 #pragma once
 
+#include <google/protobuf/arena.h>
 #include <onnx/onnx_pb.h>
 
 #include <array>
@@ -86,7 +87,10 @@ class OnnxNodeReader {
  private:
   struct Batch {
     explicit Batch(int capacity);
-    std::vector<onnx::NodeProto> protos;  // reused: their strings keep their capacity
+    // Reused messages on one arena: their strings keep their capacity from batch to batch, are
+    // allocated by bumping a pointer, and are freed with the arena's few blocks.
+    google::protobuf::Arena arena;
+    std::vector<onnx::NodeProto*> protos;
     std::vector<OnnxNodeView> views;
     std::vector<bool> valid;
     std::string chars;                    // every name of the batch, back to back
