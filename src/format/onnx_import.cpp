@@ -418,7 +418,11 @@ class Importer {
     std::vector<std::uint32_t> use_slots;
     std::vector<int> use_nodes;
     for (int i = 0; i < nodes_.size(); ++i) {
-      for (const std::string& in : node_at(i, probe_).input()) {
+      // A corrupt node is reported when the import reaches it, so that the first problem in node
+      // order is the one reported, with or without payloads; here it uses nothing.
+      const onnx::NodeProto* node = nodes_.at(i, probe_);
+      if (node == nullptr) continue;
+      for (const std::string& in : node->input()) {
         if (in.empty()) continue;
         auto it = tensor_slots_.find(in);
         if (it == tensor_slots_.end()) {

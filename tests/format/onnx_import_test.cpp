@@ -1301,6 +1301,29 @@ TEST(OnnxImport, CorruptNodeBytesNameTheNode) {
             "truncated or corrupt");
 }
 
+// The first problem in node order is the one reported, with or without payloads: moving a weight
+// into its payload indexes every node's inputs, which must not report a corrupt node that comes
+// after an unsupported operator (found by fuzz_onnx's differential check).
+TEST(OnnxImport, FirstProblemInNodeOrderIsReportedWithOrWithoutPayloads) {
+  Model m;
+  m.input("x", {2, 3}).output("z").init("w", {3, 2}, iota(6));
+  m.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  m.node("Celu", {"y"}, {"z"}, "celu");
+  const std::string broken_node(6, '\xFF');
+  const std::string bytes = with_graph_payload(
+      m.proto(), m.proto().graph().SerializeAsString() +
+                     delimited_field(onnx::GraphProto::kNodeFieldNumber, broken_node));
+  OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  for (const OnnxImportOptions& options : {OnnxImportOptions{}, shapes_only}) {
+    Expected<ImportedModel> r = import_onnx(to_bytes(bytes), "bad.onnx", options);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_TRUE(r.error().message.starts_with(
+        "bad.onnx: node 'celu' (Celu, opset 17): operator Celu is not supported"))
+        << r.error().message;
+  }
+}
+
 // A chain of `n` Relu nodes x -> t0 -> ... -> y.
 Model relu_chain(int n) {
   Model m;

@@ -51,6 +51,16 @@ inline Reached ir_json_pipeline(std::string_view text) {
 // evaluate_graph.
 inline Reached onnx_pipeline(std::span<const std::byte> bytes) {
   auto model = format::import_onnx(bytes, "<fuzz>");
+  // Differential: the import the graph subcommands do (no payloads) decides the same way, with
+  // the same message, and builds the same graph.
+  format::OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  const auto planned = format::import_onnx(bytes, "<fuzz>", shapes_only);
+  if (planned.has_value() != model.has_value()) __builtin_trap();
+  if (model && (planned->graph() != model->graph() || !planned->payloads.tensors.empty())) {
+    __builtin_trap();
+  }
+  if (!model && planned.error().message != model.error().message) __builtin_trap();
   if (!model) return Reached::rejected;
   return plan_checked(std::move(model->checked).release());
 }
