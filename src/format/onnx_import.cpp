@@ -1712,6 +1712,9 @@ ImportedModel Importer::run() {
     fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
   }
+  // Nodes are parsed ahead on a second thread (onnx_node_reader.hpp), which starts now so that
+  // its ring fills while the tables are set up and the initializers and inputs are read.
+  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true);
   {
     const auto tensors = static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
@@ -1815,8 +1818,6 @@ ImportedModel Importer::run() {
     fail_model("model has no graph input (the IR needs one)");
   }
 
-  // Nodes are parsed ahead on a second thread (onnx_node_reader.hpp).
-  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true);
   for (int i = 0; i < nodes_.size(); ++i) {
     cur_ = reader.next(i);
     if (cur_ == nullptr) fail_corrupt_node(i);
