@@ -14,7 +14,7 @@
 // The worker runs at most kBatches batches ahead; the importer's thread hands a batch back when
 // it moves past it. Graphs of fewer than kThreadedMinNodes nodes, fully parsed graphs, and
 // readers built with `threaded` false read each node on the calling thread, through the same
-// views.
+// views; so does a reader whose thread the system refuses to start.
 #pragma once
 
 #include <google/protobuf/arena.h>
@@ -35,10 +35,10 @@
 
 namespace nnplan::format::detail {
 
-// One node as the importer reads it. Every view is valid until the reader has been asked for
-// kBatchNodes further nodes (in practice: while the node is imported).
+// One node as the importer reads it, valid until the reader is asked for the next node (a
+// worker's batch lives longer, but a reader without a worker reuses one slot).
 struct OnnxNodeView {
-  const onnx::NodeProto* proto = nullptr;  // for the attributes
+  const onnx::NodeProto* proto = nullptr;  // for the attributes; null: the node is corrupt
   std::string_view name;
   std::string_view op_type;
   std::string_view domain;
@@ -76,9 +76,9 @@ class OnnxNodeReader {
     if (single_ != nullptr) return nullptr;
     const int j = i % kBatchNodes + d;
     const Batch& batch = *batches_[static_cast<std::size_t>((i / kBatchNodes) % kBatches)];
-    if (j >= static_cast<int>(batch.views.size()) || !batch.valid[static_cast<std::size_t>(j)])
-      return nullptr;
-    return &batch.views[static_cast<std::size_t>(j)];
+    if (j >= static_cast<int>(batch.views.size())) return nullptr;
+    const OnnxNodeView& view = batch.views[static_cast<std::size_t>(j)];
+    return view.proto != nullptr ? &view : nullptr;
   }
 
   // Whether a worker thread reads ahead.
@@ -92,7 +92,6 @@ class OnnxNodeReader {
     google::protobuf::Arena arena;
     std::vector<onnx::NodeProto*> protos;
     std::vector<OnnxNodeView> views;
-    std::vector<bool> valid;
     std::string chars;                    // every name of the batch, back to back
     std::vector<std::string_view> names;  // the nodes' inputs and outputs, views into chars
     std::vector<std::uint64_t> hashes;    // hash_name of each of `names`
