@@ -192,9 +192,7 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
   }
   if (!done || !merge(model, std::as_bytes(std::span(rest)), kModelDepth)) return std::nullopt;
   raw.resize(static_cast<std::size_t>(model.graph().initializer_size()));
-  OnnxNodes split(bytes, std::move(nodes), count);
-  split.set_initializer_raw_data(std::move(raw));
-  return split;
+  return OnnxNodes(bytes, std::move(nodes), count, std::move(raw));
 }
 
 }  // namespace nnplan::format::detail

@@ -36,8 +36,10 @@ class OnnxNodes {
     std::uint32_t offset = 0;
     std::uint32_t size = 0;
   };
-  OnnxNodes(std::span<const std::byte> bytes, std::vector<Range> serialized, int count)
-      : bytes_(bytes), serialized_(std::move(serialized)), count_(count) {}
+  // `raw[k]`, where set, is the range of graph initializer k's raw_data (see initializer_raw_data).
+  OnnxNodes(std::span<const std::byte> bytes, std::vector<Range> serialized, int count,
+            std::vector<std::optional<Range>> raw = {})
+      : bytes_(bytes), serialized_(std::move(serialized)), count_(count), raw_(std::move(raw)) {}
 
   [[nodiscard]] int size() const { return graph_ != nullptr ? graph_->node_size() : count_; }
   // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
@@ -50,7 +52,6 @@ class OnnxNodes {
   // copying it into the message (whose raw_data is then unset); nullopt otherwise: the message's
   // own raw_data field, if any, holds it.
   [[nodiscard]] std::optional<std::span<const std::byte>> initializer_raw_data(int k) const;
-  void set_initializer_raw_data(std::vector<std::optional<Range>> raw) { raw_ = std::move(raw); }
 
  private:
   const onnx::GraphProto* graph_ = nullptr;
