@@ -349,7 +349,15 @@ Status infer_reshape(const Node& node, const Shape& in, const ReshapeParams& p, 
   return {};
 }
 
-// Fills `out` with the node's shape; check_structure(node, ...) must have passed.
+// Whether infer_into reads the node's own declared shape (`out` must then be another Shape):
+// every case below that reads `node.shape` is listed here.
+bool reads_declared_shape(OpKind kind) {
+  return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
+         kind == OpKind::linear;
+}
+
+// Fills `out` with the node's shape; check_structure(node, ...) must have passed, and `out` is
+// not node.shape when reads_declared_shape(node.kind).
 Status infer_into(const Graph& graph, const Node& node, Shape& out) {
   const auto parent = [&](std::size_t i) -> const Shape& {
     return graph.nodes[node.parents[i]].shape;
@@ -546,10 +554,9 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   node.kind = kind;
   node.parents = parents;
   if (!std::holds_alternative<std::monostate>(params)) node.params = std::move(params);
-  // Kinds whose shape is (partly) declared read node.shape while inferring: they infer into a
-  // separate buffer. Every other kind infers straight into the node.
-  const bool declared_kind = kind == OpKind::input || kind == OpKind::rand_uniform ||
-                             kind == OpKind::bernoulli_mask || kind == OpKind::linear;
+  // Kinds whose shape is (partly) declared infer into a separate buffer; every other kind
+  // infers straight into the node.
+  const bool declared_kind = reads_declared_shape(kind);
   if (declared_kind) node.shape = declared;
   Status s = check_structure(node, node.id);
   if (s) s = infer_into(graph_, node, declared_kind ? inferred_ : node.shape);
