@@ -171,18 +171,19 @@ void BM_ParseOnnxNodes(benchmark::State& state, const std::string& name, std::si
 }
 
 void register_onnx_benchmarks() {
-  // Both threads of the importer: wall time, and the process's CPU time.
-  const auto threaded = [](benchmark::internal::Benchmark* b) {
+  // The importer may use two threads: wall time, and the process's CPU time.
+  const auto wall_and_process_time = [](benchmark::internal::Benchmark* b) {
     b->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
   };
-  threaded(benchmark::RegisterBenchmark("BM_ImportOnnx/resnet18", BM_ImportOnnx,
-                                        std::string("resnet18"), std::size_t{0}, true));
-  threaded(benchmark::RegisterBenchmark("BM_ImportOnnx/resnet18/without_payloads", BM_ImportOnnx,
-                                        std::string("resnet18"), std::size_t{0}, false));
+  wall_and_process_time(benchmark::RegisterBenchmark(
+      "BM_ImportOnnx/resnet18", BM_ImportOnnx, std::string("resnet18"), std::size_t{0}, true));
+  wall_and_process_time(benchmark::RegisterBenchmark("BM_ImportOnnx/resnet18/without_payloads",
+                                                     BM_ImportOnnx, std::string("resnet18"),
+                                                     std::size_t{0}, false));
   for (const std::size_t n : {std::size_t{10'000}, std::size_t{100'000}, std::size_t{1'000'000}}) {
     const std::string name = "chain/" + std::to_string(n);
-    threaded(benchmark::RegisterBenchmark(("BM_ImportOnnx/" + name).c_str(), BM_ImportOnnx, name, n,
-                                          true));
+    wall_and_process_time(benchmark::RegisterBenchmark(("BM_ImportOnnx/" + name).c_str(),
+                                                       BM_ImportOnnx, name, n, true));
   }
   benchmark::RegisterBenchmark("BM_ParseOnnxProto/resnet18", BM_ParseOnnxProto,
                                std::string("resnet18"), std::size_t{0})
@@ -193,10 +194,11 @@ void register_onnx_benchmarks() {
   benchmark::RegisterBenchmark("BM_ParseOnnxNodes/chain/100000", BM_ParseOnnxNodes,
                                std::string("chain/100000"), std::size_t{100'000})
       ->Unit(benchmark::kMillisecond);
-  threaded(benchmark::RegisterBenchmark("BM_ImportPlanOnnx/resnet18", BM_ImportPlanOnnx,
-                                        std::string("resnet18"), std::size_t{0}));
-  threaded(benchmark::RegisterBenchmark("BM_ImportPlanOnnx/chain/100000", BM_ImportPlanOnnx,
-                                        std::string("chain/100000"), std::size_t{100'000}));
+  wall_and_process_time(benchmark::RegisterBenchmark(
+      "BM_ImportPlanOnnx/resnet18", BM_ImportPlanOnnx, std::string("resnet18"), std::size_t{0}));
+  wall_and_process_time(benchmark::RegisterBenchmark("BM_ImportPlanOnnx/chain/100000",
+                                                     BM_ImportPlanOnnx, std::string("chain/100000"),
+                                                     std::size_t{100'000}));
 }
 
 [[maybe_unused]] const bool registered = (register_onnx_benchmarks(), true);

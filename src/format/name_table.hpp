@@ -2,7 +2,8 @@
 // lookup per node input and one insert per node output, and NamePool keeps copies of names that
 // other tables hold as keys. `hash_name` is the hash both the tables and the importer's operator
 // lookup use: ONNX names are short (`relu_123`, `/layer1/conv/Conv_output_0`), and a word-at-a-time
-// multiply-mix hash takes a third of the instructions of std::hash's byte-oriented one on them.
+// multiply-mix hash, inlined, costs less than a call to std::hash's (on the 100k-node chain,
+// swapping it in took nnplan plan from 361.4M to 357.9M instructions, callgrind).
 #pragma once
 
 #include <algorithm>
