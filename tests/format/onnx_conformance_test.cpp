@@ -73,35 +73,30 @@ struct Outcome {
 };
 
 Outcome run_model(const std::string& test_name) {
+  const fs::path model = kCorpus / test_name / "model.onnx";
   const auto start = std::chrono::steady_clock::now();
-  auto imported = format::import_onnx_file(kCorpus / test_name / "model.onnx");
+  auto imported = format::import_onnx_file(model);
   Outcome outcome;
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // What the graph subcommands import: it must decide alike, with the same message, and build
+  // the same graph without payload data.
+  format::OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  const auto planned = format::import_onnx_file(model, shapes_only);
+  if (planned.has_value() != imported.has_value() ||
+      (!imported && planned.error().message != imported.error().message) ||
+      (imported && (planned->graph() != imported->graph() || !planned->payloads.tensors.empty()))) {
+    outcome.status = "unplanned";
+    outcome.message = "the import without payloads differs: " +
+                      (planned ? std::string("imported") : planned.error().message);
+    return outcome;
+  }
   if (!imported) {
     outcome.status = "rejected";
     outcome.message = imported.error().message;
-    // Rejected the same way when no payloads are kept.
-    format::OnnxImportOptions shapes_only;
-    shapes_only.keep_payloads = false;
-    auto planned = format::import_onnx_file(kCorpus / test_name / "model.onnx", shapes_only);
-    if (planned || planned.error().message != outcome.message) {
-      outcome.status = "unplanned";
-      outcome.message = "import without payloads decided otherwise: " +
-                        (planned ? std::string("imported") : planned.error().message);
-    }
     return outcome;
   }
   outcome.status = "unplanned";
-  // What the graph subcommands import: the same graph, no payload data.
-  format::OnnxImportOptions shapes_only;
-  shapes_only.keep_payloads = false;
-  auto planned = format::import_onnx_file(kCorpus / test_name / "model.onnx", shapes_only);
-  if (!planned || planned->graph() != imported->graph() || !planned->payloads.tensors.empty()) {
-    outcome.message = "import without payloads differs: " +
-                      (planned ? std::string("another graph or payloads kept")
-                               : render(planned.error()));
-    return outcome;
-  }
   auto checked = ir::check(imported->graph());
   if (!checked) {
     outcome.message = "ir::check: " + render(checked.error());
