@@ -1,6 +1,7 @@
 #include "nnplan/backend/report.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -116,7 +117,8 @@ class NameDedup {
 
 // The text after a group's kind list, `] op=<op> capsule=<capsule> grouping=<kind>`, which depends
 // only on (op, capsule, grouping): built once per combination a report meets, so a line of a
-// large report is a few appends.
+// large report is a few appends. The last combinations met sit in a small direct-mapped cache in
+// front of the map (a report alternates between a few of them).
 class GroupSuffixes {
  public:
   const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g) {
@@ -124,15 +126,24 @@ class GroupSuffixes {
                                static_cast<std::uint64_t>(g.grouping)) *
                                   kBackendOpCount +
                               static_cast<std::uint64_t>(g.op);
+    Cached& cached = cache_[key % kCache];
+    if (cached.suffix != nullptr && cached.key == key) return *cached.suffix;
     std::string& suffix = suffixes_[key];
     if (suffix.empty()) {
       suffix = "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
                " grouping=" + std::string(to_string(g.grouping));
     }
+    cached = Cached{.key = key, .suffix = &suffix};  // map nodes do not move
     return suffix;
   }
 
  private:
+  static constexpr std::size_t kCache = 64;
+  struct Cached {
+    std::uint64_t key = 0;
+    const std::string* suffix = nullptr;
+  };
+  std::array<Cached, kCache> cache_{};
   std::unordered_map<std::uint64_t, std::string> suffixes_;
 };
 
@@ -157,15 +168,54 @@ char* put_number(char* p, std::size_t v) {
   return std::to_chars(p, p + 20, v).ptr;
 }
 
+constexpr std::string_view kGroup = "  group ";
+constexpr std::string_view kNodes = ": nodes ";
+constexpr std::string_view kOnnx = " onnx=";
+constexpr std::size_t kNumber = 20;  // digits of a 64-bit number
+
+// The source name group_line shows for node `id`: empty when there is none.
+std::string_view onnx_name(const ir::Graph* onnx_graph, ir::NodeId id) {
+  if (onnx_graph == nullptr || id >= onnx_graph->nodes.size()) return {};
+  return onnx_graph->nodes[id].source_name;
+}
+
+// group_line for a group of one node (nearly every group of a large graph), and `end` after it:
+// one bounded append for the whole line.
+void append_single_node_line(std::string& out, std::size_t group_index,
+                             const PlannedNodeKernel& k, const std::string& suffix,
+                             std::string_view name, std::string_view end) {
+  const std::string_view kind = ir::to_string(k.kind);
+  const std::size_t bound = kGroup.size() + kNumber + kNodes.size() + kNumber + 2 + kind.size() +
+                            suffix.size() + kOnnx.size() + name.size() + end.size();
+  append_bounded(out, bound, [&](char* p) {
+    p = put(p, kGroup);
+    p = put_number(p, group_index);
+    p = put(p, kNodes);
+    p = put_number(p, k.node_id);
+    *p++ = ' ';
+    *p++ = '[';
+    p = put(p, kind);
+    p = put(p, suffix);
+    if (!name.empty()) {
+      p = put(p, kOnnx);
+      p = put(p, name);
+    }
+    return put(p, end);
+  });
+}
+
+// group_line's text, then `end`, appended to `out`: no temporaries per node.
 void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::size_t group_index,
-                       const ir::Graph* onnx_graph, NameDedup& dedup, GroupSuffixes& suffixes) {
-  constexpr std::string_view kGroup = "  group ";
-  constexpr std::string_view kNodes = ": nodes ";
-  constexpr std::string_view kOnnx = " onnx=";
-  constexpr std::size_t kNumber = 20;  // digits of a 64-bit number
+                       const ir::Graph* onnx_graph, NameDedup& dedup, GroupSuffixes& suffixes,
+                       std::string_view end = {}) {
   const LoweredKernelGroup& g = plan.groups[group_index];
   const auto nodes = plan.group_nodes(g);
   const std::string& suffix = suffixes.of(plan, g);
+  if (nodes.size() == 1) {
+    append_single_node_line(out, group_index, nodes[0], suffix,
+                            onnx_name(onnx_graph, nodes[0].node_id), end);
+    return;
+  }
   std::size_t bound = kGroup.size() + kNumber + kNodes.size() + 2 + suffix.size();
   for (const PlannedNodeKernel& k : nodes)
     bound += kNumber + 1 + ir::to_string(k.kind).size() + 1;
@@ -185,20 +235,19 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
     }
     return put(p, suffix);
   });
-  if (onnx_graph == nullptr) return;
   // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once.
-  if (nodes.size() > 1) dedup.clear();
+  dedup.clear();
   bool named = false;
   for (const PlannedNodeKernel& k : nodes) {
-    if (k.node_id >= onnx_graph->nodes.size()) continue;
-    const std::string& name = onnx_graph->nodes[k.node_id].source_name;
-    if (name.empty() || (nodes.size() > 1 && !dedup.add(name))) continue;
+    const std::string_view name = onnx_name(onnx_graph, k.node_id);
+    if (name.empty() || !dedup.add(name)) continue;
     append_bounded(out, kOnnx.size() + name.size(), [&](char* p) {
       p = named ? put(p, ",") : put(p, kOnnx);
       return put(p, name);
     });
     named = true;
   }
+  out += end;
 }
 
 }  // namespace
@@ -255,8 +304,7 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
   NameDedup dedup;
   GroupSuffixes suffixes;
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    append_group_line(out, plan, i, onnx_graph, dedup, suffixes);
-    out += '\n';
+    append_group_line(out, plan, i, onnx_graph, dedup, suffixes, "\n");
     if (out.size() >= kReportChunkBytes) {
       sink(out);
       out.clear();

@@ -163,6 +163,66 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   return &scratch;
 }
 
+NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
+                        std::vector<std::string_view>& outputs) const {
+  if (graph_ != nullptr || static_cast<std::size_t>(i) >= serialized_.size()) {
+    return NodeScan::unusual;
+  }
+  const Range r = serialized_[static_cast<std::size_t>(i)];
+  const auto* data = reinterpret_cast<const char*>(bytes_.data()) + r.offset;
+  const int size = static_cast<int>(r.size);
+  CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data), size);
+  names = NodeNames{};
+  NodeScan result = NodeScan::names_only;
+  while (in.CurrentPosition() != size) {
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0) return NodeScan::unusual;  // a malformed tag or field number 0
+    const auto wire = WireFormatLite::GetTagWireType(tag);
+    const int number = WireFormatLite::GetTagFieldNumber(tag);
+    const bool is_name = number == onnx::NodeProto::kInputFieldNumber ||
+                         number == onnx::NodeProto::kOutputFieldNumber ||
+                         number == onnx::NodeProto::kNameFieldNumber ||
+                         number == onnx::NodeProto::kOpTypeFieldNumber ||
+                         number == onnx::NodeProto::kDomainFieldNumber;
+    if (wire != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      // Groups are nested framing this scan does not follow; a name field of another wire type
+      // is protobuf's to judge.
+      if (is_name || wire == WireFormatLite::WIRETYPE_START_GROUP ||
+          wire == WireFormatLite::WIRETYPE_END_GROUP || !WireFormatLite::SkipField(&in, tag)) {
+        return NodeScan::unusual;
+      }
+      result = NodeScan::more_fields;
+      continue;
+    }
+    std::uint32_t length = 0;
+    if (!in.ReadVarint32(&length)) return NodeScan::unusual;
+    const int at = in.CurrentPosition();
+    if (length > static_cast<std::uint32_t>(size - at)) return NodeScan::unusual;
+    const std::string_view text(data + at, length);
+    in.Skip(static_cast<int>(length));
+    switch (number) {
+      case onnx::NodeProto::kInputFieldNumber:
+        inputs.push_back(text);
+        break;
+      case onnx::NodeProto::kOutputFieldNumber:
+        outputs.push_back(text);
+        break;
+      case onnx::NodeProto::kNameFieldNumber:
+        names.name = text;
+        break;
+      case onnx::NodeProto::kOpTypeFieldNumber:
+        names.op_type = text;
+        break;
+      case onnx::NodeProto::kDomainFieldNumber:
+        names.domain = text;
+        break;
+      default:
+        result = NodeScan::more_fields;
+    }
+  }
+  return result;
+}
+
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
                                           std::size_t max_kept) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {

@@ -21,9 +21,24 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace nnplan::format::detail {
+
+// What OnnxNodes::scan made of a serialized node.
+enum class NodeScan : std::uint8_t {
+  names_only,   // the node is its names: parsing it would give exactly the scanned ones
+  more_fields,  // the names are right; other fields (attributes, doc_string) need the parse (at)
+  unusual,      // framing the scan does not read (or not serialized): only `at` decides this node
+};
+
+// A node's own name, op type and domain, as OnnxNodes::scan reads them.
+struct NodeNames {
+  std::string_view name;
+  std::string_view op_type;
+  std::string_view domain;
+};
 
 // The nodes of an ONNX graph, either held by a parsed GraphProto or as serialized NodeProtos.
 class OnnxNodes {
@@ -45,6 +60,19 @@ class OnnxNodes {
   // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
   // those bytes are not a valid NodeProto or were not kept. Valid until `scratch` is used again.
   [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch) const;
+  // Node i's names read from its framing, without building a message: its name, op type and
+  // domain into `names` and its inputs and outputs appended to `inputs` and `outputs`, all views
+  // of the model's bytes (valid as long as they are). A NodeProto holds only strings in the fields
+  // read here (input 1, output 2, name 3, op_type 4, domain 7), so when every field of the node
+  // is one of them the scan is the whole node: `names_only`, and a parse would give the same
+  // names (repeated fields append in order, the last of a singular field wins). A node with other
+  // well-framed fields is `more_fields`: the names are as a parse would give them, the rest needs
+  // `at`. Anything else (a group, an invalid wire type or tag, a length past the end, one of
+  // those five fields with another wire type, a parsed graph) is `unusual`, with `names`,
+  // `inputs` and `outputs` in an unspecified state: the caller parses the node with `at`, whose
+  // verdict stands.
+  [[nodiscard]] NodeScan scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
+                              std::vector<std::string_view>& outputs) const;
   // True when the nodes are serialized (parsed node by node), false for a parsed graph.
   [[nodiscard]] bool serialized() const { return graph_ == nullptr; }
 

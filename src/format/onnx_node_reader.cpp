@@ -21,11 +21,14 @@ constexpr int kSpins = 1 << 11;
 
 }  // namespace
 
-OnnxNodeReader::Batch::Batch(int capacity) {
-  protos.reserve(static_cast<std::size_t>(capacity));
-  for (int i = 0; i < capacity; ++i)
-    protos.push_back(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena));
+OnnxNodeReader::Batch::Batch(int capacity) : protos(static_cast<std::size_t>(capacity)) {
   views.reserve(static_cast<std::size_t>(capacity));
+}
+
+onnx::NodeProto& OnnxNodeReader::Batch::proto(int k) {
+  onnx::NodeProto*& p = protos[static_cast<std::size_t>(k)];
+  if (p == nullptr) p = google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena);
+  return *p;
 }
 
 OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded) : nodes_(nodes) {
@@ -55,67 +58,66 @@ OnnxNodeReader::~OnnxNodeReader() {
 }
 
 void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
-  // Names are appended to `chars` as (offset, length) and turned into views once the batch is
-  // complete, when `chars` no longer moves.
-  struct Slices {
-    std::uint32_t name[2], op_type[2], domain[2];
-    std::uint32_t inputs_begin, inputs_count, outputs_begin, outputs_count;
+  // Where each node's inputs and outputs start in the batch's arrays; the spans are made once
+  // the batch is complete, when the arrays no longer move.
+  struct Starts {
+    std::uint32_t inputs, outputs;
   };
-  thread_local std::vector<Slices> slices;
-  thread_local std::vector<std::uint32_t> name_slices;  // offset, length pairs
-  slices.clear();
-  name_slices.clear();
-  batch.chars.clear();
+  thread_local std::vector<Starts> starts;
+  starts.clear();
   batch.views.clear();
-  const auto put = [&](const std::string& s, std::uint32_t* out) {
-    out[0] = static_cast<std::uint32_t>(batch.chars.size());
-    out[1] = static_cast<std::uint32_t>(s.size());
-    batch.chars.append(s);
-  };
-  const auto put_name = [&](const std::string& s) {
-    name_slices.push_back(static_cast<std::uint32_t>(batch.chars.size()));
-    name_slices.push_back(static_cast<std::uint32_t>(s.size()));
-    batch.chars.append(s);
-  };
+  batch.inputs.clear();
+  batch.outputs.clear();
   for (int k = 0; k < count; ++k) {
-    const auto j = static_cast<std::size_t>(k);
-    const onnx::NodeProto* node = nodes_.at(first + k, *batch.protos[j]);
-    Slices s{};
-    if (node != nullptr) {
-      put(node->name(), s.name);
-      put(node->op_type(), s.op_type);
-      put(node->domain(), s.domain);
-      s.inputs_begin = static_cast<std::uint32_t>(name_slices.size() / 2);
-      for (const std::string& in : node->input())
-        put_name(in);
-      s.outputs_begin = static_cast<std::uint32_t>(name_slices.size() / 2);
-      for (const std::string& out : node->output())
-        put_name(out);
-      s.inputs_count = s.outputs_begin - s.inputs_begin;
-      s.outputs_count = static_cast<std::uint32_t>(name_slices.size() / 2) - s.outputs_begin;
+    const int i = first + k;
+    Starts& at = starts.emplace_back(Starts{static_cast<std::uint32_t>(batch.inputs.size()),
+                                            static_cast<std::uint32_t>(batch.outputs.size())});
+    OnnxNodeView& view = batch.views.emplace_back();
+    NodeNames names;
+    const NodeScan scan = nodes_.scan(i, names, batch.inputs, batch.outputs);
+    if (scan != NodeScan::unusual) {
+      view.name = names.name;
+      view.op_type = names.op_type;
+      view.domain = names.domain;
+      // A node of names only has no attributes: the empty message stands for its other fields.
+      view.proto = scan == NodeScan::names_only
+                       ? &onnx::NodeProto::default_instance()
+                       : nodes_.at(i, batch.proto(k));
+      continue;
     }
-    slices.push_back(s);
-    batch.views.push_back(OnnxNodeView{.proto = node});
+    // The parse decides; the names are views of the message's strings, which live as long as
+    // the batch (or the parsed graph) does.
+    batch.inputs.resize(at.inputs);
+    batch.outputs.resize(at.outputs);
+    const onnx::NodeProto* node = nodes_.at(i, batch.proto(k));
+    view.proto = node;
+    if (node == nullptr) continue;
+    view.name = node->name();
+    view.op_type = node->op_type();
+    view.domain = node->domain();
+    for (const std::string& in : node->input())
+      batch.inputs.emplace_back(in);
+    for (const std::string& out : node->output())
+      batch.outputs.emplace_back(out);
   }
-  const char* chars = batch.chars.data();
-  batch.names.resize(name_slices.size() / 2);
-  batch.hashes.resize(batch.names.size());
-  for (std::size_t n = 0; n < batch.names.size(); ++n) {
-    batch.names[n] = std::string_view(chars + name_slices[2 * n], name_slices[2 * n + 1]);
-    batch.hashes[n] = hash_name(batch.names[n]);
-  }
-  const std::span<const std::string_view> names(batch.names);
-  const std::span<const std::uint64_t> hashes(batch.hashes);
-  for (std::size_t j = 0; j < slices.size(); ++j) {
-    const Slices& s = slices[j];
+  batch.input_hashes.resize(batch.inputs.size());
+  for (std::size_t n = 0; n < batch.inputs.size(); ++n)
+    batch.input_hashes[n] = hash_name(batch.inputs[n]);
+  batch.output_hashes.resize(batch.outputs.size());
+  for (std::size_t n = 0; n < batch.outputs.size(); ++n)
+    batch.output_hashes[n] = hash_name(batch.outputs[n]);
+  const std::span<const std::string_view> inputs(batch.inputs);
+  const std::span<const std::string_view> outputs(batch.outputs);
+  const std::span<const std::uint64_t> input_hashes(batch.input_hashes);
+  const std::span<const std::uint64_t> output_hashes(batch.output_hashes);
+  for (std::size_t j = 0; j < starts.size(); ++j) {
     OnnxNodeView& v = batch.views[j];
-    v.name = std::string_view(chars + s.name[0], s.name[1]);
-    v.op_type = std::string_view(chars + s.op_type[0], s.op_type[1]);
-    v.domain = std::string_view(chars + s.domain[0], s.domain[1]);
-    v.inputs = names.subspan(s.inputs_begin, s.inputs_count);
-    v.outputs = names.subspan(s.outputs_begin, s.outputs_count);
-    v.input_hashes = hashes.subspan(s.inputs_begin, s.inputs_count);
-    v.output_hashes = hashes.subspan(s.outputs_begin, s.outputs_count);
+    const std::size_t in_end = j + 1 < starts.size() ? starts[j + 1].inputs : inputs.size();
+    const std::size_t out_end = j + 1 < starts.size() ? starts[j + 1].outputs : outputs.size();
+    v.inputs = inputs.subspan(starts[j].inputs, in_end - starts[j].inputs);
+    v.outputs = outputs.subspan(starts[j].outputs, out_end - starts[j].outputs);
+    v.input_hashes = input_hashes.subspan(starts[j].inputs, in_end - starts[j].inputs);
+    v.output_hashes = output_hashes.subspan(starts[j].outputs, out_end - starts[j].outputs);
   }
 }
 

@@ -1,20 +1,20 @@
-// Reading an ONNX graph's serialized nodes in order for the importer, parsed a few batches ahead
-// on a second thread.
+// Reading an ONNX graph's serialized nodes in order for the importer, a few batches ahead on a
+// second thread.
 //
-// The importer takes the nodes of OnnxNodes (onnx_model_split.hpp) one after the other, and the
-// protobuf parse of each node is about a third of the import. OnnxNodeReader parses them on a
-// worker thread, a batch of kBatchNodes at a time, with ONNX's generated NodeProto, and copies
-// each node's names (its own, op type, domain, inputs, outputs) into one flat buffer per batch.
-// The importer reads the names from there as one sequential stream; a message's strings, which
-// sit in the worker's cache behind several pointers each, are touched only for the attributes of
-// the nodes that have some. The worker also hashes every input and output name for the
-// importer's name table. (Reading the messages themselves from the other core was measured:
-// it cost the importer about as much time as the parse it saved.)
+// The importer takes the nodes of OnnxNodes (onnx_model_split.hpp) one after the other. For each
+// node the reader scans its bytes for its names (its own, op type, domain, inputs, outputs) as
+// views of the model's bytes (OnnxNodes::scan), and hashes every input and output name for the
+// importer's name table; only a node with other fields (attributes) is also parsed with ONNX's
+// generated NodeProto, for those. Building a message per node (its strings, then copying them
+// out for the importer) was most of the worker's time and the reason it sometimes fell behind
+// the importer. A node the scan does not read (unusual framing) is parsed, and its names are
+// views of the message's strings.
 //
-// The worker runs at most kBatches batches ahead; the importer's thread hands a batch back when
-// it moves past it. Graphs of fewer than kThreadedMinNodes nodes, fully parsed graphs, and
-// readers built with `threaded` false read each node on the calling thread, through the same
-// views; so does a reader whose thread the system refuses to start.
+// A worker thread does this a batch of kBatchNodes at a time, at most kBatches batches ahead;
+// the importer's thread hands a batch back when it moves past it. Graphs of fewer than
+// kThreadedMinNodes nodes, fully parsed graphs, and readers built with `threaded` false read each
+// node on the calling thread, through the same views; so does a reader whose thread the system
+// refuses to start.
 #pragma once
 
 #include <google/protobuf/arena.h>
@@ -38,7 +38,8 @@ namespace nnplan::format::detail {
 // One node as the importer reads it, valid until the reader is asked for the next node (a
 // worker's batch lives longer, but a reader without a worker reuses one slot).
 struct OnnxNodeView {
-  const onnx::NodeProto* proto = nullptr;  // for the attributes; null: the node is corrupt
+  // For the attributes (the empty message for a node that has none); null: the node is corrupt.
+  const onnx::NodeProto* proto = nullptr;
   std::string_view name;
   std::string_view op_type;
   std::string_view domain;
@@ -87,14 +88,18 @@ class OnnxNodeReader {
  private:
   struct Batch {
     explicit Batch(int capacity);
-    // Reused messages on one arena: their strings keep their capacity from batch to batch, are
+    // The message node k of the batch is parsed into (for its attributes), made on first use
+    // and reused: on one arena, their strings keep their capacity from batch to batch, are
     // allocated by bumping a pointer, and are freed with the arena's few blocks.
+    onnx::NodeProto& proto(int k);
     google::protobuf::Arena arena;
-    std::vector<onnx::NodeProto*> protos;
+    std::vector<onnx::NodeProto*> protos;  // null until first used
     std::vector<OnnxNodeView> views;
-    std::string chars;                    // every name of the batch, back to back
-    std::vector<std::string_view> names;  // the nodes' inputs and outputs, views into chars
-    std::vector<std::uint64_t> hashes;    // hash_name of each of `names`
+    // The batch's input and output names, node after node, and their hash_name.
+    std::vector<std::string_view> inputs;
+    std::vector<std::string_view> outputs;
+    std::vector<std::uint64_t> input_hashes;
+    std::vector<std::uint64_t> output_hashes;
   };
   void fill(Batch& batch, int first, int count) const;
   void work();

@@ -1,7 +1,7 @@
 // The split ONNX reader (src/format/onnx_model_split.hpp): every field but the graph's nodes
 // parsed as protobuf parses it, the nodes kept as byte ranges that parse to the same NodeProtos,
-// nodes past the kept limit counted but not kept, and framing it does not take left to the full
-// parse.
+// nodes past the kept limit counted but not kept, framing it does not take left to the full
+// parse, and a node's names scanned from its bytes exactly as its parse gives them.
 #include "format/onnx_model_split.hpp"
 
 #include <gtest/gtest.h>
@@ -18,6 +18,7 @@ namespace {
 
 using format::wire::delimited_field;
 using format::wire::to_bytes;
+using format::wire::varint_field;
 
 onnx::ModelProto five_relus() {
   onnx::ModelProto m;
@@ -218,6 +219,94 @@ TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
     }
     EXPECT_TRUE(some_accepted && some_rejected) << "the limit lies outside 90..105";
   }
+}
+
+// A model whose one graph node has exactly the bytes `node`.
+std::vector<std::byte> model_with_node(const std::string& node) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  return to_bytes(m.SerializeAsString() +
+                  delimited_field(onnx::ModelProto::kGraphFieldNumber,
+                                  delimited_field(onnx::GraphProto::kNodeFieldNumber, node)));
+}
+
+struct ScannedNode {
+  std::vector<std::byte> bytes;  // the model the views below look into
+  NodeScan scan = NodeScan::unusual;
+  NodeNames names;
+  std::vector<std::string_view> inputs;
+  std::vector<std::string_view> outputs;
+};
+
+// Scans the one node of a model whose node has the bytes `node`.
+ScannedNode scan_node(const std::string& node) {
+  ScannedNode out{.bytes = model_with_node(node)};
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(out.bytes, model, 100);
+  EXPECT_TRUE(nodes.has_value());
+  if (nodes) out.scan = nodes->scan(0, out.names, out.inputs, out.outputs);
+  return out;
+}
+
+// What the scan read is what protobuf's parse of the same bytes holds.
+void expect_names_as_parsed(const ScannedNode& got, const std::string& node) {
+  onnx::NodeProto want;
+  ASSERT_TRUE(want.ParseFromString(node));
+  EXPECT_EQ(got.names.name, want.name());
+  EXPECT_EQ(got.names.op_type, want.op_type());
+  EXPECT_EQ(got.names.domain, want.domain());
+  EXPECT_EQ(std::vector<std::string>(got.inputs.begin(), got.inputs.end()),
+            std::vector<std::string>(want.input().begin(), want.input().end()));
+  EXPECT_EQ(std::vector<std::string>(got.outputs.begin(), got.outputs.end()),
+            std::vector<std::string>(want.output().begin(), want.output().end()));
+}
+
+TEST(OnnxModelSplit, ScanReadsANodesNamesAsItsParseDoes) {
+  using F = onnx::NodeProto;
+  const std::string plain = five_relus().graph().node(2).SerializeAsString();
+  // Fields in an order serializing never writes: inputs and outputs interleaved, the name twice
+  // (the last wins), an empty input (an omitted optional one).
+  const std::string shuffled =
+      delimited_field(F::kOutputFieldNumber, "y0") + delimited_field(F::kNameFieldNumber, "old") +
+      delimited_field(F::kInputFieldNumber, "a") + delimited_field(F::kOutputFieldNumber, "y1") +
+      delimited_field(F::kInputFieldNumber, "") + delimited_field(F::kOpTypeFieldNumber, "Add") +
+      delimited_field(F::kDomainFieldNumber, "ai.onnx") +
+      delimited_field(F::kNameFieldNumber, "new") + delimited_field(F::kInputFieldNumber, "b");
+  for (const std::string& node : {plain, shuffled}) {
+    const ScannedNode got = scan_node(node);
+    EXPECT_EQ(got.scan, NodeScan::names_only);
+    expect_names_as_parsed(got, node);
+  }
+  EXPECT_EQ(scan_node(shuffled).names.name, "new");
+
+  // Other fields, well framed: the names are still right, and the rest is the parse's.
+  onnx::NodeProto with_attribute = five_relus().graph().node(0);
+  with_attribute.add_attribute()->set_name("alpha");
+  with_attribute.set_doc_string("doc");
+  const std::string unknown_varint = plain + varint_field(1000, 7);
+  for (const std::string& node : {with_attribute.SerializeAsString(), unknown_varint}) {
+    const ScannedNode got = scan_node(node);
+    EXPECT_EQ(got.scan, NodeScan::more_fields);
+    expect_names_as_parsed(got, node);
+  }
+
+  // Framing the scan does not read: left to the parse, whatever its verdict.
+  const std::string group = plain + "\xC3\x3E\xC4\x3E";          // an empty unknown group
+  const std::string name_as_varint = plain + varint_field(F::kNameFieldNumber, 3);
+  const std::string past_the_end = plain + std::string("\x0a\x7f" "ab", 4);
+  const std::string zero_tag = plain + std::string("\x00\x01", 2);
+  for (const std::string& node : {group, name_as_varint, past_the_end, zero_tag}) {
+    EXPECT_EQ(scan_node(node).scan, NodeScan::unusual);
+  }
+
+  // A parsed graph has no bytes to scan.
+  const onnx::ModelProto original = five_relus();
+  const OnnxNodes parsed(original.graph());
+  NodeNames names;
+  std::vector<std::string_view> inputs;
+  std::vector<std::string_view> outputs;
+  EXPECT_EQ(parsed.scan(0, names, inputs, outputs), NodeScan::unusual);
 }
 
 TEST(OnnxModelSplit, ParsedGraphNodesAreServedAsTheyAre) {

@@ -46,6 +46,12 @@ std::expected<BackendProfile, int> resolve_graph_profile(
   return profile;
 }
 
+void detail::keep_until_exit(std::shared_ptr<void> value) {
+  // Never freed: the vector stays reachable from this pointer until the process ends.
+  static auto* const kept = new std::vector<std::shared_ptr<void>>();
+  kept->push_back(std::move(value));
+}
+
 bool is_onnx_file(const std::string& path) {
   std::string extension = std::filesystem::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),

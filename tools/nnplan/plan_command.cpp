@@ -79,7 +79,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       return;
     }
     const ir::Graph& graph = input.graph->graph();
-    const auto evaluation = evaluate_graph(*profile, *input.graph);
+    auto evaluation = evaluate_graph(*profile, *input.graph);
     if (flags->json || flags->output) {
       const std::string artifact =
           format::plan_artifact_json(*profile, *input.digest, graph, evaluation, input.onnx);
@@ -97,6 +97,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       }
     }
     exit_code = evaluation && evaluation->accepted() ? kExitOk : kExitRejected;
+    keep_until_exit(std::move(evaluation));
+    keep_until_exit(std::move(input));
   });
 }
 
