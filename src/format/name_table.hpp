@@ -1,6 +1,6 @@
-// The ONNX importer's name tables (onnx_import.cpp): NameTable maps tensor names to IR nodes, one
-// lookup per node input and one insert per node output, and NamePool keeps copies of names that
-// other tables hold as keys. `hash_name` is the hash both the tables and the importer's operator
+// The ONNX import's name tables: NameTable maps tensor names to value numbers in the node reader
+// (onnx_node_reader.hpp), one lookup per node input and one insert per node output, and NamePool
+// keeps copies of names that the importer's other tables (onnx_import.cpp) hold as keys. `hash_name` is the hash both the tables and the importer's operator
 // lookup use: ONNX names are short (`relu_123`, `/layer1/conv/Conv_output_0`), and a word-at-a-time
 // multiply-mix hash, inlined, costs less than a call to std::hash's (on the 100k-node chain,
 // swapping it in took nnplan plan from 361.4M to 357.9M instructions, callgrind).
@@ -79,13 +79,13 @@ class NamePool {
   std::size_t left_ = 0;
 };
 
-// Tensor name -> IR node, the importer's hottest table (one lookup per node input, one insert
-// per node output): open addressing with linear probing in one array of 16-byte slots (where the
-// name's bytes start in the table's own name buffer, its length, part of its hash, and the node),
-// so a lookup touches one slot and compares bytes only on a likely match, an insert allocates
-// nothing until the table or its buffer grows, and a large table sits on huge pages
-// (allocate_large) instead of thousands of small ones. Names are copied because a node's
-// names live only while the node is imported.
+// Tensor name -> a number (a value number, onnx_node_reader.hpp), the import's hottest table (one
+// lookup per node input, one insert per node output): open addressing with linear probing in one
+// array of 16-byte slots (where the name's bytes start in the table's own name buffer, its
+// length, part of its hash, and the number), so a lookup touches one slot and compares bytes only
+// on a likely match, an insert allocates nothing until the table or its buffer grows, and a large
+// table sits on huge pages (allocate_large) instead of thousands of small ones. Names are copied
+// because a node's names may live only while the node is read.
 class NameTable {
  public:
   NameTable() = default;

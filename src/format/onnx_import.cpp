@@ -1,8 +1,9 @@
 // ONNX import: a ModelProto, decoded by the protobuf classes ONNX generates from its own schema
 // (Debian's libonnx-dev), becomes an ir::Graph plus the payloads of its constants and weights.
 // The graph's nodes stay serialized until the importer reaches them (onnx_model_split.hpp); a
-// second thread parses them a few batches ahead (onnx_node_reader.hpp), so a node's names live
-// only while it is imported, and a table that keeps a name keeps a copy.
+// second thread reads them a few batches ahead and numbers their values (onnx_node_reader.hpp):
+// the importer maps value numbers to IR nodes in an array, and keeps names (copies: a node's
+// names may live only while it is imported) only in the tables of the rarer kinds of value.
 //
 // The importer walks graph.node once, in the file's (topological) order. Every ONNX tensor name
 // resolves to one of: an IR node that produces it, a constant known at import time (initializers
@@ -299,6 +300,7 @@ using ConstPtr = std::shared_ptr<ConstTensor>;
 // Zero padding of H and W by `padding`, waiting for the Conv or pooling node consuming it.
 struct PendingPad {
   std::string input;  // the tensor the Pad node padded
+  std::uint32_t input_value = 0;  // its value number (onnx_node_reader.hpp)
   std::uint32_t padding = 0;
   std::string pad_node;  // the Pad node's name, for messages
 };
@@ -385,18 +387,30 @@ class Importer {
                : std::string_view();
   }
   bool has_in(int i) const { return !in_name(i).empty(); }
-  // hash_name(name): the reader's precomputed hash when `name` is one of the current node's own
-  // input or output views, else computed.
-  std::uint64_t name_hash(std::string_view name) const {
+  // The value number (onnx_node_reader.hpp) of `name`, one of the current node's own input or
+  // output views; kNoValue for any other name.
+  std::uint32_t value_of(std::string_view name) const {
     if (cur_ != nullptr) {
       for (std::size_t k = 0; k < cur_->inputs.size(); ++k)
         if (cur_->inputs[k].data() == name.data() && cur_->inputs[k].size() == name.size())
-          return cur_->input_hashes[k];
+          return cur_->input_values[k];
       for (std::size_t k = 0; k < cur_->outputs.size(); ++k)
         if (cur_->outputs[k].data() == name.data() && cur_->outputs[k].size() == name.size())
-          return cur_->output_hashes[k];
+          return cur_->output_values[k];
     }
-    return detail::hash_name(name);
+    return detail::kNoValue;
+  }
+  // The IR node holding value `v`; kNoNode when none does (yet): no value, or one defined as
+  // something else (a constant, a pending Pad, a rejected graph input), which the tables by name
+  // hold.
+  static constexpr NodeId kNoNode = 0xFFFFFFFFu;
+  NodeId node_of(std::uint32_t v) const {
+    return v < value_nodes_.size() ? value_nodes_[v] : kNoNode;
+  }
+  void set_value_node(std::uint32_t v, NodeId id) {
+    if (v == detail::kNoValue) return;
+    if (v >= value_nodes_.size()) value_nodes_.resize(std::max<std::size_t>(v + 1, 2 * value_nodes_.size()), kNoNode);
+    value_nodes_[v] = id;
   }
   int input_count() const { return static_cast<int>(cur_->inputs.size()); }
   int output_count() const { return static_cast<int>(cur_->outputs.size()); }
@@ -543,16 +557,16 @@ class Importer {
     return options_.keep_payloads ? floats_of(c) : std::vector<float>();
   }
   // The IR node holding tensor `name`, materializing a constant as a `const` node.
-  NodeId tensor(std::string_view name);
+  NodeId tensor(std::string_view name) { return tensor(name, value_of(name)); }
+  // The same for a name whose value number is `v` (kNoValue: look it up by name only).
+  NodeId tensor(std::string_view name, std::uint32_t v);
   const Shape& shape_of(NodeId id) const { return graph_.graph().nodes[id].shape; }
   Shape tensor_shape(std::string_view name) {
     if (ConstPtr c = constant(name); c != nullptr && !c->node) return Shape{c->dims};
     return shape_of(tensor(name));
   }
-  void define(std::string_view name, NodeId id) {
-    if (name.empty()) return;
-    values_.set(name, name_hash(name), id);
-  }
+  // Output `name` (one of the current node's) is IR node `id`.
+  void define(std::string_view name, NodeId id) { set_value_node(value_of(name), id); }
   std::optional<PendingPad> take_pad(std::string_view name) {
     const auto it = pads_.find(name);
     if (it == pads_.end()) return std::nullopt;
@@ -654,9 +668,10 @@ class Importer {
   // is checked by construction.
   ir::CheckedGraphBuilder graph_;
   PayloadStore payloads_;
-  // Keys view names held by model_ (graph inputs, outputs, initializers) or copies in names_
-  // (names from nodes, see in_name).
-  NameTable values_;
+  // Value number -> IR node (kNoNode: none), for the numbers the node reader gives names.
+  std::vector<NodeId> value_nodes_;
+  // Keys of the tables by name below view names held by model_ (graph inputs, outputs,
+  // initializers) or copies in names_ (names from nodes, see in_name).
   std::unordered_map<std::string_view, ConstPtr> consts_;
   std::unordered_map<std::string_view, PendingPad> pads_;
   // Consumers of each tensor in one flat array: tensor_slots_ numbers the consumed tensors, and
@@ -779,8 +794,8 @@ NodeId Importer::add(OpKind kind, const ir::Parents& parents, ir::OpParams param
   return *id;
 }
 
-NodeId Importer::tensor(std::string_view name) {
-  if (const NodeId* id = values_.find(name, name_hash(name))) return *id;
+NodeId Importer::tensor(std::string_view name, std::uint32_t v) {
+  if (const NodeId id = node_of(v); id != kNoNode) return id;
   if (rejected_inputs_.contains(name)) fail_rejected_input(name);
   if (pads_.contains(name)) {
     fail("input '" + name + "' comes from Pad node '" + pads_.at(name).pad_node +
@@ -850,8 +865,8 @@ std::uint32_t Importer::window_padding(const Shape& in, std::uint32_t kh, std::u
 
 void Importer::alias(std::string_view from, std::string_view to) {
   if (to.empty()) return;
-  if (const NodeId* id = values_.find(from)) {
-    values_.set(to, *id);
+  if (const NodeId id = node_of(value_of(from)); id != kNoNode) {
+    set_value_node(value_of(to), id);
   } else if (const auto p = pads_.find(from); p != pads_.end()) {
     set_named(pads_, to, PendingPad(p->second));
   } else if (ConstPtr c = constant(from)) {
@@ -1054,7 +1069,7 @@ void Importer::conv() {
   allow_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   require_inputs(2, 3);
   const std::optional<PendingPad> folded = take_pad(in_name(0));
-  const NodeId x = tensor(folded ? folded->input : in_name(0));
+  const NodeId x = folded ? tensor(folded->input, folded->input_value) : tensor(in_name(0));
   const Shape& xs = shape_of(x);
   if (xs.rank() != 4) {
     fail("input " + to_string(xs) + " is not (N,C,H,W); only 2-D convolution is supported");
@@ -1120,7 +1135,7 @@ void Importer::pool(bool max) {
     fail("has a second output Indices ('" + out_name(1) + "'); only the first output is supported");
   }
   const std::optional<PendingPad> folded = take_pad(in_name(0));
-  const NodeId x = tensor(folded ? folded->input : in_name(0));
+  const NodeId x = folded ? tensor(folded->input, folded->input_value) : tensor(in_name(0));
   const Shape& xs = shape_of(x);
   require_rank4(xs, max ? "max pooling" : "average pooling");
   const auto ks = attr_ints("kernel_shape");
@@ -1538,6 +1553,7 @@ void Importer::pad() {
   }
   set_named(pads_, out,
             PendingPad{.input = std::string(in_name(0)),
+                       .input_value = value_of(in_name(0)),
                        .padding = static_cast<std::uint32_t>(pads[2]),
                        .pad_node = std::string(cur_name())});
   tensor(in_name(0));  // the padded tensor must exist
@@ -1714,11 +1730,19 @@ ImportedModel Importer::run() {
   }
   // Nodes are parsed ahead on a second thread (onnx_node_reader.hpp), which starts now so that
   // its ring fills while the tables are set up and the initializers and inputs are read.
-  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true);
+  // Value numbers: initializer k is k, graph input j is initializer_size() + j, and node outputs
+  // follow.
+  std::vector<std::string_view> defined;
+  defined.reserve(static_cast<std::size_t>(g.initializer_size() + g.input_size()));
+  for (const auto& t : g.initializer())
+    defined.emplace_back(t.name());
+  for (const auto& in : g.input())
+    defined.emplace_back(in.name());
+  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true, std::move(defined));
   {
     const auto tensors = static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
-    values_.reserve(tensors);
+    value_nodes_.assign(tensors, kNoNode);
     graph_.reserve(tensors);
   }
   for (int k = 0; k < g.initializer_size(); ++k) {
@@ -1741,7 +1765,8 @@ ImportedModel Importer::run() {
                  "', which is not a graph input; inputs: " + (names.empty() ? "none" : names));
     }
   }
-  for (const auto& in : g.input()) {
+  for (int j = 0; j < g.input_size(); ++j) {
+    const onnx::ValueInfoProto& in = g.input(j);
     if (consts_.contains(in.name())) continue;  // an initializer with a default: a constant
     graph_inputs_.insert(in.name());
     std::string rejected;
@@ -1811,7 +1836,7 @@ ImportedModel Importer::run() {
       }
     }
     const NodeId id = add(OpKind::input, {}, {}, shape, &in.name());
-    values_.set(in.name(), id);
+    set_value_node(static_cast<std::uint32_t>(g.initializer_size() + j), id);
   }
   if (graph_.graph().nodes.empty()) {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
@@ -1821,10 +1846,6 @@ ImportedModel Importer::run() {
   for (int i = 0; i < nodes_.size(); ++i) {
     cur_ = reader.next(i);
     if (cur_ == nullptr) fail_corrupt_node(i);
-    if (const detail::OnnxNodeView* ahead = reader.peek(i, 8)) {
-      for (const std::uint64_t h : ahead->output_hashes)
-        values_.prefetch(h);
-    }
     if (cur_->name.empty()) {
       unnamed_ = std::string(cur_->op_type) + "_" + str(i);
     }
@@ -1832,12 +1853,13 @@ ImportedModel Importer::run() {
   }
   cur_ = nullptr;
   const std::string& out = g.output(0).name();
+  const std::uint32_t out_value = reader.value_after_last_node(out);
   if (rejected_inputs_.contains(out)) fail_rejected_input(out);
   if (pads_.contains(out)) fail_model("graph output '" + out + "' comes from a nonzero Pad");
-  if (!values_.contains(out) && !consts_.contains(out)) {
+  if (node_of(out_value) == kNoNode && !consts_.contains(out)) {
     fail_model("graph output '" + out + "' is not produced by any node, input or initializer");
   }
-  const NodeId output_id = tensor(out);
+  const NodeId output_id = tensor(out, out_value);
   // A graph input no node consumed is still one the model declares: not dropped silently.
   if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
 

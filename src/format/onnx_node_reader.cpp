@@ -31,9 +31,12 @@ onnx::NodeProto& OnnxNodeReader::Batch::proto(int k) {
   return *p;
 }
 
-OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded) : nodes_(nodes) {
+OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded,
+                               std::vector<std::string_view> defined)
+    : nodes_(nodes), defined_(std::move(defined)) {
   if (!threaded || !nodes.serialized() || nodes.size() < kThreadedMinNodes) {
     single_ = std::make_unique<Batch>(1);
+    define_initial_values();
     return;
   }
   for (auto& batch : batches_)
@@ -46,6 +49,7 @@ OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded) : nodes_(n
     for (auto& batch : batches_)
       batch.reset();
     single_ = std::make_unique<Batch>(1);
+    define_initial_values();
   }
 }
 
@@ -57,7 +61,35 @@ OnnxNodeReader::~OnnxNodeReader() {
   worker_.join();
 }
 
-void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
+void OnnxNodeReader::define_initial_values() {
+  // About one value per node output besides these: room for them all without a rehash.
+  values_.reserve(defined_.size() + static_cast<std::size_t>(nodes_.size()));
+  for (const std::string_view name : defined_)
+    values_.set(name, next_value_++);
+}
+
+void OnnxNodeReader::number_values(Batch& batch, std::size_t j, std::size_t inputs_begin,
+                                   std::size_t outputs_begin) {
+  // Inputs before outputs: an input sees the latest definition before its node.
+  const OnnxNodeView& v = batch.views[j];
+  for (std::size_t n = 0; n < v.inputs.size(); ++n) {
+    const std::size_t k = inputs_begin + n;
+    const ir::NodeId* value =
+        v.inputs[n].empty() ? nullptr : values_.find(v.inputs[n], batch.input_hashes[k]);
+    batch.input_values[k] = value != nullptr ? *value : kNoValue;
+  }
+  for (std::size_t n = 0; n < v.outputs.size(); ++n) {
+    const std::size_t k = outputs_begin + n;
+    if (v.outputs[n].empty()) {
+      batch.output_values[k] = kNoValue;
+      continue;
+    }
+    values_.set(v.outputs[n], batch.output_hashes[k], next_value_);
+    batch.output_values[k] = next_value_++;
+  }
+}
+
+void OnnxNodeReader::fill(Batch& batch, int first, int count) {
   // Where each node's inputs and outputs start in the batch's arrays; the spans are made once
   // the batch is complete, when the arrays no longer move.
   struct Starts {
@@ -100,24 +132,32 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) const {
     for (const std::string& out : node->output())
       batch.outputs.emplace_back(out);
   }
+  // Hashes first, each name's table slot fetched meanwhile: in a large table nearly every slot a
+  // new name lands on is a cache miss, and these overlap instead of stalling one by one.
   batch.input_hashes.resize(batch.inputs.size());
   for (std::size_t n = 0; n < batch.inputs.size(); ++n)
     batch.input_hashes[n] = hash_name(batch.inputs[n]);
   batch.output_hashes.resize(batch.outputs.size());
-  for (std::size_t n = 0; n < batch.outputs.size(); ++n)
+  for (std::size_t n = 0; n < batch.outputs.size(); ++n) {
     batch.output_hashes[n] = hash_name(batch.outputs[n]);
+    values_.prefetch(batch.output_hashes[n]);
+  }
+  batch.input_values.resize(batch.inputs.size());
+  batch.output_values.resize(batch.outputs.size());
   const std::span<const std::string_view> inputs(batch.inputs);
   const std::span<const std::string_view> outputs(batch.outputs);
-  const std::span<const std::uint64_t> input_hashes(batch.input_hashes);
-  const std::span<const std::uint64_t> output_hashes(batch.output_hashes);
+  const std::span<const std::uint32_t> input_values(batch.input_values);
+  const std::span<const std::uint32_t> output_values(batch.output_values);
   for (std::size_t j = 0; j < starts.size(); ++j) {
     OnnxNodeView& v = batch.views[j];
     const std::size_t in_end = j + 1 < starts.size() ? starts[j + 1].inputs : inputs.size();
     const std::size_t out_end = j + 1 < starts.size() ? starts[j + 1].outputs : outputs.size();
     v.inputs = inputs.subspan(starts[j].inputs, in_end - starts[j].inputs);
     v.outputs = outputs.subspan(starts[j].outputs, out_end - starts[j].outputs);
-    v.input_hashes = input_hashes.subspan(starts[j].inputs, in_end - starts[j].inputs);
-    v.output_hashes = output_hashes.subspan(starts[j].outputs, out_end - starts[j].outputs);
+    v.input_values = input_values.subspan(starts[j].inputs, v.inputs.size());
+    v.output_values = output_values.subspan(starts[j].outputs, v.outputs.size());
+    // The names of a corrupt node are never read: the import stops there.
+    if (v.proto != nullptr) number_values(batch, j, starts[j].inputs, starts[j].outputs);
   }
 }
 
@@ -153,6 +193,7 @@ void OnnxNodeReader::work() {
 }
 
 void OnnxNodeReader::read_ahead() {
+  define_initial_values();
   const int count = (nodes_.size() + kBatchNodes - 1) / kBatchNodes;
   for (int b = 0; b < count; ++b) {
     // Room for batch b once the reader has handed back batch b - kBatches. A worker that has run
@@ -168,6 +209,13 @@ void OnnxNodeReader::read_ahead() {
     filled_.store(b + 1, std::memory_order_release);
     filled_.notify_one();
   }
+}
+
+std::uint32_t OnnxNodeReader::value_after_last_node(std::string_view name) {
+  if (worker_.joinable()) worker_.join();  // done with the table, or about to be
+  if (failure_) std::rethrow_exception(failure_);
+  const ir::NodeId* v = name.empty() ? nullptr : values_.find(name);
+  return v != nullptr ? *v : kNoValue;
 }
 
 const OnnxNodeView* OnnxNodeReader::next(int i) {

@@ -1,14 +1,18 @@
 // Reading an ONNX graph's serialized nodes in order for the importer, a few batches ahead on a
-// second thread.
+// second thread, with every tensor name already resolved to a number.
 //
 // The importer takes the nodes of OnnxNodes (onnx_model_split.hpp) one after the other. For each
 // node the reader scans its bytes for its names (its own, op type, domain, inputs, outputs) as
-// views of the model's bytes (OnnxNodes::scan), and hashes every input and output name for the
-// importer's name table; only a node with other fields (attributes) is also parsed with ONNX's
-// generated NodeProto, for those. Building a message per node (its strings, then copying them
-// out for the importer) was most of the worker's time and the reason it sometimes fell behind
-// the importer. A node the scan does not read (unusual framing) is parsed, and its names are
-// views of the message's strings.
+// views of the model's bytes (OnnxNodes::scan); only a node with other fields (attributes) is
+// also parsed with ONNX's generated NodeProto, for those. A node the scan does not read (unusual
+// framing) is parsed, and its names are views of the message's strings.
+//
+// The reader also numbers the graph's values: each name a node outputs gets a fresh value
+// number, and each input name is resolved to the number its latest definition got (the graph's
+// initializers and inputs, given up front, come first). The importer then maps numbers to IR
+// nodes in a flat array instead of hashing and comparing names, and the name table lives on the
+// reader's thread (name_table.hpp). A name defined again later gets a new number, so every
+// input sees the definition before it, as in the file's order.
 //
 // A worker thread does this a batch of kBatchNodes at a time, at most kBatches batches ahead;
 // the importer's thread hands a batch back when it moves past it. Graphs of fewer than
@@ -31,9 +35,14 @@
 #include <thread>
 #include <vector>
 
+#include "name_table.hpp"
 #include "onnx_model_split.hpp"
 
 namespace nnplan::format::detail {
+
+// The number of a value no definition reached: an empty (absent) input, or a name no initializer,
+// graph input or earlier node output defines.
+inline constexpr std::uint32_t kNoValue = 0xFFFFFFFFu;
 
 // One node as the importer reads it, valid until the reader is asked for the next node (a
 // worker's batch lives longer, but a reader without a worker reuses one slot).
@@ -45,9 +54,10 @@ struct OnnxNodeView {
   std::string_view domain;
   std::span<const std::string_view> inputs;
   std::span<const std::string_view> outputs;
-  // hash_name (name_table.hpp) of each input and output, computed by the worker.
-  std::span<const std::uint64_t> input_hashes;
-  std::span<const std::uint64_t> output_hashes;
+  // The value number of each input (kNoValue for an unresolved one) and of each output (fresh;
+  // kNoValue for an empty one).
+  std::span<const std::uint32_t> input_values;
+  std::span<const std::uint32_t> output_values;
 };
 
 class OnnxNodeReader {
@@ -60,8 +70,10 @@ class OnnxNodeReader {
   // chain of 10^4 nodes, 2.7 ms on one thread, 4.7 ms with the worker.
   static constexpr int kThreadedMinNodes = 32 * kBatchNodes;
 
-  // Reads `nodes`, which must outlive the reader.
-  OnnxNodeReader(const OnnxNodes& nodes, bool threaded);
+  // Reads `nodes`, which must outlive the reader. `defined[k]` (the graph's initializer names,
+  // then its input names) is value k before any node; the views must outlive the reader too.
+  OnnxNodeReader(const OnnxNodes& nodes, bool threaded,
+                 std::vector<std::string_view> defined = {});
   OnnxNodeReader(const OnnxNodeReader&) = delete;
   OnnxNodeReader& operator=(const OnnxNodeReader&) = delete;
   // Stops the worker (it may still be batches ahead) and joins it.
@@ -71,16 +83,9 @@ class OnnxNodeReader {
   // are not a valid NodeProto. Rethrows what the worker threw (out of memory).
   [[nodiscard]] const OnnxNodeView* next(int i);
 
-  // Node i + d's view when it is in the batch of node i (the last one asked for) and valid, else
-  // null; always null without a worker. For prefetching what a coming node will touch.
-  [[nodiscard]] const OnnxNodeView* peek(int i, int d) const {
-    if (single_ != nullptr) return nullptr;
-    const int j = i % kBatchNodes + d;
-    const Batch& batch = *batches_[static_cast<std::size_t>((i / kBatchNodes) % kBatches)];
-    if (j >= static_cast<int>(batch.views.size())) return nullptr;
-    const OnnxNodeView& view = batch.views[static_cast<std::size_t>(j)];
-    return view.proto != nullptr ? &view : nullptr;
-  }
+  // The value number `name` has after the last node: call once node size() - 1 has been read
+  // (or at once for a graph without nodes). Waits for the worker to finish.
+  [[nodiscard]] std::uint32_t value_after_last_node(std::string_view name);
 
   // Whether a worker thread reads ahead.
   [[nodiscard]] bool threaded() const { return worker_.joinable(); }
@@ -95,19 +100,32 @@ class OnnxNodeReader {
     google::protobuf::Arena arena;
     std::vector<onnx::NodeProto*> protos;  // null until first used
     std::vector<OnnxNodeView> views;
-    // The batch's input and output names, node after node, and their hash_name.
+    // The batch's input and output names, node after node, their hash_name and their value
+    // numbers.
     std::vector<std::string_view> inputs;
     std::vector<std::string_view> outputs;
     std::vector<std::uint64_t> input_hashes;
     std::vector<std::uint64_t> output_hashes;
+    std::vector<std::uint32_t> input_values;
+    std::vector<std::uint32_t> output_values;
   };
-  void fill(Batch& batch, int first, int count) const;
+  void fill(Batch& batch, int first, int count);
+  // Numbers the names of `defined` (once, before the first node).
+  void define_initial_values();
+  // Resolves the inputs and numbers the outputs of the batch's node j, whose names start at
+  // those indices of the batch's arrays.
+  void number_values(Batch& batch, std::size_t j, std::size_t inputs_begin,
+                     std::size_t outputs_begin);
   void work();
   void read_ahead();
   // Blocks until `counter` holds more than `value` or, when `stop` is given, the reader stops.
   static void wait_above(const std::atomic<int>& counter, int value, const std::atomic<bool>* stop);
 
   const OnnxNodes& nodes_;
+  // Value numbering, owned by the worker while it runs (else by the calling thread).
+  std::vector<std::string_view> defined_;
+  NameTable values_;
+  std::uint32_t next_value_ = 0;
   std::unique_ptr<Batch> single_;  // the one-node batch of a reader without a worker
   std::array<std::unique_ptr<Batch>, kBatches> batches_;
   std::atomic<int> filled_{0};    // batches the worker has filled

@@ -1,8 +1,8 @@
 // The read-ahead node reader (src/format/onnx_node_reader.hpp): with and without its worker
-// thread it serves every node's names (and their hashes) and attributes as protobuf parses them,
-// in order, across batch boundaries and ring wrap-arounds; a node whose bytes are corrupt is null
-// at exactly its index; and a reader dropped while its worker is batches ahead stops without
-// hanging.
+// thread it serves every node's names and attributes as protobuf parses them, and value numbers
+// as a plain map from names to the latest definition gives them, in order, across batch
+// boundaries and ring wrap-arounds; a node whose bytes are corrupt is null at exactly its index;
+// and a reader dropped while its worker is batches ahead stops without hanging.
 #include "format/onnx_node_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
-#include "format/name_table.hpp"
 #include "protobuf_wire.hpp"
 
 namespace nnplan::format::detail {
@@ -36,6 +36,8 @@ onnx::NodeProto test_node(int i) {
     n.add_input(k == 1 && i % 4 == 0 ? std::string() : "t" + std::to_string(i - k));
   n.add_output("t" + std::to_string(i + 1));
   if (i % 13 == 0) n.add_output("mask" + std::to_string(i));
+  if (i % 29 == 0) n.add_output("t" + std::to_string(i));  // defines its own input's name again
+  if (i % 31 == 0) n.add_output("");                         // an absent optional output
   if (i % 7 == 0) {
     onnx::AttributeProto& a = *n.add_attribute();
     a.set_name("axis");
@@ -79,13 +81,21 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
   const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
   ASSERT_TRUE(nodes.has_value());
   ASSERT_EQ(nodes->size(), count);
-  OnnxNodeReader reader(*nodes, threaded);
+  // Values defined before the nodes: "t0" (what node 0 reads) and a name no node uses.
+  OnnxNodeReader reader(*nodes, threaded, {"t0", "w"});
   ASSERT_EQ(reader.threaded(), threaded && count >= OnnxNodeReader::kThreadedMinNodes);
+  // The numbering the reader must give: a map from each name to its latest definition.
+  std::unordered_map<std::string, std::uint32_t> latest = {{"t0", 0}, {"w", 1}};
+  std::uint32_t next_value = 2;
+  const auto value_of = [&](const std::string& name) {
+    const auto it = latest.find(name);
+    return name.empty() || it == latest.end() ? kNoValue : it->second;
+  };
   for (int i = 0; i < count; ++i) {
     const OnnxNodeView* view = reader.next(i);
     if (corrupt == i) {
       EXPECT_EQ(view, nullptr) << i;
-      continue;
+      continue;  // its outputs are never numbered: the import stops at a corrupt node
     }
     ASSERT_NE(view, nullptr) << i;
     const onnx::NodeProto want = test_node(i);
@@ -98,12 +108,16 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
     EXPECT_EQ(names(view->outputs),
               std::vector<std::string>(want.output().begin(), want.output().end()))
         << i;
-    ASSERT_EQ(view->input_hashes.size(), view->inputs.size()) << i;
-    for (std::size_t k = 0; k < view->inputs.size(); ++k)
-      EXPECT_EQ(view->input_hashes[k], hash_name(view->inputs[k])) << i;
-    ASSERT_EQ(view->output_hashes.size(), view->outputs.size()) << i;
-    for (std::size_t k = 0; k < view->outputs.size(); ++k)
-      EXPECT_EQ(view->output_hashes[k], hash_name(view->outputs[k])) << i;
+    ASSERT_EQ(view->input_values.size(), view->inputs.size()) << i;
+    for (int k = 0; k < want.input_size(); ++k)
+      EXPECT_EQ(view->input_values[static_cast<std::size_t>(k)], value_of(want.input(k))) << i;
+    ASSERT_EQ(view->output_values.size(), view->outputs.size()) << i;
+    for (int k = 0; k < want.output_size(); ++k) {
+      const std::string& out = want.output(k);
+      const std::uint32_t expected = out.empty() ? kNoValue : next_value++;
+      if (!out.empty()) latest[out] = expected;
+      EXPECT_EQ(view->output_values[static_cast<std::size_t>(k)], expected) << i;
+    }
     ASSERT_NE(view->proto, nullptr) << i;
     ASSERT_EQ(view->proto->attribute_size(), want.attribute_size()) << i;
     for (int a = 0; a < want.attribute_size(); ++a) {
@@ -112,6 +126,10 @@ void expect_nodes_read_as_parsed(const std::vector<std::byte>& bytes, int count,
           << i;
     }
   }
+  const std::string last_output = "t" + std::to_string(count);
+  EXPECT_EQ(reader.value_after_last_node(last_output), value_of(last_output));
+  EXPECT_EQ(reader.value_after_last_node("w"), 1u);
+  EXPECT_EQ(reader.value_after_last_node("never-defined"), kNoValue);
 }
 
 TEST(OnnxNodeReader, ThreadedReadServesEveryNodeAsParsedAcrossBatchesAndRingWraps) {
@@ -150,30 +168,6 @@ TEST(OnnxNodeReader, ParsedGraphNodesAreServedFromTheGraph) {
     EXPECT_EQ(view->proto, &graph.node(i));
     EXPECT_EQ(view->op_type, graph.node(i).op_type());
   }
-}
-
-TEST(OnnxNodeReader, PeekSeesLaterNodesOfTheCurrentBatchOnly) {
-  const int count = OnnxNodeReader::kThreadedMinNodes + 10;
-  const std::vector<std::byte> bytes = model_bytes(count, kBatch + 3);
-  onnx::ModelProto model;
-  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
-  ASSERT_TRUE(nodes.has_value());
-  OnnxNodeReader reader(*nodes, true);
-  ASSERT_TRUE(reader.threaded());
-  for (int i = 0; i < count; ++i) {
-    ASSERT_EQ(reader.next(i) == nullptr, i == kBatch + 3);
-    const OnnxNodeView* ahead = reader.peek(i, 8);
-    const bool same_batch = (i + 8) / kBatch == i / kBatch && i + 8 < count;
-    if (!same_batch || i + 8 == kBatch + 3) {
-      EXPECT_EQ(ahead, nullptr) << i;
-      continue;
-    }
-    ASSERT_NE(ahead, nullptr) << i;
-    EXPECT_EQ(names(ahead->outputs)[0], test_node(i + 8).output(0)) << i;
-  }
-  OnnxNodeReader inline_reader(*nodes, false);
-  ASSERT_NE(inline_reader.next(0), nullptr);
-  EXPECT_EQ(inline_reader.peek(0, 1), nullptr);  // nothing is read ahead inline
 }
 
 TEST(OnnxNodeReader, ReaderDroppedEarlyStopsItsWorker) {
