@@ -64,6 +64,10 @@ constexpr int kGraphDepth = 1;
 constexpr int kNodeDepth = 2;
 constexpr int kTensorDepth = 2;  // a graph initializer
 
+// The tag of a graph's node field.
+constexpr std::uint32_t kNodeTag = WireFormatLite::MakeTag(
+    onnx::GraphProto::kNodeFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+
 // Merges `bytes` (whole fields of `message`, read at nesting `depth`) into it.
 bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes, int depth) {
   if (bytes.empty()) return true;
@@ -129,6 +133,22 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
       nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
                        .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
     }
+    // Nodes come in a run: while the next tag is a node's (ExpectTag, protobuf's inline check
+    // for a repeated field), take them here; anything else goes back to next_field.
+    while (in.ExpectTag(kNodeTag)) {
+      std::uint32_t length = 0;
+      if (!in.ReadVarint32(&length)) return false;
+      const int payload = in.CurrentPosition();
+      if (length > static_cast<std::uint32_t>(size - payload) ||
+          !in.Skip(static_cast<int>(length))) {
+        return false;
+      }
+      ++count;
+      if (nodes.size() < max_kept) {
+        nodes.push_back({.offset = base + static_cast<std::uint32_t>(payload), .size = length});
+      }
+    }
+    run_begin = in.CurrentPosition();
   }
   return done && merge(out, graph.subspan(run_begin, size - run_begin), kGraphDepth);
 }
