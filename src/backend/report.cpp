@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -164,8 +163,32 @@ char* put(char* p, std::string_view text) {
   return p + text.size();
 }
 
-char* put_number(char* p, std::size_t v) {
-  return std::to_chars(p, p + 20, v).ptr;
+// `v` in decimal at p (at most 20 characters); returns the end. Two digits per step from a table,
+// as std::to_chars does, but inline and without its range checks: a report line holds two numbers,
+// and std::to_chars was a third of writing one (17.8M of 35M instructions for 10^5 lines).
+char* put_number(char* p, std::uint64_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  int digits = 1;
+  for (std::uint64_t bound = 10; digits < 20 && v >= bound; bound *= 10)
+    ++digits;
+  char* end = p + digits;
+  char* q = end;
+  while (v >= 100) {
+    const auto pair = static_cast<std::size_t>(v % 100) * 2;
+    v /= 100;
+    *--q = kPairs[pair + 1];
+    *--q = kPairs[pair];
+  }
+  if (v >= 10) {
+    *--q = kPairs[v * 2 + 1];
+    *--q = kPairs[v * 2];
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  return end;
 }
 
 constexpr std::string_view kGroup = "  group ";

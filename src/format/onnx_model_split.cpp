@@ -2,6 +2,7 @@
 #include "onnx_model_split.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/parse_context.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <limits>
@@ -189,38 +190,29 @@ NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>&
     return NodeScan::unusual;
   }
   const Range r = serialized_[static_cast<std::size_t>(i)];
-  const auto* data = reinterpret_cast<const char*>(bytes_.data()) + r.offset;
-  const int size = static_cast<int>(r.size);
-  CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data), size);
+  const auto* p = reinterpret_cast<const char*>(bytes_.data()) + r.offset;
+  const char* const end = p + r.size;
+  // Read with protobuf's inline decoders (parse_context.h), the ones its generated parsers use:
+  // a tag or a size takes at most 5 bytes, which they read without a bound, so the model's bytes
+  // must go on at least that far past the node (they do but at the very end of a file).
+  constexpr std::size_t kLookahead = 5;
+  if (bytes_.size() - (r.offset + r.size) < kLookahead) return NodeScan::unusual;
   names = NodeNames{};
   NodeScan result = NodeScan::names_only;
-  while (in.CurrentPosition() != size) {
-    const std::uint32_t tag = in.ReadTag();
-    if (tag == 0) return NodeScan::unusual;  // a malformed tag or field number 0
-    const auto wire = WireFormatLite::GetTagWireType(tag);
-    const int number = WireFormatLite::GetTagFieldNumber(tag);
-    const bool is_name = number == onnx::NodeProto::kInputFieldNumber ||
-                         number == onnx::NodeProto::kOutputFieldNumber ||
-                         number == onnx::NodeProto::kNameFieldNumber ||
-                         number == onnx::NodeProto::kOpTypeFieldNumber ||
-                         number == onnx::NodeProto::kDomainFieldNumber;
-    if (wire != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-      // Groups are nested framing this scan does not follow; a name field of another wire type
-      // is protobuf's to judge.
-      if (is_name || wire == WireFormatLite::WIRETYPE_START_GROUP ||
-          wire == WireFormatLite::WIRETYPE_END_GROUP || !WireFormatLite::SkipField(&in, tag)) {
-        return NodeScan::unusual;
-      }
-      result = NodeScan::more_fields;
-      continue;
+  while (p < end) {
+    std::uint32_t tag = 0;
+    p = google::protobuf::internal::ReadTag(p, &tag);
+    if (p == nullptr || p >= end || tag == 0) return NodeScan::unusual;
+    // Only length-delimited fields: every field of a NodeProto is one; anything else (an unknown
+    // varint or group, an invalid wire type) is the parse's to read.
+    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      return NodeScan::unusual;
     }
-    std::uint32_t length = 0;
-    if (!in.ReadVarint32(&length)) return NodeScan::unusual;
-    const int at = in.CurrentPosition();
-    if (length > static_cast<std::uint32_t>(size - at)) return NodeScan::unusual;
-    const std::string_view text(data + at, length);
-    in.Skip(static_cast<int>(length));
-    switch (number) {
+    const std::uint32_t length = google::protobuf::internal::ReadSize(&p);
+    if (p == nullptr || length > static_cast<std::size_t>(end - p)) return NodeScan::unusual;
+    const std::string_view text(p, length);
+    p += length;
+    switch (WireFormatLite::GetTagFieldNumber(tag)) {
       case onnx::NodeProto::kInputFieldNumber:
         inputs.push_back(text);
         break;

@@ -66,11 +66,11 @@ class OnnxNodes {
   // read here (input 1, output 2, name 3, op_type 4, domain 7), so when every field of the node
   // is one of them the scan is the whole node: `names_only`, and a parse would give the same
   // names (repeated fields append in order, the last of a singular field wins). A node with other
-  // well-framed fields is `more_fields`: the names are as a parse would give them, the rest needs
-  // `at`. Anything else (a group, an invalid wire type or tag, a length past the end, one of
-  // those five fields with another wire type, a parsed graph) is `unusual`, with `names`,
-  // `inputs` and `outputs` in an unspecified state: the caller parses the node with `at`, whose
-  // verdict stands.
+  // well-framed length-delimited fields (attributes, doc_string) is `more_fields`: the names are
+  // as a parse would give them, the rest needs `at`. Anything else (a field of another wire type,
+  // a malformed tag or length, a node within 5 bytes of the end of the model's bytes, a parsed
+  // graph) is `unusual`, with `names`, `inputs` and `outputs` in an unspecified state: the caller
+  // parses the node with `at`, whose verdict stands.
   [[nodiscard]] NodeScan scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
                               std::vector<std::string_view>& outputs) const;
   // True when the nodes are serialized (parsed node by node), false for a parsed graph.

@@ -157,7 +157,10 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
     v.input_values = input_values.subspan(starts[j].inputs, v.inputs.size());
     v.output_values = output_values.subspan(starts[j].outputs, v.outputs.size());
     // The names of a corrupt node are never read: the import stops there.
-    if (v.proto != nullptr) number_values(batch, j, starts[j].inputs, starts[j].outputs);
+    if (v.proto != nullptr) {
+      v.op = find_onnx_op(v.op_type);
+      number_values(batch, j, starts[j].inputs, starts[j].outputs);
+    }
   }
 }
 

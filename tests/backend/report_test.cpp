@@ -324,3 +324,42 @@ TEST(PlanReport, Structure) {
 
 }  // namespace
 }  // namespace nnplan::backend
+
+namespace nnplan::backend {
+namespace {
+
+// group_line writes node ids and group indices itself (report.cpp's put_number): every digit
+// count and the largest node id come out as std::to_string writes them.
+TEST(GroupLine, NumbersAreWrittenInFull) {
+  const Registry& registry = builtin_registry();
+  const CapsuleId relu = registry.implementing(BackendOp::relu).front();
+  const std::vector<ir::NodeId> ids = {0, 7, 10, 99, 100, 1009, 65536, 4294967295u};
+  GraphLoweringPlan plan{.registry = &registry, .nodes = {}, .groups = {}};
+  std::string want_ids;
+  std::string want_kinds;
+  for (const ir::NodeId id : ids) {
+    plan.nodes.push_back({id, ir::OpKind::relu, BackendOp::relu, relu});
+    want_ids += (want_ids.empty() ? "" : ",") + std::to_string(id);
+    want_kinds += want_kinds.empty() ? "relu" : ",relu";
+  }
+  const auto count = static_cast<std::uint32_t>(ids.size());
+  // Group i covers node i alone, and the last group covers all of them.
+  for (std::uint32_t i = 0; i < count; ++i) {
+    plan.groups.push_back({.first = i, .count = 1, .op = BackendOp::relu,
+                           .grouping = GroupingKind::singleton, .capsule = relu});
+  }
+  plan.groups.push_back({.first = 0, .count = count, .op = BackendOp::relu,
+                         .grouping = GroupingKind::same_capsule_run, .capsule = relu});
+  const std::string suffix = " op=relu capsule=" + registry.capsule(relu).name;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    EXPECT_EQ(group_line(plan, i), "  group " + std::to_string(i) + ": nodes " +
+                                       std::to_string(ids[i]) + " [relu]" + suffix +
+                                       " grouping=singleton");
+  }
+  EXPECT_EQ(group_line(plan, count), "  group " + std::to_string(count) + ": nodes " + want_ids +
+                                         " [" + want_kinds + "]" + suffix +
+                                         " grouping=same-capsule-run");
+}
+
+}  // namespace
+}  // namespace nnplan::backend

@@ -221,14 +221,17 @@ TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
   }
 }
 
-// A model whose one graph node has exactly the bytes `node`.
-std::vector<std::byte> model_with_node(const std::string& node) {
+// A model whose one graph node has exactly the bytes `node`, followed by a model field unless
+// `node_last` (then the node's bytes end the model's).
+std::vector<std::byte> model_with_node(const std::string& node, bool node_last = false) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
-  return to_bytes(m.SerializeAsString() +
-                  delimited_field(onnx::ModelProto::kGraphFieldNumber,
-                                  delimited_field(onnx::GraphProto::kNodeFieldNumber, node)));
+  return to_bytes(
+      m.SerializeAsString() +
+      delimited_field(onnx::ModelProto::kGraphFieldNumber,
+                      delimited_field(onnx::GraphProto::kNodeFieldNumber, node)) +
+      (node_last ? "" : delimited_field(onnx::ModelProto::kProducerNameFieldNumber, "after")));
 }
 
 struct ScannedNode {
@@ -240,8 +243,8 @@ struct ScannedNode {
 };
 
 // Scans the one node of a model whose node has the bytes `node`.
-ScannedNode scan_node(const std::string& node) {
-  ScannedNode out{.bytes = model_with_node(node)};
+ScannedNode scan_node(const std::string& node, bool node_last = false) {
+  ScannedNode out{.bytes = model_with_node(node, node_last)};
   onnx::ModelProto model;
   const std::optional<OnnxNodes> nodes = split_onnx_model(out.bytes, model, 100);
   EXPECT_TRUE(nodes.has_value());
@@ -280,25 +283,29 @@ TEST(OnnxModelSplit, ScanReadsANodesNamesAsItsParseDoes) {
   }
   EXPECT_EQ(scan_node(shuffled).names.name, "new");
 
-  // Other fields, well framed: the names are still right, and the rest is the parse's.
+  // Other length-delimited fields: the names are still right, and the rest is the parse's.
   onnx::NodeProto with_attribute = five_relus().graph().node(0);
   with_attribute.add_attribute()->set_name("alpha");
   with_attribute.set_doc_string("doc");
-  const std::string unknown_varint = plain + varint_field(1000, 7);
-  for (const std::string& node : {with_attribute.SerializeAsString(), unknown_varint}) {
+  const std::string unknown_field = plain + delimited_field(1000, "?");
+  for (const std::string& node : {with_attribute.SerializeAsString(), unknown_field}) {
     const ScannedNode got = scan_node(node);
     EXPECT_EQ(got.scan, NodeScan::more_fields);
     expect_names_as_parsed(got, node);
   }
 
   // Framing the scan does not read: left to the parse, whatever its verdict.
+  const std::string unknown_varint = plain + varint_field(1000, 7);
   const std::string group = plain + "\xC3\x3E\xC4\x3E";          // an empty unknown group
   const std::string name_as_varint = plain + varint_field(F::kNameFieldNumber, 3);
   const std::string past_the_end = plain + std::string("\x0a\x7f" "ab", 4);
   const std::string zero_tag = plain + std::string("\x00\x01", 2);
-  for (const std::string& node : {group, name_as_varint, past_the_end, zero_tag}) {
+  for (const std::string& node : {unknown_varint, group, name_as_varint, past_the_end, zero_tag}) {
     EXPECT_EQ(scan_node(node).scan, NodeScan::unusual);
   }
+  // A node whose bytes end the model's: protobuf's decoders may read a few bytes ahead, so the
+  // scan leaves it to the parse.
+  EXPECT_EQ(scan_node(plain, /*node_last=*/true).scan, NodeScan::unusual);
 
   // A parsed graph has no bytes to scan.
   const onnx::ModelProto original = five_relus();

@@ -212,7 +212,13 @@ class SmallVector {
 
   // ---- comparison and conversion ----
   [[nodiscard]] friend bool operator==(const SmallVector& a, const SmallVector& b) noexcept {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+    // A plain loop: std::equal on these types becomes a call to memcmp, which for the usual
+    // handful of elements costs more than the comparison (the importer compares shapes per node).
+    if (a.size_ != b.size_) return false;
+    for (std::uint32_t i = 0; i < a.size_; ++i) {
+      if (!(a.data_[i] == b.data_[i])) return false;
+    }
+    return true;
   }
   [[nodiscard]] friend auto operator<=>(const SmallVector& a, const SmallVector& b) noexcept {
     return std::lexicographical_compare_three_way(a.begin(), a.end(), b.begin(), b.end());
