@@ -208,8 +208,11 @@ NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>&
     if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
       return NodeScan::unusual;
     }
+    // A size whose bytes run past the node's end (read from the bytes after it) is the parse's.
     const std::uint32_t length = google::protobuf::internal::ReadSize(&p);
-    if (p == nullptr || length > static_cast<std::size_t>(end - p)) return NodeScan::unusual;
+    if (p == nullptr || p > end || length > static_cast<std::size_t>(end - p)) {
+      return NodeScan::unusual;
+    }
     const std::string_view text(p, length);
     p += length;
     switch (WireFormatLite::GetTagFieldNumber(tag)) {
