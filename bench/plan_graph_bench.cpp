@@ -6,6 +6,8 @@
 //     node kernels, the lowered groups and the audit rows, over n; vector capacities where the
 //     type exposes them) and heap allocations per node inside the timed region.
 //   BM_ScanGraph/chain/<n>: the memory floor, one read of every node's id and kind.
+//   BM_GraphReport/chain/<n>: write_graph_report (the text of `nnplan plan`) of the coalesced
+//     plan, into a sink that only counts the bytes; bytes/s and lines (groups) per second.
 //   BM_ReadIrJson/<n>: parse_ir_json on the canonical text of a random DAG written by
 //     write_ir_json (text built outside the loop); bytes/s and nodes/s.
 // Graphs come from graph_generators.hpp. The largest ones take seconds to build, so the last
@@ -14,8 +16,10 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +31,7 @@
 #include "nnplan/backend/graph_plan.hpp"
 #include "nnplan/backend/lowering.hpp"
 #include "nnplan/backend/profile.hpp"
+#include "nnplan/backend/report.hpp"
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/ir/check.hpp"
 
@@ -126,6 +131,40 @@ BENCHMARK_CAPTURE(BM_PlanLowerGate, chain, GraphShape::chain)
 BENCHMARK_CAPTURE(BM_PlanLowerGate, random_dag, GraphShape::random_dag)
     ->RangeMultiplier(10)
     ->Range(10'000, 10'000'000)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_GraphReport(benchmark::State& state, GraphShape shape) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::string error;
+  const ir::CheckedGraph* graph = checked_graph(shape, n, &error);
+  if (graph == nullptr) {
+    state.SkipWithError(("generated graph is malformed: " + error).c_str());
+    return;
+  }
+  const BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
+  const auto evaluation = evaluate_graph(profile, *graph);
+  if (!evaluation) {
+    state.SkipWithError(("planning failed: " + render(evaluation.error())).c_str());
+    return;
+  }
+  std::size_t bytes = 0;
+  const std::function<void(std::string_view)> count = [&bytes](std::string_view piece) {
+    bytes += piece.size();
+    benchmark::DoNotOptimize(piece.data());
+  };
+  for (auto _ : state) {
+    write_graph_report(profile, *evaluation, &graph->graph(), count);
+  }
+  const auto passes = static_cast<double>(state.iterations());
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<std::int64_t>(
+      passes * static_cast<double>(evaluation->lowering.groups.size())));
+  state.counters["report_bytes"] = static_cast<double>(bytes) / passes;
+}
+
+BENCHMARK_CAPTURE(BM_GraphReport, chain, GraphShape::chain)
+    ->RangeMultiplier(10)
+    ->Range(10'000, 1'000'000)
     ->Unit(benchmark::kMillisecond);
 
 // The floor under BM_PlanLowerGate: one pass that reads each node's id and kind and nothing
