@@ -83,7 +83,7 @@ void LoweringState::push_kernel(const PlannedNodeKernel& k) {
 namespace {
 
 // Groups `nodes` (already the lowering's node array) one per node.
-GraphLoweringPlan singleton_groups(const Registry* registry, std::vector<PlannedNodeKernel> nodes) {
+GraphLoweringPlan singleton_groups(const Registry* registry, PlannedNodeKernels nodes) {
   GraphLoweringPlan out{.registry = registry, .nodes = std::move(nodes), .groups = {}};
   out.groups.reserve(out.nodes.size());
   for (std::size_t i = 0; i < out.nodes.size(); ++i) {
@@ -94,11 +94,11 @@ GraphLoweringPlan singleton_groups(const Registry* registry, std::vector<Planned
 
 // The fold of LoweringState::push_kernel over `nodes`, with the open group kept in a local: the
 // same groups, without re-reading groups.back() and growing two vectors per node.
-GraphLoweringPlan coalesced_groups(const Registry* registry, std::vector<PlannedNodeKernel> nodes) {
+GraphLoweringPlan coalesced_groups(const Registry* registry, PlannedNodeKernels nodes) {
   GraphLoweringPlan out{.registry = registry, .nodes = std::move(nodes), .groups = {}};
   const std::span<const PlannedNodeKernel> kernels(out.nodes);
   if (kernels.empty()) return out;
-  std::vector<LoweredKernelGroup>& groups = out.groups;
+  LoweredKernelGroups& groups = out.groups;
   groups.reserve(kernels.size());
   LoweredKernelGroup open = to_singleton_lowered_group(kernels[0], 0);
   for (std::size_t i = 1; i < kernels.size(); ++i) {

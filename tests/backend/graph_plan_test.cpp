@@ -150,7 +150,7 @@ TEST(PlanGraph, EqualsPlanNodePerNode) {
       const Availability availability = profile.availability();
       auto plan = plan_graph(profile.config, profile.registry, graph.graph(), &availability);
       ASSERT_TRUE(plan.has_value()) << render(plan.error());
-      std::vector<PlannedNodeKernel> expected;
+      PlannedNodeKernels expected;
       for (const ir::Node& node : graph.graph().nodes) {
         auto k = plan_node(profile.config, profile.registry, node, &availability);
         ASSERT_TRUE(k.has_value()) << render(k.error());

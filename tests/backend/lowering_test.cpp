@@ -359,7 +359,7 @@ TEST(LoweringState, PushKernelStepByStep) {
   const Registry registry = boundary_registry();
   struct Step {
     PlannedNodeKernel k;
-    std::vector<LoweredKernelGroup> groups;  // after the push
+    LoweredKernelGroups groups;  // after the push
   };
   const auto grp = [](std::uint32_t first, std::uint32_t count, BackendOp op, CapsuleId c) {
     return LoweredKernelGroup{.first = first,
@@ -380,7 +380,7 @@ TEST(LoweringState, PushKernelStepByStep) {
        {grp(0, 2, relu, 0), grp(2, 1, tanh, 1), grp(3, 2, tanh, 2), grp(5, 1, relu, 0)}},
   };
   LoweringState state{.plan = {.registry = &registry, .nodes = {}, .groups = {}}};
-  std::vector<PlannedNodeKernel> pushed;
+  PlannedNodeKernels pushed;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     state.push_kernel(steps[i].k);
     pushed.push_back(steps[i].k);

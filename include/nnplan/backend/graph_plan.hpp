@@ -14,6 +14,7 @@
 #include "nnplan/error.hpp"
 #include "nnplan/ir/check.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/large_memory.hpp"
 
 namespace nnplan::backend {
 
@@ -27,10 +28,14 @@ struct PlannedNodeKernel {
   bool operator==(const PlannedNodeKernel&) const = default;
 };
 
+// One entry per planned node: past 2 MiB (some 170,000 nodes) on huge pages (large_memory.hpp),
+// like the graph's node array, instead of one page fault per 4 KiB.
+using PlannedNodeKernels = std::vector<PlannedNodeKernel, LargeAllocator<PlannedNodeKernel>>;
+
 // One planned node kernel per runtime-relevant node, in graph order.
 struct GraphExecutionPlan {
   const Registry* registry = nullptr;  // not owned; the registry the capsule ids index
-  std::vector<PlannedNodeKernel> kernels;
+  PlannedNodeKernels kernels;
 
   // Planned node ids, in graph order (a copy).
   [[nodiscard]] std::vector<ir::NodeId> node_ids() const;

@@ -53,11 +53,14 @@ struct LoweredKernelGroup {
   [[nodiscard]] LoweredKernelGroup append_node(const PlannedNodeKernel& k) const;
 };
 
+// The groups of a lowering, on huge pages past 2 MiB (as PlannedNodeKernels).
+using LoweredKernelGroups = std::vector<LoweredKernelGroup, LargeAllocator<LoweredKernelGroup>>;
+
 // Backend groups in execution order, with source-node provenance kept.
 struct GraphLoweringPlan {
-  const Registry* registry = nullptr;    // not owned
-  std::vector<PlannedNodeKernel> nodes;  // every planned node, in execution order
-  std::vector<LoweredKernelGroup> groups;
+  const Registry* registry = nullptr;  // not owned
+  PlannedNodeKernels nodes;            // every planned node, in execution order
+  LoweredKernelGroups groups;
 
   // The planned nodes of one group.
   [[nodiscard]] std::span<const PlannedNodeKernel> group_nodes(const LoweredKernelGroup& g) const {
