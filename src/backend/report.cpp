@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -116,21 +117,27 @@ class NameDedup {
 
 // The text after a group's kind list, `] op=<op> capsule=<capsule> grouping=<kind>`, which depends
 // only on (op, capsule, grouping): built once per combination a report meets, so a line of a
-// large report is a few appends. The last combinations met sit in a small direct-mapped cache in
+// large report is a few appends. For a group of one node, of(plan, g, kind) is the text from the
+// node list on, ` [<kind>] op=...`, cached with the kind in the key. The last combinations met sit in a small direct-mapped cache in
 // front of the map (a report alternates between a few of them).
 class GroupSuffixes {
  public:
-  const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g) {
-    const std::uint64_t key = (std::uint64_t{g.capsule} * kGroupingKindNames.size() +
-                               static_cast<std::uint64_t>(g.grouping)) *
-                                  kBackendOpCount +
-                              static_cast<std::uint64_t>(g.op);
+  const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g,
+                        std::optional<ir::OpKind> kind = std::nullopt) {
+    const std::uint64_t key =
+        ((std::uint64_t{g.capsule} * kGroupingKindNames.size() +
+          static_cast<std::uint64_t>(g.grouping)) *
+             kBackendOpCount +
+         static_cast<std::uint64_t>(g.op)) *
+            (ir::kOpKindCount + 1) +
+        (kind ? static_cast<std::uint64_t>(*kind) + 1 : 0);
     Cached& cached = cache_[key % kCache];
     if (cached.suffix != nullptr && cached.key == key) return *cached.suffix;
     std::string& suffix = suffixes_[key];
     if (suffix.empty()) {
-      suffix = "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
-               " grouping=" + std::string(to_string(g.grouping));
+      if (kind) suffix = " [" + std::string(ir::to_string(*kind));
+      suffix += "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
+                " grouping=" + std::string(to_string(g.grouping));
     }
     cached = Cached{.key = key, .suffix = &suffix};  // map nodes do not move
     return suffix;
@@ -204,21 +211,18 @@ std::string_view onnx_name(const ir::Graph* onnx_graph, ir::NodeId id) {
 
 // group_line for a group of one node (nearly every group of a large graph), and `end` after it:
 // one bounded append for the whole line.
+// `rest` is GroupSuffixes::of(plan, g, kind): everything from the node list on.
 void append_single_node_line(std::string& out, std::size_t group_index,
-                             const PlannedNodeKernel& k, const std::string& suffix,
+                             const PlannedNodeKernel& k, const std::string& rest,
                              std::string_view name, std::string_view end) {
-  const std::string_view kind = ir::to_string(k.kind);
-  const std::size_t bound = kGroup.size() + kNumber + kNodes.size() + kNumber + 2 + kind.size() +
-                            suffix.size() + kOnnx.size() + name.size() + end.size();
+  const std::size_t bound = kGroup.size() + kNumber + kNodes.size() + kNumber + rest.size() +
+                            kOnnx.size() + name.size() + end.size();
   append_bounded(out, bound, [&](char* p) {
     p = put(p, kGroup);
     p = put_number(p, group_index);
     p = put(p, kNodes);
     p = put_number(p, k.node_id);
-    *p++ = ' ';
-    *p++ = '[';
-    p = put(p, kind);
-    p = put(p, suffix);
+    p = put(p, rest);
     if (!name.empty()) {
       p = put(p, kOnnx);
       p = put(p, name);
@@ -233,12 +237,12 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
                        std::string_view end = {}) {
   const LoweredKernelGroup& g = plan.groups[group_index];
   const auto nodes = plan.group_nodes(g);
-  const std::string& suffix = suffixes.of(plan, g);
   if (nodes.size() == 1) {
-    append_single_node_line(out, group_index, nodes[0], suffix,
+    append_single_node_line(out, group_index, nodes[0], suffixes.of(plan, g, nodes[0].kind),
                             onnx_name(onnx_graph, nodes[0].node_id), end);
     return;
   }
+  const std::string& suffix = suffixes.of(plan, g);
   std::size_t bound = kGroup.size() + kNumber + kNodes.size() + 2 + suffix.size();
   for (const PlannedNodeKernel& k : nodes)
     bound += kNumber + 1 + ir::to_string(k.kind).size() + 1;
@@ -291,16 +295,35 @@ std::string counted(std::size_t n, std::string_view noun) {
   return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
 }
 
+// Groups and nodes per capsule of a plan: one pass over the groups, counting by capsule id, from
+// which every coverage line is summed (a registry has hundreds of capsules, a plan up to millions
+// of groups).
+struct CapsuleCounts {
+  std::vector<std::size_t> groups;
+  std::vector<std::size_t> nodes;
+
+  explicit CapsuleCounts(const GraphLoweringPlan& plan)
+      : groups(plan.registry != nullptr ? plan.registry->size() : 0),
+        nodes(groups.size()) {
+    for (const LoweredKernelGroup& g : plan.groups) {
+      ++groups[g.capsule];
+      nodes[g.capsule] += g.count;
+    }
+  }
+};
+
 // Groups and nodes per value of `key` (a provider or a trust level), in enum order.
 template <std::size_t N, class Key>
-std::string coverage_lines(const GraphLoweringPlan& plan, std::string_view title,
-                           const std::array<std::string_view, N>& names, Key key) {
+std::string coverage_lines(const GraphLoweringPlan& plan, const CapsuleCounts& counts,
+                           std::string_view title, const std::array<std::string_view, N>& names,
+                           Key key) {
   std::array<std::size_t, N> groups{};
   std::array<std::size_t, N> nodes{};
-  for (const LoweredKernelGroup& g : plan.groups) {
-    const auto k = static_cast<std::size_t>(key(plan.capsule(g)));
-    ++groups[k];
-    nodes[k] += g.count;
+  for (std::size_t id = 0; id < counts.groups.size(); ++id) {
+    if (counts.groups[id] == 0) continue;
+    const auto k = static_cast<std::size_t>(key(plan.registry->capsule(static_cast<CapsuleId>(id))));
+    groups[k] += counts.groups[id];
+    nodes[k] += counts.nodes[id];
   }
   std::string out;
   for (std::size_t i = 0; i < N; ++i) {
@@ -348,9 +371,10 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
     out += kernel_line(c) + "\n" + detail_lines(c);
   }
   out += "coverage:\n";
-  out += coverage_lines(plan, "provider", kProviderNames,
+  const CapsuleCounts counts(plan);
+  out += coverage_lines(plan, counts, "provider", kProviderNames,
                         [](const KernelCapsule& c) { return c.provider; });
-  out += coverage_lines(plan, "trust", kTrustLevelNames,
+  out += coverage_lines(plan, counts, "trust", kTrustLevelNames,
                         [](const KernelCapsule& c) { return c.trust_level; });
   const std::string policy(label(profile.config.assurance));
   if (evaluation.accepted()) {
