@@ -19,6 +19,9 @@ namespace {
 // before Skylake and 140 since, so some 30 to 110 µs at 2.6 GHz.
 constexpr int kSpins = 1 << 11;
 
+// How many output names ahead the worker fetches the name table's slot of.
+constexpr std::size_t kPrefetchAhead = 8;
+
 }  // namespace
 
 OnnxNodeReader::Batch::Batch(int capacity) : protos(static_cast<std::size_t>(capacity)) {
@@ -138,10 +141,10 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
   for (std::size_t n = 0; n < batch.inputs.size(); ++n)
     batch.input_hashes[n] = hash_name(batch.inputs[n]);
   batch.output_hashes.resize(batch.outputs.size());
-  for (std::size_t n = 0; n < batch.outputs.size(); ++n) {
+  for (std::size_t n = 0; n < batch.outputs.size(); ++n)
     batch.output_hashes[n] = hash_name(batch.outputs[n]);
+  for (std::size_t n = 0; n < std::min(kPrefetchAhead, batch.outputs.size()); ++n)
     values_.prefetch(batch.output_hashes[n]);
-  }
   batch.input_values.resize(batch.inputs.size());
   batch.output_values.resize(batch.outputs.size());
   const std::span<const std::string_view> inputs(batch.inputs);
@@ -156,6 +159,10 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
     v.outputs = outputs.subspan(starts[j].outputs, out_end - starts[j].outputs);
     v.input_values = input_values.subspan(starts[j].inputs, v.inputs.size());
     v.output_values = output_values.subspan(starts[j].outputs, v.outputs.size());
+    // The output slot kPrefetchAhead names on is fetched while this node is numbered.
+    if (const std::size_t ahead = starts[j].outputs + kPrefetchAhead; ahead < outputs.size()) {
+      values_.prefetch(batch.output_hashes[ahead]);
+    }
     // The names of a corrupt node are never read: the import stops there.
     if (v.proto != nullptr) {
       v.op = find_onnx_op(v.op_type);
