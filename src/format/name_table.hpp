@@ -84,8 +84,9 @@ class NamePool {
 // array of 16-byte slots (where the name's bytes start in the table's own name buffer, its
 // length, part of its hash, and the number), so a lookup touches one slot and compares bytes only
 // on a likely match, an insert allocates nothing until the table or its buffer grows, and a large
-// table sits on huge pages (allocate_large) instead of thousands of small ones. Names are copied
-// because a node's names may live only while the node is read.
+// table sits on huge pages (allocate_large) instead of thousands of small ones. A name is copied
+// into the table's own buffer, because a node's names may live only while the node is read,
+// unless it lies in the bytes given to keep_in_place (the model's, which outlive the table).
 class NameTable {
  public:
   NameTable() = default;
@@ -93,6 +94,10 @@ class NameTable {
   NameTable& operator=(const NameTable&) = delete;
   ~NameTable() { release(); }
 
+  // Names inside `bytes` (which must outlive the table) are kept as positions in it, not copied.
+  void keep_in_place(std::string_view bytes) {
+    if (bytes.size() <= kCopied) in_place_ = bytes;
+  }
   void reserve(std::size_t n) {
     std::size_t cap = 16;
     while (cap < 2 * n)
@@ -125,11 +130,10 @@ class NameTable {
     for (std::size_t i = h & (cap_ - 1);; i = (i + 1) & (cap_ - 1)) {
       Slot& s = slots_[i];
       if (s.size_plus_one == 0) {
-        s = Slot{.offset = static_cast<std::uint32_t>(names_.size()),
+        s = Slot{.offset = place(name),
                  .size_plus_one = static_cast<std::uint32_t>(name.size()) + 1,
                  .tag = tag,
                  .value = value};
-        names_.append(name);
         ++size_;
         return;
       }
@@ -142,7 +146,8 @@ class NameTable {
 
  private:
   struct Slot {
-    std::uint32_t offset = 0;         // the name's first byte in names_
+    std::uint32_t offset = 0;         // the name's first byte: in names_ with kCopied set, else
+                                      // in in_place_
     std::uint32_t size_plus_one = 0;  // 0: empty
     std::uint32_t tag = 0;            // the hash's high half
     ir::NodeId value = 0;
@@ -150,8 +155,23 @@ class NameTable {
   static_assert(sizeof(Slot) == 16);
   static_assert(sizeof(std::size_t) == 8, "the slot tag is the high half of a 64-bit hash");
   static std::size_t hash(std::string_view name) { return hash_name(name); }
+  // Offsets of copied names carry this bit; both buffers hold less than 2 GiB.
+  static constexpr std::uint32_t kCopied = std::uint32_t{1} << 31;
   std::string_view key(const Slot& s) const {
-    return std::string_view(names_).substr(s.offset, s.size_plus_one - 1);
+    const char* base = (s.offset & kCopied) != 0 ? names_.data() : in_place_.data();
+    return {base + (s.offset & ~kCopied), s.size_plus_one - 1};
+  }
+  // Where a new key's bytes will be found: in in_place_ when it lies there, else a copy.
+  std::uint32_t place(std::string_view name) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(in_place_.data());
+    const auto at = reinterpret_cast<std::uintptr_t>(name.data());
+    if (name.size() <= in_place_.size() && at >= begin &&
+        at - begin <= in_place_.size() - name.size()) {
+      return static_cast<std::uint32_t>(at - begin);
+    }
+    const auto offset = static_cast<std::uint32_t>(names_.size()) | kCopied;
+    names_.append(name);
+    return offset;
   }
   void rehash(std::size_t cap) {
     auto* slots = static_cast<Slot*>(allocate_large(cap * sizeof(Slot)));
@@ -177,7 +197,8 @@ class NameTable {
   Slot* slots_ = nullptr;
   std::size_t cap_ = 0;
   std::size_t size_ = 0;
-  std::string names_;  // every key's bytes, back to back
+  std::string names_;          // copied keys' bytes, back to back
+  std::string_view in_place_;  // bytes whose names are not copied
 };
 
 }  // namespace nnplan::format::detail

@@ -1490,7 +1490,7 @@ void Importer::import_node() {
     fail("domain '" + std::string(cur_->domain) +
          "' is not supported; supported: the default ONNX domain");
   }
-  const std::optional<OnnxOp> known = cur_->op;  // find_onnx_op(op), looked up by the reader
+  const std::optional<OnnxOp> known = find_onnx_op(op);
   if (!known) fail("operator " + op + " is not supported; supported: " + supported_list());
   switch (*known) {
     case OnnxOp::abs:

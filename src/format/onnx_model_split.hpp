@@ -73,6 +73,8 @@ class OnnxNodes {
   // parses the node with `at`, whose verdict stands.
   [[nodiscard]] NodeScan scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
                               std::vector<std::string_view>& outputs) const;
+  // The model's bytes the serialized nodes lie in (empty for a parsed graph).
+  [[nodiscard]] std::span<const std::byte> bytes() const { return bytes_; }
   // True when the nodes are serialized (parsed node by node), false for a parsed graph.
   [[nodiscard]] bool serialized() const { return graph_ == nullptr; }
 

@@ -65,6 +65,9 @@ OnnxNodeReader::~OnnxNodeReader() {
 }
 
 void OnnxNodeReader::define_initial_values() {
+  // Scanned names are views of the model's bytes, which outlive the reader: kept, not copied.
+  const std::span<const std::byte> bytes = nodes_.bytes();
+  values_.keep_in_place({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
   // About one value per node output besides these: room for them all without a rehash.
   values_.reserve(defined_.size() + static_cast<std::size_t>(nodes_.size()));
   for (const std::string_view name : defined_)
@@ -164,10 +167,7 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
       values_.prefetch(batch.output_hashes[ahead]);
     }
     // The names of a corrupt node are never read: the import stops there.
-    if (v.proto != nullptr) {
-      v.op = find_onnx_op(v.op_type);
-      number_values(batch, j, starts[j].inputs, starts[j].outputs);
-    }
+    if (v.proto != nullptr) number_values(batch, j, starts[j].inputs, starts[j].outputs);
   }
 }
 

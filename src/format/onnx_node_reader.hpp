@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,7 +37,6 @@
 
 #include "name_table.hpp"
 #include "onnx_model_split.hpp"
-#include "onnx_ops.hpp"
 
 namespace nnplan::format::detail {
 
@@ -54,7 +52,6 @@ struct OnnxNodeView {
   std::string_view name;
   std::string_view op_type;
   std::string_view domain;
-  std::optional<OnnxOp> op;  // find_onnx_op(op_type): the operator, whatever the domain
   std::span<const std::string_view> inputs;
   std::span<const std::string_view> outputs;
   // The value number of each input (kNoValue for an unresolved one) and of each output (fresh;

@@ -1,6 +1,5 @@
 // The ONNX operators the importer maps (onnx_import.cpp), by name: the enumerator the importer
-// dispatches on, the sorted names users see, and the lookup from a node's op_type, which the node
-// reader's worker does for every node (onnx_node_reader.hpp).
+// dispatches on, the sorted names users see, and the lookup from a node's op_type.
 #pragma once
 
 #include <algorithm>

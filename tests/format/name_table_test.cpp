@@ -65,6 +65,33 @@ TEST(NameTable, GrowsAndKeepsItsOwnCopiesOfTheKeys) {
   EXPECT_EQ(table.find("tensor/50000"), nullptr);
 }
 
+// Keys inside the in-place bytes are found there (not copied: overwriting those bytes changes
+// what the table sees), keys elsewhere are copies (their source can go away), and a key that
+// only starts inside the bytes is a copy too.
+TEST(NameTable, KeepsNamesInPlaceOnlyWhenWhollyInsideTheBytes) {
+  std::string model = "t1 t2 tail";
+  NameTable table;
+  table.keep_in_place(std::string_view(model).substr(0, 5));  // "t1 t2"
+  table.set(std::string_view(model).substr(0, 2), 1);          // "t1", in place
+  table.set(std::string_view(model).substr(3, 2), 2);          // "t2", in place
+  table.set(std::string_view(model).substr(3, 4), 3);          // "t2 t" runs past: a copy
+  std::string other = "w";
+  table.set(other, 4);  // elsewhere: a copy
+  other = "#";
+  EXPECT_EQ(*table.find("t1"), 1u);
+  EXPECT_EQ(*table.find("t2"), 2u);
+  EXPECT_EQ(*table.find("t2 t"), 3u);
+  EXPECT_EQ(*table.find("w"), 4u);
+  model[4] = '9';  // "t2" is read from the model's bytes, "t2 t" from the table's copy
+  EXPECT_EQ(table.find("t2"), nullptr);
+  EXPECT_EQ(*table.find("t2 t"), 3u);
+  for (int i = 0; i < 2000; ++i)  // growing rehashes both kinds of key
+    table.set("k" + std::to_string(i), static_cast<ir::NodeId>(100 + i));
+  EXPECT_EQ(*table.find("t1"), 1u);
+  EXPECT_EQ(*table.find("t2 t"), 3u);
+  EXPECT_EQ(*table.find("k1999"), 2099u);
+}
+
 TEST(NamePool, CopiesOutliveTheirSources) {
   NamePool pool;
   std::vector<std::string_view> kept;
