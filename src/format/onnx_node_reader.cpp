@@ -4,6 +4,7 @@
 #include "name_table.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <system_error>
@@ -15,9 +16,14 @@
 namespace nnplan::format::detail {
 namespace {
 
-// Busy-wait rounds before sleeping: Intel's optimization manual puts a pause at about 40 cycles
-// before Skylake and 140 since, so some 30 to 110 µs at 2.6 GHz.
-constexpr int kSpins = 1 << 11;
+// How long a side waits busily before it sleeps. Each side is usually well under a millisecond
+// from giving the other what it waits for (a batch filled, or one handed back), and on a virtual
+// machine waking a sleeping thread took milliseconds: an interrupt to a halted virtual CPU that
+// the host must schedule again. Instrumented on the 100k chain with the previous limit (2^11
+// pauses, some 30 to 110 us), in half the runs both sides slept on each other and the importer
+// lost 5 to 9 ms waiting. A thread busy-waits only while the other has work in hand, and yields
+// its CPU now and then, so a thread sharing that CPU is not starved.
+constexpr auto kBusyWaitLimit = std::chrono::milliseconds(20);
 
 // How many output names ahead the worker fetches the name table's slot of.
 constexpr std::size_t kPrefetchAhead = 8;
@@ -173,19 +179,24 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
 
 void OnnxNodeReader::wait_above(const std::atomic<int>& counter, int value,
                                 const std::atomic<bool>* stop) {
-  // Spins first: the other side is usually microseconds away, and a futex sleep and wake-up
-  // costs an inter-processor interrupt each, which in a virtual machine is a costly exit.
-  for (int spin = 0; spin < kSpins; ++spin) {
-    if (counter.load(std::memory_order_acquire) > value) return;
-    if (stop != nullptr && stop->load(std::memory_order_acquire)) return;
+  const auto ready = [&] {
+    return counter.load(std::memory_order_acquire) > value ||
+           (stop != nullptr && stop->load(std::memory_order_acquire));
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spin = 1; !ready(); ++spin) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
-  }
-  for (int seen = counter.load(std::memory_order_acquire); seen <= value;
-       seen = counter.load(std::memory_order_acquire)) {
-    if (stop != nullptr && stop->load(std::memory_order_acquire)) return;
-    counter.wait(seen, std::memory_order_acquire);
+    if (spin % 256 != 0) continue;
+    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() - start < kBusyWaitLimit) continue;
+    for (int seen = counter.load(std::memory_order_acquire); seen <= value;
+         seen = counter.load(std::memory_order_acquire)) {
+      if (stop != nullptr && stop->load(std::memory_order_acquire)) return;
+      counter.wait(seen, std::memory_order_acquire);
+    }
+    return;
   }
 }
 
