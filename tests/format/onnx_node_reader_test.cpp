@@ -9,8 +9,10 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -167,6 +169,24 @@ TEST(OnnxNodeReader, ParsedGraphNodesAreServedFromTheGraph) {
     ASSERT_NE(view, nullptr);
     EXPECT_EQ(view->proto, &graph.node(i));
     EXPECT_EQ(view->op_type, graph.node(i).op_type());
+  }
+}
+
+// A reader that stops for longer than the busy-wait limit lets its worker fall asleep (the ring
+// is full by then); handing batches back must wake it, and every node still arrives.
+TEST(OnnxNodeReader, SlowReaderWakesASleepingWorker) {
+  const int count = OnnxNodeReader::kThreadedMinNodes + 3 * kBatch + 5;
+  const std::vector<std::byte> bytes = model_bytes(count);
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
+  ASSERT_TRUE(nodes.has_value());
+  OnnxNodeReader reader(*nodes, true);
+  ASSERT_TRUE(reader.threaded());
+  for (int i = 0; i < count; ++i) {
+    if (i == 1 || i == 9 * kBatch + 1) std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    const OnnxNodeView* view = reader.next(i);
+    ASSERT_NE(view, nullptr) << i;
+    ASSERT_EQ(view->outputs.front(), test_node(i).output(0)) << i;
   }
 }
 
