@@ -61,6 +61,15 @@ const ir::CheckedGraph* checked_graph(GraphShape shape, std::size_t n, std::stri
   return &*cache.graph;
 }
 
+// checked_graph for a benchmark: null after marking the benchmark skipped when the generated
+// graph does not check.
+const ir::CheckedGraph* graph_or_skip(benchmark::State& state, GraphShape shape, std::size_t n) {
+  std::string error;
+  const ir::CheckedGraph* graph = checked_graph(shape, n, &error);
+  if (graph == nullptr) state.SkipWithError(("generated graph is malformed: " + error).c_str());
+  return graph;
+}
+
 // What one pass produced, kept for the counters.
 struct PassResult {
   std::size_t plan_bytes = 0;
@@ -92,12 +101,8 @@ PassResult plan_lower_gate(const BackendProfile& profile, const ir::CheckedGraph
 
 void BM_PlanLowerGate(benchmark::State& state, GraphShape shape) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  std::string error;
-  const ir::CheckedGraph* graph = checked_graph(shape, n, &error);
-  if (graph == nullptr) {
-    state.SkipWithError(("generated graph is malformed: " + error).c_str());
-    return;
-  }
+  const ir::CheckedGraph* graph = graph_or_skip(state, shape, n);
+  if (graph == nullptr) return;
   const BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
   // One untimed pass first: right after building a 10^7-node graph the first pass measured about
   // three times slower than the ones after it on this machine (the lowering's arrays are the
@@ -135,12 +140,8 @@ BENCHMARK_CAPTURE(BM_PlanLowerGate, random_dag, GraphShape::random_dag)
 
 void BM_GraphReport(benchmark::State& state, GraphShape shape) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  std::string error;
-  const ir::CheckedGraph* graph = checked_graph(shape, n, &error);
-  if (graph == nullptr) {
-    state.SkipWithError(("generated graph is malformed: " + error).c_str());
-    return;
-  }
+  const ir::CheckedGraph* graph = graph_or_skip(state, shape, n);
+  if (graph == nullptr) return;
   const BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
   const auto evaluation = evaluate_graph(profile, *graph);
   if (!evaluation) {
@@ -171,12 +172,8 @@ BENCHMARK_CAPTURE(BM_GraphReport, chain, GraphShape::chain)
 // else. IR nodes are 144-byte structs, so at 10^6 nodes and beyond this is memory traffic.
 void BM_ScanGraph(benchmark::State& state, GraphShape shape) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  std::string error;
-  const ir::CheckedGraph* graph = checked_graph(shape, n, &error);
-  if (graph == nullptr) {
-    state.SkipWithError(("generated graph is malformed: " + error).c_str());
-    return;
-  }
+  const ir::CheckedGraph* graph = graph_or_skip(state, shape, n);
+  if (graph == nullptr) return;
   for (auto _ : state) {
     std::uint64_t sum = 0;
     for (const ir::Node& node : graph->graph().nodes) {

@@ -166,6 +166,7 @@ void append_bounded(std::string& out, std::size_t bound, Write write) {
 }
 
 char* put(char* p, std::string_view text) {
+  if (text.empty()) return p;  // an empty view may have no data to point at (memcpy wants one)
   std::memcpy(p, text.data(), text.size());
   return p + text.size();
 }
