@@ -74,5 +74,27 @@ TEST(LargeAllocatorTest, RefusesACountWhoseBytesOverflow) {
                std::bad_array_new_length);
 }
 
+// Zeroed blocks read zero everywhere, below and past the huge-page size (where they are mapped
+// straight from the system), large ones are 2 MiB aligned, and a block freed after being written
+// does not leak its bytes into the next one.
+TEST(LargeMemoryTest, ZeroedBlocksAreZeroAndUsable) {
+  for (const std::size_t size : {std::size_t{1}, std::size_t{4096}, (std::size_t{2} << 20) - 1,
+                                 std::size_t{2} << 20, (std::size_t{5} << 20) + 123}) {
+    for (int round = 0; round < 2; ++round) {
+      auto* p = static_cast<unsigned char*>(allocate_large_zeroed(size));
+      ASSERT_NE(p, nullptr);
+      if (size >= (std::size_t{2} << 20)) {
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % (std::size_t{2} << 20), 0u) << size;
+      }
+      bool zero = true;
+      for (std::size_t i = 0; i < size; i += 509)
+        zero = zero && p[i] == 0;
+      EXPECT_TRUE(zero && p[size - 1] == 0) << size << " round " << round;
+      std::memset(p, 0xAB, size);  // every byte writable
+      free_large_zeroed(p, size);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nnplan

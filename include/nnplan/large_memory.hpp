@@ -4,8 +4,8 @@
 // transparent huge pages: a 47 MB model then costs two dozen page faults instead of eleven
 // thousand, each of which also zeroes a fresh page (touching 22 MB on the development VM: about
 // 7 ms in 4 KiB pages, about 1 ms in huge pages once the host has them to give).
-// Purely a speed hint; where it is not honoured the blocks are ordinary memory. Nothing is
-// zero-filled by these functions.
+// Purely a speed hint; where it is not honoured the blocks are ordinary memory. Only
+// allocate_large_zeroed's blocks are zero, and those cost no writing to make so.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +19,13 @@ namespace nnplan {
 // `size` bytes, uninitialized; release with free_large(p, size).
 [[nodiscard]] void* allocate_large(std::size_t size);
 void free_large(void* p, std::size_t size) noexcept;
+
+// `size` bytes, all zero; release with free_large_zeroed(p, size). From 2 MiB on the block comes
+// straight from the system (mmap), whose fresh pages are zero: nothing is written to make it so,
+// and each page is zeroed by the system when first touched. A hash table sized up front then
+// costs no zeroing pass before its first insert.
+[[nodiscard]] void* allocate_large_zeroed(std::size_t size);
+void free_large_zeroed(void* p, std::size_t size) noexcept;
 
 // An owning block of `size` uninitialized bytes from allocate_large.
 class LargeBuffer {

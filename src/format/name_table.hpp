@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "nnplan/ir/graph.hpp"
@@ -174,8 +175,9 @@ class NameTable {
     return offset;
   }
   void rehash(std::size_t cap) {
-    auto* slots = static_cast<Slot*>(allocate_large(cap * sizeof(Slot)));
-    std::uninitialized_value_construct_n(slots, cap);
+    // All-zero bytes are empty slots, and a fresh zeroed block costs no pass to write them.
+    static_assert(std::is_trivially_copyable_v<Slot> && std::is_trivially_destructible_v<Slot>);
+    auto* slots = static_cast<Slot*>(allocate_large_zeroed(cap * sizeof(Slot)));
     for (std::size_t n = 0; n < cap_; ++n) {
       const Slot& s = slots_[n];
       if (s.size_plus_one == 0) continue;
@@ -191,7 +193,7 @@ class NameTable {
     cap_ = cap;
   }
   void release() {
-    if (slots_ != nullptr) free_large(slots_, cap_ * sizeof(Slot));
+    if (slots_ != nullptr) free_large_zeroed(slots_, cap_ * sizeof(Slot));
     slots_ = nullptr;
   }
   Slot* slots_ = nullptr;
