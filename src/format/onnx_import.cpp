@@ -201,9 +201,10 @@ bool is_default_domain(std::string_view domain) {
 
 class Importer {
  public:
+  // `thread`, when given, is started early for the node reader's worker (onnx_node_reader.hpp).
   Importer(const onnx::ModelProto& model, const detail::OnnxNodes& nodes, std::string_view source,
-           const OnnxImportOptions& options)
-      : model_(model), nodes_(nodes), source_(source), options_(options) {}
+           const OnnxImportOptions& options, detail::ReaderThread* thread = nullptr)
+      : model_(model), nodes_(nodes), source_(source), options_(options), thread_(thread) {}
 
   ImportedModel run();
 
@@ -552,6 +553,7 @@ class Importer {
   mutable NamePool names_;
   std::string_view source_;
   const OnnxImportOptions& options_;
+  detail::ReaderThread* thread_;
   std::int64_t opset_ = 0;
 
   // Checks every node as it is added (shape inferred from its parents), so the imported graph
@@ -1628,7 +1630,7 @@ ImportedModel Importer::run() {
     defined.emplace_back(t.name());
   for (const auto& in : g.input())
     defined.emplace_back(in.name());
-  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true, std::move(defined));
+  detail::OnnxNodeReader reader(nodes_, /*threaded=*/true, std::move(defined), thread_);
   {
     const auto tensors = static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                          static_cast<std::size_t>(g.initializer_size());
@@ -1803,6 +1805,12 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   // A large model's message (its initializers) takes tens of megabytes touched once.
   arena_options.block_alloc = allocate_large;
   arena_options.block_dealloc = free_large;
+  // The node reader's thread starts now, while the model is split, when the model is large enough
+  // to hold the nodes that make one worth it (each node takes at least 2 bytes).
+  std::optional<detail::ReaderThread> thread;
+  if (bytes.size() >= 2 * static_cast<std::size_t>(detail::OnnxNodeReader::kThreadedMinNodes)) {
+    thread.emplace();
+  }
   google::protobuf::Arena arena(arena_options);
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input
@@ -1819,7 +1827,7 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   }
   const detail::OnnxNodes& nodes = *split;
   try {
-    return Importer(model, nodes, source, options).run();
+    return Importer(model, nodes, source, options, thread ? &*thread : nullptr).run();
   } catch (ImportFailure& f) {
     return std::unexpected(std::move(f.error));
   }

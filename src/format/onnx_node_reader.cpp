@@ -30,6 +30,49 @@ constexpr std::size_t kPrefetchAhead = 8;
 
 }  // namespace
 
+ReaderThread::ReaderThread() {
+  try {
+    thread_ = std::thread([this] { wait_for_work(); });
+  } catch (const std::system_error&) {
+    // No thread to be had (a process or container thread limit): available() is false, and a
+    // reader given this one reads on its own thread's terms (see OnnxNodeReader).
+  }
+}
+
+ReaderThread::~ReaderThread() {
+  if (!thread_.joinable()) return;
+  if (!given_) {
+    state_.store(kCancel, std::memory_order_release);
+    state_.notify_one();
+  }
+  thread_.join();
+}
+
+void ReaderThread::start(std::function<void()> work) {
+  work_ = std::move(work);
+  given_ = true;
+  state_.store(kWork, std::memory_order_release);
+  state_.notify_one();
+}
+
+void ReaderThread::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void ReaderThread::wait_for_work() {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spin = 1; state_.load(std::memory_order_acquire) == kIdle; ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (spin % 256 != 0) continue;
+    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() - start < kBusyWaitLimit) continue;
+    state_.wait(kIdle, std::memory_order_acquire);
+  }
+  if (state_.load(std::memory_order_acquire) == kWork) work_();
+}
+
 OnnxNodeReader::Batch::Batch(int capacity) : protos(static_cast<std::size_t>(capacity)) {
   views.reserve(static_cast<std::size_t>(capacity));
 }
@@ -41,7 +84,7 @@ onnx::NodeProto& OnnxNodeReader::Batch::proto(int k) {
 }
 
 OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded,
-                               std::vector<std::string_view> defined)
+                               std::vector<std::string_view> defined, ReaderThread* thread)
     : nodes_(nodes), defined_(std::move(defined)) {
   if (!threaded || !nodes.serialized() || nodes.size() < kThreadedMinNodes) {
     single_ = std::make_unique<Batch>(1);
@@ -50,24 +93,29 @@ OnnxNodeReader::OnnxNodeReader(const OnnxNodes& nodes, bool threaded,
   }
   for (auto& batch : batches_)
     batch = std::make_unique<Batch>(kBatchNodes);
-  try {
-    worker_ = std::thread([this] { work(); });
-  } catch (const std::system_error&) {
+  if (thread == nullptr || !thread->available()) {
+    own_thread_ = std::make_unique<ReaderThread>();
+    thread = own_thread_.get();
+  }
+  if (!thread->available()) {
     // No thread to be had (a process or container thread limit): read on this thread instead;
     // the nodes, and so the import, are the same.
     for (auto& batch : batches_)
       batch.reset();
     single_ = std::make_unique<Batch>(1);
     define_initial_values();
+    return;
   }
+  worker_ = thread;
+  worker_->start([this] { work(); });
 }
 
 OnnxNodeReader::~OnnxNodeReader() {
-  if (!worker_.joinable()) return;
+  if (worker_ == nullptr || !worker_->running()) return;
   stop_.store(true, std::memory_order_release);
   released_.fetch_add(kBatches, std::memory_order_release);  // wakes a worker waiting for room
   released_.notify_one();
-  worker_.join();
+  worker_->join();
 }
 
 void OnnxNodeReader::define_initial_values() {
@@ -233,7 +281,7 @@ void OnnxNodeReader::read_ahead() {
 }
 
 std::uint32_t OnnxNodeReader::value_after_last_node(std::string_view name) {
-  if (worker_.joinable()) worker_.join();  // done with the table, or about to be
+  if (worker_ != nullptr) worker_->join();  // done with the table, or about to be
   if (failure_) std::rethrow_exception(failure_);
   const ir::NodeId* v = name.empty() ? nullptr : values_.find(name);
   return v != nullptr ? *v : kNoValue;

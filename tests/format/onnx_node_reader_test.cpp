@@ -190,6 +190,44 @@ TEST(OnnxNodeReader, SlowReaderWakesASleepingWorker) {
   }
 }
 
+// A thread started before the reader runs its worker; one the reader does not need (too few
+// nodes) or that is never handed to a reader ends when destroyed, idle or asleep.
+TEST(OnnxNodeReader, RunsItsWorkerOnAThreadStartedEarlier) {
+  const int count = OnnxNodeReader::kThreadedMinNodes + kBatch + 3;
+  const std::vector<std::byte> bytes = model_bytes(count);
+  onnx::ModelProto model;
+  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
+  ASSERT_TRUE(nodes.has_value());
+  {
+    ReaderThread thread;
+    ASSERT_TRUE(thread.available());
+    OnnxNodeReader reader(*nodes, true, {}, &thread);
+    EXPECT_TRUE(reader.threaded());
+    EXPECT_FALSE(thread.available());  // taken
+    for (int i = 0; i < count; ++i) {
+      const OnnxNodeView* view = reader.next(i);
+      ASSERT_NE(view, nullptr) << i;
+      ASSERT_EQ(view->outputs.front(), test_node(i).output(0)) << i;
+    }
+  }
+  {
+    ReaderThread unused;  // destroyed while waiting busily
+  }
+  {
+    ReaderThread asleep;
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));  // past the busy-wait limit
+  }
+  const std::vector<std::byte> few = model_bytes(100);
+  onnx::ModelProto small_model;
+  const std::optional<OnnxNodes> small = split_onnx_model(few, small_model, 1 << 26);
+  ASSERT_TRUE(small.has_value());
+  ReaderThread idle;
+  OnnxNodeReader inline_reader(*small, true, {}, &idle);
+  EXPECT_FALSE(inline_reader.threaded());
+  EXPECT_TRUE(idle.available());  // not taken; ends with the test
+  ASSERT_NE(inline_reader.next(0), nullptr);
+}
+
 TEST(OnnxNodeReader, ReaderDroppedEarlyStopsItsWorker) {
   const int count =
       std::max(OnnxNodeReader::kThreadedMinNodes, OnnxNodeReader::kBatches * 4 * kBatch);
