@@ -1805,18 +1805,18 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   // A large model's message (its initializers) takes tens of megabytes touched once.
   arena_options.block_alloc = allocate_large;
   arena_options.block_dealloc = free_large;
-  // The node reader's thread starts now, while the model is split, when the model is large enough
-  // to hold the nodes that make one worth it (each node takes at least 2 bytes).
+  // The node reader's thread starts while the model is split, as soon as the graph has the nodes
+  // that make one worth it.
   std::optional<detail::ReaderThread> thread;
-  if (bytes.size() >= 2 * static_cast<std::size_t>(detail::OnnxNodeReader::kThreadedMinNodes)) {
-    thread.emplace();
-  }
   google::protobuf::Arena arena(arena_options);
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input
   // the split does not take gets protobuf's full parse and its verdict.
-  std::optional<detail::OnnxNodes> split = detail::split_onnx_model(bytes, model, kMaxGraphNodes);
+  std::optional<detail::OnnxNodes> split =
+      detail::split_onnx_model(bytes, model, kMaxGraphNodes, [&thread] { thread.emplace(); },
+                               detail::OnnxNodeReader::kThreadedMinNodes);
   if (!split) {
+    thread.reset();  // a fully parsed graph is read without a worker
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return std::unexpected(make_error(
           ErrorKind::invalid_input,

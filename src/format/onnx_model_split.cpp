@@ -102,9 +102,14 @@ bool split_tensor(std::span<const std::byte> tensor, std::uint32_t base, onnx::T
 // Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
 // offset in the model), initializers are split (split_tensor), and every other run of fields is
 // merged into `out`.
+// `reached` is called once when `count` reaches `reached_at`.
 bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
                  std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count,
-                 std::vector<std::optional<OnnxNodes::Range>>& raw) {
+                 std::vector<std::optional<OnnxNodes::Range>>& raw,
+                 const std::function<void()>& reached, int reached_at) {
+  const auto counted = [&] {
+    if (++count == reached_at && reached) reached();
+  };
   const int size = static_cast<int>(graph.size());
   CodedInputStream in(as_u8(graph.data()), size);
   in.SetRecursionLimit(budget_at_depth(kGraphDepth));  // skipping groups spends it too
@@ -129,7 +134,7 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
       }
       continue;
     }
-    ++count;  // at most one node per 2 bytes of a 2 GiB message: fits an int
+    counted();  // at most one node per 2 bytes of a 2 GiB message: fits an int
     if (nodes.size() < max_kept) {
       nodes.push_back({.offset = base + static_cast<std::uint32_t>(f.payload_begin),
                        .size = static_cast<std::uint32_t>(f.end - f.payload_begin)});
@@ -144,7 +149,7 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
           !in.Skip(static_cast<int>(length))) {
         return false;
       }
-      ++count;
+      counted();
       if (nodes.size() < max_kept) {
         nodes.push_back({.offset = base + static_cast<std::uint32_t>(payload), .size = length});
       }
@@ -239,7 +244,9 @@ NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>&
 }
 
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
-                                          std::size_t max_kept) {
+                                          std::size_t max_kept,
+                                          const std::function<void()>& on_node_count,
+                                          int node_count) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return std::nullopt;  // past protobuf's 2 GiB: the full parse gives the verdict
   }
@@ -261,7 +268,7 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
     if (!f.delimited) return std::nullopt;
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
                      static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(), nodes,
-                     max_kept, count, raw)) {
+                     max_kept, count, raw, on_node_count, node_count)) {
       return std::nullopt;
     }
   }

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -100,8 +101,12 @@ class OnnxNodes {
 // costs no memory beyond the limit before the caller rejects it. nullopt when the framing is not
 // the plain form this walk reads or a piece fails to parse; the caller then parses the whole
 // message, whose outcome is protobuf's own verdict.
-[[nodiscard]] std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
-                                                        onnx::ModelProto& model,
-                                                        std::size_t max_kept);
+//
+// `on_node_count`, when set, is called once, during the walk, as soon as the graph is known to
+// have at least `node_count` nodes: the importer starts its node reader's thread then, while the
+// rest of the model is split (onnx_node_reader.hpp).
+[[nodiscard]] std::optional<OnnxNodes> split_onnx_model(
+    std::span<const std::byte> bytes, onnx::ModelProto& model, std::size_t max_kept,
+    const std::function<void()>& on_node_count = {}, int node_count = 0);
 
 }  // namespace nnplan::format::detail

@@ -149,6 +149,24 @@ TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
   EXPECT_EQ(nodes->at(2, scratch), nullptr);
 }
 
+// The node-count callback runs once, when the walk counts that many nodes, and never for a graph
+// with fewer.
+TEST(OnnxModelSplit, NodeCountCallbackRunsOnceAtTheCount) {
+  const std::vector<std::byte> bytes = to_bytes(five_relus().SerializeAsString());
+  for (const int at : {1, 5, 6}) {
+    int calls = 0;
+    int nodes_kept_then = -1;
+    onnx::ModelProto model;
+    const std::optional<OnnxNodes> nodes = split_onnx_model(
+        bytes, model, 100, [&] { ++calls; nodes_kept_then = at; }, at);
+    ASSERT_TRUE(nodes.has_value());
+    EXPECT_EQ(calls, at <= 5 ? 1 : 0) << at;
+    if (at <= 5) {
+      EXPECT_EQ(nodes_kept_then, at);
+    }
+  }
+}
+
 TEST(OnnxModelSplit, BrokenFramingIsLeftToTheFullParse) {
   const std::string whole = five_relus().SerializeAsString();
   // Cut inside the graph field: its length now runs past the end.
