@@ -158,8 +158,8 @@ void BM_GraphReport(benchmark::State& state, GraphShape shape) {
   }
   const auto passes = static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
-  state.SetItemsProcessed(static_cast<std::int64_t>(
-      passes * static_cast<double>(evaluation->lowering.groups.size())));
+  state.SetItemsProcessed(
+      static_cast<std::int64_t>(passes * static_cast<double>(evaluation->lowering.groups.size())));
   state.counters["report_bytes"] = static_cast<double>(bytes) / passes;
 }
 

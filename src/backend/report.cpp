@@ -118,19 +118,18 @@ class NameDedup {
 // The text after a group's kind list, `] op=<op> capsule=<capsule> grouping=<kind>`, which depends
 // only on (op, capsule, grouping): built once per combination a report meets, so a line of a
 // large report is a few appends. For a group of one node, of(plan, g, kind) is the text from the
-// node list on, ` [<kind>] op=...`, cached with the kind in the key. The last combinations met sit in a small direct-mapped cache in
-// front of the map (a report alternates between a few of them).
+// node list on, ` [<kind>] op=...`, cached with the kind in the key. The last combinations met sit
+// in a small direct-mapped cache in front of the map (a report alternates between a few of them).
 class GroupSuffixes {
  public:
   const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g,
                         std::optional<ir::OpKind> kind = std::nullopt) {
-    const std::uint64_t key =
-        ((std::uint64_t{g.capsule} * kGroupingKindNames.size() +
-          static_cast<std::uint64_t>(g.grouping)) *
-             kBackendOpCount +
-         static_cast<std::uint64_t>(g.op)) *
-            (ir::kOpKindCount + 1) +
-        (kind ? static_cast<std::uint64_t>(*kind) + 1 : 0);
+    const std::uint64_t key = ((std::uint64_t{g.capsule} * kGroupingKindNames.size() +
+                                static_cast<std::uint64_t>(g.grouping)) *
+                                   kBackendOpCount +
+                               static_cast<std::uint64_t>(g.op)) *
+                                  (ir::kOpKindCount + 1) +
+                              (kind ? static_cast<std::uint64_t>(*kind) + 1 : 0);
     Cached& cached = cache_[key % kCache];
     if (cached.suffix != nullptr && cached.key == key) return *cached.suffix;
     std::string& suffix = suffixes_[key];
@@ -213,9 +212,8 @@ std::string_view onnx_name(const ir::Graph* onnx_graph, ir::NodeId id) {
 // group_line for a group of one node (nearly every group of a large graph), and `end` after it:
 // one bounded append for the whole line.
 // `rest` is GroupSuffixes::of(plan, g, kind): everything from the node list on.
-void append_single_node_line(std::string& out, std::size_t group_index,
-                             const PlannedNodeKernel& k, const std::string& rest,
-                             std::string_view name, std::string_view end) {
+void append_single_node_line(std::string& out, std::size_t group_index, const PlannedNodeKernel& k,
+                             const std::string& rest, std::string_view name, std::string_view end) {
   const std::size_t bound = kGroup.size() + kNumber + kNodes.size() + kNumber + rest.size() +
                             kOnnx.size() + name.size() + end.size();
   append_bounded(out, bound, [&](char* p) {
@@ -304,8 +302,7 @@ struct CapsuleCounts {
   std::vector<std::size_t> nodes;
 
   explicit CapsuleCounts(const GraphLoweringPlan& plan)
-      : groups(plan.registry != nullptr ? plan.registry->size() : 0),
-        nodes(groups.size()) {
+      : groups(plan.registry != nullptr ? plan.registry->size() : 0), nodes(groups.size()) {
     for (const LoweredKernelGroup& g : plan.groups) {
       ++groups[g.capsule];
       nodes[g.capsule] += g.count;
@@ -322,7 +319,8 @@ std::string coverage_lines(const GraphLoweringPlan& plan, const CapsuleCounts& c
   std::array<std::size_t, N> nodes{};
   for (std::size_t id = 0; id < counts.groups.size(); ++id) {
     if (counts.groups[id] == 0) continue;
-    const auto k = static_cast<std::size_t>(key(plan.registry->capsule(static_cast<CapsuleId>(id))));
+    const auto k =
+        static_cast<std::size_t>(key(plan.registry->capsule(static_cast<CapsuleId>(id))));
     groups[k] += counts.groups[id];
     nodes[k] += counts.nodes[id];
   }

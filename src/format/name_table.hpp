@@ -1,9 +1,10 @@
 // The ONNX import's name tables: NameTable maps tensor names to value numbers in the node reader
 // (onnx_node_reader.hpp), one lookup per node input and one insert per node output, and NamePool
-// keeps copies of names that the importer's other tables (onnx_import.cpp) hold as keys. `hash_name` is the hash both the tables and the importer's operator
-// lookup use: ONNX names are short (`relu_123`, `/layer1/conv/Conv_output_0`), and a word-at-a-time
-// multiply-mix hash, inlined, costs less than a call to std::hash's (on the 100k-node chain,
-// swapping it in took nnplan plan from 361.4M to 357.9M instructions, callgrind).
+// keeps copies of names that the importer's other tables (onnx_import.cpp) hold as keys.
+// `hash_name` is the hash both the tables and the importer's operator lookup use: ONNX names are
+// short (`relu_123`, `/layer1/conv/Conv_output_0`), and a word-at-a-time multiply-mix hash,
+// inlined, costs less than a call to std::hash's (on the 100k-node chain, swapping it in took
+// nnplan plan from 361.4M to 357.9M instructions, callgrind).
 #pragma once
 
 #include <algorithm>

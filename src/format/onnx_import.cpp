@@ -57,9 +57,9 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "ONNX raw_data is little-endian; the importer copies it as is");
 
-using detail::NamePool;
 using detail::find_onnx_op;
 using detail::kSupportedOps;
+using detail::NamePool;
 using detail::OnnxOp;
 using ir::Dim;
 using ir::NodeId;
@@ -189,7 +189,7 @@ using ConstPtr = std::shared_ptr<ConstTensor>;
 
 // Zero padding of H and W by `padding`, waiting for the Conv or pooling node consuming it.
 struct PendingPad {
-  std::string input;  // the tensor the Pad node padded
+  std::string input;              // the tensor the Pad node padded
   std::uint32_t input_value = 0;  // its value number (onnx_node_reader.hpp)
   std::uint32_t padding = 0;
   std::string pad_node;  // the Pad node's name, for messages
@@ -300,7 +300,8 @@ class Importer {
   }
   void set_value_node(std::uint32_t v, NodeId id) {
     if (v == detail::kNoValue) return;
-    if (v >= value_nodes_.size()) value_nodes_.resize(std::max<std::size_t>(v + 1, 2 * value_nodes_.size()), kNoNode);
+    if (v >= value_nodes_.size())
+      value_nodes_.resize(std::max<std::size_t>(v + 1, 2 * value_nodes_.size()), kNoNode);
     value_nodes_[v] = id;
   }
   int input_count() const { return static_cast<int>(cur_->inputs.size()); }
@@ -1812,9 +1813,9 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reads them (onnx_model_split.hpp); input
   // the split does not take gets protobuf's full parse and its verdict.
-  std::optional<detail::OnnxNodes> split =
-      detail::split_onnx_model(bytes, model, kMaxGraphNodes, [&thread] { thread.emplace(); },
-                               detail::OnnxNodeReader::kThreadedMinNodes);
+  std::optional<detail::OnnxNodes> split = detail::split_onnx_model(
+      bytes, model, kMaxGraphNodes, [&thread] { thread.emplace(); },
+      detail::OnnxNodeReader::kThreadedMinNodes);
   if (!split) {
     thread.reset();  // a fully parsed graph is read without a worker
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {

@@ -190,7 +190,7 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
 }
 
 NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
-                        std::vector<std::string_view>& outputs) const {
+                         std::vector<std::string_view>& outputs) const {
   if (graph_ != nullptr || static_cast<std::size_t>(i) >= serialized_.size()) {
     return NodeScan::unusual;
   }

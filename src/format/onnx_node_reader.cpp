@@ -172,9 +172,8 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
       view.op_type = names.op_type;
       view.domain = names.domain;
       // A node of names only has no attributes: the empty message stands for its other fields.
-      view.proto = scan == NodeScan::names_only
-                       ? &onnx::NodeProto::default_instance()
-                       : nodes_.at(i, batch.proto(k));
+      view.proto = scan == NodeScan::names_only ? &onnx::NodeProto::default_instance()
+                                                : nodes_.at(i, batch.proto(k));
       continue;
     }
     // The parse decides; the names are views of the message's strings, which live as long as

@@ -104,8 +104,8 @@ class OnnxNodeReader {
   // Reads `nodes`, which must outlive the reader. `defined[k]` (the graph's initializer names,
   // then its input names) is value k before any node; the views must outlive the reader too.
   // A worker runs on `thread` when it is given and available, else on a thread of its own.
-  OnnxNodeReader(const OnnxNodes& nodes, bool threaded,
-                 std::vector<std::string_view> defined = {}, ReaderThread* thread = nullptr);
+  OnnxNodeReader(const OnnxNodes& nodes, bool threaded, std::vector<std::string_view> defined = {},
+                 ReaderThread* thread = nullptr);
   OnnxNodeReader(const OnnxNodeReader&) = delete;
   OnnxNodeReader& operator=(const OnnxNodeReader&) = delete;
   // Stops the worker (it may still be batches ahead) and joins it.
@@ -163,8 +163,8 @@ class OnnxNodeReader {
   std::atomic<int> filled_{0};    // batches the worker has filled
   std::atomic<int> released_{0};  // batches the reader has handed back
   std::atomic<bool> stop_{false};
-  std::exception_ptr failure_;  // what the worker threw; published through filled_
-  int current_ = -1;            // the batch the reader is in
+  std::exception_ptr failure_;                // what the worker threw; published through filled_
+  int current_ = -1;                          // the batch the reader is in
   std::unique_ptr<ReaderThread> own_thread_;  // when not given one
   ReaderThread* worker_ = nullptr;            // the thread the worker runs on; null: inline
 };

@@ -345,11 +345,17 @@ TEST(GroupLine, NumbersAreWrittenInFull) {
   const auto count = static_cast<std::uint32_t>(ids.size());
   // Group i covers node i alone, and the last group covers all of them.
   for (std::uint32_t i = 0; i < count; ++i) {
-    plan.groups.push_back({.first = i, .count = 1, .op = BackendOp::relu,
-                           .grouping = GroupingKind::singleton, .capsule = relu});
+    plan.groups.push_back({.first = i,
+                           .count = 1,
+                           .op = BackendOp::relu,
+                           .grouping = GroupingKind::singleton,
+                           .capsule = relu});
   }
-  plan.groups.push_back({.first = 0, .count = count, .op = BackendOp::relu,
-                         .grouping = GroupingKind::same_capsule_run, .capsule = relu});
+  plan.groups.push_back({.first = 0,
+                         .count = count,
+                         .op = BackendOp::relu,
+                         .grouping = GroupingKind::same_capsule_run,
+                         .capsule = relu});
   const std::string suffix = " op=relu capsule=" + registry.capsule(relu).name;
   for (std::uint32_t i = 0; i < count; ++i) {
     EXPECT_EQ(group_line(plan, i), "  group " + std::to_string(i) + ": nodes " +

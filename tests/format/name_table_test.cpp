@@ -72,9 +72,9 @@ TEST(NameTable, KeepsNamesInPlaceOnlyWhenWhollyInsideTheBytes) {
   std::string model = "t1 t2 tail";
   NameTable table;
   table.keep_in_place(std::string_view(model).substr(0, 5));  // "t1 t2"
-  table.set(std::string_view(model).substr(0, 2), 1);          // "t1", in place
-  table.set(std::string_view(model).substr(3, 2), 2);          // "t2", in place
-  table.set(std::string_view(model).substr(3, 4), 3);          // "t2 t" runs past: a copy
+  table.set(std::string_view(model).substr(0, 2), 1);         // "t1", in place
+  table.set(std::string_view(model).substr(3, 2), 2);         // "t2", in place
+  table.set(std::string_view(model).substr(3, 4), 3);         // "t2 t" runs past: a copy
   std::string other = "w";
   table.set(other, 4);  // elsewhere: a copy
   other = "#";

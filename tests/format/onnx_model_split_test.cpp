@@ -158,7 +158,12 @@ TEST(OnnxModelSplit, NodeCountCallbackRunsOnceAtTheCount) {
     int nodes_kept_then = -1;
     onnx::ModelProto model;
     const std::optional<OnnxNodes> nodes = split_onnx_model(
-        bytes, model, 100, [&] { ++calls; nodes_kept_then = at; }, at);
+        bytes, model, 100,
+        [&] {
+          ++calls;
+          nodes_kept_then = at;
+        },
+        at);
     ASSERT_TRUE(nodes.has_value());
     EXPECT_EQ(calls, at <= 5 ? 1 : 0) << at;
     if (at <= 5) {
@@ -314,9 +319,12 @@ TEST(OnnxModelSplit, ScanReadsANodesNamesAsItsParseDoes) {
 
   // Framing the scan does not read: left to the parse, whatever its verdict.
   const std::string unknown_varint = plain + varint_field(1000, 7);
-  const std::string group = plain + "\xC3\x3E\xC4\x3E";          // an empty unknown group
+  const std::string group = plain + "\xC3\x3E\xC4\x3E";  // an empty unknown group
   const std::string name_as_varint = plain + varint_field(F::kNameFieldNumber, 3);
-  const std::string past_the_end = plain + std::string("\x0a\x7f" "ab", 4);
+  const std::string past_the_end = plain + std::string(
+                                               "\x0a\x7f"
+                                               "ab",
+                                               4);
   const std::string zero_tag = plain + std::string("\x00\x01", 2);
   // The node ends inside a size: its first byte says more follow, and the bytes after the node
   // (the model's next field) would complete it (found by fuzz_onnx's scan-vs-parse check).

@@ -39,7 +39,7 @@ onnx::NodeProto test_node(int i) {
   n.add_output("t" + std::to_string(i + 1));
   if (i % 13 == 0) n.add_output("mask" + std::to_string(i));
   if (i % 29 == 0) n.add_output("t" + std::to_string(i));  // defines its own input's name again
-  if (i % 31 == 0) n.add_output("");                         // an absent optional output
+  if (i % 31 == 0) n.add_output("");                       // an absent optional output
   if (i % 7 == 0) {
     onnx::AttributeProto& a = *n.add_attribute();
     a.set_name("axis");

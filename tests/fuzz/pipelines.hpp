@@ -71,10 +71,9 @@ inline void check_node_scans(std::span<const std::byte> bytes) {
       continue;
     }
     if (names.name != node->name() || names.op_type != node->op_type() ||
-        names.domain != node->domain() || !std::equal(inputs.begin(), inputs.end(),
-                                                      node->input().begin(), node->input().end()) ||
-        !std::equal(outputs.begin(), outputs.end(), node->output().begin(),
-                    node->output().end())) {
+        names.domain != node->domain() ||
+        !std::equal(inputs.begin(), inputs.end(), node->input().begin(), node->input().end()) ||
+        !std::equal(outputs.begin(), outputs.end(), node->output().begin(), node->output().end())) {
       __builtin_trap();
     }
     if (scan == format::detail::NodeScan::names_only) {
