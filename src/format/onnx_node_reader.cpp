@@ -25,6 +25,22 @@ namespace {
 // its CPU now and then, so a thread sharing that CPU is not starved.
 constexpr auto kBusyWaitLimit = std::chrono::milliseconds(20);
 
+// Waits busily until `ready()`, pausing and yielding the CPU every 256 rounds, for at most
+// kBusyWaitLimit; returns ready() (false: the caller sleeps instead).
+template <class Ready>
+bool busy_wait(Ready ready) {
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned spin = 1; !ready(); ++spin) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (spin % 256 != 0) continue;
+    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() - start >= kBusyWaitLimit) return ready();
+  }
+  return true;
+}
+
 // How many output names ahead the worker fetches the name table's slot of.
 constexpr std::size_t kPrefetchAhead = 8;
 
@@ -60,15 +76,9 @@ void ReaderThread::join() {
 }
 
 void ReaderThread::wait_for_work() {
-  const auto start = std::chrono::steady_clock::now();
-  for (unsigned spin = 1; state_.load(std::memory_order_acquire) == kIdle; ++spin) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    if (spin % 256 != 0) continue;
-    std::this_thread::yield();
-    if (std::chrono::steady_clock::now() - start < kBusyWaitLimit) continue;
-    state_.wait(kIdle, std::memory_order_acquire);
+  if (!busy_wait([this] { return state_.load(std::memory_order_acquire) != kIdle; })) {
+    while (state_.load(std::memory_order_acquire) == kIdle)
+      state_.wait(kIdle, std::memory_order_acquire);
   }
   if (state_.load(std::memory_order_acquire) == kWork) work_();
 }
@@ -230,20 +240,11 @@ void OnnxNodeReader::wait_above(const std::atomic<int>& counter, int value,
     return counter.load(std::memory_order_acquire) > value ||
            (stop != nullptr && stop->load(std::memory_order_acquire));
   };
-  const auto start = std::chrono::steady_clock::now();
-  for (unsigned spin = 1; !ready(); ++spin) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    if (spin % 256 != 0) continue;
-    std::this_thread::yield();
-    if (std::chrono::steady_clock::now() - start < kBusyWaitLimit) continue;
-    for (int seen = counter.load(std::memory_order_acquire); seen <= value;
-         seen = counter.load(std::memory_order_acquire)) {
-      if (stop != nullptr && stop->load(std::memory_order_acquire)) return;
-      counter.wait(seen, std::memory_order_acquire);
-    }
-    return;
+  if (busy_wait(ready)) return;
+  for (int seen = counter.load(std::memory_order_acquire); seen <= value;
+       seen = counter.load(std::memory_order_acquire)) {
+    if (stop != nullptr && stop->load(std::memory_order_acquire)) return;
+    counter.wait(seen, std::memory_order_acquire);
   }
 }
 
