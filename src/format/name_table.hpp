@@ -123,8 +123,8 @@ class NameTable {
   void prefetch(std::uint64_t h) const {
     if (cap_ != 0) __builtin_prefetch(&slots_[h & (cap_ - 1)], 1);
   }
-  // Maps `name` (copied on first insert) to `value`. Names come from a protobuf message of at
-  // most 2 GiB, so every offset and length fits 32 bits.
+  // Maps `name` to `value`; a new key is copied unless it lies in the keep_in_place bytes. Names
+  // come from a protobuf message of at most 2 GiB, so every offset and length fits 31 bits.
   void set(std::string_view name, ir::NodeId value) { set(name, hash(name), value); }
   void set(std::string_view name, std::uint64_t h, ir::NodeId value) {
     if (2 * (size_ + 1) > cap_) rehash(std::max<std::size_t>(16, 2 * cap_));

@@ -1621,10 +1621,9 @@ ImportedModel Importer::run() {
     fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
   }
-  // Nodes are parsed ahead on a second thread (onnx_node_reader.hpp), which starts now so that
-  // its ring fills while the tables are set up and the initializers and inputs are read.
-  // Value numbers: initializer k is k, graph input j is initializer_size() + j, and node outputs
-  // follow.
+  // The reader (onnx_node_reader.hpp) starts reading ahead now, on its worker for a large graph,
+  // while the tables are set up and the initializers and inputs are read. Value numbers:
+  // initializer k is k, graph input j is initializer_size() + j, and node outputs follow.
   std::vector<std::string_view> defined;
   defined.reserve(static_cast<std::size_t>(g.initializer_size() + g.input_size()));
   for (const auto& t : g.initializer())

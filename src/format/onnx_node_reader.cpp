@@ -51,7 +51,7 @@ ReaderThread::ReaderThread() {
     thread_ = std::thread([this] { wait_for_work(); });
   } catch (const std::system_error&) {
     // No thread to be had (a process or container thread limit): available() is false, and a
-    // reader given this one reads on its own thread's terms (see OnnxNodeReader).
+    // reader given this one tries a thread of its own, then reads inline (OnnxNodeReader).
   }
 }
 
@@ -201,8 +201,9 @@ void OnnxNodeReader::fill(Batch& batch, int first, int count) {
     for (const std::string& out : node->output())
       batch.outputs.emplace_back(out);
   }
-  // Hashes first, each name's table slot fetched meanwhile: in a large table nearly every slot a
-  // new name lands on is a cache miss, and these overlap instead of stalling one by one.
+  // Hashes first, so that numbering a node can fetch the table slot of the output kPrefetchAhead
+  // names on: in a large table nearly every slot a new name lands on is a cache miss, and these
+  // then overlap instead of stalling one by one.
   batch.input_hashes.resize(batch.inputs.size());
   for (std::size_t n = 0; n < batch.inputs.size(); ++n)
     batch.input_hashes[n] = hash_name(batch.inputs[n]);

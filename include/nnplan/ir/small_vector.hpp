@@ -212,8 +212,8 @@ class SmallVector {
 
   // ---- comparison and conversion ----
   [[nodiscard]] friend bool operator==(const SmallVector& a, const SmallVector& b) noexcept {
-    // A plain loop: std::equal on these types becomes a call to memcmp, which for the usual
-    // handful of elements costs more than the comparison (the importer compares shapes per node).
+    // A plain loop: std::equal on these types becomes a call to memcmp per comparison, for the
+    // usual handful of elements (the importer and the checker compare shapes per node).
     if (a.size_ != b.size_) return false;
     for (std::uint32_t i = 0; i < a.size_; ++i) {
       if (!(a.data_[i] == b.data_[i])) return false;
