@@ -88,7 +88,9 @@ Outcome run_model(const std::string& test_name) {
       (imported && (planned->graph() != imported->graph() || !planned->payloads.tensors.empty()))) {
     outcome.status = "unplanned";
     outcome.message = "the import without payloads differs: " +
-                      (planned ? std::string("imported") : planned.error().message);
+                      (!planned   ? planned.error().message
+                       : imported ? std::string("another graph, or payload data kept")
+                                  : std::string("imported where the import with payloads failed"));
     return outcome;
   }
   if (!imported) {

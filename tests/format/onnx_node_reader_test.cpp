@@ -175,7 +175,10 @@ TEST(OnnxNodeReader, ParsedGraphNodesAreServedFromTheGraph) {
 // A reader that stops for longer than the busy-wait limit lets its worker fall asleep (the ring
 // is full by then); handing batches back must wake it, and every node still arrives.
 TEST(OnnxNodeReader, SlowReaderWakesASleepingWorker) {
-  const int count = OnnxNodeReader::kThreadedMinNodes + 3 * kBatch + 5;
+  // Three rings' worth, whatever the threshold: the worker fills the ring during each pause and
+  // then has to wait for room, past the busy-wait limit, so it sleeps.
+  const int count =
+      std::max(OnnxNodeReader::kThreadedMinNodes, 3 * OnnxNodeReader::kBatches * kBatch) + 5;
   const std::vector<std::byte> bytes = model_bytes(count);
   onnx::ModelProto model;
   const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 1 << 26);
