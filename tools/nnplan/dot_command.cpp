@@ -45,12 +45,12 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       exit_code = loaded.error();
       return;
     }
-    GraphInput& input = *loaded;
+    GraphInput& input = keep_until_exit(std::move(*loaded));
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;
     }
-    const auto evaluation = evaluate_graph(*profile, *input.graph);
+    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
     if (!evaluation) {
       fmt::print(stderr, "{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
       exit_code = kExitRejected;

@@ -71,7 +71,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       exit_code = loaded.error();
       return;
     }
-    GraphInput& input = *loaded;
+    GraphInput& input = keep_until_exit(std::move(*loaded));
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;

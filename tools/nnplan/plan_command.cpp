@@ -67,7 +67,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       exit_code = loaded.error();
       return;
     }
-    GraphInput& input = *loaded;
+    GraphInput& input = keep_until_exit(std::move(*loaded));
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       if (flags->json || flags->output) {
@@ -79,7 +79,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       return;
     }
     const ir::Graph& graph = input.graph->graph();
-    auto evaluation = evaluate_graph(*profile, *input.graph);
+    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
     if (flags->json || flags->output) {
       const std::string artifact =
           format::plan_artifact_json(*profile, *input.digest, graph, evaluation, input.onnx);
@@ -97,8 +97,6 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       }
     }
     exit_code = evaluation && evaluation->accepted() ? kExitOk : kExitRejected;
-    keep_until_exit(std::move(evaluation));
-    keep_until_exit(std::move(input));
   });
 }
 

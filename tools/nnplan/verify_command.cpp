@@ -120,12 +120,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = loaded.error();
       return;
     }
-    GraphInput& input = *loaded;
+    GraphInput& input = keep_until_exit(std::move(*loaded));
     if (input.error) {
       exit_code = fail(*input.error, kExitBadInput);
       return;
     }
-    const auto evaluation = evaluate_graph(*profile, *input.graph);
+    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
     const std::string fresh = format::plan_artifact_json(
         *profile, *input.digest, input.graph->graph(), evaluation, input.onnx);
     std::vector<std::string> differences = format::diff_artifacts(artifact->document, fresh);
