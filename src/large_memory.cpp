@@ -13,11 +13,16 @@ namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
+// `n` (a size or an address) rounded up to a multiple of kHugePage.
+constexpr std::uintptr_t to_huge_pages(std::uintptr_t n) {
+  return (n + kHugePage - 1) / kHugePage * kHugePage;
+}
+
 }  // namespace
 
 void* allocate_large(std::size_t size) {
   if (size < kHugePage) return ::operator new(size);
-  const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+  const std::size_t rounded = to_huge_pages(size);
   void* p = ::operator new (rounded, std::align_val_t{kHugePage});
 #ifdef __linux__
   ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: ordinary pages where not honoured
@@ -29,12 +34,12 @@ void* allocate_large_zeroed(std::size_t size) {
 #ifdef __linux__
   if (size >= kHugePage) {
     // Mapped with a huge page's slack and trimmed to a 2 MiB aligned block.
-    const std::size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+    const std::size_t rounded = to_huge_pages(size);
     void* mapped = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
     const auto start = reinterpret_cast<std::uintptr_t>(mapped);
-    const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+    const std::uintptr_t aligned = to_huge_pages(start);
     if (aligned != start) ::munmap(mapped, aligned - start);
     const std::size_t tail = start + kHugePage - aligned;
     if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + rounded), tail);
@@ -51,7 +56,7 @@ void free_large_zeroed(void* p, std::size_t size) noexcept {
   if (p == nullptr) return;
 #ifdef __linux__
   if (size >= kHugePage) {
-    ::munmap(p, (size + kHugePage - 1) / kHugePage * kHugePage);
+    ::munmap(p, to_huge_pages(size));
     return;
   }
 #endif
