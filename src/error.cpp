@@ -26,6 +26,12 @@ const char* to_string(ErrorKind kind) {
       return "rejected-by-policy";
     case ErrorKind::unavailable:
       return "unavailable";
+    case ErrorKind::already_exists:
+      return "already-exists";
+    case ErrorKind::unsupported:
+      return "unsupported";
+    case ErrorKind::resource_exhausted:
+      return "resource-exhausted";
     case ErrorKind::internal:
       return "internal";
   }

@@ -21,6 +21,13 @@ enum class ErrorKind {
   rejected_by_policy,
   // Something the plan needs is not present on this machine or build.
   unavailable,
+  // A name the caller tried to register is taken already (a duplicate module or capsule).
+  already_exists,
+  // The input is valid but uses something nnplan does not handle yet (an ONNX operator, attribute
+  // value or data type); the command line exits 4 for it.
+  unsupported,
+  // The process ran out of memory or another resource while doing the work.
+  resource_exhausted,
   // A broken internal invariant; always a bug in nnplan.
   internal,
 };
