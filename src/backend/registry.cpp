@@ -24,11 +24,11 @@ Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
   for (std::size_t m = 0; m < modules.size(); ++m) {
     if (!module_names.insert(modules[m].name).second) {
       return std::unexpected(make_error(
-          ErrorKind::invalid_input, "duplicate backend capsule module '" + modules[m].name + "'"));
+          ErrorKind::already_exists, "duplicate backend capsule module '" + modules[m].name + "'"));
     }
     for (const KernelCapsule& c : modules[m].capsules) {
       if (!identities.insert(identity_key(c)).second) {
-        Error e = make_error(ErrorKind::invalid_input,
+        Error e = make_error(ErrorKind::already_exists,
                              "duplicate backend capsule identity '" + c.name + "'");
         return std::unexpected(std::move(e).with_context("in module '" + modules[m].name + "'"));
       }

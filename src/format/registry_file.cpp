@@ -16,6 +16,7 @@
 
 #include "bounded_file.hpp"
 #include "message_text.hpp"
+#include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/limits.hpp"
 
 namespace nnplan::format {
@@ -839,7 +840,7 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
     return std::unexpected(reader.fail("", describe_parse_error(e, std::nullopt)));
   } catch (const std::exception& e) {
     return std::unexpected(
-        make_error(ErrorKind::internal, escape_controls(std::string(source) + ": " + e.what())));
+        error_from_exception("reading registry file " + escape_controls(std::string(source)), e));
   }
 }
 

@@ -58,7 +58,7 @@ TEST_P(RegistryCreateTest, Validation) {
     return;
   }
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().kind, ErrorKind::invalid_input);
+  EXPECT_EQ(r.error().kind, ErrorKind::already_exists);
   EXPECT_EQ(r.error().message, *c.error);
 }
 

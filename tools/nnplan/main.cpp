@@ -1,7 +1,26 @@
 // nnplan: decide, for every operation, which backend kernel capsule may run it, and show why.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <system_error>
 
 #include "cli.hpp"
+
+namespace {
+
+// Whatever reached stdout is flushed before the exit code is decided: an output that could not be
+// written (a full disk, a closed pipe) is an error, not a silent success.
+int flushed_exit_code(int exit_code) {
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return exit_code;
+  const int saved = errno;
+  std::fprintf(stderr, "nnplan: error: cannot write to standard output: %s\n",
+               saved != 0 ? std::strerror(saved) : "write error");
+  return nnplan::cli::kExitBadInput;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -36,6 +55,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return nnplan::cli::kExitUsage;
+  } catch (const std::system_error& e) {
+    // fmt reports a failed write to a stream this way.
+    std::fprintf(stderr, "nnplan: error: cannot write output: %s\n", e.what());
+    return nnplan::cli::kExitBadInput;
+  } catch (const std::exception& e) {
+    // The last resort: the library reports failures as values, so this is a failure it could not
+    // describe (an allocation that failed in the tool itself).
+    std::fprintf(stderr, "nnplan: error: %s\n", e.what());
+    return nnplan::cli::kExitBadInput;
   }
-  return exit_code;
+  return flushed_exit_code(exit_code);
 }
