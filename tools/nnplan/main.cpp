@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <system_error>
 
 #include "cli.hpp"
+#include "nnplan/exception_boundary.hpp"
 
 namespace {
 
@@ -62,7 +64,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // The last resort: the library reports failures as values, so this is a failure it could not
     // describe (an allocation that failed in the tool itself).
-    std::fprintf(stderr, "nnplan: error: %s\n", e.what());
+    std::string doing = "running nnplan";
+    for (const CLI::App* sub : app.get_subcommands())
+      doing += " " + sub->get_name();
+    std::fprintf(stderr, "nnplan: error: %s\n",
+                 nnplan::render(nnplan::error_from_exception(doing, e)).c_str());
     return nnplan::cli::kExitBadInput;
   }
   return flushed_exit_code(exit_code);
