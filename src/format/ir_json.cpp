@@ -9,17 +9,21 @@
 // nlohmann's SAX parser is iterative, so deep nesting costs memory, not stack.
 #include "nnplan/format/ir_json.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "bounded_file.hpp"
 #include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -72,14 +76,14 @@ constexpr std::array<Field, 15> kOpFields = {
     Field::stride,      Field::padding, Field::from_shape, Field::to_shape, Field::axis,
     Field::in_c,        Field::out_c,   Field::channels,   Field::in_shape, Field::out_shape};
 
-std::string_view name_of(Field f) {
+constexpr std::string_view name_of(Field f) {
   return kFieldNames[static_cast<std::size_t>(f)];
 }
-std::uint32_t bit(Field f) {
+constexpr std::uint32_t bit(Field f) {
   return std::uint32_t{1} << static_cast<unsigned>(f);
 }
 
-std::optional<Field> find_field(std::string_view key) {
+constexpr std::optional<Field> find_field(std::string_view key) {
   for (std::size_t i = 0; i < kFieldCount; ++i) {
     if (kFieldNames[i] == key) return static_cast<Field>(i);
   }
@@ -119,84 +123,128 @@ ValueType type_of(Field f) {
   return ValueType::string;
 }
 
-// The op fields of each kind, in the order of the kind's signature in SPEC §6 (the order the
-// writer uses).
-constexpr std::array<Field, 1> kConstFields = {Field::value_shape};
-constexpr std::array<Field, 1> kPermuteFields = {Field::perm};
-constexpr std::array<Field, 1> kSeedFields = {Field::seed};
-constexpr std::array<Field, 3> kPoolFields = {Field::kh, Field::kw, Field::stride};
-constexpr std::array<Field, 4> kPoolPadFields = {Field::kh, Field::kw, Field::stride,
-                                                 Field::padding};
-constexpr std::array<Field, 2> kBroadcastFields = {Field::from_shape, Field::to_shape};
-constexpr std::array<Field, 1> kAxisFields = {Field::axis};
-constexpr std::array<Field, 6> kConvFields = {Field::in_c, Field::out_c,  Field::kh,
-                                              Field::kw,   Field::stride, Field::padding};
-constexpr std::array<Field, 1> kChannelsFields = {Field::channels};
-constexpr std::array<Field, 2> kReshapeFields = {Field::in_shape, Field::out_shape};
-constexpr std::array<Field, 1> kFlattenFields = {Field::in_shape};
+// The op fields of each kind: the fields column of the op-kind table (ir/op_kinds.def), in the
+// order the writer uses, resolved to Field at compile time. A name that is not an op field does
+// not compile.
+struct KindFields {
+  std::array<Field, kOpFields.size()> fields{};
+  std::size_t count = 0;
+};
+constexpr auto kKindFields = [] {
+  std::array<KindFields, ir::kOpKindCount> out{};
+  for (std::size_t k = 0; k < ir::kOpKindCount; ++k) {
+    for (const std::string_view name : ir::kOpKindTable[k].fields) {
+      const std::optional<Field> f = find_field(name);
+      if (!f || std::find(kOpFields.begin(), kOpFields.end(), *f) == kOpFields.end()) {
+        throw "a kind's field is not an op field of torchlean.ir.v1";
+      }
+      out[k].fields[out[k].count++] = *f;
+    }
+  }
+  return out;
+}();
 
 std::span<const Field> op_fields(OpKind kind) {
-  switch (kind) {
-    case OpKind::const_:
-      return kConstFields;
-    case OpKind::permute:
-      return kPermuteFields;
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-      return kSeedFields;
-    case OpKind::max_pool2d:
-    case OpKind::avg_pool2d:
-      return kPoolFields;
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d_pad:
-      return kPoolPadFields;
-    case OpKind::broadcast_to:
-      return kBroadcastFields;
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::concat:
-      return kAxisFields;
-    case OpKind::conv2d:
-      return kConvFields;
-    case OpKind::batch_norm2d_nchw_eval:
-      return kChannelsFields;
-    case OpKind::reshape:
-      return kReshapeFields;
-    case OpKind::flatten:
-      return kFlattenFields;
-    case OpKind::input:
-    case OpKind::detach:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::linear:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
-      return {};
-  }
-  return {};
+  const auto index = static_cast<std::size_t>(kind);
+  if (index >= kKindFields.size()) return {};
+  return {kKindFields[index].fields.data(), kKindFields[index].count};
 }
 
+// The op field of each member of an OpParams alternative: `each(f)` calls f(field, member
+// pointer) once per member. The reader fills the members from these fields and the writer emits
+// them in the kind's field order; a kind's fields are members of its alternative (checked
+// below), and a member whose field the kind lacks (max_pool2d's padding) keeps its default.
+template <class P>
+struct ParamsFields;
+template <>
+struct ParamsFields<std::monostate> {
+  static constexpr void each(auto&& /*f*/) {}
+};
+template <>
+struct ParamsFields<ir::ConstParams> {
+  static constexpr void each(auto&& f) { f(Field::value_shape, &ir::ConstParams::value_shape); }
+};
+template <>
+struct ParamsFields<ir::PermuteParams> {
+  static constexpr void each(auto&& f) { f(Field::perm, &ir::PermuteParams::perm); }
+};
+template <>
+struct ParamsFields<ir::SeedParams> {
+  static constexpr void each(auto&& f) { f(Field::seed, &ir::SeedParams::seed); }
+};
+template <>
+struct ParamsFields<ir::PoolParams> {
+  static constexpr void each(auto&& f) {
+    f(Field::kh, &ir::PoolParams::kh);
+    f(Field::kw, &ir::PoolParams::kw);
+    f(Field::stride, &ir::PoolParams::stride);
+    f(Field::padding, &ir::PoolParams::padding);
+  }
+};
+template <>
+struct ParamsFields<ir::BroadcastParams> {
+  static constexpr void each(auto&& f) {
+    f(Field::from_shape, &ir::BroadcastParams::from);
+    f(Field::to_shape, &ir::BroadcastParams::to);
+  }
+};
+template <>
+struct ParamsFields<ir::AxisParams> {
+  static constexpr void each(auto&& f) { f(Field::axis, &ir::AxisParams::axis); }
+};
+template <>
+struct ParamsFields<ir::Conv2dParams> {
+  static constexpr void each(auto&& f) {
+    f(Field::in_c, &ir::Conv2dParams::in_channels);
+    f(Field::out_c, &ir::Conv2dParams::out_channels);
+    f(Field::kh, &ir::Conv2dParams::kh);
+    f(Field::kw, &ir::Conv2dParams::kw);
+    f(Field::stride, &ir::Conv2dParams::stride);
+    f(Field::padding, &ir::Conv2dParams::padding);
+  }
+};
+template <>
+struct ParamsFields<ir::ChannelsParams> {
+  static constexpr void each(auto&& f) { f(Field::channels, &ir::ChannelsParams::channels); }
+};
+template <>
+struct ParamsFields<ir::ReshapeParams> {
+  static constexpr void each(auto&& f) {
+    f(Field::in_shape, &ir::ReshapeParams::in);
+    f(Field::out_shape, &ir::ReshapeParams::out);
+  }
+};
+template <>
+struct ParamsFields<ir::FlattenParams> {
+  static constexpr void each(auto&& f) { f(Field::in_shape, &ir::FlattenParams::in); }
+};
+
+// The fields each OpParams alternative binds, as bit sets, by alternative index.
+template <std::size_t... I>
+constexpr std::array<std::uint32_t, sizeof...(I)> bound_fields(std::index_sequence<I...>) {
+  const auto bits = [](auto tag) {
+    std::uint32_t out = 0;
+    ParamsFields<typename decltype(tag)::type>::each([&out](Field f, auto) { out |= bit(f); });
+    return out;
+  };
+  return {bits(std::type_identity<std::variant_alternative_t<I, ir::OpParams>>{})...};
+}
+constexpr auto kBoundFields =
+    bound_fields(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
+static_assert(
+    [] {
+      for (std::size_t k = 0; k < ir::kOpKindCount; ++k) {
+        std::uint32_t wanted = 0;
+        for (std::size_t i = 0; i < kKindFields[k].count; ++i)
+          wanted |= bit(kKindFields[k].fields[i]);
+        if ((wanted & ~kBoundFields[ir::kOpKindTable[k].params]) != 0) return false;
+      }
+      return true;
+    }(),
+    "every field of a kind is a member of the kind's OpParams alternative");
+
 std::string_view kind_name(OpKind kind) {
-  const auto index = static_cast<std::size_t>(kind);
-  return index < ir::kOpKindCount ? ir::kOpKindNames[index] : std::string_view("invalid");
+  return ir::to_string(kind);
 }
 
 // "conv2d takes id, kind, parents, shape, inC, outC, kH, kW, stride, padding, name".
@@ -304,6 +352,22 @@ std::expected<std::uint64_t, std::string> to_uint(const Scalar& s, std::uint64_t
   return std::unexpected("expected a non-negative integer, found " + found(s));
 }
 
+// The parameters of alternative P, read from the fields of a node as read so far (`Raw` is the
+// handler's RawNode).
+template <class Raw, class P>
+ir::OpParams read_params(Raw& raw) {
+  P params{};
+  ParamsFields<P>::each([&](Field f, auto member) { raw.take(f, params.*member); });
+  return params;
+}
+
+// One reader per OpParams alternative, by alternative index.
+template <class Raw, std::size_t... I>
+constexpr std::array<ir::OpParams (*)(Raw&), sizeof...(I)> params_readers(
+    std::index_sequence<I...>) {
+  return {&read_params<Raw, std::variant_alternative_t<I, ir::OpParams>>...};
+}
+
 // ---------------------------------------------------------------------------------------------
 // The SAX handler.
 
@@ -369,6 +433,14 @@ class GraphHandler {
     std::vector<Dim> shape, value_shape, from_shape, to_shape, in_shape, out_shape;
     std::array<std::uint64_t, kFieldCount> scalars{};  // u32 and u64 fields, by Field
     std::optional<Problem> problem;
+
+    // Moves the value read for field `f` into a parameter member of the field's type.
+    void take(Field f, std::uint32_t& to) const {
+      to = static_cast<std::uint32_t>(scalars[static_cast<std::size_t>(f)]);
+    }
+    void take(Field f, std::uint64_t& to) const { to = scalars[static_cast<std::size_t>(f)]; }
+    void take(Field f, Shape& to) { to = Shape{std::move(dims(f))}; }
+    void take(Field /*perm*/, std::vector<std::uint32_t>& to) { to = std::move(perm); }
 
     // The storage of a u64-list field.
     std::vector<Dim>& dims(Field f) {
@@ -866,83 +938,10 @@ bool GraphHandler::finish_node() {
                        " (2^48) per tensor");
     }
   }
-  const auto u32 = [this](Field f) {
-    return static_cast<std::uint32_t>(raw_.scalars[static_cast<std::size_t>(f)]);
-  };
   const auto shape = [this](Field f) { return Shape{std::move(raw_.dims(f))}; };
-  ir::OpParams params;
-  switch (kind) {
-    case OpKind::const_:
-      params = ir::ConstParams{.value_shape = shape(Field::value_shape)};
-      break;
-    case OpKind::permute:
-      params = ir::PermuteParams{.perm = std::move(raw_.perm)};
-      break;
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-      params = ir::SeedParams{.seed = raw_.scalars[static_cast<std::size_t>(Field::seed)]};
-      break;
-    case OpKind::max_pool2d:
-    case OpKind::avg_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d_pad:
-      params = ir::PoolParams{.kh = u32(Field::kh),
-                              .kw = u32(Field::kw),
-                              .stride = u32(Field::stride),
-                              .padding = u32(Field::padding)};
-      break;
-    case OpKind::broadcast_to:
-      params = ir::BroadcastParams{.from = shape(Field::from_shape), .to = shape(Field::to_shape)};
-      break;
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::concat:
-      params = ir::AxisParams{.axis = u32(Field::axis)};
-      break;
-    case OpKind::conv2d:
-      params = ir::Conv2dParams{.in_channels = u32(Field::in_c),
-                                .out_channels = u32(Field::out_c),
-                                .kh = u32(Field::kh),
-                                .kw = u32(Field::kw),
-                                .stride = u32(Field::stride),
-                                .padding = u32(Field::padding)};
-      break;
-    case OpKind::batch_norm2d_nchw_eval:
-      params = ir::ChannelsParams{.channels = u32(Field::channels)};
-      break;
-    case OpKind::reshape:
-      params = ir::ReshapeParams{.in = shape(Field::in_shape), .out = shape(Field::out_shape)};
-      break;
-    case OpKind::flatten:
-      params = ir::FlattenParams{.in = shape(Field::in_shape)};
-      break;
-    case OpKind::input:
-    case OpKind::detach:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::linear:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
-      break;
-  }
+  static constexpr auto kReaders =
+      params_readers<RawNode>(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
+  ir::OpParams params = kReaders[ir::op_traits(kind).params](raw_);
   graph_.nodes.push_back(Node{.id = *raw_.id,
                               .kind = kind,
                               .parents = std::move(raw_.parents),
@@ -1023,109 +1022,46 @@ void append_key(std::string& out, std::string_view key) {
   out += "\": ";
 }
 
-// The parameters of `node` as its kind's alternative; the kind's defaults when the variant holds
-// another one (the writer stays total on graphs built by hand).
+void append_value(std::string& out, std::uint32_t value) {
+  append_uint(out, value);
+}
+void append_value(std::string& out, std::uint64_t value) {
+  append_uint(out, value);
+}
+void append_value(std::string& out, const Shape& value) {
+  append_list<ir::Dim>(out, value.dims);
+}
+void append_value(std::string& out, const std::vector<std::uint32_t>& value) {
+  append_list<std::uint32_t>(out, value);
+}
+
+// The op fields of `node`, in its kind's order, from its parameters as alternative P; the
+// alternative's defaults when the variant holds another one (the writer stays total on graphs
+// built by hand).
 template <class P>
-P params_as(const Node& node) {
-  if (const P* p = std::get_if<P>(&node.params)) return *p;
-  return P{};
+void append_params(std::string& out, const Node& node, std::span<const Field> fields) {
+  const P defaults{};
+  const P* held = std::get_if<P>(&node.params);
+  const P& params = held != nullptr ? *held : defaults;
+  for (const Field f : fields) {
+    ParamsFields<P>::each([&](Field member_field, auto member) {
+      if (member_field != f) return;
+      append_key(out, name_of(f));
+      append_value(out, params.*member);
+    });
+  }
+}
+
+template <std::size_t... I>
+constexpr std::array<void (*)(std::string&, const Node&, std::span<const Field>), sizeof...(I)>
+params_writers(std::index_sequence<I...>) {
+  return {&append_params<std::variant_alternative_t<I, ir::OpParams>>...};
 }
 
 void append_op_fields(std::string& out, const Node& node) {
-  const auto u32 = [&out](std::string_view key, std::uint32_t value) {
-    append_key(out, key);
-    append_uint(out, value);
-  };
-  const auto shape = [&out](std::string_view key, const Shape& value) {
-    append_key(out, key);
-    append_list<ir::Dim>(out, value.dims);
-  };
-  switch (node.kind) {
-    case OpKind::const_:
-      shape("value_shape", params_as<ir::ConstParams>(node).value_shape);
-      return;
-    case OpKind::permute:
-      append_key(out, "perm");
-      append_list<std::uint32_t>(out, params_as<ir::PermuteParams>(node).perm);
-      return;
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-      append_key(out, "seed");
-      append_uint(out, params_as<ir::SeedParams>(node).seed);
-      return;
-    case OpKind::max_pool2d:
-    case OpKind::avg_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d_pad: {
-      const auto p = params_as<ir::PoolParams>(node);
-      u32("kH", p.kh);
-      u32("kW", p.kw);
-      u32("stride", p.stride);
-      if (node.kind == OpKind::max_pool2d_pad || node.kind == OpKind::avg_pool2d_pad) {
-        u32("padding", p.padding);
-      }
-      return;
-    }
-    case OpKind::broadcast_to: {
-      const auto p = params_as<ir::BroadcastParams>(node);
-      shape("from_shape", p.from);
-      shape("to_shape", p.to);
-      return;
-    }
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::concat:
-      u32("axis", params_as<ir::AxisParams>(node).axis);
-      return;
-    case OpKind::conv2d: {
-      const auto p = params_as<ir::Conv2dParams>(node);
-      u32("inC", p.in_channels);
-      u32("outC", p.out_channels);
-      u32("kH", p.kh);
-      u32("kW", p.kw);
-      u32("stride", p.stride);
-      u32("padding", p.padding);
-      return;
-    }
-    case OpKind::batch_norm2d_nchw_eval:
-      u32("channels", params_as<ir::ChannelsParams>(node).channels);
-      return;
-    case OpKind::reshape: {
-      const auto p = params_as<ir::ReshapeParams>(node);
-      shape("in_shape", p.in);
-      shape("out_shape", p.out);
-      return;
-    }
-    case OpKind::flatten:
-      shape("in_shape", params_as<ir::FlattenParams>(node).in);
-      return;
-    case OpKind::input:
-    case OpKind::detach:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::linear:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
-      return;
-  }
+  static constexpr auto kWriters =
+      params_writers(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
+  kWriters[ir::op_traits(node.kind).params](out, node, op_fields(node.kind));
 }
 
 }  // namespace

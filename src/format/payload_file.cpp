@@ -528,26 +528,20 @@ std::string json_string(const std::string& text) {
 // ---------------------------------------------------------------------------------------------
 // Payload slots.
 
-constexpr std::array<PayloadSlot, 1> kConstSlots = {PayloadSlot{.name = "value"}};
-constexpr std::array<PayloadSlot, 2> kAffineSlots = {
-    PayloadSlot{.name = "weight"}, PayloadSlot{.name = "bias", .required = false}};
-constexpr std::array<PayloadSlot, 5> kBatchNormSlots = {
-    PayloadSlot{.name = "scale"}, PayloadSlot{.name = "bias"}, PayloadSlot{.name = "mean"},
-    PayloadSlot{.name = "var"}, PayloadSlot{.name = "epsilon", .attribute = true}};
-
-// The shape tensor payload `name` of `node` must have; an error when the graph around the node
+// The shape tensor payload `slot` of `node` must have; an error when the graph around the node
 // does not determine it (a graph that did not pass ir::check).
-Expected<Shape> expected_shape(const Node& node, std::string_view name,
+Expected<Shape> expected_shape(const Node& node, const PayloadSlot& slot,
                                const std::function<const Node*(NodeId)>& find_node) {
   const auto malformed = [&node](std::string problem) {
     return std::unexpected(
         make_error(ErrorKind::invalid_input, ir::describe(node) + ": " + std::move(problem)));
   };
-  switch (node.kind) {
-    case OpKind::const_:
+  switch (slot.shape) {
+    case ir::PayloadShape::value_shape:
       if (const auto* p = std::get_if<ir::ConstParams>(&node.params)) return p->value_shape;
       return node.shape;
-    case OpKind::linear: {
+    case ir::PayloadShape::linear_weight:
+    case ir::PayloadShape::linear_bias: {
       if (node.parents.size() != 1) return malformed("linear takes one parent");
       const Node* parent = find_node(node.parents[0]);
       if (parent == nullptr) {
@@ -557,57 +551,26 @@ Expected<Shape> expected_shape(const Node& node, std::string_view name,
         return malformed("linear needs a parent and a result of rank 1 or more");
       }
       const Dim out = node.shape.dims.back();
-      if (name == "weight") return Shape{{out, parent->shape.dims.back()}};
+      if (slot.shape == ir::PayloadShape::linear_weight) {
+        return Shape{{out, parent->shape.dims.back()}};
+      }
       return Shape{{out}};
     }
-    case OpKind::conv2d: {
+    case ir::PayloadShape::conv_weight:
+    case ir::PayloadShape::conv_bias: {
       const auto p = std::get_if<ir::Conv2dParams>(&node.params);
       if (p == nullptr) return malformed("parameters are not conv2d parameters");
-      if (name == "weight") return Shape{{p->out_channels, p->in_channels, p->kh, p->kw}};
+      if (slot.shape == ir::PayloadShape::conv_weight) {
+        return Shape{{p->out_channels, p->in_channels, p->kh, p->kw}};
+      }
       return Shape{{p->out_channels}};
     }
-    case OpKind::batch_norm2d_nchw_eval: {
+    case ir::PayloadShape::channels: {
       const auto p = std::get_if<ir::ChannelsParams>(&node.params);
       if (p == nullptr) return malformed("parameters are not batch_norm2d_nchw_eval parameters");
       return Shape{{p->channels}};
     }
-    case OpKind::input:
-    case OpKind::permute:
-    case OpKind::detach:
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::max_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d:
-    case OpKind::avg_pool2d_pad:
-    case OpKind::broadcast_to:
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::reshape:
-    case OpKind::flatten:
-    case OpKind::concat:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
+    case ir::PayloadShape::none:
       break;
   }
   return malformed("takes no payloads");
@@ -640,54 +603,7 @@ std::optional<double> PayloadStore::find_attribute(ir::NodeId node, std::string_
 }
 
 std::span<const PayloadSlot> payload_slots(ir::OpKind kind) {
-  switch (kind) {
-    case OpKind::const_:
-      return kConstSlots;
-    case OpKind::linear:
-    case OpKind::conv2d:
-      return kAffineSlots;
-    case OpKind::batch_norm2d_nchw_eval:
-      return kBatchNormSlots;
-    case OpKind::input:
-    case OpKind::permute:
-    case OpKind::detach:
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::max_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d:
-    case OpKind::avg_pool2d_pad:
-    case OpKind::broadcast_to:
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::reshape:
-    case OpKind::flatten:
-    case OpKind::concat:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
-      return {};
-  }
-  return {};
+  return ir::op_traits(kind).payloads;
 }
 
 Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes, std::string_view source) {
@@ -883,7 +799,7 @@ Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
         if (slot.required) return fail(node, "payload " + std::string(slot.name) + " is missing");
         continue;
       }
-      auto want = expected_shape(node, slot.name, find_node);
+      auto want = expected_shape(node, slot, find_node);
       if (!want) {
         return std::unexpected(invalid(source, want.error().message));
       }

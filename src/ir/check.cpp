@@ -1,5 +1,7 @@
 #include "nnplan/ir/check.hpp"
 
+#include "nnplan/ir/op_table.hpp"
+
 #include <array>
 #include <cassert>
 #include <cstddef>
@@ -43,85 +45,14 @@ std::unexpected<Error> fail(const Node& node, std::string what) {
   return std::unexpected(std::move(error));
 }
 
-// The OpParams alternative index of T, computed from the variant so the two cannot drift.
-template <class T, class Variant>
-struct AlternativeIndex;
-template <class T, class... Ts>
-struct AlternativeIndex<T, std::variant<Ts...>> {
-  static constexpr std::size_t value = [] {
-    constexpr std::array<bool, sizeof...(Ts)> matches = {std::is_same_v<T, Ts>...};
-    for (std::size_t i = 0; i < matches.size(); ++i) {
-      if (matches[i]) return i;
-    }
-    return matches.size();
-  }();
-};
 template <class T>
-constexpr std::size_t kIndexOf = AlternativeIndex<T, OpParams>::value;
+constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
     "no",   "const",  "permute",  "seed",    "pool",   "broadcast",
     "axis", "conv2d", "channels", "reshape", "flatten"};
 static_assert(kIndexOf<FlattenParams> + 1 == kParamsNames.size());
-
-std::size_t expected_params(OpKind kind) {
-  switch (kind) {
-    case OpKind::input:
-    case OpKind::detach:
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::sum:
-    case OpKind::matmul:
-    case OpKind::linear:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
-    case OpKind::swap_first_two:
-    case OpKind::transpose3d_last_two:
-    case OpKind::mse_loss:
-      return kIndexOf<std::monostate>;
-    case OpKind::const_:
-      return kIndexOf<ConstParams>;
-    case OpKind::permute:
-      return kIndexOf<PermuteParams>;
-    case OpKind::rand_uniform:
-    case OpKind::bernoulli_mask:
-      return kIndexOf<SeedParams>;
-    case OpKind::max_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d:
-    case OpKind::avg_pool2d_pad:
-      return kIndexOf<PoolParams>;
-    case OpKind::broadcast_to:
-      return kIndexOf<BroadcastParams>;
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean:
-    case OpKind::softmax:
-    case OpKind::layernorm:
-    case OpKind::concat:
-      return kIndexOf<AxisParams>;
-    case OpKind::conv2d:
-      return kIndexOf<Conv2dParams>;
-    case OpKind::batch_norm2d_nchw_eval:
-      return kIndexOf<ChannelsParams>;
-    case OpKind::reshape:
-      return kIndexOf<ReshapeParams>;
-    case OpKind::flatten:
-      return kIndexOf<FlattenParams>;
-  }
-  return kIndexOf<std::monostate>;
-}
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -134,7 +65,8 @@ std::string arity_phrase(Arity arity) {
 // `count` is how many nodes of the graph exist for the node's parents (a builder's node under test
 // is already at the end of the array).
 Status check_structure(const Node& node, std::size_t count) {
-  // A kind outside the table (a cast, not a parse) cannot even be named by describe().
+  // A kind outside the table (a cast, not a parse) is named by its number: describe() would
+  // only say "<invalid>".
   if (static_cast<std::size_t>(node.kind) >= kOpKindCount) {
     Error error =
         make_error(ErrorKind::invalid_input, "node " + str(node.id) + ": unknown op kind " +
@@ -152,19 +84,20 @@ Status check_structure(const Node& node, std::size_t count) {
           node, "parent " + str(parent) + " is not below the node (parents must have smaller ids)");
     }
   }
-  const Arity arity = arity_of(node.kind);
+  const OpKindTraits& traits = op_traits(node.kind);
+  const Arity arity = traits.arity;
   const std::size_t parents = node.parents.size();
   if (parents < arity.min || parents > arity.max) {
     return fail(node, "has " + count_of(parents, "parent") + ", expected " + arity_phrase(arity));
   }
-  const std::size_t want = expected_params(node.kind);
+  const std::size_t want = traits.params;
   if (node.params.index() != want) {
     const std::string expected =
         want == kIndexOf<std::monostate> ? "none" : std::string(kParamsNames[want]) + " parameters";
     return fail(node, "has " + std::string(kParamsNames[node.params.index()]) +
                           " parameters, expected " + expected);
   }
-  if (node.kind == OpKind::max_pool2d || node.kind == OpKind::avg_pool2d) {
+  if (traits.shape_rule == ShapeRule::pool) {
     const std::uint32_t padding = std::get_if<PoolParams>(&node.params)->padding;
     if (padding != 0) {
       return fail(node, "padding " + str(padding) + " is not allowed (only " +
@@ -291,6 +224,13 @@ Status infer_broadcast(const Node& node, const Shape& in, const BroadcastParams&
   return {};
 }
 
+// Element-wise ops on two parents: broadcasting is an op of its own.
+Status same_shapes(const Node& node, const Shape& a, const Shape& b) {
+  if (a == b) return {};
+  return fail(node, "parent shapes differ: " + to_string(a) + " and " + to_string(b) +
+                        " (broadcasting must be explicit)");
+}
+
 Status infer_matmul(const Node& node, const Shape& a, const Shape& b, Shape& out) {
   const std::string pair = to_string(a) + " x " + to_string(b);
   if (a.rank() == 2 && b.rank() == 2) {
@@ -349,95 +289,66 @@ Status infer_reshape(const Node& node, const Shape& in, const ReshapeParams& p, 
   return {};
 }
 
-// Whether infer_into reads the node's own declared shape (`out` must then be another Shape):
-// every case below that reads `node.shape` is listed here.
-bool reads_declared_shape(OpKind kind) {
-  return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
-         kind == OpKind::linear;
-}
-
 // Fills `out` with the node's shape; check_structure(node, ...) must have passed, and `out` is
-// not node.shape when reads_declared_shape(node.kind).
+// not node.shape when the kind's shape rule reads the declared shape.
 Status infer_into(const Graph& graph, const Node& node, Shape& out) {
   const auto parent = [&](std::size_t i) -> const Shape& {
     return graph.nodes[node.parents[i]].shape;
   };
   Status status;
-  switch (node.kind) {
-    case OpKind::input:
-    case OpKind::rand_uniform:
+  switch (op_traits(node.kind).shape_rule) {
+    case ShapeRule::declared:
       assign(out, node.shape);
       break;
-    case OpKind::const_:
+    case ShapeRule::const_value:
       assign(out, params_of<ConstParams>(node).value_shape);
       break;
-    case OpKind::bernoulli_mask:
+    case ShapeRule::keep_probability:
       if (parent(0).rank() != 0) {
         return fail(node,
                     "keep-probability parent must be a scalar, found " + to_string(parent(0)));
       }
       assign(out, node.shape);
       break;
-    case OpKind::detach:
-    case OpKind::abs:
-    case OpKind::sqrt:
-    case OpKind::inv:
-    case OpKind::relu:
-    case OpKind::tanh:
-    case OpKind::sigmoid:
-    case OpKind::exp:
-    case OpKind::log:
-    case OpKind::sin:
-    case OpKind::cos:
+    case ShapeRule::same_as_parent:
       assign(out, parent(0));
       return {};  // a parent's shape, whose element count was checked when it was added
-    case OpKind::add:
-    case OpKind::sub:
-    case OpKind::mul_elem:
-    case OpKind::max_elem:
-    case OpKind::min_elem:
-    case OpKind::mse_loss:
-      if (parent(0) != parent(1)) {
-        return fail(node, "parent shapes differ: " + to_string(parent(0)) + " and " +
-                              to_string(parent(1)) + " (broadcasting must be explicit)");
-      }
-      if (node.kind == OpKind::mse_loss) {
-        out.dims.clear();
-      } else {
-        assign(out, parent(0));
-      }
-      return {};  // a parent's shape or a scalar: nothing to overflow
-    case OpKind::max_pool2d:
-    case OpKind::max_pool2d_pad:
-    case OpKind::avg_pool2d:
-    case OpKind::avg_pool2d_pad: {
+    case ShapeRule::elementwise_binary:
+      if (Status same = same_shapes(node, parent(0), parent(1)); !same) return same;
+      assign(out, parent(0));
+      return {};  // a parent's shape: nothing to overflow
+    case ShapeRule::paired_to_scalar:
+      if (Status same = same_shapes(node, parent(0), parent(1)); !same) return same;
+      out.dims.clear();
+      return {};  // a scalar: nothing to overflow
+    case ShapeRule::pool:
+    case ShapeRule::padded_pool: {
       const PoolParams& p = params_of<PoolParams>(node);
       status = infer_window(node, parent(0), {p.kh, p.kw, p.stride, p.padding}, nullptr, out);
       break;
     }
-    case OpKind::conv2d: {
+    case ShapeRule::conv2d: {
       const Conv2dParams& p = params_of<Conv2dParams>(node);
       status = infer_window(node, parent(0), {p.kh, p.kw, p.stride, p.padding}, &p, out);
       break;
     }
-    case OpKind::broadcast_to:
+    case ShapeRule::broadcast:
       status = infer_broadcast(node, parent(0), params_of<BroadcastParams>(node), out);
       break;
-    case OpKind::reduce_sum:
-    case OpKind::reduce_mean: {
+    case ShapeRule::reduce_axis: {
       const std::uint32_t axis = params_of<AxisParams>(node).axis;
       if (axis >= parent(0).rank()) return fail(node, axis_out_of_range(axis, parent(0)));
       assign(out, parent(0));
       out.dims.erase(out.dims.begin() + axis);
       break;
     }
-    case OpKind::sum:
+    case ShapeRule::reduce_all:
       out.dims.clear();
       break;
-    case OpKind::matmul:
+    case ShapeRule::matmul:
       status = infer_matmul(node, parent(0), parent(1), out);
       break;
-    case OpKind::linear: {
+    case ShapeRule::linear: {
       const Shape& in = parent(0);
       if (in.rank() == 0) return fail(node, "expects a parent of rank at least 1, found []");
       if (node.shape.rank() != in.rank()) {
@@ -449,7 +360,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       out.dims.back() = node.shape.dims.back();
       break;
     }
-    case OpKind::batch_norm2d_nchw_eval: {
+    case ShapeRule::batch_norm: {
       const Shape& in = parent(0);
       const std::uint32_t channels = params_of<ChannelsParams>(node).channels;
       if (in.rank() != 4) {
@@ -462,17 +373,16 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       assign(out, in);
       break;
     }
-    case OpKind::softmax:
-    case OpKind::layernorm: {
+    case ShapeRule::along_axis: {
       const std::uint32_t axis = params_of<AxisParams>(node).axis;
       if (axis >= parent(0).rank()) return fail(node, axis_out_of_range(axis, parent(0)));
       assign(out, parent(0));
       break;
     }
-    case OpKind::reshape:
+    case ShapeRule::reshape:
       status = infer_reshape(node, parent(0), params_of<ReshapeParams>(node), out);
       break;
-    case OpKind::flatten: {
+    case ShapeRule::flatten: {
       const Shape& in = params_of<FlattenParams>(node).in;
       if (parent(0) != in) {
         return fail(node, "parent shape " + to_string(parent(0)) + " differs from flatten input " +
@@ -483,24 +393,24 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       out.dims.assign({*count});
       break;
     }
-    case OpKind::concat:
+    case ShapeRule::concat:
       status = infer_concat(graph, node, params_of<AxisParams>(node).axis, out);
       break;
-    case OpKind::swap_first_two:
+    case ShapeRule::swap_first_two:
       if (parent(0).rank() < 2) {
         return fail(node, "expects a parent of rank at least 2, found " + to_string(parent(0)));
       }
       assign(out, parent(0));
       std::swap(out.dims[0], out.dims[1]);
       break;
-    case OpKind::transpose3d_last_two:
+    case ShapeRule::transpose_last_two:
       if (parent(0).rank() != 3) {
         return fail(node, "expects a parent of rank 3, found " + to_string(parent(0)));
       }
       assign(out, parent(0));
       std::swap(out.dims[1], out.dims[2]);
       break;
-    case OpKind::permute:
+    case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
       break;
   }
@@ -556,7 +466,7 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   if (!std::holds_alternative<std::monostate>(params)) node.params = std::move(params);
   // Kinds whose shape is (partly) declared infer into a separate buffer; every other kind
   // infers straight into the node.
-  const bool declared_kind = reads_declared_shape(kind);
+  const bool declared_kind = reads_declared_shape(op_traits(kind).shape_rule);
   if (declared_kind) node.shape = declared;
   Status s = check_structure(node, node.id);
   if (s) s = infer_into(graph_, node, declared_kind ? inferred_ : node.shape);

@@ -1,6 +1,7 @@
 // Every closed vocabulary of SPEC §1–§4, §9 and §10: the exact spellings (typed here from the SPEC,
 // not copied from the tables), round trips through to_string/parse_*, and the unknown-name error
-// that lists every valid spelling. Also requires_vjp and BackendPreference.
+// that lists every valid spelling, and the "<invalid>" spelling of a value outside the enum.
+// Also requires_vjp and BackendPreference.
 #include "nnplan/backend/vocabulary.hpp"
 
 #include <gtest/gtest.h>
@@ -231,6 +232,15 @@ TEST_P(VocabularyTest, UnknownNamesFailListingEveryValidName) {
     EXPECT_EQ(parsed.error().message,
               "unknown " + v.what + " '" + bad + "'; valid: " + joined(v.spellings));
   }
+}
+
+// A value outside the enum (a cast, never a parse) reads as "<invalid>", never past the table.
+TEST_P(VocabularyTest, ValuesPastTheLastEnumeratorSpellInvalid) {
+  const VocabularyCase& v = GetParam();
+  for (const std::size_t i : {v.table_size, v.table_size + 1, std::size_t{255}}) {
+    EXPECT_EQ(v.name_of(i), "<invalid>") << v.what << " value " << i;
+  }
+  EXPECT_FALSE(v.parse("<invalid>").has_value()) << v.what;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVocabularies, VocabularyTest, ::testing::ValuesIn(all_vocabularies()),

@@ -6,15 +6,19 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "nnplan/ir/check.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -47,8 +51,30 @@ Shape shape(std::initializer_list<ir::Dim> dims) {
 // ---------------------------------------------------------------------------------------------
 // Round trips.
 
-// One node of every kind, with parameters that differ from the defaults so a field the writer
-// or reader dropped would show. Shapes need not be consistent: the reader does not check them.
+// Parameters of each OpParams alternative that differ from the defaults, so a field the writer
+// or reader dropped would show; by alternative index.
+const std::array<ir::OpParams, std::variant_size_v<ir::OpParams>> kSampleParams = {
+    std::monostate{},
+    ir::ConstParams{.value_shape = shape({2, 3})},
+    ir::PermuteParams{.perm = {2, 0, 1}},
+    ir::SeedParams{.seed = 18446744073709551615u},
+    ir::PoolParams{.kh = 3, .kw = 2, .stride = 4, .padding = 5},
+    ir::BroadcastParams{.from = shape({}), .to = shape({4, 5})},
+    ir::AxisParams{.axis = 4294967295u},
+    ir::Conv2dParams{
+        .in_channels = 3, .out_channels = 16, .kh = 5, .kw = 7, .stride = 2, .padding = 1},
+    ir::ChannelsParams{.channels = 16},
+    ir::ReshapeParams{.in = shape({2, 3}), .out = shape({6})},
+    ir::FlattenParams{.in = shape({1, 2, 3})},
+};
+
+bool has_field(OpKind kind, std::string_view field) {
+  const auto fields = ir::op_traits(kind).fields;
+  return std::find(fields.begin(), fields.end(), field) != fields.end();
+}
+
+// One node of every kind, with its alternative's sample parameters (a pool without a padding
+// field keeps padding 0). Shapes need not be consistent: the reader does not check them.
 Graph every_kind_graph() {
   Graph g;
   g.input_id = 0;
@@ -59,57 +85,28 @@ Graph every_kind_graph() {
               .kind = kind,
               .parents = k == 0 ? std::vector<ir::NodeId>{} : std::vector<ir::NodeId>{0},
               .shape = shape({2, k + 1}),
+              .params = kSampleParams[ir::op_traits(kind).params],
               .source_name = k % 3 == 0 ? "model/" + std::string(ir::to_string(kind)) : ""};
-    switch (kind) {
-      case OpKind::const_:
-        node.params = ir::ConstParams{.value_shape = shape({2, 3})};
-        break;
-      case OpKind::permute:
-        node.params = ir::PermuteParams{.perm = {2, 0, 1}};
-        break;
-      case OpKind::rand_uniform:
-        node.params = ir::SeedParams{.seed = 18446744073709551615u};
-        break;
-      case OpKind::bernoulli_mask:
-        node.params = ir::SeedParams{.seed = 42};
-        break;
-      case OpKind::max_pool2d:
-      case OpKind::avg_pool2d:
-        node.params = ir::PoolParams{.kh = 3, .kw = 2, .stride = 4, .padding = 0};
-        break;
-      case OpKind::max_pool2d_pad:
-      case OpKind::avg_pool2d_pad:
-        node.params = ir::PoolParams{.kh = 3, .kw = 2, .stride = 4, .padding = 5};
-        break;
-      case OpKind::broadcast_to:
-        node.params = ir::BroadcastParams{.from = shape({}), .to = shape({4, 5})};
-        break;
-      case OpKind::reduce_sum:
-      case OpKind::reduce_mean:
-      case OpKind::softmax:
-      case OpKind::layernorm:
-      case OpKind::concat:
-        node.params = ir::AxisParams{.axis = 4294967295u};
-        break;
-      case OpKind::conv2d:
-        node.params = ir::Conv2dParams{
-            .in_channels = 3, .out_channels = 16, .kh = 5, .kw = 7, .stride = 2, .padding = 1};
-        break;
-      case OpKind::batch_norm2d_nchw_eval:
-        node.params = ir::ChannelsParams{.channels = 16};
-        break;
-      case OpKind::reshape:
-        node.params = ir::ReshapeParams{.in = shape({2, 3}), .out = shape({6})};
-        break;
-      case OpKind::flatten:
-        node.params = ir::FlattenParams{.in = shape({1, 2, 3})};
-        break;
-      default:
-        break;
+    if (auto* pool = std::get_if<ir::PoolParams>(&node.params);
+        pool && !has_field(kind, "padding")) {
+      pool->padding = 0;
     }
     g.nodes.push_back(std::move(node));
   }
   return g;
+}
+
+// A node document of `kind` with every field the op-kind table names for it (lists for the
+// shape and perm fields, 1 for the rest).
+std::string node_document(OpKind kind) {
+  std::string node = R"({"id": 0, "kind": ")" + std::string(ir::to_string(kind)) +
+                     R"(", "parents": [], "shape": [])";
+  for (const std::string_view field : ir::op_traits(kind).fields) {
+    node += ", \"" + std::string(field) + "\": ";
+    node += field.ends_with("shape") ? "[1, 2]" : field == "perm" ? "[0]" : "1";
+  }
+  node += "}";
+  return R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 0, "nodes": [)" + node + "]}";
 }
 
 TEST(IrJson, EveryOpKindRoundTrips) {
@@ -135,6 +132,44 @@ TEST_P(IrJsonKindRoundTrip, WritesAndReadsBack) {
   const auto back = parse_ir_json(text, "<memory>");
   ASSERT_TRUE(back.has_value()) << back.error().message << "\n" << text;
   EXPECT_EQ(*back, g) << text;
+}
+
+// The reader builds the OpParams alternative the op-kind table names from exactly the kind's
+// fields, and the writer emits them in the table's order.
+TEST_P(IrJsonKindRoundTrip, ReadsTheTablesFieldsIntoTheTablesAlternative) {
+  const auto kind = static_cast<OpKind>(GetParam());
+  const ir::OpKindTraits& row = ir::op_traits(kind);
+  const std::string text = node_document(kind);
+  const auto g = parse_ir_json(text, "<memory>");
+  ASSERT_TRUE(g.has_value()) << g.error().message << "\n" << text;
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->nodes[0].params.index(), row.params) << text;
+  const std::string written = write_ir_json(*g);
+  std::size_t at = written.find("\"shape\": ");
+  for (const std::string_view field : row.fields) {
+    const std::size_t next = written.find("\"" + std::string(field) + "\": ", at);
+    ASSERT_NE(next, std::string::npos) << field << " missing or out of order in " << written;
+    at = next;
+  }
+  // Nothing but the kind's fields follows the node's shape.
+  std::size_t keys = 0;
+  for (std::size_t i = written.find("\": ", written.find("\"shape\": ") + 9);
+       i != std::string::npos; i = written.find("\": ", i + 1))
+    ++keys;
+  EXPECT_EQ(keys, row.fields.size()) << written;
+
+  // A field of another kind is refused, naming the kind's own fields.
+  for (const std::string_view foreign : {"axis", "seed", "channels"}) {
+    if (has_field(kind, foreign)) continue;
+    std::string bad = text;
+    bad.insert(bad.find("\"parents\""), "\"" + std::string(foreign) + "\": 1, ");
+    const auto refused = parse_ir_json(bad, "<memory>");
+    ASSERT_FALSE(refused.has_value()) << bad;
+    EXPECT_NE(refused.error().message.find("field " + std::string(foreign) + ": not a field of " +
+                                           std::string(row.spelling)),
+              std::string::npos)
+        << refused.error().message;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, IrJsonKindRoundTrip,

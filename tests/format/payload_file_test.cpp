@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/ir/check.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -599,6 +601,60 @@ TEST(CheckPayloads, UncheckedGraphIsAnError) {
             std::string::npos)
       << ok.error().message;
 }
+
+}  // namespace
+}  // namespace nnplan::format
+
+namespace nnplan::format {
+namespace {
+
+// payload_slots is the payloads column of the op-kind table, and check_payloads follows it for
+// every kind: a node with no payloads at all is refused for its first required slot, and a
+// payload of each slot's name is owned by the node exactly when the row lists it.
+class PayloadSlotsOfKind : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(PayloadSlotsOfKind, CheckPayloadsFollowsTheTableRow) {
+  const auto kind = static_cast<OpKind>(GetParam());
+  const auto slots = payload_slots(kind);
+  EXPECT_EQ(slots.data(), ir::op_traits(kind).payloads.data());
+  EXPECT_EQ(slots.size(), ir::op_traits(kind).payloads.size());
+  Graph g;
+  g.nodes.push_back(Node{.id = 0, .kind = OpKind::input, .shape = Shape{{2, 3}}});
+  g.nodes.push_back(Node{.id = 1, .kind = kind, .parents = {0}, .shape = Shape{{2, 3}}});
+  const std::string node = ir::describe(g.nodes[1]);
+
+  const auto empty = check_payloads(g, PayloadStore{});
+  const auto required =
+      std::find_if(slots.begin(), slots.end(), [](const PayloadSlot& s) { return s.required; });
+  if (required == slots.end()) {
+    EXPECT_TRUE(empty.has_value()) << empty.error().message;
+  } else {
+    ASSERT_FALSE(empty.has_value()) << node;
+    EXPECT_EQ(empty.error().message, node + ": " +
+                                         (required->attribute ? "attribute " : "payload ") +
+                                         std::string(required->name) + " is missing");
+  }
+
+  for (const std::string_view name : {"value", "weight", "bias", "scale", "var", "epsilon"}) {
+    const bool listed = std::any_of(slots.begin(), slots.end(), [name](const PayloadSlot& s) {
+      return s.name == name && !s.attribute;
+    });
+    PayloadStore store;
+    store.tensors[PayloadKey{.node_id = 1, .name = std::string(name)}] =
+        PayloadTensor{.shape = Shape{{1}}, .data = {0.0F}};
+    const auto checked = check_payloads(g, store);
+    ASSERT_FALSE(checked.has_value()) << node << " " << name;  // a wrong shape or a stray one
+    const std::string& message = checked.error().message;
+    if (message.find("is missing") != std::string::npos) continue;  // another required slot
+    EXPECT_EQ(message.find("does not belong to this node") != std::string::npos, !listed)
+        << checked.error().message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, PayloadSlotsOfKind,
+                         ::testing::Range<std::size_t>(0, ir::kOpKindCount), [](const auto& info) {
+                           return std::string(ir::kOpKindNames[info.param]);
+                         });
 
 }  // namespace
 }  // namespace nnplan::format

@@ -1,72 +1,177 @@
-// Op kinds: the SPEC §6 spellings, the kind → backend-op mapping (typed here from the SPEC, not
-// copied from the implementation) and the arity of every kind, each table covering all kinds.
+// The op-kind table (ir/op_kinds.def, op_table.hpp): properties every row must have, checked
+// over all kinds rather than against a copy of the table. Each column is consistent with the
+// others (parameters with fields, payload shapes with parameters, shape rules with arity), the
+// spellings round-trip, and a value outside the enum gets the "<invalid>" row.
 #include "nnplan/ir/op_kind.hpp"
 
 #include <gtest/gtest.h>
 
-#include <array>
-#include <optional>
+#include <algorithm>
+#include <cctype>
+#include <set>
 #include <string>
-#include <vector>
+#include <variant>
+
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::ir {
 namespace {
 
-TEST(OpKindTest, SpellingsFollowTheSpec) {
-  const std::vector<std::string> spec = {
-      "input",
-      "const",
-      "permute",
-      "detach",
-      "rand_uniform",
-      "bernoulli_mask",
-      "add",
-      "sub",
-      "mul_elem",
-      "abs",
-      "sqrt",
-      "inv",
-      "max_elem",
-      "min_elem",
-      "max_pool2d",
-      "max_pool2d_pad",
-      "avg_pool2d",
-      "avg_pool2d_pad",
-      "broadcast_to",
-      "reduce_sum",
-      "reduce_mean",
-      "sum",
-      "matmul",
-      "linear",
-      "conv2d",
-      "batch_norm2d_nchw_eval",
-      "relu",
-      "tanh",
-      "sigmoid",
-      "exp",
-      "log",
-      "sin",
-      "cos",
-      "softmax",
-      "layernorm",
-      "reshape",
-      "flatten",
-      "concat",
-      "swap_first_two",
-      "transpose3d_last_two",
-      "mse_loss",
-  };
-  ASSERT_EQ(spec.size(), kOpKindCount);
-  for (std::size_t i = 0; i < kOpKindCount; ++i) {
-    const auto kind = static_cast<OpKind>(i);
-    EXPECT_EQ(to_string(kind), spec[i]);
-    const Expected<OpKind> parsed = parse_op_kind(spec[i]);
-    ASSERT_TRUE(parsed.has_value()) << spec[i];
-    EXPECT_EQ(*parsed, kind);
+std::string test_name(std::string_view text) {
+  std::string out;
+  for (const char ch : text)
+    out += std::isalnum(static_cast<unsigned char>(ch)) != 0 ? ch : '_';
+  return out;
+}
+
+class OpKindRow : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  OpKind kind() const { return static_cast<OpKind>(GetParam()); }
+  const OpKindTraits& row() const { return op_traits(kind()); }
+};
+
+TEST_P(OpKindRow, IsInEnumeratorOrderAndSpellingsRoundTrip) {
+  EXPECT_EQ(row().kind, kind());
+  EXPECT_EQ(&row(), &kOpKindTable[GetParam()]);
+  EXPECT_EQ(row().spelling, to_string(kind()));
+  EXPECT_FALSE(row().spelling.empty());
+  const Expected<OpKind> parsed = parse_op_kind(row().spelling);
+  ASSERT_TRUE(parsed.has_value()) << row().spelling;
+  EXPECT_EQ(*parsed, kind());
+}
+
+TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
+  EXPECT_LE(row().arity.min, row().arity.max);
+  EXPECT_EQ(arity_of(kind()), row().arity);
+  // Only an unbounded kind takes more than the two parents a node holds inline.
+  if (row().arity.max != kUnbounded) {
+    EXPECT_LE(row().arity.max, 2u);
   }
 }
 
-TEST(OpKindTest, UnknownKindListsEverySpelling) {
+TEST_P(OpKindRow, ParametersHaveFieldsExactlyWhenTheKindHasParameters) {
+  ASSERT_LT(row().params, std::variant_size_v<OpParams>);
+  const bool has_params = row().params != kParamsIndex<std::monostate>;
+  EXPECT_EQ(has_params, !row().fields.empty()) << row().spelling;
+  std::set<std::string_view> seen;
+  for (const std::string_view field : row().fields) {
+    EXPECT_FALSE(field.empty());
+    EXPECT_TRUE(seen.insert(field).second) << row().spelling << " repeats field " << field;
+    for (const std::string_view node_field : {"id", "kind", "parents", "shape", "name"}) {
+      EXPECT_NE(field, node_field) << row().spelling << ": an op field shadows a node field";
+    }
+  }
+}
+
+TEST_P(OpKindRow, PayloadSlotsAreDistinctAndShapedFromTheParameters) {
+  std::set<std::string_view> names;
+  for (const PayloadSlot& slot : row().payloads) {
+    EXPECT_FALSE(slot.name.empty());
+    EXPECT_TRUE(names.insert(slot.name).second) << row().spelling << " repeats " << slot.name;
+    EXPECT_EQ(slot.attribute, slot.shape == PayloadShape::none) << slot.name;
+    switch (slot.shape) {
+      case PayloadShape::none:
+        break;
+      case PayloadShape::value_shape:
+        EXPECT_EQ(row().params, kParamsIndex<ConstParams>) << row().spelling;
+        break;
+      case PayloadShape::linear_weight:
+      case PayloadShape::linear_bias:
+        EXPECT_EQ(row().shape_rule, ShapeRule::linear) << row().spelling;
+        break;
+      case PayloadShape::conv_weight:
+      case PayloadShape::conv_bias:
+        EXPECT_EQ(row().params, kParamsIndex<Conv2dParams>) << row().spelling;
+        break;
+      case PayloadShape::channels:
+        EXPECT_EQ(row().params, kParamsIndex<ChannelsParams>) << row().spelling;
+        break;
+    }
+  }
+}
+
+// The rule that infers a kind's shape reads as many parents as the kind has.
+TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
+  const Arity a = row().arity;
+  switch (row().shape_rule) {
+    case ShapeRule::declared:
+    case ShapeRule::const_value:
+      EXPECT_EQ(a, (Arity{0, 0})) << row().spelling;
+      break;
+    case ShapeRule::elementwise_binary:
+    case ShapeRule::paired_to_scalar:
+    case ShapeRule::matmul:
+      EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
+      break;
+    case ShapeRule::concat:
+      EXPECT_EQ(a, (Arity{2, kUnbounded})) << row().spelling;
+      break;
+    case ShapeRule::pool:
+    case ShapeRule::padded_pool:
+      EXPECT_EQ(row().params, kParamsIndex<PoolParams>) << row().spelling;
+      EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
+      break;
+    case ShapeRule::keep_probability:
+    case ShapeRule::same_as_parent:
+    case ShapeRule::conv2d:
+    case ShapeRule::broadcast:
+    case ShapeRule::reduce_axis:
+    case ShapeRule::reduce_all:
+    case ShapeRule::linear:
+    case ShapeRule::batch_norm:
+    case ShapeRule::along_axis:
+    case ShapeRule::reshape:
+    case ShapeRule::flatten:
+    case ShapeRule::swap_first_two:
+    case ShapeRule::transpose_last_two:
+    case ShapeRule::permute:
+      EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
+      break;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, OpKindRow, ::testing::Range<std::size_t>(0, kOpKindCount),
+                         [](const auto& info) { return test_name(kOpKindNames[info.param]); });
+
+TEST(OpKindTable, PaddedPoolsTakePaddingAndUnpaddedOnesDoNot) {
+  for (const OpKindTraits& row : kOpKindTable) {
+    const bool padding =
+        std::find(row.fields.begin(), row.fields.end(), "padding") != row.fields.end();
+    if (row.shape_rule == ShapeRule::pool) {
+      EXPECT_FALSE(padding) << row.spelling;
+    }
+    if (row.shape_rule == ShapeRule::padded_pool) {
+      EXPECT_TRUE(padding) << row.spelling;
+    }
+  }
+}
+
+TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
+  std::set<std::string_view> reading;
+  for (const OpKindTraits& row : kOpKindTable) {
+    if (reads_declared_shape(row.shape_rule)) reading.insert(row.spelling);
+  }
+  EXPECT_EQ(reading,
+            (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask", "linear"}));
+}
+
+TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {
+  for (const int value : {static_cast<int>(kOpKindCount), 200, 255}) {
+    const auto kind = static_cast<OpKind>(value);
+    EXPECT_EQ(to_string(kind), "<invalid>");
+    EXPECT_EQ(&op_traits(kind), &kInvalidOpKindTraits);
+    EXPECT_EQ(arity_of(kind), (Arity{0, 0}));
+    EXPECT_TRUE(op_traits(kind).fields.empty());
+    EXPECT_TRUE(op_traits(kind).payloads.empty());
+  }
+}
+
+TEST(OpKindTable, SpellingsThatDifferFromTheirEnumerator) {
+  EXPECT_EQ(to_string(OpKind::const_), "const");
+  EXPECT_FALSE(parse_op_kind("const_").has_value());
+}
+
+TEST(OpKindTable, UnknownKindListsEverySpelling) {
   const Expected<OpKind> parsed = parse_op_kind("conv3d");
   ASSERT_FALSE(parsed.has_value());
   EXPECT_EQ(parsed.error().kind, ErrorKind::invalid_input);
@@ -74,69 +179,6 @@ TEST(OpKindTest, UnknownKindListsEverySpelling) {
             std::string::npos)
       << parsed.error().message;
   EXPECT_NE(parsed.error().message.find("transpose3d_last_two, mse_loss"), std::string::npos);
-  EXPECT_FALSE(parse_op_kind("const_").has_value());
-}
-
-struct ArityCase {
-  OpKind kind;
-  Arity arity;
-};
-
-constexpr Arity kNone{0, 0};
-constexpr Arity kOne{1, 1};
-constexpr Arity kTwo{2, 2};
-
-constexpr std::array<ArityCase, kOpKindCount> kArityCases = {{
-    {OpKind::input, kNone},
-    {OpKind::const_, kNone},
-    {OpKind::permute, kOne},
-    {OpKind::detach, kOne},
-    {OpKind::rand_uniform, kNone},
-    {OpKind::bernoulli_mask, kOne},
-    {OpKind::add, kTwo},
-    {OpKind::sub, kTwo},
-    {OpKind::mul_elem, kTwo},
-    {OpKind::abs, kOne},
-    {OpKind::sqrt, kOne},
-    {OpKind::inv, kOne},
-    {OpKind::max_elem, kTwo},
-    {OpKind::min_elem, kTwo},
-    {OpKind::max_pool2d, kOne},
-    {OpKind::max_pool2d_pad, kOne},
-    {OpKind::avg_pool2d, kOne},
-    {OpKind::avg_pool2d_pad, kOne},
-    {OpKind::broadcast_to, kOne},
-    {OpKind::reduce_sum, kOne},
-    {OpKind::reduce_mean, kOne},
-    {OpKind::sum, kOne},
-    {OpKind::matmul, kTwo},
-    {OpKind::linear, kOne},
-    {OpKind::conv2d, kOne},
-    {OpKind::batch_norm2d_nchw_eval, kOne},
-    {OpKind::relu, kOne},
-    {OpKind::tanh, kOne},
-    {OpKind::sigmoid, kOne},
-    {OpKind::exp, kOne},
-    {OpKind::log, kOne},
-    {OpKind::sin, kOne},
-    {OpKind::cos, kOne},
-    {OpKind::softmax, kOne},
-    {OpKind::layernorm, kOne},
-    {OpKind::reshape, kOne},
-    {OpKind::flatten, kOne},
-    {OpKind::concat, {2, kUnbounded}},
-    {OpKind::swap_first_two, kOne},
-    {OpKind::transpose3d_last_two, kOne},
-    {OpKind::mse_loss, kTwo},
-}};
-
-TEST(OpKindTest, ArityOfEveryKind) {
-  for (std::size_t i = 0; i < kArityCases.size(); ++i) {
-    const ArityCase& c = kArityCases[i];
-    ASSERT_EQ(c.kind, static_cast<OpKind>(i)) << "table out of enumerator order at " << i;
-    const Arity arity = arity_of(c.kind);
-    EXPECT_EQ(arity, c.arity) << to_string(c.kind) << ": " << arity.min << ".." << arity.max;
-  }
 }
 
 }  // namespace

@@ -26,9 +26,9 @@ enum class RejectionReason : std::uint8_t {
   unavailable_device,
   unavailable_provider,
 };
-inline constexpr std::array<std::string_view, 8> kRejectionReasonNames = {
-    "forward-unsupported", "contracts-misaligned", "trust-not-admitted", "provider-excluded",
-    "wrong-device",        "vjp-incompatible",     "unavailable-device", "unavailable-provider"};
+inline constexpr auto kRejectionReasonNames = enum_names<RejectionReason::unavailable_provider>(
+    {"forward-unsupported", "contracts-misaligned", "trust-not-admitted", "provider-excluded",
+     "wrong-device", "vjp-incompatible", "unavailable-device", "unavailable-provider"});
 [[nodiscard]] constexpr std::string_view to_string(RejectionReason v) {
   return enum_name(kRejectionReasonNames, v);
 }

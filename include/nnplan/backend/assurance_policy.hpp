@@ -40,8 +40,8 @@ struct AssurancePolicy {
 
 // The named presets of the command line, in this order.
 enum class AssurancePreset : std::uint8_t { verified, checked, external };
-inline constexpr std::array<std::string_view, 3> kAssurancePresetNames = {"verified", "checked",
-                                                                          "external"};
+inline constexpr auto kAssurancePresetNames =
+    enum_names<AssurancePreset::external>({"verified", "checked", "external"});
 [[nodiscard]] constexpr std::string_view to_string(AssurancePreset v) {
   return enum_name(kAssurancePresetNames, v);
 }

@@ -15,8 +15,8 @@ namespace nnplan::backend {
 
 // The four contract fields of a capsule, in report order.
 enum class ContractField : std::uint8_t { shape, layout, value, vjp };
-inline constexpr std::array<std::string_view, 4> kContractFieldNames = {"shape", "layout", "value",
-                                                                        "vjp"};
+inline constexpr auto kContractFieldNames =
+    enum_names<ContractField::vjp>({"shape", "layout", "value", "vjp"});
 [[nodiscard]] constexpr std::string_view to_string(ContractField v) {
   return enum_name(kContractFieldNames, v);
 }
@@ -25,8 +25,8 @@ inline constexpr std::array<std::string_view, 4> kContractFieldNames = {"shape",
 }
 
 enum class Layout : std::uint8_t { canonical_tensor, flat_row_major, libtorch_cuda_view };
-inline constexpr std::array<std::string_view, 3> kLayoutNames = {
-    "canonical-tensor", "flat-row-major", "libtorch-cuda-view"};
+inline constexpr auto kLayoutNames = enum_names<Layout::libtorch_cuda_view>(
+    {"canonical-tensor", "flat-row-major", "libtorch-cuda-view"});
 [[nodiscard]] constexpr std::string_view to_string(Layout v) {
   return enum_name(kLayoutNames, v);
 }
@@ -41,8 +41,8 @@ enum class ClaimKind : std::uint8_t {
   value_refinement,
   vjp_refinement
 };
-inline constexpr std::array<std::string_view, 4> kClaimKindNames = {
-    "shape-safety", "layout-compatibility", "value-refinement", "vjp-refinement"};
+inline constexpr auto kClaimKindNames = enum_names<ClaimKind::vjp_refinement>(
+    {"shape-safety", "layout-compatibility", "value-refinement", "vjp-refinement"});
 [[nodiscard]] constexpr std::string_view to_string(ClaimKind v) {
   return enum_name(kClaimKindNames, v);
 }
@@ -88,9 +88,9 @@ enum class EvidenceKind : std::uint8_t {
   trusted_boundary,
   not_provided,
 };
-inline constexpr std::array<std::string_view, 7> kEvidenceKindNames = {
-    "theorem",     "checker",          "runtime-guard", "test-suite",
-    "fuzz-oracle", "trusted-boundary", "not-provided"};
+inline constexpr auto kEvidenceKindNames =
+    enum_names<EvidenceKind::not_provided>({"theorem", "checker", "runtime-guard", "test-suite",
+                                            "fuzz-oracle", "trusted-boundary", "not-provided"});
 [[nodiscard]] constexpr std::string_view to_string(EvidenceKind v) {
   return enum_name(kEvidenceKindNames, v);
 }
@@ -108,8 +108,8 @@ enum class Disposition : std::uint8_t {
   trusted,
   missing
 };
-inline constexpr std::array<std::string_view, 7> kDispositionNames = {
-    "proved", "checked", "guarded", "tested", "fuzzed", "trusted", "missing"};
+inline constexpr auto kDispositionNames = enum_names<Disposition::missing>(
+    {"proved", "checked", "guarded", "tested", "fuzzed", "trusted", "missing"});
 [[nodiscard]] constexpr std::string_view to_string(Disposition v) {
   return enum_name(kDispositionNames, v);
 }
@@ -151,8 +151,8 @@ struct Evidence {
 [[nodiscard]] std::string label(const Evidence& evidence);
 
 enum class ProvenanceKind : std::uint8_t { source_file, native_symbol, note };
-inline constexpr std::array<std::string_view, 3> kProvenanceKindNames = {"source-file",
-                                                                         "native-symbol", "note"};
+inline constexpr auto kProvenanceKindNames =
+    enum_names<ProvenanceKind::note>({"source-file", "native-symbol", "note"});
 [[nodiscard]] constexpr std::string_view to_string(ProvenanceKind v) {
   return enum_name(kProvenanceKindNames, v);
 }

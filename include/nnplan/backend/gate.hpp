@@ -22,9 +22,9 @@ enum class GateFailureKind : std::uint8_t {
   trusted_boundary,
   fuzz_evidence,
 };
-inline constexpr std::array<std::string_view, 5> kGateFailureKindNames = {
-    "missing-evidence", "runtime-guard-evidence", "test-evidence", "trusted-boundary",
-    "fuzz-evidence"};
+inline constexpr auto kGateFailureKindNames = enum_names<GateFailureKind::fuzz_evidence>(
+    {"missing-evidence", "runtime-guard-evidence", "test-evidence", "trusted-boundary",
+     "fuzz-evidence"});
 [[nodiscard]] constexpr std::string_view to_string(GateFailureKind v) {
   return enum_name(kGateFailureKindNames, v);
 }

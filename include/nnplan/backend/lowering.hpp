@@ -20,8 +20,8 @@ namespace nnplan::backend {
 class ExecutionAudit;
 
 enum class GroupingKind : std::uint8_t { singleton, same_capsule_run };
-inline constexpr std::array<std::string_view, 2> kGroupingKindNames = {"singleton",
-                                                                       "same-capsule-run"};
+inline constexpr auto kGroupingKindNames =
+    enum_names<GroupingKind::same_capsule_run>({"singleton", "same-capsule-run"});
 [[nodiscard]] constexpr std::string_view to_string(GroupingKind v) {
   return enum_name(kGroupingKindNames, v);
 }

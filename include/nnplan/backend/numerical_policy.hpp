@@ -18,8 +18,8 @@ enum class Rounding : std::uint8_t {
   implementation_defined,
   unspecified
 };
-inline constexpr std::array<std::string_view, 5> kRoundingNames = {
-    "scalar-context", "nearest-even", "directed", "implementation-defined", "unspecified"};
+inline constexpr auto kRoundingNames = enum_names<Rounding::unspecified>(
+    {"scalar-context", "nearest-even", "directed", "implementation-defined", "unspecified"});
 
 enum class Subnormals : std::uint8_t {
   gradual_underflow,
@@ -27,12 +27,12 @@ enum class Subnormals : std::uint8_t {
   implementation_defined,
   unspecified
 };
-inline constexpr std::array<std::string_view, 4> kSubnormalsNames = {
-    "gradual-underflow", "flush-to-zero", "implementation-defined", "unspecified"};
+inline constexpr auto kSubnormalsNames = enum_names<Subnormals::unspecified>(
+    {"gradual-underflow", "flush-to-zero", "implementation-defined", "unspecified"});
 
 enum class Contraction : std::uint8_t { separate, fused, implementation_defined, na, unspecified };
-inline constexpr std::array<std::string_view, 5> kContractionNames = {
-    "separate", "fused", "implementation-defined", "n/a", "unspecified"};
+inline constexpr auto kContractionNames = enum_names<Contraction::unspecified>(
+    {"separate", "fused", "implementation-defined", "n/a", "unspecified"});
 
 enum class ReductionOrder : std::uint8_t {
   fixed_left,
@@ -41,8 +41,8 @@ enum class ReductionOrder : std::uint8_t {
   na,
   unspecified
 };
-inline constexpr std::array<std::string_view, 5> kReductionOrderNames = {
-    "fixed-left", "fixed-tree", "implementation-defined", "n/a", "unspecified"};
+inline constexpr auto kReductionOrderNames = enum_names<ReductionOrder::unspecified>(
+    {"fixed-left", "fixed-tree", "implementation-defined", "n/a", "unspecified"});
 
 [[nodiscard]] constexpr std::string_view to_string(Rounding v) {
   return enum_name(kRoundingNames, v);

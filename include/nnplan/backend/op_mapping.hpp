@@ -1,6 +1,7 @@
 // The bridge from IR op kinds to the backend op vocabulary (SPEC §6): which backend op a node of
-// each kind runs, or none for nodes without runtime work (input, const, detach). It lives in the
-// backend layer so that the IR depends on nothing but the standard library.
+// each kind runs, or none for nodes without runtime work (input, const, detach): the backend_op
+// column of ir/op_kinds.def. It lives in the backend layer so that the IR depends on nothing but
+// the standard library.
 #pragma once
 
 #include <optional>
@@ -10,7 +11,8 @@
 
 namespace nnplan::backend {
 
-// The backend op a node of this kind runs; nullopt for input, const and detach.
+// The backend op a node of this kind runs; nullopt for input, const and detach, and for a value
+// outside the enum.
 [[nodiscard]] std::optional<BackendOp> backend_op_of(ir::OpKind kind);
 
 }  // namespace nnplan::backend

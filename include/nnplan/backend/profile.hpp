@@ -20,7 +20,8 @@
 namespace nnplan::backend {
 
 enum class LoweringMode : std::uint8_t { singleton, coalesced };
-inline constexpr std::array<std::string_view, 2> kLoweringModeNames = {"singleton", "coalesced"};
+inline constexpr auto kLoweringModeNames =
+    enum_names<LoweringMode::coalesced>({"singleton", "coalesced"});
 [[nodiscard]] constexpr std::string_view to_string(LoweringMode v) {
   return enum_name(kLoweringModeNames, v);
 }
@@ -53,13 +54,10 @@ enum class MaintainedProfile : std::uint8_t {
   checked_cuda,
   libtorch_forward_cuda,
 };
-inline constexpr std::array<std::string_view, 6> kMaintainedProfileNames = {
-    "checked_cpu",
-    "checked_linux_x86_64_cpu",
-    "checked_macos_aarch64_cpu",
-    "checked_windows_x86_64_cpu",
-    "checked_cuda",
-    "libtorch_forward_cuda"};
+inline constexpr auto kMaintainedProfileNames =
+    enum_names<MaintainedProfile::libtorch_forward_cuda>(
+        {"checked_cpu", "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
+         "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda"});
 [[nodiscard]] constexpr std::string_view to_string(MaintainedProfile v) {
   return enum_name(kMaintainedProfileNames, v);
 }

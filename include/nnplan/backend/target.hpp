@@ -14,12 +14,12 @@
 namespace nnplan::backend {
 
 enum class OperatingSystem : std::uint8_t { linux_os, macos, windows, wasi, unknown };
-inline constexpr std::array<std::string_view, 5> kOperatingSystemNames = {
-    "linux", "macos", "windows", "wasi", "unknown"};
+inline constexpr auto kOperatingSystemNames =
+    enum_names<OperatingSystem::unknown>({"linux", "macos", "windows", "wasi", "unknown"});
 
 enum class Architecture : std::uint8_t { x86_64, aarch64, wasm32, unknown };
-inline constexpr std::array<std::string_view, 4> kArchitectureNames = {"x86_64", "aarch64",
-                                                                       "wasm32", "unknown"};
+inline constexpr auto kArchitectureNames =
+    enum_names<Architecture::unknown>({"x86_64", "aarch64", "wasm32", "unknown"});
 
 enum class Accelerator : std::uint8_t {
   none,
@@ -32,8 +32,8 @@ enum class Accelerator : std::uint8_t {
   custom,
   external
 };
-inline constexpr std::array<std::string_view, 9> kAcceleratorNames = {
-    "none", "cuda", "rocm", "metal", "wasm", "tpu", "trainium", "custom", "external"};
+inline constexpr auto kAcceleratorNames = enum_names<Accelerator::external>(
+    {"none", "cuda", "rocm", "metal", "wasm", "tpu", "trainium", "custom", "external"});
 
 enum class BuildFeature : std::uint8_t {
   native_cuda,
@@ -49,9 +49,9 @@ enum class BuildFeature : std::uint8_t {
   custom_chip,
   external_provider,
 };
-inline constexpr std::array<std::string_view, 12> kBuildFeatureNames = {
-    "native-cuda", "libtorch", "aten", "mps",    "webgpu",      "cublas",
-    "cudnn",       "cufft",    "xla",  "neuron", "custom-chip", "external-provider"};
+inline constexpr auto kBuildFeatureNames = enum_names<BuildFeature::external_provider>(
+    {"native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas", "cudnn", "cufft", "xla",
+     "neuron", "custom-chip", "external-provider"});
 
 [[nodiscard]] constexpr std::string_view to_string(OperatingSystem v) {
   return enum_name(kOperatingSystemNames, v);
@@ -135,11 +135,10 @@ enum class TargetPreset : std::uint8_t {
   custom_chip,
   external,
 };
-inline constexpr std::array<std::string_view, 15> kTargetPresetNames = {
-    "portable-cpu",   "linux-cpu",           "macos-cpu",    "windows-cpu",
-    "linux-cuda",     "linux-cuda-libtorch", "windows-cuda", "windows-cuda-libtorch",
-    "linux-rocm",     "macos-metal",         "wasm",         "linux-tpu",
-    "linux-trainium", "custom-chip",         "external"};
+inline constexpr auto kTargetPresetNames = enum_names<TargetPreset::external>(
+    {"portable-cpu", "linux-cpu", "macos-cpu", "windows-cpu", "linux-cuda", "linux-cuda-libtorch",
+     "windows-cuda", "windows-cuda-libtorch", "linux-rocm", "macos-metal", "wasm", "linux-tpu",
+     "linux-trainium", "custom-chip", "external"});
 [[nodiscard]] constexpr std::string_view to_string(TargetPreset v) {
   return enum_name(kTargetPresetNames, v);
 }

@@ -16,8 +16,8 @@ namespace nnplan::backend {
 
 // Where a kernel runs.
 enum class Device : std::uint8_t { cpu, cuda, rocm, metal, wasm, tpu, trainium, custom, external };
-inline constexpr std::array<std::string_view, 9> kDeviceNames = {
-    "cpu", "cuda", "rocm", "metal", "wasm", "tpu", "trainium", "custom", "external"};
+inline constexpr auto kDeviceNames = enum_names<Device::external>(
+    {"cpu", "cuda", "rocm", "metal", "wasm", "tpu", "trainium", "custom", "external"});
 
 // Who implements a kernel.
 enum class Provider : std::uint8_t {
@@ -36,9 +36,9 @@ enum class Provider : std::uint8_t {
   custom_chip,
   external,
 };
-inline constexpr std::array<std::string_view, 14> kProviderNames = {
-    "reference", "torchlean", "native-cuda", "libtorch", "aten",   "mps",         "webgpu",
-    "cublas",    "cudnn",     "cufft",       "xla",      "neuron", "custom-chip", "external"};
+inline constexpr auto kProviderNames = enum_names<Provider::external>(
+    {"reference", "torchlean", "native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas",
+     "cudnn", "cufft", "xla", "neuron", "custom-chip", "external"});
 
 // The closed operation vocabulary; the planner never accepts free-form op strings.
 enum class BackendOp : std::uint8_t {
@@ -89,7 +89,7 @@ enum class BackendOp : std::uint8_t {
   selective_scan,
   scaled_dot_product_attention,
 };
-inline constexpr std::array<std::string_view, 46> kBackendOpNames = {
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::scaled_dot_product_attention>({
     "rand_uniform",
     "bernoulli_mask",
     "add",
@@ -135,18 +135,19 @@ inline constexpr std::array<std::string_view, 46> kBackendOpNames = {
     "avg_pool",
     "fft_fno",
     "selective_scan",
-    "scaled_dot_product_attention"};
+    "scaled_dot_product_attention",
+});
 inline constexpr std::size_t kBackendOpCount = kBackendOpNames.size();
 
 // How much is known about an implementation.
 enum class TrustLevel : std::uint8_t { verified, checked, fuzzed, trusted_external };
-inline constexpr std::array<std::string_view, 4> kTrustLevelNames = {"verified", "checked",
-                                                                     "fuzzed", "trusted-external"};
+inline constexpr auto kTrustLevelNames =
+    enum_names<TrustLevel::trusted_external>({"verified", "checked", "fuzzed", "trusted-external"});
 
 // How a capsule handles the backward pass.
 enum class VjpMode : std::uint8_t { none, torchlean_tape, backend_vjp };
-inline constexpr std::array<std::string_view, 3> kVjpModeNames = {"none", "torchlean-tape",
-                                                                  "backend-vjp"};
+inline constexpr auto kVjpModeNames =
+    enum_names<VjpMode::backend_vjp>({"none", "torchlean-tape", "backend-vjp"});
 
 [[nodiscard]] constexpr std::string_view to_string(Device v) {
   return enum_name(kDeviceNames, v);

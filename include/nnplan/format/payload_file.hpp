@@ -16,7 +16,7 @@
 // an invalid_input error naming the file, the entry (its index, node id and name) and the field,
 // never an out-of-bounds read or an unchecked allocation.
 //
-// Which payloads a node takes (payload_slots):
+// Which payloads a node takes (payload_slots, from the op-kind table in ir/op_kinds.def):
 //   const                   tensor value [the node's value_shape]
 //   linear                  tensor weight [out, in], optional tensor bias [out]; in is the
 //                           parent's last dimension, out the node's declared last dimension
@@ -38,6 +38,7 @@
 
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::format {
 
@@ -79,14 +80,11 @@ struct PayloadStore {
   [[nodiscard]] std::optional<double> find_attribute(ir::NodeId node, std::string_view name) const;
 };
 
-// One payload a node of some kind takes.
-struct PayloadSlot {
-  std::string_view name;
-  bool attribute = false;  // a number in `attributes` rather than a tensor
-  bool required = true;
-};
+// One payload a node of some kind takes: the payloads column of the op-kind table.
+using PayloadSlot = ir::PayloadSlot;
 
-// The payloads a node of `kind` takes, in canonical order; empty for kinds without payloads.
+// The payloads a node of `kind` takes, in canonical order (ir::op_traits(kind).payloads); empty
+// for kinds without payloads and for a value outside the enum.
 [[nodiscard]] std::span<const PayloadSlot> payload_slots(ir::OpKind kind);
 
 // Decodes a payload file held in memory. `source` names it in messages.

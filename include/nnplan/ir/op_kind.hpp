@@ -1,5 +1,7 @@
-// IR op kinds (SPEC §6): the node tags of `torchlean.ir.v1` and their arity bounds. Which backend
-// op each kind runs is the backend layer's business (backend/op_mapping.hpp).
+// IR op kinds (SPEC §6): the node tags of `torchlean.ir.v1`, their spellings and their arity
+// bounds. The enumerators and spellings come from the rows of op_kinds.def; everything else known
+// per kind is in the same rows and read through op_table.hpp. Which backend op each kind runs is
+// the backend layer's business (backend/op_mapping.hpp).
 #pragma once
 
 #include <array>
@@ -12,92 +14,15 @@
 namespace nnplan::ir {
 
 enum class OpKind : std::uint8_t {
-  input,
-  const_,
-  permute,
-  detach,
-  rand_uniform,
-  bernoulli_mask,
-  add,
-  sub,
-  mul_elem,
-  abs,
-  sqrt,
-  inv,
-  max_elem,
-  min_elem,
-  max_pool2d,
-  max_pool2d_pad,
-  avg_pool2d,
-  avg_pool2d_pad,
-  broadcast_to,
-  reduce_sum,
-  reduce_mean,
-  sum,
-  matmul,
-  linear,
-  conv2d,
-  batch_norm2d_nchw_eval,
-  relu,
-  tanh,
-  sigmoid,
-  exp,
-  log,
-  sin,
-  cos,
-  softmax,
-  layernorm,
-  reshape,
-  flatten,
-  concat,
-  swap_first_two,
-  transpose3d_last_two,
-  mse_loss,
+#define NNPLAN_OP_KIND(enumerator, ...) enumerator,
+#include "nnplan/ir/op_kinds.def"
 };
-inline constexpr std::array<std::string_view, 41> kOpKindNames = {
-    "input",
-    "const",
-    "permute",
-    "detach",
-    "rand_uniform",
-    "bernoulli_mask",
-    "add",
-    "sub",
-    "mul_elem",
-    "abs",
-    "sqrt",
-    "inv",
-    "max_elem",
-    "min_elem",
-    "max_pool2d",
-    "max_pool2d_pad",
-    "avg_pool2d",
-    "avg_pool2d_pad",
-    "broadcast_to",
-    "reduce_sum",
-    "reduce_mean",
-    "sum",
-    "matmul",
-    "linear",
-    "conv2d",
-    "batch_norm2d_nchw_eval",
-    "relu",
-    "tanh",
-    "sigmoid",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "softmax",
-    "layernorm",
-    "reshape",
-    "flatten",
-    "concat",
-    "swap_first_two",
-    "transpose3d_last_two",
-    "mse_loss",
-};
+inline constexpr auto kOpKindNames = std::to_array<std::string_view>({
+#define NNPLAN_OP_KIND(enumerator, spelling, ...) spelling,
+#include "nnplan/ir/op_kinds.def"
+});
 inline constexpr std::size_t kOpKindCount = kOpKindNames.size();
+static_assert(distinct_spellings(kOpKindNames));
 
 [[nodiscard]] constexpr std::string_view to_string(OpKind v) {
   return enum_name(kOpKindNames, v);
@@ -113,6 +38,7 @@ struct Arity {
   bool operator==(const Arity&) const = default;
 };
 inline constexpr std::uint32_t kUnbounded = 0xFFFFFFFFu;
+// The kind's row of op_kinds.def; {0, 0} for a value outside the enum.
 [[nodiscard]] Arity arity_of(OpKind kind);
 
 }  // namespace nnplan::ir

@@ -1,0 +1,175 @@
+// The op-kind table (SPEC §6): one row of traits per IR op kind, built from op_kinds.def, so
+// every layer asks the table instead of switching over kinds. A row gives the kind's spelling,
+// arity, OpParams alternative, the JSON fields of its parameters (format/ir_json), the payloads
+// it takes (format/payload_file) and the rule that infers its shape (ir/check). The backend op
+// of each kind is read from the same rows by backend/op_mapping.cpp, so the ir layer depends on
+// nothing but the standard library.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+
+#include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/op_kind.hpp"
+
+namespace nnplan::ir {
+
+// The shape-inference families: each infers a node's output shape from its parents, parameters
+// and (where said) its declared shape. ir/check.cpp holds one function per family.
+enum class ShapeRule : std::uint8_t {
+  declared,            // the declared shape (input, rand_uniform)
+  const_value,         // the value_shape parameter
+  keep_probability,    // a scalar parent; the declared shape
+  same_as_parent,      // element-wise unary: the parent's shape
+  elementwise_binary,  // two parents of one shape (broadcasting is explicit): that shape
+  paired_to_scalar,    // two parents of one shape: a scalar (a loss)
+  pool,                // a kh x kw window over (C,H,W) or (N,C,H,W); padding must be 0
+  padded_pool,         // the same, padded
+  conv2d,              // a window that maps in_channels to out_channels
+  broadcast,           // from one shape to a larger one
+  reduce_axis,         // the parent's shape without `axis`
+  reduce_all,          // a scalar
+  matmul,              // [m,k] x [k,n], or batched [b,m,k] x [b,k,n]
+  linear,              // the parent's shape with the declared last dimension
+  batch_norm,          // (N,C,H,W) with C = channels, unchanged
+  along_axis,          // the parent's shape, `axis` in range (softmax, layernorm)
+  reshape,             // in_shape to out_shape, same element count
+  flatten,             // in_shape to one dimension
+  concat,              // the parents joined along `axis`
+  swap_first_two,      // the first two dimensions swapped
+  transpose_last_two,  // a rank-3 parent with its last two dimensions swapped
+  permute,             // the dimensions reordered by `perm`
+};
+
+// Whether the rule reads the node's own declared shape (the builder then infers into another
+// buffer and keeps the declared shape in the node while it does).
+[[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
+  return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
+         rule == ShapeRule::linear;
+}
+
+// How the shape of a payload tensor follows from its node (format/payload_file.cpp).
+enum class PayloadShape : std::uint8_t {
+  none,           // an attribute: a number, no shape
+  value_shape,    // const: the value_shape parameter
+  linear_weight,  // [out, in]: out the declared last dimension, in the parent's last dimension
+  linear_bias,    // [out]
+  conv_weight,    // [outC, inC, kH, kW]
+  conv_bias,      // [outC]
+  channels,       // [channels]
+};
+
+// One payload a node of some kind takes from a payload file.
+struct PayloadSlot {
+  std::string_view name;
+  bool attribute = false;  // a number in `attributes` rather than a tensor
+  bool required = true;
+  PayloadShape shape = PayloadShape::none;  // none exactly for attributes
+};
+
+// The index of T among the OpParams alternatives, computed from the variant so the two cannot
+// drift; the variant's size when T is not an alternative.
+template <class T, class Variant>
+struct AlternativeIndex;
+template <class T, class... Ts>
+struct AlternativeIndex<T, std::variant<Ts...>> {
+  static constexpr std::size_t value = [] {
+    constexpr std::array<bool, sizeof...(Ts)> matches = {std::is_same_v<T, Ts>...};
+    for (std::size_t i = 0; i < matches.size(); ++i) {
+      if (matches[i]) return i;
+    }
+    return matches.size();
+  }();
+};
+template <class T>
+inline constexpr std::size_t kParamsIndex = AlternativeIndex<T, OpParams>::value;
+
+// The columns op_kinds.def names: parameter fields in the order the writer emits them (SPEC §6's
+// signatures) and payload slots in canonical order.
+namespace op_columns {
+inline constexpr std::array<std::string_view, 0> kNoFields{};
+inline constexpr auto kConstFields = std::to_array<std::string_view>({"value_shape"});
+inline constexpr auto kPermuteFields = std::to_array<std::string_view>({"perm"});
+inline constexpr auto kSeedFields = std::to_array<std::string_view>({"seed"});
+inline constexpr auto kPoolFields = std::to_array<std::string_view>({"kH", "kW", "stride"});
+inline constexpr auto kPaddedPoolFields =
+    std::to_array<std::string_view>({"kH", "kW", "stride", "padding"});
+inline constexpr auto kBroadcastFields =
+    std::to_array<std::string_view>({"from_shape", "to_shape"});
+inline constexpr auto kAxisFields = std::to_array<std::string_view>({"axis"});
+inline constexpr auto kConv2dFields =
+    std::to_array<std::string_view>({"inC", "outC", "kH", "kW", "stride", "padding"});
+inline constexpr auto kChannelsFields = std::to_array<std::string_view>({"channels"});
+inline constexpr auto kReshapeFields = std::to_array<std::string_view>({"in_shape", "out_shape"});
+inline constexpr auto kFlattenFields = std::to_array<std::string_view>({"in_shape"});
+
+inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
+inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({
+    {.name = "value", .shape = PayloadShape::value_shape},
+});
+inline constexpr auto kLinearPayloads = std::to_array<PayloadSlot>({
+    {.name = "weight", .shape = PayloadShape::linear_weight},
+    {.name = "bias", .required = false, .shape = PayloadShape::linear_bias},
+});
+inline constexpr auto kConv2dPayloads = std::to_array<PayloadSlot>({
+    {.name = "weight", .shape = PayloadShape::conv_weight},
+    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias},
+});
+inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
+    {.name = "scale", .shape = PayloadShape::channels},
+    {.name = "bias", .shape = PayloadShape::channels},
+    {.name = "mean", .shape = PayloadShape::channels},
+    {.name = "var", .shape = PayloadShape::channels},
+    {.name = "epsilon", .attribute = true},
+});
+}  // namespace op_columns
+
+// Everything known about one op kind.
+struct OpKindTraits {
+  OpKind kind = OpKind::input;
+  std::string_view spelling;
+  Arity arity;
+  std::size_t params = 0;                    // the OpParams alternative (an index)
+  std::span<const std::string_view> fields;  // JSON fields of the parameters, in written order
+  std::span<const PayloadSlot> payloads;     // payloads taken from a payload file
+  ShapeRule shape_rule = ShapeRule::declared;
+};
+
+// One row per kind, in enumerator order.
+inline constexpr auto kOpKindTable = std::to_array<OpKindTraits>({
+#define NNPLAN_OP_KIND(enumerator, spelling_, min, max, Params, fields_, payloads_, rule, backend) \
+  {.kind = OpKind::enumerator,                                                                     \
+   .spelling = spelling_,                                                                          \
+   .arity = {min, max},                                                                            \
+   .params = kParamsIndex<Params>,                                                                 \
+   .fields = op_columns::fields_,                                                                  \
+   .payloads = op_columns::payloads_,                                                              \
+   .shape_rule = ShapeRule::rule},
+#include "nnplan/ir/op_kinds.def"
+});
+static_assert(kOpKindTable.size() == kOpKindCount);
+static_assert([] {
+  for (std::size_t i = 0; i < kOpKindTable.size(); ++i) {
+    const OpKindTraits& row = kOpKindTable[i];
+    if (static_cast<std::size_t>(row.kind) != i || row.spelling != kOpKindNames[i]) return false;
+    if (row.params >= std::variant_size_v<OpParams> || row.arity.min > row.arity.max) return false;
+  }
+  return true;
+}());
+
+// The row of a value outside the enum (a cast, never a parse): spelled "<invalid>", no parents,
+// no parameters, fields or payloads. check() rejects such a node before it reads any column.
+inline constexpr OpKindTraits kInvalidOpKindTraits = {.spelling = kInvalidEnumName};
+
+// The row of `kind`; kInvalidOpKindTraits for a value outside the enum.
+[[nodiscard]] constexpr const OpKindTraits& op_traits(OpKind kind) {
+  const auto index = static_cast<std::size_t>(kind);
+  return index < kOpKindTable.size() ? kOpKindTable[index] : kInvalidOpKindTraits;
+}
+
+}  // namespace nnplan::ir
