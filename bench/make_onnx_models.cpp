@@ -1,6 +1,7 @@
 // nnplan_make_models DIR: writes the benchmark models of onnx_model_generators.hpp as ONNX files
-// for the peer comparison (bench/peers/compare.sh): DIR/resnet18.onnx and DIR/chain100k.onnx
-// (100,000 nodes alternating Relu and Add(x, x) on [1,16]). DIR is created when missing.
+// for the peer comparison (bench/peers/compare.sh): DIR/resnet18.onnx, DIR/resnet50.onnx and
+// DIR/chain100k.onnx (100,000 nodes alternating Relu and Add(x, x) on [1,16]). DIR is created when
+// missing.
 #include <cstddef>
 #include <cstdio>
 #include <exception>
@@ -33,6 +34,8 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(dir);
     write_file(dir / "resnet18.onnx",
                nnplan::bench::serialize_onnx(nnplan::bench::resnet18_onnx()));
+    write_file(dir / "resnet50.onnx",
+               nnplan::bench::serialize_onnx(nnplan::bench::resnet50_onnx()));
     constexpr std::size_t kChainNodes = 100'000;
     write_file(dir / "chain100k.onnx",
                nnplan::bench::serialize_onnx(nnplan::bench::relu_add_chain_onnx(kChainNodes)));

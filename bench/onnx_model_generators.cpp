@@ -175,8 +175,57 @@ class ResNetBuilder {
     return relu("/" + scope + "/relu_1/Relu", add_out);
   }
 
-  onnx::GraphProto* graph() { return graph_; }
-  SplitMix64& rng() { return rng_; }
+  // torchvision's Bottleneck (ResNet-50): conv1x1 + BN + Relu, conv3x3/s + BN + Relu, conv1x1 to
+  // 4x the width + BN, residual Add (through a 1x1/s conv + BN when the shape changes), Relu.
+  std::string bottleneck(const std::string& scope, const std::string& input,
+                         std::int64_t in_channels, std::int64_t width, std::int64_t stride) {
+    const std::int64_t out_channels = width * 4;
+    std::string x = conv_bn(scope, input, in_channels, width, 1, 1, 0, "conv1", "bn1");
+    x = relu("/" + scope + "/relu/Relu", x);
+    x = conv_bn(scope, x, width, width, 3, stride, 1, "conv2", "bn2");
+    x = relu("/" + scope + "/relu_1/Relu", x);
+    x = conv_bn(scope, x, width, out_channels, 1, 1, 0, "conv3", "bn3");
+    std::string identity = input;
+    if (stride != 1 || in_channels != out_channels) {
+      identity = conv_bn(scope, input, in_channels, out_channels, 1, stride, 0, "downsample.0",
+                         "downsample.1");
+    }
+    const std::string add_out = "/" + scope + "/Add_output_0";
+    add_node(graph_, "Add", "/" + scope + "/Add", {x, identity}, add_out);
+    return relu("/" + scope + "/relu_2/Relu", add_out);
+  }
+
+  // Stem: conv 7x7/2 pad 3, BN, Relu, MaxPool 3x3/2 pad 1; returns the pool's output.
+  std::string stem() {
+    std::string x = conv_bn("stem", "input", 3, 64, 7, 2, 3, "conv1", "bn1");
+    x = relu("/relu/Relu", x);
+    auto* pool = add_node(graph_, "MaxPool", "/maxpool/MaxPool", {x}, "/maxpool/MaxPool_output_0");
+    add_int(pool, "ceil_mode", 0);
+    add_ints(pool, "kernel_shape", {3, 3});
+    add_ints(pool, "pads", {1, 1, 1, 1});
+    add_ints(pool, "strides", {2, 2});
+    return "/maxpool/MaxPool_output_0";
+  }
+
+  // Head: GlobalAveragePool, Flatten, Gemm(transB=1) to 1000 classes named "logits".
+  void head(const std::string& input, std::int64_t channels) {
+    add_node(graph_, "GlobalAveragePool", "/avgpool/GlobalAveragePool", {input},
+             "/avgpool/GlobalAveragePool_output_0");
+    auto* flatten = add_node(graph_, "Flatten", "/Flatten", {"/avgpool/GlobalAveragePool_output_0"},
+                             "/Flatten_output_0");
+    add_int(flatten, "axis", 1);
+    const float bound = 1.0F / std::sqrt(static_cast<float>(channels));
+    add_initializer(graph_, "fc.weight", {1000, channels}, rng_,
+                    [bound](SplitMix64& r) { return r.uniform(-bound, bound); });
+    add_initializer(graph_, "fc.bias", {1000}, rng_,
+                    [bound](SplitMix64& r) { return r.uniform(-bound, bound); });
+    auto* gemm = add_node(graph_, "Gemm", "/fc/Gemm", {"/Flatten_output_0", "fc.weight", "fc.bias"},
+                          "logits");
+    add_float(gemm, "alpha", 1.0F);
+    add_float(gemm, "beta", 1.0F);
+    add_int(gemm, "transB", 1);
+    set_float_tensor_type(graph_->add_output(), "logits", {1, 1000});
+  }
 
  private:
   onnx::GraphProto* graph_;
@@ -191,15 +240,7 @@ onnx::ModelProto resnet18_onnx(std::uint64_t seed) {
   set_float_tensor_type(graph->add_input(), "input", {1, 3, 224, 224});
   ResNetBuilder builder(graph, seed);
 
-  // Stem: conv 7x7/2 pad 3, BN, Relu, MaxPool 3x3/2 pad 1.
-  std::string x = builder.conv_bn("stem", "input", 3, 64, 7, 2, 3, "conv1", "bn1");
-  x = builder.relu("/relu/Relu", x);
-  auto* pool = add_node(graph, "MaxPool", "/maxpool/MaxPool", {x}, "/maxpool/MaxPool_output_0");
-  add_int(pool, "ceil_mode", 0);
-  add_ints(pool, "kernel_shape", {3, 3});
-  add_ints(pool, "pads", {1, 1, 1, 1});
-  add_ints(pool, "strides", {2, 2});
-  x = "/maxpool/MaxPool_output_0";
+  std::string x = builder.stem();
 
   // Four stages of two BasicBlocks each.
   std::int64_t channels = 64;
@@ -214,23 +255,30 @@ onnx::ModelProto resnet18_onnx(std::uint64_t seed) {
     }
   }
 
-  // Head: GlobalAveragePool, Flatten, Gemm(transB=1) to 1000 classes.
-  add_node(graph, "GlobalAveragePool", "/avgpool/GlobalAveragePool", {x},
-           "/avgpool/GlobalAveragePool_output_0");
-  auto* flatten = add_node(graph, "Flatten", "/Flatten", {"/avgpool/GlobalAveragePool_output_0"},
-                           "/Flatten_output_0");
-  add_int(flatten, "axis", 1);
-  const float bound = 1.0F / std::sqrt(512.0F);
-  add_initializer(graph, "fc.weight", {1000, 512}, builder.rng(),
-                  [bound](SplitMix64& r) { return r.uniform(-bound, bound); });
-  add_initializer(graph, "fc.bias", {1000}, builder.rng(),
-                  [bound](SplitMix64& r) { return r.uniform(-bound, bound); });
-  auto* gemm =
-      add_node(graph, "Gemm", "/fc/Gemm", {"/Flatten_output_0", "fc.weight", "fc.bias"}, "logits");
-  add_float(gemm, "alpha", 1.0F);
-  add_float(gemm, "beta", 1.0F);
-  add_int(gemm, "transB", 1);
-  set_float_tensor_type(graph->add_output(), "logits", {1, 1000});
+  builder.head(x, channels);
+  return model;
+}
+
+onnx::ModelProto resnet50_onnx(std::uint64_t seed) {
+  onnx::ModelProto model = new_model("resnet50");
+  onnx::GraphProto* graph = model.mutable_graph();
+  set_float_tensor_type(graph->add_input(), "input", {1, 3, 224, 224});
+  ResNetBuilder builder(graph, seed);
+  std::string x = builder.stem();
+
+  // Four stages of 3, 4, 6 and 3 Bottlenecks.
+  std::int64_t channels = 64;
+  const std::int64_t stage_widths[] = {64, 128, 256, 512};
+  const int stage_blocks[] = {3, 4, 6, 3};
+  for (int stage = 0; stage < 4; ++stage) {
+    for (int block = 0; block < stage_blocks[stage]; ++block) {
+      const std::int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
+      const std::string scope = "layer" + std::to_string(stage + 1) + "." + std::to_string(block);
+      x = builder.bottleneck(scope, x, channels, stage_widths[stage], stride);
+      channels = stage_widths[stage] * 4;
+    }
+  }
+  builder.head(x, channels);
   return model;
 }
 

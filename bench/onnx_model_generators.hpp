@@ -5,6 +5,8 @@
 //   - resnet18_onnx: ResNet-18-shaped (torchvision's layout; conv layers without bias, each
 //     followed by BatchNormalization), input "input" [1,3,224,224], output "logits" [1,1000].
 //     Weights are deterministic for a given seed (about 11.7 million floats, 47 MB).
+//   - resnet50_onnx: ResNet-50-shaped (torchvision's Bottleneck layout, 176 nodes), same input and
+//     output; about 25.6 million floats (102 MB) of weights.
 //   - relu_add_chain_onnx: n nodes alternating Relu and Add(x, x) on an input "x" [1,16].
 #pragma once
 
@@ -19,6 +21,8 @@ namespace nnplan::bench {
 inline constexpr std::uint64_t kOnnxWeightSeed = 20261129;
 
 [[nodiscard]] onnx::ModelProto resnet18_onnx(std::uint64_t seed = kOnnxWeightSeed);
+
+[[nodiscard]] onnx::ModelProto resnet50_onnx(std::uint64_t seed = kOnnxWeightSeed);
 
 // n >= 1 nodes: node i is Relu for even i and Add(t, t) for odd i, each reading node i-1's
 // output (node 0 reads the graph input).
