@@ -13,6 +13,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <new>
@@ -72,10 +73,19 @@ void ImportContext::import_node(int index) {
   importer->import(*this);
   // The node's outputs name what it defined from now on, and nothing else: an output it did not
   // define as an IR node is a constant, a pending Pad, or unused.
-  for (const std::string& out : node_->output())
-    if (!out.empty()) values_.erase(out);
-  for (const auto& [name, id] : defined_)
-    values_[std::string(name)] = id;
+  for (const std::string& out : node_->output()) {
+    if (out.empty()) continue;
+    const auto def = std::find_if(defined_.rbegin(), defined_.rend(),
+                                  [&out](const auto& d) { return d.first == out; });
+    const auto it = values_.find(std::string_view(out));
+    if (def == defined_.rend()) {
+      if (it != values_.end()) values_.erase(it);
+    } else if (it != values_.end()) {
+      it->second = def->second;
+    } else {
+      values_.emplace(out, def->second);
+    }
+  }
 }
 
 }  // namespace onnx_import

@@ -47,6 +47,7 @@ void ImportContext::read_interface() {
   }
   graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size() +
                  static_cast<std::size_t>(g.initializer_size()));
+  values_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
 
   step("the initializers");
   for (int k = 0; k < g.initializer_size(); ++k) {

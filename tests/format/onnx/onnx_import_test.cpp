@@ -295,3 +295,21 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace nnplan::format::onnx_test
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+// A node's inputs resolve to the definitions before it, and what it defines takes effect after
+// it: a name defined again (not SSA) names its latest definition from then on.
+TEST(OnnxImport, ANameDefinedAgainNamesItsLatestDefinition) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"x"}, "r");
+  m.node("Add", {"x", "x"}, {"x"}, "a");
+  m.node("Tanh", {"x"}, {"y"}, "t");
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'",
+                                         "2 add [1,1] -> [2] 'a'", "3 tanh [2] -> [2] 't'"}));
+}
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test
