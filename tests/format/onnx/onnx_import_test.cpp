@@ -65,7 +65,7 @@ std::string with_graph_payload(const onnx::ModelProto& m, const std::string& gra
          delimited_field(onnx::ModelProto::kGraphFieldNumber, graph_payload);
 }
 
-// The importer reads a graph's nodes one by one from the serialized bytes (onnx_model_split.hpp).
+// The importer reads a graph's nodes one by one from the serialized bytes (onnx/model_split.hpp).
 // Protobuf defines a message as the concatenation of its fields, so the same model may come with
 // its graph in several pieces, nodes interleaved with other graph fields: each form imports
 // exactly as the one ModelProto that protobuf parses from the bytes.
