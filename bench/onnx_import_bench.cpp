@@ -4,17 +4,14 @@
 //     (what `nnplan convert` needs); .../without_payloads: keep_payloads = false, what the graph
 //     subcommands (`nnplan plan`) import.
 //   BM_ImportOnnx/chain/<n>: import_onnx on a chain of n nodes alternating Relu and Add(x, x) on
-//     a [1,16] input; several n to show the time is linear in the model's size (2,000 is read on
-//     the importer's thread alone, 4,096 and more with the read-ahead worker).
+//     a [1,16] input; several n to show the time is linear in the model's size.
 //   BM_ParseOnnxProto/<model>: ModelProto::ParseFromArray of the whole model (every node its own
-//     message), what the importer did before it kept nodes serialized (onnx_model_split.hpp).
+//     message), against the importer's split (src/format/onnx/model_split.hpp).
 //   BM_ParseOnnxNodes/<model>: the protobuf floor under the importer now: each node's serialized
 //     NodeProto parsed once into one reused message, as the importer does.
 //   BM_ImportPlanOnnx/<model>: what `nnplan plan MODEL.onnx` does in process, minus reading the
 //     file, hashing it and printing: import_onnx without payloads (which checks the graph as it
 //     builds it) + evaluate_graph (plan, lower, audit, gate) under checked_cpu, freeing included.
-// The importer parses nodes on a second thread (onnx_node_reader.hpp), so the import benchmarks
-// report real (wall) time, and their CPU time is the whole process's, both threads.
 // Models come from onnx_model_generators.hpp and are serialized outside the timed loop; freeing
 // the imported model is not timed. Counters: items_per_second = ONNX graph nodes/s,
 // bytes_per_second = serialized model bytes/s, `ir_nodes` = nodes of the imported IR graph,
@@ -172,7 +169,7 @@ void BM_ParseOnnxNodes(benchmark::State& state, const std::string& name, std::si
 }
 
 void register_onnx_benchmarks() {
-  // The importer may use two threads: wall time, and the process's CPU time.
+  // Wall time, and the process's CPU time.
   const auto wall_and_process_time = [](benchmark::internal::Benchmark* b) {
     b->Unit(benchmark::kMillisecond)->UseRealTime()->MeasureProcessCPUTime();
   };

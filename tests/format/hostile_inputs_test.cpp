@@ -461,12 +461,12 @@ std::vector<HostileCase> cases() {
          return onnx_model(
              [](onnx::ModelProto& m) { m.mutable_graph()->mutable_node(0)->set_op_type("Gelu2"); });
        },
-       kInvalid, "Gelu2"},
+       ErrorKind::unsupported, "Gelu2"},
       {"onnx_input_negative_dim", Format::onnx,
        [] {
          return onnx_input_dims({2, -3});
        },
-       kInvalid, "dimension 1 of input 'x' is dynamic"},
+       ErrorKind::unsupported, "dimension 1 of input 'x' is dynamic"},
       {"onnx_input_dim_past_limit", Format::onnx,
        [] {
          return onnx_input_dims({2, std::int64_t{1} << 50});

@@ -22,8 +22,6 @@
 #include "nnplan/format/plan_artifact.hpp"
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/ir/check.hpp"
-// Private: the split reader's node scan, checked against protobuf's parse below.
-#include "format/onnx_model_split.hpp"
 
 namespace nnplan::fuzz {
 
@@ -49,52 +47,9 @@ inline Reached ir_json_pipeline(std::string_view text) {
   return plan_checked(std::move(*graph));
 }
 
-// Differential: wherever the split reader's scan reads a node's names from its bytes, they are
-// exactly what protobuf's parse of the node holds, and a node the scan calls names-only parses
-// and has nothing but those names.
-inline void check_node_scans(std::span<const std::byte> bytes) {
-  onnx::ModelProto model;
-  const auto nodes = format::detail::split_onnx_model(bytes, model, 1 << 16);
-  if (!nodes) return;
-  onnx::NodeProto scratch;
-  std::vector<std::string_view> inputs;
-  std::vector<std::string_view> outputs;
-  for (int i = 0; i < nodes->size(); ++i) {
-    format::detail::NodeNames names;
-    inputs.clear();
-    outputs.clear();
-    const format::detail::NodeScan scan = nodes->scan(i, names, inputs, outputs);
-    if (scan == format::detail::NodeScan::unusual) continue;
-    const onnx::NodeProto* node = nodes->at(i, scratch);
-    if (node == nullptr) {
-      if (scan == format::detail::NodeScan::names_only) __builtin_trap();
-      continue;
-    }
-    if (names.name != node->name() || names.op_type != node->op_type() ||
-        names.domain != node->domain() ||
-        !std::equal(inputs.begin(), inputs.end(), node->input().begin(), node->input().end()) ||
-        !std::equal(outputs.begin(), outputs.end(), node->output().begin(), node->output().end())) {
-      __builtin_trap();
-    }
-    if (scan == format::detail::NodeScan::names_only) {
-      onnx::NodeProto only_names;
-      only_names.set_name(node->name());
-      only_names.set_op_type(node->op_type());
-      only_names.set_domain(node->domain());
-      *only_names.mutable_input() = node->input();
-      *only_names.mutable_output() = node->output();
-      if (!node->has_name()) only_names.clear_name();
-      if (!node->has_op_type()) only_names.clear_op_type();
-      if (!node->has_domain()) only_names.clear_domain();
-      if (only_names.SerializeAsString() != node->SerializeAsString()) __builtin_trap();
-    }
-  }
-}
-
 // ONNX: import_onnx -> ir::check (again, as a guard on the importer's own check) ->
 // evaluate_graph.
 inline Reached onnx_pipeline(std::span<const std::byte> bytes) {
-  check_node_scans(bytes);
   auto model = format::import_onnx(bytes, "<fuzz>");
   // Differential: the import the graph subcommands do (no payloads) decides the same way, with
   // the same message, and builds the same graph.

@@ -2,14 +2,16 @@
 // (Debian's libonnx-dev) and converts its graph into the nnplan IR plus a payload store holding
 // every initializer and constant. Supported: float32 tensors with static shapes, default-domain
 // opsets up to 17, and the operators listed by `supported_onnx_ops()`. Everything else (another
-// operator, dtype, attribute value or a dynamic dimension) is an invalid_input error naming the
-// ONNX node, its op type, the opset and the reason, plus the supported operators; nothing is
-// skipped silently. Each IR node keeps the name of the ONNX node it came from in
-// `Node::source_name`.
+// operator, dtype, attribute value or a dynamic dimension) is an `unsupported` error, and a
+// malformed model an `invalid_input` one, naming the ONNX node, its op type, the opset and the
+// reason, plus the supported operators; nothing is skipped silently. Each IR node keeps the name
+// of the ONNX node it came from in `Node::source_name`. No exception leaves these functions:
+// running out of memory is a `resource_exhausted` error naming what was being read.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -30,6 +32,11 @@ struct OnnxImportOptions {
   // is the same, and every weight's data type and element count is still checked. For callers
   // that plan and never read a weight (nnplan plan, explain, dot, verify).
   bool keep_payloads = true;
+  // Test seam, unset outside tests: called before each step of the import with what the step
+  // reads, as an out-of-memory message names it ("the protobuf bytes", "the initializers",
+  // "graph node 3 (0-based)", ...). A test throws from it (std::bad_alloc, say) to check that
+  // the exception becomes an Error.
+  std::function<void(const std::string& reading)> test_before_reading;
 };
 
 struct ImportedModel {
@@ -49,11 +56,11 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::uintmax_t{2} << 30;
 // Imports a serialized ModelProto. `source` names the input in messages.
 [[nodiscard]] Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes,
                                                   std::string_view source,
-                                                  const OnnxImportOptions& options = {});
+                                                  const OnnxImportOptions& options = {}) noexcept;
 
 // Reads and imports an ONNX file; unreadable or oversized files name the path.
-[[nodiscard]] Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
-                                                       const OnnxImportOptions& options = {});
+[[nodiscard]] Expected<ImportedModel> import_onnx_file(
+    const std::filesystem::path& path, const OnnxImportOptions& options = {}) noexcept;
 
 // The ONNX operators the importer maps, sorted.
 [[nodiscard]] std::span<const std::string_view> supported_onnx_ops();

@@ -1,14 +1,13 @@
 // The framing walk behind `split_onnx_model` (see the header for why and what it guarantees).
-#include "onnx_model_split.hpp"
+#include "model_split.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/parse_context.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include <limits>
 #include <string>
 
-namespace nnplan::format::detail {
+namespace nnplan::format::onnx_import {
 namespace {
 
 using google::protobuf::internal::WireFormatLite;
@@ -102,14 +101,10 @@ bool split_tensor(std::span<const std::byte> tensor, std::uint32_t base, onnx::T
 // Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
 // offset in the model), initializers are split (split_tensor), and every other run of fields is
 // merged into `out`.
-// `reached` is called once when `count` reaches `reached_at`.
 bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
                  std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count,
-                 std::vector<std::optional<OnnxNodes::Range>>& raw,
-                 const std::function<void()>& reached, int reached_at) {
-  const auto counted = [&] {
-    if (++count == reached_at && reached) reached();
-  };
+                 std::vector<std::optional<OnnxNodes::Range>>& raw) {
+  const auto counted = [&] { ++count; };
   const int size = static_cast<int>(graph.size());
   CodedInputStream in(as_u8(graph.data()), size);
   in.SetRecursionLimit(budget_at_depth(kGraphDepth));  // skipping groups spends it too
@@ -189,64 +184,8 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   return &scratch;
 }
 
-NodeScan OnnxNodes::scan(int i, NodeNames& names, std::vector<std::string_view>& inputs,
-                         std::vector<std::string_view>& outputs) const {
-  if (graph_ != nullptr || static_cast<std::size_t>(i) >= serialized_.size()) {
-    return NodeScan::unusual;
-  }
-  const Range r = serialized_[static_cast<std::size_t>(i)];
-  const auto* p = reinterpret_cast<const char*>(bytes_.data()) + r.offset;
-  const char* const end = p + r.size;
-  // Read with protobuf's inline decoders (parse_context.h), the ones its generated parsers use:
-  // a tag or a size takes at most 5 bytes, which they read without a bound, so the model's bytes
-  // must go on at least that far past the node (they do but at the very end of a file).
-  constexpr std::size_t kLookahead = 5;
-  if (bytes_.size() - (r.offset + r.size) < kLookahead) return NodeScan::unusual;
-  names = NodeNames{};
-  NodeScan result = NodeScan::names_only;
-  while (p < end) {
-    std::uint32_t tag = 0;
-    p = google::protobuf::internal::ReadTag(p, &tag);
-    if (p == nullptr || p >= end || tag == 0) return NodeScan::unusual;
-    // Only length-delimited fields: every field of a NodeProto is one; anything else (an unknown
-    // varint or group, an invalid wire type) is the parse's to read.
-    if (WireFormatLite::GetTagWireType(tag) != WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-      return NodeScan::unusual;
-    }
-    // A size whose bytes run past the node's end (read from the bytes after it) is the parse's.
-    const std::uint32_t length = google::protobuf::internal::ReadSize(&p);
-    if (p == nullptr || p > end || length > static_cast<std::size_t>(end - p)) {
-      return NodeScan::unusual;
-    }
-    const std::string_view text(p, length);
-    p += length;
-    switch (WireFormatLite::GetTagFieldNumber(tag)) {
-      case onnx::NodeProto::kInputFieldNumber:
-        inputs.push_back(text);
-        break;
-      case onnx::NodeProto::kOutputFieldNumber:
-        outputs.push_back(text);
-        break;
-      case onnx::NodeProto::kNameFieldNumber:
-        names.name = text;
-        break;
-      case onnx::NodeProto::kOpTypeFieldNumber:
-        names.op_type = text;
-        break;
-      case onnx::NodeProto::kDomainFieldNumber:
-        names.domain = text;
-        break;
-      default:
-        result = NodeScan::more_fields;
-    }
-  }
-  return result;
-}
-
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
-                                          std::size_t max_kept,
-                                          const std::function<void()>& on_node_count,
-                                          int node_count) {
+                                          std::size_t max_kept) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     return std::nullopt;  // past protobuf's 2 GiB: the full parse gives the verdict
   }
@@ -268,7 +207,7 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
     if (!f.delimited) return std::nullopt;
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
                      static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(), nodes,
-                     max_kept, count, raw, on_node_count, node_count)) {
+                     max_kept, count, raw)) {
       return std::nullopt;
     }
   }
@@ -277,4 +216,4 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
   return OnnxNodes(bytes, std::move(nodes), count, std::move(raw));
 }
 
-}  // namespace nnplan::format::detail
+}  // namespace nnplan::format::onnx_import

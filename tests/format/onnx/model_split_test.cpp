@@ -1,8 +1,8 @@
-// The split ONNX reader (src/format/onnx_model_split.hpp): every field but the graph's nodes
+// The split ONNX reader (src/format/onnx/model_split.hpp): every field but the graph's nodes
 // parsed as protobuf parses it, the nodes kept as byte ranges that parse to the same NodeProtos,
-// nodes past the kept limit counted but not kept, framing it does not take left to the full
-// parse, and a node's names scanned from its bytes exactly as its parse gives them.
-#include "format/onnx_model_split.hpp"
+// nodes past the kept limit counted but not kept, and framing it does not take left to the full
+// parse.
+#include "format/onnx/model_split.hpp"
 
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "protobuf_wire.hpp"
+#include "../protobuf_wire.hpp"
 
-namespace nnplan::format::detail {
+namespace nnplan::format::onnx_import {
 namespace {
 
 using format::wire::delimited_field;
@@ -149,29 +149,6 @@ TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
   EXPECT_EQ(nodes->at(2, scratch), nullptr);
 }
 
-// The node-count callback runs once, when the walk counts that many nodes, and never for a graph
-// with fewer.
-TEST(OnnxModelSplit, NodeCountCallbackRunsOnceAtTheCount) {
-  const std::vector<std::byte> bytes = to_bytes(five_relus().SerializeAsString());
-  for (const int at : {1, 5, 6}) {
-    int calls = 0;
-    int nodes_kept_then = -1;
-    onnx::ModelProto model;
-    const std::optional<OnnxNodes> nodes = split_onnx_model(
-        bytes, model, 100,
-        [&] {
-          ++calls;
-          nodes_kept_then = at;
-        },
-        at);
-    ASSERT_TRUE(nodes.has_value());
-    EXPECT_EQ(calls, at <= 5 ? 1 : 0) << at;
-    if (at <= 5) {
-      EXPECT_EQ(nodes_kept_then, at);
-    }
-  }
-}
-
 TEST(OnnxModelSplit, BrokenFramingIsLeftToTheFullParse) {
   const std::string whole = five_relus().SerializeAsString();
   // Cut inside the graph field: its length now runs past the end.
@@ -244,108 +221,6 @@ TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
   }
 }
 
-// A model whose one graph node has exactly the bytes `node`, followed by a model field unless
-// `node_last` (then the node's bytes end the model's).
-std::vector<std::byte> model_with_node(const std::string& node, bool node_last = false) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
-  return to_bytes(
-      m.SerializeAsString() +
-      delimited_field(onnx::ModelProto::kGraphFieldNumber,
-                      delimited_field(onnx::GraphProto::kNodeFieldNumber, node)) +
-      (node_last ? "" : delimited_field(onnx::ModelProto::kProducerNameFieldNumber, "after")));
-}
-
-struct ScannedNode {
-  std::vector<std::byte> bytes;  // the model the views below look into
-  NodeScan scan = NodeScan::unusual;
-  NodeNames names;
-  std::vector<std::string_view> inputs;
-  std::vector<std::string_view> outputs;
-};
-
-// Scans the one node of a model whose node has the bytes `node`.
-ScannedNode scan_node(const std::string& node, bool node_last = false) {
-  ScannedNode out{.bytes = model_with_node(node, node_last)};
-  onnx::ModelProto model;
-  const std::optional<OnnxNodes> nodes = split_onnx_model(out.bytes, model, 100);
-  EXPECT_TRUE(nodes.has_value());
-  if (nodes) out.scan = nodes->scan(0, out.names, out.inputs, out.outputs);
-  return out;
-}
-
-// What the scan read is what protobuf's parse of the same bytes holds.
-void expect_names_as_parsed(const ScannedNode& got, const std::string& node) {
-  onnx::NodeProto want;
-  ASSERT_TRUE(want.ParseFromString(node));
-  EXPECT_EQ(got.names.name, want.name());
-  EXPECT_EQ(got.names.op_type, want.op_type());
-  EXPECT_EQ(got.names.domain, want.domain());
-  EXPECT_EQ(std::vector<std::string>(got.inputs.begin(), got.inputs.end()),
-            std::vector<std::string>(want.input().begin(), want.input().end()));
-  EXPECT_EQ(std::vector<std::string>(got.outputs.begin(), got.outputs.end()),
-            std::vector<std::string>(want.output().begin(), want.output().end()));
-}
-
-TEST(OnnxModelSplit, ScanReadsANodesNamesAsItsParseDoes) {
-  using F = onnx::NodeProto;
-  const std::string plain = five_relus().graph().node(2).SerializeAsString();
-  // Fields in an order serializing never writes: inputs and outputs interleaved, the name twice
-  // (the last wins), an empty input (an omitted optional one).
-  const std::string shuffled =
-      delimited_field(F::kOutputFieldNumber, "y0") + delimited_field(F::kNameFieldNumber, "old") +
-      delimited_field(F::kInputFieldNumber, "a") + delimited_field(F::kOutputFieldNumber, "y1") +
-      delimited_field(F::kInputFieldNumber, "") + delimited_field(F::kOpTypeFieldNumber, "Add") +
-      delimited_field(F::kDomainFieldNumber, "ai.onnx") +
-      delimited_field(F::kNameFieldNumber, "new") + delimited_field(F::kInputFieldNumber, "b");
-  for (const std::string& node : {plain, shuffled}) {
-    const ScannedNode got = scan_node(node);
-    EXPECT_EQ(got.scan, NodeScan::names_only);
-    expect_names_as_parsed(got, node);
-  }
-  EXPECT_EQ(scan_node(shuffled).names.name, "new");
-
-  // Other length-delimited fields: the names are still right, and the rest is the parse's.
-  onnx::NodeProto with_attribute = five_relus().graph().node(0);
-  with_attribute.add_attribute()->set_name("alpha");
-  with_attribute.set_doc_string("doc");
-  const std::string unknown_field = plain + delimited_field(1000, "?");
-  for (const std::string& node : {with_attribute.SerializeAsString(), unknown_field}) {
-    const ScannedNode got = scan_node(node);
-    EXPECT_EQ(got.scan, NodeScan::more_fields);
-    expect_names_as_parsed(got, node);
-  }
-
-  // Framing the scan does not read: left to the parse, whatever its verdict.
-  const std::string unknown_varint = plain + varint_field(1000, 7);
-  const std::string group = plain + "\xC3\x3E\xC4\x3E";  // an empty unknown group
-  const std::string name_as_varint = plain + varint_field(F::kNameFieldNumber, 3);
-  const std::string past_the_end = plain + std::string(
-                                               "\x0a\x7f"
-                                               "ab",
-                                               4);
-  const std::string zero_tag = plain + std::string("\x00\x01", 2);
-  // The node ends inside a size: its first byte says more follow, and the bytes after the node
-  // (the model's next field) would complete it (found by fuzz_onnx's scan-vs-parse check).
-  const std::string cut_size = plain + std::string("\x3a\xa0", 2);
-  for (const std::string& node :
-       {unknown_varint, group, name_as_varint, past_the_end, zero_tag, cut_size}) {
-    EXPECT_EQ(scan_node(node).scan, NodeScan::unusual);
-  }
-  // A node whose bytes end the model's: protobuf's decoders may read a few bytes ahead, so the
-  // scan leaves it to the parse.
-  EXPECT_EQ(scan_node(plain, /*node_last=*/true).scan, NodeScan::unusual);
-
-  // A parsed graph has no bytes to scan.
-  const onnx::ModelProto original = five_relus();
-  const OnnxNodes parsed(original.graph());
-  NodeNames names;
-  std::vector<std::string_view> inputs;
-  std::vector<std::string_view> outputs;
-  EXPECT_EQ(parsed.scan(0, names, inputs, outputs), NodeScan::unusual);
-}
-
 TEST(OnnxModelSplit, ParsedGraphNodesAreServedAsTheyAre) {
   const onnx::ModelProto original = five_relus();
   const OnnxNodes nodes(original.graph());
@@ -355,4 +230,4 @@ TEST(OnnxModelSplit, ParsedGraphNodesAreServedAsTheyAre) {
 }
 
 }  // namespace
-}  // namespace nnplan::format::detail
+}  // namespace nnplan::format::onnx_import

@@ -1,0 +1,385 @@
+#include "import_context.hpp"
+
+#include <algorithm>
+
+#include "nnplan/format/limits.hpp"
+
+namespace nnplan::format::onnx_import {
+
+using ir::Dim;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+bool is_default_domain(std::string_view domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+std::string ImportProgress::describe() const {
+  if (node >= 0) return "graph node " + std::to_string(node) + " (0-based)";
+  return std::string(stage);
+}
+
+ImportContext::ImportContext(const onnx::ModelProto& model, const OnnxNodes& nodes,
+                             std::string_view source, const OnnxImportOptions& options,
+                             ImportProgress& progress)
+    : model_(model),
+      nodes_(nodes),
+      source_(source),
+      options_(options),
+      progress_(progress),
+      scratch_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)),
+      probe_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)) {}
+
+// ---- errors ----
+
+void ImportContext::fail_model(const std::string& reason, ErrorKind kind) const {
+  std::string msg = source_.empty() ? reason : std::string(source_) + ": " + reason;
+  throw ImportFailure{make_error(kind, std::move(msg))};
+}
+
+void ImportContext::fail(const std::string& reason, ErrorKind kind) const {
+  if (node_ == nullptr) fail_model(reason, kind);
+  fail_model("node '" + std::string(node_name()) + "' (" + node_->op_type() + ", opset " +
+                 str(opset_) + "): " + reason,
+             kind);
+}
+
+void ImportContext::fail_rejected_input(std::string_view name) const {
+  fail_model(rejected_inputs_.find(name)->second, ErrorKind::unsupported);
+}
+
+void ImportContext::fail_corrupt_node(int i) const {
+  fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
+             " (0-based) are truncated or corrupt");
+}
+
+void ImportContext::fail_not_constant(std::string_view name, std::string_view role) const {
+  const std::string what =
+      graph_inputs_.contains(name) ? "' is a graph input, not a constant" : "' is not a constant";
+  unsupported(std::string(role) + " '" + name + what +
+              " (an initializer or a Constant output); it must be one");
+}
+
+// ---- attributes ----
+
+const onnx::AttributeProto* ImportContext::attr(std::string_view name) const {
+  for (const auto& a : node_->attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+void ImportContext::allow_attrs(std::initializer_list<std::string_view> names) const {
+  for (const auto& a : node_->attribute()) {
+    if (std::find(names.begin(), names.end(), a.name()) == names.end()) {
+      unsupported("attribute " + a.name() + " is not supported for " + node_->op_type());
+    }
+  }
+}
+
+namespace {
+
+// `a` when it is absent or of `type` (or of no declared type); fails otherwise.
+const onnx::AttributeProto* typed(const ImportContext& cx, const onnx::AttributeProto* a,
+                                  std::string_view name, onnx::AttributeProto_AttributeType type) {
+  if (a != nullptr && a->type() != type &&
+      a->type() != onnx::AttributeProto_AttributeType_UNDEFINED) {
+    cx.fail("attribute " + std::string(name) + " has type " +
+            onnx::AttributeProto_AttributeType_Name(a->type()) + ", expected " +
+            onnx::AttributeProto_AttributeType_Name(type));
+  }
+  return a;
+}
+
+}  // namespace
+
+std::int64_t ImportContext::attr_int(std::string_view name, std::int64_t def) const {
+  const auto* a = typed(*this, attr(name), name, onnx::AttributeProto_AttributeType_INT);
+  return a == nullptr ? def : a->i();
+}
+
+float ImportContext::attr_float(std::string_view name, float def) const {
+  const auto* a = typed(*this, attr(name), name, onnx::AttributeProto_AttributeType_FLOAT);
+  return a == nullptr ? def : a->f();
+}
+
+std::string ImportContext::attr_string(std::string_view name, std::string def) const {
+  const auto* a = typed(*this, attr(name), name, onnx::AttributeProto_AttributeType_STRING);
+  return a == nullptr ? def : a->s();
+}
+
+std::optional<std::vector<std::int64_t>> ImportContext::attr_ints(std::string_view name) const {
+  const auto* a = typed(*this, attr(name), name, onnx::AttributeProto_AttributeType_INTS);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
+}
+
+// ---- inputs and outputs ----
+
+void ImportContext::require_inputs(int min, int max) const {
+  int n = input_count();
+  while (n > 0 && in_name(n - 1).empty())
+    --n;
+  if (n < min || n > max) {
+    fail("has " + str(n) + " inputs, expected " +
+         (min == max ? str(min) : str(min) + ".." + str(max)));
+  }
+}
+
+void ImportContext::only_first_output(std::initializer_list<std::string_view> names) const {
+  for (int i = 1; i < output_count(); ++i) {
+    if (used(out_name(i))) {
+      const std::string what =
+          static_cast<std::size_t>(i) < names.size() ? std::string(names.begin()[i]) + " " : "";
+      unsupported("output " + str(i) + " " + what + "('" + std::string(out_name(i)) +
+                  "') is used; only the first output is supported");
+    }
+  }
+}
+
+bool ImportContext::used(std::string_view name) const {
+  index_consumers();
+  return !name.empty() && (consumers_.contains(name) || graph_outputs_.contains(name));
+}
+
+void ImportContext::index_consumers() const {
+  if (consumers_indexed_) return;
+  consumers_indexed_ = true;
+  for (int i = 0; i < nodes_.size(); ++i) {
+    // A corrupt node is reported when the import reaches it, so that the first problem in node
+    // order is the one reported, with or without payloads; here it uses nothing.
+    const onnx::NodeProto* node = nodes_.at(i, *probe_);
+    if (node == nullptr) continue;
+    for (const std::string& in : node->input()) {
+      if (in.empty()) continue;
+      auto it = consumers_.find(std::string_view(in));
+      if (it == consumers_.end()) it = consumers_.emplace(in, std::vector<int>()).first;
+      it->second.push_back(i);
+    }
+  }
+}
+
+std::span<const int> ImportContext::consumers(std::string_view name) const {
+  index_consumers();
+  const auto it = consumers_.find(name);
+  if (it == consumers_.end()) return {};
+  return it->second;
+}
+
+const onnx::NodeProto& ImportContext::other_node(int index) const {
+  const onnx::NodeProto* node = nodes_.at(index, *probe_);
+  if (node == nullptr) fail_corrupt_node(index);
+  return *node;
+}
+
+// ---- tensors ----
+
+std::optional<NodeId> ImportContext::node_of(std::string_view name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+NodeId ImportContext::tensor(std::string_view name, std::optional<NodeId> node) {
+  if (node) return *node;
+  if (rejected_inputs_.contains(name)) fail_rejected_input(name);
+  if (const auto pad = pads_.find(name); pad != pads_.end()) {
+    unsupported("input '" + name + "' comes from Pad node '" + pad->second.pad_node +
+                "' with nonzero pads, which can only be folded into a Conv, MaxPool or "
+                "AveragePool");
+  }
+  ConstPtr c = constant(name);
+  if (c == nullptr) {
+    if (name.empty()) fail("a required input is missing");
+    fail("input '" + name + "' is not produced by any earlier node, graph input or initializer");
+  }
+  if (!c->node) {
+    require_float(*c);
+    const NodeId id = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}},
+                          Shape{c->dims}, c->source);
+    set_payload(id, "value", PayloadTensor{.shape = Shape{c->dims}, .data = payload_floats(*c)});
+    c->node = id;
+  }
+  return *c->node;
+}
+
+Shape ImportContext::tensor_shape(std::string_view name) {
+  if (ConstPtr c = constant(name); c != nullptr && !c->node) return Shape{c->dims};
+  return shape_of(tensor(name));
+}
+
+ConstPtr ImportContext::constant(std::string_view name) const {
+  const auto it = consts_.find(name);
+  return it == consts_.end() ? nullptr : it->second;
+}
+
+ConstPtr ImportContext::float_constant(std::string_view name, std::string_view role) const {
+  ConstPtr c = constant(name);
+  if (c == nullptr) fail_not_constant(name, role);
+  require_float(*c);
+  return c;
+}
+
+void ImportContext::require_float(const ConstTensor& c) const {
+  if (c.dtype != onnx::TensorProto_DataType_FLOAT) {
+    unsupported("tensor '" + c.source + "' has data type " + dtype_name(c.dtype) +
+                "; only float32 tensors are supported");
+  }
+}
+
+std::vector<std::int64_t> ImportContext::int_constant(std::string_view name,
+                                                      std::string_view role) const {
+  ConstPtr c = constant(name);
+  if (c == nullptr) fail_not_constant(name, role);
+  if (c->dtype != onnx::TensorProto_DataType_INT64 &&
+      c->dtype != onnx::TensorProto_DataType_INT32) {
+    unsupported(std::string(role) + " '" + name + "' has data type " + dtype_name(c->dtype) +
+                ", expected int64");
+  }
+  return c->ints;
+}
+
+std::vector<float> ImportContext::take_floats(const ConstPtr& c, std::string_view name) const {
+  if (!options_.keep_payloads) return {};
+  floats_of(*c);
+  if (c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
+      !graph_outputs_.contains(name)) {
+    return std::move(c->floats);
+  }
+  return c->floats;
+}
+
+std::vector<float> ImportContext::payload_floats(ConstTensor& c) const {
+  return options_.keep_payloads ? floats_of(c) : std::vector<float>();
+}
+
+ConstPtr ImportContext::decode_constant(const onnx::TensorProto& t) const {
+  auto c = decode_tensor(t, std::string(node_name()), /*stable=*/false);
+  if (!c) fail(c.error().reason, c.error().kind);
+  return std::move(*c);
+}
+
+// ---- definitions ----
+
+void ImportContext::alias(std::string_view from, std::string_view to) {
+  if (to.empty()) return;
+  if (const std::optional<NodeId> id = node_of(from)) {
+    define(to, *id);
+  } else if (const auto p = pads_.find(from); p != pads_.end()) {
+    define_pad(to, PendingPad(p->second));
+  } else if (ConstPtr c = constant(from)) {
+    define_constant(to, c);
+  } else {
+    tensor(from);  // fails with the reason
+  }
+}
+
+std::optional<PendingPad> ImportContext::pad_of(std::string_view name) const {
+  const auto it = pads_.find(name);
+  if (it == pads_.end()) return std::nullopt;
+  return it->second;
+}
+
+// ---- node emission ----
+
+NodeId ImportContext::add(OpKind kind, const ir::Parents& parents, ir::OpParams params,
+                          const Shape& declared, std::string_view source) {
+  Expected<NodeId> id = graph_.add(kind, parents, std::move(params), declared,
+                                   source.empty() && node_ != nullptr ? node_name() : source);
+  if (!id) fail("cannot be represented: " + id.error().message);
+  return *id;
+}
+
+NodeId ImportContext::reshape(NodeId id, const Shape& to) {
+  if (shape_of(id) == to) return id;
+  return add(OpKind::reshape, {id}, ir::ReshapeParams{.in = shape_of(id), .out = to});
+}
+
+NodeId ImportContext::broadcast(NodeId id, const Shape& to) {
+  if (shape_of(id) == to) return id;
+  return add(OpKind::broadcast_to, {id}, ir::BroadcastParams{.from = shape_of(id), .to = to});
+}
+
+Shape ImportContext::broadcast_shapes(const Shape& a, const Shape& b) const {
+  const std::size_t rank = std::max(a.rank(), b.rank());
+  Shape out{ir::Dims(rank, 1)};
+  for (std::size_t i = 0; i < rank; ++i) {
+    const Dim da = i + a.rank() >= rank ? a.dims[i + a.rank() - rank] : 1;
+    const Dim db = i + b.rank() >= rank ? b.dims[i + b.rank() - rank] : 1;
+    if (da != db && da != 1 && db != 1) {
+      fail("shapes " + to_string(a) + " and " + to_string(b) + " do not broadcast");
+    }
+    out.dims[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+NodeId ImportContext::combine(OpKind kind, NodeId a, NodeId b, bool divide) {
+  if (!divide && shape_of(a) == shape_of(b)) return add(kind, {a, b});  // nothing to broadcast
+  const Shape out = broadcast_shapes(shape_of(a), shape_of(b));
+  if (divide) b = add(OpKind::inv, {b});
+  a = broadcast(a, out);
+  b = broadcast(b, out);
+  return add(kind, {a, b});
+}
+
+// ---- attribute rules shared by several operators ----
+
+std::uint32_t ImportContext::norm_axis(std::int64_t axis, std::size_t rank, bool inclusive) const {
+  const auto r = static_cast<std::int64_t>(rank);
+  const std::int64_t a = axis < 0 ? axis + r : axis;
+  if (a < 0 || a > r || (a == r && !inclusive)) {
+    fail("axis " + str(axis) + " is out of range for rank " + str(r));
+  }
+  return static_cast<std::uint32_t>(a);
+}
+
+std::uint32_t ImportContext::window_padding(const Shape& in, std::uint32_t kh, std::uint32_t kw,
+                                            std::uint32_t stride) const {
+  const std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const auto pads = attr_ints("pads").value_or(std::vector<std::int64_t>{0, 0, 0, 0});
+    if (pads.size() != 4 || pads[0] < 0 || pads[0] > std::numeric_limits<std::uint16_t>::max() ||
+        !std::all_of(pads.begin(), pads.end(), [&](std::int64_t p) { return p == pads[0]; })) {
+      fail_attr("pads", list_string(pads), "equal non-negative pads on every side of H and W");
+    }
+    return static_cast<std::uint32_t>(pads[0]);
+  }
+  if (auto_pad == "VALID") return 0;
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    std::optional<Dim> common;
+    for (int d = 0; d < 2; ++d) {
+      const Dim size = in.dims[2 + d];
+      const Dim k = d == 0 ? kh : kw;
+      const Dim out = (size + stride - 1) / stride;
+      const Dim need = out == 0 ? 0 : (out - 1) * stride + k;
+      const Dim total = need > size ? need - size : 0;
+      if (total % 2 != 0 || (common && *common != total / 2)) {
+        fail_attr("auto_pad", auto_pad,
+                  "NOTSET, VALID, or SAME_* where the padding is symmetric and equal on H and W "
+                  "(here it is not)");
+      }
+      common = total / 2;
+    }
+    return static_cast<std::uint32_t>(*common);
+  }
+  fail_attr("auto_pad", auto_pad, "NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+}
+
+std::uint32_t ImportContext::equal_strides() const {
+  const auto strides = attr_ints("strides").value_or(std::vector<std::int64_t>{1, 1});
+  if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 1 ||
+      strides[0] > std::numeric_limits<std::uint32_t>::max()) {
+    fail_attr("strides", list_string(strides), "equal positive strides on H and W");
+  }
+  return static_cast<std::uint32_t>(strides[0]);
+}
+
+void ImportContext::require_rank4(const Shape& s, std::string_view what) const {
+  if (s.rank() != 4) {
+    unsupported("input " + to_string(s) + " is not (N,C,H,W); only 2-D " + std::string(what) +
+                " is supported");
+  }
+}
+
+}  // namespace nnplan::format::onnx_import

@@ -1,0 +1,257 @@
+// The state of one ONNX import and the steps every operator importer shares.
+//
+// The importer walks graph.node once, in the file's (topological) order, parsing each node into
+// one reused message. Every ONNX tensor name resolves to one of: an IR node that produces it (a
+// standard hash map by name), a constant known at import time (initializers and Constant outputs;
+// materialized as a `const` node only when consumed as a plain tensor, and folded straight into
+// linear/conv2d/batch_norm2d_nchw_eval payloads when consumed there), or a pending Pad (zero
+// padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
+// resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
+// node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
+// result is checked by construction.
+//
+// Failures are reported from deep inside the operator importers: they throw ImportFailure, which
+// import_onnx catches and returns as an Error, so the many steps need no error plumbing each.
+#pragma once
+
+#include <google/protobuf/arena.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "message_format.hpp"
+#include "model_split.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/ir/check.hpp"
+#include "tensor_decoding.hpp"
+
+namespace nnplan::format::onnx_import {
+
+// The highest default-domain opset the importer reads.
+inline constexpr std::int64_t kMaxOpset = 17;
+
+// What an operator importer or the model's interface reports: thrown, caught by import_onnx.
+struct ImportFailure {
+  Error error;
+};
+
+// `std::string + std::string_view`, which C++26 adds to the standard library: messages quote
+// node names, which are views into the node being imported.
+inline std::string operator+(std::string lhs, std::string_view rhs) {
+  lhs.append(rhs);
+  return lhs;
+}
+
+bool is_default_domain(std::string_view domain);
+
+// Hashes std::string and std::string_view alike, so that a table keyed by std::string is searched
+// with a view without a copy.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class Value>
+using NameMap = std::unordered_map<std::string, Value, NameHash, std::equal_to<>>;
+using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+
+// Zero padding of H and W by `padding`, waiting for the Conv or pooling node consuming it.
+struct PendingPad {
+  std::string input;                     // the tensor the Pad node padded
+  std::optional<ir::NodeId> input_node;  // the IR node `input` named at the Pad, if any
+  std::uint32_t padding = 0;
+  std::string pad_node;  // the Pad node's name, for messages
+};
+
+// What the import is reading, for the message of a failure no step reported itself (out of
+// memory): a stage of the model's interface, or graph node `node`.
+struct ImportProgress {
+  std::string_view stage = "the protobuf bytes";
+  int node = -1;
+  [[nodiscard]] std::string describe() const;
+};
+
+class ImportContext {
+ public:
+  ImportContext(const onnx::ModelProto& model, const OnnxNodes& nodes, std::string_view source,
+                const OnnxImportOptions& options, ImportProgress& progress);
+
+  // The whole import (model_interface.cpp): the interface, every node, the output.
+  ImportedModel run();
+
+  // ---- errors ----
+  // A model-level failure: `reason` after the source.
+  [[noreturn]] void fail_model(const std::string& reason,
+                               ErrorKind kind = ErrorKind::invalid_input) const;
+  // A failure of the current node (a model-level one between nodes).
+  [[noreturn]] void fail(const std::string& reason,
+                         ErrorKind kind = ErrorKind::invalid_input) const;
+  [[noreturn]] void unsupported(const std::string& reason) const {
+    fail(reason, ErrorKind::unsupported);
+  }
+  // An attribute value the importer does not support, and the values it does.
+  [[noreturn]] void fail_attr(const std::string& name, const std::string& value,
+                              const std::string& supported) const {
+    unsupported("attribute " + name + " = " + value + " is not supported; supported: " + supported);
+  }
+
+  // ---- the current node ----
+  std::int64_t opset() const { return opset_; }
+  const onnx::NodeProto& node() const { return *node_; }
+  std::string_view op_type() const { return node_->op_type(); }
+  // The current node's name (`<op_type>_<index>` when it has none).
+  std::string_view node_name() const { return node_->name().empty() ? unnamed_ : node_->name(); }
+
+  // ---- attributes ----
+  const onnx::AttributeProto* attr(std::string_view name) const;
+  // Rejects every attribute not in `names`.
+  void allow_attrs(std::initializer_list<std::string_view> names) const;
+  std::int64_t attr_int(std::string_view name, std::int64_t def) const;
+  float attr_float(std::string_view name, float def) const;
+  std::string attr_string(std::string_view name, std::string def) const;
+  std::optional<std::vector<std::int64_t>> attr_ints(std::string_view name) const;
+
+  // ---- inputs and outputs ----
+  // Views into the current node's names (empty for an absent one), valid while it is imported.
+  std::string_view in_name(int i) const {
+    return i < node_->input_size() ? std::string_view(node_->input(i)) : std::string_view();
+  }
+  bool has_in(int i) const { return !in_name(i).empty(); }
+  int input_count() const { return node_->input_size(); }
+  int output_count() const { return node_->output_size(); }
+  std::string_view out_name(int i) const {
+    return i < node_->output_size() ? std::string_view(node_->output(i)) : std::string_view();
+  }
+  // Rejects an input count (trailing absent inputs not counted) outside [min, max].
+  void require_inputs(int min, int max) const;
+  // Rejects any output past the first that a node or the graph uses; `names` are the outputs'
+  // names in the operator's signature.
+  void only_first_output(std::initializer_list<std::string_view> names) const;
+  // Whether a node or the graph output uses tensor `name`.
+  bool used(std::string_view name) const;
+  // The indices of the nodes consuming tensor `name`, once per use, in node order.
+  std::span<const int> consumers(std::string_view name) const;
+  // Graph node `index`, parsed into a second reused message (valid until the next call).
+  const onnx::NodeProto& other_node(int index) const;
+  bool is_graph_output(std::string_view name) const { return graph_outputs_.contains(name); }
+
+  // ---- tensors ----
+  // The IR node holding tensor `name`, materializing a constant as a `const` node.
+  ir::NodeId tensor(std::string_view name) { return tensor(name, node_of(name)); }
+  // The same for `name` whose producing IR node, if any, was already looked up as `node`.
+  ir::NodeId tensor(std::string_view name, std::optional<ir::NodeId> node);
+  // The IR node that defines `name` before the current node, if any.
+  std::optional<ir::NodeId> node_of(std::string_view name) const;
+  const ir::Shape& shape_of(ir::NodeId id) const { return graph_.graph().nodes[id].shape; }
+  const ir::Node& ir_node(ir::NodeId id) const { return graph_.graph().nodes[id]; }
+  // The shape of tensor `name`, without materializing a constant.
+  ir::Shape tensor_shape(std::string_view name);
+
+  ConstPtr constant(std::string_view name) const;
+  // A float32 constant that operand `role` must be.
+  ConstPtr float_constant(std::string_view name, std::string_view role) const;
+  void require_float(const ConstTensor& c) const;
+  // The values of an int64 (or int32) constant that operand `role` must be.
+  std::vector<std::int64_t> int_constant(std::string_view name, std::string_view role) const;
+  // Fails: operand `role` named `name` must be a constant and is not.
+  [[noreturn]] void fail_not_constant(std::string_view name, std::string_view role) const;
+  // The float data of constant `c`, named `name` here: moved out when this is its only use (no
+  // other name aliases it, one consuming input, not the graph output), else copied; nothing when
+  // the import keeps no payloads.
+  std::vector<float> take_floats(const ConstPtr& c, std::string_view name) const;
+  // A copy of the float data of `c` for a payload; nothing when the import keeps no payloads.
+  std::vector<float> payload_floats(ConstTensor& c) const;
+  bool keep_payloads() const { return options_.keep_payloads; }
+  // Decodes a Constant node's value tensor.
+  ConstPtr decode_constant(const onnx::TensorProto& t) const;
+
+  // ---- definitions ----
+  // Output `name` of the current node is IR node `id`, from the next node on.
+  void define(std::string_view name, ir::NodeId id) { defined_.emplace_back(name, id); }
+  // Output `to` is whatever `from` is: an IR node, a pending Pad or a constant.
+  void alias(std::string_view from, std::string_view to);
+  void define_constant(std::string_view name, ConstPtr c) { consts_[std::string(name)] = c; }
+  void define_pad(std::string_view name, PendingPad pad) {
+    pads_[std::string(name)] = std::move(pad);
+  }
+  // The pending Pad that tensor `name` is, if any.
+  std::optional<PendingPad> pad_of(std::string_view name) const;
+
+  // ---- node emission ----
+  ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
+                 const ir::Shape& declared = {}, std::string_view source = {});
+  void set_payload(ir::NodeId id, const std::string& slot, PayloadTensor tensor) {
+    payloads_.tensors[{id, slot}] = std::move(tensor);
+  }
+  void set_attribute(ir::NodeId id, const std::string& name, double value) {
+    payloads_.attributes[{id, name}] = value;
+  }
+  ir::NodeId reshape(ir::NodeId id, const ir::Shape& to);
+  ir::NodeId broadcast(ir::NodeId id, const ir::Shape& to);
+  ir::Shape broadcast_shapes(const ir::Shape& a, const ir::Shape& b) const;
+  // `a kind b` with both broadcast to their common shape (`divide`: b inverted first).
+  ir::NodeId combine(ir::OpKind kind, ir::NodeId a, ir::NodeId b, bool divide);
+
+  // ---- attribute rules shared by several operators ----
+  std::uint32_t norm_axis(std::int64_t axis, std::size_t rank, bool inclusive = false) const;
+  // The symmetric padding of a 2-D window (pads or auto_pad).
+  std::uint32_t window_padding(const ir::Shape& in, std::uint32_t kh, std::uint32_t kw,
+                               std::uint32_t stride) const;
+  std::uint32_t equal_strides() const;
+  void require_rank4(const ir::Shape& s, std::string_view what) const;
+
+ private:
+  // Records that the import now reads `stage` (for ImportProgress), and runs the test seam.
+  void step(std::string_view stage);
+  void read_interface();   // model_interface.cpp
+  void read_inputs();      // model_interface.cpp
+  ImportedModel finish();  // model_interface.cpp
+  void import_node(int index);
+  void index_consumers() const;
+  [[noreturn]] void fail_rejected_input(std::string_view name) const;
+  [[noreturn]] void fail_corrupt_node(int i) const;
+
+  const onnx::ModelProto& model_;  // every field but the graph's nodes
+  const OnnxNodes& nodes_;
+  std::string_view source_;
+  const OnnxImportOptions& options_;
+  ImportProgress& progress_;
+  std::int64_t opset_ = 0;
+
+  // The node being imported and another node looked at meanwhile, parsed into messages on one
+  // arena and reused from node to node.
+  google::protobuf::Arena arena_;
+  onnx::NodeProto* scratch_ = nullptr;
+  onnx::NodeProto* probe_ = nullptr;
+  const onnx::NodeProto* node_ = nullptr;
+  std::string unnamed_;  // the current node's name when it has none: `<op_type>_<index>`
+  // What the current node defined, applied when it is done.
+  std::vector<std::pair<std::string_view, ir::NodeId>> defined_;
+
+  ir::CheckedGraphBuilder graph_;
+  PayloadStore payloads_;
+  NameMap<ir::NodeId> values_;  // tensor name -> the IR node that produces it
+  NameMap<ConstPtr> consts_;
+  NameMap<PendingPad> pads_;
+  // Consumers of each tensor, built on first use (consumers()): only Pad, Dropout and the
+  // weights moved into payloads need them.
+  mutable bool consumers_indexed_ = false;
+  mutable NameMap<std::vector<int>> consumers_;
+  NameSet graph_outputs_;
+  NameSet graph_inputs_;  // graph inputs that are not initializers
+  // Graph inputs that are not float32 tensors, with the reason, in graph order.
+  NameMap<std::string> rejected_inputs_;
+  std::vector<std::string> rejected_order_;
+};
+
+}  // namespace nnplan::format::onnx_import

@@ -1,0 +1,205 @@
+// The model's interface: its ir_version and default-domain opset, its one graph output, its
+// initializers (constants) and its graph inputs (IR input nodes, with shapes fixed by
+// OnnxImportOptions::input_shapes where the model leaves them dynamic).
+#include <algorithm>
+
+#include "import_context.hpp"
+#include "nnplan/format/limits.hpp"
+
+namespace nnplan::format::onnx_import {
+
+using ir::Dim;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+void ImportContext::read_interface() {
+  step("the model's opsets and outputs");
+  if (!model_.has_ir_version() || model_.ir_version() <= 0) {
+    fail_model("not a valid ONNX model: ir_version is missing");
+  }
+  bool found = false;
+  for (const auto& o : model_.opset_import()) {
+    if (is_default_domain(o.domain())) {
+      opset_ = o.version();
+      found = true;
+    }
+  }
+  if (!found) fail_model("model imports no opset of the default ONNX domain");
+  if (opset_ > kMaxOpset || opset_ < 1) {
+    fail_model("opset " + str(opset_) +
+                   " of the default ONNX domain is not supported; supported: 1.." + str(kMaxOpset),
+               opset_ < 1 ? ErrorKind::invalid_input : ErrorKind::unsupported);
+  }
+  const onnx::GraphProto& g = model_.graph();
+  if (g.output_size() != 1) {
+    std::string names;
+    for (const auto& o : g.output())
+      names += (names.empty() ? "'" : ", '") + o.name() + "'";
+    fail_model("model has " + str(g.output_size()) + " graph outputs" +
+                   (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output",
+               g.output_size() == 0 ? ErrorKind::invalid_input : ErrorKind::unsupported);
+  }
+  graph_outputs_.insert(g.output(0).name());
+  if (static_cast<std::size_t>(nodes_.size()) > kMaxGraphNodes) {
+    fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
+               " (2^26)");
+  }
+  graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size() +
+                 static_cast<std::size_t>(g.initializer_size()));
+  values_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
+
+  step("the initializers");
+  for (int k = 0; k < g.initializer_size(); ++k) {
+    const onnx::TensorProto& t = g.initializer(k);
+    if (t.name().empty()) fail_model("an initializer has no name");
+    auto c = decode_tensor(t, t.name(), /*stable=*/true, nodes_.initializer_raw_data(k));
+    if (!c) fail_model(c.error().reason, c.error().kind);
+    consts_[t.name()] = std::move(*c);
+  }
+  if (g.sparse_initializer_size() > 0) {
+    fail_model("sparse initializers are not supported", ErrorKind::unsupported);
+  }
+  step("the graph inputs");
+  read_inputs();
+}
+
+void ImportContext::read_inputs() {
+  const onnx::GraphProto& g = model_.graph();
+  for (const auto& [name, dims] : options_.input_shapes) {
+    const bool is_input = std::any_of(g.input().begin(), g.input().end(), [&](const auto& in) {
+      return in.name() == name && !consts_.contains(name);
+    });
+    if (!is_input) {
+      std::string names;
+      for (const auto& in : g.input()) {
+        if (!consts_.contains(in.name())) names += (names.empty() ? "'" : ", '") + in.name() + "'";
+      }
+      fail_model("an input shape is given for '" + name +
+                 "', which is not a graph input; inputs: " + (names.empty() ? "none" : names));
+    }
+  }
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (consts_.contains(in.name())) {  // an initializer with a default: a constant
+      values_.erase(in.name());
+      continue;
+    }
+    graph_inputs_.insert(in.name());
+    std::string rejected;
+    if (!in.type().has_tensor_type()) {
+      rejected = "input '" + in.name() + "' is not a tensor; only float32 tensors are supported";
+    } else if (const int t = in.type().tensor_type().elem_type();
+               t != onnx::TensorProto_DataType_FLOAT) {
+      rejected = "input '" + in.name() + "' has data type " + dtype_name(t) +
+                 "; only float32 tensors are supported";
+    }
+    if (!rejected.empty()) {
+      // Reported when consumed (tensor()), or at the end if never consumed.
+      values_.erase(in.name());
+      if (rejected_inputs_.emplace(in.name(), std::move(rejected)).second)
+        rejected_order_.push_back(in.name());
+      continue;
+    }
+    const auto& tt = in.type().tensor_type();
+    const auto fixed = options_.input_shapes.find(in.name());
+    Shape shape;
+    if (!tt.has_shape()) {
+      if (fixed == options_.input_shapes.end()) {
+        fail_model("input '" + in.name() + "' has no shape; fix it with --input-shape " +
+                       in.name() + "=D0,D1,...",
+                   ErrorKind::unsupported);
+      }
+      shape.dims = fixed->second;
+    } else {
+      const auto& dims = tt.shape().dim();
+      std::string example;
+      for (const auto& d : dims) {
+        example += (example.empty() ? "" : ",") +
+                   (d.has_dim_value() && d.dim_value() > 0 ? str(d.dim_value()) : std::string("1"));
+      }
+      if (fixed != options_.input_shapes.end()) {
+        if (fixed->second.size() != static_cast<std::size_t>(dims.size())) {
+          fail_model("input shape " + list_string(fixed->second) + " given for input '" +
+                     in.name() + "' has rank " + str(Dim{fixed->second.size()}) +
+                     ", the model's has rank " + str(dims.size()));
+        }
+        for (int i = 0; i < dims.size(); ++i) {
+          const auto& d = dims[i];
+          if (d.has_dim_value() && static_cast<Dim>(d.dim_value()) != fixed->second[i]) {
+            fail_model("input shape " + list_string(fixed->second) + " given for input '" +
+                       in.name() + "' has " + str(fixed->second[i]) + " at dimension " + str(i) +
+                       ", the model fixes it to " + str(d.dim_value()));
+          }
+        }
+        shape.dims = fixed->second;
+      } else {
+        if (static_cast<std::size_t>(dims.size()) > kMaxRank) {
+          fail_model("input '" + in.name() + "' has rank " + str(dims.size()) + "; the limit is " +
+                     str(kMaxRank));
+        }
+        for (int i = 0; i < dims.size(); ++i) {
+          const auto& d = dims[i];
+          if (d.has_dim_value() && d.dim_value() > 0 && static_cast<Dim>(d.dim_value()) > kMaxDim) {
+            fail_model("dimension " + str(i) + " of input '" + in.name() + "' is " +
+                       str(d.dim_value()) + "; the limit is " + str(kMaxDim) + " (2^48)");
+          }
+          if (!d.has_dim_value() || d.dim_value() < 0) {
+            const std::string what =
+                d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string(" (unknown)");
+            fail_model("dimension " + str(i) + " of input '" + in.name() + "' is dynamic" + what +
+                           "; fix it with --input-shape " + in.name() + "=" + example,
+                       ErrorKind::unsupported);
+          }
+          shape.dims.push_back(static_cast<Dim>(d.dim_value()));
+        }
+      }
+    }
+    values_[in.name()] = add(OpKind::input, {}, {}, shape, in.name());
+  }
+  if (graph_.graph().nodes.empty()) {
+    if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
+    fail_model("model has no graph input (the IR needs one)", ErrorKind::unsupported);
+  }
+}
+
+ImportedModel ImportContext::finish() {
+  step("the graph output");
+  const std::string& out = model_.graph().output(0).name();
+  const std::optional<NodeId> out_node = node_of(out);
+  if (rejected_inputs_.contains(out)) fail_rejected_input(out);
+  if (pads_.contains(out)) {
+    fail_model("graph output '" + out + "' comes from a nonzero Pad", ErrorKind::unsupported);
+  }
+  if (!out_node && !consts_.contains(out)) {
+    fail_model("graph output '" + out + "' is not produced by any node, input or initializer");
+  }
+  const NodeId output_id = tensor(out, out_node);
+  // A graph input no node consumed is still one the model declares: not dropped silently.
+  if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
+
+  // Every node was checked as it was added; these checks guard the importer itself.
+  step("the imported graph");
+  const auto internal = [&](const Error& e) {
+    throw ImportFailure{make_error(
+        ErrorKind::internal,
+        std::string(source_) + ": internal error: the imported graph fails a check: " + e.message)};
+  };
+  if (!options_.keep_payloads) {
+    payloads_ = {};  // shapes without data: not kept
+  } else if (Expected<void> ok = check_payloads(graph_.graph(), payloads_); !ok) {
+    internal(ok.error());
+  }
+  // Node 0 is the first graph input.
+  Expected<ir::CheckedGraph> checked = std::move(graph_).finish(0, output_id);
+  if (!checked) internal(checked.error());
+
+  ImportedModel result{
+      .checked = std::move(*checked), .payloads = std::move(payloads_), .opset = opset_};
+  result.producer = model_.producer_name();
+  if (!model_.producer_version().empty()) {
+    result.producer += (result.producer.empty() ? "" : " ") + model_.producer_version();
+  }
+  return result;
+}
+
+}  // namespace nnplan::format::onnx_import

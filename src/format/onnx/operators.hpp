@@ -1,0 +1,57 @@
+// The per-operator importers: each reads the current node of an ImportContext (its attributes,
+// inputs and outputs) and emits the IR nodes it maps to, or fails naming the reason. One file per
+// operator family under operators/; operator_table.cpp maps op types and opsets to them.
+#pragma once
+
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format::onnx_import {
+
+class ImportContext;
+
+// operators/elementwise.cpp: Abs, Cos, Exp, Log, Reciprocal, Relu, Sigmoid, Sin, Sqrt, Tanh
+// (one IR node of `kind`); Add, Mul, Sub (`kind` of both operands broadcast), Div (a product
+// with the inverse); Max, Min (`kind` folded pairwise over one or more inputs).
+void import_unary(ImportContext& cx, ir::OpKind kind);
+void import_binary(ImportContext& cx, ir::OpKind kind);
+void import_div(ImportContext& cx);
+void import_variadic(ImportContext& cx, ir::OpKind kind);
+template <ir::OpKind kind>
+void import_unary_as(ImportContext& cx) {
+  import_unary(cx, kind);
+}
+template <ir::OpKind kind>
+void import_binary_as(ImportContext& cx) {
+  import_binary(cx, kind);
+}
+template <ir::OpKind kind>
+void import_variadic_as(ImportContext& cx) {
+  import_variadic(cx, kind);
+}
+
+void import_mat_mul(ImportContext& cx);              // operators/matmul.cpp
+void import_gemm(ImportContext& cx);                 // operators/gemm.cpp
+void import_conv(ImportContext& cx);                 // operators/conv.cpp
+void import_max_pool(ImportContext& cx);             // operators/pooling.cpp
+void import_average_pool(ImportContext& cx);         // operators/pooling.cpp
+void import_global_max_pool(ImportContext& cx);      // operators/pooling.cpp
+void import_global_average_pool(ImportContext& cx);  // operators/pooling.cpp
+void import_batch_normalization(ImportContext& cx);  // operators/batch_norm.cpp
+void import_softmax_1(ImportContext& cx);            // operators/softmax.cpp, opsets 1..12
+void import_softmax_13(ImportContext& cx);           // operators/softmax.cpp, opset 13 on
+void import_layer_normalization(ImportContext& cx);  // operators/layer_norm.cpp
+void import_reshape(ImportContext& cx);              // operators/reshape.cpp
+void import_flatten(ImportContext& cx);              // operators/reshape.cpp
+void import_squeeze(ImportContext& cx);              // operators/reshape.cpp
+void import_unsqueeze(ImportContext& cx);            // operators/reshape.cpp
+void import_concat(ImportContext& cx);               // operators/concat.cpp
+void import_transpose(ImportContext& cx);            // operators/transpose.cpp
+void import_reduce_mean(ImportContext& cx);          // operators/reduce.cpp
+void import_reduce_sum(ImportContext& cx);           // operators/reduce.cpp
+void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
+void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
+void import_constant(ImportContext& cx);             // operators/constant.cpp
+void import_identity(ImportContext& cx);             // operators/identity.cpp
+void import_dropout(ImportContext& cx);              // operators/identity.cpp
+
+}  // namespace nnplan::format::onnx_import

@@ -1,0 +1,59 @@
+// BatchNormalization, inference form only: one batch_norm2d_nchw_eval node over an (N,C,H,W)
+// input, with the constant scale, bias, mean and var [C] and epsilon as payloads.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "../import_context.hpp"
+#include "../operators.hpp"
+
+namespace nnplan::format::onnx_import {
+
+using ir::Dim;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+void import_batch_normalization(ImportContext& cx) {
+  cx.allow_attrs({"epsilon", "momentum", "training_mode", "spatial", "is_test", "consumed_inputs"});
+  cx.require_inputs(5, 5);
+  if (const std::int64_t t = cx.attr_int("training_mode", 0); t != 0) {
+    cx.fail_attr("training_mode", str(t), "0 (inference)");
+  }
+  if (const std::int64_t s = cx.attr_int("spatial", 1); s != 1) {
+    cx.fail_attr("spatial", str(s), "1");
+  }
+  for (int i = 1; i < cx.output_count(); ++i) {
+    if (!cx.out_name(i).empty()) {
+      cx.unsupported("has " + str(cx.output_count()) +
+                     " outputs (training form); only the inference form with one output is "
+                     "supported");
+    }
+  }
+  const NodeId x = cx.tensor(cx.in_name(0));
+  const Shape xs = cx.shape_of(x);
+  if (xs.rank() != 4) cx.unsupported("input " + to_string(xs) + " is not (N,C,H,W)");
+  const Dim c = xs.dims[1];
+  if (c > std::numeric_limits<std::uint32_t>::max()) cx.fail("too many channels");
+  std::array<PayloadTensor, 4> p;
+  constexpr std::array<std::string_view, 4> kRoles = {"scale", "bias", "mean", "var"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::string_view name = cx.in_name(static_cast<int>(i) + 1);
+    ConstPtr t = cx.float_constant(name, kRoles[i]);
+    if (t->dims != std::vector<Dim>{c}) {
+      cx.fail(std::string(kRoles[i]) + " '" + name + "' " + list_string(t->dims) + " is not [" +
+              str(c) + "]");
+    }
+    p[i] = PayloadTensor{.shape = Shape{t->dims}, .data = cx.payload_floats(*t)};
+  }
+  const float eps = cx.attr_float("epsilon", 1e-5f);
+  if (!std::isfinite(eps) || eps < 0) cx.fail_attr("epsilon", str(eps), "finite, >= 0");
+  const NodeId id = cx.add(OpKind::batch_norm2d_nchw_eval, {x},
+                           ir::ChannelsParams{.channels = static_cast<std::uint32_t>(c)});
+  for (std::size_t i = 0; i < 4; ++i)
+    cx.set_payload(id, std::string(kRoles[i]), std::move(p[i]));
+  cx.set_attribute(id, "epsilon", static_cast<double>(eps));
+  cx.define(cx.out_name(0), id);
+}
+
+}  // namespace nnplan::format::onnx_import

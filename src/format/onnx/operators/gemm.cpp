@@ -1,0 +1,98 @@
+// Gemm (Y = A·B + C, alpha = 1, transA = 0): with a constant B, a `linear` node whose weight is
+// B as [out,in] and whose bias is C when C is a constant row; otherwise `matmul` (B permuted for
+// transB = 1), and C, when not folded, added after broadcasting.
+#include <optional>
+
+#include "../import_context.hpp"
+#include "../operators.hpp"
+
+namespace nnplan::format::onnx_import {
+
+using ir::Dim;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+void import_gemm(ImportContext& cx) {
+  cx.allow_attrs({"alpha", "beta", "transA", "transB", "broadcast"});
+  cx.require_inputs(2, 3);
+  const std::int64_t trans_a = cx.attr_int("transA", 0);
+  const std::int64_t trans_b = cx.attr_int("transB", 0);
+  const float alpha = cx.attr_float("alpha", 1.0f);
+  const float beta = cx.attr_float("beta", 1.0f);
+  if (trans_a != 0) cx.fail_attr("transA", str(trans_a), "0");
+  if (trans_b != 0 && trans_b != 1) cx.fail_attr("transB", str(trans_b), "0, 1");
+  if (alpha != 1.0f) cx.fail_attr("alpha", str(alpha), "1");
+  if (cx.has_in(2) && beta != 1.0f) cx.fail_attr("beta", str(beta), "1");
+  const NodeId a = cx.tensor(cx.in_name(0));
+  const Shape sa = cx.shape_of(a);
+  if (sa.rank() != 2) cx.fail("input A " + to_string(sa) + " is not a matrix");
+  const Dim k = sa.dims[1];
+  NodeId y = 0;
+  ConstPtr bc = cx.constant(cx.in_name(1));
+  bool bias_done = false;
+  if (bc != nullptr) {
+    cx.require_float(*bc);
+    if (bc->dims.size() != 2) cx.fail("input B " + list_string(bc->dims) + " is not a matrix");
+    const Dim n = trans_b != 0 ? bc->dims[0] : bc->dims[1];
+    const Dim kb = trans_b != 0 ? bc->dims[1] : bc->dims[0];
+    if (kb != k) {
+      cx.fail("inner dimensions differ: " + to_string(sa) + " x " + list_string(bc->dims) +
+              " (transB = " + str(trans_b) + ")");
+    }
+    PayloadTensor w{.shape = Shape{{n, k}}};
+    if (trans_b != 0) {
+      w.data = cx.take_floats(bc, cx.in_name(1));
+    } else if (cx.keep_payloads()) {
+      const std::vector<float>& b = floats_of(*bc);
+      w.data.resize(n * k);
+      for (Dim i = 0; i < k; ++i)
+        for (Dim j = 0; j < n; ++j)
+          w.data[j * k + i] = b[i * n + j];
+    }
+    std::optional<PayloadTensor> bias;
+    if (ConstPtr cc = cx.has_in(2) ? cx.constant(cx.in_name(2)) : nullptr; cc != nullptr) {
+      cx.require_float(*cc);
+      Dim count = 1;
+      for (const Dim d : cc->dims)
+        count *= d;
+      const bool row = cc->dims.empty() || cc->dims.back() == n || cc->dims.back() == 1;
+      bool leading_ones = true;
+      for (std::size_t i = 0; i + 1 < cc->dims.size(); ++i)
+        leading_ones = leading_ones && cc->dims[i] == 1;
+      if (row && leading_ones && cc->dims.size() <= 2) {
+        bias = PayloadTensor{.shape = Shape{{n}}};
+        if (cx.keep_payloads()) {
+          const std::vector<float>& b = floats_of(*cc);
+          bias->data.resize(n);
+          for (Dim j = 0; j < n; ++j)
+            bias->data[j] = b[count == 1 ? 0 : j];
+        }
+        bias_done = true;
+      }
+    }
+    const Shape out{{sa.dims[0], n}};
+    y = cx.add(OpKind::linear, {a}, {}, out);
+    cx.set_payload(y, "weight", std::move(w));
+    if (bias) cx.set_payload(y, "bias", std::move(*bias));
+  } else {
+    NodeId b = cx.tensor(cx.in_name(1));
+    if (cx.shape_of(b).rank() != 2) {
+      cx.fail("input B " + to_string(cx.shape_of(b)) + " is not a matrix");
+    }
+    if (trans_b != 0) b = cx.add(OpKind::permute, {b}, ir::PermuteParams{.perm = {1, 0}});
+    y = cx.add(OpKind::matmul, {a, b});
+  }
+  if (cx.has_in(2) && !bias_done) {
+    NodeId c = cx.tensor(cx.in_name(2));
+    const Shape out = cx.shape_of(y);
+    if (cx.broadcast_shapes(cx.shape_of(c), out) != out) {
+      cx.fail("input C " + to_string(cx.shape_of(c)) + " does not broadcast to " + to_string(out));
+    }
+    c = cx.broadcast(c, out);
+    y = cx.add(OpKind::add, {y, c});
+  }
+  cx.define(cx.out_name(0), y);
+}
+
+}  // namespace nnplan::format::onnx_import

@@ -1,0 +1,57 @@
+// LayerNormalization with the IR layernorm's epsilon: Y = layernorm(X) * Scale + B, where Scale
+// and B are constants that broadcast to the normalized dims X.shape[axis:]; an all-ones Scale and
+// an absent or all-zeros B emit nothing.
+#include <algorithm>
+
+#include "../import_context.hpp"
+#include "../operators.hpp"
+
+namespace nnplan::format::onnx_import {
+
+using ir::Dim;
+using ir::NodeId;
+using ir::OpKind;
+using ir::Shape;
+
+void import_layer_normalization(ImportContext& cx) {
+  cx.allow_attrs({"axis", "epsilon", "stash_type"});
+  cx.require_inputs(2, 3);
+  cx.only_first_output({"Y", "Mean", "InvStdDev"});
+  const NodeId x = cx.tensor(cx.in_name(0));
+  const Shape xs = cx.shape_of(x);
+  const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", -1), xs.rank());
+  const float eps = cx.attr_float("epsilon", 1e-5f);
+  if (eps != 1e-5f) cx.fail_attr("epsilon", str(eps), "1e-05 (the IR layernorm's epsilon)");
+  const Shape normalized{ir::Dims(xs.dims.begin() + axis, xs.dims.end())};
+  // Input `index` (Scale or B) when present and not `identity` everywhere; null otherwise.
+  const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
+    if (!cx.has_in(index)) return nullptr;
+    const std::string_view name = cx.in_name(index);
+    ConstPtr c = cx.float_constant(name, role);
+    const std::size_t rank = c->dims.size();
+    bool fits = rank <= normalized.rank();
+    for (std::size_t i = 0; fits && i < rank; ++i) {
+      const Dim d = c->dims[rank - 1 - i];
+      fits = d == 1 || d == normalized.dims[normalized.rank() - 1 - i];
+    }
+    if (!fits) {
+      cx.fail(std::string(role) + " '" + name + "' has shape " + list_string(c->dims) +
+              ", which does not broadcast to the normalized dims " + to_string(normalized) +
+              " (X.shape[" + str(axis) + ":])");
+    }
+    const bool trivial = std::ranges::all_of(floats_of(*c), [&](float f) { return f == identity; });
+    return trivial ? nullptr : c;
+  };
+  const ConstPtr scale = affine(1, "Scale", 1.0f);
+  const ConstPtr bias = affine(2, "B", 0.0f);
+  NodeId y = cx.add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
+  if (scale != nullptr) {
+    y = cx.add(OpKind::mul_elem, {y, cx.broadcast(cx.tensor(cx.in_name(1)), xs)});
+  }
+  if (bias != nullptr) {
+    y = cx.add(OpKind::add, {y, cx.broadcast(cx.tensor(cx.in_name(2)), xs)});
+  }
+  cx.define(cx.out_name(0), y);
+}
+
+}  // namespace nnplan::format::onnx_import

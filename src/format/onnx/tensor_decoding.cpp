@@ -1,0 +1,162 @@
+#include "tensor_decoding.hpp"
+
+#include <bit>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+
+#include "message_format.hpp"
+#include "nnplan/format/limits.hpp"
+
+namespace nnplan::format::onnx_import {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "ONNX raw_data is little-endian; the importer copies it as is");
+
+using ir::Dim;
+
+template <class T>
+std::vector<T> raw_vector(std::string_view raw) {
+  std::vector<T> out(raw.size() / sizeof(T));
+  if (!out.empty()) std::memcpy(out.data(), raw.data(), out.size() * sizeof(T));
+  return out;
+}
+
+}  // namespace
+
+std::string dtype_name(int t) {
+  switch (t) {
+    case onnx::TensorProto_DataType_FLOAT:
+      return "float32";
+    case onnx::TensorProto_DataType_DOUBLE:
+      return "float64";
+    case onnx::TensorProto_DataType_FLOAT16:
+      return "float16";
+    default:
+      break;
+  }
+  if (!onnx::TensorProto_DataType_IsValid(t)) return "unknown data type " + str(t);
+  std::string name = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t));
+  for (char& c : name)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+const std::vector<float>& floats_of(ConstTensor& c) {
+  if (!c.raw_floats.empty()) {
+    c.floats = raw_vector<float>(c.raw_floats);
+    c.raw_floats = {};
+  }
+  return c.floats;
+}
+
+std::expected<ConstPtr, TensorProblem> decode_tensor(
+    const onnx::TensorProto& t, std::string name, bool stable,
+    std::optional<std::span<const std::byte>> split_raw) {
+  const auto invalid = [](std::string reason) {
+    return std::unexpected(TensorProblem{.kind = ErrorKind::invalid_input, .reason = reason});
+  };
+  const auto unsupported = [](std::string reason) {
+    return std::unexpected(TensorProblem{.kind = ErrorKind::unsupported, .reason = reason});
+  };
+  auto c = std::make_shared<ConstTensor>();
+  c->dtype = t.data_type();
+  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
+    return unsupported(
+        "tensor '" + name +
+        "' keeps its data in an external file (external_data); external data is not supported");
+  }
+  if (t.has_segment()) {
+    return unsupported("tensor '" + name + "' is segmented; segments are not supported");
+  }
+  if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
+    return invalid("tensor '" + name + "' has rank " + str(t.dims_size()) + "; the limit is " +
+                   str(kMaxRank));
+  }
+  Dim count = 1;
+  for (const std::int64_t d : t.dims()) {
+    if (d < 0) return invalid("tensor '" + name + "' has negative dimension " + str(d));
+    if (static_cast<Dim>(d) > kMaxDim) {
+      return invalid("tensor '" + name + "' has dimension " + str(d) + "; the limit is " +
+                     str(kMaxDim) + " (2^48)");
+    }
+    c->dims.push_back(static_cast<Dim>(d));
+    const auto next = ir::checked_mul(count, static_cast<Dim>(d));
+    if (!next) return invalid("tensor '" + name + "' has more elements than fit in 64 bits");
+    count = *next;
+  }
+  // Bounds every byte count below (count * width cannot wrap). The data itself must then be
+  // present in the model, so nothing is allocated for a size the tensor merely claims.
+  if (count > kMaxTensorElements) {
+    return invalid("tensor '" + name + "' has " + str(count) + " elements; the limit is " +
+                   str(kMaxTensorElements) + " (2^48) per tensor");
+  }
+  const bool has_raw = split_raw.has_value() || t.has_raw_data();
+  const std::string_view raw =
+      split_raw
+          ? std::string_view(reinterpret_cast<const char*>(split_raw->data()), split_raw->size())
+          : std::string_view(t.raw_data());
+  // The problem with a data field holding `have` values (bytes when `width` > 1), if any.
+  const auto miscount = [&](std::size_t have, std::string_view field,
+                            std::size_t width) -> std::optional<std::string> {
+    const Dim need = count * width;
+    if (have == need) return std::nullopt;
+    return "tensor '" + name + "': " + std::string(field) + " holds " + str(Dim{have}) +
+           (width == 1 ? " values" : " bytes") + ", dims " + list_string(c->dims) + " of " +
+           dtype_name(c->dtype) + " need " + str(need);
+  };
+  switch (t.data_type()) {
+    case onnx::TensorProto_DataType_FLOAT:
+      if (has_raw) {
+        if (auto problem = miscount(raw.size(), "raw_data", 4)) return invalid(*problem);
+        if (stable) {
+          c->raw_floats = raw;
+        } else {
+          c->floats = raw_vector<float>(raw);
+        }
+      } else {
+        const auto n = static_cast<std::size_t>(t.float_data_size());
+        if (auto problem = miscount(n, "float_data", 1)) return invalid(*problem);
+        c->floats.assign(t.float_data().begin(), t.float_data().end());
+      }
+      break;
+    case onnx::TensorProto_DataType_INT64:
+      if (has_raw) {
+        if (auto problem = miscount(raw.size(), "raw_data", 8)) return invalid(*problem);
+        c->ints = raw_vector<std::int64_t>(raw);
+      } else {
+        const auto n = static_cast<std::size_t>(t.int64_data_size());
+        if (auto problem = miscount(n, "int64_data", 1)) return invalid(*problem);
+        c->ints.assign(t.int64_data().begin(), t.int64_data().end());
+      }
+      break;
+    case onnx::TensorProto_DataType_INT32:
+    case onnx::TensorProto_DataType_BOOL:
+      if (has_raw) {
+        const std::size_t width = t.data_type() == onnx::TensorProto_DataType_BOOL ? 1 : 4;
+        if (auto problem = miscount(raw.size(), "raw_data", width)) return invalid(*problem);
+        c->ints.resize(count);
+        for (Dim i = 0; i < count; ++i) {
+          if (width == 1) {
+            c->ints[i] = static_cast<unsigned char>(raw[i]);
+          } else {
+            std::int32_t v = 0;
+            std::memcpy(&v, raw.data() + i * 4, 4);
+            c->ints[i] = v;
+          }
+        }
+      } else {
+        const auto n = static_cast<std::size_t>(t.int32_data_size());
+        if (auto problem = miscount(n, "int32_data", 1)) return invalid(*problem);
+        c->ints.assign(t.int32_data().begin(), t.int32_data().end());
+      }
+      break;
+    default:
+      break;  // kept with its dtype; any use names it
+  }
+  c->source = std::move(name);
+  return c;
+}
+
+}  // namespace nnplan::format::onnx_import

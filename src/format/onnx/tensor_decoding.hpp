@@ -1,0 +1,57 @@
+// Decoding ONNX TensorProtos (initializers and Constant values) into the constants the importer
+// folds or materializes: float32 data, and integers (int64, int32, bool) for shape-like operands
+// (Reshape's shape, ReduceSum's axes, Pad's pads). A tensor of another data type is kept with its
+// data type only, so that a use can name it. An initializer's float data stays undecoded (a view
+// of its raw_data in the file's bytes) until a payload or a folding rule needs its values.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstddef>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/error.hpp"
+#include "nnplan/ir/graph.hpp"
+
+namespace nnplan::format::onnx_import {
+
+// A tensor whose value is known at import time.
+struct ConstTensor {
+  std::vector<ir::Dim> dims;
+  int dtype = 0;
+  // Float data; see floats_of: while `raw_floats` is set the data is still undecoded there.
+  std::vector<float> floats;
+  std::string_view raw_floats;
+  std::vector<std::int64_t> ints;
+  std::string source;              // the tensor name, or the Constant node's name
+  std::optional<ir::NodeId> node;  // the `const` node, once materialized
+};
+using ConstPtr = std::shared_ptr<ConstTensor>;
+
+// Why a tensor could not be decoded: `reason` names the tensor.
+struct TensorProblem {
+  ErrorKind kind = ErrorKind::invalid_input;
+  std::string reason;
+};
+
+// Decodes `t`, named `name` in messages. `split_raw` is its raw_data where the model split left
+// it in the file's bytes (model_split.hpp). `stable`: `t` and those bytes outlive the import, so
+// float data may stay undecoded. Checks the rank and dimensions against the format limits and the
+// data's element count against the dimensions, for every data type it decodes.
+[[nodiscard]] std::expected<ConstPtr, TensorProblem> decode_tensor(
+    const onnx::TensorProto& t, std::string name, bool stable,
+    std::optional<std::span<const std::byte>> split_raw = std::nullopt);
+
+// The float data of `c`, decoded now when it was not yet.
+const std::vector<float>& floats_of(ConstTensor& c);
+
+// The lowercase name of ONNX data type `t` (`float32`, `int64`, `unknown data type 99`).
+[[nodiscard]] std::string dtype_name(int t);
+
+}  // namespace nnplan::format::onnx_import

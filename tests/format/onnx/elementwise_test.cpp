@@ -1,0 +1,116 @@
+// The element-wise operators (onnx/operators/elementwise.cpp): unary ops map to their kind, binary
+// ops broadcast, Div is a product with the inverse, Max and Min fold pairwise.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+using ir::OpKind;
+
+struct OpCase {
+  std::string op;
+  std::string kind;
+};
+
+class UnaryOp : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(UnaryOp, MapsToItsKind) {
+  Model m;
+  m.input("x", {2, 3}).output("y");
+  m.node(GetParam().op, {"x"}, {"y"}, "n1");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 " + GetParam().kind + " [0] -> [2,3] 'n1'"}));
+}
+INSTANTIATE_TEST_SUITE_P(Ops, UnaryOp,
+                         ::testing::Values(OpCase{"Relu", "relu"}, OpCase{"Sigmoid", "sigmoid"},
+                                           OpCase{"Tanh", "tanh"}, OpCase{"Exp", "exp"},
+                                           OpCase{"Log", "log"}, OpCase{"Sqrt", "sqrt"},
+                                           OpCase{"Abs", "abs"}, OpCase{"Reciprocal", "inv"},
+                                           OpCase{"Sin", "sin"}, OpCase{"Cos", "cos"}),
+                         [](const auto& info) { return info.param.op; });
+
+class BinaryOp : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(BinaryOp, EqualShapes) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {2, 3}).output("y");
+  m.node(GetParam().op, {"a", "b"}, {"y"}, "n1");
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [2,3] 'b'",
+                                         "2 " + GetParam().kind + " [0,1] -> [2,3] 'n1'"}));
+}
+
+TEST_P(BinaryOp, BroadcastsTheSmallerOperand) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {3}).output("y");
+  m.node(GetParam().op, {"a", "b"}, {"y"}, "n1");
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'a'", "1 input -> [3] 'b'",
+                                         "2 broadcast_to([3]->[2,3]) [1] -> [2,3] 'n1'",
+                                         "3 " + GetParam().kind + " [0,2] -> [2,3] 'n1'"}));
+}
+INSTANTIATE_TEST_SUITE_P(Ops, BinaryOp,
+                         ::testing::Values(OpCase{"Add", "add"}, OpCase{"Sub", "sub"},
+                                           OpCase{"Mul", "mul_elem"}, OpCase{"Max", "max_elem"},
+                                           OpCase{"Min", "min_elem"}),
+                         [](const auto& info) { return info.param.op; });
+
+TEST(OnnxImport, BroadcastsBothOperands) {
+  Model m;
+  m.input("a", {2, 1}).input("b", {1, 3}).output("y");
+  m.node("Add", {"a", "b"}, {"y"}, "add");
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,1] 'a'", "1 input -> [1,3] 'b'",
+                                         "2 broadcast_to([2,1]->[2,3]) [0] -> [2,3] 'add'",
+                                         "3 broadcast_to([1,3]->[2,3]) [1] -> [2,3] 'add'",
+                                         "4 add [2,3] -> [2,3] 'add'"}));
+}
+
+TEST(OnnxImport, VariadicMaxFoldsPairwise) {
+  Model m;
+  m.input("a", {2}).input("b", {2}).input("c", {}).output("y");
+  m.node("Max", {"a", "b", "c"}, {"y"}, "max");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2] 'a'", "1 input -> [2] 'b'", "2 input -> [] 'c'",
+                   "3 max_elem [0,1] -> [2] 'max'", "4 broadcast_to([]->[2]) [2] -> [2] 'max'",
+                   "5 max_elem [3,4] -> [2] 'max'"}));
+  Model one;
+  one.input("a", {2}).output("y");
+  one.node("Min", {"a"}, {"y"}, "min");
+  EXPECT_EQ(lines(ok(one).graph()), (Lines{"0 input -> [2] 'a'"}));
+}
+
+TEST(OnnxImport, ScalarInitializerBecomesConstAndBroadcast) {
+  Model m;
+  m.input("x", {1, 4}).output("y").init("s", {}, {0.125f});
+  m.node("Mul", {"x", "s"}, {"y"}, "scale");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,4] 'x'", "1 const -> [] 's'",
+                                     "2 broadcast_to([]->[1,4]) [1] -> [1,4] 'scale'",
+                                     "3 mul_elem [0,2] -> [1,4] 'scale'"}));
+  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{0.125f});
+  EXPECT_EQ(r.graph().output_id, 3u);
+}
+
+TEST(OnnxImport, DivLowersToInvAndMul) {
+  Model m;
+  m.input("x", {2, 2}).output("y").init("d", {}, {8.0f}, false);
+  m.node("Div", {"x", "d"}, {"y"}, "div");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(
+      lines(r.graph()),
+      (Lines{"0 input -> [2,2] 'x'", "1 const -> [] 'd'", "2 inv [1] -> [] 'div'",
+             "3 broadcast_to([]->[2,2]) [2] -> [2,2] 'div'", "4 mul_elem [0,3] -> [2,2] 'div'"}));
+  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{8.0f});
+}
+
+TEST(OnnxImport, IncompatibleBroadcastIsRejected) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {4}).output("y");
+  m.node("Add", {"a", "b"}, {"y"}, "add");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'add' (Add, opset 17): shapes [2,3] and [4] do not broadcast");
+}
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test

@@ -1,0 +1,123 @@
+// Gemm (onnx/operators/gemm.cpp): linear by a constant B with its bias folded, matmul otherwise,
+// and the attribute values it rejects.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+using ir::OpKind;
+
+struct GemmCase {
+  std::string name;
+  std::int64_t trans_b;
+  std::vector<std::int64_t> c_dims;  // {-1}: no C
+  Lines expected;
+  std::vector<float> bias;  // empty: no bias payload
+};
+
+class GemmVariant : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(GemmVariant, Imports) {
+  const GemmCase& c = GetParam();
+  Model m;
+  m.input("a", {2, 3}).output("y");
+  // B holds the [out=2, in=3] weight {1..6} in whichever layout transB asks for.
+  if (c.trans_b != 0) {
+    m.init("b", {2, 3}, {1, 2, 3, 4, 5, 6});
+  } else {
+    m.init("b", {3, 2}, {1, 4, 2, 5, 3, 6});
+  }
+  std::vector<std::string> ins = {"a", "b"};
+  if (c.c_dims != std::vector<std::int64_t>{-1}) {
+    std::size_t count = 1;
+    for (const auto d : c.c_dims)
+      count *= static_cast<std::size_t>(d);
+    m.init("c", c.c_dims, iota(count, 10.0f));
+    ins.push_back("c");
+  }
+  auto& n = m.node("Gemm", ins, {"y"}, "fc");
+  attr_i(n, "transB", c.trans_b);
+  attr_f(n, "alpha", 1.0f);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), c.expected);
+  const PayloadTensor& w = tensor_of(r, 1, "weight");
+  EXPECT_EQ(dims(w.shape), "[2,3]");
+  EXPECT_EQ(w.data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  const PayloadTensor* bias = r.payloads.find_tensor(1, "bias");
+  if (c.bias.empty()) {
+    EXPECT_EQ(bias, nullptr);
+  } else {
+    ASSERT_NE(bias, nullptr);
+    EXPECT_EQ(bias->data, c.bias);
+  }
+}
+
+const Lines kLinearOnly = {"0 input -> [2,3] 'a'", "1 linear [0] -> [2,2] 'fc'"};
+
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, GemmVariant,
+    ::testing::Values(GemmCase{"TransB0NoBias", 0, {-1}, kLinearOnly, {}},
+                      GemmCase{"TransB1NoBias", 1, {-1}, kLinearOnly, {}},
+                      GemmCase{"TransB1BiasN", 1, {2}, kLinearOnly, {10, 11}},
+                      GemmCase{"TransB0Bias1xN", 0, {1, 2}, kLinearOnly, {10, 11}},
+                      GemmCase{"ScalarBias", 1, {}, kLinearOnly, {10, 10}},
+                      GemmCase{"SingleElementBias", 1, {1}, kLinearOnly, {10, 10}},
+                      GemmCase{"MatrixBiasIsAnAdd",
+                               1,
+                               {2, 2},
+                               Lines{"0 input -> [2,3] 'a'", "1 linear [0] -> [2,2] 'fc'",
+                                     "2 const -> [2,2] 'c'", "3 add [1,2] -> [2,2] 'fc'"},
+                               {}},
+                      GemmCase{"ColumnBiasIsBroadcastAdd",
+                               1,
+                               {2, 1},
+                               Lines{"0 input -> [2,3] 'a'", "1 linear [0] -> [2,2] 'fc'",
+                                     "2 const -> [2,1] 'c'",
+                                     "3 broadcast_to([2,1]->[2,2]) [2] -> [2,2] 'fc'",
+                                     "4 add [1,3] -> [2,2] 'fc'"},
+                               {}}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(OnnxImport, GemmWithVariableBUsesMatmul) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {4, 3}).output("y");
+  attr_i(m.node("Gemm", {"a", "b"}, {"y"}, "g"), "transB", 1);
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'a'", "1 input -> [4,3] 'b'",
+                   "2 permute(perm=1,0) [1] -> [3,4] 'g'", "3 matmul [0,2] -> [2,4] 'g'"}));
+}
+
+struct RejectCase {
+  std::string name;
+  std::string attr;
+  float value;
+  std::string message;
+};
+
+class GemmRejected : public ::testing::TestWithParam<RejectCase> {};
+
+TEST_P(GemmRejected, NamesTheAttribute) {
+  Model m;
+  m.input("a", {2, 3}).output("y").init("b", {3, 2}, iota(6)).init("c", {2}, {0, 0});
+  auto& n = m.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
+  if (GetParam().attr == "transA") {
+    attr_i(n, "transA", static_cast<std::int64_t>(GetParam().value));
+  } else {
+    attr_f(n, GetParam().attr, GetParam().value);
+  }
+  EXPECT_EQ(unsupported_of(m), "m.onnx: node 'fc' (Gemm, opset 17): " + GetParam().message);
+}
+INSTANTIATE_TEST_SUITE_P(
+    Gemm, GemmRejected,
+    ::testing::Values(
+        RejectCase{"Alpha", "alpha", 0.5f, "attribute alpha = 0.5 is not supported; supported: 1"},
+        RejectCase{"Beta", "beta", 2.0f, "attribute beta = 2 is not supported; supported: 1"},
+        RejectCase{"TransA", "transA", 1.0f,
+                   "attribute transA = 1 is not supported; supported: 0"}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test

@@ -1,0 +1,133 @@
+// The model's interface (onnx/model_interface.cpp): graph inputs (data types, shapes and the
+// --input-shape fix), the one graph output, the opset.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+using ir::OpKind;
+
+// A graph input that is not float32 is rejected for its data type when a node consumes it as a
+// tensor (or nothing consumes it), and for not being a constant when an op needs one there.
+struct NonFloatInputCase {
+  std::string name;
+  std::function<void(Model&)> build;
+  std::string expected;
+};
+
+class OnnxNonFloatInput : public ::testing::TestWithParam<NonFloatInputCase> {};
+
+TEST_P(OnnxNonFloatInput, NamesTheRealReason) {
+  Model m(13);
+  m.input("x", {2, 3}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  GetParam().build(m);
+  EXPECT_EQ(unsupported_of(m), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, OnnxNonFloatInput,
+    ::testing::Values(
+        NonFloatInputCase{"ConsumedAsTensor",
+                          [](Model& m) {
+                            m.node("Add", {"x", "i"}, {"y"}, "add");
+                          },
+                          "m.onnx: input 'i' has data type int64; only float32 tensors are "
+                          "supported"},
+        NonFloatInputCase{"AliasedThenConsumed",
+                          [](Model& m) {
+                            m.node("Identity", {"i"}, {"j"}, "id");
+                            m.node("Add", {"x", "j"}, {"y"}, "add");
+                          },
+                          "m.onnx: input 'i' has data type int64; only float32 tensors are "
+                          "supported"},
+        NonFloatInputCase{"NeverConsumed", [](Model& m) { m.node("Relu", {"x"}, {"y"}, "r"); },
+                          "m.onnx: input 'i' has data type int64; only float32 tensors are "
+                          "supported"},
+        NonFloatInputCase{"ReduceSumAxes",
+                          [](Model& m) {
+                            m.node("ReduceSum", {"x", "i"}, {"y"}, "sum");
+                          },
+                          "m.onnx: node 'sum' (ReduceSum, opset 13): axes 'i' is a graph input, "
+                          "not a constant (an initializer or a Constant output); it must be one"},
+        NonFloatInputCase{"UnsqueezeAxes",
+                          [](Model& m) {
+                            m.node("Unsqueeze", {"x", "i"}, {"y"}, "u");
+                          },
+                          "m.onnx: node 'u' (Unsqueeze, opset 13): axes 'i' is a graph input, "
+                          "not a constant (an initializer or a Constant output); it must be one"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(OnnxImport, NonFloatInputAsGraphOutput) {
+  Model m(13);
+  m.input("x", {2, 3}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("i");
+  m.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: input 'i' has data type int64; only float32 tensors are supported");
+}
+
+TEST(OnnxImport, OnlyNonFloatInputs) {
+  Model m(13);
+  m.input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  m.node("Relu", {"i"}, {"y"}, "r");
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: input 'i' has data type int64; only float32 tensors are supported");
+}
+
+TEST(OnnxImport, DynamicDimensionAndTheFix) {
+  Model m;
+  m.input("x", {-1, 3, 224, 224}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: dimension 0 of input 'x' is dynamic ('batch'); fix it with --input-shape "
+            "x=1,3,224,224");
+  const ImportedModel r = ok(m, {.input_shapes = {{"x", {4, 3, 224, 224}}}});
+  EXPECT_EQ(lines(r.graph())[0], "0 input -> [4,3,224,224] 'x'");
+  EXPECT_EQ(error_of(m, {.input_shapes = {{"x", {4, 5, 224, 224}}}}),
+            "m.onnx: input shape [4,5,224,224] given for input 'x' has 5 at dimension 1, the "
+            "model fixes it to 3");
+  EXPECT_EQ(error_of(m, {.input_shapes = {{"z", {1}}}}),
+            "m.onnx: an input shape is given for 'z', which is not a graph input; inputs: 'x'");
+}
+
+TEST(OnnxImport, OpsetAndDomainRejections) {
+  Model m(18);
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: opset 18 of the default ONNX domain is not supported; supported: 1..17");
+  Model d;
+  d.input("x", {2}).output("y");
+  d.node("FusedThing", {"x"}, {"y"}, "f").set_domain("com.microsoft");
+  EXPECT_EQ(unsupported_of(d),
+            "m.onnx: node 'f' (FusedThing, opset 17): domain 'com.microsoft' is not supported; "
+            "supported: the default ONNX domain");
+  Model noir;
+  noir.proto().clear_ir_version();
+  noir.input("x", {2}).output("x");
+  EXPECT_EQ(error_of(noir), "m.onnx: not a valid ONNX model: ir_version is missing");
+}
+
+TEST(OnnxImport, SeveralGraphOutputsAreRejected) {
+  Model m;
+  m.input("x", {2}).output("a").output("b");
+  m.node("Relu", {"x"}, {"a"}, "r");
+  m.node("Tanh", {"x"}, {"b"}, "t");
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: model has 2 graph outputs ('a', 'b'); the IR has exactly one output");
+}
+
+TEST(OnnxImport, ProducerAndOpset) {
+  Model m(13);
+  m.proto().set_producer_version("1.0");
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "r");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(r.producer, "test 1.0");
+  EXPECT_EQ(r.opset, 13);
+}
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test

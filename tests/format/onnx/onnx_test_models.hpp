@@ -1,0 +1,239 @@
+// Helpers for the ONNX importer's tests (tests/format/onnx/*_test.cpp): small ModelProtos built
+// with ONNX's own protobuf classes (Model), imported and rendered one line per IR node
+// (`id kind(params) [parents] -> shape 'source'`), and the error of an import that fails.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <source_location>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "../protobuf_wire.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/ir/check.hpp"
+
+namespace nnplan::format::onnx_test {
+
+using ir::OpKind;
+using wire::delimited_field;
+using wire::to_bytes;
+using wire::varint_field;
+using Lines = std::vector<std::string>;
+
+constexpr int kFloat = onnx::TensorProto_DataType_FLOAT;
+
+inline std::string dims(const ir::Shape& s) {
+  return ir::to_string(s);
+}
+
+// One line per node: `id kind(params) [parents] -> shape 'source'`.
+inline std::string line(const ir::Node& n) {
+  std::string out = std::to_string(n.id) + " " + std::string(ir::to_string(n.kind));
+  std::visit(
+      [&](const auto& p) {
+        using P = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<P, ir::PermuteParams>) {
+          out += "(perm=";
+          for (std::size_t i = 0; i < p.perm.size(); ++i)
+            out += (i ? "," : "") + std::to_string(p.perm[i]);
+          out += ")";
+        } else if constexpr (std::is_same_v<P, ir::PoolParams>) {
+          out += "(k=" + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
+                 ",s=" + std::to_string(p.stride) + ",p=" + std::to_string(p.padding) + ")";
+        } else if constexpr (std::is_same_v<P, ir::BroadcastParams>) {
+          out += "(" + dims(p.from) + "->" + dims(p.to) + ")";
+        } else if constexpr (std::is_same_v<P, ir::AxisParams>) {
+          out += "(axis=" + std::to_string(p.axis) + ")";
+        } else if constexpr (std::is_same_v<P, ir::Conv2dParams>) {
+          out += "(" + std::to_string(p.in_channels) + "->" + std::to_string(p.out_channels) +
+                 ",k=" + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
+                 ",s=" + std::to_string(p.stride) + ",p=" + std::to_string(p.padding) + ")";
+        } else if constexpr (std::is_same_v<P, ir::ChannelsParams>) {
+          out += "(c=" + std::to_string(p.channels) + ")";
+        } else if constexpr (std::is_same_v<P, ir::ReshapeParams>) {
+          out += "(" + dims(p.in) + "->" + dims(p.out) + ")";
+        }
+      },
+      n.params);
+  if (!n.parents.empty()) {
+    out += " [";
+    for (std::size_t i = 0; i < n.parents.size(); ++i)
+      out += (i ? "," : "") + std::to_string(n.parents[i]);
+    out += "]";
+  }
+  return out + " -> " + dims(n.shape) + " '" + n.source_name + "'";
+}
+
+inline Lines lines(const ir::Graph& g) {
+  Lines out;
+  for (const auto& n : g.nodes)
+    out.push_back(line(n));
+  return out;
+}
+
+inline onnx::AttributeProto& new_attr(onnx::NodeProto& n, const std::string& name,
+                                      onnx::AttributeProto_AttributeType type) {
+  onnx::AttributeProto& a = *n.add_attribute();
+  a.set_name(name);
+  a.set_type(type);
+  return a;
+}
+inline void attr_i(onnx::NodeProto& n, const std::string& name, std::int64_t v) {
+  new_attr(n, name, onnx::AttributeProto_AttributeType_INT).set_i(v);
+}
+inline void attr_f(onnx::NodeProto& n, const std::string& name, float v) {
+  new_attr(n, name, onnx::AttributeProto_AttributeType_FLOAT).set_f(v);
+}
+inline void attr_s(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+  new_attr(n, name, onnx::AttributeProto_AttributeType_STRING).set_s(v);
+}
+inline void attr_ints(onnx::NodeProto& n, const std::string& name, std::vector<std::int64_t> v) {
+  auto& a = new_attr(n, name, onnx::AttributeProto_AttributeType_INTS);
+  for (const auto x : v)
+    a.add_ints(x);
+}
+
+inline std::vector<float> iota(std::size_t n, float start = 1.0f) {
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = start + static_cast<float>(i);
+  return v;
+}
+
+inline void fill_tensor(onnx::TensorProto& t, const std::string& name, std::vector<std::int64_t> d,
+                        const std::vector<float>& values, bool raw) {
+  t.set_name(name);
+  t.set_data_type(kFloat);
+  for (const auto x : d)
+    t.add_dims(x);
+  if (raw) {
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4));
+  } else {
+    for (const float f : values)
+      t.add_float_data(f);
+  }
+}
+
+class Model {
+ public:
+  explicit Model(std::int64_t opset = 17) {
+    m_.set_ir_version(8);
+    m_.set_producer_name("test");
+    auto* o = m_.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+  }
+  onnx::GraphProto& g() { return *m_.mutable_graph(); }
+  onnx::ModelProto& proto() { return m_; }
+
+  // -1 is a symbolic dimension named "batch".
+  Model& input(const std::string& name, std::vector<std::int64_t> d, int dtype = kFloat) {
+    auto* vi = g().add_input();
+    vi->set_name(name);
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(dtype);
+    auto* shape = tt->mutable_shape();
+    for (const auto x : d) {
+      if (x < 0) {
+        shape->add_dim()->set_dim_param("batch");
+      } else {
+        shape->add_dim()->set_dim_value(x);
+      }
+    }
+    return *this;
+  }
+  Model& output(const std::string& name) {
+    g().add_output()->set_name(name);
+    return *this;
+  }
+  Model& init(const std::string& name, std::vector<std::int64_t> d, std::vector<float> values,
+              bool raw = true) {
+    fill_tensor(*g().add_initializer(), name, std::move(d), values, raw);
+    return *this;
+  }
+  Model& init_i64(const std::string& name, std::vector<std::int64_t> values) {
+    auto* t = g().add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (const auto v : values)
+      t->add_int64_data(v);
+    return *this;
+  }
+  onnx::NodeProto& node(const std::string& op, std::vector<std::string> ins,
+                        std::vector<std::string> outs, const std::string& name = "") {
+    auto* n = g().add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (const auto& i : ins)
+      n->add_input(i);
+    for (const auto& o : outs)
+      n->add_output(o);
+    return *n;
+  }
+  std::vector<std::byte> bytes() const {
+    const std::string s = m_.SerializeAsString();
+    std::vector<std::byte> out(s.size());
+    if (!s.empty()) std::memcpy(out.data(), s.data(), s.size());
+    return out;
+  }
+  Expected<ImportedModel> import(const OnnxImportOptions& options = {}) const {
+    return import_onnx(bytes(), "m.onnx", options);
+  }
+
+ private:
+  onnx::ModelProto m_;
+};
+
+// Stands in for a failed import, already reported, so that the test goes on to fail its checks:
+// a graph of one [1] input.
+inline ImportedModel failed_import() {
+  ir::Graph graph;
+  graph.nodes.push_back(ir::Node{.id = 0, .kind = ir::OpKind::input, .shape = ir::Shape{{1}}});
+  Expected<ir::CheckedGraph> checked = ir::check(std::move(graph));
+  EXPECT_TRUE(checked.has_value());
+  return ImportedModel{.checked = std::move(*checked)};
+}
+
+// Imports and returns the model, failing the test with the error when import fails.
+inline ImportedModel ok(const Model& m, const OnnxImportOptions& options = {}) {
+  Expected<ImportedModel> r = m.import(options);
+  EXPECT_TRUE(r.has_value()) << (r ? "" : r.error().message);
+  if (!r) return failed_import();
+  EXPECT_TRUE(ir::check(r->graph()).has_value());
+  return std::move(*r);
+}
+
+// The message of an import that fails with an error of `kind`.
+inline std::string error_of(const Model& m, const OnnxImportOptions& options = {},
+                            ErrorKind kind = ErrorKind::invalid_input,
+                            const std::source_location& where = std::source_location::current()) {
+  Expected<ImportedModel> r = m.import(options);
+  EXPECT_FALSE(r.has_value()) << "imported unexpectedly:\n"
+                              << (r ? ::testing::PrintToString(lines(r->graph())) : "");
+  if (r) return {};
+  EXPECT_EQ(to_string(r.error().kind), std::string(to_string(kind)))
+      << where.file_name() << ":" << where.line() << ": " << r.error().message;
+  return r.error().message;
+}
+
+// The message of an import that fails as unsupported: a valid model nnplan cannot import yet.
+inline std::string unsupported_of(
+    const Model& m, const OnnxImportOptions& options = {},
+    const std::source_location& where = std::source_location::current()) {
+  return error_of(m, options, ErrorKind::unsupported, where);
+}
+
+inline const PayloadTensor& tensor_of(const ImportedModel& m, ir::NodeId id,
+                                      const std::string& name) {
+  const PayloadTensor* t = m.payloads.find_tensor(id, name);
+  EXPECT_NE(t, nullptr) << "no payload " << name << " on node " << id;
+  static const PayloadTensor kEmpty;
+  return t != nullptr ? *t : kEmpty;
+}
+
+}  // namespace nnplan::format::onnx_test
