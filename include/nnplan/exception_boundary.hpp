@@ -19,15 +19,18 @@
 
 namespace nnplan {
 
+// The resource_exhausted Error for running out of memory while `doing`, with what would fix it.
+[[nodiscard]] inline Error out_of_memory_error(std::string_view doing) {
+  return make_error(ErrorKind::resource_exhausted,
+                    "out of memory while " + std::string(doing) +
+                        "; free memory or raise the process's memory limit (ulimit -v)");
+}
+
 // The Error for an exception caught while `doing` ("reading registry file r.json").
 [[nodiscard]] inline Error error_from_exception(std::string_view doing, const std::exception& e) {
   const bool memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
                       dynamic_cast<const std::length_error*>(&e) != nullptr;
-  if (memory) {
-    return make_error(ErrorKind::resource_exhausted,
-                      "out of memory while " + std::string(doing) +
-                          "; free memory or raise the process's memory limit (ulimit -v)");
-  }
+  if (memory) return out_of_memory_error(doing);
   return make_error(ErrorKind::internal,
                     "unexpected failure while " + std::string(doing) + ": " + e.what());
 }

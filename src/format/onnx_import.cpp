@@ -11,6 +11,8 @@
 // zero Pad folds into MaxPool only when its input is non-negative by construction.
 #include "nnplan/format/onnx_import.hpp"
 
+#include "nnplan/exception_boundary.hpp"
+
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -105,8 +107,9 @@ Error error_from_exception(std::string_view source,
     try {
       throw;
     } catch (const std::bad_alloc&) {
-      return make_error(ErrorKind::resource_exhausted,
-                        prefix + "out of memory while reading " + progress.describe());
+      Error error = out_of_memory_error("reading " + progress.describe());
+      error.message.insert(0, prefix);
+      return error;
     } catch (const std::exception& e) {
       return make_error(ErrorKind::internal, prefix + "internal error while reading " +
                                                  progress.describe() + ": " + e.what());

@@ -13,6 +13,10 @@
 namespace nnplan::format::onnx_test {
 namespace {
 
+// What every out-of-memory message ends with (nnplan/exception_boundary.hpp).
+constexpr const char* kOutOfMemoryHint =
+    "; free memory or raise the process's memory limit (ulimit -v)";
+
 Model small_model() {
   Model m;
   m.input("x", {2, 3}).output("y").init("w", {3, 2}, iota(6));
@@ -46,7 +50,7 @@ TEST(OnnxExceptionBoundary, OutOfMemoryAtEachStepIsResourceExhausted) {
     const Expected<ImportedModel> r = small_model().import(options);
     ASSERT_FALSE(r.has_value()) << step;
     EXPECT_EQ(r.error().kind, ErrorKind::resource_exhausted) << step;
-    EXPECT_EQ(r.error().message, "m.onnx: out of memory while reading " + step);
+    EXPECT_EQ(r.error().message, "m.onnx: out of memory while reading " + step + kOutOfMemoryHint);
   }
 }
 
@@ -76,7 +80,8 @@ TEST(OnnxExceptionBoundary, AnUnnamedSourceHasNoPrefix) {
   const std::vector<std::byte> bytes = small_model().bytes();
   const Expected<ImportedModel> r = import_onnx(bytes, "", options);
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().message, "out of memory while reading the initializers");
+  EXPECT_EQ(r.error().message,
+            "out of memory while reading the initializers" + std::string(kOutOfMemoryHint));
 }
 
 }  // namespace
