@@ -8,6 +8,7 @@
 // field comes before `kind` in the file. Problems outside nodes stop the parse at once.
 // nlohmann's SAX parser is iterative, so deep nesting costs memory, not stack.
 #include "nnplan/format/ir_json.hpp"
+#include "nnplan/exception_boundary.hpp"
 
 #include <algorithm>
 #include <array>
@@ -1088,7 +1089,7 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
   } catch (const std::exception& e) {
     // Allocation failure on a huge document, or a bug: never an exception across the API.
     return std::unexpected(
-        make_error(ErrorKind::internal, escape_controls(std::string(source) + ": " + e.what())));
+        error_from_exception("reading graph " + escape_controls(std::string(source)), e));
   }
 }
 

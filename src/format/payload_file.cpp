@@ -6,6 +6,7 @@
 // against the file's size, with overflow-checked arithmetic, before anything is read or
 // allocated; the largest allocation is bounded by the file's size.
 #include "nnplan/format/payload_file.hpp"
+#include "nnplan/exception_boundary.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -612,7 +613,7 @@ Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes, std::str
     return decode(in, source);
   } catch (const std::exception& e) {
     return std::unexpected(
-        make_error(ErrorKind::internal, escape_controls(std::string(source) + ": " + e.what())));
+        error_from_exception("reading payloads " + escape_controls(std::string(source)), e));
   }
 }
 
@@ -628,8 +629,7 @@ Expected<PayloadStore> read_payload_file(const std::filesystem::path& path) {
     FileSource in(file->stream, file->size.value_or(0));
     return decode(in, source);
   } catch (const std::exception& e) {
-    return std::unexpected(
-        make_error(ErrorKind::internal, escape_controls(source + ": " + e.what())));
+    return std::unexpected(error_from_exception("reading payloads " + escape_controls(source), e));
   }
 }
 
@@ -733,8 +733,7 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
     }
     return out;
   } catch (const std::exception& e) {
-    return std::unexpected(
-        make_error(ErrorKind::internal, std::string("writing payloads: ") + e.what()));
+    return std::unexpected(error_from_exception("writing payloads", e));
   }
 }
 
