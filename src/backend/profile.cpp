@@ -6,16 +6,16 @@
 namespace nnplan::backend {
 
 bool BackendProfile::has_device_capsule() const {
-  return std::ranges::any_of(registry.capsules(),
+  return std::ranges::any_of(registry->capsules(),
                              [&](const KernelCapsule& c) { return c.device == config.device; });
 }
 
 Expected<BackendProfile> BackendProfile::with_capsule_modules(
     std::vector<CapsuleModule> modules) const {
-  auto extended = registry.with_modules(std::move(modules));
+  auto extended = registry->with_modules(std::move(modules));
   if (!extended) return std::unexpected(std::move(extended.error()));
   BackendProfile p = *this;
-  p.registry = std::move(*extended);
+  p.registry = std::make_shared<const Registry>(std::move(*extended));
   return p;
 }
 
@@ -28,7 +28,7 @@ BackendProfile checked_cpu_on(std::string name, Target target) {
                      .assurance = AssurancePolicy::checked(),
                      .vjp_mode = VjpMode::torchlean_tape},
           .target = std::move(target),
-          .registry = builtin_registry(),
+          .registry = shared_builtin_registry(),
           .lowering = LoweringMode::coalesced};
 }
 
@@ -60,7 +60,7 @@ BackendProfile make_profile(MaintainedProfile which) {
       // failure is a programming error; abort (as builtin_registry does) rather than silently
       // return the profile without its libtorch module.
       if (!registry) std::abort();
-      p.registry = std::move(*registry);
+      p.registry = std::make_shared<const Registry>(std::move(*registry));
       return p;
     }
   }

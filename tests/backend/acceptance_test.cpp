@@ -27,6 +27,7 @@ using fixtures::checked;
 using fixtures::GraphBuilder;
 using fixtures::registry_of;
 using fixtures::shape;
+using fixtures::shared_registry_of;
 using fixtures::unary_chain;
 using K = ir::OpKind;
 
@@ -59,7 +60,7 @@ BackendProfile verified_profile() {
     capsules.push_back(aligned_capsule("guarded." + std::string(to_string(op)), op,
                                        Provider::reference, Device::cpu, TrustLevel::verified));
   }
-  p.registry = registry_of(std::move(capsules));
+  p.registry = shared_registry_of(std::move(capsules));
   return p;
 }
 
@@ -70,7 +71,7 @@ TEST(AcceptGraph, CheckedCpuAcceptsAndKeepsTheLoweringAndAudit) {
   auto accepted = accept_graph(profile, checked(small_mlp()));
   ASSERT_TRUE(accepted.has_value()) << render(accepted.error());
   const GraphLoweringPlan& lowering = accepted->lowering();
-  EXPECT_EQ(lowering.registry, &profile.registry);
+  EXPECT_EQ(lowering.registry, profile.registry);
   EXPECT_EQ(lowering.node_ids(), (std::vector<ir::NodeId>{1, 2, 4, 5, 6, 7, 8}));
   EXPECT_EQ(lowering.capsule_names(),
             (std::vector<std::string>{"reference.linear", "reference.relu", "reference.reshape",

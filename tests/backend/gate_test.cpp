@@ -19,6 +19,7 @@ namespace {
 
 using fixtures::aligned_capsule;
 using fixtures::registry_of;
+using fixtures::shared_registry_of;
 using F = GateFailureKind;
 
 // Every evidence switch on, nothing required: the gate passes everything.
@@ -69,14 +70,14 @@ class GateAloneTest : public ::testing::TestWithParam<AloneCase> {};
 
 TEST_P(GateAloneTest, TriggersExactlyItsKind) {
   const AloneCase& c = GetParam();
-  const Registry registry = registry_of({uniform_evidence("x.relu", c.evidence)});
+  const auto registry = shared_registry_of({uniform_evidence("x.relu", c.evidence)});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   const std::vector<GateFailure> failures = gate(c.policy, audit);
   ASSERT_EQ(kinds_of(failures), c.expected);
   if (failures.empty()) return;
   // All four fields carry the evidence, so the one failure lists all four obligations.
-  EXPECT_EQ(failures[0].obligations, obligations_of(registry.capsule(0)));
+  EXPECT_EQ(failures[0].obligations, obligations_of(registry->capsule(0)));
   // gate_failure_for agrees with the gate.
   EXPECT_EQ(gate_failure_for(c.policy, disposition(c.evidence)), c.expected[0]);
 }
@@ -179,7 +180,7 @@ TEST(GateFailureFor, EveryDispositionUnderEverySingleSwitch) {
 
 TEST(Gate, FailuresComeInSpecOrderWhateverTheRowOrder) {
   // Rows list the capsules in the reverse of the SPEC order.
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       uniform_evidence("fuzz.relu", EvidenceKind::fuzz_oracle, BackendOp::relu),
       uniform_evidence("ext.tanh", EvidenceKind::trusted_boundary, BackendOp::tanh),
       uniform_evidence("tested.exp", EvidenceKind::test_suite, BackendOp::exp),
@@ -187,9 +188,9 @@ TEST(Gate, FailuresComeInSpecOrderWhateverTheRowOrder) {
       uniform_evidence("bare.sin", EvidenceKind::not_provided, BackendOp::sin),
       uniform_evidence("proved.cos", EvidenceKind::theorem, BackendOp::cos),
   });
-  ExecutionPlan plan{.registry = &registry, .kernels = {}};
-  for (CapsuleId id = 0; id < registry.size(); ++id) {
-    plan.kernels.push_back({registry.capsule(id).op, id});
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
+  for (CapsuleId id = 0; id < registry->size(); ++id) {
+    plan.kernels.push_back({registry->capsule(id).op, id});
   }
   const ExecutionAudit audit(plan);
   const std::vector<GateFailure> failures = gate(kVerified, audit);
@@ -220,9 +221,9 @@ TEST(Gate, MixedFieldsOfOneCapsuleSplitByKind) {
   c.layout.evidence = {EvidenceKind::not_provided, ""};
   c.value.evidence = {EvidenceKind::trusted_boundary, "external"};
   c.vjp.evidence = {EvidenceKind::checker, "vjp_checker"};
-  const Registry registry = registry_of({c});
+  const auto registry = shared_registry_of({c});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   const std::vector<GateFailure> failures = gate(kVerified, audit);
   ASSERT_EQ(kinds_of(failures),
             (std::vector<F>{F::missing_evidence, F::trusted_boundary, F::fuzz_evidence}));
@@ -237,14 +238,14 @@ TEST(Gate, MixedFieldsOfOneCapsuleSplitByKind) {
 // --- Once per distinct capsule -----------------------------------------------------------------
 
 TEST(Gate, ListsObligationsOncePerDistinctCapsuleInFirstAppearanceOrder) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
       aligned_capsule("b.tanh", BackendOp::tanh, Provider::reference, Device::cpu),
   });
   // b appears first; a is used by five rows, b by three.
-  ExecutionPlan plan{.registry = &registry, .kernels = {}};
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
   for (CapsuleId id : {1, 0, 0, 1, 0, 0, 1, 0}) {
-    plan.kernels.push_back({registry.capsule(id).op, id});
+    plan.kernels.push_back({registry->capsule(id).op, id});
   }
   const ExecutionAudit audit(plan);
   const std::vector<GateFailure> failures = gate(kVerified, audit);
@@ -263,19 +264,20 @@ TEST(Gate, ListsObligationsOncePerDistinctCapsuleInFirstAppearanceOrder) {
 }
 
 TEST(Gate, EmptyAuditPasses) {
-  const Registry registry = registry_of({uniform_evidence("x.relu", EvidenceKind::not_provided)});
+  const auto registry =
+      shared_registry_of({uniform_evidence("x.relu", EvidenceKind::not_provided)});
   EXPECT_TRUE(
-      gate(kVerified, ExecutionAudit(ExecutionPlan{.registry = &registry, .kernels = {}})).empty());
+      gate(kVerified, ExecutionAudit(ExecutionPlan{.registry = registry, .kernels = {}})).empty());
 }
 
 // --- gate_error --------------------------------------------------------------------------------
 
 TEST(GateError, MessageKindAndOneNotePerObligation) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
   });
-  const ExecutionAudit audit(ExecutionPlan{
-      .registry = &registry, .kernels = {{BackendOp::relu, 0}, {BackendOp::relu, 0}}});
+  const ExecutionAudit audit(
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}, {BackendOp::relu, 0}}});
   const Error e = gate_error(kVerified, gate(kVerified, audit));
   EXPECT_EQ(e.kind, ErrorKind::rejected_by_policy);
   EXPECT_EQ(e.message,
@@ -295,9 +297,9 @@ TEST(GateError, MessageKindAndOneNotePerObligation) {
 
 TEST(GateError, CustomPolicyIsLabelledCustom) {
   const AssurancePolicy policy = permissive_but([](AssurancePolicy& p) { p.allow_fuzzed = false; });
-  const Registry registry = registry_of({uniform_evidence("f.relu", EvidenceKind::fuzz_oracle)});
+  const auto registry = shared_registry_of({uniform_evidence("f.relu", EvidenceKind::fuzz_oracle)});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   EXPECT_EQ(gate_error(policy, gate(policy, audit)).message,
             "plan rejected by assurance policy custom: fuzz-evidence");
 }

@@ -21,7 +21,7 @@ using fixtures::codes;
 
 std::vector<std::string> module_names(const BackendProfile& p) {
   std::vector<std::string> out;
-  for (const CapsuleModule& m : p.registry.modules())
+  for (const CapsuleModule& m : p.registry->modules())
     out.push_back(m.name);
   return out;
 }
@@ -134,7 +134,7 @@ TEST_P(ProfilePlanTest, Plans) {
   EXPECT_EQ(plan->capsule_names(), c.capsules);
   EXPECT_EQ(boundary_line(*plan), c.boundary);
   EXPECT_TRUE(plan->admissible(profile.config));
-  EXPECT_EQ(plan->registry, &profile.registry);
+  EXPECT_EQ(plan->registry, profile.registry);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -102,8 +102,8 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     }
     out += "backend op: " + std::string(to_string(*op)) + "\n";
     const Availability availability = profile->availability();
-    const auto chosen = plan_op(profile->config, profile->registry, *op, &availability);
-    const auto implementing = profile->registry.implementing(*op);
+    const auto chosen = plan_op(profile->config, *profile->registry, *op, &availability);
+    const auto implementing = profile->registry->implementing(*op);
     if (implementing.empty()) {
       out += "no capsule in the registry implements " + std::string(to_string(*op)) + "\n";
     } else {
@@ -111,20 +111,20 @@ void add_explain_command(CLI::App& app, int& exit_code) {
              choice_rule(profile->config.preference) + "):\n";
     }
     for (CapsuleId id : implementing) {
-      const KernelCapsule& c = profile->registry.capsule(id);
+      const KernelCapsule& c = profile->registry->capsule(id);
       const auto reasons = rejection_reasons(profile->config, c, &availability);
       std::string verdict;
       if (chosen && chosen->capsule == id) {
         verdict = "chosen";
       } else if (reasons.empty() && chosen) {
-        verdict = "admissible, not chosen: " + profile->registry.capsule(chosen->capsule).name +
+        verdict = "admissible, not chosen: " + profile->registry->capsule(chosen->capsule).name +
                   " comes first";
       } else {
         verdict = "rejected";
       }
       out +=
           fmt::format("  {} (module {}, provider={} device={} trust={} vjp={}): {}\n", c.name,
-                      profile->registry.module_of(id), to_string(c.provider), to_string(c.device),
+                      profile->registry->module_of(id), to_string(c.provider), to_string(c.device),
                       to_string(c.trust_level), to_string(c.vjp_mode), verdict);
       for (const Rejection& r : reasons) {
         out += "    " + std::string(to_string(r.reason));
@@ -133,7 +133,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       }
     }
     if (chosen) {
-      out += "chosen: " + profile->registry.capsule(chosen->capsule).name + "\n";
+      out += "chosen: " + profile->registry->capsule(chosen->capsule).name + "\n";
     } else {
       out += "chosen: none (" + chosen.error().message + ")\n";
     }

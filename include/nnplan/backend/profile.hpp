@@ -1,10 +1,12 @@
 // Backend profiles (SPEC §9): a name, an execution config, a declared target, a validated
-// registry and a lowering mode. The maintained profiles are the user-facing defaults; flags and
-// registry files derive new profiles from them. A profile plans op lists against its target's
-// declared availability.
+// registry (a shared immutable value: copying a profile copies a pointer, and every plan made
+// under the profile shares the registry) and a lowering mode. The maintained profiles are the
+// user-facing defaults; flags and registry files derive new profiles from them. A profile plans op
+// lists against its target's declared availability.
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,7 +34,7 @@ struct BackendProfile {
   std::string name;
   ExecutionConfig config;
   Target target;
-  Registry registry = builtin_registry();
+  std::shared_ptr<const Registry> registry = shared_builtin_registry();
   LoweringMode lowering = LoweringMode::coalesced;
 
   // The availability the target declares (not a probe of this machine).
@@ -90,10 +92,9 @@ struct ProfileOverrides {
 [[nodiscard]] Expected<BackendProfile> apply_overrides(BackendProfile profile,
                                                        ProfileOverrides overrides);
 
-// plan_ops_available under the profile's config, declared availability and registry.
+// plan_ops_available under the profile's config, declared availability and registry (which the
+// plan shares).
 [[nodiscard]] Expected<ExecutionPlan> plan_ops(const BackendProfile& profile,
                                                std::span<const BackendOp> ops);
-// The plan points into the profile's registry, so a temporary profile would leave it dangling.
-Expected<ExecutionPlan> plan_ops(BackendProfile&& profile, std::span<const BackendOp> ops) = delete;
 
 }  // namespace nnplan::backend
