@@ -270,6 +270,79 @@ TEST(Gate, EmptyAuditPasses) {
       gate(kVerified, ExecutionAudit(ExecutionPlan{.registry = registry, .kernels = {}})).empty());
 }
 
+// --- Failing groups and node ids ---------------------------------------------------------------
+
+// Each failure names the rows whose capsule failed that kind, ascending, and only those.
+TEST(Gate, NamesTheRowsOfEachFailureKind) {
+  const auto registry = shared_registry_of({
+      uniform_evidence("bare.sin", EvidenceKind::not_provided, BackendOp::sin),
+      uniform_evidence("proved.cos", EvidenceKind::theorem, BackendOp::cos),
+      uniform_evidence("tested.exp", EvidenceKind::test_suite, BackendOp::exp),
+  });
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
+  for (CapsuleId id : {1, 2, 0, 1, 2, 0, 0}) {
+    plan.kernels.push_back({registry->capsule(id).op, id});
+  }
+  const std::vector<GateFailure> failures = gate(kVerified, ExecutionAudit(plan));
+  ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::missing_evidence, F::test_evidence}));
+  EXPECT_EQ(failures[0].groups, (std::vector<std::uint32_t>{2, 5, 6}));
+  EXPECT_EQ(failures[1].groups, (std::vector<std::uint32_t>{1, 4}));
+  // An op list has no nodes.
+  EXPECT_TRUE(failures[0].node_ids.empty());
+  EXPECT_TRUE(failures[1].node_ids.empty());
+}
+
+// SPEC §8 clarified: three nodes on one capsule with missing evidence are one failure whose one
+// capsule's obligations are listed once, naming every group and every node.
+TEST(Gate, ThreeNodesOnOneCapsuleAreAllNamed) {
+  const auto registry =
+      shared_registry_of({uniform_evidence("bare.relu", EvidenceKind::not_provided)});
+  for (const bool coalesced : {true, false}) {
+    GraphExecutionPlan plan{.registry = registry, .kernels = {}};
+    for (ir::NodeId id : {2, 5, 9}) {
+      plan.kernels.push_back({id, ir::OpKind::relu, BackendOp::relu, 0});
+    }
+    const GraphLoweringPlan lowering =
+        coalesced ? to_coalesced_lowering_plan(plan) : to_singleton_lowering_plan(plan);
+    const std::vector<GateFailure> failures = gate(kVerified, lowering, lowering.audit());
+    ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::missing_evidence})) << coalesced;
+    EXPECT_EQ(failures[0].obligations.size(), 4u);
+    EXPECT_EQ(failures[0].groups,
+              coalesced ? std::vector<std::uint32_t>{0} : (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(failures[0].node_ids, (std::vector<ir::NodeId>{2, 5, 9}));
+    EXPECT_EQ(gate_error(kVerified, failures).notes[0],
+              coalesced ? "missing-evidence: groups 0; nodes 2,5,9"
+                        : "missing-evidence: groups 0,1,2; nodes 2,5,9");
+  }
+}
+
+// The graph overload names, per failure, the nodes of exactly the groups it names, in order.
+TEST(Gate, GraphOverloadNamesTheNodesOfTheFailingGroups) {
+  const auto registry = shared_registry_of({
+      uniform_evidence("proved.relu", EvidenceKind::theorem, BackendOp::relu),
+      uniform_evidence("guarded.tanh", EvidenceKind::runtime_guard, BackendOp::tanh),
+  });
+  GraphExecutionPlan plan{.registry = registry, .kernels = {}};
+  // Groups after coalescing: [1,2] relu, [3] tanh, [4] relu, [6,7] tanh.
+  const std::vector<std::pair<ir::NodeId, CapsuleId>> nodes = {{1, 0}, {2, 0}, {3, 1},
+                                                               {4, 0}, {6, 1}, {7, 1}};
+  for (const auto& [id, capsule] : nodes) {
+    const BackendOp op = registry->capsule(capsule).op;
+    plan.kernels.push_back(
+        {id, op == BackendOp::relu ? ir::OpKind::relu : ir::OpKind::tanh, op, capsule});
+  }
+  const GraphLoweringPlan lowering = to_coalesced_lowering_plan(plan);
+  ASSERT_EQ(lowering.groups.size(), 4u);
+  const std::vector<GateFailure> failures = gate(kVerified, lowering, lowering.audit());
+  ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::runtime_guard_evidence}));
+  EXPECT_EQ(failures[0].groups, (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(failures[0].node_ids, (std::vector<ir::NodeId>{3, 6, 7}));
+  // The audit-only overload agrees on everything but the node ids.
+  std::vector<GateFailure> without_nodes = failures;
+  without_nodes[0].node_ids.clear();
+  EXPECT_EQ(gate(kVerified, lowering.audit()), without_nodes);
+}
+
 // --- gate_error --------------------------------------------------------------------------------
 
 TEST(GateError, MessageKindAndOneNotePerObligation) {
@@ -285,10 +358,12 @@ TEST(GateError, MessageKindAndOneNotePerObligation) {
             "test-evidence");
   EXPECT_EQ(e.notes,
             (std::vector<std::string>{
+                "runtime-guard-evidence: groups 0,1",
                 "runtime-guard-evidence: a.relu shape: shape safety for relu; guarded at runtime "
                 "by a.relu.shape_guard",
                 "runtime-guard-evidence: a.relu layout: canonical-tensor layout compatibility for "
                 "relu; guarded at runtime by a.relu.layout_guard",
+                "test-evidence: groups 0,1",
                 "test-evidence: a.relu value: relu forward refines Spec.relu; covered by test "
                 "suite a.relu.forward_tests",
                 "test-evidence: a.relu vjp: relu torchlean-tape VJP refines Spec.relu; covered by "
