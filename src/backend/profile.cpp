@@ -94,13 +94,25 @@ Expected<BackendProfile> maintained_for_device(Device device) {
                      "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
 }
 
+std::string_view base_profile_name(std::string_view name) {
+  if (name.ends_with(kOverriddenSuffix)) name.remove_suffix(kOverriddenSuffix.size());
+  return name;
+}
+
 Expected<BackendProfile> apply_overrides(BackendProfile profile, ProfileOverrides overrides) {
+  const ExecutionConfig config = profile.config;
+  const Target target = profile.target;
+  const LoweringMode lowering = profile.lowering;
   if (overrides.device) profile.config.device = *overrides.device;
   if (overrides.preference) profile.config.preference = *overrides.preference;
   if (overrides.assurance) profile.config.assurance = policy_of(*overrides.assurance);
   if (overrides.vjp_mode) profile.config.vjp_mode = *overrides.vjp_mode;
   if (overrides.target) profile.target = target_of(*overrides.target);
   if (overrides.lowering) profile.lowering = *overrides.lowering;
+  const bool changed = profile.config != config || profile.target != target ||
+                       profile.lowering != lowering || !overrides.modules.empty();
+  if (changed)
+    profile.name = std::string(base_profile_name(profile.name)) + std::string(kOverriddenSuffix);
   if (overrides.modules.empty()) return profile;
   return profile.with_capsule_modules(std::move(overrides.modules));
 }

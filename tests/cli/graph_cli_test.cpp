@@ -297,7 +297,7 @@ TEST(GraphCliVerify, RebuildsTheRecordedProfile) {
       run_cli("verify " + graph + " " + plan.string() + " --profile checked_cpu");
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_TRUE(contains(other.out,
-                       "\nprofile.name: artifact has \"checked_cuda\", re-planning "
+                       "\nprofile.name: artifact has \"checked_cuda+overrides\", re-planning "
                        "gives \"checked_cpu\"\n"))
       << other.out;
 }

@@ -27,7 +27,7 @@ int fail(const Error& error, int exit_code);
 
 // The raw strings of the config flags, as CLI11 fills them.
 struct ConfigFlags {
-  std::string profile = "checked_cpu";
+  std::optional<std::string> profile;
   std::optional<std::string> device;
   std::optional<std::string> prefer;
   std::optional<std::string> only;
@@ -39,8 +39,15 @@ struct ConfigFlags {
   // Registers the flags on `command`.
   void add_to(CLI::App& command);
   // The profile these flags describe, or the exit code after printing why not (2 for unknown
-  // names, 3 for an unreadable or invalid registry file).
+  // names and for a `--device` without a maintained profile, 3 for an unreadable or invalid
+  // registry file). The base is `--profile`; without it the maintained profile for `--device`
+  // (SPEC §9: checked_cpu for cpu, checked_cuda for cuda, any other device an error); without
+  // either checked_cpu. The other flags are then applied as overrides (apply_overrides), so a
+  // profile they change is named `<base>+overrides`.
   [[nodiscard]] std::expected<backend::BackendProfile, int> resolve() const;
+  // resolve() with a `--lowering` value added to the overrides (2 for an unknown mode).
+  [[nodiscard]] std::expected<backend::BackendProfile, int> resolve(
+      const std::optional<std::string>& lowering) const;
 };
 
 // Parses an optional flag value with `parse` into `out`; an unknown name prints the valid ones
@@ -71,10 +78,6 @@ bool parse_flag(const std::optional<std::string>& text, std::string_view flag, P
 // Parses a `--lowering` value; an unknown mode prints the valid ones and returns exit code 2.
 [[nodiscard]] std::expected<std::optional<backend::LoweringMode>, int> parse_lowering_flag(
     const std::optional<std::string>& text);
-
-// The profile of `flags` with the `--lowering` override applied, or the exit code.
-[[nodiscard]] std::expected<backend::BackendProfile, int> resolve_graph_profile(
-    const ConfigFlags& flags, const std::optional<std::string>& lowering);
 
 // A graph file loaded for planning (torchlean.ir.v1 or ONNX, then ir::check). `digest` is set
 // when it was asked for and the file could be read, `nodes` when it parsed, `graph` when it passed

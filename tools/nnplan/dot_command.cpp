@@ -35,7 +35,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
                   "Lowering mode replacing the profile's: singleton or coalesced");
   cmd->add_option("-o,--output", flags->output, "Write the DOT document to FILE, not stdout");
   cmd->callback([flags, &exit_code] {
-    auto profile = resolve_graph_profile(flags->config, flags->lowering);
+    auto profile = flags->config.resolve(flags->lowering);
     if (!profile) {
       exit_code = profile.error();
       return;

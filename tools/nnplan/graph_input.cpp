@@ -36,16 +36,6 @@ std::expected<std::optional<LoweringMode>, int> parse_lowering_flag(
   return mode;
 }
 
-std::expected<BackendProfile, int> resolve_graph_profile(
-    const ConfigFlags& flags, const std::optional<std::string>& lowering) {
-  auto mode = parse_lowering_flag(lowering);
-  if (!mode) return std::unexpected(mode.error());
-  auto profile = flags.resolve();
-  if (!profile) return std::unexpected(profile.error());
-  if (*mode) profile->lowering = **mode;
-  return profile;
-}
-
 void detail::keep_until_exit(std::shared_ptr<void> value) {
   // Never freed: the vector stays reachable from this pointer until the process ends.
   static auto* const kept = new std::vector<std::shared_ptr<void>>();

@@ -57,7 +57,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", flags->json, "Print the nnplan.plan.v1 artifact instead of the report");
   cmd->add_option("-o,--output", flags->output, "Also write the nnplan.plan.v1 artifact to FILE");
   cmd->callback([flags, &exit_code] {
-    auto profile = resolve_graph_profile(flags->config, flags->lowering);
+    auto profile = flags->config.resolve(flags->lowering);
     if (!profile) {
       exit_code = profile.error();
       return;

@@ -1,6 +1,7 @@
 // `nnplan verify GRAPH PLAN.json`: re-plan GRAPH under the profile PLAN.json records and compare
 // the fresh artifact with the recorded one (SPEC §8: exported audits must be re-checkable).
-// The profile is rebuilt from the record: the maintained profile of that name, then its device,
+// The profile is rebuilt from the record: the maintained profile of that name (without a
+// `+overrides` suffix), then its device,
 // preference, assurance, vjp mode, target and lowering; `--registry` files supply the extra
 // modules as when planning. Config flags given on the command line override the recorded
 // fields; an explicit `--profile` starts over from that profile and ignores the record. Exit 0
@@ -30,7 +31,7 @@ std::expected<BackendProfile, int> rebuild_profile(const format::PlanArtifact& a
                                                    const ConfigFlags& flags,
                                                    const std::optional<std::string>& lowering) {
   const format::RecordedProfile& recorded = artifact.profile;
-  auto base = profile_by_name(recorded.name);
+  auto base = profile_by_name(base_profile_name(recorded.name));
   if (!base) {
     return std::unexpected(
         fail(std::move(base.error())
@@ -101,15 +102,15 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->default_str("");
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the recorded one: singleton or coalesced");
-  cmd->callback([flags, cmd, &exit_code] {
+  cmd->callback([flags, &exit_code] {
     auto artifact = format::read_plan_artifact(flags->plan);
     if (!artifact) {
       exit_code = fail(artifact.error(), kExitBadInput);
       return;
     }
     std::expected<BackendProfile, int> profile =
-        cmd->count("--profile") > 0
-            ? resolve_graph_profile(flags->config, flags->lowering)
+        flags->config.profile
+            ? flags->config.resolve(flags->lowering)
             : rebuild_profile(*artifact, flags->plan, flags->config, flags->lowering);
     if (!profile) {
       exit_code = profile.error();

@@ -88,7 +88,16 @@ struct ProfileOverrides {
   std::vector<CapsuleModule> modules;
 };
 
+// The suffix a profile's name takes once overrides changed it: `checked_cpu+overrides` is
+// checked_cpu with some field changed or registry modules added; the fields themselves say how.
+inline constexpr std::string_view kOverriddenSuffix = "+overrides";
+// `name` without kOverriddenSuffix: the profile an overridden one started from.
+[[nodiscard]] std::string_view base_profile_name(std::string_view name);
+
 // `profile` with `overrides` applied; fails only when the added modules break the registry rules.
+// When the result differs from `profile` (a field changed, or modules were added) its name is
+// the base name with kOverriddenSuffix, so it never carries the untouched profile's name;
+// overrides that change nothing keep the name.
 [[nodiscard]] Expected<BackendProfile> apply_overrides(BackendProfile profile,
                                                        ProfileOverrides overrides);
 
