@@ -247,12 +247,15 @@ Json envelope(const BackendProfile& profile, Json digest, Json nodes) {
 
 }  // namespace
 
-std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
-                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
-                               bool onnx_names) {
+namespace {
+
+// The artifact of a checked graph: `evaluation` when planning succeeded, else `error`.
+std::string graph_artifact(const BackendProfile& profile, std::string_view digest,
+                           const ir::Graph& graph, const GraphEvaluation* evaluation,
+                           const Error* error, bool onnx_names) {
   Json out = envelope(profile, str(digest), graph.nodes.size());
-  if (!evaluation) {
-    const Error& e = evaluation.error();
+  if (evaluation == nullptr) {
+    const Error& e = *error;
     Json node_id = nullptr;
     Json op = nullptr;
     if (e.position && *e.position < graph.nodes.size()) {
@@ -273,6 +276,22 @@ std::string plan_artifact_json(const BackendProfile& profile, std::string_view d
   out["groups"] = groups_array(evaluation->lowering, onnx_names ? &graph : nullptr);
   out["audit"] = audit_object(evaluation->audit);
   return dump(out);
+}
+
+}  // namespace
+
+std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
+                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
+                               bool onnx_names) {
+  return graph_artifact(profile, digest, graph, evaluation ? &*evaluation : nullptr,
+                        evaluation ? nullptr : &evaluation.error(), onnx_names);
+}
+
+std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
+                               const ir::Graph& graph, const Expected<PlannedModel>& model,
+                               bool onnx_names) {
+  return graph_artifact(profile, digest, graph, model ? &model->evaluation() : nullptr,
+                        model ? nullptr : &model.error(), onnx_names);
 }
 
 std::string malformed_graph_artifact_json(const BackendProfile& profile,

@@ -61,22 +61,13 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--node", flags->node, "Id of the node to explain")->required();
   flags->config.add_to(*cmd);
   cmd->callback([flags, &exit_code] {
-    auto profile = flags->config.resolve();
-    if (!profile) {
-      exit_code = profile.error();
+    auto input = read_graph_input(flags->config, std::nullopt, flags->graph, Digest::skip);
+    if (!input) {
+      exit_code = input.error();
       return;
     }
-    auto loaded = flags->graph.load(Digest::skip);
-    if (!loaded) {
-      exit_code = loaded.error();
-      return;
-    }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      return;
-    }
-    const ir::Graph& graph = input.graph->graph();
+    const BackendProfile* profile = &input->profile;
+    const ir::Graph& graph = input->graph.graph->graph();
     if (flags->node < 0 || static_cast<std::uint64_t>(flags->node) >= graph.nodes.size()) {
       const std::string valid = graph.nodes.empty()
                                     ? std::string("the graph has no nodes")
@@ -91,7 +82,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     std::string out = profile_summary(*profile) + "\n";
     out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
            parents_of(node);
-    if (input.onnx && !node.source_name.empty()) out += ", onnx=" + node.source_name;
+    if (input->graph.onnx() && !node.source_name.empty()) out += ", onnx=" + node.source_name;
     out += "\n";
     const auto op = backend::backend_op_of(node.kind);
     if (!op) {

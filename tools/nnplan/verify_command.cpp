@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "cli.hpp"
-#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::cli {
@@ -116,23 +116,17 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    auto loaded = flags->graph.load(Digest::compute);
-    if (!loaded) {
-      exit_code = loaded.error();
+    auto run = plan_graph_input(std::move(*profile), flags->graph, Digest::compute);
+    if (!run) {
+      exit_code = run.error();
       return;
     }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      return;
-    }
-    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
     const std::string fresh = format::plan_artifact_json(
-        *profile, *input.digest, input.graph->graph(), evaluation, input.onnx);
+        run->profile, *run->graph.digest, run->graph.graph->graph(), run->model, run->graph.onnx());
     std::vector<std::string> differences = format::diff_artifacts(artifact->document, fresh);
     if (differences.empty()) {
       fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
-                 profile->name);
+                 run->profile.name);
       if (!artifact->accepted) {
         fmt::print(
             "note: the artifact records a plan its gate rejected or could not plan; verify checks "
@@ -145,7 +139,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     std::stable_partition(differences.begin(), differences.end(),
                           [](const std::string& d) { return d.starts_with("graph.digest:"); });
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
-               flags->graph.graph, profile->name, differences.size(),
+               flags->graph.graph, run->profile.name, differences.size(),
                differences.size() == 1 ? "" : "s");
     for (const std::string& d : differences)
       fmt::print("{}\n", d);

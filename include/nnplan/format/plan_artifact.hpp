@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
@@ -56,6 +57,13 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 [[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::GraphEvaluation>& evaluation,
+                                             bool onnx_names = false);
+
+// The same for a planned model (backend::plan_model), or its planning error; `profile` and
+// `graph` are the ones it was planned from (the model's own when it holds a value).
+[[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
+                                             std::string_view digest, const ir::Graph& graph,
+                                             const Expected<backend::PlannedModel>& model,
                                              bool onnx_names = false);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
