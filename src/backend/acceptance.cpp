@@ -5,7 +5,7 @@ namespace nnplan::backend {
 Expected<AcceptedGraphPlan> AcceptedGraphPlan::through_gate(GraphLoweringPlan lowering,
                                                             const AssurancePolicy& policy) {
   ExecutionAudit audit = lowering.audit();
-  std::vector<GateFailure> failures = gate(policy, audit);
+  std::vector<GateFailure> failures = gate(policy, lowering, audit);
   if (!failures.empty()) return std::unexpected(gate_error(policy, failures));
   return AcceptedGraphPlan(std::move(lowering), std::move(audit));
 }
@@ -30,7 +30,7 @@ Expected<GraphEvaluation> evaluate_graph(const BackendProfile& profile,
   if (!plan) return std::unexpected(std::move(plan.error()));
   GraphLoweringPlan lowering = lower(profile, std::move(*plan));
   ExecutionAudit audit = lowering.audit();
-  std::vector<GateFailure> failures = gate(profile.config.assurance, audit);
+  std::vector<GateFailure> failures = gate(profile.config.assurance, lowering, audit);
   return GraphEvaluation{.lowering = std::move(lowering),
                          .audit = std::move(audit),
                          .gate_failures = std::move(failures)};

@@ -206,14 +206,18 @@ std::vector<CapsuleModule> builtin_modules() {
   return {attention_module(), native_cuda_module(), reference_module()};
 }
 
-const Registry& builtin_registry() {
-  static const Registry registry = [] {
+const std::shared_ptr<const Registry>& shared_builtin_registry() {
+  static const std::shared_ptr<const Registry> registry = [] {
     auto r = Registry::create(builtin_modules());
     // The built-ins are fixed data; a duplicate here is a programming error caught by tests.
     if (!r) std::abort();
-    return std::move(*r);
+    return std::make_shared<const Registry>(std::move(*r));
   }();
   return registry;
+}
+
+const Registry& builtin_registry() {
+  return *shared_builtin_registry();
 }
 
 }  // namespace nnplan::backend

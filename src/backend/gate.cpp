@@ -1,5 +1,7 @@
 #include "nnplan/backend/gate.hpp"
 
+#include <cassert>
+
 namespace nnplan::backend {
 
 std::optional<GateFailureKind> gate_failure_for(const AssurancePolicy& policy,
@@ -28,14 +30,31 @@ std::optional<GateFailureKind> gate_failure_for(const AssurancePolicy& policy,
 }
 
 std::vector<GateFailure> gate(const AssurancePolicy& policy, const ExecutionAudit& audit) {
+  static_assert(kGateFailureKindNames.size() <= 8, "failure kinds of a capsule fit in one byte");
   std::array<GateFailure, kGateFailureKindNames.size()> by_kind;
   for (std::size_t i = 0; i < by_kind.size(); ++i)
     by_kind[i].kind = static_cast<GateFailureKind>(i);
+  // The failure kinds of each distinct capsule, one bit per kind: rows are then named by one
+  // table read each.
+  std::vector<std::uint8_t> kinds_of(
+      audit.distinct_capsules().empty() ? 0 : audit.registry().size(), 0);
+  bool failed = false;
   for (CapsuleId id : audit.distinct_capsules()) {
     for (ObligationReport& r : obligations_of(audit.registry().capsule(id))) {
       if (auto kind = gate_failure_for(policy, r.disposition)) {
-        by_kind[static_cast<std::size_t>(*kind)].obligations.push_back(std::move(r));
+        const auto k = static_cast<std::size_t>(*kind);
+        by_kind[k].obligations.push_back(std::move(r));
+        kinds_of[id] = static_cast<std::uint8_t>(kinds_of[id] | (1u << k));
+        failed = true;
       }
+    }
+  }
+  if (!failed) return {};
+  for (std::size_t row = 0; row < audit.size(); ++row) {
+    const std::uint8_t kinds = kinds_of[audit.capsule_id(row)];
+    if (kinds == 0) continue;
+    for (std::size_t k = 0; k < by_kind.size(); ++k) {
+      if ((kinds & (1u << k)) != 0) by_kind[k].groups.push_back(static_cast<std::uint32_t>(row));
     }
   }
   std::vector<GateFailure> failures;
@@ -44,6 +63,34 @@ std::vector<GateFailure> gate(const AssurancePolicy& policy, const ExecutionAudi
   }
   return failures;
 }
+
+std::vector<GateFailure> gate(const AssurancePolicy& policy, const GraphLoweringPlan& lowering,
+                              const ExecutionAudit& audit) {
+  std::vector<GateFailure> failures = gate(policy, audit);
+  assert(audit.size() == lowering.groups.size());
+  for (GateFailure& f : failures) {
+    for (std::uint32_t g : f.groups) {
+      if (g >= lowering.groups.size()) continue;
+      for (const PlannedNodeKernel& k : lowering.group_nodes(lowering.groups[g]))
+        f.node_ids.push_back(k.node_id);
+    }
+  }
+  return failures;
+}
+
+namespace {
+
+template <class T>
+std::string joined(const std::vector<T>& values) {
+  std::string out;
+  for (const T& v : values) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(v);
+  }
+  return out;
+}
+
+}  // namespace
 
 Error gate_error(const AssurancePolicy& policy, const std::vector<GateFailure>& failures) {
   std::string kinds;
@@ -55,6 +102,11 @@ Error gate_error(const AssurancePolicy& policy, const std::vector<GateFailure>& 
       make_error(ErrorKind::rejected_by_policy,
                  "plan rejected by assurance policy " + std::string(label(policy)) + ": " + kinds);
   for (const GateFailure& f : failures) {
+    if (!f.groups.empty()) {
+      std::string where = std::string(to_string(f.kind)) + ": groups " + joined(f.groups);
+      if (!f.node_ids.empty()) where += "; nodes " + joined(f.node_ids);
+      e.notes.push_back(std::move(where));
+    }
     for (const ObligationReport& r : f.obligations) {
       e.notes.push_back(std::string(to_string(f.kind)) + ": " + r.capsule + " " +
                         std::string(to_string(r.field)) + ": " + r.claim + "; " +

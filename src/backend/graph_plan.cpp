@@ -40,11 +40,17 @@ Expected<std::optional<PlannedNodeKernel>> plan_node(const ExecutionConfig& conf
   return PlannedNodeKernel{node.id, node.kind, *op, kernel->capsule};
 }
 
-Expected<GraphExecutionPlan> plan_graph(const ExecutionConfig& config, const Registry& registry,
-                                        const ir::Graph& graph, const Availability* availability) {
-  GraphExecutionPlan plan{.registry = &registry, .kernels = {}};
+Expected<GraphExecutionPlan> plan_graph(const ExecutionConfig& config,
+                                        std::shared_ptr<const Registry> registry,
+                                        const ir::CheckedGraph& checked,
+                                        const Availability* availability) {
+  if (!registry) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, "no registry to plan against"));
+  }
+  const ir::Graph& graph = checked.graph();
+  GraphExecutionPlan plan{.registry = std::move(registry), .kernels = {}};
   plan.kernels.reserve(graph.nodes.size());
-  OpDecisions decisions(config, registry, availability);
+  OpDecisions decisions(config, *plan.registry, availability);
   // The capsule for each IR kind, filled on the kind's first node: the hot loop is one table read
   // per node, with no call (backend_op_of lives in another file) and no Expected to unwrap.
   constexpr std::uint32_t kNoWork = 0xFFFFFFFFu;
@@ -75,18 +81,10 @@ Expected<GraphExecutionPlan> plan_graph(const ExecutionConfig& config, const Reg
   return plan;
 }
 
-Expected<GraphExecutionPlan> plan_graph_checked(const ExecutionConfig& config,
-                                                const Registry& registry, const ir::Graph& graph,
-                                                const Availability* availability) {
-  auto checked = ir::check(graph);
-  if (!checked) return std::unexpected(std::move(checked.error()));
-  return plan_graph(config, registry, checked->graph(), availability);
-}
-
 Expected<GraphExecutionPlan> plan_graph(const BackendProfile& profile,
                                         const ir::CheckedGraph& graph) {
   const Availability availability = profile.availability();
-  return plan_graph(profile.config, profile.registry, graph.graph(), &availability);
+  return plan_graph(profile.config, profile.registry, graph, &availability);
 }
 
 }  // namespace nnplan::backend

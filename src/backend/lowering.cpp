@@ -83,8 +83,9 @@ void LoweringState::push_kernel(const PlannedNodeKernel& k) {
 namespace {
 
 // Groups `nodes` (already the lowering's node array) one per node.
-GraphLoweringPlan singleton_groups(const Registry* registry, PlannedNodeKernels nodes) {
-  GraphLoweringPlan out{.registry = registry, .nodes = std::move(nodes), .groups = {}};
+GraphLoweringPlan singleton_groups(std::shared_ptr<const Registry> registry,
+                                   PlannedNodeKernels nodes) {
+  GraphLoweringPlan out{.registry = std::move(registry), .nodes = std::move(nodes), .groups = {}};
   out.groups.reserve(out.nodes.size());
   for (std::size_t i = 0; i < out.nodes.size(); ++i) {
     out.groups.push_back(to_singleton_lowered_group(out.nodes[i], static_cast<std::uint32_t>(i)));
@@ -94,8 +95,9 @@ GraphLoweringPlan singleton_groups(const Registry* registry, PlannedNodeKernels 
 
 // The fold of LoweringState::push_kernel over `nodes`, with the open group kept in a local: the
 // same groups, without re-reading groups.back() and growing two vectors per node.
-GraphLoweringPlan coalesced_groups(const Registry* registry, PlannedNodeKernels nodes) {
-  GraphLoweringPlan out{.registry = registry, .nodes = std::move(nodes), .groups = {}};
+GraphLoweringPlan coalesced_groups(std::shared_ptr<const Registry> registry,
+                                   PlannedNodeKernels nodes) {
+  GraphLoweringPlan out{.registry = std::move(registry), .nodes = std::move(nodes), .groups = {}};
   const std::span<const PlannedNodeKernel> kernels(out.nodes);
   if (kernels.empty()) return out;
   LoweredKernelGroups& groups = out.groups;
@@ -121,7 +123,7 @@ GraphLoweringPlan to_singleton_lowering_plan(const GraphExecutionPlan& p) {
 }
 
 GraphLoweringPlan to_singleton_lowering_plan(GraphExecutionPlan&& p) {
-  return singleton_groups(p.registry, std::move(p.kernels));
+  return singleton_groups(std::move(p.registry), std::move(p.kernels));
 }
 
 GraphLoweringPlan to_coalesced_lowering_plan(const GraphExecutionPlan& p) {
@@ -129,7 +131,7 @@ GraphLoweringPlan to_coalesced_lowering_plan(const GraphExecutionPlan& p) {
 }
 
 GraphLoweringPlan to_coalesced_lowering_plan(GraphExecutionPlan&& p) {
-  return coalesced_groups(p.registry, std::move(p.kernels));
+  return coalesced_groups(std::move(p.registry), std::move(p.kernels));
 }
 
 }  // namespace nnplan::backend

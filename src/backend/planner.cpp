@@ -92,12 +92,16 @@ Expected<CapsuleId> OpDecisions::decide_slow(BackendOp op) {
 
 namespace {
 
-Expected<ExecutionPlan> plan_sequence(const ExecutionConfig& config, const Registry& registry,
+Expected<ExecutionPlan> plan_sequence(const ExecutionConfig& config,
+                                      std::shared_ptr<const Registry> registry,
                                       std::span<const BackendOp> ops,
                                       const Availability* availability) {
-  ExecutionPlan plan{.registry = &registry, .kernels = {}};
+  if (!registry) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, "no registry to plan against"));
+  }
+  ExecutionPlan plan{.registry = std::move(registry), .kernels = {}};
   plan.kernels.reserve(ops.size());
-  OpDecisions decisions(config, registry, availability);
+  OpDecisions decisions(config, *plan.registry, availability);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     auto id = decisions.decide(ops[i]);
     if (!id) {
@@ -114,16 +118,17 @@ Expected<ExecutionPlan> plan_sequence(const ExecutionConfig& config, const Regis
 
 }  // namespace
 
-Expected<ExecutionPlan> plan_ops(const ExecutionConfig& config, const Registry& registry,
+Expected<ExecutionPlan> plan_ops(const ExecutionConfig& config,
+                                 std::shared_ptr<const Registry> registry,
                                  std::span<const BackendOp> ops) {
-  return plan_sequence(config, registry, ops, nullptr);
+  return plan_sequence(config, std::move(registry), ops, nullptr);
 }
 
 Expected<ExecutionPlan> plan_ops_available(const ExecutionConfig& config,
                                            const Availability& availability,
-                                           const Registry& registry,
+                                           std::shared_ptr<const Registry> registry,
                                            std::span<const BackendOp> ops) {
-  return plan_sequence(config, registry, ops, &availability);
+  return plan_sequence(config, std::move(registry), ops, &availability);
 }
 
 }  // namespace nnplan::backend

@@ -6,16 +6,16 @@
 namespace nnplan::backend {
 
 bool BackendProfile::has_device_capsule() const {
-  return std::ranges::any_of(registry.capsules(),
+  return std::ranges::any_of(registry->capsules(),
                              [&](const KernelCapsule& c) { return c.device == config.device; });
 }
 
 Expected<BackendProfile> BackendProfile::with_capsule_modules(
     std::vector<CapsuleModule> modules) const {
-  auto extended = registry.with_modules(std::move(modules));
+  auto extended = registry->with_modules(std::move(modules));
   if (!extended) return std::unexpected(std::move(extended.error()));
   BackendProfile p = *this;
-  p.registry = std::move(*extended);
+  p.registry = std::make_shared<const Registry>(std::move(*extended));
   return p;
 }
 
@@ -28,7 +28,7 @@ BackendProfile checked_cpu_on(std::string name, Target target) {
                      .assurance = AssurancePolicy::checked(),
                      .vjp_mode = VjpMode::torchlean_tape},
           .target = std::move(target),
-          .registry = builtin_registry(),
+          .registry = shared_builtin_registry(),
           .lowering = LoweringMode::coalesced};
 }
 
@@ -60,7 +60,7 @@ BackendProfile make_profile(MaintainedProfile which) {
       // failure is a programming error; abort (as builtin_registry does) rather than silently
       // return the profile without its libtorch module.
       if (!registry) std::abort();
-      p.registry = std::move(*registry);
+      p.registry = std::make_shared<const Registry>(std::move(*registry));
       return p;
     }
   }
@@ -94,13 +94,25 @@ Expected<BackendProfile> maintained_for_device(Device device) {
                      "; maintained devices: cpu, cuda (nnplan never falls back to cpu)"));
 }
 
+std::string_view base_profile_name(std::string_view name) {
+  if (name.ends_with(kOverriddenSuffix)) name.remove_suffix(kOverriddenSuffix.size());
+  return name;
+}
+
 Expected<BackendProfile> apply_overrides(BackendProfile profile, ProfileOverrides overrides) {
+  const ExecutionConfig config = profile.config;
+  const Target target = profile.target;
+  const LoweringMode lowering = profile.lowering;
   if (overrides.device) profile.config.device = *overrides.device;
   if (overrides.preference) profile.config.preference = *overrides.preference;
   if (overrides.assurance) profile.config.assurance = policy_of(*overrides.assurance);
   if (overrides.vjp_mode) profile.config.vjp_mode = *overrides.vjp_mode;
   if (overrides.target) profile.target = target_of(*overrides.target);
   if (overrides.lowering) profile.lowering = *overrides.lowering;
+  const bool changed = profile.config != config || profile.target != target ||
+                       profile.lowering != lowering || !overrides.modules.empty();
+  if (changed)
+    profile.name = std::string(base_profile_name(profile.name)) + std::string(kOverriddenSuffix);
   if (overrides.modules.empty()) return profile;
   return profile.with_capsule_modules(std::move(overrides.modules));
 }

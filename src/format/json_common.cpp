@@ -6,7 +6,7 @@ using namespace nnplan::backend;
 
 Json profile_object(const BackendProfile& p) {
   Json modules = Json::array();
-  for (const CapsuleModule& m : p.registry.modules())
+  for (const CapsuleModule& m : p.registry->modules())
     modules.push_back(m.name);
   const auto preset = preset_of(p.target);
   return Json{{"name", p.name},

@@ -145,7 +145,10 @@ Json gate_failures_array(const std::vector<GateFailure>& failures) {
                                  {"evidence", label(o.evidence)},
                                  {"disposition", str(to_string(o.disposition))}});
     }
-    out.push_back(Json{{"kind", str(to_string(f.kind))}, {"obligations", std::move(obligations)}});
+    out.push_back(Json{{"kind", str(to_string(f.kind))},
+                       {"groups", f.groups},
+                       {"node_ids", f.node_ids},
+                       {"obligations", std::move(obligations)}});
   }
   return out;
 }
@@ -180,15 +183,25 @@ Json groups_array(const GraphLoweringPlan& plan, const ir::Graph* onnx_graph) {
   return out;
 }
 
+// `kernels` holds one entry per distinct capsule; `rows` one per group (audit row), the index of
+// its capsule's entry in `kernels`.
 Json audit_object(const ExecutionAudit& audit) {
   Json kernels = Json::array();
+  std::vector<std::uint32_t> entry_of(
+      audit.distinct_capsules().empty() ? 0 : audit.registry().size(), 0);
   for (CapsuleId id : audit.distinct_capsules()) {
+    entry_of[id] = static_cast<std::uint32_t>(kernels.size());
     kernels.push_back(audit_kernel_object(audit.registry().capsule(id)));
   }
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < audit.size(); ++i)
+    rows.push_back(entry_of[audit.capsule_id(i)]);
   Json trusted = Json::array();
   for (BackendOp op : audit.trusted_external_ops())
     trusted.push_back(str(to_string(op)));
-  return Json{{"kernels", std::move(kernels)}, {"trusted_external_ops", std::move(trusted)}};
+  return Json{{"kernels", std::move(kernels)},
+              {"rows", std::move(rows)},
+              {"trusted_external_ops", std::move(trusted)}};
 }
 
 // The message, its context frames and notes on one line, separated by "; ".
@@ -226,18 +239,23 @@ Json envelope(const BackendProfile& profile, Json digest, Json nodes) {
               {"accepted", false},
               {"gate_failures", Json::array()},
               {"groups", Json::array()},
-              {"audit", Json{{"kernels", Json::array()}, {"trusted_external_ops", Json::array()}}},
+              {"audit", Json{{"kernels", Json::array()},
+                             {"rows", Json::array()},
+                             {"trusted_external_ops", Json::array()}}},
               {"error", nullptr}};
 }
 
 }  // namespace
 
-std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
-                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
-                               bool onnx_names) {
+namespace {
+
+// The artifact of a checked graph: `evaluation` when planning succeeded, else `error`.
+std::string graph_artifact(const BackendProfile& profile, std::string_view digest,
+                           const ir::Graph& graph, const GraphEvaluation* evaluation,
+                           const Error* error, bool onnx_names) {
   Json out = envelope(profile, str(digest), graph.nodes.size());
-  if (!evaluation) {
-    const Error& e = evaluation.error();
+  if (evaluation == nullptr) {
+    const Error& e = *error;
     Json node_id = nullptr;
     Json op = nullptr;
     if (e.position && *e.position < graph.nodes.size()) {
@@ -258,6 +276,22 @@ std::string plan_artifact_json(const BackendProfile& profile, std::string_view d
   out["groups"] = groups_array(evaluation->lowering, onnx_names ? &graph : nullptr);
   out["audit"] = audit_object(evaluation->audit);
   return dump(out);
+}
+
+}  // namespace
+
+std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
+                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
+                               bool onnx_names) {
+  return graph_artifact(profile, digest, graph, evaluation ? &*evaluation : nullptr,
+                        evaluation ? nullptr : &evaluation.error(), onnx_names);
+}
+
+std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
+                               const ir::Graph& graph, const Expected<PlannedModel>& model,
+                               bool onnx_names) {
+  return graph_artifact(profile, digest, graph, model ? &model->evaluation() : nullptr,
+                        model ? nullptr : &model.error(), onnx_names);
 }
 
 std::string malformed_graph_artifact_json(const BackendProfile& profile,

@@ -27,6 +27,7 @@ using fixtures::checked;
 using fixtures::GraphBuilder;
 using fixtures::registry_of;
 using fixtures::shape;
+using fixtures::shared_registry_of;
 using fixtures::unary_chain;
 using K = ir::OpKind;
 
@@ -59,7 +60,7 @@ BackendProfile verified_profile() {
     capsules.push_back(aligned_capsule("guarded." + std::string(to_string(op)), op,
                                        Provider::reference, Device::cpu, TrustLevel::verified));
   }
-  p.registry = registry_of(std::move(capsules));
+  p.registry = shared_registry_of(std::move(capsules));
   return p;
 }
 
@@ -70,7 +71,7 @@ TEST(AcceptGraph, CheckedCpuAcceptsAndKeepsTheLoweringAndAudit) {
   auto accepted = accept_graph(profile, checked(small_mlp()));
   ASSERT_TRUE(accepted.has_value()) << render(accepted.error());
   const GraphLoweringPlan& lowering = accepted->lowering();
-  EXPECT_EQ(lowering.registry, &profile.registry);
+  EXPECT_EQ(lowering.registry, profile.registry);
   EXPECT_EQ(lowering.node_ids(), (std::vector<ir::NodeId>{1, 2, 4, 5, 6, 7, 8}));
   EXPECT_EQ(lowering.capsule_names(),
             (std::vector<std::string>{"reference.linear", "reference.relu", "reference.reshape",
@@ -102,8 +103,11 @@ TEST(ThroughGate, VerifiedPolicyRejectsGuardAndTestEvidence) {
   EXPECT_EQ(accepted.error().kind, ErrorKind::rejected_by_policy);
   EXPECT_EQ(accepted.error().message,
             "plan rejected by assurance policy verified: runtime-guard-evidence, test-evidence");
-  // Five distinct capsules, two guarded and two tested fields each.
-  EXPECT_EQ(accepted.error().notes.size(), 20u);
+  // Per failure kind one note naming its groups and nodes, then five distinct capsules with two
+  // guarded and two tested fields each.
+  EXPECT_EQ(accepted.error().notes.size(), 22u);
+  EXPECT_EQ(accepted.error().notes[0],
+            "runtime-guard-evidence: groups 0,1,2,3,4; nodes 1,2,4,5,6,7,8");
 }
 
 TEST(AcceptGraph, VerifiedProfileRejectsWithTheGateError) {
@@ -113,8 +117,11 @@ TEST(AcceptGraph, VerifiedProfileRejectsWithTheGateError) {
   EXPECT_EQ(accepted.error().kind, ErrorKind::rejected_by_policy);
   EXPECT_EQ(accepted.error().message,
             "plan rejected by assurance policy verified: runtime-guard-evidence, test-evidence");
-  ASSERT_EQ(accepted.error().notes.size(), 8u);  // relu and tanh, four obligations each
-  EXPECT_EQ(accepted.error().notes[0],
+  // Per kind, the groups and nodes, then relu's and tanh's obligations (two each).
+  ASSERT_EQ(accepted.error().notes.size(), 10u);
+  EXPECT_EQ(accepted.error().notes[0], "runtime-guard-evidence: groups 0,1,2; nodes 1,2,3");
+  EXPECT_EQ(accepted.error().notes[5], "test-evidence: groups 0,1,2; nodes 1,2,3");
+  EXPECT_EQ(accepted.error().notes[1],
             "runtime-guard-evidence: guarded.relu shape: shape safety for relu; guarded at "
             "runtime by guarded.relu.shape_guard");
   EXPECT_TRUE(accepted.error().candidates.empty());
@@ -174,7 +181,12 @@ TEST(EvaluateGraph, ReturnsGateFailuresAsData) {
   EXPECT_EQ(evaluation->gate_failures[1].kind, GateFailureKind::test_evidence);
   EXPECT_EQ(evaluation->lowering.groups.size(), 2u);
   EXPECT_EQ(evaluation->audit.size(), 2u);
-  EXPECT_EQ(evaluation->gate_failures, gate(profile.config.assurance, evaluation->audit));
+  EXPECT_EQ(evaluation->gate_failures,
+            gate(profile.config.assurance, evaluation->lowering, evaluation->audit));
+  for (const GateFailure& f : evaluation->gate_failures) {
+    EXPECT_EQ(f.groups, (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ(f.node_ids, (std::vector<ir::NodeId>{1, 2, 3}));
+  }
 }
 
 TEST(EvaluateGraph, AcceptedUnderCheckedCpu) {

@@ -22,6 +22,7 @@ namespace {
 using fixtures::aligned_capsule;
 using fixtures::checked;
 using fixtures::registry_of;
+using fixtures::shared_registry_of;
 using fixtures::unary_chain;
 using K = ir::OpKind;
 
@@ -84,8 +85,8 @@ Registry mixed_registry() {
 }
 
 // Groups (coalesced): sin | tanh(ext) | relu(cpu) x2 | tanh(ext) | relu(ext) | sin
-GraphLoweringPlan mixed_lowering(const Registry& registry) {
-  const GraphExecutionPlan plan{.registry = &registry,
+GraphLoweringPlan mixed_lowering(const std::shared_ptr<const Registry>& registry) {
+  const GraphExecutionPlan plan{.registry = registry,
                                 .kernels = {{1, K::sin, BackendOp::sin, 3},
                                             {2, K::tanh, BackendOp::tanh, 1},
                                             {3, K::relu, BackendOp::relu, 0},
@@ -97,12 +98,13 @@ GraphLoweringPlan mixed_lowering(const Registry& registry) {
 }
 
 TEST(ExecutionAudit, OneRowPerGroupEqualToTheCapsuleAudit) {
-  const Registry registry = mixed_registry();
+  const auto registry = std::make_shared<const Registry>(mixed_registry());
   const GraphLoweringPlan lowering = mixed_lowering(registry);
   const ExecutionAudit audit = lowering.audit();
   ASSERT_EQ(audit.size(), lowering.groups.size());
   ASSERT_EQ(audit.size(), 6u);
-  EXPECT_EQ(&audit.registry(), &registry);
+  EXPECT_EQ(&audit.registry(), registry.get());
+  EXPECT_EQ(audit.shared_registry(), registry);
   for (std::size_t i = 0; i < audit.size(); ++i) {
     const KernelCapsule& c = lowering.capsule(lowering.groups[i]);
     EXPECT_EQ(audit.row(i), audit_kernel(c)) << "row " << i;
@@ -112,7 +114,7 @@ TEST(ExecutionAudit, OneRowPerGroupEqualToTheCapsuleAudit) {
 }
 
 TEST(ExecutionAudit, OfALoweringPlanEqualsTheAuditOfItsExecutionPlan) {
-  const Registry registry = mixed_registry();
+  const auto registry = std::make_shared<const Registry>(mixed_registry());
   const GraphLoweringPlan lowering = mixed_lowering(registry);
   const ExecutionAudit direct(lowering);
   const ExecutionAudit via_plan(lowering.to_execution_plan());
@@ -125,7 +127,7 @@ TEST(ExecutionAudit, OfALoweringPlanEqualsTheAuditOfItsExecutionPlan) {
 }
 
 TEST(ExecutionAudit, Queries) {
-  const Registry registry = mixed_registry();
+  const auto registry = std::make_shared<const Registry>(mixed_registry());
   const ExecutionAudit audit = mixed_lowering(registry).audit();
   using T = TrustLevel;
   EXPECT_EQ(audit.trust_levels(),
@@ -141,8 +143,8 @@ TEST(ExecutionAudit, Queries) {
 }
 
 TEST(ExecutionAudit, WithoutTrustedExternalRows) {
-  const Registry registry = mixed_registry();
-  const ExecutionPlan plan{.registry = &registry,
+  const auto registry = std::make_shared<const Registry>(mixed_registry());
+  const ExecutionPlan plan{.registry = registry,
                            .kernels = {{BackendOp::relu, 0}, {BackendOp::sin, 3}}};
   const ExecutionAudit audit(plan);
   EXPECT_TRUE(audit.trusted_external_ops().empty());
@@ -151,8 +153,8 @@ TEST(ExecutionAudit, WithoutTrustedExternalRows) {
 }
 
 TEST(ExecutionAudit, EmptyPlan) {
-  const Registry registry = mixed_registry();
-  const ExecutionAudit audit(ExecutionPlan{.registry = &registry, .kernels = {}});
+  const auto registry = std::make_shared<const Registry>(mixed_registry());
+  const ExecutionAudit audit(ExecutionPlan{.registry = registry, .kernels = {}});
   EXPECT_EQ(audit.size(), 0u);
   EXPECT_TRUE(audit.trust_levels().empty());
   EXPECT_TRUE(audit.capsule_names().empty());
@@ -228,13 +230,13 @@ TEST(ObligationsOf, FourReportsInFieldOrder) {
 
 TEST(Recheck, FourReportsPerRowInRowAndFieldOrder) {
   KernelCapsule mix = mixed_evidence_capsule();
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("cpu.tanh", BackendOp::tanh, Provider::reference, Device::cpu),
       mix,
   });
   // Rows: tanh, relu(mix), tanh; the repeated capsule is rechecked per row.
   const ExecutionPlan plan{
-      .registry = &registry,
+      .registry = registry,
       .kernels = {{BackendOp::tanh, 0}, {BackendOp::relu, 1}, {BackendOp::tanh, 0}}};
   const ExecutionAudit audit(plan);
   const std::vector<ObligationReport> reports = recheck(audit);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cctype>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -71,6 +72,12 @@ inline Registry registry_of(std::vector<KernelCapsule> capsules, std::string mod
   std::vector<CapsuleModule> modules;
   modules.push_back({.name = std::move(module), .capsules = std::move(capsules)});
   return Registry::create(std::move(modules)).value();
+}
+
+// The same registry as a shared value, as plans hold it.
+inline std::shared_ptr<const Registry> shared_registry_of(std::vector<KernelCapsule> capsules,
+                                                          std::string module = "test") {
+  return std::make_shared<const Registry>(registry_of(std::move(capsules), std::move(module)));
 }
 
 inline std::vector<std::string> codes(const std::vector<ReasonReport>& reasons) {

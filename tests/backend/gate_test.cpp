@@ -19,6 +19,7 @@ namespace {
 
 using fixtures::aligned_capsule;
 using fixtures::registry_of;
+using fixtures::shared_registry_of;
 using F = GateFailureKind;
 
 // Every evidence switch on, nothing required: the gate passes everything.
@@ -69,14 +70,14 @@ class GateAloneTest : public ::testing::TestWithParam<AloneCase> {};
 
 TEST_P(GateAloneTest, TriggersExactlyItsKind) {
   const AloneCase& c = GetParam();
-  const Registry registry = registry_of({uniform_evidence("x.relu", c.evidence)});
+  const auto registry = shared_registry_of({uniform_evidence("x.relu", c.evidence)});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   const std::vector<GateFailure> failures = gate(c.policy, audit);
   ASSERT_EQ(kinds_of(failures), c.expected);
   if (failures.empty()) return;
   // All four fields carry the evidence, so the one failure lists all four obligations.
-  EXPECT_EQ(failures[0].obligations, obligations_of(registry.capsule(0)));
+  EXPECT_EQ(failures[0].obligations, obligations_of(registry->capsule(0)));
   // gate_failure_for agrees with the gate.
   EXPECT_EQ(gate_failure_for(c.policy, disposition(c.evidence)), c.expected[0]);
 }
@@ -179,7 +180,7 @@ TEST(GateFailureFor, EveryDispositionUnderEverySingleSwitch) {
 
 TEST(Gate, FailuresComeInSpecOrderWhateverTheRowOrder) {
   // Rows list the capsules in the reverse of the SPEC order.
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       uniform_evidence("fuzz.relu", EvidenceKind::fuzz_oracle, BackendOp::relu),
       uniform_evidence("ext.tanh", EvidenceKind::trusted_boundary, BackendOp::tanh),
       uniform_evidence("tested.exp", EvidenceKind::test_suite, BackendOp::exp),
@@ -187,9 +188,9 @@ TEST(Gate, FailuresComeInSpecOrderWhateverTheRowOrder) {
       uniform_evidence("bare.sin", EvidenceKind::not_provided, BackendOp::sin),
       uniform_evidence("proved.cos", EvidenceKind::theorem, BackendOp::cos),
   });
-  ExecutionPlan plan{.registry = &registry, .kernels = {}};
-  for (CapsuleId id = 0; id < registry.size(); ++id) {
-    plan.kernels.push_back({registry.capsule(id).op, id});
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
+  for (CapsuleId id = 0; id < registry->size(); ++id) {
+    plan.kernels.push_back({registry->capsule(id).op, id});
   }
   const ExecutionAudit audit(plan);
   const std::vector<GateFailure> failures = gate(kVerified, audit);
@@ -220,9 +221,9 @@ TEST(Gate, MixedFieldsOfOneCapsuleSplitByKind) {
   c.layout.evidence = {EvidenceKind::not_provided, ""};
   c.value.evidence = {EvidenceKind::trusted_boundary, "external"};
   c.vjp.evidence = {EvidenceKind::checker, "vjp_checker"};
-  const Registry registry = registry_of({c});
+  const auto registry = shared_registry_of({c});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   const std::vector<GateFailure> failures = gate(kVerified, audit);
   ASSERT_EQ(kinds_of(failures),
             (std::vector<F>{F::missing_evidence, F::trusted_boundary, F::fuzz_evidence}));
@@ -237,14 +238,14 @@ TEST(Gate, MixedFieldsOfOneCapsuleSplitByKind) {
 // --- Once per distinct capsule -----------------------------------------------------------------
 
 TEST(Gate, ListsObligationsOncePerDistinctCapsuleInFirstAppearanceOrder) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
       aligned_capsule("b.tanh", BackendOp::tanh, Provider::reference, Device::cpu),
   });
   // b appears first; a is used by five rows, b by three.
-  ExecutionPlan plan{.registry = &registry, .kernels = {}};
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
   for (CapsuleId id : {1, 0, 0, 1, 0, 0, 1, 0}) {
-    plan.kernels.push_back({registry.capsule(id).op, id});
+    plan.kernels.push_back({registry->capsule(id).op, id});
   }
   const ExecutionAudit audit(plan);
   const std::vector<GateFailure> failures = gate(kVerified, audit);
@@ -263,19 +264,93 @@ TEST(Gate, ListsObligationsOncePerDistinctCapsuleInFirstAppearanceOrder) {
 }
 
 TEST(Gate, EmptyAuditPasses) {
-  const Registry registry = registry_of({uniform_evidence("x.relu", EvidenceKind::not_provided)});
+  const auto registry =
+      shared_registry_of({uniform_evidence("x.relu", EvidenceKind::not_provided)});
   EXPECT_TRUE(
-      gate(kVerified, ExecutionAudit(ExecutionPlan{.registry = &registry, .kernels = {}})).empty());
+      gate(kVerified, ExecutionAudit(ExecutionPlan{.registry = registry, .kernels = {}})).empty());
+}
+
+// --- Failing groups and node ids ---------------------------------------------------------------
+
+// Each failure names the rows whose capsule failed that kind, ascending, and only those.
+TEST(Gate, NamesTheRowsOfEachFailureKind) {
+  const auto registry = shared_registry_of({
+      uniform_evidence("bare.sin", EvidenceKind::not_provided, BackendOp::sin),
+      uniform_evidence("proved.cos", EvidenceKind::theorem, BackendOp::cos),
+      uniform_evidence("tested.exp", EvidenceKind::test_suite, BackendOp::exp),
+  });
+  ExecutionPlan plan{.registry = registry, .kernels = {}};
+  for (CapsuleId id : {1, 2, 0, 1, 2, 0, 0}) {
+    plan.kernels.push_back({registry->capsule(id).op, id});
+  }
+  const std::vector<GateFailure> failures = gate(kVerified, ExecutionAudit(plan));
+  ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::missing_evidence, F::test_evidence}));
+  EXPECT_EQ(failures[0].groups, (std::vector<std::uint32_t>{2, 5, 6}));
+  EXPECT_EQ(failures[1].groups, (std::vector<std::uint32_t>{1, 4}));
+  // An op list has no nodes.
+  EXPECT_TRUE(failures[0].node_ids.empty());
+  EXPECT_TRUE(failures[1].node_ids.empty());
+}
+
+// SPEC §8 clarified: three nodes on one capsule with missing evidence are one failure whose one
+// capsule's obligations are listed once, naming every group and every node.
+TEST(Gate, ThreeNodesOnOneCapsuleAreAllNamed) {
+  const auto registry =
+      shared_registry_of({uniform_evidence("bare.relu", EvidenceKind::not_provided)});
+  for (const bool coalesced : {true, false}) {
+    GraphExecutionPlan plan{.registry = registry, .kernels = {}};
+    for (ir::NodeId id : {2, 5, 9}) {
+      plan.kernels.push_back({id, ir::OpKind::relu, BackendOp::relu, 0});
+    }
+    const GraphLoweringPlan lowering =
+        coalesced ? to_coalesced_lowering_plan(plan) : to_singleton_lowering_plan(plan);
+    const std::vector<GateFailure> failures = gate(kVerified, lowering, lowering.audit());
+    ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::missing_evidence})) << coalesced;
+    EXPECT_EQ(failures[0].obligations.size(), 4u);
+    EXPECT_EQ(failures[0].groups,
+              coalesced ? std::vector<std::uint32_t>{0} : (std::vector<std::uint32_t>{0, 1, 2}));
+    EXPECT_EQ(failures[0].node_ids, (std::vector<ir::NodeId>{2, 5, 9}));
+    EXPECT_EQ(gate_error(kVerified, failures).notes[0],
+              coalesced ? "missing-evidence: groups 0; nodes 2,5,9"
+                        : "missing-evidence: groups 0,1,2; nodes 2,5,9");
+  }
+}
+
+// The graph overload names, per failure, the nodes of exactly the groups it names, in order.
+TEST(Gate, GraphOverloadNamesTheNodesOfTheFailingGroups) {
+  const auto registry = shared_registry_of({
+      uniform_evidence("proved.relu", EvidenceKind::theorem, BackendOp::relu),
+      uniform_evidence("guarded.tanh", EvidenceKind::runtime_guard, BackendOp::tanh),
+  });
+  GraphExecutionPlan plan{.registry = registry, .kernels = {}};
+  // Groups after coalescing: [1,2] relu, [3] tanh, [4] relu, [6,7] tanh.
+  const std::vector<std::pair<ir::NodeId, CapsuleId>> nodes = {{1, 0}, {2, 0}, {3, 1},
+                                                               {4, 0}, {6, 1}, {7, 1}};
+  for (const auto& [id, capsule] : nodes) {
+    const BackendOp op = registry->capsule(capsule).op;
+    plan.kernels.push_back(
+        {id, op == BackendOp::relu ? ir::OpKind::relu : ir::OpKind::tanh, op, capsule});
+  }
+  const GraphLoweringPlan lowering = to_coalesced_lowering_plan(plan);
+  ASSERT_EQ(lowering.groups.size(), 4u);
+  const std::vector<GateFailure> failures = gate(kVerified, lowering, lowering.audit());
+  ASSERT_EQ(kinds_of(failures), (std::vector<F>{F::runtime_guard_evidence}));
+  EXPECT_EQ(failures[0].groups, (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(failures[0].node_ids, (std::vector<ir::NodeId>{3, 6, 7}));
+  // The audit-only overload agrees on everything but the node ids.
+  std::vector<GateFailure> without_nodes = failures;
+  without_nodes[0].node_ids.clear();
+  EXPECT_EQ(gate(kVerified, lowering.audit()), without_nodes);
 }
 
 // --- gate_error --------------------------------------------------------------------------------
 
 TEST(GateError, MessageKindAndOneNotePerObligation) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
   });
-  const ExecutionAudit audit(ExecutionPlan{
-      .registry = &registry, .kernels = {{BackendOp::relu, 0}, {BackendOp::relu, 0}}});
+  const ExecutionAudit audit(
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}, {BackendOp::relu, 0}}});
   const Error e = gate_error(kVerified, gate(kVerified, audit));
   EXPECT_EQ(e.kind, ErrorKind::rejected_by_policy);
   EXPECT_EQ(e.message,
@@ -283,10 +358,12 @@ TEST(GateError, MessageKindAndOneNotePerObligation) {
             "test-evidence");
   EXPECT_EQ(e.notes,
             (std::vector<std::string>{
+                "runtime-guard-evidence: groups 0,1",
                 "runtime-guard-evidence: a.relu shape: shape safety for relu; guarded at runtime "
                 "by a.relu.shape_guard",
                 "runtime-guard-evidence: a.relu layout: canonical-tensor layout compatibility for "
                 "relu; guarded at runtime by a.relu.layout_guard",
+                "test-evidence: groups 0,1",
                 "test-evidence: a.relu value: relu forward refines Spec.relu; covered by test "
                 "suite a.relu.forward_tests",
                 "test-evidence: a.relu vjp: relu torchlean-tape VJP refines Spec.relu; covered by "
@@ -295,9 +372,9 @@ TEST(GateError, MessageKindAndOneNotePerObligation) {
 
 TEST(GateError, CustomPolicyIsLabelledCustom) {
   const AssurancePolicy policy = permissive_but([](AssurancePolicy& p) { p.allow_fuzzed = false; });
-  const Registry registry = registry_of({uniform_evidence("f.relu", EvidenceKind::fuzz_oracle)});
+  const auto registry = shared_registry_of({uniform_evidence("f.relu", EvidenceKind::fuzz_oracle)});
   const ExecutionAudit audit(
-      ExecutionPlan{.registry = &registry, .kernels = {{BackendOp::relu, 0}}});
+      ExecutionPlan{.registry = registry, .kernels = {{BackendOp::relu, 0}}});
   EXPECT_EQ(gate_error(policy, gate(policy, audit)).message,
             "plan rejected by assurance policy custom: fuzz-evidence");
 }

@@ -26,6 +26,7 @@ using fixtures::checked;
 using fixtures::GraphBuilder;
 using fixtures::registry_of;
 using fixtures::shape;
+using fixtures::shared_registry_of;
 using fixtures::unary_chain;
 using G = GroupingKind;
 using K = ir::OpKind;
@@ -214,7 +215,7 @@ INSTANTIATE_TEST_SUITE_P(Rules, LoweringTableTest, ::testing::ValuesIn(lowering_
 // the first; planning consecutive nodes under the two configs gives the same op with different
 // capsule identities, which must not coalesce.
 TEST(CoalescedLowering, SameOpDifferentCapsuleDoesNotCoalesce) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("cpu.relu_reference", BackendOp::relu, Provider::reference, Device::cpu),
       aligned_capsule("cpu.relu_torchlean", BackendOp::relu, Provider::torchlean, Device::cpu),
   });
@@ -223,10 +224,10 @@ TEST(CoalescedLowering, SameOpDifferentCapsuleDoesNotCoalesce) {
   ExecutionConfig prefer_torchlean;
   prefer_torchlean.preference = BackendPreference::prefer(Provider::torchlean);
 
-  GraphExecutionPlan plan{.registry = &registry, .kernels = {}};
+  GraphExecutionPlan plan{.registry = registry, .kernels = {}};
   const ExecutionConfig* configs[] = {&automatic, &automatic, &prefer_torchlean, &automatic};
   for (ir::NodeId id = 1; id <= 4; ++id) {
-    auto k = plan_node(*configs[id - 1], registry, graph.nodes[id]);
+    auto k = plan_node(*configs[id - 1], *registry, graph.nodes[id]);
     ASSERT_TRUE(k.has_value() && k->has_value());
     plan.kernels.push_back(**k);
   }
@@ -294,19 +295,19 @@ Registry boundary_registry() {
 }
 
 TEST(LoweredKernelGroup, HasTrustedExternalFollowsTheCapsuleTrust) {
-  const Registry registry = boundary_registry();
-  for (CapsuleId id = 0; id < registry.size(); ++id) {
-    const LoweredKernelGroup g{.op = registry.capsule(id).op, .capsule = id};
-    EXPECT_EQ(g.has_trusted_external(registry), registry.capsule(id).name == "ext.tanh")
-        << registry.capsule(id).name;
+  const auto registry = std::make_shared<const Registry>(boundary_registry());
+  for (CapsuleId id = 0; id < registry->size(); ++id) {
+    const LoweredKernelGroup g{.op = registry->capsule(id).op, .capsule = id};
+    EXPECT_EQ(g.has_trusted_external(*registry), registry->capsule(id).name == "ext.tanh")
+        << registry->capsule(id).name;
   }
 }
 
 // --- GraphLoweringPlan accessors --------------------------------------------------------------
 
 // nodes 1..6 over capsules relu(0), ext.tanh(1), cpu.tanh(2): relu relu | ext ext | cpu | relu
-GraphExecutionPlan hand_plan(const Registry& registry) {
-  return {.registry = &registry,
+GraphExecutionPlan hand_plan(const std::shared_ptr<const Registry>& registry) {
+  return {.registry = registry,
           .kernels = {{1, K::relu, BackendOp::relu, 0},
                       {2, K::relu, BackendOp::relu, 0},
                       {4, K::tanh, BackendOp::tanh, 1},
@@ -316,7 +317,7 @@ GraphExecutionPlan hand_plan(const Registry& registry) {
 }
 
 TEST(GraphLoweringPlan, AccessorsPerGroupAndPerPlan) {
-  const Registry registry = boundary_registry();
+  const auto registry = std::make_shared<const Registry>(boundary_registry());
   const GraphLoweringPlan p = to_coalesced_lowering_plan(hand_plan(registry));
   ASSERT_EQ(p.groups.size(), 4u);
   EXPECT_EQ(p.node_ids(), (std::vector<ir::NodeId>{1, 2, 4, 5, 6, 8}));
@@ -330,7 +331,7 @@ TEST(GraphLoweringPlan, AccessorsPerGroupAndPerPlan) {
   EXPECT_TRUE(p.has_trusted_external());
 
   const ExecutionPlan ep = p.to_execution_plan();
-  EXPECT_EQ(ep.registry, &registry);
+  EXPECT_EQ(ep.registry, registry);
   EXPECT_EQ(
       ep.kernels,
       (std::vector<PlannedKernel>{
@@ -344,19 +345,19 @@ TEST(GraphLoweringPlan, AccessorsPerGroupAndPerPlan) {
 }
 
 TEST(GraphLoweringPlan, NoTrustedExternalWithoutSuchGroup) {
-  const Registry registry = boundary_registry();
+  const auto registry = std::make_shared<const Registry>(boundary_registry());
   GraphExecutionPlan plan = hand_plan(registry);
   std::erase_if(plan.kernels, [](const PlannedNodeKernel& k) { return k.capsule == 1; });
   EXPECT_FALSE(to_coalesced_lowering_plan(plan).has_trusted_external());
   EXPECT_FALSE(to_singleton_lowering_plan(plan).has_trusted_external());
   EXPECT_FALSE(
-      to_coalesced_lowering_plan({.registry = &registry, .kernels = {}}).has_trusted_external());
+      to_coalesced_lowering_plan({.registry = registry, .kernels = {}}).has_trusted_external());
 }
 
 // --- LoweringState::push_kernel, step by step ------------------------------------------------
 
 TEST(LoweringState, PushKernelStepByStep) {
-  const Registry registry = boundary_registry();
+  const auto registry = std::make_shared<const Registry>(boundary_registry());
   struct Step {
     PlannedNodeKernel k;
     LoweredKernelGroups groups;  // after the push
@@ -379,7 +380,7 @@ TEST(LoweringState, PushKernelStepByStep) {
       {{7, K::relu, relu, 0},
        {grp(0, 2, relu, 0), grp(2, 1, tanh, 1), grp(3, 2, tanh, 2), grp(5, 1, relu, 0)}},
   };
-  LoweringState state{.plan = {.registry = &registry, .nodes = {}, .groups = {}}};
+  LoweringState state{.plan = {.registry = registry, .nodes = {}, .groups = {}}};
   PlannedNodeKernels pushed;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     state.push_kernel(steps[i].k);
@@ -392,15 +393,16 @@ TEST(LoweringState, PushKernelStepByStep) {
 // --- Seeded random plans against the definition ---------------------------------------------
 
 // Kernels drawn from 2 ops x 2 capsules each, with runs made likely.
-GraphExecutionPlan random_plan(const Registry& registry, std::mt19937& rng, std::size_t n) {
-  GraphExecutionPlan plan{.registry = &registry, .kernels = {}};
+GraphExecutionPlan random_plan(const std::shared_ptr<const Registry>& registry, std::mt19937& rng,
+                               std::size_t n) {
+  GraphExecutionPlan plan{.registry = registry, .kernels = {}};
   PlannedNodeKernel k{0, K::relu, BackendOp::relu, 0};
   ir::NodeId id = 1;
   for (std::size_t i = 0; i < n; ++i) {
     if (rng() % 3 == 0) {
-      const CapsuleId c = static_cast<CapsuleId>(rng() % registry.size());
+      const CapsuleId c = static_cast<CapsuleId>(rng() % registry->size());
       k.capsule = c;
-      k.op = registry.capsule(c).op;
+      k.op = registry->capsule(c).op;
       k.kind = k.op == BackendOp::relu ? K::relu : K::tanh;
     }
     id += 1 + static_cast<ir::NodeId>(rng() % 3);  // gaps: skipped nodes
@@ -411,7 +413,7 @@ GraphExecutionPlan random_plan(const Registry& registry, std::mt19937& rng, std:
 }
 
 TEST(Lowering, RandomPlansMatchTheDefinition) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
       aligned_capsule("b.relu", BackendOp::relu, Provider::torchlean, Device::cpu),
       aligned_capsule("a.tanh", BackendOp::tanh, Provider::reference, Device::cpu),
@@ -450,7 +452,7 @@ TEST(Lowering, RandomPlansMatchTheDefinition) {
 // The coalesced lowering is the fold of push_kernel; the rvalue overloads give the same plans and
 // take the kernel array over.
 TEST(Lowering, CoalescedIsThePushKernelFoldAndRvalueOverloadsAgree) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("a.relu", BackendOp::relu, Provider::reference, Device::cpu),
       aligned_capsule("b.relu", BackendOp::relu, Provider::torchlean, Device::cpu),
       aligned_capsule("a.tanh", BackendOp::tanh, Provider::reference, Device::cpu),
@@ -458,25 +460,25 @@ TEST(Lowering, CoalescedIsThePushKernelFoldAndRvalueOverloadsAgree) {
   std::mt19937 rng(7);
   for (int round = 0; round < 100; ++round) {
     GraphExecutionPlan plan = random_plan(registry, rng, rng() % 30);
-    LoweringState state{.plan = {.registry = &registry, .nodes = {}, .groups = {}}};
+    LoweringState state{.plan = {.registry = registry, .nodes = {}, .groups = {}}};
     for (const PlannedNodeKernel& k : plan.kernels)
       state.push_kernel(k);
     const GraphLoweringPlan coalesced = to_coalesced_lowering_plan(plan);
     EXPECT_EQ(coalesced.groups, state.plan.groups);
     EXPECT_EQ(coalesced.nodes, state.plan.nodes);
-    EXPECT_EQ(coalesced.registry, &registry);
+    EXPECT_EQ(coalesced.registry, registry);
 
     const GraphLoweringPlan singleton = to_singleton_lowering_plan(plan);
     GraphExecutionPlan copy = plan;
     const GraphLoweringPlan moved_singleton = to_singleton_lowering_plan(std::move(copy));
     EXPECT_EQ(moved_singleton.groups, singleton.groups);
     EXPECT_EQ(moved_singleton.nodes, singleton.nodes);
-    EXPECT_EQ(moved_singleton.registry, &registry);
+    EXPECT_EQ(moved_singleton.registry, registry);
 
     const GraphLoweringPlan moved = to_coalesced_lowering_plan(std::move(plan));
     EXPECT_EQ(moved.groups, coalesced.groups);
     EXPECT_EQ(moved.nodes, coalesced.nodes);
-    EXPECT_EQ(moved.registry, &registry);
+    EXPECT_EQ(moved.registry, registry);
     EXPECT_TRUE(plan.kernels.empty());  // NOLINT(bugprone-use-after-move): documented state
   }
 }

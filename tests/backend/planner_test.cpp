@@ -25,6 +25,7 @@ using fixtures::aligned_capsule;
 using fixtures::candidate_names;
 using fixtures::codes;
 using fixtures::registry_of;
+using fixtures::shared_registry_of;
 using fixtures::value_claim_in_shape_field;
 
 using Op = BackendOp;
@@ -452,8 +453,8 @@ INSTANTIATE_TEST_SUITE_P(AllSixtyFourPolicies, MisalignedUnderEveryPolicyTest,
 
 // cpu availability rejects an external-device capsule; the external target admits it.
 TEST(PlanOpsAvailable, ExternalTargetAdmitsExternalCapsule) {
-  const Registry registry =
-      registry_of({aligned_capsule("acme.relu", Op::relu, P::external, D::external)});
+  const auto registry =
+      shared_registry_of({aligned_capsule("acme.relu", Op::relu, P::external, D::external)});
   const ExecutionConfig config{.device = D::external};
   const std::vector<Op> ops = {Op::relu};
 
@@ -561,9 +562,9 @@ TEST(PlanOpFailure, ExplainMatchesPlanOp) {
 TEST(PlanOps, PlansInRequestOrder) {
   const std::vector<Op> ops = {Op::linear, Op::relu, Op::linear, Op::rand_uniform,
                                Op::scaled_dot_product_attention};
-  auto plan = plan_ops(ExecutionConfig{}, builtin_registry(), ops);
+  auto plan = plan_ops(ExecutionConfig{}, shared_builtin_registry(), ops);
   ASSERT_TRUE(plan.has_value()) << render(plan.error());
-  EXPECT_EQ(plan->registry, &builtin_registry());
+  EXPECT_EQ(plan->registry, shared_builtin_registry());
   ASSERT_EQ(plan->kernels.size(), ops.size());
   for (std::size_t i = 0; i < ops.size(); ++i)
     EXPECT_EQ(plan->kernels[i].op, ops[i]);
@@ -575,7 +576,7 @@ TEST(PlanOps, PlansInRequestOrder) {
 }
 
 TEST(PlanOps, EmptyOpList) {
-  auto plan = plan_ops(ExecutionConfig{}, builtin_registry(), {});
+  auto plan = plan_ops(ExecutionConfig{}, shared_builtin_registry(), {});
   ASSERT_TRUE(plan.has_value());
   EXPECT_TRUE(plan->kernels.empty());
   EXPECT_TRUE(plan->capsule_names().empty());
@@ -598,7 +599,8 @@ class PlanOpsPositionTest : public ::testing::TestWithParam<PositionCase> {};
 
 TEST_P(PlanOpsPositionTest, NamesTheFailingPosition) {
   const PositionCase& c = GetParam();
-  auto plan = plan_ops_available(ExecutionConfig{}, Availability::cpu(), builtin_registry(), c.ops);
+  auto plan =
+      plan_ops_available(ExecutionConfig{}, Availability::cpu(), shared_builtin_registry(), c.ops);
   ASSERT_FALSE(plan.has_value());
   const Error& e = plan.error();
   EXPECT_EQ(e.message, "no admissible backend capsule for op " + c.op + " on device cpu");
@@ -631,7 +633,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(PlanOps, FailureCarriesTheSameExplanationAsPlanOp) {
   const std::vector<Op> ops = {Op::relu, Op::fft_fno};
-  auto plan = plan_ops(ExecutionConfig{}, builtin_registry(), ops);
+  auto plan = plan_ops(ExecutionConfig{}, shared_builtin_registry(), ops);
   ASSERT_FALSE(plan.has_value());
   auto single = plan_op(ExecutionConfig{}, builtin_registry(), Op::fft_fno);
   ASSERT_FALSE(single.has_value());
@@ -647,7 +649,7 @@ TEST(PlanOps, FailureCarriesTheSameExplanationAsPlanOp) {
 TEST(ExecutionPlan, AdmissibleUnderConfig) {
   const ExecutionConfig cuda{.device = D::cuda};
   const std::vector<Op> ops = {Op::matmul, Op::scaled_dot_product_attention, Op::relu};
-  auto plan = plan_ops(cuda, builtin_registry(), ops);
+  auto plan = plan_ops(cuda, shared_builtin_registry(), ops);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(plan->capsule_names(),
             (std::vector<std::string>{"native_cuda.matmul", "native_cuda.flash_attention",
@@ -674,7 +676,7 @@ TEST(ExecutionPlan, AdmissibleUnderConfig) {
     EXPECT_EQ(plan->admissible(c.config), c.admissible) << c.name;
 
   // A tape-planned plan is not admissible under backend-vjp when it holds a tape capsule.
-  auto cpu_plan = plan_ops(ExecutionConfig{}, builtin_registry(), ops);
+  auto cpu_plan = plan_ops(ExecutionConfig{}, shared_builtin_registry(), ops);
   ASSERT_TRUE(cpu_plan.has_value());
   EXPECT_FALSE(cpu_plan->admissible({.vjp_mode = VjpMode::backend_vjp}));
   EXPECT_TRUE(cpu_plan->admissible({.vjp_mode = VjpMode::none}));

@@ -21,7 +21,7 @@ using fixtures::codes;
 
 std::vector<std::string> module_names(const BackendProfile& p) {
   std::vector<std::string> out;
-  for (const CapsuleModule& m : p.registry.modules())
+  for (const CapsuleModule& m : p.registry->modules())
     out.push_back(m.name);
   return out;
 }
@@ -134,7 +134,7 @@ TEST_P(ProfilePlanTest, Plans) {
   EXPECT_EQ(plan->capsule_names(), c.capsules);
   EXPECT_EQ(boundary_line(*plan), c.boundary);
   EXPECT_TRUE(plan->admissible(profile.config));
-  EXPECT_EQ(plan->registry, &profile.registry);
+  EXPECT_EQ(plan->registry, profile.registry);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -350,7 +350,49 @@ TEST(ApplyOverrides, UnsetFieldsKeepTheProfile) {
   EXPECT_EQ(changed->lowering, LoweringMode::singleton);
   EXPECT_EQ(module_names(*changed),
             (std::vector<std::string>{"libtorch", "attention", "native-cuda", "reference"}));
-  EXPECT_EQ(changed->name, "checked_cpu");
+  EXPECT_EQ(changed->name, "checked_cpu+overrides");
+  EXPECT_EQ(same->name, "checked_cpu");
+}
+
+// A profile any field of which an override changes is named <base>+overrides; overrides equal
+// to the profile's own values change nothing, and the suffix is never doubled.
+TEST(ApplyOverrides, ChangedProfilesAreNotNamedAfterTheUntouchedOne) {
+  struct Case {
+    std::string label;
+    ProfileOverrides overrides;
+    std::string name;
+  };
+  const BackendProfile base = make_profile(MaintainedProfile::checked_cpu);
+  std::vector<Case> cases;
+  cases.push_back({"nothing", {}, "checked_cpu"});
+  cases.push_back({"same_device", {.device = Device::cpu}, "checked_cpu"});
+  cases.push_back({"same_assurance", {.assurance = AssurancePreset::checked}, "checked_cpu"});
+  cases.push_back({"same_lowering", {.lowering = LoweringMode::coalesced}, "checked_cpu"});
+  cases.push_back({"same_target", {.target = TargetPreset::portable_cpu}, "checked_cpu"});
+  cases.push_back({"device", {.device = Device::cuda}, "checked_cpu+overrides"});
+  cases.push_back({"preference",
+                   {.preference = BackendPreference::prefer(Provider::torchlean)},
+                   "checked_cpu+overrides"});
+  cases.push_back({"assurance", {.assurance = AssurancePreset::verified}, "checked_cpu+overrides"});
+  cases.push_back({"vjp", {.vjp_mode = VjpMode::none}, "checked_cpu+overrides"});
+  cases.push_back({"target", {.target = TargetPreset::linux_cpu}, "checked_cpu+overrides"});
+  cases.push_back({"lowering", {.lowering = LoweringMode::singleton}, "checked_cpu+overrides"});
+  cases.push_back({"modules", {.modules = {libtorch_module()}}, "checked_cpu+overrides"});
+  for (Case& c : cases) {
+    auto p = apply_overrides(base, std::move(c.overrides));
+    ASSERT_TRUE(p.has_value()) << c.label;
+    EXPECT_EQ(p->name, c.name) << c.label;
+    auto again = apply_overrides(*p, {.vjp_mode = VjpMode::backend_vjp});
+    ASSERT_TRUE(again.has_value()) << c.label;
+    EXPECT_EQ(again->name, "checked_cpu+overrides") << c.label;
+  }
+}
+
+TEST(BaseProfileName, StripsTheOverriddenSuffixOnly) {
+  EXPECT_EQ(base_profile_name("checked_cuda+overrides"), "checked_cuda");
+  EXPECT_EQ(base_profile_name("checked_cuda"), "checked_cuda");
+  EXPECT_EQ(base_profile_name("+overrides"), "");
+  EXPECT_EQ(base_profile_name("checked_cpu+overrides+x"), "checked_cpu+overrides+x");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ namespace {
 
 using fixtures::aligned_capsule;
 using fixtures::registry_of;
+using fixtures::shared_registry_of;
 
 const KernelCapsule& builtin(std::string_view name) {
   for (const KernelCapsule& c : builtin_registry().capsules()) {
@@ -168,7 +169,7 @@ TEST(ProfileSummary, CustomPolicyAndOtherFields) {
 
 // Boundary line: none, or the distinct ops of trusted-external kernels in plan order.
 TEST(BoundaryLine, Cases) {
-  const Registry registry = registry_of({
+  const auto registry = shared_registry_of({
       aligned_capsule("ext.relu", BackendOp::relu, Provider::libtorch, Device::cpu,
                       TrustLevel::trusted_external),
       aligned_capsule("ext.gelu", BackendOp::gelu, Provider::libtorch, Device::cpu,
@@ -331,10 +332,10 @@ namespace {
 // group_line writes node ids and group indices itself (report.cpp's put_number): every digit
 // count and the largest node id come out as std::to_string writes them.
 TEST(GroupLine, NumbersAreWrittenInFull) {
-  const Registry& registry = builtin_registry();
-  const CapsuleId relu = registry.implementing(BackendOp::relu).front();
+  const auto& registry = shared_builtin_registry();
+  const CapsuleId relu = registry->implementing(BackendOp::relu).front();
   const std::vector<ir::NodeId> ids = {0, 7, 10, 99, 100, 1009, 65536, 4294967295u};
-  GraphLoweringPlan plan{.registry = &registry, .nodes = {}, .groups = {}};
+  GraphLoweringPlan plan{.registry = registry, .nodes = {}, .groups = {}};
   std::string want_ids;
   std::string want_kinds;
   for (const ir::NodeId id : ids) {
@@ -356,7 +357,7 @@ TEST(GroupLine, NumbersAreWrittenInFull) {
                          .op = BackendOp::relu,
                          .grouping = GroupingKind::same_capsule_run,
                          .capsule = relu});
-  const std::string suffix = " op=relu capsule=" + registry.capsule(relu).name;
+  const std::string suffix = " op=relu capsule=" + registry->capsule(relu).name;
   for (std::uint32_t i = 0; i < count; ++i) {
     EXPECT_EQ(group_line(plan, i), "  group " + std::to_string(i) + ": nodes " +
                                        std::to_string(ids[i]) + " [relu]" + suffix +

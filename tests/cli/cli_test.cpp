@@ -101,6 +101,13 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_device", "plan-ops --device gpu relu", 2,
                   "unknown device 'gpu'; valid: cpu, cuda, rocm, metal, wasm, tpu, trainium, "
                   "custom, external"},
+        ErrorCase{"device_without_maintained_profile", "plan-ops --device rocm relu", 2,
+                  "nnplan: error: no maintained runtime profile for device rocm; maintained "
+                  "devices: cpu, cuda (nnplan never falls back to cpu)\n  in --device (pass "
+                  "--profile to start elsewhere)\n"},
+        ErrorCase{"graph_device_without_maintained_profile",
+                  "plan " NNPLAN_SOURCE_DIR "/examples/mlp.json --device external", 2,
+                  "no maintained runtime profile for device external"},
         ErrorCase{"unknown_op", "plan-ops relu convolution", 2,
                   "unknown backend op 'convolution'; valid: rand_uniform, bernoulli_mask,"},
         ErrorCase{"unknown_op_position", "plan-ops relu convolution", 2, "in OP argument 2"},
@@ -166,11 +173,44 @@ std::string acme_registry(const std::string& module, const std::string& capsule,
   return doc.dump(2);
 }
 
+// SPEC §9: --device without --profile starts from the maintained profile for the device; a
+// profile that flags change is named <base>+overrides, never the untouched profile's name.
+struct ProfileNameCase {
+  std::string args;
+  std::string summary;  // the first line of the report
+};
+
+TEST(CliProfileChoice, DeviceChoosesTheMaintainedProfileAndOverridesAreLabelled) {
+  const std::vector<ProfileNameCase> cases = {
+      {"plan-ops relu", "profile=checked_cpu device=cpu assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --device cpu relu",
+       "profile=checked_cpu device=cpu assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --device cuda relu",
+       "profile=checked_cuda device=cuda assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --device cuda --vjp backend-vjp relu",
+       "profile=checked_cuda+overrides device=cuda assurance=checked vjp=backend-vjp"},
+      {"plan-ops --profile checked_cpu --device cuda relu",
+       "profile=checked_cpu+overrides device=cuda assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --profile checked_cuda --device cuda relu",
+       "profile=checked_cuda device=cuda assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --assurance external relu",
+       "profile=checked_cpu+overrides device=cpu assurance=external vjp=torchlean-tape"},
+      {"plan-ops --target linux-cpu relu",
+       "profile=checked_cpu+overrides device=cpu assurance=checked vjp=torchlean-tape"},
+      {"plan-ops --prefer torchlean relu",
+       "profile=checked_cpu+overrides device=cpu assurance=checked vjp=torchlean-tape"},
+  };
+  for (const ProfileNameCase& c : cases) {
+    const CliResult r = run_cli(c.args);
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), c.summary) << c.args << "\n" << r.err;
+  }
+}
+
 TEST(CliRegistry, ExternalCapsuleFromFileIsPlannedOnExternalTarget) {
   const fs::path file = scratch_dir() / "acme.json";
   write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
-  const CliResult r =
-      run_cli("plan-ops --registry " + file.string() + " --device external --target external relu");
+  const CliResult r = run_cli("plan-ops --profile checked_cpu --registry " + file.string() +
+                              " --device external --target external relu");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("  relu: acme.relu provider=external trust=checked"), std::string::npos)
       << r.out;
@@ -179,7 +219,8 @@ TEST(CliRegistry, ExternalCapsuleFromFileIsPlannedOnExternalTarget) {
 TEST(CliRegistry, ExternalCapsuleIsUnavailableOnCpuTarget) {
   const fs::path file = scratch_dir() / "acme.json";
   write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
-  const CliResult r = run_cli("plan-ops --registry " + file.string() + " --device external relu");
+  const CliResult r = run_cli("plan-ops --profile checked_cpu --registry " + file.string() +
+                              " --device external relu");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(
       r.out.find("candidate acme.relu (provider=external device=external):\n"

@@ -297,7 +297,7 @@ TEST(GraphCliVerify, RebuildsTheRecordedProfile) {
       run_cli("verify " + graph + " " + plan.string() + " --profile checked_cpu");
   EXPECT_EQ(other.exit_code, 1);
   EXPECT_TRUE(contains(other.out,
-                       "\nprofile.name: artifact has \"checked_cuda\", re-planning "
+                       "\nprofile.name: artifact has \"checked_cuda+overrides\", re-planning "
                        "gives \"checked_cpu\"\n"))
       << other.out;
 }
@@ -318,6 +318,35 @@ TEST(GraphCliVerify, CatchesATamperedCapsuleName) {
   EXPECT_EQ(lines[1],
             "groups[0].capsule: artifact has \"lab.fast_linear\", re-planning gives "
             "\"reference.linear\"");
+}
+
+// The audit's per-group rows and each gate failure's groups and node ids are compared too.
+TEST(GraphCliVerify, ComparesAuditRowsAndTheGroupsAndNodesOfGateFailures) {
+  const std::string graph = source("tests/data/graphs/cli_relu.json");
+  const std::string flags = "--assurance verified --registry " + source(kVerifiedRegistry);
+  const fs::path plan = planned_artifact(graph, "relu.rejected.plan.json", flags);
+  const Json recorded = Json::parse(read_text(plan));
+  ASSERT_EQ(recorded["gate_failures"].size(), 2u) << recorded.dump();
+  EXPECT_EQ(recorded["gate_failures"][0]["groups"], Json::parse("[0]"));
+  EXPECT_EQ(recorded["gate_failures"][0]["node_ids"], Json::parse("[1,2]"));
+  EXPECT_EQ(recorded["audit"]["rows"], Json::parse("[0]"));
+  const CliResult fresh = run_cli("verify " + graph + " " + plan.string() + " " + flags);
+  EXPECT_EQ(fresh.exit_code, 0) << fresh.out << fresh.err;
+  const fs::path tampered = edited_copy(plan, "relu.rejected.tampered.json", [](Json& doc) {
+    doc["gate_failures"][0]["node_ids"] = Json::parse("[1]");
+    doc["gate_failures"][1]["groups"] = Json::parse("[1]");
+    doc["audit"]["rows"] = Json::parse("[1]");
+  });
+  const CliResult r = run_cli("verify " + graph + " " + tampered.string() + " " + flags);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_TRUE(lines[0].ends_with("(4 differences)")) << lines[0];
+  EXPECT_EQ(lines[1],
+            "gate_failures[0].node_ids: artifact has 1 entry, re-planning gives 2 entries");
+  EXPECT_EQ(lines[2], "gate_failures[0].node_ids[1]: artifact has nothing, re-planning gives 2");
+  EXPECT_EQ(lines[3], "gate_failures[1].groups[0]: artifact has 1, re-planning gives 0");
+  EXPECT_EQ(lines[4], "audit.rows[0]: artifact has 1, re-planning gives 0");
 }
 
 TEST(GraphCliVerify, CatchesAChangedProfile) {
@@ -383,8 +412,8 @@ TEST(GraphCliVerify, CatchesAnAddedNodeDigestFirst) {
   const CliResult r = run_cli("verify " + changed.string() + " " + plan.string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::vector<std::string> lines = lines_of(r.out);
-  ASSERT_EQ(lines.size(), 7u) << r.out;
-  EXPECT_TRUE(lines[0].ends_with("(6 differences)")) << lines[0];
+  ASSERT_EQ(lines.size(), 9u) << r.out;
+  EXPECT_TRUE(lines[0].ends_with("(8 differences)")) << lines[0];
   EXPECT_TRUE(lines[1].starts_with("graph.digest: ")) << lines[1];
   EXPECT_EQ(lines[2], "graph.nodes: artifact has 3, re-planning gives 4");
   EXPECT_EQ(lines[3], "groups: artifact has 1 entry, re-planning gives 2 entries");
@@ -394,6 +423,8 @@ TEST(GraphCliVerify, CatchesAnAddedNodeDigestFirst) {
       << lines[4];
   EXPECT_TRUE(lines[5].starts_with("audit.kernels: artifact has 1 entry, re-planning gives 2"))
       << r.out;
+  EXPECT_EQ(lines[7], "audit.rows: artifact has 1 entry, re-planning gives 2 entries");
+  EXPECT_EQ(lines[8], "audit.rows[1]: artifact has nothing, re-planning gives 1");
 }
 
 TEST(GraphCliVerify, RejectsSomethingThatIsNotAnArtifact) {

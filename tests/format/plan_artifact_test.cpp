@@ -106,6 +106,48 @@ TEST(PlanArtifactWriter, AcceptedPlanHasTheFixedKeyLayout) {
   EXPECT_EQ(doc["audit"]["trusted_external_ops"], Json::array());
 }
 
+// input [2,3] -> relu -> sin -> relu: three groups, the first and last on one capsule.
+ir::Graph relu_sin_relu() {
+  GraphBuilder b;
+  const auto x = b.input(shape({2, 3}));
+  const auto r1 = b.add(OpKind::relu, {x}, shape({2, 3}));
+  const auto s = b.add(OpKind::sin, {r1}, shape({2, 3}));
+  b.add(OpKind::relu, {s}, shape({2, 3}));
+  return std::move(b).build();
+}
+
+// SPEC §8: one audit row per group, each the index of its capsule's shared entry.
+TEST(PlanArtifactWriter, AuditKeepsOneRowPerGroupReferringToSharedEntries) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  const Json doc = Json::parse(artifact_for(profile, checked(relu_sin_relu())));
+  EXPECT_THAT(keys_of(doc["audit"]),
+              testing::ElementsAre("kernels", "rows", "trusted_external_ops"));
+  ASSERT_EQ(doc["groups"].size(), 3u);
+  ASSERT_EQ(doc["audit"]["kernels"].size(), 2u);
+  EXPECT_EQ(doc["audit"]["rows"], Json::parse("[0,1,0]"));
+  for (std::size_t g = 0; g < doc["groups"].size(); ++g) {
+    const std::size_t entry = doc["audit"]["rows"][g].get<std::size_t>();
+    EXPECT_EQ(doc["audit"]["kernels"][entry]["capsule"], doc["groups"][g]["capsule"]) << g;
+  }
+}
+
+// Every gate failure names the groups and node ids whose obligations failed.
+TEST(PlanArtifactWriter, GateFailuresNameTheirGroupsAndNodes) {
+  BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  profile.config.assurance.allow_runtime_guards = false;
+  const Json doc = Json::parse(artifact_for(profile, checked(relu_sin_relu())));
+  EXPECT_EQ(doc["accepted"], false);
+  EXPECT_EQ(doc["error"], nullptr);
+  ASSERT_EQ(doc["gate_failures"].size(), 1u);
+  const Json& f = doc["gate_failures"][0];
+  EXPECT_THAT(keys_of(f), testing::ElementsAre("kind", "groups", "node_ids", "obligations"));
+  EXPECT_EQ(f["kind"], "runtime-guard-evidence");
+  EXPECT_EQ(f["groups"], Json::parse("[0,1,2]"));
+  EXPECT_EQ(f["node_ids"], Json::parse("[1,2,3]"));
+  // Obligations stay once per distinct capsule: relu's and sin's guarded shape and layout.
+  EXPECT_EQ(f["obligations"].size(), 4u);
+}
+
 TEST(PlanArtifactWriter, SameInputsGiveByteIdenticalOutput) {
   const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
   const ir::CheckedGraph graph = checked(relu_relu_sin());
@@ -133,7 +175,7 @@ TEST(PlanArtifactWriter, NoAdmissibleCapsuleNamesNodeOpAndCandidates) {
   const Json doc = Json::parse(artifact_for(profile, checked(relu_relu_sin())));
   EXPECT_EQ(doc["accepted"], false);
   EXPECT_EQ(doc["groups"], Json::array());
-  EXPECT_EQ(doc["audit"], Json::parse(R"({"kernels":[],"trusted_external_ops":[]})"));
+  EXPECT_EQ(doc["audit"], Json::parse(R"({"kernels":[],"rows":[],"trusted_external_ops":[]})"));
   const Json& error = doc["error"];
   EXPECT_THAT(keys_of(error),
               testing::ElementsAre("kind", "node_id", "op", "message", "candidates"));

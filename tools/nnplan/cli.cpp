@@ -14,8 +14,9 @@ int fail(const Error& error, int exit_code) {
 }
 
 void ConfigFlags::add_to(CLI::App& command) {
-  command.add_option("--profile", profile, "Maintained profile to start from")
-      ->default_val("checked_cpu");
+  command.add_option("--profile", profile,
+                     "Maintained profile to start from (default: the one for --device, else "
+                     "checked_cpu)");
   command.add_option("--device", device, "Device the run wants (cpu, cuda, ...)");
   auto* prefer_flag =
       command.add_option("--prefer", prefer, "Prefer this provider; fall back to the others");
@@ -61,13 +62,47 @@ std::expected<ProfileOverrides, int> explicit_overrides(const ConfigFlags& flags
   return overrides;
 }
 
-std::expected<BackendProfile, int> ConfigFlags::resolve() const {
-  auto base = profile_by_name(profile);
-  if (!base) {
-    return std::unexpected(fail(std::move(base.error()).with_context("in --profile"), kExitUsage));
+namespace {
+
+// The profile the flags start from, or the exit code after printing why not.
+std::expected<BackendProfile, int> base_profile(const ConfigFlags& flags) {
+  if (flags.profile) {
+    auto base = profile_by_name(*flags.profile);
+    if (!base) {
+      return std::unexpected(
+          fail(std::move(base.error()).with_context("in --profile"), kExitUsage));
+    }
+    return std::move(*base);
   }
+  std::optional<Device> device;
+  if (!parse_flag(flags.device, "--device", parse_device, device)) {
+    return std::unexpected(kExitUsage);
+  }
+  if (!device) return make_profile(MaintainedProfile::checked_cpu);
+  auto base = maintained_for_device(*device);
+  if (!base) {
+    return std::unexpected(fail(
+        std::move(base.error()).with_context("in --device (pass --profile to start elsewhere)"),
+        kExitUsage));
+  }
+  return std::move(*base);
+}
+
+}  // namespace
+
+std::expected<BackendProfile, int> ConfigFlags::resolve() const {
+  return resolve(std::nullopt);
+}
+
+std::expected<BackendProfile, int> ConfigFlags::resolve(
+    const std::optional<std::string>& lowering) const {
+  auto mode = parse_lowering_flag(lowering);
+  if (!mode) return std::unexpected(mode.error());
+  auto base = base_profile(*this);
+  if (!base) return std::unexpected(base.error());
   auto overrides = explicit_overrides(*this);
   if (!overrides) return std::unexpected(overrides.error());
+  overrides->lowering = *mode;
   auto resolved = apply_overrides(std::move(*base), std::move(*overrides));
   if (!resolved) {
     return std::unexpected(

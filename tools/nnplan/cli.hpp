@@ -4,13 +4,16 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
+#include "nnplan/format/graph_file.hpp"
 #include "nnplan/format/onnx_import.hpp"
 #include "nnplan/ir/check.hpp"
 
@@ -27,7 +30,7 @@ int fail(const Error& error, int exit_code);
 
 // The raw strings of the config flags, as CLI11 fills them.
 struct ConfigFlags {
-  std::string profile = "checked_cpu";
+  std::optional<std::string> profile;
   std::optional<std::string> device;
   std::optional<std::string> prefer;
   std::optional<std::string> only;
@@ -39,8 +42,15 @@ struct ConfigFlags {
   // Registers the flags on `command`.
   void add_to(CLI::App& command);
   // The profile these flags describe, or the exit code after printing why not (2 for unknown
-  // names, 3 for an unreadable or invalid registry file).
+  // names and for a `--device` without a maintained profile, 3 for an unreadable or invalid
+  // registry file). The base is `--profile`; without it the maintained profile for `--device`
+  // (SPEC §9: checked_cpu for cpu, checked_cuda for cuda, any other device an error); without
+  // either checked_cpu. The other flags are then applied as overrides (apply_overrides), so a
+  // profile they change is named `<base>+overrides`.
   [[nodiscard]] std::expected<backend::BackendProfile, int> resolve() const;
+  // resolve() with a `--lowering` value added to the overrides (2 for an unknown mode).
+  [[nodiscard]] std::expected<backend::BackendProfile, int> resolve(
+      const std::optional<std::string>& lowering) const;
 };
 
 // Parses an optional flag value with `parse` into `out`; an unknown name prints the valid ones
@@ -72,47 +82,9 @@ bool parse_flag(const std::optional<std::string>& text, std::string_view flag, P
 [[nodiscard]] std::expected<std::optional<backend::LoweringMode>, int> parse_lowering_flag(
     const std::optional<std::string>& text);
 
-// The profile of `flags` with the `--lowering` override applied, or the exit code.
-[[nodiscard]] std::expected<backend::BackendProfile, int> resolve_graph_profile(
-    const ConfigFlags& flags, const std::optional<std::string>& lowering);
-
-// A graph file loaded for planning (torchlean.ir.v1 or ONNX, then ir::check). `digest` is set
-// when it was asked for and the file could be read, `nodes` when it parsed, `graph` when it passed
-// the checker; otherwise `error` says why, naming the file and, where there is one, the node and
-// field. `onnx` says the graph was imported from ONNX, so its node names are ONNX node names.
-struct GraphInput {
-  std::string path;
-  bool onnx = false;
-  std::optional<std::string> digest;
-  std::optional<std::size_t> nodes;
-  std::optional<ir::CheckedGraph> graph;
-  std::optional<Error> error;
-};
-
-// `value`, moved to where it lives until the process exits, never destroyed: the graph
-// subcommands keep their loaded graph and their plan this way. Tearing them down would touch
-// every node once more only to hand back memory that the exit releases anyway (measured: the
-// last 1.1 ms of `nnplan plan` on the 100k chain before `main` returned, 0.07 ms after). A global
-// keeps them reachable, so LeakSanitizer does not count them as leaks.
-namespace detail {
-void keep_until_exit(std::shared_ptr<void> value);
-}  // namespace detail
-template <class T>
-std::decay_t<T>& keep_until_exit(T&& value) {
-  auto kept = std::make_shared<std::decay_t<T>>(std::forward<T>(value));
-  std::decay_t<T>& ref = *kept;
-  detail::keep_until_exit(std::move(kept));
-  return ref;
-}
-
-// Whether a load computes the file's SHA-256 digest: only plan artifacts (and verify, which
-// rebuilds one) record it, and hashing a large model is a measurable part of planning it.
+// Whether a graph subcommand records the graph file's SHA-256 digest: only plan artifacts (and
+// verify, which rebuilds one) do.
 enum class Digest : bool { skip, compute };
-
-// Whether `path` holds an ONNX model rather than torchlean.ir.v1 JSON: a `.onnx` extension says
-// ONNX and `.json` says JSON; otherwise the content decides (JSON opens with `{` or `[` after
-// optional whitespace, anything else is taken for a serialized ModelProto).
-[[nodiscard]] bool is_onnx_file(const std::string& path);
 
 // Parses `--input-shape NAME=D,D,...` values (dimensions positive integers, each name once) into
 // importer options; prints why not and returns exit code 2.
@@ -126,14 +98,46 @@ struct GraphFlags {
 
   // Registers the GRAPH positional and `--input-shape` on `command`.
   void add_to(CLI::App& command);
-  // Loads the graph. Exit code 2 (printed) when `--input-shape` is malformed or given for a
-  // torchlean.ir.v1 file; an unreadable or malformed graph is a GraphInput with `error` set.
-  [[nodiscard]] std::expected<GraphInput, int> load(Digest digest) const;
 };
 
-// Loads a graph file of either format; `onnx` is passed to the importer.
-[[nodiscard]] GraphInput load_graph(const std::string& path, Digest digest,
-                                    const format::OnnxImportOptions& onnx = {});
+// A graph subcommand's profile and its graph file, read and checked.
+struct GraphInput {
+  backend::BackendProfile profile;
+  format::LoadedGraph graph;
+};
+
+// GraphInput planned: the model, or the error saying which node has no admissible capsule.
+struct PlannedGraph {
+  backend::BackendProfile profile;
+  format::LoadedGraph graph;
+  Expected<backend::PlannedModel> model;
+};
+
+// Called with the profile and the failure when the graph file cannot be loaded, after the
+// prologue printed the error and before it returns exit code 3 (plan writes its malformed-graph
+// artifact).
+using OnBadGraph =
+    std::function<void(const backend::BackendProfile&, const format::GraphFileFailure&)>;
+
+// The prologue of every graph subcommand: reads GRAPH (format::read_graph_file) for `profile`.
+// Exit code 2 (printed) when `--input-shape` is malformed or given for a torchlean.ir.v1 file,
+// 3 (printed, then `on_bad_graph`) when the file is unreadable or malformed.
+[[nodiscard]] std::expected<GraphInput, int> read_graph_input(backend::BackendProfile profile,
+                                                              const GraphFlags& flags,
+                                                              Digest digest,
+                                                              const OnBadGraph& on_bad_graph = {});
+// read_graph_input under the profile `config` and `lowering` describe (exit code 2 or 3 first,
+// as ConfigFlags::resolve).
+[[nodiscard]] std::expected<GraphInput, int> read_graph_input(
+    const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
+    Digest digest, const OnBadGraph& on_bad_graph = {});
+// read_graph_input, then backend::plan_model.
+[[nodiscard]] std::expected<PlannedGraph, int> plan_graph_input(
+    backend::BackendProfile profile, const GraphFlags& flags, Digest digest,
+    const OnBadGraph& on_bad_graph = {});
+[[nodiscard]] std::expected<PlannedGraph, int> plan_graph_input(
+    const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
+    Digest digest, const OnBadGraph& on_bad_graph = {});
 
 // Writes `text` to `path`; on failure prints why and returns false.
 [[nodiscard]] bool write_output_file(const std::string& path, const std::string& text);

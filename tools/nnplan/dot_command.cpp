@@ -5,7 +5,7 @@
 #include <fmt/core.h>
 
 #include "cli.hpp"
-#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/format/plan_dot.hpp"
 
@@ -35,29 +35,19 @@ void add_dot_command(CLI::App& app, int& exit_code) {
                   "Lowering mode replacing the profile's: singleton or coalesced");
   cmd->add_option("-o,--output", flags->output, "Write the DOT document to FILE, not stdout");
   cmd->callback([flags, &exit_code] {
-    auto profile = resolve_graph_profile(flags->config, flags->lowering);
-    if (!profile) {
-      exit_code = profile.error();
+    auto run = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::skip);
+    if (!run) {
+      exit_code = run.error();
       return;
     }
-    auto loaded = flags->graph.load(Digest::skip);
-    if (!loaded) {
-      exit_code = loaded.error();
-      return;
-    }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      return;
-    }
-    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
-    if (!evaluation) {
-      fmt::print(stderr, "{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
+    if (!run->model) {
+      fmt::print(stderr, "{}\n{}\n", profile_summary(run->profile), render(run->model.error()));
       exit_code = kExitRejected;
       return;
     }
+    const PlannedModel& model = *run->model;
     const std::string dot =
-        format::plan_dot(*profile, input.graph->graph(), *evaluation, input.onnx);
+        format::plan_dot(model.profile(), model.graph(), model.evaluation(), run->graph.onnx());
     if (flags->output) {
       if (!write_output_file(*flags->output, dot)) {
         exit_code = kExitBadInput;
@@ -66,7 +56,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
     } else {
       fmt::print("{}", dot);
     }
-    exit_code = evaluation->accepted() ? kExitOk : kExitRejected;
+    exit_code = model.accepted() ? kExitOk : kExitRejected;
   });
 }
 

@@ -61,22 +61,13 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--node", flags->node, "Id of the node to explain")->required();
   flags->config.add_to(*cmd);
   cmd->callback([flags, &exit_code] {
-    auto profile = flags->config.resolve();
-    if (!profile) {
-      exit_code = profile.error();
+    auto input = read_graph_input(flags->config, std::nullopt, flags->graph, Digest::skip);
+    if (!input) {
+      exit_code = input.error();
       return;
     }
-    auto loaded = flags->graph.load(Digest::skip);
-    if (!loaded) {
-      exit_code = loaded.error();
-      return;
-    }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      return;
-    }
-    const ir::Graph& graph = input.graph->graph();
+    const BackendProfile* profile = &input->profile;
+    const ir::Graph& graph = input->graph.graph->graph();
     if (flags->node < 0 || static_cast<std::uint64_t>(flags->node) >= graph.nodes.size()) {
       const std::string valid = graph.nodes.empty()
                                     ? std::string("the graph has no nodes")
@@ -91,7 +82,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     std::string out = profile_summary(*profile) + "\n";
     out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
            parents_of(node);
-    if (input.onnx && !node.source_name.empty()) out += ", onnx=" + node.source_name;
+    if (input->graph.onnx() && !node.source_name.empty()) out += ", onnx=" + node.source_name;
     out += "\n";
     const auto op = backend::backend_op_of(node.kind);
     if (!op) {
@@ -102,8 +93,8 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     }
     out += "backend op: " + std::string(to_string(*op)) + "\n";
     const Availability availability = profile->availability();
-    const auto chosen = plan_op(profile->config, profile->registry, *op, &availability);
-    const auto implementing = profile->registry.implementing(*op);
+    const auto chosen = plan_op(profile->config, *profile->registry, *op, &availability);
+    const auto implementing = profile->registry->implementing(*op);
     if (implementing.empty()) {
       out += "no capsule in the registry implements " + std::string(to_string(*op)) + "\n";
     } else {
@@ -111,20 +102,20 @@ void add_explain_command(CLI::App& app, int& exit_code) {
              choice_rule(profile->config.preference) + "):\n";
     }
     for (CapsuleId id : implementing) {
-      const KernelCapsule& c = profile->registry.capsule(id);
+      const KernelCapsule& c = profile->registry->capsule(id);
       const auto reasons = rejection_reasons(profile->config, c, &availability);
       std::string verdict;
       if (chosen && chosen->capsule == id) {
         verdict = "chosen";
       } else if (reasons.empty() && chosen) {
-        verdict = "admissible, not chosen: " + profile->registry.capsule(chosen->capsule).name +
+        verdict = "admissible, not chosen: " + profile->registry->capsule(chosen->capsule).name +
                   " comes first";
       } else {
         verdict = "rejected";
       }
       out +=
           fmt::format("  {} (module {}, provider={} device={} trust={} vjp={}): {}\n", c.name,
-                      profile->registry.module_of(id), to_string(c.provider), to_string(c.device),
+                      profile->registry->module_of(id), to_string(c.provider), to_string(c.device),
                       to_string(c.trust_level), to_string(c.vjp_mode), verdict);
       for (const Rejection& r : reasons) {
         out += "    " + std::string(to_string(r.reason));
@@ -133,7 +124,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       }
     }
     if (chosen) {
-      out += "chosen: " + profile->registry.capsule(chosen->capsule).name + "\n";
+      out += "chosen: " + profile->registry->capsule(chosen->capsule).name + "\n";
     } else {
       out += "chosen: none (" + chosen.error().message + ")\n";
     }

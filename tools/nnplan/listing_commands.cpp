@@ -74,7 +74,7 @@ void add_profiles_command(CLI::App& app, int& exit_code) {
           p.name, to_string(p.config.device), to_string(p.config.preference),
           label(p.config.assurance), to_string(p.config.vjp_mode),
           preset ? to_string(*preset) : "custom", to_string(p.lowering),
-          join(p.registry.modules(), [](const CapsuleModule& m) { return m.name; }));
+          join(p.registry->modules(), [](const CapsuleModule& m) { return m.name; }));
     }
     exit_code = kExitOk;
   });
@@ -116,7 +116,7 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
       return;
     }
     std::vector<CapsuleModule> listed;
-    for (const CapsuleModule& m : profile->registry.modules()) {
+    for (const CapsuleModule& m : profile->registry->modules()) {
       CapsuleModule kept{.name = m.name, .capsules = {}};
       for (const KernelCapsule& c : m.capsules) {
         if ((op && c.op != *op) || (provider && c.provider != *provider) ||

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "cli.hpp"
-#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
@@ -57,46 +57,42 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", flags->json, "Print the nnplan.plan.v1 artifact instead of the report");
   cmd->add_option("-o,--output", flags->output, "Also write the nnplan.plan.v1 artifact to FILE");
   cmd->callback([flags, &exit_code] {
-    auto profile = resolve_graph_profile(flags->config, flags->lowering);
-    if (!profile) {
-      exit_code = profile.error();
+    const bool artifact = flags->json || flags->output.has_value();
+    // A malformed graph is an artifact too, so a pipeline always gets a document.
+    const auto on_bad_graph = [&](const BackendProfile& profile,
+                                  const format::GraphFileFailure& failure) {
+      if (!artifact) return;
+      const std::string doc = format::malformed_graph_artifact_json(profile, failure.digest,
+                                                                    failure.nodes, failure.error);
+      if (flags->output && !write_output_file(*flags->output, doc)) return;
+      if (flags->json) print_text(doc);
+    };
+    auto run = plan_graph_input(flags->config, flags->lowering, flags->graph,
+                                artifact ? Digest::compute : Digest::skip, on_bad_graph);
+    if (!run) {
+      exit_code = run.error();
       return;
     }
-    auto loaded = flags->graph.load(flags->json || flags->output ? Digest::compute : Digest::skip);
-    if (!loaded) {
-      exit_code = loaded.error();
-      return;
-    }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      if (flags->json || flags->output) {
-        const std::string artifact = format::malformed_graph_artifact_json(
-            *profile, input.digest, input.nodes, *input.error);
-        if (flags->output && !write_output_file(*flags->output, artifact)) return;
-        if (flags->json) print_text(artifact);
-      }
-      return;
-    }
-    const ir::Graph& graph = input.graph->graph();
-    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
-    if (flags->json || flags->output) {
-      const std::string artifact =
-          format::plan_artifact_json(*profile, *input.digest, graph, evaluation, input.onnx);
-      if (flags->output && !write_output_file(*flags->output, artifact)) {
+    const ir::Graph& graph = run->graph.graph->graph();
+    const bool onnx = run->graph.onnx();
+    if (artifact) {
+      const std::string doc =
+          format::plan_artifact_json(run->profile, *run->graph.digest, graph, run->model, onnx);
+      if (flags->output && !write_output_file(*flags->output, doc)) {
         exit_code = kExitBadInput;
         return;
       }
-      if (flags->json) print_text(artifact);
+      if (flags->json) print_text(doc);
     }
     if (!flags->json) {
-      if (evaluation) {
-        write_graph_report(*profile, *evaluation, input.onnx ? &graph : nullptr, print_text);
+      if (run->model) {
+        write_graph_report(run->profile, run->model->evaluation(), onnx ? &graph : nullptr,
+                           print_text);
       } else {
-        fmt::print("{}\n{}\n", profile_summary(*profile), render(evaluation.error()));
+        fmt::print("{}\n{}\n", profile_summary(run->profile), render(run->model.error()));
       }
     }
-    exit_code = evaluation && evaluation->accepted() ? kExitOk : kExitRejected;
+    exit_code = run->model && run->model->accepted() ? kExitOk : kExitRejected;
   });
 }
 

@@ -1,6 +1,7 @@
 // `nnplan verify GRAPH PLAN.json`: re-plan GRAPH under the profile PLAN.json records and compare
 // the fresh artifact with the recorded one (SPEC §8: exported audits must be re-checkable).
-// The profile is rebuilt from the record: the maintained profile of that name, then its device,
+// The profile is rebuilt from the record: the maintained profile of that name (without a
+// `+overrides` suffix), then its device,
 // preference, assurance, vjp mode, target and lowering; `--registry` files supply the extra
 // modules as when planning. Config flags given on the command line override the recorded
 // fields; an explicit `--profile` starts over from that profile and ignores the record. Exit 0
@@ -11,7 +12,7 @@
 #include <algorithm>
 
 #include "cli.hpp"
-#include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::cli {
@@ -30,7 +31,7 @@ std::expected<BackendProfile, int> rebuild_profile(const format::PlanArtifact& a
                                                    const ConfigFlags& flags,
                                                    const std::optional<std::string>& lowering) {
   const format::RecordedProfile& recorded = artifact.profile;
-  auto base = profile_by_name(recorded.name);
+  auto base = profile_by_name(base_profile_name(recorded.name));
   if (!base) {
     return std::unexpected(
         fail(std::move(base.error())
@@ -101,37 +102,31 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->default_str("");
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the recorded one: singleton or coalesced");
-  cmd->callback([flags, cmd, &exit_code] {
+  cmd->callback([flags, &exit_code] {
     auto artifact = format::read_plan_artifact(flags->plan);
     if (!artifact) {
       exit_code = fail(artifact.error(), kExitBadInput);
       return;
     }
     std::expected<BackendProfile, int> profile =
-        cmd->count("--profile") > 0
-            ? resolve_graph_profile(flags->config, flags->lowering)
+        flags->config.profile
+            ? flags->config.resolve(flags->lowering)
             : rebuild_profile(*artifact, flags->plan, flags->config, flags->lowering);
     if (!profile) {
       exit_code = profile.error();
       return;
     }
-    auto loaded = flags->graph.load(Digest::compute);
-    if (!loaded) {
-      exit_code = loaded.error();
+    auto run = plan_graph_input(std::move(*profile), flags->graph, Digest::compute);
+    if (!run) {
+      exit_code = run.error();
       return;
     }
-    GraphInput& input = keep_until_exit(std::move(*loaded));
-    if (input.error) {
-      exit_code = fail(*input.error, kExitBadInput);
-      return;
-    }
-    const auto& evaluation = keep_until_exit(evaluate_graph(*profile, *input.graph));
     const std::string fresh = format::plan_artifact_json(
-        *profile, *input.digest, input.graph->graph(), evaluation, input.onnx);
+        run->profile, *run->graph.digest, run->graph.graph->graph(), run->model, run->graph.onnx());
     std::vector<std::string> differences = format::diff_artifacts(artifact->document, fresh);
     if (differences.empty()) {
       fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
-                 profile->name);
+                 run->profile.name);
       if (!artifact->accepted) {
         fmt::print(
             "note: the artifact records a plan its gate rejected or could not plan; verify checks "
@@ -144,7 +139,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     std::stable_partition(differences.begin(), differences.end(),
                           [](const std::string& d) { return d.starts_with("graph.digest:"); });
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
-               flags->graph.graph, profile->name, differences.size(),
+               flags->graph.graph, run->profile.name, differences.size(),
                differences.size() == 1 ? "" : "s");
     for (const std::string& d : differences)
       fmt::print("{}\n", d);

@@ -1,7 +1,9 @@
 // Acceptance (SPEC §8–§9): plan a checked graph under a profile, lower it by the profile's mode,
 // audit it and gate it by the profile's assurance policy. An AcceptedGraphPlan can only be
 // obtained through the gate; `evaluate_graph` returns every intermediate result, accepted or not,
-// for reports and artifacts.
+// for reports and artifacts. Every result shares the profile's registry and refers to nothing
+// else the caller holds, so it may outlive the profile and the graph it was made from (the
+// bundle of all of them is PlannedModel, planned_model.hpp).
 #pragma once
 
 #include <vector>
@@ -34,7 +36,7 @@ class AcceptedGraphPlan {
 
 // Everything planning a graph under a profile produced, whether or not the gate passed.
 struct GraphEvaluation {
-  GraphLoweringPlan lowering;
+  GraphLoweringPlan lowering;  // its node array is the graph execution plan, in graph order
   ExecutionAudit audit;
   std::vector<GateFailure> gate_failures;
 
@@ -49,14 +51,9 @@ struct GraphEvaluation {
 // Plans, lowers, audits and gates. Fails only when some node has no admissible capsule.
 [[nodiscard]] Expected<GraphEvaluation> evaluate_graph(const BackendProfile& profile,
                                                        const ir::CheckedGraph& graph);
-// Results point into the profile's registry, so a temporary profile would leave them dangling.
-Expected<GraphEvaluation> evaluate_graph(BackendProfile&& profile,
-                                         const ir::CheckedGraph& graph) = delete;
 
 // Plans, lowers and gates; a gate rejection is a rejected_by_policy error listing the failures.
 [[nodiscard]] Expected<AcceptedGraphPlan> accept_graph(const BackendProfile& profile,
                                                        const ir::CheckedGraph& graph);
-Expected<AcceptedGraphPlan> accept_graph(BackendProfile&& profile,
-                                         const ir::CheckedGraph& graph) = delete;
 
 }  // namespace nnplan::backend

@@ -1,10 +1,12 @@
 // Audit and recheck (SPEC §8). An execution audit has one row per selected kernel (per lowered
 // group for graphs); a row copies the capsule's op, name, provider, device, trust, VJP mode, four
 // contract descriptors and numerical policy. Rows are stored as capsule ids and materialized on
-// demand, so auditing a million groups copies no strings. The recheck expands a row into four
+// demand, so auditing a million groups copies no strings; the audit shares the registry the ids
+// index. The recheck expands a row into four
 // obligation reports (shape, layout, value, vjp) with the disposition of their evidence.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,10 +63,13 @@ class ExecutionAudit {
   [[nodiscard]] const KernelCapsule& capsule(std::size_t i) const {
     return registry_->capsule(rows_[i]);
   }
+  // The capsule id of row i.
+  [[nodiscard]] CapsuleId capsule_id(std::size_t i) const { return rows_[i]; }
   // Distinct capsules of the rows, in first-appearance order: audits and gate verdicts are
   // computed once per entry and hold for every row using it.
   [[nodiscard]] const std::vector<CapsuleId>& distinct_capsules() const { return distinct_; }
   [[nodiscard]] const Registry& registry() const { return *registry_; }
+  [[nodiscard]] const std::shared_ptr<const Registry>& shared_registry() const { return registry_; }
 
   // Trust level of each row.
   [[nodiscard]] std::vector<TrustLevel> trust_levels() const;
@@ -78,7 +83,7 @@ class ExecutionAudit {
   // Appends a row; `seen` flags the capsules already in distinct_.
   void add_row(CapsuleId id, std::vector<std::uint8_t>& seen);
 
-  const Registry* registry_;
+  std::shared_ptr<const Registry> registry_;
   std::vector<CapsuleId> rows_;
   std::vector<CapsuleId> distinct_;
 };

@@ -4,6 +4,7 @@
 // kept by the providers, never something nnplan manufactures.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "nnplan/backend/registry.hpp"
@@ -17,8 +18,10 @@ namespace nnplan::backend {
 
 // attention, native-cuda, reference.
 [[nodiscard]] std::vector<CapsuleModule> builtin_modules();
-// The registry of `builtin_modules()`; always valid.
+// The registry of `builtin_modules()`; always valid. Built once; both functions return it.
 [[nodiscard]] const Registry& builtin_registry();
+// The same registry as a shared value, for profiles and plans that share it.
+[[nodiscard]] const std::shared_ptr<const Registry>& shared_builtin_registry();
 
 // Whether an op reduces, accumulates or takes a window maximum: those carry a reduction order
 // in their numerical policy; every other op has reduction `n/a`.

@@ -1,9 +1,11 @@
 // Graph planning (SPEC §6, seeds "Backend Planner" and "Backend Lowering Plans"): one capsule per
 // runtime-relevant IR node, in graph order, with node identity kept. Nodes without runtime work
 // (input, const, detach) get no kernel. Each distinct (op, config) is decided once per graph
-// (OpDecisions) and reused for every node with that op; the plan stores 12 bytes per node.
+// (OpDecisions) and reused for every node with that op; the plan stores 12 bytes per node and
+// shares its registry. Only a graph that passed ir::check is planned.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,7 +36,7 @@ using PlannedNodeKernels = std::vector<PlannedNodeKernel, LargeAllocator<Planned
 
 // One planned node kernel per runtime-relevant node, in graph order.
 struct GraphExecutionPlan {
-  const Registry* registry = nullptr;  // not owned; the registry the capsule ids index
+  std::shared_ptr<const Registry> registry;  // the registry the capsule ids index, shared
   PlannedNodeKernels kernels;
 
   // Planned node ids, in graph order (a copy).
@@ -52,22 +54,16 @@ struct GraphExecutionPlan {
     const ExecutionConfig& config, const Registry& registry, const ir::Node& node,
     const Availability* availability = nullptr);
 
-// Plans every node of a graph whose structure the caller vouches for (ids equal indices).
+// Plans every node of a checked graph against `registry` (shared by the plan). A null registry
+// is an invalid_input error.
 [[nodiscard]] Expected<GraphExecutionPlan> plan_graph(const ExecutionConfig& config,
-                                                      const Registry& registry,
-                                                      const ir::Graph& graph,
+                                                      std::shared_ptr<const Registry> registry,
+                                                      const ir::CheckedGraph& graph,
                                                       const Availability* availability = nullptr);
 
-// Checks the graph first (ir::check); a malformed graph is an invalid_input error naming the node.
-[[nodiscard]] Expected<GraphExecutionPlan> plan_graph_checked(
-    const ExecutionConfig& config, const Registry& registry, const ir::Graph& graph,
-    const Availability* availability = nullptr);
-
-// plan_graph under a profile's config, registry and declared availability.
+// plan_graph under a profile's config, registry and declared availability. The plan shares the
+// profile's registry, so it outlives the profile.
 [[nodiscard]] Expected<GraphExecutionPlan> plan_graph(const BackendProfile& profile,
                                                       const ir::CheckedGraph& graph);
-// The plan points into the profile's registry, so a temporary profile would leave it dangling.
-Expected<GraphExecutionPlan> plan_graph(BackendProfile&& profile,
-                                        const ir::CheckedGraph& graph) = delete;
 
 }  // namespace nnplan::backend

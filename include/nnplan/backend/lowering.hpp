@@ -4,10 +4,12 @@
 // `same-capsule-run`. Grouping is for audit and scheduling; it never claims kernel fusion.
 //
 // Storage: the plan keeps the planned node kernels in one flat array in execution order; a group
-// is a range [first, first + count) of it plus its op, capsule and grouping kind (16 bytes).
+// is a range [first, first + count) of it plus its op, capsule and grouping kind (16 bytes). The
+// plan shares the registry its capsule ids index.
 #pragma once
 
 #include <array>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,8 +60,8 @@ using LoweredKernelGroups = std::vector<LoweredKernelGroup, LargeAllocator<Lower
 
 // Backend groups in execution order, with source-node provenance kept.
 struct GraphLoweringPlan {
-  const Registry* registry = nullptr;  // not owned
-  PlannedNodeKernels nodes;            // every planned node, in execution order
+  std::shared_ptr<const Registry> registry;  // the registry the capsule ids index, shared
+  PlannedNodeKernels nodes;                  // every planned node, in execution order
   LoweredKernelGroups groups;
 
   // The planned nodes of one group.

@@ -1,10 +1,12 @@
 // The planner (SPEC §5, seed "Backend Planner"): for each requested op, choose the first
 // admissible capsule in preference order, or explain, capsule by capsule, why none is admissible.
-// Plans refer to capsules by CapsuleId into the registry they were planned against; that
-// registry must outlive the plan. Each distinct op is decided once per call and reused.
+// Plans refer to capsules by CapsuleId into the registry they were planned against and share
+// ownership of that registry, so a plan stays valid however long it lives. Each distinct op is
+// decided once per call and reused.
 #pragma once
 
 #include <array>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -27,7 +29,7 @@ struct PlannedKernel {
 
 // One selected capsule per requested op, in request order.
 struct ExecutionPlan {
-  const Registry* registry = nullptr;  // not owned; the registry the ids index
+  std::shared_ptr<const Registry> registry;  // the registry the ids index, shared
   std::vector<PlannedKernel> kernels;
 
   [[nodiscard]] const KernelCapsule& capsule(std::size_t i) const {
@@ -54,16 +56,16 @@ struct ExecutionPlan {
                                               const Availability* availability = nullptr);
 
 // Plans a sequence, failing on the first op that cannot be planned (the error names its
-// position). The result references `registry`.
+// position). The result shares `registry`.
 [[nodiscard]] Expected<ExecutionPlan> plan_ops(const ExecutionConfig& config,
-                                               const Registry& registry,
+                                               std::shared_ptr<const Registry> registry,
                                                std::span<const BackendOp> ops);
 
 // plan_ops over the capsules `availability` admits; hidden capsules still appear in a failure's
 // explanation, with `unavailable-device` / `unavailable-provider`.
 [[nodiscard]] Expected<ExecutionPlan> plan_ops_available(const ExecutionConfig& config,
                                                          const Availability& availability,
-                                                         const Registry& registry,
+                                                         std::shared_ptr<const Registry> registry,
                                                          std::span<const BackendOp> ops);
 
 // The full explanation of why `op` has no admissible capsule (used by plan_op on failure).
@@ -71,7 +73,9 @@ struct ExecutionPlan {
                                           BackendOp op, const Availability* availability);
 
 // Memoized per-op decisions under one (config, registry, availability): graph planning and
-// plan_ops decide each distinct op once and reuse the answer for every later occurrence.
+// plan_ops decide each distinct op once and reuse the answer for every later occurrence. A local
+// helper of one planning call: it refers to its arguments without owning them, so it can be
+// neither copied nor moved out of the scope that made it; what it decides is plain ids.
 class OpDecisions {
  public:
   OpDecisions(const ExecutionConfig& config, const Registry& registry,
@@ -79,6 +83,8 @@ class OpDecisions {
       : config_(config), registry_(registry), availability_(availability) {
     state_.fill(kUndecided);
   }
+  OpDecisions(const OpDecisions&) = delete;
+  OpDecisions& operator=(const OpDecisions&) = delete;
 
   // The chosen capsule for `op`, deciding it on first use.
   [[nodiscard]] Expected<CapsuleId> decide(BackendOp op) {

@@ -1,10 +1,12 @@
 // Backend profiles (SPEC §9): a name, an execution config, a declared target, a validated
-// registry and a lowering mode. The maintained profiles are the user-facing defaults; flags and
-// registry files derive new profiles from them. A profile plans op lists against its target's
-// declared availability.
+// registry (a shared immutable value: copying a profile copies a pointer, and every plan made
+// under the profile shares the registry) and a lowering mode. The maintained profiles are the
+// user-facing defaults; flags and registry files derive new profiles from them. A profile plans op
+// lists against its target's declared availability.
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,7 +35,7 @@ struct BackendProfile {
   std::string name;
   ExecutionConfig config;
   Target target;
-  Registry registry = builtin_registry();
+  std::shared_ptr<const Registry> registry = shared_builtin_registry();
   LoweringMode lowering = LoweringMode::coalesced;
 
   // The availability the target declares (not a probe of this machine).
@@ -84,14 +86,22 @@ struct ProfileOverrides {
   std::vector<CapsuleModule> modules;
 };
 
+// The suffix a profile's name takes once overrides changed it: `checked_cpu+overrides` is
+// checked_cpu with some field changed or registry modules added; the fields themselves say how.
+inline constexpr std::string_view kOverriddenSuffix = "+overrides";
+// `name` without kOverriddenSuffix: the profile an overridden one started from.
+[[nodiscard]] std::string_view base_profile_name(std::string_view name);
+
 // `profile` with `overrides` applied; fails only when the added modules break the registry rules.
+// When the result differs from `profile` (a field changed, or modules were added) its name is
+// the base name with kOverriddenSuffix, so it never carries the untouched profile's name;
+// overrides that change nothing keep the name.
 [[nodiscard]] Expected<BackendProfile> apply_overrides(BackendProfile profile,
                                                        ProfileOverrides overrides);
 
-// plan_ops_available under the profile's config, declared availability and registry.
+// plan_ops_available under the profile's config, declared availability and registry (which the
+// plan shares).
 [[nodiscard]] Expected<ExecutionPlan> plan_ops(const BackendProfile& profile,
                                                std::span<const BackendOp> ops);
-// The plan points into the profile's registry, so a temporary profile would leave it dangling.
-Expected<ExecutionPlan> plan_ops(BackendProfile&& profile, std::span<const BackendOp> ops) = delete;
 
 }  // namespace nnplan::backend

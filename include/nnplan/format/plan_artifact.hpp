@@ -10,15 +10,17 @@
 //   profile        {name, device, preference, assurance, vjp, target, lowering, modules}
 //   graph          {digest: "sha256:<hex>" | null (unreadable file), nodes: count | null}
 //   accepted       true only when planning succeeded and the gate passed
-//   gate_failures  [{kind, obligations: [{op, capsule, field, claim, evidence, disposition}]}]
+//   gate_failures  [{kind, groups, node_ids, obligations: [{op, capsule, field, claim, evidence,
+//                  disposition}]}]: the indices of the failing groups and their source node ids
 //   groups         [{node_ids, kinds, op, capsule, provider, device, trust, grouping}]; a graph
 //                  imported from ONNX adds onnx_names after kinds: each node's ONNX node name,
 //                  parallel to node_ids ("" for a node without one)
-//   audit          {kernels: [...], trusted_external_ops: [op, ...]}
+//   audit          {kernels: [...], rows: [entry, ...], trusted_external_ops: [op, ...]}: one
+//                  kernel entry per distinct capsule, one row per group (its entry's index)
 //   error          null, or {kind, node_id, op, message, candidates: [{capsule, reasons:
 //                  [{code, detail}]}]} with kind `no-admissible-capsule` or `malformed-graph`
 // When planning fails (error non-null) `gate_failures` and `groups` are empty arrays and `audit`
-// holds two empty arrays, so every artifact has the same shape and tools need no presence checks.
+// holds three empty arrays, so every artifact has the same shape and tools need no presence checks.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
@@ -54,6 +57,13 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 [[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::GraphEvaluation>& evaluation,
+                                             bool onnx_names = false);
+
+// The same for a planned model (backend::plan_model), or its planning error; `profile` and
+// `graph` are the ones it was planned from (the model's own when it holds a value).
+[[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
+                                             std::string_view digest, const ir::Graph& graph,
+                                             const Expected<backend::PlannedModel>& model,
                                              bool onnx_names = false);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind

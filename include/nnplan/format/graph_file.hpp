@@ -1,0 +1,64 @@
+// Graph files: the one reader every graph subcommand uses to turn a path into a checked graph,
+// whichever format the file is in (`torchlean.ir.v1` JSON or an ONNX model). The format comes from
+// the extension (`.onnx`, `.json`) or, for any other name, from the content. The file is read once;
+// its digest, when asked for, is of those same bytes. The result holds the checked graph as a
+// shared immutable value, ready for backend::plan_model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nnplan/error.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/ir/check.hpp"
+
+namespace nnplan::format {
+
+enum class GraphFileFormat : std::uint8_t { torchlean_ir, onnx };
+
+// ONNX for a `.onnx` extension, torchlean.ir.v1 for `.json` (either case). Any other name is
+// decided by the first byte that is not whitespace: JSON opens with `{` or `[`, and a serialized
+// ModelProto never does (it opens with a field tag, 0x08 for ir_version). A file that cannot be
+// read or holds only whitespace is taken for JSON, whose reader then names the problem.
+[[nodiscard]] GraphFileFormat detect_graph_format(const std::filesystem::path& path);
+
+struct GraphFileOptions {
+  // Whether to compute the sha256 digest of the file's bytes (format::sha256_digest).
+  bool digest = false;
+  // Passed to the ONNX importer; input shapes given for a torchlean.ir.v1 file are an error.
+  OnnxImportOptions onnx;
+};
+
+// A graph file read and checked.
+struct LoadedGraph {
+  std::string path;
+  GraphFileFormat format = GraphFileFormat::torchlean_ir;
+  std::optional<std::string> digest;  // set when asked for
+  std::shared_ptr<const ir::CheckedGraph> graph;
+
+  // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
+  [[nodiscard]] bool onnx() const { return format == GraphFileFormat::onnx; }
+};
+
+// Why a graph file could not be loaded, with what was learned before it failed: plan artifacts
+// record a malformed graph's digest and node count when they are known.
+struct GraphFileFailure {
+  // Names the file and, where there is one, the node and field: `<path>: node 1 (relu): ...`.
+  Error error;
+  std::optional<std::string> digest;  // set when asked for and the bytes could be read
+  std::optional<std::size_t> nodes;   // set when the file parsed as a graph
+};
+
+// Reads, parses and checks a graph file of either format. ONNX models are imported with
+// `options.onnx`, never keeping payloads (planning reads no weight). Errors are invalid_input:
+// an unreadable or oversized file, a malformed document or model, a graph that fails ir::check,
+// or input shapes given for a torchlean.ir.v1 file.
+[[nodiscard]] std::expected<LoadedGraph, GraphFileFailure> read_graph_file(
+    const std::filesystem::path& path, const GraphFileOptions& options = {});
+
+}  // namespace nnplan::format

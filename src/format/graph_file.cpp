@@ -1,0 +1,79 @@
+#include "nnplan/format/graph_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <span>
+#include <string_view>
+#include <utility>
+
+#include "bounded_file.hpp"
+#include "nnplan/format/ir_json.hpp"
+#include "nnplan/format/plan_artifact.hpp"
+
+namespace nnplan::format {
+
+GraphFileFormat detect_graph_format(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".onnx") return GraphFileFormat::onnx;
+  if (extension == ".json") return GraphFileFormat::torchlean_ir;
+  std::ifstream in(path, std::ios::binary);
+  for (char c = 0; in.get(c);) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) continue;
+    return c == '{' || c == '[' ? GraphFileFormat::torchlean_ir : GraphFileFormat::onnx;
+  }
+  return GraphFileFormat::torchlean_ir;
+}
+
+namespace {
+
+std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string> digest,
+                                          std::optional<std::size_t> nodes = std::nullopt) {
+  return std::unexpected(
+      GraphFileFailure{.error = std::move(error), .digest = std::move(digest), .nodes = nodes});
+}
+
+}  // namespace
+
+std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesystem::path& path,
+                                                             const GraphFileOptions& options) {
+  LoadedGraph out{
+      .path = path.string(), .format = detect_graph_format(path), .digest = {}, .graph = {}};
+  if (out.format == GraphFileFormat::onnx) {
+    auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes);
+    if (!bytes) return failure(std::move(bytes.error()), std::nullopt);
+    if (options.digest) out.digest = sha256_digest(*bytes);
+    OnnxImportOptions onnx = options.onnx;
+    onnx.keep_payloads = false;
+    auto imported = import_onnx(std::as_bytes(std::span(*bytes)), out.path, onnx);
+    if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
+    out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
+    return out;
+  }
+  if (!options.onnx.input_shapes.empty()) {
+    return failure(make_error(ErrorKind::invalid_input,
+                              "input shapes apply to ONNX models; " + out.path +
+                                  " is a torchlean.ir.v1 graph, whose shapes are declared in the "
+                                  "file"),
+                   std::nullopt);
+  }
+  auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
+  if (!text) return failure(std::move(text.error()), std::nullopt);
+  if (options.digest) out.digest = sha256_digest(*text);
+  auto graph = parse_ir_json(*text, out.path);
+  if (!graph) return failure(std::move(graph.error()), std::move(out.digest));
+  const std::size_t nodes = graph->nodes.size();
+  auto checked = ir::check(std::move(*graph));
+  if (!checked) {
+    // Named like the reader's errors: `<file>: node <id> (<kind>): <what is wrong>`.
+    Error e = std::move(checked.error());
+    e.message = out.path + ": " + e.message;
+    return failure(std::move(e), std::move(out.digest), nodes);
+  }
+  out.graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
+  return out;
+}
+
+}  // namespace nnplan::format

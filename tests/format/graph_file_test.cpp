@@ -1,0 +1,184 @@
+// Graph files: format detection by extension and content, reading either format once with the
+// digest of the bytes read, the shared checked graph, and the failures with what they record
+// (digest when the bytes were read, node count when the file parsed).
+#include "nnplan/format/graph_file.hpp"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nnplan/format/plan_artifact.hpp"
+
+namespace nnplan::format {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "nnplan_graph_file_test";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+fs::path write(const std::string& name, const std::string& bytes) {
+  const fs::path path = scratch(name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const fs::path kMlp = fs::path(NNPLAN_SOURCE_DIR) / "examples/mlp.json";
+const fs::path kMalformedShape =
+    fs::path(NNPLAN_SOURCE_DIR) / "tests/data/graphs/cli_malformed_shape.json";
+
+// input x [1,4] -> Relu -> y, as ONNX bytes.
+std::string relu_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* in = g->add_input();
+  in->set_name("x");
+  auto* tt = in->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+  tt->mutable_shape()->add_dim()->set_dim_value(1);
+  tt->mutable_shape()->add_dim()->set_dim_value(4);
+  auto* n = g->add_node();
+  n->set_op_type("Relu");
+  n->set_name("act");
+  n->add_input("x");
+  n->add_output("y");
+  g->add_output()->set_name("y");
+  return m.SerializeAsString();
+}
+
+struct DetectCase {
+  std::string name;
+  std::string bytes;
+  GraphFileFormat expected;
+};
+
+TEST(DetectGraphFormat, ExtensionFirstThenContent) {
+  const std::vector<DetectCase> cases = {
+      {"m.onnx", "{}", GraphFileFormat::onnx},
+      {"M.ONNX", "{}", GraphFileFormat::onnx},
+      {"g.json", "\x08\x07", GraphFileFormat::torchlean_ir},
+      {"g.JSON", "\x08\x07", GraphFileFormat::torchlean_ir},
+      {"object.graph", "  \n{\"format\": 1}", GraphFileFormat::torchlean_ir},
+      {"array.graph", "\t[1]", GraphFileFormat::torchlean_ir},
+      {"model.pb", "\x08\x07\x12", GraphFileFormat::onnx},
+      {"blank.graph", "  \n ", GraphFileFormat::torchlean_ir},
+      {"empty.graph", "", GraphFileFormat::torchlean_ir},
+  };
+  for (const DetectCase& c : cases) {
+    EXPECT_EQ(detect_graph_format(write(c.name, c.bytes)), c.expected) << c.name;
+  }
+  EXPECT_EQ(detect_graph_format("/nonexistent/model"), GraphFileFormat::torchlean_ir);
+}
+
+TEST(ReadGraphFile, ReadsTorchleanIrWithTheDigestOfItsBytes) {
+  auto loaded = read_graph_file(kMlp, {.digest = true});
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  EXPECT_EQ(loaded->path, kMlp.string());
+  EXPECT_EQ(loaded->format, GraphFileFormat::torchlean_ir);
+  EXPECT_FALSE(loaded->onnx());
+  EXPECT_EQ(loaded->digest, sha256_digest(read(kMlp)));
+  ASSERT_NE(loaded->graph, nullptr);
+  EXPECT_FALSE(loaded->graph->graph().nodes.empty());
+  // Without the request there is no digest.
+  auto plain = read_graph_file(kMlp);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->digest, std::nullopt);
+  EXPECT_EQ(plain->graph->graph(), loaded->graph->graph());
+}
+
+TEST(ReadGraphFile, ReadsOnnxWithoutPayloads) {
+  const std::string bytes = relu_model();
+  const fs::path path = write("relu.model", bytes);  // detected by content
+  auto loaded = read_graph_file(path, {.digest = true});
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  EXPECT_TRUE(loaded->onnx());
+  EXPECT_EQ(loaded->digest, sha256_digest(bytes));
+  ASSERT_EQ(loaded->graph->graph().nodes.size(), 2u);
+  EXPECT_EQ(loaded->graph->graph().nodes[1].source_name, "act");
+}
+
+TEST(ReadGraphFile, PassesInputShapesToTheImporter) {
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(relu_model()));
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
+  const fs::path path = write("dynamic.onnx", m.SerializeAsString());
+  auto dynamic = read_graph_file(path);
+  ASSERT_FALSE(dynamic.has_value());
+  GraphFileOptions options;
+  options.onnx.input_shapes["x"] = {3, 4};
+  auto fixed = read_graph_file(path, options);
+  ASSERT_TRUE(fixed.has_value()) << render(fixed.error().error);
+  EXPECT_EQ(fixed->graph->graph().nodes[0].shape, (ir::Shape{{3, 4}}));
+}
+
+struct FailureCase {
+  std::string name;
+  fs::path path;
+  bool ask_digest = false;
+  bool input_shapes = false;  // pass an input shape for `x`
+  std::string message_start;  // the error message begins with this
+  bool digest = false;        // the failure records a digest
+  std::optional<std::size_t> nodes;
+};
+
+TEST(ReadGraphFile, FailuresRecordWhatWasLearned) {
+  const std::vector<FailureCase> cases = {
+      {"missing", "/nonexistent/graph.json", true, false,
+       "/nonexistent/graph.json: cannot read graph file", false, std::nullopt},
+      {"missing_onnx", "/nonexistent/model.onnx", true, false,
+       "/nonexistent/model.onnx: cannot read ONNX model", false, std::nullopt},
+      {"not_json", write("bad.json", "{\"format\": "), true, false,
+       scratch("bad.json").string() + ": ", true, std::nullopt},
+      {"fails_check", kMalformedShape, true, false,
+       kMalformedShape.string() + ": node 1 (relu 'act')", true, std::size_t{2}},
+      {"fails_check_no_digest", kMalformedShape, false, false,
+       kMalformedShape.string() + ": node 1 (relu 'act')", false, std::size_t{2}},
+      {"corrupt_onnx", write("corrupt.onnx", "\x08\x07\x12\xff\xff\xff"), true, false,
+       scratch("corrupt.onnx").string(), true, std::nullopt},
+      {"input_shapes_for_json", kMlp, false, true,
+       "input shapes apply to ONNX models; " + kMlp.string() +
+           " is a torchlean.ir.v1 graph, whose shapes are declared in the file",
+       false, std::nullopt},
+  };
+  for (const FailureCase& c : cases) {
+    GraphFileOptions options;
+    options.digest = c.ask_digest;
+    if (c.input_shapes) options.onnx.input_shapes["x"] = {1};
+    auto loaded = read_graph_file(c.path, options);
+    ASSERT_FALSE(loaded.has_value()) << c.name;
+    const GraphFileFailure& f = loaded.error();
+    EXPECT_EQ(f.error.kind, ErrorKind::invalid_input) << c.name;
+    EXPECT_TRUE(f.error.message.starts_with(c.message_start)) << c.name << ": " << f.error.message;
+    EXPECT_EQ(f.digest.has_value(), c.digest) << c.name;
+    if (c.digest) {
+      EXPECT_EQ(f.digest, sha256_digest(read(c.path))) << c.name;
+    }
+    EXPECT_EQ(f.nodes, c.nodes) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace nnplan::format
