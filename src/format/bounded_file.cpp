@@ -1,5 +1,7 @@
 #include "bounded_file.hpp"
 
+#include "nnplan/exception_boundary.hpp"
+
 #include <array>
 #include <cerrno>
 #include <exception>
@@ -7,6 +9,7 @@
 #include <utility>
 
 #include "message_text.hpp"
+#include "nnplan/exception_boundary.hpp"
 
 namespace nnplan::format::detail {
 namespace {
@@ -29,7 +32,7 @@ std::string cannot_read(std::string_view what, std::string_view reason) {
 }
 
 Error internal_error(const std::filesystem::path& path, const std::exception& e) {
-  return make_error(ErrorKind::internal, escape_controls(path.string() + ": " + e.what()));
+  return error_from_exception("reading " + escape_controls(path.string()), e);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "nnplan/format/plan_artifact.hpp"
 #include "nnplan/backend/op_mapping.hpp"
+#include "nnplan/exception_boundary.hpp"
 
 #include <openssl/evp.h>
 
@@ -507,7 +508,9 @@ Expected<Json> parse_json(std::string_view text) {
 
 }  // namespace
 
-Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
+namespace {
+
+Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source) {
   const EnvelopeReader r(source);
   if (auto problem = detail::json_limit_problem(text)) return std::unexpected(r.fail("", *problem));
   auto parsed = parse_json(text);
@@ -569,6 +572,13 @@ Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_vi
   }
   out.document = std::string(text);
   return out;
+}
+
+}  // namespace
+
+Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
+  return catch_as_error("reading plan artifact " + detail::escape_controls(std::string(source)),
+                        [&] { return parse_plan_artifact_text(text, source); });
 }
 
 Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {

@@ -273,7 +273,7 @@ TEST(OnnxCliDot, NodeLabelsShowTheOnnxNames) {
 TEST(OnnxCliInputShape, FixesASymbolicDimension) {
   const fs::path model = write_mlp_model("dynamic.onnx", -1);
   const CliResult without = run_cli("plan " + model.string());
-  EXPECT_EQ(without.exit_code, 3) << without.out;
+  EXPECT_EQ(without.exit_code, 4) << without.out;
   EXPECT_TRUE(contains(without.err, "--input-shape")) << without.err;
   const CliResult with = run_cli("plan " + model.string() + " --input-shape x=5,4");
   EXPECT_EQ(with.exit_code, 0) << with.err;
@@ -354,6 +354,26 @@ TEST(OnnxCliMalformed, EveryGraphCommandExitsThreeNamingTheFile) {
           << c.name << " " << command << ": " << r.err;
       EXPECT_TRUE(contains(r.err, model.string())) << c.name << " " << command << ": " << r.err;
     }
+  }
+}
+
+// A valid model with an operator nnplan does not import yet: exit 4 (DESIGN.md), naming the node.
+TEST(OnnxCliUnsupported, EveryGraphCommandExitsFourNamingTheNode) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(mlp_model_bytes()));
+  model.mutable_graph()->mutable_node(2)->set_op_type("Mish");
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  const fs::path path = scratch_dir() / "mish.onnx";
+  write_text(path, bytes);
+  for (const std::string command : {"plan", "explain", "dot", "convert"}) {
+    std::string args = command + " " + path.string();
+    if (command == "explain") args += " --node 0";
+    if (command == "convert") args += " -o " + (scratch_dir() / "mish.json").string();
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 4) << command << ": " << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, "model/out")) << command << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "Mish")) << command << ": " << r.err;
   }
 }
 

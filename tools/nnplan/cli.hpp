@@ -24,6 +24,14 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitRejected = 1;  // a domain answer: no admissible capsule, gate rejection
 inline constexpr int kExitUsage = 2;     // bad flags or unknown names
 inline constexpr int kExitBadInput = 3;  // unreadable or malformed input file
+// a valid model that uses something nnplan does not support yet (ErrorKind::unsupported)
+inline constexpr int kExitUnsupported = 4;
+
+// The exit code for an input file that could not be used: 4 when it is valid but uses something
+// nnplan does not support yet, else 3.
+[[nodiscard]] constexpr int input_exit_code(const Error& error) {
+  return error.kind == ErrorKind::unsupported ? kExitUnsupported : kExitBadInput;
+}
 
 // Prints `nnplan: error: <rendered error>` to stderr and returns `exit_code`.
 int fail(const Error& error, int exit_code);

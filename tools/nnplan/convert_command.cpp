@@ -66,7 +66,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     }
     auto imported = format::import_onnx_file(flags->model, *options);
     if (!imported) {
-      exit_code = fail(imported.error(), kExitBadInput);
+      exit_code = fail(imported.error(), input_exit_code(imported.error()));
       return;
     }
     if (!write_output_file(flags->output, format::write_ir_json(imported->graph()))) {

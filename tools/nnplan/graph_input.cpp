@@ -101,7 +101,7 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
   auto graph = format::read_graph_file(
       flags.graph, {.digest = digest == Digest::compute, .onnx = std::move(*onnx)});
   if (!graph) {
-    const int code = fail(graph.error().error, kExitBadInput);
+    const int code = fail(graph.error().error, input_exit_code(graph.error().error));
     if (on_bad_graph) on_bad_graph(profile, graph.error());
     return std::unexpected(code);
   }

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "nnplan: plan neural-network ops onto audited backend kernel capsules.\n"
       "Exit codes: 0 success, 1 rejected / no admissible capsule, 2 usage error, 3 bad input "
-      "file."};
+      "file or output failure, 4 a valid model that uses something not supported yet."};
   app.name("nnplan");
   app.set_version_flag("--version", "nnplan 0.1.0");
   app.require_subcommand(1);
