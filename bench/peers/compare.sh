@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Peer comparison for issue 4 ("ONNX import", Performance): the wall time of `nnplan plan
-# MODEL.onnx` (the whole CLI process: start, file read, protobuf parse, import, plan, report)
-# against ONNX Runtime's session creation with graph optimizations disabled (onnxruntime-node,
-# bench/peers/ort_session.js), side by side in one run, on a ResNet-18-shaped model and on a
-# 100,000-node chain alternating Relu and Add(x, x) on [1,16]. Both models are written by
-# nnplan_make_models (bench/onnx_model_generators.cpp). Prints both medians and the ratio.
+# Peer comparison of planning speed: the wall time of `nnplan plan MODEL.onnx` (the whole CLI
+# process: start, file read, protobuf parse, import, plan, report) against ONNX Runtime's session
+# creation with graph optimizations disabled (onnxruntime-node, bench/peers/ort_session.js), side
+# by side in one run, on ResNet-18- and ResNet-50-shaped models and on a 100,000-node chain
+# alternating Relu and Add(x, x) on [1,16]. The models are written by nnplan_make_models
+# (bench/onnx_model_generators.cpp). Prints both medians and the ratio.
 #
 # Usage: bench/peers/compare.sh [--install-peers] [BUILD_DIR]
 #   BUILD_DIR   a configured and built nnplan build tree (default: build); needs bin/nnplan and
@@ -95,14 +95,14 @@ time_ort() {
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "onnxruntime-node $(node -p "require('$here/node_modules/onnxruntime-node/package.json').version"), node $(node --version), $(hyperfine --version 2>/dev/null || echo 'no hyperfine: shell loop')"
 declare -A nn ort
-for model in resnet18 chain100k; do
+for model in resnet18 resnet50 chain100k; do
   file="$models/$model.onnx"
   nn[$model]=$(time_nnplan "$file")
   ort[$model]=$(time_ort "$file")
 done
 echo
 printf '%-10s %16s %22s %18s\n' model "nnplan plan (ms)" "ORT session (ms)" "ratio ORT/nnplan"
-for model in resnet18 chain100k; do
+for model in resnet18 resnet50 chain100k; do
   printf '%-10s %16.3f %22.3f %17.1fx\n' "$model" "${nn[$model]}" "${ort[$model]}" \
     "$(echo "scale=3; ${ort[$model]} / ${nn[$model]}" | bc)"
 done

@@ -2,9 +2,15 @@
 
 #include "nnplan/exception_boundary.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <array>
 #include <cerrno>
 #include <exception>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -106,13 +112,68 @@ Expected<void> read_bounded_chunks(const std::filesystem::path& path, std::strin
   }
 }
 
-Expected<std::string> read_bounded_file(const std::filesystem::path& path, std::string_view what,
-                                        std::uintmax_t limit) {
+FileBytes::FileBytes(FileBytes&& other) noexcept
+    : mapping_(std::exchange(other.mapping_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      owned_(std::move(other.owned_)) {}
+
+FileBytes& FileBytes::operator=(FileBytes&& other) noexcept {
+  if (this != &other) {
+    if (mapping_ != nullptr) ::munmap(const_cast<void*>(mapping_), size_);
+    mapping_ = std::exchange(other.mapping_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    owned_ = std::move(other.owned_);
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() {
+  if (mapping_ != nullptr) ::munmap(const_cast<void*>(mapping_), size_);
+}
+
+FileBytes FileBytes::mapped(const void* address, std::size_t size) {
+  FileBytes bytes;
+  bytes.mapping_ = address;
+  bytes.size_ = size;
+  return bytes;
+}
+
+namespace {
+
+// Maps a regular file of `size` bytes (checked against the limit by the caller); nullopt when the
+// system refuses, and the caller reads the file instead.
+std::optional<FileBytes> map_regular_file(const std::filesystem::path& path, std::uintmax_t size) {
+  if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat info {};
+  void* address = MAP_FAILED;
+  // The size is taken again from the open file: it is what the mapping can cover.
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+      static_cast<std::uintmax_t>(info.st_size) == size) {
+    address = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  ::close(fd);
+  if (address == MAP_FAILED) return std::nullopt;
+  return FileBytes::mapped(address, static_cast<std::size_t>(size));
+}
+
+}  // namespace
+
+Expected<FileBytes> read_bounded_file(const std::filesystem::path& path, std::string_view what,
+                                      std::uintmax_t limit) {
+  {
+    auto file = open_bounded_file(path, what, limit);
+    if (!file) return std::unexpected(std::move(file.error()));
+    if (file->size) {
+      if (auto mapped = map_regular_file(path, *file->size)) return std::move(*mapped);
+    }
+  }
   std::string text;
   auto read =
       read_bounded_chunks(path, what, limit, [&text](std::string_view chunk) { text += chunk; });
   if (!read) return std::unexpected(std::move(read.error()));
-  return text;
+  return FileBytes(std::move(text));
 }
 
 }  // namespace nnplan::format::detail

@@ -3,6 +3,8 @@
 // It refuses missing paths, directories and unreadable files, and files over the limit, with
 // messages that name the path and what the file was meant to be ("cannot read graph file: is a
 // directory"); pipes and device files, which have no size up front, are read in bounded chunks.
+// A regular file is mapped rather than copied, so a reader pays only for the pages it touches: an
+// ONNX model's weights are never read while it is planned.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "nnplan/error.hpp"
 
@@ -43,8 +46,36 @@ struct OpenFile {
                                                  std::string_view what, std::uintmax_t limit,
                                                  const std::function<void(std::string_view)>& sink);
 
+// The bytes of a whole file: a read-only private mapping of a regular file, or the bytes read from
+// a pipe or device. Move-only; the mapping is released with the value. A file that another process
+// truncates while it is mapped makes later reads of the lost pages fault (SIGBUS), as with any
+// mapped input.
+class FileBytes {
+ public:
+  FileBytes() = default;
+  explicit FileBytes(std::string owned) : owned_(std::move(owned)) {}
+  FileBytes(FileBytes&& other) noexcept;
+  FileBytes& operator=(FileBytes&& other) noexcept;
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes();
+
+  // Takes over a mapping of `size` bytes at `address` (made by mmap).
+  static FileBytes mapped(const void* address, std::size_t size);
+
+  [[nodiscard]] std::string_view text() const {
+    return mapping_ != nullptr ? std::string_view(static_cast<const char*>(mapping_), size_)
+                               : std::string_view(owned_);
+  }
+
+ private:
+  const void* mapping_ = nullptr;
+  std::size_t size_ = 0;
+  std::string owned_;
+};
+
 // The whole of `path`, at most `limit` bytes.
-[[nodiscard]] Expected<std::string> read_bounded_file(const std::filesystem::path& path,
-                                                      std::string_view what, std::uintmax_t limit);
+[[nodiscard]] Expected<FileBytes> read_bounded_file(const std::filesystem::path& path,
+                                                    std::string_view what, std::uintmax_t limit);
 
 }  // namespace nnplan::format::detail

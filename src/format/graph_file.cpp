@@ -44,10 +44,10 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesyst
   if (out.format == GraphFileFormat::onnx) {
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes);
     if (!bytes) return failure(std::move(bytes.error()), std::nullopt);
-    if (options.digest) out.digest = sha256_digest(*bytes);
+    if (options.digest) out.digest = sha256_digest(bytes->text());
     OnnxImportOptions onnx = options.onnx;
     onnx.keep_payloads = false;
-    auto imported = import_onnx(std::as_bytes(std::span(*bytes)), out.path, onnx);
+    auto imported = import_onnx(std::as_bytes(std::span(bytes->text())), out.path, onnx);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     return out;
@@ -61,8 +61,8 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesyst
   }
   auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
   if (!text) return failure(std::move(text.error()), std::nullopt);
-  if (options.digest) out.digest = sha256_digest(*text);
-  auto graph = parse_ir_json(*text, out.path);
+  if (options.digest) out.digest = sha256_digest(text->text());
+  auto graph = parse_ir_json(text->text(), out.path);
   if (!graph) return failure(std::move(graph.error()), std::move(out.digest));
   const std::size_t nodes = graph->nodes.size();
   auto checked = ir::check(std::move(*graph));

@@ -1096,7 +1096,7 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
 Expected<ir::Graph> read_ir_file(const std::filesystem::path& path) {
   auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_ir_json(*text, path.string());
+  return parse_ir_json(text->text(), path.string());
 }
 
 std::string write_ir_json(const ir::Graph& graph) {

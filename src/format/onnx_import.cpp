@@ -180,7 +180,7 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
   try {
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
-    return import_onnx(std::as_bytes(std::span(*bytes)), path.string(), options);
+    return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), options);
   } catch (...) {
     return std::unexpected(error_from_exception(path.native(), progress));
   }

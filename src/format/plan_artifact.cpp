@@ -584,7 +584,7 @@ Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_vi
 Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
   auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_plan_artifact(*text, path.string());
+  return parse_plan_artifact(text->text(), path.string());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -847,7 +847,7 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
 Expected<std::vector<CapsuleModule>> read_registry_file(const std::filesystem::path& path) {
   auto text = detail::read_bounded_file(path, "registry file", kMaxRegistryFileBytes);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_registry_json(*text, path.string());
+  return parse_registry_json(text->text(), path.string());
 }
 
 std::string write_registry_json(std::span<const CapsuleModule> modules) {
