@@ -1,15 +1,14 @@
 // The exception boundary of the public API (DESIGN.md, "Errors"). nnplan reports failures as
 // `Expected` values; the standard library can still throw (an allocation that fails, a length past
 // a container's limit). `catch_as_error` runs a fallible step and turns any exception it lets out
-// into an Error: `std::bad_alloc` and `std::length_error` into `resource_exhausted`, anything else
-// into `internal`, each message saying what was being done. Readers and other entry points wrap
-// their body in it, so no exception crosses the API.
+// into an Error: `std::bad_alloc` into `resource_exhausted`, anything else into `internal`, each
+// message saying what was being done; when even that message cannot be built, a fixed one. Readers
+// and other entry points wrap their body in it, so no exception crosses the API.
 #pragma once
 
 #include <exception>
 #include <expected>
 #include <new>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -36,14 +35,26 @@ namespace nnplan {
 }
 
 // Runs `step` (returning some Expected<T>) and returns its result, or the Error for the exception
-// it threw.
-template <class Step>
-[[nodiscard]] auto catch_as_error(std::string_view doing, Step&& step)
+// it threw. `doing` is a callable returning the description, so it is built only on failure.
+template <class Step, class Doing>
+[[nodiscard]] auto catch_as_error(Doing&& doing, Step&& step) noexcept
     -> std::invoke_result_t<Step> {
   try {
     return std::forward<Step>(step)();
   } catch (const std::exception& e) {
-    return std::unexpected(error_from_exception(doing, e));
+    try {
+      return std::unexpected(error_from_exception(std::forward<Doing>(doing)(), e));
+    } catch (...) {
+      Error error;
+      error.kind = ErrorKind::resource_exhausted;
+      error.message = "out of memory";
+      return std::unexpected(std::move(error));
+    }
+  } catch (...) {
+    Error error;
+    error.kind = ErrorKind::internal;
+    error.message = "unexpected failure";
+    return std::unexpected(std::move(error));
   }
 }
 

@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "bounded_file.hpp"
+#include "message_text.hpp"
+#include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
@@ -37,8 +39,10 @@ std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string
 
 }  // namespace
 
-std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesystem::path& path,
-                                                             const GraphFileOptions& options) {
+namespace {
+
+std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
+    const std::filesystem::path& path, const GraphFileOptions& options) {
   LoadedGraph out{
       .path = path.string(), .format = detect_graph_format(path), .digest = {}, .graph = {}};
   if (out.format == GraphFileFormat::onnx) {
@@ -74,6 +78,22 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesyst
   }
   out.graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
   return out;
+}
+
+}  // namespace
+
+std::expected<LoadedGraph, GraphFileFailure> read_graph_file(const std::filesystem::path& path,
+                                                             const GraphFileOptions& options) {
+  try {
+    return read_graph_file_unguarded(path, options);
+  } catch (const std::exception& e) {
+    Error error = error_from_exception("reading graph file", e);
+    try {
+      error.message.insert(0, detail::escape_controls(path.string()) + ": ");
+    } catch (...) {
+    }
+    return std::unexpected(GraphFileFailure{.error = std::move(error)});
+  }
 }
 
 }  // namespace nnplan::format

@@ -577,8 +577,9 @@ Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::stri
 }  // namespace
 
 Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
-  return catch_as_error("reading plan artifact " + detail::escape_controls(std::string(source)),
-                        [&] { return parse_plan_artifact_text(text, source); });
+  return catch_as_error(
+      [&] { return "reading plan artifact " + detail::escape_controls(std::string(source)); },
+      [&] { return parse_plan_artifact_text(text, source); });
 }
 
 Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {

@@ -36,7 +36,8 @@ INSTANTIATE_TEST_SUITE_P(
     Subcommands, OutputFailureTest,
     ::testing::Values(
         // Small outputs, which fit stdio's buffer and fail only when it is flushed.
-        "profiles", "profiles --json", "targets", "targets --json", "plan-ops matmul relu",
+        "--help", "--version", "plan --help", "profiles", "profiles --json",
+        "plan-ops --json matmul", "targets", "targets --json", "plan-ops matmul relu",
         "plan " + source("examples/mlp.json"),
         "explain " + source("examples/cnn.json") + " --node 1",
         "dot " + source("examples/cnn.json"),

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <system_error>
 
@@ -19,6 +20,21 @@ int flushed_exit_code(int exit_code) {
   const int saved = errno;
   std::fprintf(stderr, "nnplan: error: cannot write to standard output: %s\n",
                saved != 0 ? std::strerror(saved) : "write error");
+  return nnplan::cli::kExitBadInput;
+}
+
+// The last resort for an exception the library could not report as a value (an allocation that
+// failed in the tool itself). Building the message may fail in turn; then a fixed line is printed.
+int report_exception(const CLI::App& app, const std::exception& e) noexcept {
+  try {
+    std::string doing = "running nnplan";
+    for (const CLI::App* sub : app.get_subcommands())
+      doing += " " + sub->get_name();
+    std::fprintf(stderr, "nnplan: error: %s\n",
+                 nnplan::render(nnplan::error_from_exception(doing, e)).c_str());
+  } catch (...) {
+    std::fputs("nnplan: error: out of memory\n", stderr);
+  }
   return nnplan::cli::kExitBadInput;
 }
 
@@ -49,26 +65,24 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return flushed_exit_code(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return flushed_exit_code(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return flushed_exit_code(app.exit(e));
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return nnplan::cli::kExitUsage;
+    return flushed_exit_code(nnplan::cli::kExitUsage);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return report_exception(app, e);
   } catch (const std::system_error& e) {
-    // fmt reports a failed write to a stream this way.
+    // fmt reports a failed write to stdout this way.
     std::fprintf(stderr, "nnplan: error: cannot write output: %s\n", e.what());
     return nnplan::cli::kExitBadInput;
   } catch (const std::exception& e) {
-    // The last resort: the library reports failures as values, so this is a failure it could not
-    // describe (an allocation that failed in the tool itself).
-    std::string doing = "running nnplan";
-    for (const CLI::App* sub : app.get_subcommands())
-      doing += " " + sub->get_name();
-    std::fprintf(stderr, "nnplan: error: %s\n",
-                 nnplan::render(nnplan::error_from_exception(doing, e)).c_str());
+    return report_exception(app, e);
+  } catch (...) {
+    std::fputs("nnplan: error: unexpected failure\n", stderr);
     return nnplan::cli::kExitBadInput;
   }
   return flushed_exit_code(exit_code);
