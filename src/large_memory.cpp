@@ -1,7 +1,6 @@
 #include "nnplan/large_memory.hpp"
 
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 
 #ifdef __linux__
@@ -28,40 +27,6 @@ void* allocate_large(std::size_t size) {
   ::madvise(p, rounded, MADV_HUGEPAGE);  // a hint: ordinary pages where not honoured
 #endif
   return p;
-}
-
-void* allocate_large_zeroed(std::size_t size) {
-#ifdef __linux__
-  if (size >= kHugePage) {
-    // Mapped with a huge page's slack and trimmed to a 2 MiB aligned block.
-    const std::size_t rounded = to_huge_pages(size);
-    void* mapped = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw std::bad_alloc();
-    const auto start = reinterpret_cast<std::uintptr_t>(mapped);
-    const std::uintptr_t aligned = to_huge_pages(start);
-    if (aligned != start) ::munmap(mapped, aligned - start);
-    const std::size_t tail = start + kHugePage - aligned;
-    if (tail != 0) ::munmap(reinterpret_cast<void*>(aligned + rounded), tail);
-    ::madvise(reinterpret_cast<void*>(aligned), rounded, MADV_HUGEPAGE);  // a hint, as above
-    return reinterpret_cast<void*>(aligned);
-  }
-#endif
-  void* p = std::calloc(size == 0 ? 1 : size, 1);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void free_large_zeroed(void* p, std::size_t size) noexcept {
-  if (p == nullptr) return;
-#ifdef __linux__
-  if (size >= kHugePage) {
-    ::munmap(p, to_huge_pages(size));
-    return;
-  }
-#endif
-  (void)size;
-  std::free(p);
 }
 
 void free_large(void* p, std::size_t size) noexcept {

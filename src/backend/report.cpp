@@ -118,9 +118,7 @@ class NameDedup {
 // The text after a group's kind list, `] op=<op> capsule=<capsule> grouping=<kind>`, which depends
 // only on (op, capsule, grouping): built once per combination a report meets, so a line of a
 // large report is a few appends. For a group of one node, of(plan, g, kind) is the text from the
-// node list on, ` [<kind>] op=...`, cached with the kind in the key. The last combinations met sit
-// in a small direct-mapped cache in front of the map (a report alternates between a few of them;
-// BM_GraphReport/chain/100000 1.98 ms without it, 1.69 ms with, medians of 5).
+// node list on, ` [<kind>] op=...`, cached with the kind in the key.
 class GroupSuffixes {
  public:
   const std::string& of(const GraphLoweringPlan& plan, const LoweredKernelGroup& g,
@@ -131,78 +129,18 @@ class GroupSuffixes {
                                static_cast<std::uint64_t>(g.op)) *
                                   (ir::kOpKindCount + 1) +
                               (kind ? static_cast<std::uint64_t>(*kind) + 1 : 0);
-    Cached& cached = cache_[key % kCache];
-    if (cached.suffix != nullptr && cached.key == key) return *cached.suffix;
     std::string& suffix = suffixes_[key];
     if (suffix.empty()) {
       if (kind) suffix = " [" + std::string(ir::to_string(*kind));
       suffix += "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
                 " grouping=" + std::string(to_string(g.grouping));
     }
-    cached = Cached{.key = key, .suffix = &suffix};  // map nodes do not move
     return suffix;
   }
 
  private:
-  static constexpr std::size_t kCache = 64;
-  struct Cached {
-    std::uint64_t key = 0;
-    const std::string* suffix = nullptr;
-  };
-  std::array<Cached, kCache> cache_{};
   std::unordered_map<std::uint64_t, std::string> suffixes_;
 };
-
-// group_line's text appended to `out`: no temporaries per node.
-// Appends through a raw pointer: `write(p)` writes at most `bound` bytes from p and returns the
-// end. A report line is a dozen short pieces; bounds-checked appends of each were most of its
-// cost.
-template <class Write>
-void append_bounded(std::string& out, std::size_t bound, Write write) {
-  const std::size_t old = out.size();
-  out.resize_and_overwrite(old + bound, [&](char* p, std::size_t) {
-    return static_cast<std::size_t>(write(p + old) - p);
-  });
-}
-
-char* put(char* p, std::string_view text) {
-  if (text.empty()) return p;  // an empty view may have no data to point at (memcpy wants one)
-  std::memcpy(p, text.data(), text.size());
-  return p + text.size();
-}
-
-// `v` in decimal at p (at most 20 characters); returns the end. Two digits per step from a table,
-// as std::to_chars does, but inline and without its range checks: a report line holds two numbers,
-// and std::to_chars was a third of writing one (17.8M of 35M instructions for 10^5 lines).
-char* put_number(char* p, std::uint64_t v) {
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  int digits = 1;
-  for (std::uint64_t bound = 10; digits < 20 && v >= bound; bound *= 10)
-    ++digits;
-  char* end = p + digits;
-  char* q = end;
-  while (v >= 100) {
-    const auto pair = static_cast<std::size_t>(v % 100) * 2;
-    v /= 100;
-    *--q = kPairs[pair + 1];
-    *--q = kPairs[pair];
-  }
-  if (v >= 10) {
-    *--q = kPairs[v * 2 + 1];
-    *--q = kPairs[v * 2];
-  } else {
-    *--q = static_cast<char>('0' + v);
-  }
-  return end;
-}
-
-constexpr std::string_view kGroup = "  group ";
-constexpr std::string_view kNodes = ": nodes ";
-constexpr std::string_view kOnnx = " onnx=";
-constexpr std::size_t kNumber = 20;  // digits of a 64-bit number
 
 // The source name group_line shows for node `id`: empty when there is none.
 std::string_view onnx_name(const ir::Graph* onnx_graph, ir::NodeId id) {
@@ -210,68 +148,43 @@ std::string_view onnx_name(const ir::Graph* onnx_graph, ir::NodeId id) {
   return onnx_graph->nodes[id].source_name;
 }
 
-// group_line for a group of one node (nearly every group of a large graph), and `end` after it:
-// one bounded append for the whole line.
-// `rest` is GroupSuffixes::of(plan, g, kind): everything from the node list on.
-void append_single_node_line(std::string& out, std::size_t group_index, const PlannedNodeKernel& k,
-                             const std::string& rest, std::string_view name, std::string_view end) {
-  const std::size_t bound = kGroup.size() + kNumber + kNodes.size() + kNumber + rest.size() +
-                            kOnnx.size() + name.size() + end.size();
-  append_bounded(out, bound, [&](char* p) {
-    p = put(p, kGroup);
-    p = put_number(p, group_index);
-    p = put(p, kNodes);
-    p = put_number(p, k.node_id);
-    p = put(p, rest);
-    if (!name.empty()) {
-      p = put(p, kOnnx);
-      p = put(p, name);
-    }
-    return put(p, end);
-  });
-}
-
-// group_line's text, then `end`, appended to `out`: no temporaries per node.
+// group_line's text, then `end`, appended to `out`.
 void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::size_t group_index,
                        const ir::Graph* onnx_graph, NameDedup& dedup, GroupSuffixes& suffixes,
                        std::string_view end = {}) {
   const LoweredKernelGroup& g = plan.groups[group_index];
   const auto nodes = plan.group_nodes(g);
+  out += "  group ";
+  out += std::to_string(group_index);
+  out += ": nodes ";
   if (nodes.size() == 1) {
-    append_single_node_line(out, group_index, nodes[0], suffixes.of(plan, g, nodes[0].kind),
-                            onnx_name(onnx_graph, nodes[0].node_id), end);
+    out += std::to_string(nodes[0].node_id);
+    out += suffixes.of(plan, g, nodes[0].kind);
+    if (const std::string_view name = onnx_name(onnx_graph, nodes[0].node_id); !name.empty()) {
+      out += " onnx=";
+      out += name;
+    }
+    out += end;
     return;
   }
-  const std::string& suffix = suffixes.of(plan, g);
-  std::size_t bound = kGroup.size() + kNumber + kNodes.size() + 2 + suffix.size();
-  for (const PlannedNodeKernel& k : nodes)
-    bound += kNumber + 1 + ir::to_string(k.kind).size() + 1;
-  append_bounded(out, bound, [&](char* p) {
-    p = put(p, kGroup);
-    p = put_number(p, group_index);
-    p = put(p, kNodes);
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (i != 0) *p++ = ',';
-      p = put_number(p, nodes[i].node_id);
-    }
-    *p++ = ' ';
-    *p++ = '[';
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (i != 0) *p++ = ',';
-      p = put(p, ir::to_string(nodes[i].kind));
-    }
-    return put(p, suffix);
-  });
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(nodes[i].node_id);
+  }
+  out += " [";
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (i != 0) out += ',';
+    out += ir::to_string(nodes[i].kind);
+  }
+  out += suffixes.of(plan, g);
   // One ONNX node may become several IR nodes (Div is inv and mul_elem); name it once.
   dedup.clear();
   bool named = false;
   for (const PlannedNodeKernel& k : nodes) {
     const std::string_view name = onnx_name(onnx_graph, k.node_id);
     if (name.empty() || !dedup.add(name)) continue;
-    append_bounded(out, kOnnx.size() + name.size(), [&](char* p) {
-      p = named ? put(p, ",") : put(p, kOnnx);
-      return put(p, name);
-    });
+    out += named ? "," : " onnx=";
+    out += name;
     named = true;
   }
   out += end;
@@ -349,16 +262,7 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
   out.reserve(kReportChunkBytes + 4096);
   NameDedup dedup;
   GroupSuffixes suffixes;
-  // A line reads its nodes' source names from the graph's node array, one cache line per node
-  // far apart: fetched a few groups ahead, those misses overlap with the formatting.
-  constexpr std::size_t kAhead = 16;
   for (std::size_t i = 0; i < plan.groups.size(); ++i) {
-    if (onnx_graph != nullptr && i + kAhead < plan.groups.size()) {
-      const ir::NodeId ahead = plan.nodes[plan.groups[i + kAhead].first].node_id;
-      if (ahead < onnx_graph->nodes.size()) {
-        __builtin_prefetch(&onnx_graph->nodes[ahead].source_name);
-      }
-    }
     append_group_line(out, plan, i, onnx_graph, dedup, suffixes, "\n");
     if (out.size() >= kReportChunkBytes) {
       sink(out);
