@@ -25,6 +25,7 @@
 
 #include "bounded_file.hpp"
 #include "message_text.hpp"
+#include "nnplan/format/output_file.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -38,7 +39,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::uint64_t kFloatBytes = 4;
 using detail::escape_controls;
-using detail::lowercase_first;
 using detail::shown;
 
 std::optional<std::uint64_t> mul(std::uint64_t a, std::uint64_t b) {
@@ -737,24 +737,12 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
   }
 }
 
-Expected<void> write_payload_file(const std::filesystem::path& path, const PayloadStore& store) {
+Expected<void> write_payload_file(const std::filesystem::path& path, const PayloadStore& store,
+                                  std::span<const std::filesystem::path> inputs) {
   auto bytes = write_payloads(store);
   if (!bytes) return std::unexpected(std::move(bytes.error()));
-  const std::string source = path.string();
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    const int err = errno;
-    return std::unexpected(
-        invalid(source, "cannot write payload file: " +
-                            (err != 0 ? lowercase_first(std::generic_category().message(err))
-                                      : std::string("open failed"))));
-  }
-  out.write(reinterpret_cast<const char*>(bytes->data()),
-            static_cast<std::streamsize>(bytes->size()));
-  out.close();
-  if (!out) return std::unexpected(invalid(source, "cannot write payload file: write error"));
-  return {};
+  return write_file_atomically(
+      path, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), inputs);
 }
 
 Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -147,8 +149,21 @@ using OnBadGraph =
     const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
     Digest digest, const OnBadGraph& on_bad_graph = {});
 
-// Writes `text` to `path`; on failure prints why and returns false.
-[[nodiscard]] bool write_output_file(const std::string& path, const std::string& text);
+// The files a graph subcommand reads: GRAPH and every `--registry` file. An output flag is
+// checked against them (check_output_flag) and written never onto one of them.
+[[nodiscard]] std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
+                                                                const ConfigFlags& config);
+
+// Refuses an `-o` path that is one of `inputs` (format::check_output_path): prints
+// `-o PATH: the output would overwrite the input PATH; choose another output path` and returns
+// false, meaning exit code 2. Called before the command reads or writes anything.
+[[nodiscard]] bool check_output_flag(const std::string& path,
+                                     std::span<const std::filesystem::path> inputs);
+
+// Writes `text` to `path` through format::write_file_atomically (a temporary renamed into place,
+// never onto one of `inputs`); on failure prints why and returns false, meaning exit code 3.
+[[nodiscard]] bool write_output_file(const std::string& path, const std::string& text,
+                                     std::span<const std::filesystem::path> inputs = {});
 
 void add_targets_command(CLI::App& app, int& exit_code);
 void add_profiles_command(CLI::App& app, int& exit_code);

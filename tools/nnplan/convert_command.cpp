@@ -2,15 +2,18 @@
 // plus its payload file (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the
 // graph can be planned, edited or diffed as text and every weight travels with it. Prints a
 // one-line summary (or, with --json, an nnplan.convert.v1 object). Exit 0 written, 2 usage error,
-// 3 unreadable, malformed or unsupported model, or an output file that cannot be written.
+// 3 unreadable, malformed or unsupported model, or an output file that cannot be written. Both
+// files are written to temporaries and renamed into place together (format/output_file.hpp).
 #include <fmt/core.h>
 
+#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/output_file.hpp"
 #include "nnplan/format/payload_file.hpp"
 
 namespace nnplan::cli {
@@ -64,16 +67,31 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                        kExitUsage);
       return;
     }
+    const std::vector<std::filesystem::path> inputs{flags->model};
+    if (!check_output_flag(graph_path.string(), inputs) ||
+        !check_output_flag(payload_path.string(), inputs)) {
+      exit_code = kExitUsage;
+      return;
+    }
     auto imported = format::import_onnx_file(flags->model, *options);
     if (!imported) {
       exit_code = fail(imported.error(), input_exit_code(imported.error()));
       return;
     }
-    if (!write_output_file(flags->output, format::write_ir_json(imported->graph()))) {
-      exit_code = kExitBadInput;
+    const std::string graph_json = format::write_ir_json(imported->graph());
+    auto payloads = format::write_payloads(imported->payloads);
+    if (!payloads) {
+      exit_code = fail(payloads.error(), kExitBadInput);
       return;
     }
-    if (auto written = format::write_payload_file(payload_path, imported->payloads); !written) {
+    // Both files are complete before either is renamed into place: a failed write leaves no new
+    // graph beside an old or missing payload file.
+    const std::array<format::OutputFile, 2> files{
+        format::OutputFile{.path = graph_path, .bytes = graph_json},
+        format::OutputFile{.path = payload_path,
+                           .bytes = std::string_view(
+                               reinterpret_cast<const char*>(payloads->data()), payloads->size())}};
+    if (auto written = format::write_files_atomically(files, inputs); !written) {
       exit_code = fail(written.error(), kExitBadInput);
       return;
     }

@@ -35,6 +35,11 @@ void add_dot_command(CLI::App& app, int& exit_code) {
                   "Lowering mode replacing the profile's: singleton or coalesced");
   cmd->add_option("-o,--output", flags->output, "Write the DOT document to FILE, not stdout");
   cmd->callback([flags, &exit_code] {
+    const auto inputs = command_inputs(flags->graph, flags->config);
+    if (flags->output && !check_output_flag(*flags->output, inputs)) {
+      exit_code = kExitUsage;
+      return;
+    }
     auto run = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::skip);
     if (!run) {
       exit_code = run.error();
@@ -49,7 +54,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
     const std::string dot =
         format::plan_dot(model.profile(), model.graph(), model.evaluation(), run->graph.onnx());
     if (flags->output) {
-      if (!write_output_file(*flags->output, dot)) {
+      if (!write_output_file(*flags->output, dot, inputs)) {
         exit_code = kExitBadInput;
         return;
       }

@@ -1,19 +1,16 @@
 // Pieces shared by the graph subcommands (plan, verify, explain, dot): the `--lowering` and
 // `--input-shape` flags, the prologue that reads GRAPH through format::read_graph_file and plans
-// it, and output files.
+// it, and output files (format/output_file.hpp).
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "cli.hpp"
+#include "nnplan/format/output_file.hpp"
 
 namespace nnplan::cli {
 
@@ -144,21 +141,28 @@ std::expected<PlannedGraph, int> plan_graph_input(const ConfigFlags& config,
   return plan_input(std::move(*input));
 }
 
-bool write_output_file(const std::string& path, const std::string& text) {
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.flush();
-  if (!out) {
-    const int err = errno;
-    std::string reason = err != 0 ? std::string(std::strerror(err)) : std::string("write failed");
-    if (!reason.empty())
-      reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
-    fail(make_error(ErrorKind::invalid_input, path + ": cannot write output file: " + reason),
-         kExitBadInput);
-    return false;
-  }
-  return true;
+std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
+                                                  const ConfigFlags& config) {
+  std::vector<std::filesystem::path> inputs{graph.graph};
+  inputs.insert(inputs.end(), config.registries.begin(), config.registries.end());
+  return inputs;
+}
+
+bool check_output_flag(const std::string& path, std::span<const std::filesystem::path> inputs) {
+  auto ok = format::check_output_path(path, inputs);
+  if (ok) return true;
+  Error error = std::move(ok.error());
+  error.message = "-o " + error.message;
+  fail(error, kExitUsage);
+  return false;
+}
+
+bool write_output_file(const std::string& path, const std::string& text,
+                       std::span<const std::filesystem::path> inputs) {
+  auto written = format::write_file_atomically(path, text, inputs);
+  if (written) return true;
+  fail(written.error(), kExitBadInput);
+  return false;
 }
 
 }  // namespace nnplan::cli

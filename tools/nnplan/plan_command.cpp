@@ -57,6 +57,11 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", flags->json, "Print the nnplan.plan.v1 artifact instead of the report");
   cmd->add_option("-o,--output", flags->output, "Also write the nnplan.plan.v1 artifact to FILE");
   cmd->callback([flags, &exit_code] {
+    const auto inputs = command_inputs(flags->graph, flags->config);
+    if (flags->output && !check_output_flag(*flags->output, inputs)) {
+      exit_code = kExitUsage;
+      return;
+    }
     const bool artifact = flags->json || flags->output.has_value();
     // A malformed graph is an artifact too, so a pipeline always gets a document.
     const auto on_bad_graph = [&](const BackendProfile& profile,
@@ -64,7 +69,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       if (!artifact) return;
       const std::string doc = format::malformed_graph_artifact_json(profile, failure.digest,
                                                                     failure.nodes, failure.error);
-      if (flags->output && !write_output_file(*flags->output, doc)) return;
+      if (flags->output && !write_output_file(*flags->output, doc, inputs)) return;
       if (flags->json) print_text(doc);
     };
     auto run = plan_graph_input(flags->config, flags->lowering, flags->graph,
@@ -78,7 +83,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     if (artifact) {
       const std::string doc =
           format::plan_artifact_json(run->profile, *run->graph.digest, graph, run->model, onnx);
-      if (flags->output && !write_output_file(*flags->output, doc)) {
+      if (flags->output && !write_output_file(*flags->output, doc, inputs)) {
         exit_code = kExitBadInput;
         return;
       }

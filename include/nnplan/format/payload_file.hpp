@@ -101,9 +101,11 @@ using PayloadSlot = ir::PayloadSlot;
 // data size is not the product of its shape, a name is empty or an attribute is not finite.
 [[nodiscard]] Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store);
 
-// write_payloads to a file, replacing it.
+// write_payloads to a file, replacing it through format::write_file_atomically (never onto one
+// of `inputs`; a failed write leaves the old file).
 [[nodiscard]] Expected<void> write_payload_file(const std::filesystem::path& path,
-                                                const PayloadStore& store);
+                                                const PayloadStore& store,
+                                                std::span<const std::filesystem::path> inputs = {});
 
 // Checks `store` against `graph` (normally a checked one): every node that takes payloads has
 // each required one, with the shape its parameters and declared shapes imply; every payload
