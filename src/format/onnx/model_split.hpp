@@ -1,8 +1,8 @@
 // Reading a serialized ONNX ModelProto with its graph's nodes and its initializers' raw_data left
 // in the file's bytes.
 //
-// `split_onnx_model` walks the message framing with protobuf's public CodedInputStream and
-// WireFormatLite (field numbers from ONNX's generated classes), parses every field except
+// `split_onnx_model` walks the message framing with protobuf's public CodedInputStream, decoding
+// the tags itself (field numbers from ONNX's generated classes), parses every field except
 // `graph.node` and the initializers' `raw_data` with ONNX's generated classes as usual, and keeps
 // each node as the span of its serialized NodeProto; `OnnxNodes::at` parses one node into a reused
 // message when the importer reaches it, so a corrupt node is reported by its position, after the
