@@ -52,6 +52,7 @@ void import_conv(ImportContext& cx) {
   constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max();
   if (out_c > kMax || in_c > kMax || kh > kMax || kw > kMax) cx.fail("weight is too large");
   const std::uint32_t stride = cx.equal_strides();
+  if (folded) cx.refuse_same_auto_pad(*folded);
   std::uint32_t padding =
       cx.window_padding(xs, static_cast<std::uint32_t>(kh), static_cast<std::uint32_t>(kw), stride);
   if (folded) padding += folded->padding;

@@ -51,6 +51,7 @@ void pool(ImportContext& cx, bool max) {
     }
   }
   const std::uint32_t stride = cx.equal_strides();
+  if (folded) cx.refuse_same_auto_pad(*folded);
   std::uint32_t padding = cx.window_padding(xs, kh, kw, stride);
   if (!max) {
     const std::int64_t include = cx.attr_int("count_include_pad", 0);
