@@ -249,7 +249,7 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
                                           std::size_t max_kept) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return std::nullopt;  // past protobuf's 2 GiB: the full parse gives the verdict
+    return std::nullopt;  // past protobuf's INT_MAX bytes: the full parse gives the verdict
   }
   const int size = static_cast<int>(bytes.size());
   CodedInputStream in(as_u8(bytes.data()), size);
