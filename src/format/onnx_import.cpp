@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <limits>
 #include <new>
 #include <optional>
 #include <string>
@@ -131,11 +130,12 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
     return std::unexpected(make_error(ErrorKind::invalid_input,
                                       prefix + "not a valid ONNX model: the input is empty"));
   }
-  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+  if (bytes.size() > kMaxOnnxFileBytes) {
     return std::unexpected(make_error(
         ErrorKind::invalid_input, prefix +
                                       "not a valid ONNX model: " + std::to_string(bytes.size()) +
-                                      " bytes exceed protobuf's 2 GiB message limit"));
+                                      " bytes exceed protobuf's message limit of " +
+                                      std::to_string(kMaxOnnxFileBytes) + " bytes"));
   }
   if (options.test_before_reading) options.test_before_reading(progress.describe());
   // Every message of the model and its nodes comes from the arena, freed at once at the end.

@@ -1,4 +1,4 @@
-// ONNX import (issue "ONNX import"): reads an ONNX ModelProto with ONNX's own protobuf schema
+// ONNX import: reads an ONNX ModelProto with ONNX's own protobuf schema
 // (Debian's libonnx-dev) and converts its graph into the nnplan IR plus a payload store holding
 // every initializer and constant. Supported: float32 tensors with static shapes, default-domain
 // opsets up to 17, and the operators listed by `supported_onnx_ops()`. Everything else (another
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <span>
 #include <string>
@@ -50,8 +51,9 @@ struct ImportedModel {
   [[nodiscard]] const ir::Graph& graph() const { return checked.graph(); }
 };
 
-// ONNX files past this size are refused before parsing.
-inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::uintmax_t{2} << 30;
+// ONNX files past this size are refused before parsing: the largest message protobuf parses
+// (INT_MAX bytes), which is also the limit `import_onnx` applies to its bytes.
+inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::numeric_limits<int>::max();
 
 // Imports a serialized ModelProto. `source` names the input in messages.
 [[nodiscard]] Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes,

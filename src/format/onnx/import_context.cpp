@@ -366,6 +366,14 @@ std::uint32_t ImportContext::window_padding(const Shape& in, std::uint32_t kh, s
   fail_attr("auto_pad", auto_pad, "NOTSET, VALID, SAME_UPPER, SAME_LOWER");
 }
 
+void ImportContext::refuse_same_auto_pad(const PendingPad& folded) const {
+  const std::string auto_pad = attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    unsupported("attribute auto_pad = " + auto_pad + " after the folded Pad node '" +
+                folded.pad_node + "' is not supported; export with explicit pads");
+  }
+}
+
 std::uint32_t ImportContext::equal_strides() const {
   const auto strides = attr_ints("strides").value_or(std::vector<std::int64_t>{1, 1});
   if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 1 ||

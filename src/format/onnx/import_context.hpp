@@ -207,6 +207,9 @@ class ImportContext {
   // The symmetric padding of a 2-D window (pads or auto_pad).
   std::uint32_t window_padding(const ir::Shape& in, std::uint32_t kh, std::uint32_t kw,
                                std::uint32_t stride) const;
+  // Refuses auto_pad SAME_UPPER or SAME_LOWER on a window op that `folded`'s Pad node feeds: the
+  // SAME padding depends on the padded input's size, which the folded op does not see.
+  void refuse_same_auto_pad(const PendingPad& folded) const;
   std::uint32_t equal_strides() const;
   void require_rank4(const ir::Shape& s, std::string_view what) const;
 

@@ -2,7 +2,6 @@
 #include "model_split.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/wire_format_lite.h>
 
 #include <limits>
 #include <string>
@@ -10,8 +9,73 @@
 namespace nnplan::format::onnx_import {
 namespace {
 
-using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedInputStream;
+
+// Wire types of the protobuf encoding: a tag is (field number << 3) | wire type.
+enum WireType : std::uint32_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLengthDelimited = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5,
+};
+
+constexpr std::uint32_t make_tag(int field_number, WireType wire) {
+  return (static_cast<std::uint32_t>(field_number) << 3U) | wire;
+}
+constexpr std::uint32_t tag_wire_type(std::uint32_t tag) {
+  return tag & 7U;
+}
+constexpr int tag_field_number(std::uint32_t tag) {
+  return static_cast<int>(tag >> 3U);
+}
+
+bool skip_field(CodedInputStream& in, std::uint32_t tag);
+
+// Skips the fields of a group up to its end-group tag (or the end of the buffer), which is left
+// as the stream's last tag.
+bool skip_group_fields(CodedInputStream& in) {
+  while (true) {
+    const std::uint32_t tag = in.ReadTag();
+    if (tag == 0 || tag_wire_type(tag) == kEndGroup) return true;
+    if (!skip_field(in, tag)) return false;
+  }
+}
+
+// Skips the value of the field whose tag `in` has just read; false when the tag or the value is
+// malformed. A group spends one level of the stream's recursion budget and must end with the
+// end-group tag of its own field number.
+bool skip_field(CodedInputStream& in, std::uint32_t tag) {
+  const int number = tag_field_number(tag);
+  if (number == 0) return false;
+  switch (tag_wire_type(tag)) {
+    case kVarint: {
+      std::uint64_t value = 0;
+      return in.ReadVarint64(&value);
+    }
+    case kFixed64: {
+      std::uint64_t value = 0;
+      return in.ReadLittleEndian64(&value);
+    }
+    case kLengthDelimited: {
+      std::uint32_t length = 0;
+      return in.ReadVarint32(&length) && in.Skip(static_cast<int>(length));
+    }
+    case kStartGroup: {
+      if (!in.IncrementRecursionDepth()) return false;
+      if (!skip_group_fields(in)) return false;
+      in.DecrementRecursionDepth();
+      return in.LastTagWas(make_tag(number, kEndGroup));
+    }
+    case kFixed32: {
+      std::uint32_t value = 0;
+      return in.ReadLittleEndian32(&value);
+    }
+    default:  // an end-group tag without its start, or wire type 6 or 7
+      return false;
+  }
+}
 
 const std::uint8_t* as_u8(const std::byte* p) {
   return reinterpret_cast<const std::uint8_t*>(p);
@@ -35,17 +99,17 @@ bool next_field(CodedInputStream& in, int size, Field& f, bool& done) {
   if (done) return false;
   const std::uint32_t tag = in.ReadTag();
   if (tag == 0) return false;
-  const auto wire = WireFormatLite::GetTagWireType(tag);
-  f.number = WireFormatLite::GetTagFieldNumber(tag);
-  f.delimited = wire == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-  if (wire == WireFormatLite::WIRETYPE_END_GROUP) return false;
+  const std::uint32_t wire = tag_wire_type(tag);
+  f.number = tag_field_number(tag);
+  f.delimited = wire == kLengthDelimited;
+  if (wire == kEndGroup) return false;
   if (f.delimited) {
     std::uint32_t length = 0;
     if (!in.ReadVarint32(&length)) return false;
     f.payload_begin = in.CurrentPosition();
     if (length > static_cast<std::uint32_t>(size - f.payload_begin)) return false;
     if (!in.Skip(static_cast<int>(length))) return false;
-  } else if (!WireFormatLite::SkipField(&in, tag)) {
+  } else if (!skip_field(in, tag)) {
     return false;
   }
   f.end = in.CurrentPosition();
@@ -65,8 +129,7 @@ constexpr int kNodeDepth = 2;
 constexpr int kTensorDepth = 2;  // a graph initializer
 
 // The tag of a graph's node field.
-constexpr std::uint32_t kNodeTag = WireFormatLite::MakeTag(
-    onnx::GraphProto::kNodeFieldNumber, WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
+constexpr std::uint32_t kNodeTag = make_tag(onnx::GraphProto::kNodeFieldNumber, kLengthDelimited);
 
 // Merges `bytes` (whole fields of `message`, read at nesting `depth`) into it.
 bool merge(google::protobuf::MessageLite& message, std::span<const std::byte> bytes, int depth) {
@@ -171,8 +234,7 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   const std::byte* data = bytes_.data() + r.offset;
   // Each level of nesting takes at least two bytes (a tag and a length, or a start and an end
   // tag), so a node shorter than twice its budget cannot come near it: ParseFromArray, whose
-  // budget is larger, decides such a node exactly as the node-level budget would, and costs a
-  // third less than a parse through a CodedInputStream.
+  // budget is larger, decides such a node exactly as the node-level budget would.
   if (r.size < 2 * static_cast<std::uint32_t>(budget_at_depth(kNodeDepth))) {
     if (!scratch.ParseFromArray(data, static_cast<int>(r.size))) return nullptr;
     return &scratch;
@@ -187,7 +249,7 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
 std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
                                           std::size_t max_kept) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return std::nullopt;  // past protobuf's 2 GiB: the full parse gives the verdict
+    return std::nullopt;  // past protobuf's INT_MAX bytes: the full parse gives the verdict
   }
   const int size = static_cast<int>(bytes.size());
   CodedInputStream in(as_u8(bytes.data()), size);

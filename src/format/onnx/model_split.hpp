@@ -1,8 +1,8 @@
 // Reading a serialized ONNX ModelProto with its graph's nodes and its initializers' raw_data left
 // in the file's bytes.
 //
-// `split_onnx_model` walks the message framing with protobuf's public CodedInputStream and
-// WireFormatLite (field numbers from ONNX's generated classes), parses every field except
+// `split_onnx_model` walks the message framing with protobuf's public CodedInputStream, decoding
+// the tags itself (field numbers from ONNX's generated classes), parses every field except
 // `graph.node` and the initializers' `raw_data` with ONNX's generated classes as usual, and keeps
 // each node as the span of its serialized NodeProto; `OnnxNodes::at` parses one node into a reused
 // message when the importer reaches it, so a corrupt node is reported by its position, after the
@@ -64,8 +64,8 @@ class OnnxNodes {
   std::vector<std::optional<Range>> raw_;  // by initializer index
 };
 
-// Splits `bytes` (at most 2 GiB) as described above: fills `model` (empty on entry) with every
-// field but the graph's nodes and the initializers' raw_data, and returns the nodes and those
+// Splits `bytes` (at most INT_MAX bytes) as described above: fills `model` (empty on entry) with
+// every field but the graph's nodes and the initializers' raw_data, and returns the nodes and those
 // raw_data fields as ranges of `bytes`, which must outlive them. (An initializer's raw_data is
 // its weights, nearly all of a real model's bytes; leaving it in place saves copying them into
 // the message, and the importer reads them from the file's bytes.) Past `max_kept` nodes (the

@@ -42,5 +42,17 @@ TEST(OnnxImport, BatchNormalizationTrainingIsRejected) {
   EXPECT_NE(unsupported_of(outs).find("has 2 outputs (training form)"), std::string::npos);
 }
 
+TEST(OnnxImport, BatchNormalizationChannelsPastTheLimitAreRejected) {
+  Model m(15);
+  m.input("x", {1, std::int64_t{1} << 32, 1, 1}).output("y");
+  m.init("s", {2}, {1, 2}).init("bias", {2}, {3, 4}).init("mean", {2}, {5, 6});
+  m.init("var", {2}, {7, 8});
+  m.node("BatchNormalization", {"x", "s", "bias", "mean", "var"}, {"y"}, "bn");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'bn' (BatchNormalization, opset 15): input "
+            "[1,4294967296,1,1] has too many channels: 4294967296, the limit is "
+            "4294967295");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

@@ -7,12 +7,19 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "format/onnx/import_context.hpp"
 #include "nnplan/format/onnx_import.hpp"
 
 namespace nnplan::format::onnx_import {
 namespace {
+
+TEST(OnnxOperatorTable, RowsAreSortedByOpTypeThenOpset) {
+  EXPECT_TRUE(std::ranges::is_sorted(operator_table(), {}, [](const OperatorImporter& row) {
+    return std::pair(row.op_type, row.first_opset);
+  }));
+}
 
 TEST(OnnxOperatorTable, EveryOpTypeCoversEveryOpsetOnce) {
   for (const std::string_view op : supported_op_types()) {
@@ -45,7 +52,6 @@ TEST(OnnxOperatorTable, SupportedOpsAreTheTablesOpTypesSortedOnce) {
   const auto ops = supported_onnx_ops();
   EXPECT_TRUE(std::ranges::is_sorted(ops));
   EXPECT_TRUE(std::ranges::adjacent_find(ops) == ops.end());
-  EXPECT_EQ(ops.size(), 38u);
   for (const OperatorImporter& row : operator_table())
     EXPECT_TRUE(std::ranges::binary_search(ops, row.op_type)) << row.op_type;
 }

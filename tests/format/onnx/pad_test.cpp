@@ -63,6 +63,26 @@ TEST(OnnxImport, PadRejections) {
                 .find("node 'pool' (MaxPool, opset 13): cannot fold the zero padding of Pad node "
                       "'pad'"),
             std::string::npos);
+  // SAME padding is computed from the op's input, which the fold replaces by the unpadded one.
+  for (const char* next : {"Conv", "AveragePool", "MaxPoolAfterRelu"}) {
+    for (const char* same : {"SAME_UPPER", "SAME_LOWER"}) {
+      Model m = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, next);
+      onnx::NodeProto& op = *m.g().mutable_node(m.g().node_size() - 1);
+      op.clear_attribute();
+      if (std::string(next) != "Conv") attr_ints(op, "kernel_shape", {3, 3});
+      attr_s(op, "auto_pad", same);
+      EXPECT_EQ(unsupported_of(m), "m.onnx: node '" + op.name() + "' (" + op.op_type() +
+                                       ", opset 13): attribute auto_pad = " + same +
+                                       " after the folded Pad node 'pad' is not supported; "
+                                       "export with explicit pads");
+    }
+  }
+  // VALID adds no padding of its own: the folded padding is all there is.
+  Model valid = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "AveragePool");
+  attr_s(*valid.g().mutable_node(1), "auto_pad", "VALID");
+  EXPECT_EQ(lines(ok(valid).graph()),
+            (Lines{"0 input -> [1,2,4,4] 'x'",
+                   "1 avg_pool2d_pad(k=3x3,s=1,p=1) [0] -> [1,2,4,4] 'pool'"}));
   Model reflect = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv");
   attr_s(*reflect.g().mutable_node(0), "mode", "reflect");
   EXPECT_EQ(unsupported_of(reflect),

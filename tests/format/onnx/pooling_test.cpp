@@ -113,5 +113,14 @@ TEST(OnnxImport, GlobalAveragePool) {
   EXPECT_EQ(lines(ok(m).graph())[1], "1 avg_pool2d(k=7x5,s=1,p=0) [0] -> [2,3,1,1] 'gap'");
 }
 
+TEST(OnnxImport, GlobalPoolWindowPastTheLimitIsRejected) {
+  Model m;
+  m.input("x", {1, 1, 65536, 1}).output("y");
+  m.node("GlobalMaxPool", {"x"}, {"y"}, "gmp");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'gmp' (GlobalMaxPool, opset 17): input [1,1,65536,1] is too large: "
+            "the pooling window H x W is 65536 x 1, the limit is 65535 on each side");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

@@ -34,7 +34,10 @@ void import_batch_normalization(ImportContext& cx) {
   const Shape xs = cx.shape_of(x);
   if (xs.rank() != 4) cx.unsupported("input " + to_string(xs) + " is not (N,C,H,W)");
   const Dim c = xs.dims[1];
-  if (c > std::numeric_limits<std::uint32_t>::max()) cx.fail("too many channels");
+  if (constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max(); c > kMax) {
+    cx.fail("input " + to_string(xs) + " has too many channels: " + str(c) + ", the limit is " +
+            str(kMax));
+  }
   std::array<PayloadTensor, 4> p;
   constexpr std::array<std::string_view, 4> kRoles = {"scale", "bias", "mean", "var"};
   for (std::size_t i = 0; i < 4; ++i) {

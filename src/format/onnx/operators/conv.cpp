@@ -50,8 +50,12 @@ void import_conv(ImportContext& cx) {
                  "the weight's kernel [" + str(kh) + "," + str(kw) + "]");
   }
   constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max();
-  if (out_c > kMax || in_c > kMax || kh > kMax || kw > kMax) cx.fail("weight is too large");
+  if (out_c > kMax || in_c > kMax || kh > kMax || kw > kMax) {
+    cx.fail("weight '" + weight_name + "' " + list_string(w->dims) +
+            " is too large: the limit is " + str(kMax) + " on each dimension");
+  }
   const std::uint32_t stride = cx.equal_strides();
+  if (folded) cx.refuse_same_auto_pad(*folded);
   std::uint32_t padding =
       cx.window_padding(xs, static_cast<std::uint32_t>(kh), static_cast<std::uint32_t>(kw), stride);
   if (folded) padding += folded->padding;

@@ -51,6 +51,7 @@ void pool(ImportContext& cx, bool max) {
     }
   }
   const std::uint32_t stride = cx.equal_strides();
+  if (folded) cx.refuse_same_auto_pad(*folded);
   std::uint32_t padding = cx.window_padding(xs, kh, kw, stride);
   if (!max) {
     const std::int64_t include = cx.attr_int("count_include_pad", 0);
@@ -97,8 +98,10 @@ void global_pool(ImportContext& cx, bool max) {
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
   cx.require_rank4(xs, max ? "global max pooling" : "global average pooling");
-  if (xs.dims[2] > 0xFFFF || xs.dims[3] > 0xFFFF) {
-    cx.fail("input " + to_string(xs) + " is too large");
+  if (constexpr Dim kMaxWindow = 0xFFFF; xs.dims[2] > kMaxWindow || xs.dims[3] > kMaxWindow) {
+    cx.fail("input " + to_string(xs) + " is too large: the pooling window H x W is " +
+            str(xs.dims[2]) + " x " + str(xs.dims[3]) + ", the limit is " + str(kMaxWindow) +
+            " on each side");
   }
   const auto kh = static_cast<std::uint32_t>(xs.dims[2]);
   const auto kw = static_cast<std::uint32_t>(xs.dims[3]);
