@@ -1,4 +1,4 @@
-// ONNX import (issue 4, "Performance"):
+// ONNX import benchmarks:
 //   BM_ImportOnnx/resnet18: import_onnx on a serialized ResNet-18-shaped model (69 ONNX nodes,
 //     about 11.7 million float weights as raw_data initializers), keeping the weights as payloads
 //     (what `nnplan convert` needs); .../without_payloads: keep_payloads = false, what the graph
@@ -7,7 +7,7 @@
 //     a [1,16] input; several n to show the time is linear in the model's size.
 //   BM_ParseOnnxProto/<model>: ModelProto::ParseFromArray of the whole model (every node its own
 //     message), against the importer's split (src/format/onnx/model_split.hpp).
-//   BM_ParseOnnxNodes/<model>: the protobuf floor under the importer now: each node's serialized
+//   BM_ParseOnnxNodes/<model>: the protobuf floor under the importer: each node's serialized
 //     NodeProto parsed once into one reused message, as the importer does.
 //   BM_ImportPlanOnnx/<model>: what `nnplan plan MODEL.onnx` does in process, minus reading the
 //     file, hashing it and printing: import_onnx without payloads (which checks the graph as it

@@ -1,4 +1,4 @@
-// Graph planning end to end (issue 3, "Performance"):
+// Graph planning end to end:
 //   BM_PlanLowerGate/<chain|random_dag>/<n>: plan_graph + to_coalesced_lowering_plan + audit +
 //     gate under checked_cpu on a graph checked outside the timed loop, the way accept_graph
 //     runs them (the lowering takes the execution plan's kernel array over as its node array).
