@@ -5,7 +5,7 @@
 //   - resnet18_onnx: ResNet-18-shaped (torchvision's layout; conv layers without bias, each
 //     followed by BatchNormalization), input "input" [1,3,224,224], output "logits" [1,1000].
 //     Weights are deterministic for a given seed (about 11.7 million floats, 47 MB).
-//   - resnet50_onnx: ResNet-50-shaped (torchvision's Bottleneck layout, 176 nodes), same input and
+//   - resnet50_onnx: ResNet-50-shaped (torchvision's Bottleneck layout, 175 nodes), same input and
 //     output; about 25.6 million floats (102 MB) of weights.
 //   - relu_add_chain_onnx: n nodes alternating Relu and Add(x, x) on an input "x" [1,16].
 #pragma once
