@@ -117,7 +117,7 @@ void BM_ImportPlanOnnx(benchmark::State& state, const std::string& name, std::si
   const backend::BackendProfile profile =
       backend::make_profile(backend::MaintainedProfile::checked_cpu);
   format::OnnxImportOptions options;
-  options.keep_payloads = false;  // as load_graph imports for `nnplan plan`
+  options.keep_payloads = false;  // as read_graph_file imports for `nnplan plan`
   std::uint64_t allocations = 0;
   for (auto _ : state) {
     const std::uint64_t before = bench::allocation_count();

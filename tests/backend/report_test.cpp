@@ -329,8 +329,8 @@ TEST(PlanReport, Structure) {
 namespace nnplan::backend {
 namespace {
 
-// group_line writes node ids and group indices itself (report.cpp's put_number): every digit
-// count and the largest node id come out as std::to_string writes them.
+// group_line writes node ids and group indices in decimal: every digit count and the largest
+// node id come out as std::to_string writes them.
 TEST(GroupLine, NumbersAreWrittenInFull) {
   const auto& registry = shared_builtin_registry();
   const CapsuleId relu = registry->implementing(BackendOp::relu).front();

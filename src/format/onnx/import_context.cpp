@@ -390,4 +390,10 @@ void ImportContext::require_rank4(const Shape& s, std::string_view what) const {
   }
 }
 
+std::vector<std::int64_t> ImportContext::axes_operand(int input) const {
+  if (has_in(input)) return int_constant(in_name(input), "axes");
+  if (const auto a = attr_ints("axes")) return *a;
+  return {};
+}
+
 }  // namespace nnplan::format::onnx_import

@@ -163,6 +163,9 @@ class ImportContext {
   void require_float(const ConstTensor& c) const;
   // The values of an int64 (or int32) constant that operand `role` must be.
   std::vector<std::int64_t> int_constant(std::string_view name, std::string_view role) const;
+  // The node's axes: its constant input `input` when present (opset 13 on), else its `axes`
+  // attribute, else none.
+  std::vector<std::int64_t> axes_operand(int input) const;
   // Fails: operand `role` named `name` must be a constant and is not.
   [[noreturn]] void fail_not_constant(std::string_view name, std::string_view role) const;
   // The float data of constant `c`, named `name` here: moved out when this is its only use (no

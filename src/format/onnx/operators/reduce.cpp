@@ -20,12 +20,7 @@ void reduce(ImportContext& cx, OpKind kind) {
   cx.require_inputs(1, 2);
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  std::vector<std::int64_t> axes;
-  if (cx.has_in(1)) {
-    axes = cx.int_constant(cx.in_name(1), "axes");
-  } else if (const auto a = cx.attr_ints("axes")) {
-    axes = *a;
-  }
+  std::vector<std::int64_t> axes = cx.axes_operand(1);
   if (axes.empty()) {
     if (cx.attr_int("noop_with_empty_axes", 0) != 0) {
       cx.alias(cx.in_name(0), cx.out_name(0));

@@ -85,12 +85,7 @@ void squeeze(ImportContext& cx, bool unsqueeze) {
   cx.require_inputs(1, 2);
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  std::vector<std::int64_t> axes;
-  if (cx.has_in(1)) {
-    axes = cx.int_constant(cx.in_name(1), "axes");
-  } else if (const auto a = cx.attr_ints("axes")) {
-    axes = *a;
-  }
+  std::vector<std::int64_t> axes = cx.axes_operand(1);
   Shape out;
   if (unsqueeze) {
     const std::size_t rank = xs.rank() + axes.size();
