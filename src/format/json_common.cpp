@@ -63,4 +63,23 @@ std::string dump(const Json& json) {
   return json.dump(2) + "\n";
 }
 
+Json provenance_json(const Provenance& p) {
+  Json out = Json::object();
+  out["kind"] = str(to_string(p.kind));
+  switch (p.kind) {
+    case ProvenanceKind::source_file:
+      out["path"] = p.path;
+      break;
+    case ProvenanceKind::native_symbol:
+      out["path"] = p.path;
+      out["symbol"] = p.symbol;
+      if (!p.build_target.empty()) out["build_target"] = p.build_target;
+      break;
+    case ProvenanceKind::note:
+      out["text"] = p.text;
+      break;
+  }
+  return out;
+}
+
 }  // namespace nnplan::format::detail

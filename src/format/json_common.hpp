@@ -25,6 +25,9 @@ Json kernel_object(const backend::KernelCapsule& capsule);
 // {"kind","message","position","context","notes","candidates":[{"capsule","provider","device",
 // "reasons":[{"code","detail"}]}]}.
 Json error_object(const Error& error);
+// {"kind", then "path" (source-file), "path","symbol"[,"build_target"] (native-symbol) or "text"
+// (note)}: the one spelling of a provenance entry, in registry files and plan artifacts alike.
+Json provenance_json(const backend::Provenance& provenance);
 // Two-space indented dump with a trailing newline.
 std::string dump(const Json& json);
 

@@ -83,28 +83,10 @@ Json evidence_object(const Evidence& e) {
   return Json{{"kind", str(to_string(e.kind))}, {"name", e.name}, {"label", label(e)}};
 }
 
-Json provenance_object(const Provenance& p) {
-  Json out{{"kind", str(to_string(p.kind))}};
-  switch (p.kind) {
-    case ProvenanceKind::source_file:
-      out["path"] = p.path;
-      break;
-    case ProvenanceKind::native_symbol:
-      out["path"] = p.path;
-      out["symbol"] = p.symbol;
-      if (!p.build_target.empty()) out["build_target"] = p.build_target;
-      break;
-    case ProvenanceKind::note:
-      out["text"] = p.text;
-      break;
-  }
-  return out;
-}
-
 Json contract_object(const ContractDescriptor& d) {
   Json provenance = Json::array();
   for (const Provenance& p : d.provenance)
-    provenance.push_back(provenance_object(p));
+    provenance.push_back(detail::provenance_json(p));
   return Json{{"claim", label(d.claim)},
               {"evidence", evidence_object(d.evidence)},
               {"disposition", str(to_string(disposition(d.evidence.kind)))},

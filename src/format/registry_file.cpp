@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "bounded_file.hpp"
+#include "json_common.hpp"
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/limits.hpp"
@@ -37,6 +38,7 @@ using Json = nlohmann::ordered_json;
 
 using detail::escape_controls;
 using detail::only_whitespace;
+using detail::provenance_json;
 using detail::shown;
 
 bool has_control_character(std::string_view text) {
@@ -752,25 +754,6 @@ Json evidence_json(const Evidence& evidence) {
   out["kind"] = std::string(to_string(evidence.kind));
   const auto fields = evidence_fields(evidence.kind);
   if (fields.size() == 2) out[std::string(fields[1])] = evidence.name;
-  return out;
-}
-
-Json provenance_json(const Provenance& p) {
-  Json out = Json::object();
-  out["kind"] = std::string(to_string(p.kind));
-  switch (p.kind) {
-    case ProvenanceKind::source_file:
-      out["path"] = p.path;
-      break;
-    case ProvenanceKind::native_symbol:
-      out["path"] = p.path;
-      out["symbol"] = p.symbol;
-      if (!p.build_target.empty()) out["build_target"] = p.build_target;
-      break;
-    case ProvenanceKind::note:
-      out["text"] = p.text;
-      break;
-  }
   return out;
 }
 
