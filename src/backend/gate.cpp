@@ -80,12 +80,29 @@ std::vector<GateFailure> gate(const AssurancePolicy& policy, const GraphLowering
 
 namespace {
 
-template <class T>
-std::string joined(const std::vector<T>& values) {
+// Ascending ids as text for a note: runs of three or more as `first-last` ("0-3,5,7,8"), and at
+// most kShownRuns runs, then how many ids are left out. The artifact keeps every id.
+std::string id_list(const std::vector<std::uint32_t>& ids) {
+  constexpr std::size_t kShownRuns = 32;
   std::string out;
-  for (const T& v : values) {
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
+      ++j;
+    if (runs == kShownRuns) {
+      out += ",... (" + std::to_string(ids.size() - i) + " more)";
+      break;
+    }
     if (!out.empty()) out += ',';
-    out += std::to_string(v);
+    out += std::to_string(ids[i]);
+    if (j - i >= 2) {
+      out += '-' + std::to_string(ids[j]);
+    } else if (j == i + 1) {
+      out += ',' + std::to_string(ids[j]);
+    }
+    ++runs;
+    i = j + 1;
   }
   return out;
 }
@@ -103,8 +120,8 @@ Error gate_error(const AssurancePolicy& policy, const std::vector<GateFailure>& 
                  "plan rejected by assurance policy " + std::string(label(policy)) + ": " + kinds);
   for (const GateFailure& f : failures) {
     if (!f.groups.empty()) {
-      std::string where = std::string(to_string(f.kind)) + ": groups " + joined(f.groups);
-      if (!f.node_ids.empty()) where += "; nodes " + joined(f.node_ids);
+      std::string where = std::string(to_string(f.kind)) + ": groups " + id_list(f.groups);
+      if (!f.node_ids.empty()) where += "; nodes " + id_list(f.node_ids);
       e.notes.push_back(std::move(where));
     }
     for (const ObligationReport& r : f.obligations) {

@@ -107,7 +107,7 @@ TEST(ThroughGate, VerifiedPolicyRejectsGuardAndTestEvidence) {
   // guarded and two tested fields each.
   EXPECT_EQ(accepted.error().notes.size(), 22u);
   EXPECT_EQ(accepted.error().notes[0],
-            "runtime-guard-evidence: groups 0,1,2,3,4; nodes 1,2,4,5,6,7,8");
+            "runtime-guard-evidence: groups 0-4; nodes 1,2,4-8");
 }
 
 TEST(AcceptGraph, VerifiedProfileRejectsWithTheGateError) {
@@ -119,8 +119,8 @@ TEST(AcceptGraph, VerifiedProfileRejectsWithTheGateError) {
             "plan rejected by assurance policy verified: runtime-guard-evidence, test-evidence");
   // Per kind, the groups and nodes, then relu's and tanh's obligations (two each).
   ASSERT_EQ(accepted.error().notes.size(), 10u);
-  EXPECT_EQ(accepted.error().notes[0], "runtime-guard-evidence: groups 0,1,2; nodes 1,2,3");
-  EXPECT_EQ(accepted.error().notes[5], "test-evidence: groups 0,1,2; nodes 1,2,3");
+  EXPECT_EQ(accepted.error().notes[0], "runtime-guard-evidence: groups 0-2; nodes 1-3");
+  EXPECT_EQ(accepted.error().notes[5], "test-evidence: groups 0-2; nodes 1-3");
   EXPECT_EQ(accepted.error().notes[1],
             "runtime-guard-evidence: guarded.relu shape: shape safety for relu; guarded at "
             "runtime by guarded.relu.shape_guard");

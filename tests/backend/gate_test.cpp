@@ -312,7 +312,7 @@ TEST(Gate, ThreeNodesOnOneCapsuleAreAllNamed) {
     EXPECT_EQ(failures[0].node_ids, (std::vector<ir::NodeId>{2, 5, 9}));
     EXPECT_EQ(gate_error(kVerified, failures).notes[0],
               coalesced ? "missing-evidence: groups 0; nodes 2,5,9"
-                        : "missing-evidence: groups 0,1,2; nodes 2,5,9");
+                        : "missing-evidence: groups 0-2; nodes 2,5,9");
   }
 }
 
@@ -344,6 +344,22 @@ TEST(Gate, GraphOverloadNamesTheNodesOfTheFailingGroups) {
 }
 
 // --- gate_error --------------------------------------------------------------------------------
+
+// A note names runs of three or more consecutive ids as ranges, and at most 32 runs, saying how
+// many ids it leaves out; the failure itself keeps every id.
+TEST(GateError, NoteIdListsUseRangesAndStopAfterThirtyTwoRuns) {
+  GateFailure f{
+      .kind = GateFailureKind::missing_evidence, .groups = {0, 1, 2, 3, 7, 9, 10}, .node_ids = {}};
+  for (std::uint32_t i = 0; i < 40; ++i)
+    f.node_ids.push_back(i * 2);  // 40 runs of one id
+  const Error e = gate_error(kVerified, {f});
+  ASSERT_FALSE(e.notes.empty());
+  std::string expected = "missing-evidence: groups 0-3,7,9,10; nodes ";
+  for (std::uint32_t i = 0; i < 32; ++i)
+    expected += (i == 0 ? "" : ",") + std::to_string(i * 2);
+  expected += ",... (8 more)";
+  EXPECT_EQ(e.notes[0], expected);
+}
 
 TEST(GateError, MessageKindAndOneNotePerObligation) {
   const auto registry = shared_registry_of({
