@@ -157,6 +157,21 @@ class ResNetBuilder {
     return output;
   }
 
+  // A block's residual tail: Add(x, input), through a 1x1/s conv + BN when the shape changes,
+  // then Relu (named `relu_name` in the block's scope).
+  std::string residual(const std::string& scope, const std::string& input, const std::string& x,
+                       std::int64_t in_channels, std::int64_t out_channels, std::int64_t stride,
+                       const std::string& relu_name) {
+    std::string identity = input;
+    if (stride != 1 || in_channels != out_channels) {
+      identity = conv_bn(scope, input, in_channels, out_channels, 1, stride, 0, "downsample.0",
+                         "downsample.1");
+    }
+    const std::string add_out = "/" + scope + "/Add_output_0";
+    add_node(graph_, "Add", "/" + scope + "/Add", {x, identity}, add_out);
+    return relu("/" + scope + "/" + relu_name + "/Relu", add_out);
+  }
+
   // torchvision's BasicBlock: conv3x3/s + BN + Relu, conv3x3 + BN, residual Add (through a
   // 1x1/s conv + BN when the shape changes), Relu.
   std::string basic_block(const std::string& scope, const std::string& input,
@@ -165,14 +180,7 @@ class ResNetBuilder {
     std::string x = conv_bn(scope, input, in_channels, out_channels, 3, stride, 1, "conv1", "bn1");
     x = relu("/" + scope + "/relu/Relu", x);
     x = conv_bn(scope, x, out_channels, out_channels, 3, 1, 1, "conv2", "bn2");
-    std::string identity = input;
-    if (stride != 1 || in_channels != out_channels) {
-      identity = conv_bn(scope, input, in_channels, out_channels, 1, stride, 0, "downsample.0",
-                         "downsample.1");
-    }
-    const std::string add_out = "/" + scope + "/Add_output_0";
-    add_node(graph_, "Add", "/" + scope + "/Add", {x, identity}, add_out);
-    return relu("/" + scope + "/relu_1/Relu", add_out);
+    return residual(scope, input, x, in_channels, out_channels, stride, "relu_1");
   }
 
   // torchvision's Bottleneck (ResNet-50): conv1x1 + BN + Relu, conv3x3/s + BN + Relu, conv1x1 to
@@ -185,14 +193,7 @@ class ResNetBuilder {
     x = conv_bn(scope, x, width, width, 3, stride, 1, "conv2", "bn2");
     x = relu("/" + scope + "/relu_1/Relu", x);
     x = conv_bn(scope, x, width, out_channels, 1, 1, 0, "conv3", "bn3");
-    std::string identity = input;
-    if (stride != 1 || in_channels != out_channels) {
-      identity = conv_bn(scope, input, in_channels, out_channels, 1, stride, 0, "downsample.0",
-                         "downsample.1");
-    }
-    const std::string add_out = "/" + scope + "/Add_output_0";
-    add_node(graph_, "Add", "/" + scope + "/Add", {x, identity}, add_out);
-    return relu("/" + scope + "/relu_2/Relu", add_out);
+    return residual(scope, input, x, in_channels, out_channels, stride, "relu_2");
   }
 
   // Stem: conv 7x7/2 pad 3, BN, Relu, MaxPool 3x3/2 pad 1; returns the pool's output.
