@@ -1,13 +1,13 @@
 #include "bounded_file.hpp"
 
-#include "nnplan/exception_boundary.hpp"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
+#include <optional>
+#include <string>
 #include <cerrno>
 #include <exception>
 #include <limits>
@@ -31,6 +31,11 @@ std::string limit_text(std::uintmax_t limit) {
     out += " (" + std::to_string(limit / kMiB) + " MiB)";
   }
   return out;
+}
+
+std::string fmt_hex(unsigned char byte) {
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  return {kDigits[byte >> 4], kDigits[byte & 0xF]};
 }
 
 std::string cannot_read(std::string_view what, std::string_view reason) {
@@ -140,40 +145,121 @@ FileBytes FileBytes::mapped(const void* address, std::size_t size) {
 
 namespace {
 
-// Maps a regular file of `size` bytes (checked against the limit by the caller); nullopt when the
-// system refuses, and the caller reads the file instead.
-std::optional<FileBytes> map_regular_file(const std::filesystem::path& path, std::uintmax_t size) {
-  if (size == 0 || size > std::numeric_limits<std::size_t>::max()) return std::nullopt;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat info {};
-  void* address = MAP_FAILED;
-  // The size is taken again from the open file: it is what the mapping can cover.
-  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-      static_cast<std::uintmax_t>(info.st_size) == size) {
-    address = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+// Closes a descriptor when it leaves scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
   }
-  ::close(fd);
-  if (address == MAP_FAILED) return std::nullopt;
-  return FileBytes::mapped(address, static_cast<std::size_t>(size));
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string errno_text(int err) {
+  return lowercase_first(std::generic_category().message(err));
+}
+
+// The problem with a streamed chunk that starts at `offset`, or nothing.
+std::optional<std::string> stream_problem(StreamCheck& check, std::string_view chunk,
+                                          std::uintmax_t offset, std::string_view what) {
+  if (check == StreamCheck::graph && offset == 0 && !chunk.empty()) {
+    check = graph_format_of(chunk) == GraphFileFormat::torchlean_ir ? StreamCheck::json_text
+                                                                     : StreamCheck::protobuf;
+  }
+  switch (check) {
+    case StreamCheck::graph:
+    case StreamCheck::none:
+      return std::nullopt;
+    case StreamCheck::json_text:
+      if (const auto at = chunk.find('\0'); at != std::string_view::npos) {
+        return std::string(what) + " holds a NUL byte at offset " + std::to_string(offset + at) +
+               "; a JSON document is text and never holds one";
+      }
+      return std::nullopt;
+    case StreamCheck::protobuf:
+      if (offset == 0 && !chunk.empty() && (static_cast<unsigned char>(chunk[0]) >> 3) == 0) {
+        return std::string(what) + " starts with byte 0x" +
+               fmt_hex(static_cast<unsigned char>(chunk[0])) +
+               ", which starts no protobuf field (field number 0); not a serialized ModelProto";
+      }
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Reads the rest of an open pipe or device in chunks, at most `limit` bytes.
+Expected<FileBytes> stream_descriptor(int fd, const std::filesystem::path& path,
+                                      std::string_view what, std::uintmax_t limit,
+                                      StreamCheck check) {
+  std::string text;
+  std::array<char, 1 << 16> buffer{};
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::unexpected(file_error(path, cannot_read(what, errno_text(errno))));
+    }
+    if (n == 0) break;
+    const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
+    if (auto problem = stream_problem(check, chunk, text.size(), what)) {
+      return std::unexpected(file_error(path, *problem));
+    }
+    if (text.size() + chunk.size() > limit) {
+      return std::unexpected(file_error(
+          path, std::string(what) + " is larger than the limit of " + limit_text(limit)));
+    }
+    text += chunk;
+  }
+  return FileBytes(std::move(text));
 }
 
 }  // namespace
 
+bool is_regular_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
 Expected<FileBytes> read_bounded_file(const std::filesystem::path& path, std::string_view what,
-                                      std::uintmax_t limit) {
-  {
-    auto file = open_bounded_file(path, what, limit);
-    if (!file) return std::unexpected(std::move(file.error()));
-    if (file->size) {
-      if (auto mapped = map_regular_file(path, *file->size)) return std::move(*mapped);
+                                      std::uintmax_t limit, StreamCheck check) {
+  try {
+    int fd = -1;
+    do {
+      fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+      const int err = errno;
+      return std::unexpected(file_error(
+          path, cannot_read(what, err == ENOENT ? std::string("no such file or directory")
+                                                : errno_text(err))));
     }
+    const Descriptor file(fd);
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+      return std::unexpected(file_error(path, cannot_read(what, errno_text(errno))));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      return std::unexpected(file_error(path, cannot_read(what, "is a directory")));
+    }
+    if (!S_ISREG(info.st_mode)) return stream_descriptor(fd, path, what, limit, check);
+    const auto size = static_cast<std::uintmax_t>(info.st_size);
+    if (size > limit) {
+      return std::unexpected(file_error(path, std::string(what) + " is " + std::to_string(size) +
+                                                  " bytes; the limit is " + limit_text(limit)));
+    }
+    if (size == 0) return FileBytes();
+    void* address = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    // A file system that cannot map (some FUSE and /proc files) is read like a pipe.
+    if (address == MAP_FAILED) return stream_descriptor(fd, path, what, limit, check);
+    return FileBytes::mapped(address, static_cast<std::size_t>(size));
+  } catch (const std::exception& e) {
+    return std::unexpected(internal_error(path, e));
   }
-  std::string text;
-  auto read =
-      read_bounded_chunks(path, what, limit, [&text](std::string_view chunk) { text += chunk; });
-  if (!read) return std::unexpected(std::move(read.error()));
-  return FileBytes(std::move(text));
 }
 
 }  // namespace nnplan::format::detail

@@ -2,9 +2,11 @@
 // (graph JSON, payload files, registry files, plan artifacts and their digests, ONNX models).
 // It refuses missing paths, directories and unreadable files, and files over the limit, with
 // messages that name the path and what the file was meant to be ("cannot read graph file: is a
-// directory"); pipes and device files, which have no size up front, are read in bounded chunks.
-// A regular file is mapped rather than copied, so a reader pays only for the pages it touches: an
-// ONNX model's weights are never read while it is planned.
+// directory"). Every file is opened once and read once: a regular file is mapped rather than
+// copied, so a reader pays only for the pages it touches (an ONNX model's weights are never read
+// while it is planned); a pipe, FIFO or device, which has no size up front, is streamed once in
+// chunks up to the limit, and a content check may stop it at the first chunk that cannot belong to
+// the expected format (`/dev/zero` given as a JSON document stops after 64 KiB, not at the limit).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <utility>
 
 #include "nnplan/error.hpp"
+#include "nnplan/format/graph_file.hpp"
 
 namespace nnplan::format::detail {
 
@@ -74,8 +77,21 @@ class FileBytes {
   std::string owned_;
 };
 
-// The whole of `path`, at most `limit` bytes.
+// What a streamed file must look like, checked chunk by chunk while it is read.
+enum class StreamCheck : std::uint8_t {
+  none,
+  json_text,  // no NUL byte anywhere: JSON is text
+  protobuf,   // the first byte starts a field (field number 0 does not exist)
+  graph,      // json_text or protobuf, as graph_format_of decides from the first chunk
+};
+
+// The whole of `path`, at most `limit` bytes, read once. `check` applies to pipes and devices as
+// they are read; the readers check mapped regular files themselves, over the whole text.
 [[nodiscard]] Expected<FileBytes> read_bounded_file(const std::filesystem::path& path,
-                                                    std::string_view what, std::uintmax_t limit);
+                                                    std::string_view what, std::uintmax_t limit,
+                                                    StreamCheck check = StreamCheck::none);
+
+// Whether `path` names a regular file (following links); false when it cannot be examined.
+[[nodiscard]] bool is_regular_file(const std::filesystem::path& path);
 
 }  // namespace nnplan::format::detail

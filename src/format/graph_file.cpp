@@ -15,18 +15,33 @@
 
 namespace nnplan::format {
 
-GraphFileFormat detect_graph_format(const std::filesystem::path& path) {
+std::optional<GraphFileFormat> graph_format_from_extension(const std::filesystem::path& path) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".onnx") return GraphFileFormat::onnx;
   if (extension == ".json") return GraphFileFormat::torchlean_ir;
-  std::ifstream in(path, std::ios::binary);
-  for (char c = 0; in.get(c);) {
+  return std::nullopt;
+}
+
+GraphFileFormat graph_format_of(std::string_view leading_bytes) {
+  for (const char c : leading_bytes) {
     if (std::isspace(static_cast<unsigned char>(c)) != 0) continue;
     return c == '{' || c == '[' ? GraphFileFormat::torchlean_ir : GraphFileFormat::onnx;
   }
   return GraphFileFormat::torchlean_ir;
+}
+
+GraphFileFormat detect_graph_format(const std::filesystem::path& path) {
+  if (auto format = graph_format_from_extension(path)) return *format;
+  if (!detail::is_regular_file(path)) return GraphFileFormat::torchlean_ir;
+  std::ifstream in(path, std::ios::binary);
+  std::string leading;
+  for (char c = 0; in.get(c);) {
+    leading.push_back(c);
+    if (std::isspace(static_cast<unsigned char>(c)) == 0) break;
+  }
+  return graph_format_of(leading);
 }
 
 namespace {
@@ -37,36 +52,70 @@ std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string
       GraphFileFailure{.error = std::move(error), .digest = std::move(digest), .nodes = nodes});
 }
 
-}  // namespace
+Error input_shapes_for_json(const std::string& path) {
+  return make_error(ErrorKind::invalid_input,
+                    "input shapes apply to ONNX models; " + detail::escape_controls(path) +
+                        " is a torchlean.ir.v1 graph, whose shapes are declared in the file");
+}
 
-namespace {
+// The file's bytes, read once, and its format: from the extension, else from the bytes.
+struct GraphBytes {
+  detail::FileBytes bytes;
+  GraphFileFormat format = GraphFileFormat::torchlean_ir;
+};
+
+Expected<GraphBytes> read_graph_bytes(const std::filesystem::path& path) {
+  const auto named = graph_format_from_extension(path);
+  if (named == GraphFileFormat::onnx) {
+    auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
+                                           detail::StreamCheck::protobuf);
+    if (!bytes) return std::unexpected(std::move(bytes.error()));
+    return GraphBytes{.bytes = std::move(*bytes), .format = GraphFileFormat::onnx};
+  }
+  if (named == GraphFileFormat::torchlean_ir) {
+    auto bytes = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes,
+                                           detail::StreamCheck::json_text);
+    if (!bytes) return std::unexpected(std::move(bytes.error()));
+    return GraphBytes{.bytes = std::move(*bytes), .format = GraphFileFormat::torchlean_ir};
+  }
+  // The name does not say: read up to the larger limit, then hold the bytes to their format's.
+  static_assert(kMaxOnnxFileBytes >= kMaxIrFileBytes);
+  auto bytes = detail::read_bounded_file(path, "graph file", kMaxOnnxFileBytes,
+                                         detail::StreamCheck::graph);
+  if (!bytes) return std::unexpected(std::move(bytes.error()));
+  const GraphFileFormat format = graph_format_of(bytes->text().substr(0, 1 << 16));
+  if (format == GraphFileFormat::torchlean_ir && bytes->text().size() > kMaxIrFileBytes) {
+    return std::unexpected(detail::file_error(
+        path, "graph file is " + std::to_string(bytes->text().size()) +
+                  " bytes; the limit is " + std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)"));
+  }
+  return GraphBytes{.bytes = std::move(*bytes), .format = format};
+}
 
 std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     const std::filesystem::path& path, const GraphFileOptions& options) {
-  LoadedGraph out{
-      .path = path.string(), .format = detect_graph_format(path), .digest = {}, .graph = {}};
+  LoadedGraph out{.path = path.string(), .format = {}, .digest = {}, .graph = {}};
+  const auto named = graph_format_from_extension(path);
+  if (!options.onnx.input_shapes.empty() && named == GraphFileFormat::torchlean_ir) {
+    return failure(input_shapes_for_json(out.path), std::nullopt);
+  }
+  auto read = read_graph_bytes(path);
+  if (!read) return failure(std::move(read.error()), std::nullopt);
+  out.format = read->format;
+  const std::string_view text = read->bytes.text();
+  if (options.digest) out.digest = sha256_digest(text);
   if (out.format == GraphFileFormat::onnx) {
-    auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes);
-    if (!bytes) return failure(std::move(bytes.error()), std::nullopt);
-    if (options.digest) out.digest = sha256_digest(bytes->text());
     OnnxImportOptions onnx = options.onnx;
     onnx.keep_payloads = false;
-    auto imported = import_onnx(std::as_bytes(std::span(bytes->text())), out.path, onnx);
+    auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     return out;
   }
   if (!options.onnx.input_shapes.empty()) {
-    return failure(make_error(ErrorKind::invalid_input,
-                              "input shapes apply to ONNX models; " + out.path +
-                                  " is a torchlean.ir.v1 graph, whose shapes are declared in the "
-                                  "file"),
-                   std::nullopt);
+    return failure(input_shapes_for_json(out.path), std::move(out.digest));
   }
-  auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
-  if (!text) return failure(std::move(text.error()), std::nullopt);
-  if (options.digest) out.digest = sha256_digest(text->text());
-  auto graph = parse_ir_json(text->text(), out.path);
+  auto graph = parse_ir_json(text, out.path);
   if (!graph) return failure(std::move(graph.error()), std::move(out.digest));
   const std::size_t nodes = graph->nodes.size();
   auto checked = ir::check(std::move(*graph));

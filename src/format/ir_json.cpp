@@ -1075,6 +1075,14 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
                         ": empty document; expected a JSON object with fields format, input_id, "
                         "output_id and nodes")));
   }
+  // nlohmann's lexer reads a NUL byte as the end of the input, so anything after one would be
+  // ignored; JSON text never holds one.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input,
+        escape_controls(std::string(source) + ": NUL byte at offset " + std::to_string(nul) +
+                        "; a JSON document is text and never holds one")));
+  }
   try {
     GraphHandler handler(text, source);
     const bool ok = Json::sax_parse(text.begin(), text.end(), &handler,
@@ -1094,7 +1102,8 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
 }
 
 Expected<ir::Graph> read_ir_file(const std::filesystem::path& path) {
-  auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
+  auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes,
+                                         detail::StreamCheck::json_text);
   if (!text) return std::unexpected(std::move(text.error()));
   return parse_ir_json(text->text(), path.string());
 }

@@ -178,7 +178,8 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
                                          const OnnxImportOptions& options) noexcept {
   onnx_import::ImportProgress progress{.stage = "the file"};
   try {
-    auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes);
+    auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
+                                             detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
     return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), options);
   } catch (...) {

@@ -66,6 +66,74 @@ TEST(BoundedFileTest, PipeIsReadInChunks) {
   EXPECT_EQ(read->text(), std::string(200000, 'p'));
 }
 
+// A pipe from `command`, read through its /dev/fd path with `check`.
+Expected<FileBytes> read_from_pipe(const std::string& command, StreamCheck check,
+                                   std::uintmax_t limit = std::uintmax_t{1} << 30) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return std::unexpected(make_error(ErrorKind::internal, "popen failed"));
+  auto read = read_bounded_file("/dev/fd/" + std::to_string(::fileno(pipe)), "test file", limit,
+                                check);
+  ::pclose(pipe);
+  return read;
+}
+
+TEST(BoundedFileTest, StreamedJsonStopsAtTheFirstNulByte) {
+  // An endless stream: without the check it would be read up to the limit (1 GiB here).
+  const auto read = read_from_pipe("cat /dev/zero", StreamCheck::json_text);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_TRUE(read.error().message.ends_with(
+      ": test file holds a NUL byte at offset 0; a JSON document is text and never holds one"))
+      << read.error().message;
+  const auto late = read_from_pipe("printf '{\\n\\000'", StreamCheck::json_text);
+  ASSERT_FALSE(late.has_value());
+  EXPECT_TRUE(late.error().message.find("NUL byte at offset 2;") != std::string::npos)
+      << late.error().message;
+  const auto text = read_from_pipe("printf '{}'", StreamCheck::json_text);
+  ASSERT_TRUE(text.has_value()) << text.error().message;
+  EXPECT_EQ(text->text(), "{}");
+}
+
+TEST(BoundedFileTest, StreamedProtobufMustStartWithAFieldTag) {
+  const auto read = read_from_pipe("cat /dev/zero", StreamCheck::protobuf);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_TRUE(read.error().message.ends_with(
+      ": test file starts with byte 0x00, which starts no protobuf field (field number 0); not a "
+      "serialized ModelProto"))
+      << read.error().message;
+  // NUL bytes later on are ordinary protobuf content.
+  const auto model = read_from_pipe("printf '\\010\\007\\000\\000'", StreamCheck::protobuf);
+  ASSERT_TRUE(model.has_value()) << model.error().message;
+  EXPECT_EQ(model->text(), std::string("\x08\x07\0\0", 4));
+}
+
+TEST(BoundedFileTest, GraphCheckFollowsTheFirstByte) {
+  const auto json = read_from_pipe("printf ' {\\000'", StreamCheck::graph);
+  ASSERT_FALSE(json.has_value());
+  EXPECT_TRUE(json.error().message.find("NUL byte at offset 2") != std::string::npos)
+      << json.error().message;
+  const auto zero = read_from_pipe("cat /dev/zero", StreamCheck::graph);
+  ASSERT_FALSE(zero.has_value());
+  EXPECT_TRUE(zero.error().message.find("starts with byte 0x00") != std::string::npos)
+      << zero.error().message;
+}
+
+TEST(BoundedFileTest, EndlessStreamStopsAtTheLimit) {
+  const auto read = read_from_pipe("yes", StreamCheck::none, 1 << 20);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_TRUE(read.error().message.ends_with(
+      ": test file is larger than the limit of 1048576 bytes (1 MiB)"))
+      << read.error().message;
+}
+
+TEST(BoundedFileTest, MissingFileIsRefusedNamingThePath) {
+  const auto read = read_bounded_file(scratch("missing.bin"), "test file", 100);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().kind, ErrorKind::invalid_input);
+  EXPECT_TRUE(read.error().message.ends_with(
+      "missing.bin: cannot read test file: no such file or directory"))
+      << read.error().message;
+}
+
 TEST(BoundedFileTest, FileOverTheLimitIsRefusedNamingThePath) {
   const fs::path path = write_file("large.bin", std::string(101, 'x'));
   const auto read = read_bounded_file(path, "test file", 100);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -85,6 +86,32 @@ TEST(DetectGraphFormat, ExtensionFirstThenContent) {
     EXPECT_EQ(detect_graph_format(write(c.name, c.bytes)), c.expected) << c.name;
   }
   EXPECT_EQ(detect_graph_format("/nonexistent/model"), GraphFileFormat::torchlean_ir);
+}
+
+TEST(DetectGraphFormat, LeadingBytesDecideForOtherNames) {
+  EXPECT_EQ(graph_format_of(" \n{"), GraphFileFormat::torchlean_ir);
+  EXPECT_EQ(graph_format_of("["), GraphFileFormat::torchlean_ir);
+  EXPECT_EQ(graph_format_of(""), GraphFileFormat::torchlean_ir);
+  EXPECT_EQ(graph_format_of(std::string_view("\0", 1)), GraphFileFormat::onnx);
+  EXPECT_EQ(graph_format_of("\x08\x07"), GraphFileFormat::onnx);
+  EXPECT_EQ(graph_format_from_extension("a/b.Onnx"), GraphFileFormat::onnx);
+  EXPECT_EQ(graph_format_from_extension("b.json"), GraphFileFormat::torchlean_ir);
+  EXPECT_EQ(graph_format_from_extension("b.pb"), std::nullopt);
+  EXPECT_EQ(graph_format_from_extension("/dev/stdin"), std::nullopt);
+}
+
+TEST(ReadGraphFile, PipeIsReadOnceAndItsFormatTakenFromTheBytes) {
+  for (const fs::path& file : {kMlp, write("relu.model", relu_model())}) {
+    const std::string command = "cat " + file.string();
+    FILE* pipe = ::popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    const fs::path path = "/dev/fd/" + std::to_string(::fileno(pipe));
+    auto loaded = read_graph_file(path, {.digest = true});
+    ::pclose(pipe);
+    ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+    EXPECT_EQ(loaded->format, file == kMlp ? GraphFileFormat::torchlean_ir : GraphFileFormat::onnx);
+    EXPECT_EQ(loaded->digest, sha256_digest(read(file)));
+  }
 }
 
 TEST(ReadGraphFile, ReadsTorchleanIrWithTheDigestOfItsBytes) {

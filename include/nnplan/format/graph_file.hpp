@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "nnplan/error.hpp"
 #include "nnplan/format/onnx_import.hpp"
@@ -21,10 +22,20 @@ namespace nnplan::format {
 
 enum class GraphFileFormat : std::uint8_t { torchlean_ir, onnx };
 
-// ONNX for a `.onnx` extension, torchlean.ir.v1 for `.json` (either case). Any other name is
-// decided by the first byte that is not whitespace: JSON opens with `{` or `[`, and a serialized
-// ModelProto never does (it opens with a field tag, 0x08 for ir_version). A file that cannot be
-// read or holds only whitespace is taken for JSON, whose reader then names the problem.
+// ONNX for a `.onnx` extension, torchlean.ir.v1 for `.json` (either case), nothing for any other
+// name.
+[[nodiscard]] std::optional<GraphFileFormat> graph_format_from_extension(
+    const std::filesystem::path& path);
+
+// The format of a file whose name does not say, from its first bytes: JSON opens with `{` or `[`
+// after optional whitespace, and a serialized ModelProto never does (it opens with a field tag,
+// 0x08 for ir_version). Bytes that hold only whitespace, or none, are taken for JSON, whose reader
+// then names the problem.
+[[nodiscard]] GraphFileFormat graph_format_of(std::string_view leading_bytes);
+
+// The extension's format or, for any other name, graph_format_of the first bytes of a regular
+// file. A pipe or device is not read (it can be read only once; read_graph_file sniffs it from the
+// bytes it reads) and, like a file that cannot be read, is taken for JSON.
 [[nodiscard]] GraphFileFormat detect_graph_format(const std::filesystem::path& path);
 
 struct GraphFileOptions {
