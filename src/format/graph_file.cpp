@@ -11,6 +11,7 @@
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/ir_json.hpp"
+#include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::format {
@@ -44,6 +45,36 @@ GraphFileFormat detect_graph_format(const std::filesystem::path& path) {
   return graph_format_of(leading);
 }
 
+std::filesystem::path payload_path_for(const std::filesystem::path& graph_path) {
+  std::filesystem::path path = graph_path;
+  path.replace_extension(".payloads");
+  return path;
+}
+
+std::string WeightsCheck::describe(std::string_view graph_path) const {
+  const std::string graph = detail::escape_controls(std::string(graph_path));
+  const std::string payloads = detail::escape_controls(payload_path);
+  const auto count = [](std::size_t n, std::string_view what) {
+    return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
+  };
+  switch (status) {
+    case Status::checked:
+      return "weights: " + count(tensors, "tensor") + " and " + count(attributes, "attribute") +
+             " in " + payloads + " match the graph";
+    case Status::absent:
+      return "weights: not checked: no payload file " + payloads + " beside " + graph +
+             " (planning needs none)";
+    case Status::not_looked:
+      return "weights: not checked: " + graph +
+             " is not a regular file, so no payload file lies beside it (planning needs none)";
+    case Status::in_model:
+      return "weights: in the model; their types and sizes were checked on import";
+    case Status::not_checked:
+      return "weights: not checked";
+  }
+  return "weights: not checked";
+}
+
 namespace {
 
 std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string> digest,
@@ -56,6 +87,31 @@ Error input_shapes_for_json(const std::string& path) {
   return make_error(ErrorKind::invalid_input,
                     "input shapes apply to ONNX models; " + detail::escape_controls(path) +
                         " is a torchlean.ir.v1 graph, whose shapes are declared in the file");
+}
+
+// Reads the payload file beside a torchlean.ir.v1 graph, when there is one, and checks it.
+Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_path,
+                                             const ir::Graph& graph) {
+  WeightsCheck check;
+  if (!detail::is_regular_file(graph_path)) {
+    check.status = WeightsCheck::Status::not_looked;
+    return check;
+  }
+  const std::filesystem::path payloads = payload_path_for(graph_path);
+  check.payload_path = payloads.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(payloads, ec))) {
+    check.status = WeightsCheck::Status::absent;
+    return check;
+  }
+  auto store = read_payload_file(payloads);
+  if (!store) return std::unexpected(std::move(store.error()));
+  auto matches = check_payloads(graph, *store, check.payload_path);
+  if (!matches) return std::unexpected(std::move(matches.error()));
+  check.status = WeightsCheck::Status::checked;
+  check.tensors = store->tensors.size();
+  check.attributes = store->attributes.size();
+  return check;
 }
 
 // The file's bytes, read once, and its format: from the extension, else from the bytes.
@@ -110,6 +166,7 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
+    out.weights.status = WeightsCheck::Status::in_model;
     return out;
   }
   if (!options.onnx.input_shapes.empty()) {
@@ -126,6 +183,11 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     return failure(std::move(e), std::move(out.digest), nodes);
   }
   out.graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
+  if (options.check_payloads) {
+    auto weights = check_payloads_beside(path, out.graph->graph());
+    if (!weights) return failure(std::move(weights.error()), std::move(out.digest), nodes);
+    out.weights = std::move(*weights);
+  }
   return out;
 }
 

@@ -209,3 +209,97 @@ TEST(ReadGraphFile, FailuresRecordWhatWasLearned) {
 
 }  // namespace
 }  // namespace nnplan::format
+
+namespace nnplan::format {
+namespace {
+
+const fs::path kMlpPayloads = fs::path(NNPLAN_SOURCE_DIR) / "examples/mlp.payloads";
+const fs::path kCnnPayloads = fs::path(NNPLAN_SOURCE_DIR) / "examples/cnn.payloads";
+
+// A copy of examples/mlp.json in a directory of its own, with `payloads` beside it when given.
+fs::path mlp_copy(const std::string& dir, const std::optional<std::string>& payloads) {
+  const fs::path graph = scratch(dir + "/mlp.json");
+  fs::create_directories(graph.parent_path());
+  fs::remove(graph.parent_path() / "mlp.payloads");
+  std::ofstream(graph, std::ios::binary) << read(kMlp);
+  if (payloads) std::ofstream(graph.parent_path() / "mlp.payloads", std::ios::binary) << *payloads;
+  return graph;
+}
+
+TEST(GraphPayloads, PayloadFileBesideTheGraphIsReadAndChecked) {
+  EXPECT_EQ(payload_path_for("examples/mlp.json"), fs::path("examples/mlp.payloads"));
+  EXPECT_EQ(payload_path_for("model"), fs::path("model.payloads"));
+  auto loaded = read_graph_file(kMlp);
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  EXPECT_EQ(loaded->weights.status, WeightsCheck::Status::checked);
+  EXPECT_EQ(loaded->weights.payload_path, kMlpPayloads.string());
+  EXPECT_EQ(loaded->weights.tensors, 4U);  // two linear layers, weight and bias each
+  EXPECT_EQ(loaded->weights.describe(kMlp.string()),
+            "weights: 4 tensors and 0 attributes in " + kMlpPayloads.string() + " match the graph");
+}
+
+TEST(GraphPayloads, GraphWithoutPayloadFilePlansAndSaysNothingWasChecked) {
+  const fs::path graph = mlp_copy("no_payloads", std::nullopt);
+  auto loaded = read_graph_file(graph);
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  EXPECT_EQ(loaded->weights.status, WeightsCheck::Status::absent);
+  EXPECT_EQ(loaded->weights.describe(graph.string()),
+            "weights: not checked: no payload file " + payload_path_for(graph).string() +
+                " beside " + graph.string() + " (planning needs none)");
+}
+
+TEST(GraphPayloads, GarbagePayloadFileFailsTheLoadNamingIt) {
+  const fs::path graph = mlp_copy("garbage_payloads", std::string("not a payload file"));
+  auto loaded = read_graph_file(graph, {.digest = true});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().error.kind, ErrorKind::invalid_input);
+  EXPECT_TRUE(loaded.error().error.message.starts_with(payload_path_for(graph).string() + ": "))
+      << loaded.error().error.message;
+  // The graph itself was read: the failure keeps its digest and node count.
+  EXPECT_EQ(loaded.error().digest, sha256_digest(read(kMlp)));
+  EXPECT_EQ(loaded.error().nodes, 5U);
+}
+
+TEST(GraphPayloads, PayloadsOfAnotherGraphDoNotMatch) {
+  const fs::path graph = mlp_copy("cnn_payloads", read(kCnnPayloads));
+  auto loaded = read_graph_file(graph);
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_TRUE(loaded.error().error.message.starts_with(payload_path_for(graph).string() +
+                                                       ": node "))
+      << loaded.error().error.message;
+}
+
+TEST(GraphPayloads, IncompletePayloadFileIsRefused) {
+  const std::string whole = read(kMlpPayloads);
+  const fs::path graph = mlp_copy("short_payloads", whole.substr(0, whole.size() - 4));
+  auto loaded = read_graph_file(graph);
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_TRUE(loaded.error().error.message.find("truncated") != std::string::npos)
+      << loaded.error().error.message;
+}
+
+TEST(GraphPayloads, CheckCanBeTurnedOffAndDoesNotApplyToOnnxOrPipes) {
+  const fs::path graph = mlp_copy("off", std::string("garbage"));
+  auto off = read_graph_file(graph, {.check_payloads = false});
+  ASSERT_TRUE(off.has_value()) << render(off.error().error);
+  EXPECT_EQ(off->weights.status, WeightsCheck::Status::not_checked);
+
+  auto onnx = read_graph_file(write("weights.onnx", relu_model()));
+  ASSERT_TRUE(onnx.has_value()) << render(onnx.error().error);
+  EXPECT_EQ(onnx->weights.status, WeightsCheck::Status::in_model);
+
+  const std::string command = "cat " + kMlp.string();
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  const std::string path = "/dev/fd/" + std::to_string(::fileno(pipe));
+  auto piped = read_graph_file(path);
+  ::pclose(pipe);
+  ASSERT_TRUE(piped.has_value()) << render(piped.error().error);
+  EXPECT_EQ(piped->weights.status, WeightsCheck::Status::not_looked);
+  EXPECT_EQ(piped->weights.describe(path),
+            "weights: not checked: " + path +
+                " is not a regular file, so no payload file lies beside it (planning needs none)");
+}
+
+}  // namespace
+}  // namespace nnplan::format

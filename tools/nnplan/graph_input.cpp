@@ -102,6 +102,12 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
     if (on_bad_graph) on_bad_graph(profile, graph.error());
     return std::unexpected(code);
   }
+  // Planning needs no weights, so a graph without its payload file plans; the user is told that
+  // nothing vouched for the weights.
+  using Status = format::WeightsCheck::Status;
+  if (graph->weights.status == Status::absent || graph->weights.status == Status::not_looked) {
+    fmt::print(stderr, "note: {}\n", graph->weights.describe(graph->path));
+  }
   return GraphInput{.profile = std::move(profile), .graph = std::move(*graph)};
 }
 

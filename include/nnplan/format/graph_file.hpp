@@ -41,9 +41,35 @@ enum class GraphFileFormat : std::uint8_t { torchlean_ir, onnx };
 struct GraphFileOptions {
   // Whether to compute the sha256 digest of the file's bytes (format::sha256_digest).
   bool digest = false;
+  // Whether to read and check the payload file beside a torchlean.ir.v1 graph (payload_path_for):
+  // when it exists it must read and match the graph (format::check_payloads), else loading fails.
+  bool check_payloads = true;
   // Passed to the ONNX importer; input shapes given for a torchlean.ir.v1 file are an error.
   OnnxImportOptions onnx;
 };
+
+// What was learned about a graph's weights while it was loaded.
+struct WeightsCheck {
+  enum class Status : std::uint8_t {
+    checked,      // the payload file beside the graph was read and matches it
+    absent,       // no payload file beside the graph: planning needs none, nothing was checked
+    not_looked,   // the graph came from a pipe or device, which has nothing beside it
+    in_model,     // an ONNX model carries its weights; the importer checked their sizes
+    not_checked,  // GraphFileOptions::check_payloads was off
+  };
+  Status status = Status::not_checked;
+  std::string payload_path;  // the payload file read or looked for (checked, absent)
+  std::size_t tensors = 0;   // tensors and attributes in it (checked)
+  std::size_t attributes = 0;
+
+  // One line for a person: "weights: 4 tensors and 0 attributes in g.payloads match the graph",
+  // "weights: not checked: no payload file g.payloads beside g.json (planning needs none)", ...
+  [[nodiscard]] std::string describe(std::string_view graph_path) const;
+};
+
+// `<graph path without its extension>.payloads`: where a torchlean.ir.v1 graph's payload file
+// lives (examples/mlp.json -> examples/mlp.payloads), as `nnplan convert` writes it.
+[[nodiscard]] std::filesystem::path payload_path_for(const std::filesystem::path& graph_path);
 
 // A graph file read and checked.
 struct LoadedGraph {
@@ -51,6 +77,7 @@ struct LoadedGraph {
   GraphFileFormat format = GraphFileFormat::torchlean_ir;
   std::optional<std::string> digest;  // set when asked for
   std::shared_ptr<const ir::CheckedGraph> graph;
+  WeightsCheck weights;
 
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
   [[nodiscard]] bool onnx() const { return format == GraphFileFormat::onnx; }
@@ -66,9 +93,11 @@ struct GraphFileFailure {
 };
 
 // Reads, parses and checks a graph file of either format. ONNX models are imported with
-// `options.onnx`, never keeping payloads (planning reads no weight). Errors are invalid_input:
-// an unreadable or oversized file, a malformed document or model, a graph that fails ir::check,
-// or input shapes given for a torchlean.ir.v1 file.
+// `options.onnx`, never keeping payloads (planning reads no weight). A torchlean.ir.v1 graph's
+// payload file, when one lies beside it, is read and checked against the graph (see
+// GraphFileOptions::check_payloads). Errors are invalid_input: an unreadable or oversized file, a
+// malformed document or model, a graph that fails ir::check, a payload file that cannot be read
+// or does not match, or input shapes given for a torchlean.ir.v1 file.
 [[nodiscard]] std::expected<LoadedGraph, GraphFileFailure> read_graph_file(
     const std::filesystem::path& path, const GraphFileOptions& options = {});
 
