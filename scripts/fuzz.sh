@@ -3,7 +3,8 @@
 # -fsanitize=fuzzer,address,undefined in build-fuzz/, then runs every target for
 # SECONDS_PER_TARGET seconds (default 60) on a scratch copy of its seed corpus in
 # tests/fuzz/corpus/<target>/ (the committed corpus never grows). Exits non-zero on any crash,
-# leak, UB report, timeout (>10 s per input) or OOM (>2048 MB); the reproducer is left in
+# leak, UB report, timeout (>10 s per input) or OOM (>1024 MB RSS or one allocation over
+# 1024 MB), so memory amplification and quadratic time are findings too; the reproducer is left in
 # build-fuzz/findings/<target>/. Prints the executions each target reached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++-16 -DNNPLAN_FUZZ=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
-targets=(fuzz_ir_json fuzz_registry fuzz_plan_artifact fuzz_onnx)
+targets=(fuzz_ir_json fuzz_registry fuzz_plan_artifact fuzz_onnx fuzz_payloads)
 status=0
 summary=()
 start=$SECONDS
@@ -48,8 +49,8 @@ for t in "${targets[@]}"; do
   rc=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$build/bin/$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$findings/" \
+    "$build/bin/$t" "$work" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 \
+    -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$findings/" \
     >"$log" 2>&1 || rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if ((rc != 0)); then

@@ -77,6 +77,32 @@ TEST(FuzzRegression, Onnx) {
   }
 }
 
+TEST(FuzzRegression, Payloads) {
+  std::vector<ir::CheckedGraph> graphs;
+  for (const char* name : {"mlp", "cnn", "transformer_block"}) {
+    auto graph = format::read_ir_file(fs::path(NNPLAN_SOURCE_DIR) / "examples" /
+                                      (std::string(name) + ".json"));
+    ASSERT_TRUE(graph.has_value());
+    auto checked = ir::check(std::move(*graph));
+    ASSERT_TRUE(checked.has_value());
+    graphs.push_back(std::move(*checked));
+  }
+  std::vector<const ir::CheckedGraph*> views;
+  for (const ir::CheckedGraph& g : graphs)
+    views.push_back(&g);
+  // Each seed payload file matches one example graph (the pipeline is live).
+  for (const char* name : {"mlp", "cnn", "transformer_block"}) {
+    const std::string bytes =
+        slurp(fs::path(NNPLAN_SOURCE_DIR) / "examples" / (std::string(name) + ".payloads"));
+    EXPECT_EQ(payloads_pipeline(std::as_bytes(std::span(bytes)), views), Reached::planned) << name;
+  }
+  for (const fs::path& file : inputs("fuzz_payloads")) {
+    SCOPED_TRACE(file.string());
+    const std::string bytes = slurp(file);
+    (void)payloads_pipeline(std::as_bytes(std::span(bytes)), views);
+  }
+}
+
 // The pipelines reach planning on the seed examples, so the targets fuzz more than the parsers.
 TEST(FuzzRegression, SeedsReachPlanning) {
   EXPECT_EQ(ir_json_pipeline(slurp(fs::path(NNPLAN_SOURCE_DIR) / "examples" / "mlp.json")),

@@ -19,6 +19,7 @@
 #include "nnplan/backend/registry.hpp"
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/ir/check.hpp"
@@ -115,6 +116,27 @@ inline Reached plan_artifact_pipeline(std::string_view text, const ir::CheckedGr
   const std::string fresh = format::plan_artifact_json(*profile, digest, graph.graph(), evaluation);
   (void)format::diff_artifacts(artifact->document, fresh);
   return Reached::planned;
+}
+
+// nnplan.payloads.v1: parse_payloads -> write_payloads -> parse_payloads (what reads must write
+// back to bytes that read as the same store, byte for byte on a second write) -> check_payloads
+// against each of `graphs`, as the graph subcommands check the payload file beside a graph.
+inline Reached payloads_pipeline(std::span<const std::byte> bytes,
+                                 std::span<const ir::CheckedGraph* const> graphs) {
+  auto store = format::parse_payloads(bytes, "<fuzz>");
+  if (!store) return Reached::rejected;
+  auto written = format::write_payloads(*store);
+  if (written) {
+    auto reread = format::parse_payloads(*written, "<fuzz>");
+    if (!reread) __builtin_trap();
+    auto rewritten = format::write_payloads(*reread);
+    if (!rewritten || *rewritten != *written) __builtin_trap();
+  }
+  bool matched = false;
+  for (const ir::CheckedGraph* graph : graphs) {
+    matched = format::check_payloads(graph->graph(), *store).has_value() || matched;
+  }
+  return matched ? Reached::planned : Reached::checked;
 }
 
 }  // namespace nnplan::fuzz
