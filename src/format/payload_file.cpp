@@ -426,6 +426,48 @@ Expected<Index> IndexReader::read(const Json& root) {
   return index;
 }
 
+// The bytes in [begin, end) must be zero: the layout leaves them unused (the padding after the
+// index, gaps between tensors), the writer never puts anything there, and anything found is
+// corruption or hidden content. `what` names the region in the message.
+Expected<void> check_unused_bytes(ByteSource& in, std::uint64_t begin, std::uint64_t end,
+                                  std::string_view source, std::string_view what) {
+  std::array<unsigned char, 1 << 16> buffer{};
+  for (std::uint64_t at = begin; at < end;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - at, buffer.size()));
+    if (!in.read(at, buffer.data(), n)) return std::unexpected(invalid(source, "read error"));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (buffer[i] == 0) continue;
+      constexpr std::string_view kDigits = "0123456789abcdef";
+      const std::string hex = {kDigits[buffer[i] >> 4], kDigits[buffer[i] & 0xF]};
+      return std::unexpected(invalid(source, "byte " + std::to_string(at + i) + " (" +
+                                                 std::string(what) + ") is 0x" + hex +
+                                                 "; bytes the layout leaves unused must be zero"));
+    }
+    at += n;
+  }
+  return {};
+}
+
+// The gaps between the tensors of the data section, which starts at `data_start`.
+Expected<void> check_data_gaps(ByteSource& in, const Index& index, std::uint64_t data_start,
+                               std::string_view source) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // [offset, offset + bytes)
+  ranges.reserve(index.entries.size());
+  for (const IndexEntry& e : index.entries) {
+    if (e.bytes != 0) ranges.emplace_back(e.offset, e.offset + e.bytes);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::uint64_t covered = 0;  // the data section is used up to here; ranges do not overlap
+  for (const auto& [begin, end] : ranges) {
+    auto gap = check_unused_bytes(in, data_start + covered, data_start + begin, source,
+                                  "a gap between tensors in the data section");
+    if (!gap) return gap;
+    covered = end;
+  }
+  return check_unused_bytes(in, data_start + covered, data_start + index.data_bytes, source,
+                            "the data section after its last tensor");
+}
+
 Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
   const std::uint64_t size = in.size();
   std::array<unsigned char, kPayloadHeaderBytes> header{};
@@ -493,6 +535,12 @@ Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
                                                " bytes past the end of the data section (byte " +
                                                std::to_string(*file_end) + ")"));
   }
+
+  auto padding = check_unused_bytes(in, kPayloadHeaderBytes + index_bytes, data_start, source,
+                                    "the padding after the index");
+  if (!padding) return std::unexpected(std::move(padding.error()));
+  auto gaps = check_data_gaps(in, *index, data_start, source);
+  if (!gaps) return std::unexpected(std::move(gaps.error()));
 
   PayloadStore store;
   store.attributes = std::move(index->attributes);

@@ -221,6 +221,20 @@ std::vector<std::byte> text_bytes(std::string_view text) {
 
 constexpr const char* kEntry = R"({"node_id": 1, "name": "weight", "dtype": "float32", )";
 
+// A file whose data section holds two one-value tensors at offsets 0 and 64 and ends at 68 or
+// 128 bytes, with the byte `at` of the file (or, when `in_data`, of the data section) set to 0x41.
+std::vector<std::byte> with_unused_byte_set(std::size_t at, bool in_data, std::size_t data_bytes) {
+  const std::string index = index_with(
+      std::string(kEntry) + R"("shape": [1], "offset": 0, "bytes": 4},
+                               {"node_id": 2, "name": "weight", "dtype": "float32",
+                                "shape": [1], "offset": 64, "bytes": 4})",
+      data_bytes);
+  std::vector<std::byte> bytes = assemble(index, data_bytes);
+  const std::size_t data_start = (16 + index.size() + 63) / 64 * 64;
+  bytes.at(in_data ? data_start + at : 16 + index.size() + at) = std::byte{0x41};
+  return bytes;
+}
+
 std::vector<BadPayloadFile> bad_payload_files() {
   const std::vector<std::byte> valid = valid_bytes();
   std::vector<std::byte> bad_magic = valid;
@@ -236,6 +250,12 @@ std::vector<BadPayloadFile> bad_payload_files() {
       {"cut_in_index", cut(valid, 100), "truncated: the index of"},
       {"cut_in_data", cut(valid, valid.size() - 1), "truncated: the file is"},
       {"trailing_bytes", trailing, "1 bytes past the end of the data section"},
+      {"nonzero_padding", with_unused_byte_set(0, false, 68),
+       "(the padding after the index) is 0x41; bytes the layout leaves unused must be zero"},
+      {"nonzero_gap", with_unused_byte_set(10, true, 68),
+       "(a gap between tensors in the data section) is 0x41"},
+      {"nonzero_tail", with_unused_byte_set(100, true, 128),
+       "(the data section after its last tensor) is 0x41"},
       {"index_length_huge", assemble(index_with("", 0), 0, std::uint64_t{1} << 40),
        "index length 1099511627776 exceeds the limit"},
       {"index_length_past_end", assemble(index_with("", 0), 0, 4096),
