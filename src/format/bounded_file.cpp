@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <array>
-#include <optional>
-#include <string>
 #include <cerrno>
 #include <exception>
 #include <limits>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
 
@@ -169,7 +169,7 @@ std::optional<std::string> stream_problem(StreamCheck& check, std::string_view c
                                           std::uintmax_t offset, std::string_view what) {
   if (check == StreamCheck::graph && offset == 0 && !chunk.empty()) {
     check = graph_format_of(chunk) == GraphFileFormat::torchlean_ir ? StreamCheck::json_text
-                                                                     : StreamCheck::protobuf;
+                                                                    : StreamCheck::protobuf;
   }
   switch (check) {
     case StreamCheck::graph:

@@ -136,14 +136,14 @@ Expected<GraphBytes> read_graph_bytes(const std::filesystem::path& path) {
   }
   // The name does not say: read up to the larger limit, then hold the bytes to their format's.
   static_assert(kMaxOnnxFileBytes >= kMaxIrFileBytes);
-  auto bytes = detail::read_bounded_file(path, "graph file", kMaxOnnxFileBytes,
-                                         detail::StreamCheck::graph);
+  auto bytes =
+      detail::read_bounded_file(path, "graph file", kMaxOnnxFileBytes, detail::StreamCheck::graph);
   if (!bytes) return std::unexpected(std::move(bytes.error()));
   const GraphFileFormat format = graph_format_of(bytes->text().substr(0, 1 << 16));
   if (format == GraphFileFormat::torchlean_ir && bytes->text().size() > kMaxIrFileBytes) {
     return std::unexpected(detail::file_error(
-        path, "graph file is " + std::to_string(bytes->text().size()) +
-                  " bytes; the limit is " + std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)"));
+        path, "graph file is " + std::to_string(bytes->text().size()) + " bytes; the limit is " +
+                  std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)"));
   }
   return GraphBytes{.bytes = std::move(*bytes), .format = format};
 }

@@ -58,9 +58,9 @@ TEST(PipeInputCli, FifoIsReadOnceAndTheArtifactWritten) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const fs::path artifact = dir / "fifo.plan.json";
   fs::remove(artifact);
-  const CliResult r = run_shell(kNnplan + " plan " + fifo.string() + " --json -o " +
-                                artifact.string() + " & cat " + kMlp + " > " + fifo.string() +
-                                "; wait $!");
+  const CliResult r =
+      run_shell(kNnplan + " plan " + fifo.string() + " --json -o " + artifact.string() + " & cat " +
+                kMlp + " > " + fifo.string() + "; wait $!");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   ASSERT_TRUE(fs::exists(artifact));
   EXPECT_EQ(read_text(artifact), r.out);
@@ -70,8 +70,9 @@ TEST(PipeInputCli, FifoIsReadOnceAndTheArtifactWritten) {
 TEST(PipeInputCli, EndlessDeviceIsRefusedAtItsFirstBytes) {
   const CliResult zero = run_cli("plan /dev/zero --json");
   EXPECT_EQ(zero.exit_code, 3);
-  EXPECT_TRUE(contains(zero.err, "nnplan: error: /dev/zero: graph file starts with byte 0x00, "
-                                 "which starts no protobuf field"))
+  EXPECT_TRUE(contains(zero.err,
+                       "nnplan: error: /dev/zero: graph file starts with byte 0x00, "
+                       "which starts no protobuf field"))
       << zero.err;
   // --json still writes the artifact of a malformed graph, with no digest: nothing was hashed.
   EXPECT_TRUE(contains(zero.out, "\"digest\": null")) << zero.out;
@@ -83,8 +84,9 @@ TEST(PipeInputCli, EndlessDeviceIsRefusedAtItsFirstBytes) {
   fs::create_symlink("/dev/zero", link);
   const CliResult json = run_cli("plan " + link.string() + " -o " + (dir / "z.plan").string());
   EXPECT_EQ(json.exit_code, 3);
-  EXPECT_TRUE(contains(json.err, "zero.json: graph file holds a NUL byte at offset 0; a JSON "
-                                 "document is text"))
+  EXPECT_TRUE(contains(json.err,
+                       "zero.json: graph file holds a NUL byte at offset 0; a JSON "
+                       "document is text"))
       << json.err;
   const fs::path onnx = dir / "zero.onnx";
   fs::remove(onnx);

@@ -71,8 +71,8 @@ Expected<FileBytes> read_from_pipe(const std::string& command, StreamCheck check
                                    std::uintmax_t limit = std::uintmax_t{1} << 30) {
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return std::unexpected(make_error(ErrorKind::internal, "popen failed"));
-  auto read = read_bounded_file("/dev/fd/" + std::to_string(::fileno(pipe)), "test file", limit,
-                                check);
+  auto read =
+      read_bounded_file("/dev/fd/" + std::to_string(::fileno(pipe)), "test file", limit, check);
   ::pclose(pipe);
   return read;
 }

@@ -264,8 +264,8 @@ TEST(GraphPayloads, PayloadsOfAnotherGraphDoNotMatch) {
   const fs::path graph = mlp_copy("cnn_payloads", read(kCnnPayloads));
   auto loaded = read_graph_file(graph);
   ASSERT_FALSE(loaded.has_value());
-  EXPECT_TRUE(loaded.error().error.message.starts_with(payload_path_for(graph).string() +
-                                                       ": node "))
+  EXPECT_TRUE(
+      loaded.error().error.message.starts_with(payload_path_for(graph).string() + ": node "))
       << loaded.error().error.message;
 }
 

@@ -224,11 +224,11 @@ constexpr const char* kEntry = R"({"node_id": 1, "name": "weight", "dtype": "flo
 // A file whose data section holds two one-value tensors at offsets 0 and 64 and ends at 68 or
 // 128 bytes, with the byte `at` of the file (or, when `in_data`, of the data section) set to 0x41.
 std::vector<std::byte> with_unused_byte_set(std::size_t at, bool in_data, std::size_t data_bytes) {
-  const std::string index = index_with(
-      std::string(kEntry) + R"("shape": [1], "offset": 0, "bytes": 4},
+  const std::string index =
+      index_with(std::string(kEntry) + R"("shape": [1], "offset": 0, "bytes": 4},
                                {"node_id": 2, "name": "weight", "dtype": "float32",
                                 "shape": [1], "offset": 64, "bytes": 4})",
-      data_bytes);
+                 data_bytes);
   std::vector<std::byte> bytes = assemble(index, data_bytes);
   const std::size_t data_start = (16 + index.size() + 63) / 64 * 64;
   bytes.at(in_data ? data_start + at : 16 + index.size() + at) = std::byte{0x41};

@@ -13,9 +13,14 @@
 
 namespace {
 
-const std::vector<const nnplan::ir::CheckedGraph*>& example_graphs() {
-  static const std::vector<const nnplan::ir::CheckedGraph*> graphs = [] {
-    std::vector<const nnplan::ir::CheckedGraph*> out;
+struct ExampleGraphs {
+  std::vector<nnplan::ir::CheckedGraph> graphs;
+  std::vector<const nnplan::ir::CheckedGraph*> views;
+};
+
+const ExampleGraphs& example_graphs() {
+  static const ExampleGraphs examples = [] {
+    ExampleGraphs out;
     for (const char* name : {"mlp", "cnn", "transformer_block"}) {
       const std::string path = std::string(NNPLAN_SOURCE_DIR) + "/examples/" + name + ".json";
       auto graph = nnplan::format::read_ir_file(path);
@@ -25,11 +30,13 @@ const std::vector<const nnplan::ir::CheckedGraph*>& example_graphs() {
       }
       auto checked = nnplan::ir::check(std::move(*graph));
       if (!checked) std::abort();
-      out.push_back(new nnplan::ir::CheckedGraph(std::move(*checked)));  // lives for the run
+      out.graphs.push_back(std::move(*checked));
     }
+    for (const nnplan::ir::CheckedGraph& g : out.graphs)
+      out.views.push_back(&g);
     return out;
   }();
-  return graphs;
+  return examples;
 }
 
 }  // namespace
@@ -40,6 +47,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  (void)nnplan::fuzz::payloads_pipeline(std::as_bytes(std::span(data, size)), example_graphs());
+  (void)nnplan::fuzz::payloads_pipeline(std::as_bytes(std::span(data, size)),
+                                        example_graphs().views);
   return 0;
 }
