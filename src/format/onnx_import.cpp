@@ -62,12 +62,12 @@ void ImportContext::import_node(int index) {
   if (node_ == nullptr) fail_corrupt_node(index);
   if (node_->name().empty()) unnamed_ = node_->op_type() + "_" + str(index);
   if (!is_default_domain(node_->domain())) {
-    unsupported("domain '" + node_->domain() +
-                "' is not supported; supported: the default ONNX domain");
+    unsupported("domain " + quoted_name(node_->domain()) +
+                " is not supported; supported: the default ONNX domain");
   }
   const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
   if (importer == nullptr) {
-    unsupported("operator " + node_->op_type() +
+    unsupported("operator " + capped_name(node_->op_type()) +
                 " is not supported; supported: " + supported_list());
   }
   defined_.clear();

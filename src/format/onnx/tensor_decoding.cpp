@@ -64,33 +64,34 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
   c->dtype = t.data_type();
   if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
     return unsupported(
-        "tensor '" + name +
-        "' keeps its data in an external file (external_data); external data is not supported");
+        "tensor " + quoted_name(name) +
+        " keeps its data in an external file (external_data); external data is not supported");
   }
   if (t.has_segment()) {
-    return unsupported("tensor '" + name + "' is segmented; segments are not supported");
+    return unsupported("tensor " + quoted_name(name) + " is segmented; segments are not supported");
   }
   if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
-    return invalid("tensor '" + name + "' has rank " + str(t.dims_size()) + "; the limit is " +
-                   str(kMaxRank));
+    return invalid("tensor " + quoted_name(name) + " has rank " + str(t.dims_size()) +
+                   "; the limit is " + str(kMaxRank));
   }
   Dim count = 1;
   for (const std::int64_t d : t.dims()) {
-    if (d < 0) return invalid("tensor '" + name + "' has negative dimension " + str(d));
+    if (d < 0) return invalid("tensor " + quoted_name(name) + " has negative dimension " + str(d));
     if (static_cast<Dim>(d) > kMaxDim) {
-      return invalid("tensor '" + name + "' has dimension " + str(d) + "; the limit is " +
-                     str(kMaxDim) + " (2^48)");
+      return invalid("tensor " + quoted_name(name) + " has dimension " + str(d) +
+                     "; the limit is " + str(kMaxDim) + " (2^48)");
     }
     c->dims.push_back(static_cast<Dim>(d));
     const auto next = ir::checked_mul(count, static_cast<Dim>(d));
-    if (!next) return invalid("tensor '" + name + "' has more elements than fit in 64 bits");
+    if (!next)
+      return invalid("tensor " + quoted_name(name) + " has more elements than fit in 64 bits");
     count = *next;
   }
   // Bounds every byte count below (count * width cannot wrap). The data itself must then be
   // present in the model, so nothing is allocated for a size the tensor merely claims.
   if (count > kMaxTensorElements) {
-    return invalid("tensor '" + name + "' has " + str(count) + " elements; the limit is " +
-                   str(kMaxTensorElements) + " (2^48) per tensor");
+    return invalid("tensor " + quoted_name(name) + " has " + str(count) +
+                   " elements; the limit is " + str(kMaxTensorElements) + " (2^48) per tensor");
   }
   const bool has_raw = split_raw.has_value() || t.has_raw_data();
   const std::string_view raw =
@@ -102,7 +103,7 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
                             std::size_t width) -> std::optional<std::string> {
     const Dim need = count * width;
     if (have == need) return std::nullopt;
-    return "tensor '" + name + "': " + std::string(field) + " holds " + str(Dim{have}) +
+    return "tensor " + quoted_name(name) + ": " + std::string(field) + " holds " + str(Dim{have}) +
            (width == 1 ? " values" : " bytes") + ", dims " + list_string(c->dims) + " of " +
            dtype_name(c->dtype) + " need " + str(need);
   };
