@@ -49,9 +49,13 @@ void ImportContext::fail_rejected_input(std::string_view name) const {
   fail_model(rejected_inputs_.find(name)->second, ErrorKind::unsupported);
 }
 
-void ImportContext::fail_corrupt_node(int i) const {
-  fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
-             " (0-based) are truncated or corrupt");
+void ImportContext::fail_corrupt_node(int i, const std::string& problem) const {
+  if (problem.empty()) {
+    fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
+               " (0-based) are truncated or corrupt");
+  }
+  fail_model("not a valid ONNX model: graph node " + str(i) + " (0-based" + nodes_.label(i) +
+             "): " + problem);
 }
 
 void ImportContext::fail_not_constant(std::string_view name, std::string_view role) const {
@@ -168,8 +172,9 @@ std::span<const int> ImportContext::consumers(std::string_view name) const {
 }
 
 const onnx::NodeProto& ImportContext::other_node(int index) const {
-  const onnx::NodeProto* node = nodes_.at(index, *probe_);
-  if (node == nullptr) fail_corrupt_node(index);
+  std::string problem;
+  const onnx::NodeProto* node = nodes_.at(index, *probe_, &problem);
+  if (node == nullptr) fail_corrupt_node(index, problem);
   return *node;
 }
 

@@ -225,7 +225,9 @@ class ImportContext {
   void import_node(int index);
   void index_consumers() const;
   [[noreturn]] void fail_rejected_input(std::string_view name) const;
-  [[noreturn]] void fail_corrupt_node(int i) const;
+  // Node i could not be parsed: `problem` is what check_wire found, or empty for bytes protobuf
+  // rejects.
+  [[noreturn]] void fail_corrupt_node(int i, const std::string& problem) const;
 
   const onnx::ModelProto& model_;  // every field but the graph's nodes
   const OnnxNodes& nodes_;

@@ -45,8 +45,9 @@ void ImportContext::read_interface() {
     fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
   }
-  graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size() +
-                 static_cast<std::size_t>(g.initializer_size()));
+  // Initializers become IR nodes only where a node consumes them as a plain tensor: not reserved,
+  // so that unused ones cost no node.
+  graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
   values_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
 
   step("the initializers");
