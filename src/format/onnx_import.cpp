@@ -62,6 +62,7 @@ void ImportContext::import_node(int index) {
   node_ = nodes_.at(index, *scratch_, &problem);
   if (node_ == nullptr) fail_corrupt_node(index, problem);
   if (node_->name().empty()) unnamed_ = node_->op_type() + "_" + str(index);
+  check_node(index);
   if (!is_default_domain(node_->domain())) {
     unsupported("domain " + quoted_name(node_->domain()) +
                 " is not supported; supported: the default ONNX domain");

@@ -18,6 +18,8 @@ void ImportContext::read_interface() {
   if (!model_.has_ir_version() || model_.ir_version() <= 0) {
     fail_model("not a valid ONNX model: ir_version is missing");
   }
+  check_opsets();
+  check_functions();
   bool found = false;
   for (const auto& o : model_.opset_import()) {
     if (is_default_domain(o.domain())) {

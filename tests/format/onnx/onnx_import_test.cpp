@@ -302,16 +302,18 @@ INSTANTIATE_TEST_SUITE_P(
 namespace nnplan::format::onnx_test {
 namespace {
 
-// A node's inputs resolve to the definitions before it, and what it defines takes effect after
-// it: a name defined again (not SSA) names its latest definition from then on.
-TEST(OnnxImport, ANameDefinedAgainNamesItsLatestDefinition) {
+// A name defined again (not SSA) is refused at the node that redefines it, naming the first
+// producer: before, the last definition silently won while the first node was still planned.
+TEST(OnnxImport, ANameDefinedAgainIsRefused) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Relu", {"x"}, {"x"}, "r");
-  m.node("Add", {"x", "x"}, {"x"}, "a");
-  m.node("Tanh", {"x"}, {"y"}, "t");
-  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'",
-                                         "2 add [1,1] -> [2] 'a'", "3 tanh [2] -> [2] 't'"}));
+  m.node("Relu", {"x"}, {"h"}, "r");
+  m.node("Add", {"h", "h"}, {"h"}, "a");
+  m.node("Tanh", {"h"}, {"y"}, "t");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'a' (Add, opset 17): output 'h' is already the output of graph node 0 "
+            "('r', Relu); every value has exactly one producer in ONNX (SSA form): rename one of "
+            "them");
 }
 
 }  // namespace
