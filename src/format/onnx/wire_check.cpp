@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "../message_text.hpp"
@@ -118,18 +119,33 @@ enum class Outcome { ok, unreadable, problem };
 // Paths past this many fields show their first and last few.
 constexpr std::size_t kShownPathFields = 8;
 
+// What the walk has counted in one message: the entries of its repeated fields so far, and the
+// same for each singular message field. A singular field may occur several times, and protobuf
+// merges the occurrences into one message (a graph split over two `graph` fields has the
+// initializers of both), so the counts of those occurrences add up.
+struct Counts {
+  std::vector<std::pair<int, std::size_t>> entries;               // field number -> entries so far
+  std::vector<std::pair<int, std::unique_ptr<Counts>>> singular;  // field number -> its counts
+
+  Counts& of_singular(int number) {
+    for (auto& [n, c] : singular)
+      if (n == number) return *c;
+    return *singular.emplace_back(number, std::make_unique<Counts>()).second;
+  }
+};
+
 class Walker {
  public:
   explicit Walker(std::span<const int> deferred) : deferred_(deferred) {}
 
   // Walks the message of `type` in `data[0, size)`; `on_path`: the message was reached by the
   // first path_.size() fields of the deferred path.
-  Outcome walk(const std::uint8_t* data, int size, const Descriptor& type, int budget,
-               bool on_path) {
+  Outcome walk(const std::uint8_t* data, int size, const Descriptor& type, int budget, bool on_path,
+               Counts& counted) {
     CodedInputStream in(data, size);
     in.SetRecursionLimit(budget);  // spent by unknown groups skipped below
     const int deferred = on_path && path_.size() + 1 == deferred_.size() ? deferred_.back() : 0;
-    std::vector<std::pair<int, std::size_t>> counts;  // field number -> entries so far
+    std::vector<std::pair<int, std::size_t>>& counts = counted.entries;
     while (true) {
       if (in.CurrentPosition() == size) return Outcome::ok;
       const std::uint32_t tag = in.ReadTag();
@@ -187,8 +203,10 @@ class Walker {
       }
       const bool child_on_path =
           on_path && path_.size() <= deferred_.size() && deferred_[path_.size() - 1] == number;
+      Counts fresh;
       const Outcome child =
-          walk(payload, payload_size, *field->message_type(), budget - 1, child_on_path);
+          walk(payload, payload_size, *field->message_type(), budget - 1, child_on_path,
+               field->is_repeated() ? fresh : counted.of_singular(number));
       if (child == Outcome::problem) {
         if (context_.empty()) context_ = entry_name(*field, payload, payload_size);
         return child;
@@ -297,8 +315,9 @@ std::optional<std::string> check_wire(std::span<const std::byte> bytes, const De
     return std::nullopt;  // past protobuf's INT_MAX bytes: its parser refuses the message
   }
   Walker walker(deferred);
-  if (walker.walk(as_u8(bytes.data()), static_cast<int>(bytes.size()), type, budget, true) !=
-      Outcome::problem) {
+  Counts counts;
+  if (walker.walk(as_u8(bytes.data()), static_cast<int>(bytes.size()), type, budget, true,
+                  counts) != Outcome::problem) {
     return std::nullopt;
   }
   return walker.problem() + walker.context();
