@@ -1,5 +1,7 @@
 #include "message_text.hpp"
 
+#include <utility>
+
 #include "nnplan/format/limits.hpp"
 
 namespace nnplan::format::detail {
@@ -72,6 +74,30 @@ std::string escape_controls(std::string_view text) {
     ++i;
   }
   return out;
+}
+
+namespace {
+
+// `text` escaped and cut as capped_name() does: the shown part and, when cut, the marker after it.
+std::pair<std::string, std::string> capped_parts(std::string_view text) {
+  if (text.size() <= kMaxQuotedBytes) return {escape_controls(text), std::string()};
+  std::size_t cut = kMaxQuotedBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return {escape_controls(text.substr(0, cut)) + "...",
+          " (" + std::to_string(text.size()) + " bytes)"};
+}
+
+}  // namespace
+
+std::string capped_name(std::string_view text) {
+  auto [shown_part, marker] = capped_parts(text);
+  return shown_part + marker;
+}
+
+std::string quoted_name(std::string_view text) {
+  auto [shown_part, marker] = capped_parts(text);
+  return "'" + shown_part + "'" + marker;
 }
 
 std::string lowercase_first(std::string text) {

@@ -21,6 +21,15 @@ std::string shown(std::string_view text);
 // (including when `text` starts with an ASCII byte or is empty).
 std::size_t utf8_sequence_length(std::string_view text);
 
+// Names a file chose (ONNX node, tensor and operator names), which may be megabytes long or hold
+// control characters, as a message shows them: escaped as escape_controls does and, past
+// kMaxQuotedBytes, cut on a UTF-8 boundary with the full length after it. `capped_name`: `relu_1`,
+// `nnnn... (20000000 bytes)`; `quoted_name` the same in single quotes: `'relu_1'`,
+// `'nnnn...' (20000000 bytes)`.
+inline constexpr std::size_t kMaxQuotedBytes = 80;
+std::string capped_name(std::string_view text);
+std::string quoted_name(std::string_view text);
+
 // `text` as one line of valid text: newline, tab and carriage return become `\n`, `\t`, `\r`;
 // other control characters and bytes that are not well-formed UTF-8 become `\xNN`.
 std::string escape_controls(std::string_view text);

@@ -58,16 +58,18 @@ ImportedModel ImportContext::run() {
 }
 
 void ImportContext::import_node(int index) {
-  node_ = nodes_.at(index, *scratch_);
-  if (node_ == nullptr) fail_corrupt_node(index);
+  std::string problem;
+  node_ = nodes_.at(index, *scratch_, &problem);
+  if (node_ == nullptr) fail_corrupt_node(index, problem);
   if (node_->name().empty()) unnamed_ = node_->op_type() + "_" + str(index);
+  check_node(index);
   if (!is_default_domain(node_->domain())) {
-    unsupported("domain '" + node_->domain() +
-                "' is not supported; supported: the default ONNX domain");
+    unsupported("domain " + quoted_name(node_->domain()) +
+                " is not supported; supported: the default ONNX domain");
   }
   const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
   if (importer == nullptr) {
-    unsupported("operator " + node_->op_type() +
+    unsupported("operator " + capped_name(node_->op_type()) +
                 " is not supported; supported: " + supported_list());
   }
   defined_.clear();
@@ -143,8 +145,12 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
   onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   // The graph's nodes stay serialized until the importer reaches them; input the split does not
   // take gets protobuf's full parse and its verdict.
-  std::optional<onnx_import::OnnxNodes> split =
-      onnx_import::split_onnx_model(bytes, model, kMaxGraphNodes);
+  onnx_import::SplitModel parts = onnx_import::split_onnx_model(bytes, model, kMaxGraphNodes);
+  if (!parts.refusal.empty()) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, prefix + "not a valid ONNX model: " + parts.refusal));
+  }
+  std::optional<onnx_import::OnnxNodes>& split = parts.nodes;
   if (!split) {
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return std::unexpected(make_error(

@@ -40,6 +40,18 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 // Bytes of one JSON string (a name, a key, a field value): 64 KiB.
 inline constexpr std::size_t kMaxStringBytes = std::size_t{64} << 10;
 
+// Entries of one repeated field of one ONNX message (2^20, about a million): a node's inputs,
+// outputs and attributes, an attribute's ints, floats, strings, tensors or graphs, a graph's
+// initializers, inputs and outputs, a shape's dims, the model's metadata entries. Counted on the
+// wire before the message is parsed, so that no list is built past it. Not applied to a graph's
+// nodes (kMaxGraphNodes) or to a tensor's data fields (held to the tensor's dims instead).
+inline constexpr std::size_t kMaxOnnxFieldEntries = std::size_t{1} << 20;
+
+// Initializers of one ONNX graph (2^18 = 262,144). Every initializer is decoded and checked when
+// the model is read, used or not, at about 600 bytes of memory each; real models have at most a
+// few tens of thousands.
+inline constexpr std::size_t kMaxOnnxInitializers = std::size_t{1} << 18;
+
 // Modules in one nnplan.capsules.v1 registry file (4096), and capsules in all its modules
 // together (65536).
 inline constexpr std::size_t kMaxRegistryModules = 4096;

@@ -40,8 +40,8 @@ void ImportContext::fail_model(const std::string& reason, ErrorKind kind) const 
 
 void ImportContext::fail(const std::string& reason, ErrorKind kind) const {
   if (node_ == nullptr) fail_model(reason, kind);
-  fail_model("node '" + std::string(node_name()) + "' (" + node_->op_type() + ", opset " +
-                 str(opset_) + "): " + reason,
+  fail_model("node " + quoted_name(node_name()) + " (" + capped_name(node_->op_type()) +
+                 ", opset " + str(opset_) + "): " + reason,
              kind);
 }
 
@@ -49,15 +49,19 @@ void ImportContext::fail_rejected_input(std::string_view name) const {
   fail_model(rejected_inputs_.find(name)->second, ErrorKind::unsupported);
 }
 
-void ImportContext::fail_corrupt_node(int i) const {
-  fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
-             " (0-based) are truncated or corrupt");
+void ImportContext::fail_corrupt_node(int i, const std::string& problem) const {
+  if (problem.empty()) {
+    fail_model("not a valid ONNX model: the protobuf bytes of graph node " + str(i) +
+               " (0-based) are truncated or corrupt");
+  }
+  fail_model("not a valid ONNX model: graph node " + str(i) + " (0-based" + nodes_.label(i) +
+             "): " + problem);
 }
 
 void ImportContext::fail_not_constant(std::string_view name, std::string_view role) const {
   const std::string what =
-      graph_inputs_.contains(name) ? "' is a graph input, not a constant" : "' is not a constant";
-  unsupported(std::string(role) + " '" + name + what +
+      graph_inputs_.contains(name) ? " is a graph input, not a constant" : " is not a constant";
+  unsupported(std::string(role) + " " + quoted_name(name) + what +
               " (an initializer or a Constant output); it must be one");
 }
 
@@ -72,7 +76,8 @@ const onnx::AttributeProto* ImportContext::attr(std::string_view name) const {
 void ImportContext::allow_attrs(std::initializer_list<std::string_view> names) const {
   for (const auto& a : node_->attribute()) {
     if (std::find(names.begin(), names.end(), a.name()) == names.end()) {
-      unsupported("attribute " + a.name() + " is not supported for " + node_->op_type());
+      unsupported("attribute " + quoted_name(a.name()) + " is not supported for " +
+                  capped_name(node_->op_type()));
     }
   }
 }
@@ -131,8 +136,8 @@ void ImportContext::only_first_output(std::initializer_list<std::string_view> na
     if (used(out_name(i))) {
       const std::string what =
           static_cast<std::size_t>(i) < names.size() ? std::string(names.begin()[i]) + " " : "";
-      unsupported("output " + str(i) + " " + what + "('" + std::string(out_name(i)) +
-                  "') is used; only the first output is supported");
+      unsupported("output " + str(i) + " " + what + "(" + quoted_name(out_name(i)) +
+                  ") is used; only the first output is supported");
     }
   }
 }
@@ -167,8 +172,9 @@ std::span<const int> ImportContext::consumers(std::string_view name) const {
 }
 
 const onnx::NodeProto& ImportContext::other_node(int index) const {
-  const onnx::NodeProto* node = nodes_.at(index, *probe_);
-  if (node == nullptr) fail_corrupt_node(index);
+  std::string problem;
+  const onnx::NodeProto* node = nodes_.at(index, *probe_, &problem);
+  if (node == nullptr) fail_corrupt_node(index, problem);
   return *node;
 }
 
@@ -184,14 +190,16 @@ NodeId ImportContext::tensor(std::string_view name, std::optional<NodeId> node) 
   if (node) return *node;
   if (rejected_inputs_.contains(name)) fail_rejected_input(name);
   if (const auto pad = pads_.find(name); pad != pads_.end()) {
-    unsupported("input '" + name + "' comes from Pad node '" + pad->second.pad_node +
-                "' with nonzero pads, which can only be folded into a Conv, MaxPool or "
+    unsupported("input " + quoted_name(name) + " comes from Pad node " +
+                quoted_name(pad->second.pad_node) +
+                " with nonzero pads, which can only be folded into a Conv, MaxPool or "
                 "AveragePool");
   }
   ConstPtr c = constant(name);
   if (c == nullptr) {
     if (name.empty()) fail("a required input is missing");
-    fail("input '" + name + "' is not produced by any earlier node, graph input or initializer");
+    fail("input " + quoted_name(name) +
+         " is not produced by any earlier node, graph input or initializer");
   }
   if (!c->node) {
     require_float(*c);
@@ -222,7 +230,7 @@ ConstPtr ImportContext::float_constant(std::string_view name, std::string_view r
 
 void ImportContext::require_float(const ConstTensor& c) const {
   if (c.dtype != onnx::TensorProto_DataType_FLOAT) {
-    unsupported("tensor '" + c.source + "' has data type " + dtype_name(c.dtype) +
+    unsupported("tensor " + quoted_name(c.source) + " has data type " + dtype_name(c.dtype) +
                 "; only float32 tensors are supported");
   }
 }
@@ -233,8 +241,8 @@ std::vector<std::int64_t> ImportContext::int_constant(std::string_view name,
   if (c == nullptr) fail_not_constant(name, role);
   if (c->dtype != onnx::TensorProto_DataType_INT64 &&
       c->dtype != onnx::TensorProto_DataType_INT32) {
-    unsupported(std::string(role) + " '" + name + "' has data type " + dtype_name(c->dtype) +
-                ", expected int64");
+    unsupported(std::string(role) + " " + quoted_name(name) + " has data type " +
+                dtype_name(c->dtype) + ", expected int64");
   }
   return c->ints;
 }
@@ -369,8 +377,8 @@ std::uint32_t ImportContext::window_padding(const Shape& in, std::uint32_t kh, s
 void ImportContext::refuse_same_auto_pad(const PendingPad& folded) const {
   const std::string auto_pad = attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    unsupported("attribute auto_pad = " + auto_pad + " after the folded Pad node '" +
-                folded.pad_node + "' is not supported; export with explicit pads");
+    unsupported("attribute auto_pad = " + auto_pad + " after the folded Pad node " +
+                quoted_name(folded.pad_node) + " is not supported; export with explicit pads");
   }
 }
 

@@ -223,9 +223,16 @@ class ImportContext {
   void read_inputs();      // model_interface.cpp
   ImportedModel finish();  // model_interface.cpp
   void import_node(int index);
+  // The ONNX checker's rules (checker_rules.cpp): on opset_import, on model-local functions, and
+  // on the current node, graph node `index` (its attributes and outputs).
+  void check_opsets() const;
+  void check_functions() const;
+  void check_node(int index);
   void index_consumers() const;
   [[noreturn]] void fail_rejected_input(std::string_view name) const;
-  [[noreturn]] void fail_corrupt_node(int i) const;
+  // Node i could not be parsed: `problem` is what check_wire found, or empty for bytes protobuf
+  // rejects.
+  [[noreturn]] void fail_corrupt_node(int i, const std::string& problem) const;
 
   const onnx::ModelProto& model_;  // every field but the graph's nodes
   const OnnxNodes& nodes_;
@@ -254,7 +261,8 @@ class ImportContext {
   mutable bool consumers_indexed_ = false;
   mutable NameMap<std::vector<int>> consumers_;
   NameSet graph_outputs_;
-  NameSet graph_inputs_;  // graph inputs that are not initializers
+  NameSet graph_inputs_;    // graph inputs that are not initializers
+  NameMap<int> producers_;  // node output -> the graph node producing it (check_node)
   // Graph inputs that are not float32 tensors, with the reason, in graph order.
   NameMap<std::string> rejected_inputs_;
   std::vector<std::string> rejected_order_;

@@ -1,5 +1,6 @@
-// The spellings the ONNX importer's messages use for numbers and lists: integers in decimal,
-// floats in their shortest round-trip form, lists as `[a,b,c]`.
+// The spellings the ONNX importer's messages use for numbers, lists and names: integers in decimal,
+// floats in their shortest round-trip form, lists as `[a,b,c]`, names the file chose escaped and
+// capped (`quoted_name`, `capped_name` from message_text.hpp) so that no name can flood a message.
 #pragma once
 
 #include <array>
@@ -8,7 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "../message_text.hpp"
+
 namespace nnplan::format::onnx_import {
+
+using detail::capped_name;
+using detail::quoted_name;
 
 inline std::string str(std::int64_t v) {
   return std::to_string(v);

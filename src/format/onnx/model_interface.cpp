@@ -18,6 +18,8 @@ void ImportContext::read_interface() {
   if (!model_.has_ir_version() || model_.ir_version() <= 0) {
     fail_model("not a valid ONNX model: ir_version is missing");
   }
+  check_opsets();
+  check_functions();
   bool found = false;
   for (const auto& o : model_.opset_import()) {
     if (is_default_domain(o.domain())) {
@@ -35,7 +37,7 @@ void ImportContext::read_interface() {
   if (g.output_size() != 1) {
     std::string names;
     for (const auto& o : g.output())
-      names += (names.empty() ? "'" : ", '") + o.name() + "'";
+      names += (names.empty() ? "" : ", ") + quoted_name(o.name());
     fail_model("model has " + str(g.output_size()) + " graph outputs" +
                    (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output",
                g.output_size() == 0 ? ErrorKind::invalid_input : ErrorKind::unsupported);
@@ -45,8 +47,9 @@ void ImportContext::read_interface() {
     fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
   }
-  graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size() +
-                 static_cast<std::size_t>(g.initializer_size()));
+  // Initializers become IR nodes only where a node consumes them as a plain tensor: not reserved,
+  // so that unused ones cost no node.
+  graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
   values_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
 
   step("the initializers");
@@ -73,10 +76,11 @@ void ImportContext::read_inputs() {
     if (!is_input) {
       std::string names;
       for (const auto& in : g.input()) {
-        if (!consts_.contains(in.name())) names += (names.empty() ? "'" : ", '") + in.name() + "'";
+        if (!consts_.contains(in.name()))
+          names += (names.empty() ? "" : ", ") + quoted_name(in.name());
       }
-      fail_model("an input shape is given for '" + name +
-                 "', which is not a graph input; inputs: " + (names.empty() ? "none" : names));
+      fail_model("an input shape is given for " + quoted_name(name) +
+                 ", which is not a graph input; inputs: " + (names.empty() ? "none" : names));
     }
   }
   for (const onnx::ValueInfoProto& in : g.input()) {
@@ -87,10 +91,11 @@ void ImportContext::read_inputs() {
     graph_inputs_.insert(in.name());
     std::string rejected;
     if (!in.type().has_tensor_type()) {
-      rejected = "input '" + in.name() + "' is not a tensor; only float32 tensors are supported";
+      rejected = "input " + quoted_name(in.name()) +
+                 " is not a tensor; only float32 tensors are supported";
     } else if (const int t = in.type().tensor_type().elem_type();
                t != onnx::TensorProto_DataType_FLOAT) {
-      rejected = "input '" + in.name() + "' has data type " + dtype_name(t) +
+      rejected = "input " + quoted_name(in.name()) + " has data type " + dtype_name(t) +
                  "; only float32 tensors are supported";
     }
     if (!rejected.empty()) {
@@ -105,7 +110,7 @@ void ImportContext::read_inputs() {
     Shape shape;
     if (!tt.has_shape()) {
       if (fixed == options_.input_shapes.end()) {
-        fail_model("input '" + in.name() + "' has no shape; fix it with --input-shape " +
+        fail_model("input " + quoted_name(in.name()) + " has no shape; fix it with --input-shape " +
                        in.name() + "=D0,D1,...",
                    ErrorKind::unsupported);
       }
@@ -119,35 +124,36 @@ void ImportContext::read_inputs() {
       }
       if (fixed != options_.input_shapes.end()) {
         if (fixed->second.size() != static_cast<std::size_t>(dims.size())) {
-          fail_model("input shape " + list_string(fixed->second) + " given for input '" +
-                     in.name() + "' has rank " + str(Dim{fixed->second.size()}) +
+          fail_model("input shape " + list_string(fixed->second) + " given for input " +
+                     quoted_name(in.name()) + " has rank " + str(Dim{fixed->second.size()}) +
                      ", the model's has rank " + str(dims.size()));
         }
         for (int i = 0; i < dims.size(); ++i) {
           const auto& d = dims[i];
           if (d.has_dim_value() && static_cast<Dim>(d.dim_value()) != fixed->second[i]) {
-            fail_model("input shape " + list_string(fixed->second) + " given for input '" +
-                       in.name() + "' has " + str(fixed->second[i]) + " at dimension " + str(i) +
-                       ", the model fixes it to " + str(d.dim_value()));
+            fail_model("input shape " + list_string(fixed->second) + " given for input " +
+                       quoted_name(in.name()) + " has " + str(fixed->second[i]) + " at dimension " +
+                       str(i) + ", the model fixes it to " + str(d.dim_value()));
           }
         }
         shape.dims = fixed->second;
       } else {
         if (static_cast<std::size_t>(dims.size()) > kMaxRank) {
-          fail_model("input '" + in.name() + "' has rank " + str(dims.size()) + "; the limit is " +
-                     str(kMaxRank));
+          fail_model("input " + quoted_name(in.name()) + " has rank " + str(dims.size()) +
+                     "; the limit is " + str(kMaxRank));
         }
         for (int i = 0; i < dims.size(); ++i) {
           const auto& d = dims[i];
           if (d.has_dim_value() && d.dim_value() > 0 && static_cast<Dim>(d.dim_value()) > kMaxDim) {
-            fail_model("dimension " + str(i) + " of input '" + in.name() + "' is " +
+            fail_model("dimension " + str(i) + " of input " + quoted_name(in.name()) + " is " +
                        str(d.dim_value()) + "; the limit is " + str(kMaxDim) + " (2^48)");
           }
           if (!d.has_dim_value() || d.dim_value() < 0) {
-            const std::string what =
-                d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string(" (unknown)");
-            fail_model("dimension " + str(i) + " of input '" + in.name() + "' is dynamic" + what +
-                           "; fix it with --input-shape " + in.name() + "=" + example,
+            const std::string what = d.has_dim_param() ? " (" + quoted_name(d.dim_param()) + ")"
+                                                       : std::string(" (unknown)");
+            fail_model("dimension " + str(i) + " of input " + quoted_name(in.name()) +
+                           " is dynamic" + what + "; fix it with --input-shape " + in.name() + "=" +
+                           example,
                        ErrorKind::unsupported);
           }
           shape.dims.push_back(static_cast<Dim>(d.dim_value()));
@@ -168,10 +174,12 @@ ImportedModel ImportContext::finish() {
   const std::optional<NodeId> out_node = node_of(out);
   if (rejected_inputs_.contains(out)) fail_rejected_input(out);
   if (pads_.contains(out)) {
-    fail_model("graph output '" + out + "' comes from a nonzero Pad", ErrorKind::unsupported);
+    fail_model("graph output " + quoted_name(out) + " comes from a nonzero Pad",
+               ErrorKind::unsupported);
   }
   if (!out_node && !consts_.contains(out)) {
-    fail_model("graph output '" + out + "' is not produced by any node, input or initializer");
+    fail_model("graph output " + quoted_name(out) +
+               " is not produced by any node, input or initializer");
   }
   const NodeId output_id = tensor(out, out_node);
   // A graph input no node consumed is still one the model declares: not dropped silently.

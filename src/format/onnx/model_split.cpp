@@ -3,83 +3,17 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "../message_text.hpp"
+#include "wire_check.hpp"
+#include "wire_format.hpp"
+
 #include <limits>
 #include <string>
 
 namespace nnplan::format::onnx_import {
 namespace {
 
-using google::protobuf::io::CodedInputStream;
-
-// Wire types of the protobuf encoding: a tag is (field number << 3) | wire type.
-enum WireType : std::uint32_t {
-  kVarint = 0,
-  kFixed64 = 1,
-  kLengthDelimited = 2,
-  kStartGroup = 3,
-  kEndGroup = 4,
-  kFixed32 = 5,
-};
-
-constexpr std::uint32_t make_tag(int field_number, WireType wire) {
-  return (static_cast<std::uint32_t>(field_number) << 3U) | wire;
-}
-constexpr std::uint32_t tag_wire_type(std::uint32_t tag) {
-  return tag & 7U;
-}
-constexpr int tag_field_number(std::uint32_t tag) {
-  return static_cast<int>(tag >> 3U);
-}
-
-bool skip_field(CodedInputStream& in, std::uint32_t tag);
-
-// Skips the fields of a group up to its end-group tag (or the end of the buffer), which is left
-// as the stream's last tag.
-bool skip_group_fields(CodedInputStream& in) {
-  while (true) {
-    const std::uint32_t tag = in.ReadTag();
-    if (tag == 0 || tag_wire_type(tag) == kEndGroup) return true;
-    if (!skip_field(in, tag)) return false;
-  }
-}
-
-// Skips the value of the field whose tag `in` has just read; false when the tag or the value is
-// malformed. A group spends one level of the stream's recursion budget and must end with the
-// end-group tag of its own field number.
-bool skip_field(CodedInputStream& in, std::uint32_t tag) {
-  const int number = tag_field_number(tag);
-  if (number == 0) return false;
-  switch (tag_wire_type(tag)) {
-    case kVarint: {
-      std::uint64_t value = 0;
-      return in.ReadVarint64(&value);
-    }
-    case kFixed64: {
-      std::uint64_t value = 0;
-      return in.ReadLittleEndian64(&value);
-    }
-    case kLengthDelimited: {
-      std::uint32_t length = 0;
-      return in.ReadVarint32(&length) && in.Skip(static_cast<int>(length));
-    }
-    case kStartGroup: {
-      if (!in.IncrementRecursionDepth()) return false;
-      if (!skip_group_fields(in)) return false;
-      in.DecrementRecursionDepth();
-      return in.LastTagWas(make_tag(number, kEndGroup));
-    }
-    case kFixed32: {
-      std::uint32_t value = 0;
-      return in.ReadLittleEndian32(&value);
-    }
-    default:  // an end-group tag without its start, or wire type 6 or 7
-      return false;
-  }
-}
-
-const std::uint8_t* as_u8(const std::byte* p) {
-  return reinterpret_cast<const std::uint8_t*>(p);
-}
+using namespace wire;
 
 // One field of a message: its byte range (tag included) within the walked buffer, the field
 // number, and for a length-delimited field the range of its payload.
@@ -161,9 +95,26 @@ bool split_tensor(std::span<const std::byte> tensor, std::uint32_t base, onnx::T
   return done && merge(out, tensor.subspan(run_begin, size - run_begin), kTensorDepth);
 }
 
+// The fields of a GraphProto and a ModelProto the importer reads; the others (doc strings,
+// value_info, metadata, training_info, quantization annotations, unknown fields) were checked by
+// check_wire and are dropped without being built.
+bool graph_field_read(int number) {
+  return number == onnx::GraphProto::kNameFieldNumber ||
+         number == onnx::GraphProto::kInputFieldNumber ||
+         number == onnx::GraphProto::kOutputFieldNumber ||
+         number == onnx::GraphProto::kSparseInitializerFieldNumber;
+}
+bool model_field_read(int number) {
+  return number == onnx::ModelProto::kIrVersionFieldNumber ||
+         number == onnx::ModelProto::kOpsetImportFieldNumber ||
+         number == onnx::ModelProto::kProducerNameFieldNumber ||
+         number == onnx::ModelProto::kProducerVersionFieldNumber ||
+         number == onnx::ModelProto::kFunctionsFieldNumber;
+}
+
 // Walks the GraphProto payload `graph`: node fields become ranges (offset by `base`, the payload's
 // offset in the model), initializers are split (split_tensor), and every other run of fields is
-// merged into `out`.
+// merged into `out`, except fields the importer does not read, which are dropped.
 bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::GraphProto& out,
                  std::vector<OnnxNodes::Range>& nodes, std::size_t max_kept, int& count,
                  std::vector<std::optional<OnnxNodes::Range>>& raw) {
@@ -177,10 +128,11 @@ bool split_graph(std::span<const std::byte> graph, std::uint32_t base, onnx::Gra
   while (next_field(in, size, f, done)) {
     const bool node = f.number == onnx::GraphProto::kNodeFieldNumber;
     const bool initializer = f.number == onnx::GraphProto::kInitializerFieldNumber;
-    if (!node && !initializer) continue;
-    if (!f.delimited) return false;  // protobuf's own parser decides what that means
+    if (!node && !initializer && graph_field_read(f.number)) continue;
+    if ((node || initializer) && !f.delimited) return false;  // check_wire refused it already
     if (!merge(out, graph.subspan(run_begin, f.begin - run_begin), kGraphDepth)) return false;
     run_begin = f.end;
+    if (!node && !initializer) continue;  // a field the importer does not read: dropped
     if (initializer) {
       // Earlier runs may have added initializers too: this one's index is the current count.
       raw.resize(static_cast<std::size_t>(out.initializer_size()));
@@ -227,11 +179,41 @@ std::optional<std::span<const std::byte>> OnnxNodes::initializer_raw_data(int k)
   return bytes_.subspan(r.offset, r.size);
 }
 
-const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
+std::string OnnxNodes::label(int i) const {
+  if (graph_ != nullptr || static_cast<std::size_t>(i) >= serialized_.size()) return {};
+  const Range r = serialized_[static_cast<std::size_t>(i)];
+  CodedInputStream in(as_u8(bytes_.data() + r.offset), static_cast<int>(r.size));
+  std::string_view name;
+  std::string_view op;
+  Field f;
+  bool done = false;
+  const auto text = [&](const Field& field) {
+    return std::string_view(
+        reinterpret_cast<const char*>(bytes_.data()) + r.offset + field.payload_begin,
+        static_cast<std::size_t>(field.end - field.payload_begin));
+  };
+  while (next_field(in, static_cast<int>(r.size), f, done)) {
+    if (!f.delimited) continue;
+    if (f.number == onnx::NodeProto::kNameFieldNumber) name = text(f);
+    if (f.number == onnx::NodeProto::kOpTypeFieldNumber) op = text(f);
+  }
+  if (name.empty() && op.empty()) return {};
+  if (name.empty()) return "; " + detail::capped_name(op);
+  if (op.empty()) return "; " + detail::quoted_name(name);
+  return "; " + detail::quoted_name(name) + ", " + detail::capped_name(op);
+}
+
+const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch, std::string* problem) const {
   if (graph_ != nullptr) return &graph_->node(i);
   if (static_cast<std::size_t>(i) >= serialized_.size()) return nullptr;
   const Range r = serialized_[static_cast<std::size_t>(i)];
   const std::byte* data = bytes_.data() + r.offset;
+  if (std::optional<std::string> p =
+          check_wire(bytes_.subspan(r.offset, r.size), *onnx::NodeProto::descriptor(),
+                     budget_at_depth(kNodeDepth))) {
+    if (problem != nullptr) *problem = std::move(*p);
+    return nullptr;
+  }
   // Each level of nesting takes at least two bytes (a tag and a length, or a start and an end
   // tag), so a node shorter than twice its budget cannot come near it: ParseFromArray, whose
   // budget is larger, decides such a node exactly as the node-level budget would.
@@ -246,10 +228,16 @@ const onnx::NodeProto* OnnxNodes::at(int i, onnx::NodeProto& scratch) const {
   return &scratch;
 }
 
-std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
-                                          std::size_t max_kept) {
+SplitModel split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
+                            std::size_t max_kept) {
   if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
-    return std::nullopt;  // past protobuf's INT_MAX bytes: the full parse gives the verdict
+    return {};  // past protobuf's INT_MAX bytes: the full parse gives the verdict
+  }
+  static constexpr int kGraphNodePath[] = {onnx::ModelProto::kGraphFieldNumber,
+                                           onnx::GraphProto::kNodeFieldNumber};
+  if (std::optional<std::string> problem = check_wire(
+          bytes, *onnx::ModelProto::descriptor(), budget_at_depth(kModelDepth), kGraphNodePath)) {
+    return {.refusal = std::move(*problem)};
   }
   const int size = static_cast<int>(bytes.size());
   CodedInputStream in(as_u8(bytes.data()), size);
@@ -262,20 +250,22 @@ std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes, onnx
   bool done = false;
   while (next_field(in, size, f, done)) {
     if (f.number != onnx::ModelProto::kGraphFieldNumber) {
-      rest.append(reinterpret_cast<const char*>(bytes.data()) + f.begin,
-                  static_cast<std::size_t>(f.end - f.begin));
+      if (model_field_read(f.number)) {
+        rest.append(reinterpret_cast<const char*>(bytes.data()) + f.begin,
+                    static_cast<std::size_t>(f.end - f.begin));
+      }
       continue;
     }
-    if (!f.delimited) return std::nullopt;
+    if (!f.delimited) return {};  // check_wire refused it already
     if (!split_graph(bytes.subspan(f.payload_begin, f.end - f.payload_begin),
                      static_cast<std::uint32_t>(f.payload_begin), *model.mutable_graph(), nodes,
                      max_kept, count, raw)) {
-      return std::nullopt;
+      return {};
     }
   }
-  if (!done || !merge(model, std::as_bytes(std::span(rest)), kModelDepth)) return std::nullopt;
+  if (!done || !merge(model, std::as_bytes(std::span(rest)), kModelDepth)) return {};
   raw.resize(static_cast<std::size_t>(model.graph().initializer_size()));
-  return OnnxNodes(bytes, std::move(nodes), count, std::move(raw));
+  return {.nodes = OnnxNodes(bytes, std::move(nodes), count, std::move(raw))};
 }
 
 }  // namespace nnplan::format::onnx_import

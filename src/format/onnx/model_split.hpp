@@ -1,19 +1,23 @@
 // Reading a serialized ONNX ModelProto with its graph's nodes and its initializers' raw_data left
 // in the file's bytes.
 //
-// `split_onnx_model` walks the message framing with protobuf's public CodedInputStream, decoding
-// the tags itself (field numbers from ONNX's generated classes), parses every field except
-// `graph.node` and the initializers' `raw_data` with ONNX's generated classes as usual, and keeps
+// `split_onnx_model` first holds the bytes to the limits of wire_check.hpp (which builds nothing),
+// then walks the message framing with protobuf's public CodedInputStream, decoding the tags
+// itself (field numbers from ONNX's generated classes), parses every field the importer reads
+// except `graph.node` and the initializers' `raw_data` with ONNX's generated classes as usual,
+// drops the fields it does not read, and keeps
 // each node as the span of its serialized NodeProto; `OnnxNodes::at` parses one node into a reused
 // message when the importer reaches it, so a corrupt node is reported by its position, after the
 // problems of the nodes before it, and the weights are never copied for a graph-only import.
 // Parsing the pieces is equivalent to parsing the whole message: protobuf defines a serialized
 // message as the concatenation of its fields, and merging the fields piece by piece in file order
 // (repeated fields append, later scalars win) gives the same message. The same holds one level down
-// for each initializer, a TensorProto whose raw_data field is kept as a range. Input the walk does
-// not recognize (a node field with another wire type, a malformed tag, a truncated length) is left
-// to the full parse, so the split never accepts what protobuf would reject nor rejects what it
-// would accept.
+// for each initializer, a TensorProto whose raw_data field is kept as a range. Framing the walk
+// does not recognize (a malformed tag, a truncated length) is left to the full parse. The split
+// departs from protobuf's verdict only where ONNX's does: it refuses a known field of the wrong
+// wire type (protobuf would keep it as an unknown field and the importer would see the field
+// missing) and anything past the limits; and a dropped field is checked by check_wire's walk,
+// not by protobuf's parser.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -22,6 +26,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace nnplan::format::onnx_import {
@@ -44,8 +49,14 @@ class OnnxNodes {
 
   [[nodiscard]] int size() const { return graph_ != nullptr ? graph_->node_size() : count_; }
   // Node i: a reference into the parsed graph, or `scratch` parsed from node i's bytes; null when
-  // those bytes are not a valid NodeProto or were not kept. Valid until `scratch` is used again.
-  [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch) const;
+  // those bytes are not a valid NodeProto, break a limit of check_wire (which runs first, so that
+  // nothing past a limit is built; `problem`, when given, then says which) or were not kept.
+  // Valid until `scratch` is used again.
+  [[nodiscard]] const onnx::NodeProto* at(int i, onnx::NodeProto& scratch,
+                                          std::string* problem = nullptr) const;
+  // How messages name serialized node i before it is parsed: "; 'name', OpType" from the fields
+  // of its bytes (names escaped and capped; either may be missing), empty when it has neither.
+  [[nodiscard]] std::string label(int i) const;
   // The model's bytes the serialized nodes lie in (empty for a parsed graph).
   [[nodiscard]] std::span<const std::byte> bytes() const { return bytes_; }
   // True when the nodes are serialized (parsed node by node), false for a parsed graph.
@@ -64,17 +75,24 @@ class OnnxNodes {
   std::vector<std::optional<Range>> raw_;  // by initializer index
 };
 
-// Splits `bytes` (at most INT_MAX bytes) as described above: fills `model` (empty on entry) with
-// every field but the graph's nodes and the initializers' raw_data, and returns the nodes and those
+// What split_onnx_model gives: the nodes; or a refusal, the problem check_wire found in the model
+// (its graph's nodes excepted); or neither, when the framing is not the plain form the split reads
+// (the caller then parses the whole message, whose outcome is protobuf's own verdict).
+struct SplitModel {
+  std::optional<OnnxNodes> nodes;
+  std::string refusal;
+};
+
+// Checks `bytes` (at most INT_MAX bytes) with check_wire, then splits it as described above:
+// fills `model` (empty on entry) with the fields the importer reads, except the graph's nodes
+// and the initializers' raw_data (fields it does not read, such as metadata_props, value_info
+// and doc strings, are checked and dropped without being built), and returns the nodes and those
 // raw_data fields as ranges of `bytes`, which must outlive them. (An initializer's raw_data is
 // its weights, nearly all of a real model's bytes; leaving it in place saves copying them into
 // the message, and the importer reads them from the file's bytes.) Past `max_kept` nodes (the
 // caller's node limit) the rest are counted, not kept, so a hostile file of millions of empty nodes
-// costs no memory beyond the limit before the caller rejects it. nullopt when the framing is not
-// the plain form this walk reads or a piece fails to parse; the caller then parses the whole
-// message, whose outcome is protobuf's own verdict.
-[[nodiscard]] std::optional<OnnxNodes> split_onnx_model(std::span<const std::byte> bytes,
-                                                        onnx::ModelProto& model,
-                                                        std::size_t max_kept);
+// costs no memory beyond the limit before the caller rejects it.
+[[nodiscard]] SplitModel split_onnx_model(std::span<const std::byte> bytes, onnx::ModelProto& model,
+                                          std::size_t max_kept);
 
 }  // namespace nnplan::format::onnx_import

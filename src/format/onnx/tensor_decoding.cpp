@@ -23,7 +23,63 @@ std::vector<T> raw_vector(std::string_view raw) {
   return out;
 }
 
+// The typed data field ONNX stores data type `t` in (onnx.checker's table), or nullptr for a type
+// with none.
+const char* typed_field_for(int t) {
+  switch (t) {
+    case onnx::TensorProto_DataType_FLOAT:
+    case onnx::TensorProto_DataType_COMPLEX64:
+      return "float_data";
+    case onnx::TensorProto_DataType_DOUBLE:
+    case onnx::TensorProto_DataType_COMPLEX128:
+      return "double_data";
+    case onnx::TensorProto_DataType_INT32:
+    case onnx::TensorProto_DataType_UINT8:
+    case onnx::TensorProto_DataType_INT8:
+    case onnx::TensorProto_DataType_UINT16:
+    case onnx::TensorProto_DataType_INT16:
+    case onnx::TensorProto_DataType_BOOL:
+    case onnx::TensorProto_DataType_FLOAT16:
+    case onnx::TensorProto_DataType_BFLOAT16:
+      return "int32_data";
+    case onnx::TensorProto_DataType_INT64:
+      return "int64_data";
+    case onnx::TensorProto_DataType_UINT32:
+    case onnx::TensorProto_DataType_UINT64:
+      return "uint64_data";
+    case onnx::TensorProto_DataType_STRING:
+      return "string_data";
+    default:
+      return nullptr;
+  }
+}
+
 }  // namespace
+
+std::optional<std::string> data_field_problem(const onnx::TensorProto& t, const std::string& name,
+                                              bool has_raw) {
+  std::vector<const char*> fields;
+  if (has_raw) fields.push_back("raw_data");
+  if (t.float_data_size() > 0) fields.push_back("float_data");
+  if (t.int32_data_size() > 0) fields.push_back("int32_data");
+  if (t.string_data_size() > 0) fields.push_back("string_data");
+  if (t.int64_data_size() > 0) fields.push_back("int64_data");
+  if (t.double_data_size() > 0) fields.push_back("double_data");
+  if (t.uint64_data_size() > 0) fields.push_back("uint64_data");
+  if (fields.size() > 1) {
+    return "tensor " + quoted_name(name) + " holds its data in both " + fields[0] + " and " +
+           fields[1] + "; a tensor keeps its data in exactly one field: remove the other";
+  }
+  if (fields.size() == 1 && !has_raw) {
+    const char* expected = typed_field_for(t.data_type());
+    if (expected != nullptr && std::string_view(expected) != fields[0]) {
+      return "tensor " + quoted_name(name) + " of " + dtype_name(t.data_type()) +
+             " holds its data in " + fields[0] + "; " + dtype_name(t.data_type()) +
+             " data belongs in " + expected + " or raw_data";
+    }
+  }
+  return std::nullopt;
+}
 
 std::string dtype_name(int t) {
   switch (t) {
@@ -64,35 +120,37 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
   c->dtype = t.data_type();
   if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
     return unsupported(
-        "tensor '" + name +
-        "' keeps its data in an external file (external_data); external data is not supported");
+        "tensor " + quoted_name(name) +
+        " keeps its data in an external file (external_data); external data is not supported");
   }
   if (t.has_segment()) {
-    return unsupported("tensor '" + name + "' is segmented; segments are not supported");
+    return unsupported("tensor " + quoted_name(name) + " is segmented; segments are not supported");
   }
   if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
-    return invalid("tensor '" + name + "' has rank " + str(t.dims_size()) + "; the limit is " +
-                   str(kMaxRank));
+    return invalid("tensor " + quoted_name(name) + " has rank " + str(t.dims_size()) +
+                   "; the limit is " + str(kMaxRank));
   }
   Dim count = 1;
   for (const std::int64_t d : t.dims()) {
-    if (d < 0) return invalid("tensor '" + name + "' has negative dimension " + str(d));
+    if (d < 0) return invalid("tensor " + quoted_name(name) + " has negative dimension " + str(d));
     if (static_cast<Dim>(d) > kMaxDim) {
-      return invalid("tensor '" + name + "' has dimension " + str(d) + "; the limit is " +
-                     str(kMaxDim) + " (2^48)");
+      return invalid("tensor " + quoted_name(name) + " has dimension " + str(d) +
+                     "; the limit is " + str(kMaxDim) + " (2^48)");
     }
     c->dims.push_back(static_cast<Dim>(d));
     const auto next = ir::checked_mul(count, static_cast<Dim>(d));
-    if (!next) return invalid("tensor '" + name + "' has more elements than fit in 64 bits");
+    if (!next)
+      return invalid("tensor " + quoted_name(name) + " has more elements than fit in 64 bits");
     count = *next;
   }
   // Bounds every byte count below (count * width cannot wrap). The data itself must then be
   // present in the model, so nothing is allocated for a size the tensor merely claims.
   if (count > kMaxTensorElements) {
-    return invalid("tensor '" + name + "' has " + str(count) + " elements; the limit is " +
-                   str(kMaxTensorElements) + " (2^48) per tensor");
+    return invalid("tensor " + quoted_name(name) + " has " + str(count) +
+                   " elements; the limit is " + str(kMaxTensorElements) + " (2^48) per tensor");
   }
   const bool has_raw = split_raw.has_value() || t.has_raw_data();
+  if (auto problem = data_field_problem(t, name, has_raw)) return invalid(*problem);
   const std::string_view raw =
       split_raw
           ? std::string_view(reinterpret_cast<const char*>(split_raw->data()), split_raw->size())
@@ -102,7 +160,7 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
                             std::size_t width) -> std::optional<std::string> {
     const Dim need = count * width;
     if (have == need) return std::nullopt;
-    return "tensor '" + name + "': " + std::string(field) + " holds " + str(Dim{have}) +
+    return "tensor " + quoted_name(name) + ": " + std::string(field) + " holds " + str(Dim{have}) +
            (width == 1 ? " values" : " bytes") + ", dims " + list_string(c->dims) + " of " +
            dtype_name(c->dtype) + " need " + str(need);
   };

@@ -48,6 +48,13 @@ struct TensorProblem {
     const onnx::TensorProto& t, std::string name, bool stable,
     std::optional<std::span<const std::byte>> split_raw = std::nullopt);
 
+// What is wrong with the data fields of `t` (named `name`; `has_raw`: it has raw_data, possibly
+// left in the file's bytes by the split), as onnx.checker sees it: data in more than one field
+// (raw_data and float_data, say), or in a typed field other than its data type's. nullopt when
+// the fields are fine; whether they hold the right number of values is checked by decode_tensor.
+[[nodiscard]] std::optional<std::string> data_field_problem(const onnx::TensorProto& t,
+                                                            const std::string& name, bool has_raw);
+
 // The float data of `c`, decoded now when it was not yet.
 const std::vector<float>& floats_of(ConstTensor& c);
 

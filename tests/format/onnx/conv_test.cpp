@@ -76,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "attribute strides = [1,2] is not supported; supported: equal positive "
                    "strides on H and W"},
         ConvReject{"UnknownAttribute", [](auto& n) { attr_i(n, "frobnicate", 1); },
-                   "attribute frobnicate is not supported for Conv"}),
+                   "attribute 'frobnicate' is not supported for Conv"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(OnnxImport, ConvWeightMustBeConstant) {

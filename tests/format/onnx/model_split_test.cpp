@@ -47,7 +47,8 @@ TEST(OnnxModelSplit, EveryFieldButTheNodesParsedAndEachNodeFromItsBytes) {
   const onnx::ModelProto original = five_relus();
   const std::vector<std::byte> bytes = to_bytes(original.SerializeAsString());
   onnx::ModelProto model;
-  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 100);
+  const SplitModel parts = split_onnx_model(bytes, model, 100);
+  const std::optional<OnnxNodes>& nodes = parts.nodes;
   ASSERT_TRUE(nodes.has_value());
   onnx::ModelProto without_nodes = original;
   without_nodes.mutable_graph()->clear_node();
@@ -99,7 +100,8 @@ TEST(OnnxModelSplit, InitializerRawDataStaysInTheFileBytes) {
   ASSERT_TRUE(full.ParseFromString(bytes_string));
   const std::vector<std::byte> bytes = to_bytes(bytes_string);
   onnx::ModelProto model;
-  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 100);
+  const SplitModel parts = split_onnx_model(bytes, model, 100);
+  const std::optional<OnnxNodes>& nodes = parts.nodes;
   ASSERT_TRUE(nodes.has_value());
   ASSERT_EQ(model.graph().initializer_size(), 4);
   ASSERT_EQ(full.graph().initializer_size(), 4);
@@ -124,7 +126,7 @@ TEST(OnnxModelSplit, InitializerRawDataStaysInTheFileBytes) {
   EXPECT_EQ(model.SerializeAsString(), without.SerializeAsString());
 }
 
-TEST(OnnxModelSplit, RawDataOfAnotherWireTypeIsLeftToTheFullParse) {
+TEST(OnnxModelSplit, RawDataOfAnotherWireTypeIsRefused) {
   onnx::ModelProto m = five_relus();
   m.mutable_graph()->clear_initializer();
   const std::string tensor = wire::varint_field(onnx::TensorProto::kRawDataFieldNumber, 7);
@@ -134,13 +136,49 @@ TEST(OnnxModelSplit, RawDataOfAnotherWireTypeIsLeftToTheFullParse) {
                       delimited_field(onnx::GraphProto::kInitializerFieldNumber, tensor));
   const std::vector<std::byte> bytes = to_bytes(bytes_string);
   onnx::ModelProto model;
-  EXPECT_FALSE(split_onnx_model(bytes, model, 100).has_value());
+  const SplitModel parts = split_onnx_model(bytes, model, 100);
+  EXPECT_FALSE(parts.nodes.has_value());
+  EXPECT_EQ(parts.refusal,
+            "field graph.initializer[0].raw_data (number 9) has wire type varint (0); the ONNX "
+            "schema gives it length-delimited (2)");
+}
+
+// Fields the importer does not read are checked and dropped, not built: a model with them splits
+// into the same message as one without.
+TEST(OnnxModelSplit, FieldsTheImporterDoesNotReadAreDropped) {
+  const onnx::ModelProto plain = five_relus();
+  onnx::ModelProto rich = plain;
+  rich.set_doc_string("a model");
+  rich.set_domain("test.domain");
+  rich.set_model_version(3);
+  for (int i = 0; i < 3; ++i) {
+    onnx::StringStringEntryProto& e = *rich.add_metadata_props();
+    e.set_key("k" + std::to_string(i));
+    e.set_value("v");
+  }
+  rich.add_training_info()->mutable_algorithm()->set_name("train");
+  rich.mutable_graph()->set_doc_string("a graph");
+  rich.mutable_graph()->add_value_info()->set_name("t0");
+  rich.mutable_graph()->add_quantization_annotation()->set_tensor_name("t1");
+  // An unknown field at each level.
+  const std::string bytes_string =
+      rich.SerializeAsString() + wire::varint_field(1000, 5) +
+      delimited_field(onnx::ModelProto::kGraphFieldNumber, wire::varint_field(999, 1));
+  const std::vector<std::byte> bytes = to_bytes(bytes_string);
+  onnx::ModelProto model;
+  const SplitModel parts = split_onnx_model(bytes, model, 100);
+  ASSERT_TRUE(parts.nodes.has_value()) << parts.refusal;
+  onnx::ModelProto want = plain;
+  want.mutable_graph()->clear_node();
+  EXPECT_EQ(model.SerializeAsString(), want.SerializeAsString());
+  EXPECT_EQ(parts.nodes->size(), 5);
 }
 
 TEST(OnnxModelSplit, NodesPastTheLimitAreCountedNotKept) {
   const std::vector<std::byte> bytes = to_bytes(five_relus().SerializeAsString());
   onnx::ModelProto model;
-  const std::optional<OnnxNodes> nodes = split_onnx_model(bytes, model, 2);
+  const SplitModel parts = split_onnx_model(bytes, model, 2);
+  const std::optional<OnnxNodes>& nodes = parts.nodes;
   ASSERT_TRUE(nodes.has_value());
   EXPECT_EQ(nodes->size(), 5);  // what the importer compares with its node limit
   onnx::NodeProto scratch;
@@ -154,11 +192,11 @@ TEST(OnnxModelSplit, BrokenFramingIsLeftToTheFullParse) {
   // Cut inside the graph field: its length now runs past the end.
   const std::vector<std::byte> truncated = to_bytes(whole.substr(0, whole.size() - 3));
   onnx::ModelProto model;
-  EXPECT_FALSE(split_onnx_model(truncated, model, 100).has_value());
+  EXPECT_FALSE(split_onnx_model(truncated, model, 100).nodes.has_value());
   // A field number 0 tag is not a field at all.
   const std::vector<std::byte> zero_tag = to_bytes(whole + std::string("\x00\x01", 2));
   onnx::ModelProto other;
-  EXPECT_FALSE(split_onnx_model(zero_tag, other, 100).has_value());
+  EXPECT_FALSE(split_onnx_model(zero_tag, other, 100).nodes.has_value());
 }
 
 // An unknown field 1000 as groups nested `depth` deep (start-group tags, then end-group tags).
@@ -208,7 +246,8 @@ TEST(OnnxModelSplit, NestingLimitIsTheFullParsesAtEveryDepth) {
       const bool full_ok = full.ParseFromString(bytes);
       onnx::ModelProto model;
       const std::vector<std::byte> raw = to_bytes(bytes);
-      const std::optional<OnnxNodes> nodes = split_onnx_model(raw, model, 100);
+      const SplitModel parts = split_onnx_model(raw, model, 100);
+      const std::optional<OnnxNodes>& nodes = parts.nodes;
       bool split_ok = nodes.has_value();
       onnx::NodeProto scratch;
       for (int i = 0; split_ok && i < nodes->size(); ++i)

@@ -115,10 +115,10 @@ TEST(OnnxImport, GraphInPiecesImportsAsTheParsedModel) {
   }
 }
 
-// A graph field the node walk does not take (here a `node` field with the varint wire type,
-// which protobuf keeps as an unknown field) sends the whole model to protobuf's full parse:
-// accepted exactly as protobuf accepts it.
-TEST(OnnxImport, UnusualFramingFallsBackToTheFullParse) {
+// A known field of the wrong wire type (here a `node` field with the varint wire type), which
+// protobuf would keep as an unknown field so that the node silently disappears, is refused naming
+// the field and both wire types.
+TEST(OnnxImport, KnownFieldOfTheWrongWireTypeIsRefused) {
   Model m;
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"}, "r");
@@ -126,10 +126,13 @@ TEST(OnnxImport, UnusualFramingFallsBackToTheFullParse) {
   const std::string bytes =
       with_graph_payload(m.proto(), m.proto().graph().SerializeAsString() + odd_node);
   onnx::ModelProto parsed;
-  ASSERT_TRUE(parsed.ParseFromString(bytes));
+  ASSERT_TRUE(parsed.ParseFromString(bytes));  // protobuf alone accepts it
   Expected<ImportedModel> r = import_onnx(to_bytes(bytes), "m.onnx");
-  ASSERT_TRUE(r.has_value()) << r.error().message;
-  EXPECT_EQ(lines(r->graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'"}));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().kind, ErrorKind::invalid_input);
+  EXPECT_EQ(r.error().message,
+            "m.onnx: not a valid ONNX model: field graph.node (number 1) has wire type varint (0); "
+            "the ONNX schema gives it length-delimited (2)");
 }
 
 // Framing intact but a node's own bytes broken: the error names the node's position.
@@ -299,16 +302,18 @@ INSTANTIATE_TEST_SUITE_P(
 namespace nnplan::format::onnx_test {
 namespace {
 
-// A node's inputs resolve to the definitions before it, and what it defines takes effect after
-// it: a name defined again (not SSA) names its latest definition from then on.
-TEST(OnnxImport, ANameDefinedAgainNamesItsLatestDefinition) {
+// A name defined again (not SSA) is refused at the node that redefines it, naming the first
+// producer: before, the last definition silently won while the first node was still planned.
+TEST(OnnxImport, ANameDefinedAgainIsRefused) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Relu", {"x"}, {"x"}, "r");
-  m.node("Add", {"x", "x"}, {"x"}, "a");
-  m.node("Tanh", {"x"}, {"y"}, "t");
-  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'",
-                                         "2 add [1,1] -> [2] 'a'", "3 tanh [2] -> [2] 't'"}));
+  m.node("Relu", {"x"}, {"h"}, "r");
+  m.node("Add", {"h", "h"}, {"h"}, "a");
+  m.node("Tanh", {"h"}, {"y"}, "t");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'a' (Add, opset 17): output 'h' is already the output of graph node 0 "
+            "('r', Relu); every value has exactly one producer in ONNX (SSA form): rename one of "
+            "them");
 }
 
 }  // namespace

@@ -44,8 +44,8 @@ void import_batch_normalization(ImportContext& cx) {
     const std::string_view name = cx.in_name(static_cast<int>(i) + 1);
     ConstPtr t = cx.float_constant(name, kRoles[i]);
     if (t->dims != std::vector<Dim>{c}) {
-      cx.fail(std::string(kRoles[i]) + " '" + name + "' " + list_string(t->dims) + " is not [" +
-              str(c) + "]");
+      cx.fail(std::string(kRoles[i]) + " " + quoted_name(name) + " " + list_string(t->dims) +
+              " is not [" + str(c) + "]");
     }
     p[i] = PayloadTensor{.shape = Shape{t->dims}, .data = cx.payload_floats(*t)};
   }

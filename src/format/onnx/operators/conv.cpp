@@ -34,15 +34,16 @@ void import_conv(ImportContext& cx) {
   const std::string_view weight_name = cx.in_name(1);
   ConstPtr w = cx.float_constant(weight_name, "weight");
   if (w->dims.size() != 4) {
-    cx.fail("weight '" + weight_name + "' " + list_string(w->dims) + " is not [M,C,kH,kW]");
+    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) +
+            " is not [M,C,kH,kW]");
   }
   const Dim out_c = w->dims[0];
   const Dim in_c = w->dims[1];
   const Dim kh = w->dims[2];
   const Dim kw = w->dims[3];
   if (in_c != xs.dims[1]) {
-    cx.fail("weight '" + weight_name + "' " + list_string(w->dims) + " expects " + str(in_c) +
-            " input channels, input " + to_string(xs) + " has " + str(xs.dims[1]));
+    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) + " expects " +
+            str(in_c) + " input channels, input " + to_string(xs) + " has " + str(xs.dims[1]));
   }
   if (const auto ks = cx.attr_ints("kernel_shape");
       ks && (ks->size() != 2 || Dim((*ks)[0]) != kh || Dim((*ks)[1]) != kw)) {
@@ -51,7 +52,7 @@ void import_conv(ImportContext& cx) {
   }
   constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max();
   if (out_c > kMax || in_c > kMax || kh > kMax || kw > kMax) {
-    cx.fail("weight '" + weight_name + "' " + list_string(w->dims) +
+    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) +
             " is too large: the limit is " + str(kMax) + " on each dimension");
   }
   const std::uint32_t stride = cx.equal_strides();
@@ -64,8 +65,8 @@ void import_conv(ImportContext& cx) {
   if (cx.has_in(2)) {
     ConstPtr b = cx.float_constant(cx.in_name(2), "bias");
     if (b->dims != std::vector<Dim>{out_c}) {
-      cx.fail("bias '" + cx.in_name(2) + "' " + list_string(b->dims) + " is not [" + str(out_c) +
-              "]");
+      cx.fail("bias " + quoted_name(cx.in_name(2)) + " " + list_string(b->dims) + " is not [" +
+              str(out_c) + "]");
     }
     bias = PayloadTensor{.shape = Shape{b->dims}, .data = cx.payload_floats(*b)};
   }

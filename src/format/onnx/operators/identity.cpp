@@ -19,8 +19,8 @@ void import_dropout(ImportContext& cx) {
     const bool inference = t != nullptr && ((!t->ints.empty() && t->ints[0] == 0) ||
                                             (!floats_of(*t).empty() && floats_of(*t)[0] == 0.0f));
     if (!inference) {
-      cx.unsupported("input training_mode '" + cx.in_name(2) +
-                     "' is not a constant false; only inference is supported");
+      cx.unsupported("input training_mode " + quoted_name(cx.in_name(2)) +
+                     " is not a constant false; only inference is supported");
     }
   }
   cx.only_first_output({"output", "mask"});

@@ -35,7 +35,7 @@ void import_layer_normalization(ImportContext& cx) {
       fits = d == 1 || d == normalized.dims[normalized.rank() - 1 - i];
     }
     if (!fits) {
-      cx.fail(std::string(role) + " '" + name + "' has shape " + list_string(c->dims) +
+      cx.fail(std::string(role) + " " + quoted_name(name) + " has shape " + list_string(c->dims) +
               ", which does not broadcast to the normalized dims " + to_string(normalized) +
               " (X.shape[" + str(axis) + ":])");
     }

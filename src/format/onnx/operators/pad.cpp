@@ -49,8 +49,8 @@ void pad(ImportContext& cx, std::vector<std::int64_t> pads, float value) {
     const bool window = op == "Conv" || op == "MaxPool" || op == "AveragePool";
     if (!window || consumer.input(0) != out || !is_default_domain(consumer.domain())) {
       const std::string name = consumer.name().empty() ? op + "_" + str(index) : consumer.name();
-      cx.unsupported("pads " + list_string(pads) + " cannot be folded: output '" + out +
-                     "' is consumed by node '" + name + "' (" + op +
+      cx.unsupported("pads " + list_string(pads) + " cannot be folded: output " + quoted_name(out) +
+                     " is consumed by node " + quoted_name(name) + " (" + capped_name(op) +
                      "); nonzero pads fold only into a following Conv, MaxPool or AveragePool");
     }
   }
@@ -84,7 +84,7 @@ void import_pad_11(ImportContext& cx) {
   if (cx.has_in(2)) {
     ConstPtr v = cx.float_constant(cx.in_name(2), "constant_value");
     if (floats_of(*v).size() != 1) {
-      cx.fail("constant_value '" + cx.in_name(2) + "' is not a scalar");
+      cx.fail("constant_value " + quoted_name(cx.in_name(2)) + " is not a scalar");
     }
     value = floats_of(*v)[0];
   }

@@ -27,8 +27,8 @@ void pool(ImportContext& cx, bool max) {
   }
   cx.require_inputs(1, 1);
   if (max && !cx.out_name(1).empty()) {
-    cx.unsupported("has a second output Indices ('" + cx.out_name(1) +
-                   "'); only the first output is supported");
+    cx.unsupported("has a second output Indices (" + quoted_name(cx.out_name(1)) +
+                   "); only the first output is supported");
   }
   const std::optional<PendingPad> folded = cx.pad_of(cx.in_name(0));
   const NodeId x = folded ? cx.tensor(folded->input, folded->input_node) : cx.tensor(cx.in_name(0));
@@ -68,8 +68,8 @@ void pool(ImportContext& cx, bool max) {
                                 producer == OpKind::exp || producer == OpKind::abs ||
                                 producer == OpKind::sqrt;
       if (!non_negative) {
-        cx.unsupported("cannot fold the zero padding of Pad node '" + folded->pad_node +
-                       "': max pooling pads with -inf, which equals zero padding only for a "
+        cx.unsupported("cannot fold the zero padding of Pad node " + quoted_name(folded->pad_node) +
+                       ": max pooling pads with -inf, which equals zero padding only for a "
                        "non-negative input (Relu, Sigmoid, Exp, Abs or Sqrt output)");
       }
     }
