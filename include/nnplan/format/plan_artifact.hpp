@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,13 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::PlannedModel>& model,
                                              bool onnx_names = false);
+
+// The bytes plan_artifact_json returns for a planned model, handed to `sink` in pieces of about
+// 64 KiB as they are written, so the caller need not hold the whole document (`verify` compares
+// them with the recorded bytes as they come).
+void write_plan_artifact(const backend::BackendProfile& profile, std::string_view digest,
+                         const ir::Graph& graph, const Expected<backend::PlannedModel>& model,
+                         bool onnx_names, const std::function<void(std::string_view)>& sink);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
 // `malformed-graph`, `op` null, `node_id` the node the error names (null when none). `digest`
