@@ -14,6 +14,7 @@
 #include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/gate.hpp"
 #include "nnplan/ir/op_kind.hpp"
+#include "plan_artifact_diff.hpp"
 
 namespace nnplan::format {
 
@@ -357,78 +358,6 @@ Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
 // ---------------------------------------------------------------------------------------------
 // Diff
 
-namespace {
-
-bool plain_key(std::string_view key) {
-  if (key.empty()) return false;
-  for (char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::string child_path(const std::string& parent, const std::string& key) {
-  if (plain_key(key)) return parent.empty() ? key : parent + "." + key;
-  return (parent.empty() ? std::string("$") : parent) + "[" + Json(key).dump() + "]";
-}
-
-std::string element_path(const std::string& parent, std::size_t i) {
-  return (parent.empty() ? std::string("$") : parent) + "[" + std::to_string(i) + "]";
-}
-
-std::string render_value(const Json& value) {
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-void line(std::vector<std::string>& out, const std::string& path, const std::string& expected,
-          const std::string& actual) {
-  out.push_back((path.empty() ? std::string("$") : path) + ": artifact has " + expected +
-                ", re-planning gives " + actual);
-}
-
-std::string entries(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " entry" : " entries");
-}
-
-void diff_values(const Json& expected, const Json& actual, const std::string& path,
-                 std::vector<std::string>& out) {
-  if (expected.is_object() && actual.is_object()) {
-    for (const auto& [key, value] : expected.items()) {
-      const auto it = actual.find(key);
-      if (it == actual.end()) {
-        line(out, child_path(path, key), render_value(value), "nothing");
-      } else {
-        diff_values(value, *it, child_path(path, key), out);
-      }
-    }
-    for (const auto& [key, value] : actual.items()) {
-      if (!expected.contains(key)) line(out, child_path(path, key), "nothing", render_value(value));
-    }
-    return;
-  }
-  if (expected.is_array() && actual.is_array()) {
-    if (expected.size() != actual.size()) {
-      line(out, path, entries(expected.size()), entries(actual.size()));
-    }
-    const std::size_t common = std::min(expected.size(), actual.size());
-    for (std::size_t i = 0; i < common; ++i) {
-      diff_values(expected[i], actual[i], element_path(path, i), out);
-    }
-    for (std::size_t i = common; i < expected.size(); ++i) {
-      line(out, element_path(path, i), render_value(expected[i]), "nothing");
-    }
-    for (std::size_t i = common; i < actual.size(); ++i) {
-      line(out, element_path(path, i), "nothing", render_value(actual[i]));
-    }
-    return;
-  }
-  if (expected != actual) line(out, path, render_value(expected), render_value(actual));
-}
-
-}  // namespace
-
 std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                         std::string_view actual_json) {
   auto expected = parse_json(expected_json);
@@ -436,11 +365,11 @@ std::vector<std::string> diff_artifacts(std::string_view expected_json,
   std::vector<std::string> out;
   if (!expected || !actual) {
     if (!expected && !actual && expected_json == actual_json) return out;
-    line(out, "", expected ? "a JSON document" : expected.error().message,
-         actual ? "a JSON document" : actual.error().message);
+    detail::difference_line(out, "", expected ? "a JSON document" : expected.error().message,
+                            actual ? "a JSON document" : actual.error().message);
     return out;
   }
-  diff_values(*expected, *actual, "", out);
+  detail::diff_json(*expected, *actual, out);
   return out;
 }
 

@@ -123,10 +123,20 @@ struct PlanArtifact {
 // Every difference between two JSON documents, recursively over objects and arrays, in the
 // expected document's key order (keys only in `actual` follow). One line each:
 //   groups[0].capsule: artifact has "lab.relu", re-planning gives "reference.relu"
-//   groups: artifact has 3 entries, re-planning gives 4 entries
+//   gate_failures[2]: artifact has {"kind":"test-evidence","groups":[0,1],"node_ids":[1,3,4],
+//     "obligations":[{"op":"... (412 bytes), re-planning gives nothing
 //   groups[3]: artifact has nothing, re-planning gives {...}
-// Values are compact JSON. Key order alone is not a difference. Text that is not JSON compares
-// as a single difference at `$`. Empty means the documents are equal.
+// Arrays are aligned, not compared by position: equal elements (by their compact JSON) are
+// matched as a longest common subsequence, so one inserted or removed element is one line at its
+// own index (the artifact's for a removed one, the re-planned document's for an inserted one).
+// Unmatched elements between two matched ones are paired in order and compared field by field;
+// the rest are reported whole. An array whose unmatched middle (after equal first and last
+// elements) is too large to align (kMaxAlignedCells in src/format/plan_artifact_diff.hpp) is
+// compared by position, after `<path>: artifact has N entries, re-planning gives M entries (too
+// many to align; compared by position)` when the lengths differ. Values and odd keys are compact
+// JSON cut to 80 bytes, with the full length: `"xxx... (102 bytes)`. Key order alone is not a
+// difference. Text that is not JSON compares as a single difference at `$`. Empty means the
+// documents are equal.
 [[nodiscard]] std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                                       std::string_view actual_json);
 
