@@ -39,8 +39,9 @@ const std::vector<StringCase> kStrings = {
     {"nul", std::string("a\0b", 3)},
     {"del", "a\x7f"},
     {"utf8", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
-    {"invalid_lead", "a\xff"
-                     "b"},
+    {"invalid_lead",
+     "a\xff"
+     "b"},
     {"truncated_sequence", "a\xe2\x82"},
     {"lone_continuation", "\x80\x80x"},
     {"overlong", "\xc0\xaf"},
