@@ -1,7 +1,7 @@
 // End-to-end tests of `nnplan verify` against the built binary: the messages it prints for a
-// tampered artifact (one changed capsule name, a removed or forged gate failure), the hint when
-// the registry used at planning time is left out, the cap on the lines and values it prints, and
-// an artifact read from a pipe.
+// tampered artifact (one changed capsule name, a removed or forged gate failure), the notes when
+// the registry used at planning time is left out or has changed, the caps on the lines, values
+// and names it prints, and an artifact read from a pipe.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -145,6 +145,48 @@ TEST(VerifyCli, MissingRegistryIsNamedFirstWithTheFix) {
   EXPECT_EQ(lines[3],
             "profile.modules[0]: artifact has \"lab_verified\", re-planning gives nothing");
   EXPECT_EQ(lines[22], "... and 1 more difference");
+}
+
+// The same module name, but a registry file whose capsule was renamed since planning.
+TEST(VerifyCli, CapsulesTheRegistryLacksAreNamedFirst) {
+  const std::string graph = source("tests/data/graphs/cli_relu.json");
+  const std::string registry = " --registry " + source(kVerifiedRegistry);
+  const fs::path plan = planned(graph, "verify_relu.renamed.plan.json", registry);
+  std::string text = read_text(source(kVerifiedRegistry));
+  for (auto at = text.find("lab.verified_relu"); at != std::string::npos;
+       at = text.find("lab.verified_relu", at + 1)) {
+    text.replace(at, 17, "lab.renamed_relu_");
+  }
+  const fs::path renamed = write_scratch("verify_renamed_registry.json", text);
+  const CliResult r =
+      run_cli("verify " + graph + " " + plan.string() + " --registry " + renamed.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[1],
+            "note: the artifact names capsules that the loaded registry lacks: "
+            "\"lab.verified_relu\"; pass --registry FILE that was used with plan");
+  EXPECT_EQ(lines[2],
+            "groups[0].capsule: artifact has \"lab.verified_relu\", re-planning gives "
+            "\"lab.renamed_relu_\"");
+}
+
+TEST(VerifyCli, TheNoteListsFiveNamesAndCountsTheRest) {
+  const std::string graph = source("examples/mlp.json");
+  const fs::path plan = planned(graph, "verify_mlp.many.plan.json");
+  const fs::path tampered = edited(plan, "verify_mlp.many.json", [](Json& doc) {
+    for (int i = 0; i < 7; ++i)
+      doc["profile"]["modules"].push_back("acme" + std::to_string(i));
+  });
+  const CliResult r = run_cli("verify " + graph + " " + tampered.string());
+  EXPECT_EQ(r.exit_code, 1);
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 2u) << r.out;
+  EXPECT_EQ(
+      lines[1],
+      "note: the artifact was planned with registry modules that are not loaded now: "
+      "\"acme0\", \"acme1\", \"acme2\", \"acme3\", \"acme4\" and 2 more; pass --registry FILE "
+      "that was used with plan");
 }
 
 TEST(VerifyCli, ModuleNamesInTheNoteAreEscaped) {

@@ -454,6 +454,20 @@ TEST(PlanArtifactDiffArtifacts, OneRemovedOrForgedGateFailureIsOneLine) {
           R"(gate_failures[0]: artifact has {"kind":"missing-evidence"}, re-planning gives nothing)"});
 }
 
+// Only audit.kernels[*].capsule counts: groups and obligations name capsules too.
+TEST(PlanArtifactCapsules, NamesTheAuditKernelsInOrder) {
+  const std::string text = two_gate_failures_artifact();
+  EXPECT_EQ(recorded_capsules(text), (std::vector<std::string>{"reference.relu", "reference.sin"}));
+  EXPECT_EQ(recorded_capsules(R"({"audit":{"kernels":[{"capsule":"a"},{"op":"x"},{"capsule":"b"}]},
+                                  "groups":[{"capsule":"c"}],
+                                  "kernels":[{"capsule":"d"}]})"),
+            (std::vector<std::string>{"a", "b"}));
+  // Broken text: the names before the break.
+  EXPECT_EQ(recorded_capsules(R"({"audit":{"kernels":[{"capsule":"a"},{"capsule":)"),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(recorded_capsules("[1,2]"), std::vector<std::string>{});
+}
+
 TEST(PlanArtifactWriter, StreamedBytesEqualTheDocument) {
   const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
   GraphBuilder b;

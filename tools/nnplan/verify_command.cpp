@@ -9,8 +9,9 @@
 // holding the fresh document; a regular PLAN file is read again for that, so its text need not
 // stay in memory while the graph is planned. Only when the bytes differ are both documents held
 // and diffed. Exit 0 when the documents are equal, 1 listing the differences (the graph digest
-// first, at most kMaxShownDifferences of them, after a note naming recorded registry modules
-// that are not loaded), 3 when the artifact or the graph is unreadable or malformed.
+// first, at most kMaxShownDifferences of them, after a note naming the recorded registry modules
+// that are not loaded, or else the recorded capsules the registry lacks), 3 when the artifact or
+// the graph is unreadable or malformed.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include <span>
 #include <spanstream>
 #include <string_view>
+#include <unordered_set>
 
 #include "cli.hpp"
 #include "nnplan/backend/planned_model.hpp"
@@ -103,18 +105,49 @@ bool same_bytes(std::istream& recorded, const PlannedGraph& run) {
   return same && recorded.peek() == std::istream::traits_type::eof();
 }
 
-// The modules the artifact was planned with that `profile` lacks, quoted with control characters
-// escaped and comma-separated; empty when it has them all.
-std::string missing_modules(const format::RecordedProfile& recorded,
-                            const BackendProfile& profile) {
-  std::string missing;
-  for (const std::string& name : recorded.modules) {
-    const auto& loaded = profile.registry->modules();
-    const bool found = std::any_of(loaded.begin(), loaded.end(),
-                                   [&name](const CapsuleModule& m) { return m.name == name; });
-    if (!found) missing += fmt::format("{}{:?}", missing.empty() ? "" : ", ", name);
+// Names listed in a note before `and N more`.
+constexpr std::size_t kMaxListedNames = 5;
+
+// `names` quoted with control characters escaped, comma-separated, the first kMaxListedNames of
+// them.
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kMaxListedNames; ++i)
+    out += fmt::format("{}{:?}", i == 0 ? "" : ", ", names[i]);
+  if (names.size() > kMaxListedNames)
+    out += fmt::format(" and {} more", names.size() - kMaxListedNames);
+  return out;
+}
+
+// Why re-planning cannot reproduce the artifact's capsules, when the registry is the reason: the
+// recorded modules that `profile` lacks or, when it has them all, the capsules of `recorded` that
+// its registry lacks. Empty when neither.
+std::string registry_note(const format::RecordedProfile& profile_record, std::string_view recorded,
+                          const BackendProfile& profile) {
+  std::unordered_set<std::string_view> modules;
+  for (const CapsuleModule& m : profile.registry->modules())
+    modules.insert(m.name);
+  std::vector<std::string> missing;
+  for (const std::string& name : profile_record.modules) {
+    if (!modules.contains(name)) missing.push_back(name);
   }
-  return missing;
+  constexpr std::string_view kFix = "; pass --registry FILE that was used with plan";
+  if (!missing.empty()) {
+    return fmt::format(
+        "note: the artifact was planned with registry modules that are not loaded now: {}{}",
+        quoted_list(missing), kFix);
+  }
+  std::unordered_set<std::string_view> capsules;
+  for (const KernelCapsule& c : profile.registry->capsules())
+    capsules.insert(c.name);
+  for (std::string& name : format::recorded_capsules(recorded)) {
+    if (!capsules.contains(name)) missing.push_back(std::move(name));
+  }
+  if (!missing.empty()) {
+    return fmt::format("note: the artifact names capsules that the loaded registry lacks: {}{}",
+                       quoted_list(missing), kFix);
+  }
+  return {};
 }
 
 }  // namespace
@@ -210,14 +243,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
                flags->graph.graph, run->profile.name, differences.size(),
                differences.size() == 1 ? "" : "s");
-    // A registry left out at verify time changes every group planned from it: say so before the
-    // differences it causes.
-    if (const std::string missing = missing_modules(artifact->profile, run->profile);
-        !missing.empty()) {
-      fmt::print(
-          "note: the artifact was planned with registry modules that are not loaded now: {}; pass "
-          "--registry FILE that was used with plan\n",
-          missing);
+    // A registry left out or changed at verify time changes every group planned from it: say so
+    // before the differences it causes.
+    if (const std::string note = registry_note(artifact->profile, recorded, run->profile);
+        !note.empty()) {
+      fmt::print("{}\n", note);
     }
     const std::size_t shown = std::min(differences.size(), kMaxShownDifferences);
     for (std::size_t i = 0; i < shown; ++i)

@@ -120,6 +120,10 @@ struct PlanArtifact {
 // Reads and parses an artifact file; unreadable or oversized files are errors naming the path.
 [[nodiscard]] Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path);
 
+// The `capsule` of every entry of the artifact's `audit.kernels`, in order: the capsules its plan
+// was made of. Text that is not JSON yields the names before the point where it breaks.
+[[nodiscard]] std::vector<std::string> recorded_capsules(std::string_view artifact_json);
+
 // Every difference between two JSON documents, recursively over objects and arrays, in the
 // expected document's key order (keys only in `actual` follow). One line each:
 //   groups[0].capsule: artifact has "lab.relu", re-planning gives "reference.relu"
