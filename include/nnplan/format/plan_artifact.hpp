@@ -135,8 +135,8 @@ struct PlanArtifact {
 // own index (the artifact's for a removed one, the re-planned document's for an inserted one).
 // Unmatched elements between two matched ones are paired in order and compared field by field;
 // the rest are reported whole. An array whose unmatched middle (after equal first and last
-// elements) is too large to align (kMaxAlignedCells in src/format/plan_artifact_diff.hpp) is
-// compared by position, after `<path>: artifact has N entries, re-planning gives M entries (too
+// elements) is too large to align (its two lengths multiply to more than 2^22) is compared by
+// position, after `<path>: artifact has N entries, re-planning gives M entries (too
 // many to align; compared by position)` when the lengths differ. Values and odd keys are compact
 // JSON cut to 80 bytes, with the full length: `"xxx... (102 bytes)`. Key order alone is not a
 // difference. Text that is not JSON compares as a single difference at `$`. Empty means the
