@@ -1,7 +1,8 @@
 // nnplan_make_models DIR: writes the benchmark models of onnx_model_generators.hpp as ONNX files
 // for the peer comparison (bench/peers/compare.sh): DIR/resnet18.onnx, DIR/resnet50.onnx and
-// DIR/chain100k.onnx (100,000 nodes alternating Relu and Add(x, x) on [1,16]). DIR is created when
-// missing.
+// DIR/chain100k.onnx and DIR/chain1m.onnx (100,000 and 1,000,000 nodes alternating Relu and
+// Add(x, x) on [1,16]; the larger one sizes `nnplan verify` in docs/benchmarks.md). DIR is created
+// when missing.
 #include <cstddef>
 #include <cstdio>
 #include <exception>
@@ -36,9 +37,10 @@ int main(int argc, char** argv) {
                nnplan::bench::serialize_onnx(nnplan::bench::resnet18_onnx()));
     write_file(dir / "resnet50.onnx",
                nnplan::bench::serialize_onnx(nnplan::bench::resnet50_onnx()));
-    constexpr std::size_t kChainNodes = 100'000;
     write_file(dir / "chain100k.onnx",
-               nnplan::bench::serialize_onnx(nnplan::bench::relu_add_chain_onnx(kChainNodes)));
+               nnplan::bench::serialize_onnx(nnplan::bench::relu_add_chain_onnx(100'000)));
+    write_file(dir / "chain1m.onnx",
+               nnplan::bench::serialize_onnx(nnplan::bench::relu_add_chain_onnx(1'000'000)));
   } catch (const std::exception& error) {
     std::fprintf(stderr, "nnplan_make_models: %s\n", error.what());
     return 1;

@@ -14,6 +14,7 @@
 #include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/gate.hpp"
 #include "nnplan/ir/op_kind.hpp"
+#include "plan_artifact_diff.hpp"
 
 namespace nnplan::format {
 
@@ -72,222 +73,6 @@ Expected<std::string> file_digest(const std::filesystem::path& path) {
                                   [&sha](std::string_view chunk) { sha.update(chunk); });
   if (!read) return std::unexpected(std::move(read.error()));
   return sha.finish();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writer
-
-namespace {
-
-Json evidence_object(const Evidence& e) {
-  return Json{{"kind", str(to_string(e.kind))}, {"name", e.name}, {"label", label(e)}};
-}
-
-Json contract_object(const ContractDescriptor& d) {
-  Json provenance = Json::array();
-  for (const Provenance& p : d.provenance)
-    provenance.push_back(detail::provenance_json(p));
-  return Json{{"claim", label(d.claim)},
-              {"evidence", evidence_object(d.evidence)},
-              {"disposition", str(to_string(disposition(d.evidence.kind)))},
-              {"summary", d.summary},
-              {"provenance", std::move(provenance)}};
-}
-
-// Every field of the kernel audit (SPEC §8) with the four contracts spelled out.
-Json audit_kernel_object(const KernelCapsule& capsule) {
-  const KernelAudit a = audit_kernel(capsule);
-  Json contracts = Json::object();
-  contracts["shape"] = contract_object(a.shape);
-  contracts["layout"] = contract_object(a.layout);
-  contracts["value"] = contract_object(a.value);
-  contracts["vjp"] = contract_object(a.vjp);
-  return Json{{"op", str(to_string(a.op))},
-              {"capsule", a.capsule},
-              {"provider", str(to_string(a.provider))},
-              {"device", str(to_string(a.device))},
-              {"trust", str(to_string(a.trust))},
-              {"vjp", str(to_string(a.vjp_mode))},
-              {"contracts", std::move(contracts)},
-              {"numerical", Json{{"label", label(a.numerical)},
-                                 {"rounding", str(to_string(a.numerical.rounding))},
-                                 {"subnormals", str(to_string(a.numerical.subnormals))},
-                                 {"contraction", str(to_string(a.numerical.contraction))},
-                                 {"reduction", str(to_string(a.numerical.reduction))}}}};
-}
-
-Json gate_failures_array(const std::vector<GateFailure>& failures) {
-  Json out = Json::array();
-  for (const GateFailure& f : failures) {
-    Json obligations = Json::array();
-    for (const ObligationReport& o : f.obligations) {
-      obligations.push_back(Json{{"op", str(to_string(o.op))},
-                                 {"capsule", o.capsule},
-                                 {"field", str(to_string(o.field))},
-                                 {"claim", o.claim},
-                                 {"evidence", label(o.evidence)},
-                                 {"disposition", str(to_string(o.disposition))}});
-    }
-    out.push_back(Json{{"kind", str(to_string(f.kind))},
-                       {"groups", f.groups},
-                       {"node_ids", f.node_ids},
-                       {"obligations", std::move(obligations)}});
-  }
-  return out;
-}
-
-// `onnx_graph`, when given, is the planned graph imported from ONNX: its node names are listed.
-Json groups_array(const GraphLoweringPlan& plan, const ir::Graph* onnx_graph) {
-  Json out = Json::array();
-  for (const LoweredKernelGroup& g : plan.groups) {
-    Json ids = Json::array();
-    Json kinds = Json::array();
-    Json names = Json::array();
-    for (const PlannedNodeKernel& k : plan.group_nodes(g)) {
-      ids.push_back(k.node_id);
-      kinds.push_back(str(ir::to_string(k.kind)));
-      if (onnx_graph != nullptr) {
-        names.push_back(k.node_id < onnx_graph->nodes.size()
-                            ? onnx_graph->nodes[k.node_id].source_name
-                            : std::string());
-      }
-    }
-    const KernelCapsule& c = plan.capsule(g);
-    Json group = Json{{"node_ids", std::move(ids)}, {"kinds", std::move(kinds)}};
-    if (onnx_graph != nullptr) group["onnx_names"] = std::move(names);
-    group["op"] = str(to_string(g.op));
-    group["capsule"] = c.name;
-    group["provider"] = str(to_string(c.provider));
-    group["device"] = str(to_string(c.device));
-    group["trust"] = str(to_string(c.trust_level));
-    group["grouping"] = str(to_string(g.grouping));
-    out.push_back(std::move(group));
-  }
-  return out;
-}
-
-// `kernels` holds one entry per distinct capsule; `rows` one per group (audit row), the index of
-// its capsule's entry in `kernels`.
-Json audit_object(const ExecutionAudit& audit) {
-  Json kernels = Json::array();
-  std::vector<std::uint32_t> entry_of(
-      audit.distinct_capsules().empty() ? 0 : audit.registry().size(), 0);
-  for (CapsuleId id : audit.distinct_capsules()) {
-    entry_of[id] = static_cast<std::uint32_t>(kernels.size());
-    kernels.push_back(audit_kernel_object(audit.registry().capsule(id)));
-  }
-  Json rows = Json::array();
-  for (std::size_t i = 0; i < audit.size(); ++i)
-    rows.push_back(entry_of[audit.capsule_id(i)]);
-  Json trusted = Json::array();
-  for (BackendOp op : audit.trusted_external_ops())
-    trusted.push_back(str(to_string(op)));
-  return Json{{"kernels", std::move(kernels)},
-              {"rows", std::move(rows)},
-              {"trusted_external_ops", std::move(trusted)}};
-}
-
-// The message, its context frames and notes on one line, separated by "; ".
-std::string one_line(const Error& e) {
-  std::string out = e.message;
-  for (const std::string& frame : e.context)
-    out += "; " + frame;
-  for (const std::string& note : e.notes)
-    out += "; " + note;
-  return out;
-}
-
-Json candidates_array(const Error& e) {
-  Json out = Json::array();
-  for (const CandidateReport& c : e.candidates) {
-    Json reasons = Json::array();
-    for (const ReasonReport& r : c.reasons) {
-      reasons.push_back(Json{{"code", r.code}, {"detail", r.detail}});
-    }
-    out.push_back(Json{{"capsule", c.capsule}, {"reasons", std::move(reasons)}});
-  }
-  return out;
-}
-
-// Pretty-printed like every nnplan artifact; invalid UTF-8 (say, in a node name quoted by an error
-// message) becomes U+FFFD instead of aborting the write.
-std::string dump(const Json& json) {
-  return json.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-}
-
-Json envelope(const BackendProfile& profile, Json digest, Json nodes) {
-  return Json{{"format", str(kPlanFormat)},
-              {"profile", detail::profile_object(profile)},
-              {"graph", Json{{"digest", std::move(digest)}, {"nodes", std::move(nodes)}}},
-              {"accepted", false},
-              {"gate_failures", Json::array()},
-              {"groups", Json::array()},
-              {"audit", Json{{"kernels", Json::array()},
-                             {"rows", Json::array()},
-                             {"trusted_external_ops", Json::array()}}},
-              {"error", nullptr}};
-}
-
-}  // namespace
-
-namespace {
-
-// The artifact of a checked graph: `evaluation` when planning succeeded, else `error`.
-std::string graph_artifact(const BackendProfile& profile, std::string_view digest,
-                           const ir::Graph& graph, const GraphEvaluation* evaluation,
-                           const Error* error, bool onnx_names) {
-  Json out = envelope(profile, str(digest), graph.nodes.size());
-  if (evaluation == nullptr) {
-    const Error& e = *error;
-    Json node_id = nullptr;
-    Json op = nullptr;
-    if (e.position && *e.position < graph.nodes.size()) {
-      node_id = *e.position;
-      if (const auto backend_op = backend::backend_op_of(graph.nodes[*e.position].kind)) {
-        op = str(to_string(*backend_op));
-      }
-    }
-    out["error"] = Json{{"kind", "no-admissible-capsule"},
-                        {"node_id", std::move(node_id)},
-                        {"op", std::move(op)},
-                        {"message", one_line(e)},
-                        {"candidates", candidates_array(e)}};
-    return dump(out);
-  }
-  out["accepted"] = evaluation->accepted();
-  out["gate_failures"] = gate_failures_array(evaluation->gate_failures);
-  out["groups"] = groups_array(evaluation->lowering, onnx_names ? &graph : nullptr);
-  out["audit"] = audit_object(evaluation->audit);
-  return dump(out);
-}
-
-}  // namespace
-
-std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
-                               const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
-                               bool onnx_names) {
-  return graph_artifact(profile, digest, graph, evaluation ? &*evaluation : nullptr,
-                        evaluation ? nullptr : &evaluation.error(), onnx_names);
-}
-
-std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
-                               const ir::Graph& graph, const Expected<PlannedModel>& model,
-                               bool onnx_names) {
-  return graph_artifact(profile, digest, graph, model ? &model->evaluation() : nullptr,
-                        model ? nullptr : &model.error(), onnx_names);
-}
-
-std::string malformed_graph_artifact_json(const BackendProfile& profile,
-                                          std::optional<std::string> digest,
-                                          std::optional<std::size_t> nodes, const Error& error) {
-  Json out = envelope(profile, digest ? Json(std::move(*digest)) : Json(nullptr),
-                      nodes ? Json(*nodes) : Json(nullptr));
-  out["error"] = Json{{"kind", "malformed-graph"},
-                      {"node_id", error.position ? Json(*error.position) : Json(nullptr)},
-                      {"op", nullptr},
-                      {"message", one_line(error)},
-                      {"candidates", candidates_array(error)}};
-  return dump(out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -573,78 +358,6 @@ Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
 // ---------------------------------------------------------------------------------------------
 // Diff
 
-namespace {
-
-bool plain_key(std::string_view key) {
-  if (key.empty()) return false;
-  for (char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::string child_path(const std::string& parent, const std::string& key) {
-  if (plain_key(key)) return parent.empty() ? key : parent + "." + key;
-  return (parent.empty() ? std::string("$") : parent) + "[" + Json(key).dump() + "]";
-}
-
-std::string element_path(const std::string& parent, std::size_t i) {
-  return (parent.empty() ? std::string("$") : parent) + "[" + std::to_string(i) + "]";
-}
-
-std::string render_value(const Json& value) {
-  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
-
-void line(std::vector<std::string>& out, const std::string& path, const std::string& expected,
-          const std::string& actual) {
-  out.push_back((path.empty() ? std::string("$") : path) + ": artifact has " + expected +
-                ", re-planning gives " + actual);
-}
-
-std::string entries(std::size_t n) {
-  return std::to_string(n) + (n == 1 ? " entry" : " entries");
-}
-
-void diff_values(const Json& expected, const Json& actual, const std::string& path,
-                 std::vector<std::string>& out) {
-  if (expected.is_object() && actual.is_object()) {
-    for (const auto& [key, value] : expected.items()) {
-      const auto it = actual.find(key);
-      if (it == actual.end()) {
-        line(out, child_path(path, key), render_value(value), "nothing");
-      } else {
-        diff_values(value, *it, child_path(path, key), out);
-      }
-    }
-    for (const auto& [key, value] : actual.items()) {
-      if (!expected.contains(key)) line(out, child_path(path, key), "nothing", render_value(value));
-    }
-    return;
-  }
-  if (expected.is_array() && actual.is_array()) {
-    if (expected.size() != actual.size()) {
-      line(out, path, entries(expected.size()), entries(actual.size()));
-    }
-    const std::size_t common = std::min(expected.size(), actual.size());
-    for (std::size_t i = 0; i < common; ++i) {
-      diff_values(expected[i], actual[i], element_path(path, i), out);
-    }
-    for (std::size_t i = common; i < expected.size(); ++i) {
-      line(out, element_path(path, i), render_value(expected[i]), "nothing");
-    }
-    for (std::size_t i = common; i < actual.size(); ++i) {
-      line(out, element_path(path, i), "nothing", render_value(actual[i]));
-    }
-    return;
-  }
-  if (expected != actual) line(out, path, render_value(expected), render_value(actual));
-}
-
-}  // namespace
-
 std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                         std::string_view actual_json) {
   auto expected = parse_json(expected_json);
@@ -652,11 +365,11 @@ std::vector<std::string> diff_artifacts(std::string_view expected_json,
   std::vector<std::string> out;
   if (!expected || !actual) {
     if (!expected && !actual && expected_json == actual_json) return out;
-    line(out, "", expected ? "a JSON document" : expected.error().message,
-         actual ? "a JSON document" : actual.error().message);
+    detail::difference_line(out, "", expected ? "a JSON document" : expected.error().message,
+                            actual ? "a JSON document" : actual.error().message);
     return out;
   }
-  diff_values(*expected, *actual, "", out);
+  detail::diff_json(*expected, *actual, out);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The nnplan.plan.v1 artifact: digests, the fixed key layout, determinism, the failure shapes,
-// the strict envelope reader, and diff_artifacts' difference lines.
+// the streamed writer, the strict envelope reader, and diff_artifacts' difference lines (arrays
+// aligned, values cut short).
 #include "nnplan/format/plan_artifact.hpp"
 
 #include <gmock/gmock.h>
@@ -330,17 +331,57 @@ INSTANTIATE_TEST_SUITE_P(
                  R"({"a":1,"c":3})",
                  {"b: artifact has 2, re-planning gives nothing",
                   "c: artifact has nothing, re-planning gives 3"}},
+        // Unmatched elements between two equal ones are paired in order and compared field by
+        // field; the rest are reported whole.
         DiffCase{"longer",
                  R"({"g":{"ids":[1,2]}})",
                  R"({"g":{"ids":[1,5,3]}})",
-                 {"g.ids: artifact has 2 entries, re-planning gives 3 entries",
-                  "g.ids[1]: artifact has 2, re-planning gives 5",
+                 {"g.ids[1]: artifact has 2, re-planning gives 5",
                   "g.ids[2]: artifact has nothing, re-planning gives 3"}},
-        DiffCase{"shorter",
-                 R"([1,2])",
-                 R"([1])",
-                 {"$: artifact has 2 entries, re-planning gives 1 entry",
-                  "$[1]: artifact has 2, re-planning gives nothing"}},
+        DiffCase{
+            "shorter", R"([1,2])", R"([1])", {"$[1]: artifact has 2, re-planning gives nothing"}},
+        DiffCase{"removed_in_the_middle",
+                 R"([{"k":1},{"k":2},{"k":3},{"k":4}])",
+                 R"([{"k":1},{"k":3},{"k":4}])",
+                 {R"($[1]: artifact has {"k":2}, re-planning gives nothing)"}},
+        DiffCase{"inserted_in_the_middle",
+                 R"([{"k":1},{"k":3}])",
+                 R"([{"k":1},{"k":2},{"k":3}])",
+                 {R"($[1]: artifact has nothing, re-planning gives {"k":2})"}},
+        DiffCase{"repeated_element_removed",
+                 R"({"rows":[0,0,1,0,0]})",
+                 R"({"rows":[0,0,1,0]})",
+                 {"rows[4]: artifact has 0, re-planning gives nothing"}},
+        DiffCase{"moved_element",
+                 R"([1,2,3])",
+                 R"([2,3,1])",
+                 {"$[0]: artifact has 1, re-planning gives nothing",
+                  "$[2]: artifact has nothing, re-planning gives 1"}},
+        DiffCase{"changed_element_between_equal_ones",
+                 R"([{"c":"a"},{"c":"lab.relu","t":1},{"c":"b"}])",
+                 R"([{"c":"a"},{"c":"reference.relu","t":1},{"c":"b"}])",
+                 {R"($[1].c: artifact has "lab.relu", re-planning gives "reference.relu")"}},
+        DiffCase{"removed_and_inserted_apart",
+                 R"(["a","x","b","c"])",
+                 R"(["a","b","c","y"])",
+                 {R"($[1]: artifact has "x", re-planning gives nothing)",
+                  R"($[3]: artifact has nothing, re-planning gives "y")"}},
+        // Quoted values and keys are cut to 80 bytes of compact JSON, on a UTF-8 boundary.
+        DiffCase{"long_value_cut",
+                 R"({"m":")" + std::string(100, 'x') + R"("})",
+                 R"({"m":"y"})",
+                 {"m: artifact has \"" + std::string(79, 'x') +
+                  R"(... (102 bytes), re-planning gives "y")"}},
+        DiffCase{"long_value_cut_on_utf8_boundary",
+                 "[\"" + std::string(78, 'x') + "\xc3\xa9\"]",
+                 "[]",
+                 {"$[0]: artifact has \"" + std::string(78, 'x') +
+                  "... (82 bytes), re-planning gives nothing"}},
+        DiffCase{"long_odd_key_cut",
+                 R"({")" + std::string(100, ' ') + R"(":1})",
+                 R"({")" + std::string(100, ' ') + R"(":2})",
+                 {"$[\"" + std::string(79, ' ') +
+                  "... (102 bytes)]: artifact has 1, re-planning gives 2"}},
         DiffCase{"odd_key",
                  R"({"a b":1})",
                  R"({"a b":2})",
@@ -353,6 +394,98 @@ INSTANTIATE_TEST_SUITE_P(
                   "object key - unexpected end of input; expected string literal, re-planning "
                   "gives a JSON document"}}),
     [](const testing::TestParamInfo<DiffCase>& info) { return info.param.label; });
+
+// Past kMaxAlignedCells the unmatched middle is compared by position, and the length line says so.
+TEST(PlanArtifactDiffLarge, ArraysTooLargeToAlignAreComparedByPosition) {
+  Json expected = Json::array();
+  Json actual = Json::array();
+  for (int i = 0; i < 3000; ++i)
+    expected.push_back(i);
+  for (int i = 0; i < 2999; ++i)
+    actual.push_back(10000 + i);
+  const std::vector<std::string> lines = diff_artifacts(expected.dump(), actual.dump());
+  ASSERT_EQ(lines.size(), 3001u);
+  EXPECT_EQ(lines[0],
+            "$: artifact has 3000 entries, re-planning gives 2999 entries (too many to align; "
+            "compared by position)");
+  EXPECT_EQ(lines[1], "$[0]: artifact has 0, re-planning gives 10000");
+  EXPECT_EQ(lines.back(), "$[2999]: artifact has 2999, re-planning gives nothing");
+}
+
+// Equal first and last elements are set aside before aligning, so one element removed from a
+// large array is still one line.
+TEST(PlanArtifactDiffLarge, OneRemovedElementOfALargeArrayIsOneLine) {
+  Json expected = Json::array();
+  for (int i = 0; i < 200000; ++i)
+    expected.push_back(i);
+  Json actual = expected;
+  actual.erase(actual.begin() + 123456);
+  EXPECT_EQ(diff_artifacts(expected.dump(), actual.dump()),
+            std::vector<std::string>{"$[123456]: artifact has 123456, re-planning gives nothing"});
+}
+
+// input [2,3] -> relu -> sin -> relu under a checked policy that takes no runtime guards and no
+// tests: two gate failures, so one can be removed.
+std::string two_gate_failures_artifact() {
+  BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  profile.config.assurance.allow_runtime_guards = false;
+  profile.config.assurance.allow_test_evidence = false;
+  return artifact_for(profile, checked(relu_sin_relu()));
+}
+
+TEST(PlanArtifactDiffArtifacts, OneRemovedOrForgedGateFailureIsOneLine) {
+  const std::string fresh = two_gate_failures_artifact();
+  const Json doc = Json::parse(fresh);
+  ASSERT_GE(doc["gate_failures"].size(), 2u) << doc["gate_failures"].dump();
+  Json removed = doc;
+  removed["gate_failures"].erase(removed["gate_failures"].begin() + 1);
+  const std::vector<std::string> lines = diff_artifacts(removed.dump(2), fresh);
+  ASSERT_EQ(lines.size(), 1u) << testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], testing::StartsWith("gate_failures[1]: artifact has nothing, re-planning "
+                                            "gives {\"kind\":\"" +
+                                            doc["gate_failures"][1]["kind"].get<std::string>()));
+  EXPECT_THAT(lines[0], testing::EndsWith(" bytes)"));
+  Json forged = doc;
+  forged["gate_failures"].insert(forged["gate_failures"].begin(),
+                                 Json{{"kind", "missing-evidence"}});
+  EXPECT_EQ(
+      diff_artifacts(forged.dump(2), fresh),
+      std::vector<std::string>{
+          R"(gate_failures[0]: artifact has {"kind":"missing-evidence"}, re-planning gives nothing)"});
+}
+
+// Only audit.kernels[*].capsule counts: groups and obligations name capsules too.
+TEST(PlanArtifactCapsules, NamesTheAuditKernelsInOrder) {
+  const std::string text = two_gate_failures_artifact();
+  EXPECT_EQ(recorded_capsules(text), (std::vector<std::string>{"reference.relu", "reference.sin"}));
+  EXPECT_EQ(recorded_capsules(R"({"audit":{"kernels":[{"capsule":"a"},{"op":"x"},{"capsule":"b"}]},
+                                  "groups":[{"capsule":"c"}],
+                                  "kernels":[{"capsule":"d"}]})"),
+            (std::vector<std::string>{"a", "b"}));
+  // Broken text: the names before the break.
+  EXPECT_EQ(recorded_capsules(R"({"audit":{"kernels":[{"capsule":"a"},{"capsule":)"),
+            std::vector<std::string>{"a"});
+  EXPECT_EQ(recorded_capsules("[1,2]"), std::vector<std::string>{});
+}
+
+TEST(PlanArtifactWriter, StreamedBytesEqualTheDocument) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  GraphBuilder b;
+  auto x = b.input(shape({2, 3}));
+  for (int i = 0; i < 3000; ++i)
+    x = b.add(i % 3 == 0 ? OpKind::sin : OpKind::relu, {x}, shape({2, 3}));
+  auto graph = std::make_shared<const ir::CheckedGraph>(checked(std::move(b).build()));
+  const auto model = backend::plan_model(profile, graph);
+  ASSERT_TRUE(model.has_value());
+  std::string streamed;
+  std::size_t pieces = 0;
+  write_plan_artifact(profile, kDigest, graph->graph(), model, false, [&](std::string_view piece) {
+    streamed += piece;
+    ++pieces;
+  });
+  EXPECT_EQ(streamed, plan_artifact_json(profile, kDigest, graph->graph(), model));
+  EXPECT_GT(pieces, 1u);
+}
 
 }  // namespace
 }  // namespace nnplan::format

@@ -4,12 +4,24 @@
 // `+overrides` suffix), then its device,
 // preference, assurance, vjp mode, target and lowering; `--registry` files supply the extra
 // modules as when planning. Config flags given on the command line override the recorded
-// fields; an explicit `--profile` starts over from that profile and ignores the record. Exit 0
-// when the documents are equal, 1 listing every difference (the graph digest first), 3 when
-// the artifact or the graph is unreadable or malformed.
+// fields; an explicit `--profile` starts over from that profile and ignores the record.
+// The fresh artifact's bytes are compared with the recorded bytes as they are written, without
+// holding the fresh document; a regular PLAN file is read again for that, so its text need not
+// stay in memory while the graph is planned. Only when the bytes differ are both documents held
+// and diffed. Exit 0 when the documents are equal, 1 listing the differences (the graph digest
+// first, at most kMaxShownDifferences of them, after a note naming the recorded registry modules
+// that are not loaded, or else the recorded capsules the registry lacks), 3 when the artifact or
+// the graph is unreadable or malformed.
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <istream>
+#include <span>
+#include <spanstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "cli.hpp"
 #include "nnplan/backend/planned_model.hpp"
@@ -20,6 +32,9 @@ namespace nnplan::cli {
 using namespace nnplan::backend;
 
 namespace {
+
+// Difference lines printed before `... and N more differences`.
+constexpr std::size_t kMaxShownDifferences = 20;
 
 Error artifact_error(const std::string& path, std::string problem) {
   return make_error(ErrorKind::invalid_input, path + ": " + std::move(problem));
@@ -75,6 +90,66 @@ std::expected<BackendProfile, int> rebuild_profile(const format::PlanArtifact& a
   return std::move(*profile);
 }
 
+// Whether writing the artifact of `run` reproduces the bytes `recorded` holds, to its end.
+bool same_bytes(std::istream& recorded, const PlannedGraph& run) {
+  bool same = true;
+  std::string buffer;
+  format::write_plan_artifact(
+      run.profile, *run.graph.digest, run.graph.graph->graph(), run.model, run.graph.onnx(),
+      [&](std::string_view piece) {
+        if (!same) return;
+        buffer.resize(piece.size());
+        recorded.read(buffer.data(), static_cast<std::streamsize>(piece.size()));
+        same = static_cast<std::size_t>(recorded.gcount()) == piece.size() && buffer == piece;
+      });
+  return same && recorded.peek() == std::istream::traits_type::eof();
+}
+
+// Names listed in a note before `and N more`.
+constexpr std::size_t kMaxListedNames = 5;
+
+// `names` quoted with control characters escaped, comma-separated, the first kMaxListedNames of
+// them.
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kMaxListedNames; ++i)
+    out += fmt::format("{}{:?}", i == 0 ? "" : ", ", names[i]);
+  if (names.size() > kMaxListedNames)
+    out += fmt::format(" and {} more", names.size() - kMaxListedNames);
+  return out;
+}
+
+// Why re-planning cannot reproduce the artifact's capsules, when the registry is the reason: the
+// recorded modules that `profile` lacks or, when it has them all, the capsules of `recorded` that
+// its registry lacks. Empty when neither.
+std::string registry_note(const format::RecordedProfile& profile_record, std::string_view recorded,
+                          const BackendProfile& profile) {
+  std::unordered_set<std::string_view> modules;
+  for (const CapsuleModule& m : profile.registry->modules())
+    modules.insert(m.name);
+  std::vector<std::string> missing;
+  for (const std::string& name : profile_record.modules) {
+    if (!modules.contains(name)) missing.push_back(name);
+  }
+  constexpr std::string_view kFix = "; pass --registry FILE that was used with plan";
+  if (!missing.empty()) {
+    return fmt::format(
+        "note: the artifact was planned with registry modules that are not loaded now: {}{}",
+        quoted_list(missing), kFix);
+  }
+  std::unordered_set<std::string_view> capsules;
+  for (const KernelCapsule& c : profile.registry->capsules())
+    capsules.insert(c.name);
+  for (std::string& name : format::recorded_capsules(recorded)) {
+    if (!capsules.contains(name)) missing.push_back(std::move(name));
+  }
+  if (!missing.empty()) {
+    return fmt::format("note: the artifact names capsules that the loaded registry lacks: {}{}",
+                       quoted_list(missing), kFix);
+  }
+  return {};
+}
+
 }  // namespace
 
 void add_verify_command(CLI::App& app, int& exit_code) {
@@ -84,8 +159,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Example: nnplan verify examples/mlp.json mlp.plan.json\n"
       "         nnplan verify model.json model.plan.json --registry acme.json\n"
       "Flags given here override the recorded profile's fields; --profile starts over from that\n"
-      "profile. Exit codes: 0 the artifact matches, 1 it differs (every difference is listed),\n"
-      "2 usage error, 3 unreadable or malformed graph or artifact.");
+      "profile. Exit codes: 0 the artifact matches, 1 it differs (the first 20 differences are\n"
+      "listed, with the count of the rest), 2 usage error, 3 unreadable or malformed graph or\n"
+      "artifact.");
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;
@@ -116,14 +192,40 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
+    // A regular file can be read again: its text is let go while the graph is planned. A pipe
+    // can be read once only, so its text is kept.
+    std::error_code ec;
+    const bool reread = std::filesystem::is_regular_file(flags->plan, ec);
+    std::string recorded = reread ? std::string() : std::move(artifact->document);
+    std::string().swap(artifact->document);
     auto run = plan_graph_input(std::move(*profile), flags->graph, Digest::compute);
     if (!run) {
       exit_code = run.error();
       return;
     }
-    const std::string fresh = format::plan_artifact_json(
-        run->profile, *run->graph.digest, run->graph.graph->graph(), run->model, run->graph.onnx());
-    std::vector<std::string> differences = format::diff_artifacts(artifact->document, fresh);
+    bool same = false;
+    if (reread) {
+      std::ifstream file(flags->plan, std::ios::binary);
+      same = file && same_bytes(file, *run);
+    } else {
+      std::ispanstream text(std::span<const char>(recorded.data(), recorded.size()));
+      same = same_bytes(text, *run);
+    }
+    std::vector<std::string> differences;
+    if (!same) {
+      if (reread) {
+        auto again = format::read_plan_artifact(flags->plan);
+        if (!again) {
+          exit_code = fail(again.error(), kExitBadInput);
+          return;
+        }
+        recorded = std::move(again->document);
+      }
+      const std::string fresh =
+          format::plan_artifact_json(run->profile, *run->graph.digest, run->graph.graph->graph(),
+                                     run->model, run->graph.onnx());
+      differences = format::diff_artifacts(recorded, fresh);
+    }
     if (differences.empty()) {
       fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
                  run->profile.name);
@@ -141,8 +243,19 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
                flags->graph.graph, run->profile.name, differences.size(),
                differences.size() == 1 ? "" : "s");
-    for (const std::string& d : differences)
-      fmt::print("{}\n", d);
+    // A registry left out or changed at verify time changes every group planned from it: say so
+    // before the differences it causes.
+    if (const std::string note = registry_note(artifact->profile, recorded, run->profile);
+        !note.empty()) {
+      fmt::print("{}\n", note);
+    }
+    const std::size_t shown = std::min(differences.size(), kMaxShownDifferences);
+    for (std::size_t i = 0; i < shown; ++i)
+      fmt::print("{}\n", differences[i]);
+    if (shown < differences.size()) {
+      const std::size_t more = differences.size() - shown;
+      fmt::print("... and {} more difference{}\n", more, more == 1 ? "" : "s");
+    }
     exit_code = kExitRejected;
   });
 }

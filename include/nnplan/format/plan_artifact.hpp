@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,13 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::PlannedModel>& model,
                                              bool onnx_names = false);
+
+// The bytes plan_artifact_json returns for a planned model, handed to `sink` in pieces of about
+// 64 KiB as they are written, so the caller need not hold the whole document (`verify` compares
+// them with the recorded bytes as they come).
+void write_plan_artifact(const backend::BackendProfile& profile, std::string_view digest,
+                         const ir::Graph& graph, const Expected<backend::PlannedModel>& model,
+                         bool onnx_names, const std::function<void(std::string_view)>& sink);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
 // `malformed-graph`, `op` null, `node_id` the node the error names (null when none). `digest`
@@ -112,13 +120,27 @@ struct PlanArtifact {
 // Reads and parses an artifact file; unreadable or oversized files are errors naming the path.
 [[nodiscard]] Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path);
 
+// The `capsule` of every entry of the artifact's `audit.kernels`, in order: the capsules its plan
+// was made of. Text that is not JSON yields the names before the point where it breaks.
+[[nodiscard]] std::vector<std::string> recorded_capsules(std::string_view artifact_json);
+
 // Every difference between two JSON documents, recursively over objects and arrays, in the
 // expected document's key order (keys only in `actual` follow). One line each:
 //   groups[0].capsule: artifact has "lab.relu", re-planning gives "reference.relu"
-//   groups: artifact has 3 entries, re-planning gives 4 entries
+//   gate_failures[2]: artifact has {"kind":"test-evidence","groups":[0,1],"node_ids":[1,3,4],
+//     "obligations":[{"op":"... (412 bytes), re-planning gives nothing
 //   groups[3]: artifact has nothing, re-planning gives {...}
-// Values are compact JSON. Key order alone is not a difference. Text that is not JSON compares
-// as a single difference at `$`. Empty means the documents are equal.
+// Arrays are aligned, not compared by position: equal elements (by their compact JSON) are
+// matched as a longest common subsequence, so one inserted or removed element is one line at its
+// own index (the artifact's for a removed one, the re-planned document's for an inserted one).
+// Unmatched elements between two matched ones are paired in order and compared field by field;
+// the rest are reported whole. An array whose unmatched middle (after equal first and last
+// elements) is too large to align (its two lengths multiply to more than 2^22) is compared by
+// position, after `<path>: artifact has N entries, re-planning gives M entries (too
+// many to align; compared by position)` when the lengths differ. Values and odd keys are compact
+// JSON cut to 80 bytes, with the full length: `"xxx... (102 bytes)`. Key order alone is not a
+// difference. Text that is not JSON compares as a single difference at `$`. Empty means the
+// documents are equal.
 [[nodiscard]] std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                                       std::string_view actual_json);
 
