@@ -11,6 +11,7 @@
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/ir_json.hpp"
+#include "nnplan/format/limits.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::format {
@@ -29,6 +30,47 @@ GraphFileFormat detect_graph_format(const std::filesystem::path& path) {
   return GraphFileFormat::torchlean_ir;
 }
 
+std::expected<void, Error> check_input_shapes(const OnnxImportOptions& options) {
+  for (const auto& [name, dims] : options.input_shapes) {
+    const auto invalid = [&name](const std::string& problem) {
+      return std::unexpected(make_error(
+          ErrorKind::invalid_input, "input shape for '" + detail::shown(name) + "' " + problem));
+    };
+    if (dims.empty()) return invalid("has no dimensions");
+    if (dims.size() > kMaxRank) {
+      return invalid("has rank " + std::to_string(dims.size()) + "; the limit is " +
+                     std::to_string(kMaxRank) + " (the maximum rank)");
+    }
+    std::optional<std::uint64_t> count = 1;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0) return invalid("has 0 at dimension " + std::to_string(i));
+      if (dims[i] > kMaxDim) {
+        return invalid("has " + std::to_string(dims[i]) + " at dimension " + std::to_string(i) +
+                       ", which exceeds the dimension limit of " + std::to_string(kMaxDim) +
+                       " (2^48)");
+      }
+      if (count) count = ir::checked_mul(*count, dims[i]);
+    }
+    if (!count || *count > kMaxTensorElements) {
+      return invalid("has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+                     " elements; the limit is " + std::to_string(kMaxTensorElements) +
+                     " (2^48) per tensor");
+    }
+  }
+  return {};
+}
+
+std::expected<void, Error> check_graph_file_options(const std::filesystem::path& path,
+                                                    const GraphFileOptions& options) {
+  if (!options.onnx.input_shapes.empty() && detect_graph_format(path) != GraphFileFormat::onnx) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input,
+                   "input shapes apply to ONNX models; " + detail::escape_controls(path.string()) +
+                       " is a torchlean.ir.v1 graph, whose shapes are declared in the file"));
+  }
+  return check_input_shapes(options.onnx);
+}
+
 namespace {
 
 std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string> digest,
@@ -43,6 +85,9 @@ namespace {
 
 std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     const std::filesystem::path& path, const GraphFileOptions& options) {
+  if (auto ok = check_graph_file_options(path, options); !ok) {
+    return failure(std::move(ok.error()), std::nullopt);
+  }
   LoadedGraph out{
       .path = path.string(), .format = detect_graph_format(path), .digest = {}, .graph = {}};
   if (out.format == GraphFileFormat::onnx) {
@@ -55,13 +100,6 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     return out;
-  }
-  if (!options.onnx.input_shapes.empty()) {
-    return failure(make_error(ErrorKind::invalid_input,
-                              "input shapes apply to ONNX models; " + out.path +
-                                  " is a torchlean.ir.v1 graph, whose shapes are declared in the "
-                                  "file"),
-                   std::nullopt);
   }
   auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes);
   if (!text) return failure(std::move(text.error()), std::nullopt);
