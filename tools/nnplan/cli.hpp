@@ -174,7 +174,8 @@ using OnBadGraph =
     const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
     Digest digest, const OnBadGraph& on_bad_graph = {});
 
-// The files a graph subcommand reads: GRAPH and every `--registry` file. An output flag is
+// The files a graph subcommand reads or owns: GRAPH, the payload file beside it (GRAPH with the
+// extension `.payloads`) and every `--registry` file. An output flag is
 // checked against them (check_output_flag) and written never onto one of them.
 [[nodiscard]] std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
                                                                 const ConfigFlags& config);

@@ -153,6 +153,12 @@ std::expected<PlannedGraph, int> plan_graph_input(const ConfigFlags& config,
 std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
                                                   const ConfigFlags& config) {
   std::vector<std::filesystem::path> inputs{graph.graph};
+  // The weights beside a torchlean.ir.v1 graph belong to it, whether or not this command reads
+  // them: a plan written over them would lose the model's weights.
+  if (const auto payloads = std::filesystem::path(graph.graph).replace_extension(".payloads");
+      payloads != std::filesystem::path(graph.graph)) {
+    inputs.push_back(payloads);
+  }
   inputs.insert(inputs.end(), config.registries.begin(), config.registries.end());
   return inputs;
 }
