@@ -26,7 +26,9 @@ void add_plan_ops_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<Flags>();
   flags->config.add_to(*cmd);
   cmd->add_flag("--json", flags->json, "Print the nnplan.ops-plan.v1 artifact");
-  cmd->add_option("OP", flags->ops, "Backend ops to plan, in order (an unknown op lists every valid one)")->required();
+  cmd->add_option("OP", flags->ops,
+                  "Backend ops to plan, in order (an unknown op lists every valid one)")
+      ->required();
   cmd->callback([flags, &exit_code] {
     auto profile = flags->config.resolve();
     if (!profile) {
