@@ -1,5 +1,7 @@
 #include "nnplan/error.hpp"
 
+#include "nnplan/text_escape.hpp"
+
 namespace nnplan {
 
 Error& Error::with_context(std::string frame) & {
@@ -38,30 +40,33 @@ const char* to_string(ErrorKind kind) {
   return "internal";
 }
 
+// Every piece may hold a name from an input; each is escaped (nnplan/text_escape.hpp), so the
+// only line breaks are the ones rendering adds.
 std::string render(const Error& error) {
-  std::string out = error.message;
+  std::string out;
+  append_escaped(out, error.message);
   for (const std::string& frame : error.context) {
     out += "\n  ";
-    out += frame;
+    append_escaped(out, frame);
   }
   for (const std::string& note : error.notes) {
     out += "\n  ";
-    out += note;
+    append_escaped(out, note);
   }
   for (const CandidateReport& candidate : error.candidates) {
     out += "\n  candidate ";
-    out += candidate.capsule;
+    append_escaped(out, candidate.capsule);
     out += " (provider=";
-    out += candidate.provider;
+    append_escaped(out, candidate.provider);
     out += " device=";
-    out += candidate.device;
+    append_escaped(out, candidate.device);
     out += "):";
     for (const ReasonReport& reason : candidate.reasons) {
       out += "\n    ";
-      out += reason.code;
+      append_escaped(out, reason.code);
       if (!reason.detail.empty()) {
         out += ": ";
-        out += reason.detail;
+        append_escaped(out, reason.detail);
       }
     }
   }

@@ -74,7 +74,8 @@ struct Error {
 [[nodiscard]] const char* to_string(ErrorKind kind);
 
 // Multi-line rendering for people: the message, context frames, notes, then each candidate
-// with one line per rejection reason.
+// with one line per rejection reason. Control characters in any piece are escaped
+// (nnplan/text_escape.hpp), so a name from an input cannot add a line of its own.
 [[nodiscard]] std::string render(const Error& error);
 
 template <class T>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nnplan/backend/audit.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::backend {
 
@@ -18,7 +19,7 @@ std::string kernel_line(const KernelCapsule& c) {
   std::string out = "  ";
   out += to_string(c.op);
   out += ": ";
-  out += c.name;
+  append_escaped(out, c.name);
   out += " provider=";
   out += to_string(c.provider);
   out += " trust=";
@@ -39,9 +40,9 @@ std::string detail_lines(const KernelCapsule& c) {
     out += "    ";
     out += to_string(field);
     out += ": ";
-    out += label(d.claim);
+    append_escaped(out, label(d.claim));
     out += "; ";
-    out += label(d.evidence);
+    append_escaped(out, label(d.evidence));
     out += "\n";
   }
   out += "    numerical: ";
@@ -52,7 +53,7 @@ std::string detail_lines(const KernelCapsule& c) {
 
 std::string profile_summary(const BackendProfile& p) {
   std::string out = "profile=";
-  out += p.name;
+  append_escaped(out, p.name);
   out += " device=";
   out += to_string(p.config.device);
   out += " assurance=";
@@ -132,8 +133,9 @@ class GroupSuffixes {
     std::string& suffix = suffixes_[key];
     if (suffix.empty()) {
       if (kind) suffix = " [" + std::string(ir::to_string(*kind));
-      suffix += "] op=" + std::string(to_string(g.op)) + " capsule=" + plan.capsule(g).name +
-                " grouping=" + std::string(to_string(g.grouping));
+      suffix += "] op=" + std::string(to_string(g.op)) + " capsule=";
+      append_escaped(suffix, plan.capsule(g).name);
+      suffix += " grouping=" + std::string(to_string(g.grouping));
     }
     return suffix;
   }
@@ -162,7 +164,7 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
     out += suffixes.of(plan, g, nodes[0].kind);
     if (const std::string_view name = onnx_name(onnx_graph, nodes[0].node_id); !name.empty()) {
       out += " onnx=";
-      out += name;
+      append_escaped(out, name);
     }
     out += end;
     return;
@@ -184,7 +186,7 @@ void append_group_line(std::string& out, const GraphLoweringPlan& plan, std::siz
     const std::string_view name = onnx_name(onnx_graph, k.node_id);
     if (name.empty() || !dedup.add(name)) continue;
     out += named ? "," : " onnx=";
-    out += name;
+    append_escaped(out, name);
     named = true;
   }
   out += end;
@@ -287,7 +289,9 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
     out += "gate: rejected under assurance " + policy + "\n";
     for (const std::string& note :
          gate_error(profile.config.assurance, evaluation.gate_failures).notes) {
-      out += "  " + note + "\n";
+      out += "  ";
+      append_escaped(out, note);
+      out += "\n";
     }
   }
   sink(out);

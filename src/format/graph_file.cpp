@@ -12,6 +12,7 @@
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/format/payload_file.hpp"
+#include "nnplan/format/limits.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::format {
@@ -77,17 +78,63 @@ std::string WeightsCheck::describe(std::string_view graph_path) const {
 
 namespace {
 
+Error input_shapes_for_json(const std::string& path) {
+  return make_error(ErrorKind::invalid_input,
+                    "input shapes apply to ONNX models; " + detail::escape_controls(path) +
+                        " is a torchlean.ir.v1 graph, whose shapes are declared in the file");
+}
+
+}  // namespace
+
+std::expected<void, Error> check_input_shapes(const OnnxImportOptions& options) {
+  for (const auto& [name, dims] : options.input_shapes) {
+    const auto invalid = [&name](const std::string& problem) {
+      return std::unexpected(make_error(
+          ErrorKind::invalid_input, "input shape for '" + detail::shown(name) + "' " + problem));
+    };
+    if (dims.empty()) return invalid("has no dimensions");
+    if (dims.size() > kMaxRank) {
+      return invalid("has rank " + std::to_string(dims.size()) + "; the limit is " +
+                     std::to_string(kMaxRank) + " (the maximum rank)");
+    }
+    std::optional<std::uint64_t> count = 1;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0) return invalid("has 0 at dimension " + std::to_string(i));
+      if (dims[i] > kMaxDim) {
+        return invalid("has " + std::to_string(dims[i]) + " at dimension " + std::to_string(i) +
+                       ", which exceeds the dimension limit of " + std::to_string(kMaxDim) +
+                       " (2^48)");
+      }
+      if (count) count = ir::checked_mul(*count, dims[i]);
+    }
+    if (!count || *count > kMaxTensorElements) {
+      return invalid("has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+                     " elements; the limit is " + std::to_string(kMaxTensorElements) +
+                     " (2^48) per tensor");
+    }
+  }
+  return {};
+}
+
+std::expected<void, Error> check_graph_file_options(const std::filesystem::path& path,
+                                                    const GraphFileOptions& options) {
+  // A pipe is not sniffed here (it can be read only once); read_graph_file checks its bytes.
+  if (!options.onnx.input_shapes.empty() &&
+      (graph_format_from_extension(path) == GraphFileFormat::torchlean_ir ||
+       (detail::is_regular_file(path) && detect_graph_format(path) != GraphFileFormat::onnx))) {
+    return std::unexpected(input_shapes_for_json(path.string()));
+  }
+  return check_input_shapes(options.onnx);
+}
+
+namespace {
+
 std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string> digest,
                                           std::optional<std::size_t> nodes = std::nullopt) {
   return std::unexpected(
       GraphFileFailure{.error = std::move(error), .digest = std::move(digest), .nodes = nodes});
 }
 
-Error input_shapes_for_json(const std::string& path) {
-  return make_error(ErrorKind::invalid_input,
-                    "input shapes apply to ONNX models; " + detail::escape_controls(path) +
-                        " is a torchlean.ir.v1 graph, whose shapes are declared in the file");
-}
 
 // Reads the payload file beside a torchlean.ir.v1 graph, when there is one, and checks it.
 Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_path,
@@ -150,11 +197,10 @@ Expected<GraphBytes> read_graph_bytes(const std::filesystem::path& path) {
 
 std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     const std::filesystem::path& path, const GraphFileOptions& options) {
-  LoadedGraph out{.path = path.string(), .format = {}, .digest = {}, .graph = {}};
-  const auto named = graph_format_from_extension(path);
-  if (!options.onnx.input_shapes.empty() && named == GraphFileFormat::torchlean_ir) {
-    return failure(input_shapes_for_json(out.path), std::nullopt);
+  if (auto ok = check_graph_file_options(path, options); !ok) {
+    return failure(std::move(ok.error()), std::nullopt);
   }
+  LoadedGraph out{.path = path.string(), .format = {}, .digest = {}, .graph = {}};
   auto read = read_graph_bytes(path);
   if (!read) return failure(std::move(read.error()), std::nullopt);
   out.format = read->format;

@@ -1,6 +1,7 @@
 #include "nnplan/format/listing_json.hpp"
 
 #include "json_common.hpp"
+#include "nnplan/format/registry_file.hpp"
 
 namespace nnplan::format {
 
@@ -38,6 +39,35 @@ std::string profiles_json(std::span<const BackendProfile> profiles) {
   for (const BackendProfile& p : profiles)
     list.push_back(detail::profile_object(p));
   return detail::dump(Json{{"format", "nnplan.profiles.v1"}, {"profiles", std::move(list)}});
+}
+
+bool CapsuleFilter::keeps(const KernelCapsule& c) const {
+  return (!op || c.op == *op) && (!provider || c.provider == *provider) &&
+         (!device || c.device == *device);
+}
+
+std::string capsule_listing_json(std::string_view profile, const CapsuleFilter& filter,
+                                 std::span<const CapsuleModule> modules) {
+  std::vector<CapsuleModule> kept;
+  for (const CapsuleModule& m : modules) {
+    CapsuleModule cut{.name = m.name, .capsules = {}};
+    for (const KernelCapsule& c : m.capsules) {
+      if (filter.keeps(c)) cut.capsules.push_back(c);
+    }
+    if (!cut.capsules.empty()) kept.push_back(std::move(cut));
+  }
+  // The module objects are the registry writer's own, so a capsule is spelled one way in both
+  // documents; a listing is a few kilobytes, and reading them back costs nothing that matters.
+  Json registry = Json::parse(write_registry_json(kept));
+  const auto spelled = [](const auto& value) {
+    return value ? Json(str(to_string(*value))) : Json(nullptr);
+  };
+  return detail::dump(Json{{"format", str(kCapsuleListingFormat)},
+                           {"profile", str(profile)},
+                           {"filter", Json{{"op", spelled(filter.op)},
+                                           {"provider", spelled(filter.provider)},
+                                           {"device", spelled(filter.device)}}},
+                           {"modules", std::move(registry["modules"])}});
 }
 
 }  // namespace nnplan::format

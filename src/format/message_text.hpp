@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "nnplan/text_escape.hpp"
+
 namespace nnplan::format::detail {
 
 // User values quoted in messages are cut to this many bytes, so that one bad field cannot turn a
@@ -17,9 +19,10 @@ inline constexpr std::size_t kMaxShownBytes = 64;
 // `text` cut to kMaxShownBytes on a UTF-8 boundary, with "..." appended when cut.
 std::string shown(std::string_view text);
 
-// The length of the well-formed UTF-8 sequence at the start of `text`, or 0 when it is not one
-// (including when `text` starts with an ASCII byte or is empty).
-std::size_t utf8_sequence_length(std::string_view text);
+// The one escaping helper of every layer (nnplan/text_escape.hpp), under the names the readers
+// use.
+using nnplan::escape_controls;
+using nnplan::utf8_sequence_length;
 
 // Names a file chose (ONNX node, tensor and operator names), which may be megabytes long or hold
 // control characters, as a message shows them: escaped as escape_controls does and, past
@@ -29,10 +32,6 @@ std::size_t utf8_sequence_length(std::string_view text);
 inline constexpr std::size_t kMaxQuotedBytes = 80;
 std::string capped_name(std::string_view text);
 std::string quoted_name(std::string_view text);
-
-// `text` as one line of valid text: newline, tab and carriage return become `\n`, `\t`, `\r`;
-// other control characters and bytes that are not well-formed UTF-8 become `\xNN`.
-std::string escape_controls(std::string_view text);
 
 // "No such file or directory" reads as "no such file or directory" inside a message.
 std::string lowercase_first(std::string text);

@@ -19,7 +19,19 @@ std::string op_plan_json(const BackendProfile& profile, std::span<const BackendO
            {"ops", std::move(op_names)},
            {"planned", result.has_value()}};
   if (!result) {
-    out["error"] = detail::error_object(result.error());
+    // Spelled as a plan artifact spells the same failure (kind `no-admissible-capsule`, the op
+    // named in `op`), with the op list position where the artifact has a node id.
+    const Error& e = result.error();
+    Json error = detail::error_object(e);
+    Json op = nullptr;
+    if (e.position && *e.position < ops.size()) op = str(to_string(ops[*e.position]));
+    Json aligned{{"kind", e.kind == ErrorKind::rejected_by_policy ? Json("no-admissible-capsule")
+                                                                  : error["kind"]},
+                 {"position", error["position"]},
+                 {"op", std::move(op)}};
+    for (const char* key : {"message", "context", "notes", "candidates"})
+      aligned[key] = std::move(error[key]);
+    out["error"] = std::move(aligned);
     return detail::dump(out);
   }
   Json kernels = Json::array();

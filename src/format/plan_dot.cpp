@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "nnplan/backend/report.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::format {
 
@@ -29,20 +30,16 @@ constexpr std::array<std::string_view, kProviderNames.size()> kProviderColors = 
     "#ffed6f",  // external
 };
 
-// A DOT double-quoted string body: quotes and backslashes escaped, line breaks as `\n`, other
-// control characters dropped.
+// A DOT double-quoted string body: control characters escaped as in every text output
+// (nnplan/text_escape.hpp), then quotes and backslashes escaped for DOT, so a name shows as
+// its escaped text and can neither end the string nor break the label into lines.
 std::string escape(std::string_view text) {
+  const std::string inert = escape_controls(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) {
-      out += c;
-    }
+  out.reserve(inert.size());
+  for (char c : inert) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
   }
   return out;
 }

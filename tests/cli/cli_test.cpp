@@ -124,8 +124,56 @@ INSTANTIATE_TEST_SUITE_P(
                   "unknown target preset 'linux-gpu'; valid: portable-cpu, linux-cpu"},
         ErrorCase{"prefer_and_only", "plan-ops --prefer reference --only reference relu", 2,
                   "--prefer excludes --only"},
-        ErrorCase{"no_ops", "plan-ops", 2, "OP is required"},
-        ErrorCase{"no_subcommand", "", 2, "A subcommand is required"},
+        ErrorCase{"no_ops", "plan-ops", 2, "nnplan: error: nnplan plan-ops: OP is required"},
+        ErrorCase{"no_subcommand", "", 2,
+                  "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: "
+                  "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, convert\n"},
+        ErrorCase{"unknown_subcommand", "plna", 2,
+                  "nnplan: error: unknown subcommand 'plna'; valid subcommands: targets, "
+                  "profiles, capsules, plan-ops, plan, verify, explain, dot, convert; did you "
+                  "mean plan?\n"},
+        ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert\n"},
+        ErrorCase{"unknown_subcommand_escaped", "\"$(printf 'pl\\033[8mna')\"", 2,
+                  "unknown subcommand 'pl\\x1b[8mna'"},
+        ErrorCase{"unknown_top_level_option", "--jsn", 2,
+                  "nnplan: error: unknown option --jsn before the subcommand (nnplan takes only "
+                  "--help and --version there); valid subcommands: targets,"},
+        ErrorCase{"unknown_option_suggested",
+                  "plan " NNPLAN_SOURCE_DIR "/examples/mlp.json --lowring singleton", 2,
+                  "nnplan: error: unknown option --lowring for nnplan plan (see nnplan plan "
+                  "--help); did you mean --lowering?\n"},
+        ErrorCase{"unknown_option_with_value_suggested", "plan-ops --profil=checked_cpu relu", 2,
+                  "nnplan: error: unknown option --profil for nnplan plan-ops (see nnplan "
+                  "plan-ops --help); did you mean --profile?\n"},
+        ErrorCase{"unknown_option_not_suggested",
+                  "plan " NNPLAN_SOURCE_DIR "/examples/mlp.json --node 3", 2,
+                  "nnplan: error: unknown option --node for nnplan plan (see nnplan plan "
+                  "--help)\n"},
+        ErrorCase{"surplus_argument", "plan " NNPLAN_SOURCE_DIR "/examples/mlp.json extra", 2,
+                  "nnplan: error: unexpected argument 'extra' for nnplan plan (see nnplan plan "
+                  "--help)\n"},
+        ErrorCase{"missing_value", "capsules --op", 2,
+                  "nnplan: error: nnplan capsules: --op needs a value (see nnplan capsules "
+                  "--help)\n"},
+        ErrorCase{"missing_required", "explain " NNPLAN_SOURCE_DIR "/examples/cnn.json", 2,
+                  "nnplan: error: nnplan explain: --node is required (see nnplan explain "
+                  "--help)\n"},
+        ErrorCase{"node_too_large",
+                  "explain " NNPLAN_SOURCE_DIR "/examples/cnn.json --node 99999999999999999999999",
+                  2,
+                  "nnplan: error: --node 99999999999999999999999 is out of range: node "
+                  "99999999999999999999999 is not in graph " NNPLAN_SOURCE_DIR
+                  "/examples/cnn.json; valid: 0..7\n"},
+        ErrorCase{"node_past_int64",
+                  "explain " NNPLAN_SOURCE_DIR "/examples/cnn.json --node 9223372036854775808", 2,
+                  "--node 9223372036854775808 is out of range"},
+        ErrorCase{"node_negative", "explain " NNPLAN_SOURCE_DIR "/examples/cnn.json --node=-5", 2,
+                  "nnplan: error: --node '-5' is not a node id; expected a non-negative "
+                  "integer\n"},
+        ErrorCase{"node_not_a_number", "explain " NNPLAN_SOURCE_DIR "/examples/cnn.json --node abc",
+                  2,
+                  "nnplan: error: --node 'abc' is not a node id; expected a non-negative "
+                  "integer\n"},
         ErrorCase{"capsules_unknown_op", "capsules --op fft", 2, "unknown backend op 'fft'"},
         ErrorCase{"capsules_unknown_device", "capsules --device npu", 2, "in --device"},
         ErrorCase{"missing_registry_file", "plan-ops --registry /nonexistent/acme.json relu", 3,

@@ -286,6 +286,14 @@ struct InputShapeCase {
   std::string fragment;
 };
 
+// `1,1,...,1` with `rank` entries.
+std::string dims_text(std::size_t rank) {
+  std::string out = "1";
+  for (std::size_t i = 1; i < rank; ++i)
+    out += ",1";
+  return out;
+}
+
 class OnnxCliInputShapeErrors : public testing::TestWithParam<InputShapeCase> {};
 
 TEST_P(OnnxCliInputShapeErrors, ExitTwoWithAClearMessage) {
@@ -312,7 +320,21 @@ INSTANTIATE_TEST_SUITE_P(
                     InputShapeCase{"zero", "--input-shape x=0,4", "dimension '0'"},
                     InputShapeCase{"negative", "--input-shape x=-1,4", "dimension '-1'"},
                     InputShapeCase{"overflow", "--input-shape x=99999999999999999999999,4",
-                                   "is not a positive integer"},
+                                   "dimension 99999999999999999999999 is out of range; the limit "
+                                   "is 281474976710656 (2^48)"},
+                    InputShapeCase{"dimension_limit", "--input-shape x=18446744073709551615,4",
+                                   "--input-shape: input shape for 'x' has 18446744073709551615 at "
+                                   "dimension 0, which exceeds the dimension limit of "
+                                   "281474976710656 (2^48)"},
+                    InputShapeCase{"rank_limit", "--input-shape x=" + dims_text(100),
+                                   "--input-shape: input shape for 'x' has rank 100; the limit is "
+                                   "64 (the maximum rank)"},
+                    InputShapeCase{"sixty_thousand_dims", "--input-shape x=" + dims_text(60000),
+                                   "--input-shape: input shape for 'x' has rank 60000; the limit "
+                                   "is 64"},
+                    InputShapeCase{"element_limit", "--input-shape x=65536,65536,65536,2",
+                                   "--input-shape: input shape for 'x' has 562949953421312 "
+                                   "elements; the limit is 281474976710656 (2^48) per tensor"},
                     InputShapeCase{"twice", "--input-shape x=1,4 --input-shape x=2,4",
                                    "input 'x' is given twice"}),
     [](const testing::TestParamInfo<InputShapeCase>& info) { return info.param.name; });
@@ -320,7 +342,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(OnnxCliInputShape, IsAUsageErrorForAJsonGraph) {
   const CliResult r = run_cli("plan " + source("examples/mlp.json") + " --input-shape x=1,4");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(contains(r.err, "--input-shape applies to ONNX models")) << r.err;
+  EXPECT_TRUE(contains(r.err, "nnplan: error: --input-shape: input shapes apply to ONNX models; " +
+                                  source("examples/mlp.json") + " is a torchlean.ir.v1 graph"))
+      << r.err;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,11 +2,35 @@
 
 #include <fmt/core.h>
 
+#include <charconv>
+
+#include "nnplan/text_escape.hpp"
+
 #include "nnplan/format/registry_file.hpp"
 
 namespace nnplan::cli {
 
 using namespace nnplan::backend;
+
+std::string shown_argument(std::string_view text) {
+  constexpr std::size_t kShownBytes = 80;
+  std::string out = escape_controls(text.substr(0, kShownBytes));
+  if (text.size() > kShownBytes) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+std::expected<std::uint64_t, UnsignedProblem> parse_unsigned(std::string_view text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::unexpected(UnsignedProblem::not_a_number);
+  }
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) return std::unexpected(UnsignedProblem::out_of_range);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return std::unexpected(UnsignedProblem::not_a_number);
+  }
+  return value;
+}
 
 int fail(const Error& error, int exit_code) {
   fmt::print(stderr, "nnplan: error: {}\n", render(error));

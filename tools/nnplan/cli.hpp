@@ -4,12 +4,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nnplan/backend/planned_model.hpp"
@@ -37,6 +39,29 @@ inline constexpr int kExitUnsupported = 4;
 
 // Prints `nnplan: error: <rendered error>` to stderr and returns `exit_code`.
 int fail(const Error& error, int exit_code);
+
+// An argument as a message shows it: control characters escaped (nnplan/text_escape.hpp) and cut
+// to its first 80 bytes, with its length said when cut, so one huge argument cannot turn a
+// one-line message into megabytes.
+[[nodiscard]] std::string shown_argument(std::string_view text);
+
+// Why a numeric argument is not a number nnplan can take.
+enum class UnsignedProblem : bool { not_a_number, out_of_range };
+
+// A decimal integer argument (`--node 3`, a dimension of `--input-shape`): digits only, no sign;
+// out_of_range past 2^64 - 1.
+[[nodiscard]] std::expected<std::uint64_t, UnsignedProblem> parse_unsigned(std::string_view text);
+
+// The closest of `candidates` to a mistyped `word` (a subcommand, an option), when one is close
+// enough to suggest: at most max(2, size / 3) edits away, or `word` a prefix of it.
+[[nodiscard]] std::optional<std::string> closest_spelling(
+    std::string_view word, const std::vector<std::string>& candidates);
+
+// Prints the one-line `nnplan: error:` message for arguments CLI11 refused (an unknown subcommand
+// or option with the closest valid spelling, a missing value) and returns exit code 2. `args` are
+// the arguments after the program name.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& error,
+                       const std::vector<std::string>& args);
 
 // The raw strings of the config flags, as CLI11 fills them.
 struct ConfigFlags {
@@ -149,7 +174,8 @@ using OnBadGraph =
     const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
     Digest digest, const OnBadGraph& on_bad_graph = {});
 
-// The files a graph subcommand reads: GRAPH and every `--registry` file. An output flag is
+// The files a graph subcommand reads or owns: GRAPH, the payload file beside it (GRAPH with the
+// extension `.payloads`) and every `--registry` file. An output flag is
 // checked against them (check_output_flag) and written never onto one of them.
 [[nodiscard]] std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
                                                                 const ConfigFlags& config);

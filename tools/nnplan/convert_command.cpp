@@ -15,6 +15,7 @@
 #include "nnplan/format/onnx_import.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/format/payload_file.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
 
@@ -114,9 +115,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       fmt::print("{}\n",
                  summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     } else {
-      fmt::print("converted {} (opset {}): {}, {} ({} bytes) -> {}, {}\n", flags->model,
-                 imported->opset, plural(nodes, "node"), plural(tensors, "payload tensor"),
-                 payload_bytes, graph_path.string(), payload_path.string());
+      fmt::print("converted {} (opset {}): {}, {} ({} bytes) -> {}, {}\n",
+                 escape_controls(flags->model), imported->opset, plural(nodes, "node"),
+                 plural(tensors, "payload tensor"), payload_bytes,
+                 escape_controls(graph_path.string()), escape_controls(payload_path.string()));
     }
     exit_code = kExitOk;
   });

@@ -11,6 +11,7 @@
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/ir/op_kind.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
 
@@ -54,13 +55,22 @@ void add_explain_command(CLI::App& app, int& exit_code) {
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;
-    std::int64_t node = -1;
+    std::string node;
   };
   auto flags = std::make_shared<Flags>();
   flags->graph.add_to(*cmd);
   cmd->add_option("--node", flags->node, "Id of the node to explain")->required();
   flags->config.add_to(*cmd);
   cmd->callback([flags, &exit_code] {
+    // The id is checked as text: CLI11 would clamp 99999999999999999999999 to the int64 maximum.
+    const auto id = parse_unsigned(flags->node);
+    if (!id && id.error() == UnsignedProblem::not_a_number) {
+      exit_code = fail(make_error(ErrorKind::invalid_input,
+                                  "--node '" + shown_argument(flags->node) +
+                                      "' is not a node id; expected a non-negative integer"),
+                       kExitUsage);
+      return;
+    }
     auto input = read_graph_input(flags->config, std::nullopt, flags->graph, Digest::skip);
     if (!input) {
       exit_code = input.error();
@@ -68,21 +78,24 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     }
     const BackendProfile* profile = &input->profile;
     const ir::Graph& graph = input->graph.graph->graph();
-    if (flags->node < 0 || static_cast<std::uint64_t>(flags->node) >= graph.nodes.size()) {
+    if (!id || *id >= graph.nodes.size()) {
       const std::string valid = graph.nodes.empty()
                                     ? std::string("the graph has no nodes")
                                     : "valid: 0.." + std::to_string(graph.nodes.size() - 1);
-      exit_code = fail(make_error(ErrorKind::not_found, "node " + std::to_string(flags->node) +
-                                                            " is not in graph " +
-                                                            flags->graph.graph + "; " + valid),
+      exit_code = fail(make_error(ErrorKind::not_found,
+                                  "--node " + shown_argument(flags->node) +
+                                      " is out of range: node " + shown_argument(flags->node) +
+                                      " is not in graph " + flags->graph.graph + "; " + valid),
                        kExitUsage);
       return;
     }
-    const ir::Node& node = graph.nodes[static_cast<std::size_t>(flags->node)];
+    const ir::Node& node = graph.nodes[static_cast<std::size_t>(*id)];
     std::string out = profile_summary(*profile) + "\n";
-    out += ir::describe(node) + ": shape " + ir::to_string(node.shape) + ", parents " +
-           parents_of(node);
-    if (input->graph.onnx() && !node.source_name.empty()) out += ", onnx=" + node.source_name;
+    out += escape_controls(ir::describe(node)) + ": shape " + ir::to_string(node.shape) +
+           ", parents " + parents_of(node);
+    if (input->graph.onnx() && !node.source_name.empty()) {
+      out += ", onnx=" + escape_controls(node.source_name);
+    }
     out += "\n";
     const auto op = backend::backend_op_of(node.kind);
     if (!op) {
@@ -108,25 +121,26 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       if (chosen && chosen->capsule == id) {
         verdict = "chosen";
       } else if (reasons.empty() && chosen) {
-        verdict = "admissible, not chosen: " + profile->registry->capsule(chosen->capsule).name +
+        verdict = "admissible, not chosen: " +
+                  escape_controls(profile->registry->capsule(chosen->capsule).name) +
                   " comes first";
       } else {
         verdict = "rejected";
       }
-      out +=
-          fmt::format("  {} (module {}, provider={} device={} trust={} vjp={}): {}\n", c.name,
-                      profile->registry->module_of(id), to_string(c.provider), to_string(c.device),
-                      to_string(c.trust_level), to_string(c.vjp_mode), verdict);
+      out += fmt::format("  {} (module {}, provider={} device={} trust={} vjp={}): {}\n",
+                         escape_controls(c.name), escape_controls(profile->registry->module_of(id)),
+                         to_string(c.provider), to_string(c.device), to_string(c.trust_level),
+                         to_string(c.vjp_mode), verdict);
       for (const Rejection& r : reasons) {
         out += "    " + std::string(to_string(r.reason));
-        if (!r.detail.empty()) out += ": " + r.detail;
+        if (!r.detail.empty()) out += ": " + escape_controls(r.detail);
         out += "\n";
       }
     }
     if (chosen) {
-      out += "chosen: " + profile->registry->capsule(chosen->capsule).name + "\n";
+      out += "chosen: " + escape_controls(profile->registry->capsule(chosen->capsule).name) + "\n";
     } else {
-      out += "chosen: none (" + chosen.error().message + ")\n";
+      out += "chosen: none (" + escape_controls(chosen.error().message) + ")\n";
     }
     fmt::print("{}", out);
     exit_code = chosen ? kExitOk : kExitRejected;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cli.hpp"
+#include "nnplan/format/limits.hpp"
 #include "nnplan/format/output_file.hpp"
 
 namespace nnplan::cli {
@@ -29,7 +30,7 @@ namespace {
 
 Error input_shape_error(std::string_view value, std::string problem) {
   return make_error(ErrorKind::invalid_input,
-                    "--input-shape '" + std::string(value) + "': " + std::move(problem) +
+                    "--input-shape '" + shown_argument(value) + "': " + std::move(problem) +
                         "; expected NAME=D,D,... with positive dimensions, e.g. "
                         "input=1,3,224,224");
 }
@@ -57,20 +58,28 @@ std::expected<format::OnnxImportOptions, int> parse_input_shapes(
     for (std::size_t begin = 0; begin <= dims.size();) {
       const std::size_t comma = std::min(dims.find(',', begin), dims.size());
       const std::string_view text = dims.substr(begin, comma - begin);
-      std::uint64_t dim = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), dim);
-      if (text.empty() || ec != std::errc() || end != text.data() + text.size() || dim == 0) {
-        return std::unexpected(fail(input_shape_error(value, "dimension '" + std::string(text) +
-                                                                 "' is not a positive integer"),
-                                    kExitUsage));
+      auto dim = parse_unsigned(text);
+      if (!dim || *dim == 0) {
+        const std::string problem =
+            !dim && dim.error() == UnsignedProblem::out_of_range
+                ? "dimension " + shown_argument(text) + " is out of range; the limit is " +
+                      std::to_string(format::kMaxDim) + " (2^48)"
+                : "dimension '" + shown_argument(text) + "' is not a positive integer";
+        return std::unexpected(fail(input_shape_error(value, problem), kExitUsage));
       }
-      shape.push_back(dim);
+      shape.push_back(*dim);
       begin = comma + 1;
     }
     if (!options.input_shapes.emplace(name, std::move(shape)).second) {
       return std::unexpected(
-          fail(input_shape_error(value, "input '" + name + "' is given twice"), kExitUsage));
+          fail(input_shape_error(value, "input '" + shown_argument(name) + "' is given twice"),
+               kExitUsage));
     }
+  }
+  if (auto ok = format::check_input_shapes(options); !ok) {
+    Error error = std::move(ok.error());
+    error.message = "--input-shape: " + error.message;
+    return std::unexpected(fail(error, kExitUsage));
   }
   return options;
 }
@@ -87,16 +96,16 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
                                                 Digest digest, const OnBadGraph& on_bad_graph) {
   auto onnx = parse_input_shapes(flags.input_shapes);
   if (!onnx) return std::unexpected(onnx.error());
-  if (!onnx->input_shapes.empty() &&
-      format::detect_graph_format(flags.graph) != format::GraphFileFormat::onnx) {
-    return std::unexpected(
-        fail(make_error(ErrorKind::invalid_input,
-                        "--input-shape applies to ONNX models; " + flags.graph +
-                            " is a torchlean.ir.v1 graph, whose shapes are declared in the file"),
-             kExitUsage));
+  const format::GraphFileOptions options{.digest = digest == Digest::compute,
+                                         .onnx = std::move(*onnx)};
+  // read_graph_file makes the same check; made here first, a flag that does not fit the file is
+  // a usage error (exit 2), not a malformed graph.
+  if (auto ok = format::check_graph_file_options(flags.graph, options); !ok) {
+    Error error = std::move(ok.error());
+    error.message = "--input-shape: " + error.message;
+    return std::unexpected(fail(error, kExitUsage));
   }
-  auto graph = format::read_graph_file(
-      flags.graph, {.digest = digest == Digest::compute, .onnx = std::move(*onnx)});
+  auto graph = format::read_graph_file(flags.graph, options);
   if (!graph) {
     const int code = fail(graph.error().error, input_exit_code(graph.error().error));
     if (on_bad_graph) on_bad_graph(profile, graph.error());
@@ -150,6 +159,12 @@ std::expected<PlannedGraph, int> plan_graph_input(const ConfigFlags& config,
 std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
                                                   const ConfigFlags& config) {
   std::vector<std::filesystem::path> inputs{graph.graph};
+  // The weights beside a torchlean.ir.v1 graph belong to it, whether or not this command reads
+  // them: a plan written over them would lose the model's weights.
+  if (const auto payloads = std::filesystem::path(graph.graph).replace_extension(".payloads");
+      payloads != std::filesystem::path(graph.graph)) {
+    inputs.push_back(payloads);
+  }
   inputs.insert(inputs.end(), config.registries.begin(), config.registries.end());
   return inputs;
 }

@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "nnplan/format/listing_json.hpp"
 #include "nnplan/format/registry_file.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
 
@@ -74,7 +75,8 @@ void add_profiles_command(CLI::App& app, int& exit_code) {
           p.name, to_string(p.config.device), to_string(p.config.preference),
           label(p.config.assurance), to_string(p.config.vjp_mode),
           preset ? to_string(*preset) : "custom", to_string(p.lowering),
-          join(p.registry->modules(), [](const CapsuleModule& m) { return m.name; }));
+          join(p.registry->modules(),
+               [](const CapsuleModule& m) { return escape_controls(m.name); }));
     }
     exit_code = kExitOk;
   });
@@ -84,7 +86,10 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("capsules", "List the capsules of a profile's registry");
   cmd->footer(
       "Example: nnplan capsules --op scaled_dot_product_attention --device cuda\n"
-      "         nnplan capsules --json > builtins.json   (a loadable nnplan.capsules.v1 file)");
+      "         nnplan capsules --json > builtins.json   (a loadable nnplan.capsules.v1 file)\n"
+      "With --op, --provider or --device, --json prints an nnplan.capsule-listing.v1 document\n"
+      "(the matching capsules only), which --registry does not load: a module cut down to the\n"
+      "matches would replace the whole module of that name.");
   struct Flags {
     std::string profile = "checked_cpu";
     std::optional<std::string> op, provider, device;
@@ -98,7 +103,9 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--provider", flags->provider, "Only capsules of this provider");
   cmd->add_option("--device", flags->device, "Only capsules for this device");
   cmd->add_option("--registry", flags->registries, "Add modules from a registry file; repeatable");
-  cmd->add_flag("--json", flags->json, "Print the listed modules as nnplan.capsules.v1 JSON");
+  cmd->add_flag(
+      "--json", flags->json,
+      "Print the registry as nnplan.capsules.v1 JSON (filtered: nnplan.capsule-listing.v1)");
   cmd->callback([flags, &exit_code] {
     ConfigFlags config{.profile = flags->profile, .registries = flags->registries};
     auto profile = config.resolve();
@@ -106,43 +113,45 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    std::optional<BackendOp> op;
-    std::optional<Provider> provider;
-    std::optional<Device> device;
-    if (!parse_flag(flags->op, "--op", parse_backend_op, op) ||
-        !parse_flag(flags->provider, "--provider", parse_provider, provider) ||
-        !parse_flag(flags->device, "--device", parse_device, device)) {
+    format::CapsuleFilter filter;
+    if (!parse_flag(flags->op, "--op", parse_backend_op, filter.op) ||
+        !parse_flag(flags->provider, "--provider", parse_provider, filter.provider) ||
+        !parse_flag(flags->device, "--device", parse_device, filter.device)) {
       exit_code = kExitUsage;
       return;
     }
-    std::vector<CapsuleModule> listed;
-    for (const CapsuleModule& m : profile->registry->modules()) {
-      CapsuleModule kept{.name = m.name, .capsules = {}};
-      for (const KernelCapsule& c : m.capsules) {
-        if ((op && c.op != *op) || (provider && c.provider != *provider) ||
-            (device && c.device != *device)) {
-          continue;
-        }
-        kept.capsules.push_back(c);
-      }
-      if (!kept.capsules.empty() || (!op && !provider && !device)) listed.push_back(kept);
-    }
+    const auto& modules = profile->registry->modules();
     if (flags->json) {
-      fmt::print("{}", format::write_registry_json(listed));
+      // Unfiltered: the whole registry, a file --registry loads. Filtered: a listing, which it
+      // refuses (format/listing_json.hpp says why).
+      fmt::print("{}", filter.any() ? format::capsule_listing_json(profile->name, filter, modules)
+                                    : format::write_registry_json(modules));
       exit_code = kExitOk;
       return;
     }
-    for (const CapsuleModule& m : listed) {
+    bool matched = false;
+    for (const CapsuleModule& m : modules) {
       for (const KernelCapsule& c : m.capsules) {
+        if (!filter.keeps(c)) continue;
+        matched = true;
         std::string extra;
         if (!c.supports_forward) extra += " forward=unsupported";
         if (auto field = first_misaligned_field(c)) {
           extra += " misaligned=" + str(to_string(*field));
         }
-        fmt::print("{:<32} op={} provider={} device={} trust={} vjp={} module={}{}\n", c.name,
-                   to_string(c.op), to_string(c.provider), to_string(c.device),
-                   to_string(c.trust_level), to_string(c.vjp_mode), m.name, extra);
+        fmt::print("{:<32} op={} provider={} device={} trust={} vjp={} module={}{}\n",
+                   escape_controls(c.name), to_string(c.op), to_string(c.provider),
+                   to_string(c.device), to_string(c.trust_level), to_string(c.vjp_mode),
+                   escape_controls(m.name), extra);
       }
+    }
+    if (!matched) {
+      std::string asked;
+      if (filter.op) asked += " --op " + str(to_string(*filter.op));
+      if (filter.provider) asked += " --provider " + str(to_string(*filter.provider));
+      if (filter.device) asked += " --device " + str(to_string(*filter.device));
+      fmt::print("no capsule of profile {} matches{}\n", escape_controls(profile->name),
+                 asked.empty() ? " (the registry is empty)" : asked);
     }
     exit_code = kExitOk;
   });

@@ -1,5 +1,6 @@
 // nnplan: decide, for every operation, which backend kernel capsule may run it, and show why.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "cli.hpp"
 #include "nnplan/exception_boundary.hpp"
@@ -71,8 +73,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return flushed_exit_code(app.exit(e));
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return flushed_exit_code(nnplan::cli::kExitUsage);
+    return flushed_exit_code(nnplan::cli::report_parse_error(
+        app, e, std::vector<std::string>(argv + std::min(argc, 1), argv + argc)));
   } catch (const std::filesystem::filesystem_error& e) {
     return report_exception(app, e);
   } catch (const std::system_error& e) {

@@ -1,4 +1,4 @@
-// `nnplan plan-ops`: plan a list of backend ops under a profile and print the SPEC §9 report,
+// `nnplan plan-ops`: plan a list of backend ops under a profile and print the plan report,
 // or the explanation of the first op that has no admissible capsule (exit 1).
 #include <fmt/core.h>
 
@@ -26,7 +26,9 @@ void add_plan_ops_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<Flags>();
   flags->config.add_to(*cmd);
   cmd->add_flag("--json", flags->json, "Print the nnplan.ops-plan.v1 artifact");
-  cmd->add_option("OP", flags->ops, "Backend ops to plan, in order (see SPEC §1)")->required();
+  cmd->add_option("OP", flags->ops,
+                  "Backend ops to plan, in order (an unknown op lists every valid one)")
+      ->required();
   cmd->callback([flags, &exit_code] {
     auto profile = flags->config.resolve();
     if (!profile) {

@@ -1,6 +1,8 @@
 // Report lines for people (SPEC §9): the kernel line, its detail lines, the profile summary, the
 // trusted-external boundary line, and the op-list plan report built from them. The spellings are
-// part of nnplan's contract; golden tests pin them.
+// part of nnplan's contract; golden tests pin them. Names that come from inputs (capsule, profile
+// and evidence names, claim specs, ONNX node names, gate notes) are written through
+// nnplan/text_escape.hpp, so none can add a line or a terminal escape sequence to a report.
 #pragma once
 
 #include <cstddef>

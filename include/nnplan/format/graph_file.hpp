@@ -92,12 +92,24 @@ struct GraphFileFailure {
   std::optional<std::size_t> nodes;   // set when the file parsed as a graph
 };
 
+// The limits of a declared shape (nnplan/format/limits.hpp) applied to the shapes `options` fixes:
+// each has rank 1..kMaxRank, every dimension is 1..kMaxDim and the elements number at most
+// kMaxTensorElements. invalid_input naming the input and the limit it breaks ("input shape for
+// 'x' has rank 100; the limit is 64"). For importers given input shapes directly (convert).
+[[nodiscard]] std::expected<void, Error> check_input_shapes(const OnnxImportOptions& options);
+
+// The checks read_graph_file makes on its options before it reads a byte of the file: input shapes
+// apply only to an ONNX model (detect_graph_format), and pass check_input_shapes. A command line
+// calls it first to report a bad flag as a usage error.
+[[nodiscard]] std::expected<void, Error> check_graph_file_options(const std::filesystem::path& path,
+                                                                  const GraphFileOptions& options);
+
 // Reads, parses and checks a graph file of either format. ONNX models are imported with
 // `options.onnx`, never keeping payloads (planning reads no weight). A torchlean.ir.v1 graph's
 // payload file, when one lies beside it, is read and checked against the graph (see
 // GraphFileOptions::check_payloads). Errors are invalid_input: an unreadable or oversized file, a
 // malformed document or model, a graph that fails ir::check, a payload file that cannot be read
-// or does not match, or input shapes given for a torchlean.ir.v1 file.
+// or does not match, or options that fail check_graph_file_options.
 [[nodiscard]] std::expected<LoadedGraph, GraphFileFailure> read_graph_file(
     const std::filesystem::path& path, const GraphFileOptions& options = {});
 

@@ -1,6 +1,7 @@
 // The `nnplan.ops-plan.v1` artifact written by `nnplan plan-ops --json`: the profile, the
 // requested ops, and either the planned kernels with their full audit fields or the planning
-// error with every candidate's rejection reasons. Keys are in a fixed order; same inputs give
+// error with every candidate's rejection reasons (error kind `no-admissible-capsule`, as in a
+// plan artifact; docs/formats.md lists every field). Keys are in a fixed order; same inputs give
 // byte-identical output.
 #pragma once
 

@@ -1,0 +1,172 @@
+// What the command line says when CLI11 refuses the arguments: one `nnplan: error:` line (exit 2)
+// that names the unknown subcommand or option, lists the valid subcommands, suggests the closest
+// spelling ("did you mean plan?") and points at the subcommand's --help. CLI11 finds the problem;
+// this file only words it, from the arguments themselves, so the words do not depend on the
+// wording of CLI11's exceptions.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli.hpp"
+#include "nnplan/text_escape.hpp"
+
+namespace nnplan::cli {
+
+namespace {
+
+// Optimal string alignment distance: edits, with a swap of two neighbours counting as one
+// ("plna" is one edit from "plan").
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::optional<std::string> closest_spelling(std::string_view word,
+                                            const std::vector<std::string>& candidates) {
+  // Words of a few letters are only matched by one or two edits; an unrelated word gets no
+  // suggestion rather than a wrong one. A prefix of a candidate (`--low`) is always a match.
+  if (word.empty() || word.size() > 64) return std::nullopt;
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  std::optional<std::string> best;
+  std::size_t best_distance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    std::size_t distance = edit_distance(word, candidate);
+    if (candidate.starts_with(word) && word.size() >= 3)
+      distance = std::min<std::size_t>(distance, 1);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// Every spelling of every option of `command` (`--node`, `-o`, `--output`, `--help`).
+std::vector<std::string> option_spellings(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames())
+      names.push_back("--" + name);
+    for (const std::string& name : option->get_snames())
+      names.push_back("-" + name);
+  }
+  return names;
+}
+
+std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto best = closest_spelling(word, candidates);
+  return best ? "; did you mean " + *best + "?" : "";
+}
+
+// Where to read more, before the suggestion so that a message ends with its question.
+std::string help_hint(const std::string& where) {
+  return " (see " + where + " --help)";
+}
+
+// The message for an argument CLI11 did not expect: the first one that looks like an option is
+// an unknown option, else the first is a surplus positional argument.
+std::string unexpected_message(const CLI::App& command, std::string_view where,
+                               const std::vector<std::string>& extras) {
+  for (const std::string& extra : extras) {
+    if (extra.size() < 2 || extra[0] != '-') continue;
+    const std::string_view option = std::string_view(extra).substr(0, extra.find('='));
+    return "unknown option " + shown_argument(option) + " for " + std::string(where) +
+           help_hint(std::string(where)) + suggestion(option, option_spellings(command));
+  }
+  return "unexpected argument '" + shown_argument(extras.front()) + "' for " + std::string(where) +
+         help_hint(std::string(where));
+}
+
+// CLI11's own wording for the other refusals (a required option, two options that exclude each
+// other), starting lowercase as every nnplan message does ("GRAPH is required" stays as it is);
+// a missing value is said in nnplan's words.
+std::string parser_message(const CLI::ParseError& error) {
+  std::string text = error.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr && text.starts_with("-")) {
+    // "--op: 1 required TEXT missing"
+    if (const auto colon = text.find(':');
+        colon != std::string::npos && text.ends_with("missing")) {
+      return escape_controls(text.substr(0, colon)) + " needs a value";
+    }
+  }
+  if (text.size() > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z') {
+    text[0] = static_cast<char>(text[0] - 'A' + 'a');
+  }
+  return escape_controls(text);
+}
+
+}  // namespace
+
+int report_parse_error(const CLI::App& app, const CLI::ParseError& error,
+                       const std::vector<std::string>& args) {
+  const std::vector<std::string> subcommands = subcommand_names(app);
+  const std::string valid = "valid subcommands: " + joined(subcommands);
+  // The top level takes only --help and --version, which take no value, so the first word that
+  // is not an option names the subcommand.
+  const auto word = std::find_if(args.begin(), args.end(),
+                                 [](const std::string& a) { return !a.starts_with('-'); });
+  std::string message;
+  if (word == args.end()) {
+    const auto option =
+        std::find_if(args.begin(), args.end(), [](const std::string& a) { return a.size() > 1; });
+    message = option == args.end()
+                  ? "no subcommand given" + help_hint("nnplan") + "; " + valid
+                  : "unknown option " + shown_argument(*option) +
+                        " before the subcommand (nnplan takes only --help and --version there)"
+                        "; " +
+                        valid;
+  } else if (std::find(subcommands.begin(), subcommands.end(), *word) == subcommands.end()) {
+    message = "unknown subcommand '" + shown_argument(*word) + "'; " + valid +
+              suggestion(*word, subcommands);
+  } else {
+    const CLI::App* command = app.get_subcommand(*word);
+    const std::string where = "nnplan " + *word;
+    const std::vector<std::string> extras = command->remaining();
+    if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr && !extras.empty()) {
+      message = unexpected_message(*command, where, extras);
+    } else {
+      message = where + ": " + parser_message(error) + help_hint(where);
+    }
+  }
+  fmt::print(stderr, "nnplan: error: {}\n", message);
+  return kExitUsage;
+}
+
+}  // namespace nnplan::cli
