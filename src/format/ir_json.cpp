@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bounded_file.hpp"
+#include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/op_table.hpp"
@@ -1074,6 +1075,10 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
         escape_controls(std::string(source) +
                         ": empty document; expected a JSON object with fields format, input_id, "
                         "output_id and nodes")));
+  }
+  if (auto nul = detail::json_nul_problem(text)) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, escape_controls(std::string(source) + ": " + *nul)));
   }
   try {
     GraphHandler handler(text, source);

@@ -422,8 +422,9 @@ std::vector<HostileCase> cases() {
       {"artifact_nodes_fractional", Format::artifact,
        [] { return artifact_with("\"nodes\": 2", "\"nodes\": 2.5"); }, kInvalid,
        "field graph.nodes: expected null or a non-negative integer"},
-      {"artifact_deep_nesting", Format::artifact, [] { return std::string(100000, '{'); }, kInvalid,
-       "p.json: JSON nesting reaches 65 levels at line 1, column 65"},
+      {"artifact_deep_nesting", Format::artifact,
+       [] { return "{\"format\": " + std::string(100000, '['); }, kInvalid,
+       "p.json: JSON nesting reaches 65 levels at line 1, column 75"},
       {"artifact_deep_nesting_in_groups", Format::artifact,
        [] {
          return artifact_with("\"groups\": [", "\"groups\": [" + std::string(1000, '[') +

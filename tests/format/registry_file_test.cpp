@@ -421,8 +421,7 @@ std::vector<MalformedCase> malformed_cases() {
        "reg.json: invalid JSON at line 19, column 15: syntax error while parsing object - "
        "unexpected end of input; expected '}'"},
       {"trailing_content", std::string(kSpecExample) + "{}", kInvalid,
-       "reg.json: invalid JSON at line 20, column 1: syntax error while parsing value - unexpected "
-       "'{'; expected end of input"},
+       "reg.json: content after the end of the JSON document at line 20, column 1"},
       {"comment", "// registry\n" + std::string(kSpecExample), kInvalid,
        "reg.json: invalid JSON at line 1, column 1"},
       {"invalid_utf8", edited("\"notes\": \"\"", "\"notes\": \"\xff\""), kInvalid,
@@ -430,7 +429,7 @@ std::vector<MalformedCase> malformed_cases() {
        "reg.json: invalid JSON at line 19, column 14: syntax error while parsing value - invalid "
        "string: ill-formed UTF-8 byte; last read: '\"\\xff'"},
       {"number_overflow", edited("\"notes\": \"\"", "\"notes\": 1e999"), kInvalid,
-       "reg.json: invalid JSON: number overflow parsing '1e999'"},
+       "reg.json: invalid JSON at line 19, column 17: number overflow parsing '1e999'"},
       {"empty_text", "", kInvalid,
        "reg.json: empty document; expected a JSON object with fields format and modules"},
       {"whitespace_only", " \n\t\r\n", kInvalid, "reg.json: empty document"},
