@@ -61,6 +61,11 @@ std::string limit_text(std::size_t bytes) {
   return std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 10) + " KiB)";
 }
 
+// Builds the tree bottom-up: each open container collects its members in a buffer of its own and
+// becomes a value of its parent when it closes. An ordered_json object is a vector of pairs with
+// a const key, which the vector copies (values and all) each time it grows; built in one step
+// from the finished buffer, with its size known, it never grows. Buffers are kept per depth and
+// reused, so the tree's own nodes are the only allocations.
 class DomBuilder {
  public:
   DomBuilder(std::string_view text, std::size_t max_elements)
@@ -68,39 +73,43 @@ class DomBuilder {
 
   [[nodiscard]] const char** read_to() { return &read_to_; }
 
-  bool null() { return add(nullptr); }
-  bool boolean(bool value) { return add(value); }
-  bool number_integer(Json::number_integer_t value) { return add(value); }
-  bool number_unsigned(Json::number_unsigned_t value) { return add(value); }
+  bool null() { return add(Json(nullptr)); }
+  bool boolean(bool value) { return add(Json(value)); }
+  bool number_integer(Json::number_integer_t value) { return add(Json(value)); }
+  bool number_unsigned(Json::number_unsigned_t value) { return add(Json(value)); }
   bool number_float(Json::number_float_t value, const Json::string_t& /*text*/) {
-    return add(value);
+    return add(Json(value));
   }
   bool string(Json::string_t& value) {
     if (value.size() > kMaxStringBytes) return string_too_long(value.size());
-    return add(std::move(value));
+    return add(Json(std::move(value)));
   }
   bool binary(Json::binary_t& /*value*/) {
     // The JSON lexer never produces binary values.
     return fail("binary value in a JSON document");
   }
-  bool start_object(std::size_t /*elements*/) { return open(Json::object()); }
-  bool start_array(std::size_t /*elements*/) { return open(Json::array()); }
+  bool start_object(std::size_t /*elements*/) { return open(/*object=*/true); }
+  bool start_array(std::size_t /*elements*/) { return open(/*object=*/false); }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
 
   bool key(Json::string_t& key) {
     if (key.size() > kMaxStringBytes) return string_too_long(key.size());
-    Frame& top = stack_.back();
-    if (!top.keys.insert(key).second) {
+    Frame& top = frames_[depth_ - 1];
+    if (holds_key(top, key)) {
       std::vector<JsonPathStep> path = open_path();
       path.emplace_back(key);
       std::string where = line_column(text_, string_start());
       fail("field " + json_path_text(path) + " appears more than once (at " + where + ")");
       error_->repeated_key = std::move(path);
       error_->location = std::move(where);
+      // The enclosing objects as read so far, for the caller's message.
+      while (depth_ > 0)
+        close();
       return false;
     }
-    top.key = std::move(key);
+    // The value replaces the null when it comes.
+    top.members.emplace_back(std::move(key), nullptr);
     return true;
   }
 
@@ -137,11 +146,30 @@ class DomBuilder {
 
  private:
   struct Frame {
-    Json* value = nullptr;
-    // Keys seen so far in this object: one hash lookup per key keeps detection linear.
+    bool object = false;
+    std::vector<std::pair<std::string, Json>> members;  // an object's
+    std::vector<Json> elements;                         // an array's
+    // Keys of a large object, for a hash lookup per key. A small object (most of them) is
+    // searched directly: a set per object would cost more allocations than the tree itself.
     std::unordered_set<std::string> keys;
-    std::string key;  // the key whose value is being read
   };
+
+  static constexpr std::size_t kLinearKeySearch = 16;
+
+  // True when the object of `frame` already holds `key`; linear over all keys overall.
+  static bool holds_key(Frame& frame, const std::string& key) {
+    if (frame.members.size() < kLinearKeySearch) {
+      for (const auto& member : frame.members) {
+        if (member.first == key) return true;
+      }
+      return false;
+    }
+    if (frame.keys.empty()) {
+      for (const auto& member : frame.members)
+        frame.keys.insert(member.first);
+    }
+    return !frame.keys.insert(key).second;
+  }
 
   bool fail(std::string problem) {
     if (!error_) error_ = JsonDocumentError{.problem = std::move(problem)};
@@ -175,77 +203,90 @@ class DomBuilder {
                 std::to_string(bytes) + " bytes long; the limit is " + limit_text(kMaxStringBytes));
   }
 
-  // The path to the innermost open container.
+  // The path to the innermost open container: through each enclosing object's last key, and
+  // each enclosing array's next index (the open child joins it when it closes).
   [[nodiscard]] std::vector<JsonPathStep> open_path() const {
     std::vector<JsonPathStep> path;
-    for (std::size_t i = 0; i + 1 < stack_.size(); ++i) {
-      const Frame& f = stack_[i];
-      if (f.value->is_object()) {
-        path.emplace_back(f.key);
+    for (std::size_t i = 0; i + 1 < depth_; ++i) {
+      const Frame& f = frames_[i];
+      if (f.object) {
+        path.emplace_back(f.members.back().first);
       } else {
-        path.emplace_back(f.value->size() - 1);
+        path.emplace_back(f.elements.size());
       }
     }
     return path;
   }
 
-  // Stores `value` where the parser is (the root, the current key of an object or the end of an
-  // array) and returns where it went, or nullptr past the element limit. Keys are known to be
-  // unique, so values go straight to the end of an object's storage: ordered_json's own insert
-  // searches the object linearly.
-  template <class V>
-  Json* store(V&& value) {
-    if (++elements_ > max_elements_) {
-      fail("JSON document holds more than " + std::to_string(max_elements_) + " elements (at " +
-           line_column(text_, last_read()) + "); the limit is " + std::to_string(max_elements_) +
-           " elements (values of any type) per document");
-      return nullptr;
-    }
-    if (stack_.empty()) {
-      root_ = Json(std::forward<V>(value));
-      return &root_;
-    }
-    Json& top = *stack_.back().value;
-    if (top.is_object()) {
-      auto& object = top.get_ref<Json::object_t&>();
-      object.emplace_back(stack_.back().key, Json(std::forward<V>(value)));
-      return &object.back().second;
-    }
-    auto& array = top.get_ref<Json::array_t&>();
-    array.emplace_back(std::forward<V>(value));
-    return &array.back();
+  // Counts one more element; false past the limit.
+  bool count() {
+    if (++elements_ <= max_elements_) return true;
+    return fail("JSON document holds more than " + std::to_string(max_elements_) +
+                " elements (at " + line_column(text_, last_read()) + "); the limit is " +
+                std::to_string(max_elements_) + " elements (values of any type) per document");
   }
 
-  template <class V>
-  bool add(V&& value) {
-    if (store(std::forward<V>(value)) == nullptr) return false;
-    if (stack_.empty()) done_ = true;
+  // Puts a finished value where the parser is: the root, the slot of the key just read, or the
+  // end of an array.
+  void place(Json value) {
+    if (depth_ == 0) {
+      root_ = std::move(value);
+      done_ = true;
+      return;
+    }
+    Frame& top = frames_[depth_ - 1];
+    if (top.object) {
+      top.members.back().second = std::move(value);
+    } else {
+      top.elements.push_back(std::move(value));
+    }
+  }
+
+  bool add(Json value) {
+    if (!count()) return false;
+    place(std::move(value));
     return true;
   }
 
-  bool open(Json container) {
-    if (stack_.size() >= kMaxJsonDepth) {
-      return fail("JSON nesting reaches " + std::to_string(stack_.size() + 1) + " levels at " +
+  bool open(bool object) {
+    if (depth_ >= kMaxJsonDepth) {
+      return fail("JSON nesting reaches " + std::to_string(depth_ + 1) + " levels at " +
                   line_column(text_, last_read()) + "; the limit is " +
                   std::to_string(kMaxJsonDepth) + " levels");
     }
-    Json* at = store(std::move(container));
-    if (at == nullptr) return false;
-    stack_.push_back(Frame{.value = at});
+    if (!count()) return false;
+    if (frames_.size() == depth_) frames_.emplace_back();
+    Frame& frame = frames_[depth_++];
+    frame.object = object;
+    frame.members.clear();
+    frame.elements.clear();
+    frame.keys.clear();
     return true;
   }
 
   bool close() {
-    stack_.pop_back();
-    if (stack_.empty()) done_ = true;
+    Frame& frame = frames_[--depth_];
+    Json value;
+    if (frame.object) {
+      Json::object_t object;
+      object.reserve(frame.members.size());
+      for (auto& [key, member] : frame.members)
+        object.emplace_back(std::move(key), std::move(member));
+      value = Json(std::move(object));
+    } else {
+      // The buffer's storage goes to the tree; the next array at this depth starts afresh.
+      value = Json(Json::array_t(std::move(frame.elements)));
+    }
+    place(std::move(value));
     return true;
   }
 
   std::string_view text_;
   const char* read_to_;
-  Json root_;
-  std::vector<Frame> stack_;
   std::size_t max_elements_;
+  Json root_;
+  std::vector<Frame> frames_;  // frames_[0, depth_) are open
+  std::size_t depth_ = 0;
   std::size_t elements_ = 0;
   bool done_ = false;  // the root value is complete
   std::optional<JsonDocumentError> error_;

@@ -11,7 +11,6 @@
 #include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <unordered_set>
 #include <utility>
 #include <variant>
 
@@ -737,7 +736,12 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
       }
       return std::unexpected(reader.fail("", root.error().problem));
     }
-    return reader.document(*root);
+    auto modules = reader.document(*root);
+    if (modules) {
+      for (CapsuleModule& m : *modules)
+        m.source = std::string(source);
+    }
+    return modules;
   } catch (const std::exception& e) {
     return std::unexpected(
         error_from_exception("reading registry file " + escape_controls(std::string(source)), e));
