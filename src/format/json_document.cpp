@@ -1,3 +1,5 @@
+// The shared strict JSON reader (json_document.hpp): a SAX handler that builds the ordered_json
+// tree and checks every rule of the header before it stores a value.
 #include "json_document.hpp"
 
 #include <algorithm>
@@ -16,7 +18,8 @@ using Json = nlohmann::ordered_json;
 
 // A pointer into the text that also publishes how far the parser has read, so the handler can
 // say where an event happened: nlohmann passes positions to parse_error only. The parser reads
-// no further than the token it reports, so the last byte read is the token's last byte.
+// no further than the token it reports, so the last byte read is the token's last byte (for a
+// number, the byte after it, which ends the number).
 class TrackedIterator {
  public:
   using iterator_category = std::input_iterator_tag;
