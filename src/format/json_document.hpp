@@ -2,10 +2,10 @@
 // src/format (registry files, payload indexes, plan artifacts). One pass of nlohmann's SAX parser
 // builds the tree and, before anything is stored, refuses what nlohmann itself would accept or
 // resolve silently: a key repeated within one object (nlohmann keeps the last), nesting past
-// kMaxJsonDepth, strings and keys past kMaxStringBytes, more than kMaxJsonValues values in the
-// document, a NUL byte anywhere (nlohmann's lexer takes one for the end of input, so content
-// after it would be ignored) and content after the document. The graph reader (ir_json.cpp) has
-// its own SAX handler and shares only the NUL check.
+// kMaxJsonDepth, strings and keys past kMaxStringBytes, more than kMaxJsonElements elements in
+// the document, and content after the document. A NUL byte anywhere is refused by a memchr before
+// the pass: nlohmann's lexer takes one for the end of input, so content after it would never be
+// read. The graph reader (ir_json.cpp) has its own SAX handler and shares only the NUL check.
 #pragma once
 
 #include <cstddef>
