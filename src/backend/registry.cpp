@@ -1,5 +1,6 @@
 #include "nnplan/backend/registry.hpp"
 
+#include <unordered_map>
 #include <unordered_set>
 
 namespace nnplan::backend {
@@ -15,25 +16,67 @@ std::string identity_key(const KernelCapsule& c) {
   return key;
 }
 
+// "r.json: " for a module read from a file, "" for one built in or made in code.
+std::string source_prefix(const CapsuleModule& m) {
+  return m.source.empty() ? std::string() : m.source + ": ";
+}
+
+// `later` repeats the name of `first`.
+Error duplicate_module(const CapsuleModule& first, const CapsuleModule& later) {
+  std::string message =
+      source_prefix(later) + "duplicate backend capsule module '" + later.name + "'";
+  if (!first.source.empty() && first.source != later.source) {
+    message += "; " + first.source + " has a module of that name too";
+  }
+  return make_error(ErrorKind::already_exists, std::move(message));
+}
+
+// `capsule` of module `later` repeats the identity of a capsule of module `first` (possibly the
+// same module). The message is about the module that came from a file when only one did: a
+// registry file's capsule that clashes with a built-in one is the file's problem, whichever
+// order the modules were validated in.
+Error duplicate_identity(const KernelCapsule& capsule, const CapsuleModule& first,
+                         const CapsuleModule& later) {
+  const bool swap = later.source.empty() && !first.source.empty();
+  const CapsuleModule& blamed = swap ? first : later;
+  const CapsuleModule& other = swap ? later : first;
+  std::string message = source_prefix(blamed) + "duplicate backend capsule identity '" +
+                        capsule.name + "' (op " + std::string(to_string(capsule.op)) +
+                        ", provider " + std::string(to_string(capsule.provider)) + ", device " +
+                        std::string(to_string(capsule.device)) + ")";
+  if (&blamed == &other) {
+    message += " twice in module '" + blamed.name + "'";
+  } else {
+    message += " in module '" + blamed.name + "'; ";
+    if (other.source.empty()) {
+      message += blamed.source.empty() ? "module" : "built-in module";
+      message += " '" + other.name + "'";
+    } else {
+      message += "module '" + other.name + "'";
+      if (other.source != blamed.source) message += " of " + other.source;
+    }
+    message += " holds it too";
+  }
+  return make_error(ErrorKind::already_exists, std::move(message));
+}
+
 }  // namespace
 
 Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
-  std::unordered_set<std::string> module_names;
-  std::unordered_set<std::string> identities;
+  std::unordered_map<std::string, std::uint32_t> module_of_name;
+  std::unordered_map<std::string, std::uint32_t> module_of_identity;
   Registry r;
   for (std::size_t m = 0; m < modules.size(); ++m) {
-    if (!module_names.insert(modules[m].name).second) {
-      return std::unexpected(make_error(
-          ErrorKind::already_exists, "duplicate backend capsule module '" + modules[m].name + "'"));
+    const auto index = static_cast<std::uint32_t>(m);
+    if (const auto [it, fresh] = module_of_name.emplace(modules[m].name, index); !fresh) {
+      return std::unexpected(duplicate_module(modules[it->second], modules[m]));
     }
     for (const KernelCapsule& c : modules[m].capsules) {
-      if (!identities.insert(identity_key(c)).second) {
-        Error e = make_error(ErrorKind::already_exists,
-                             "duplicate backend capsule identity '" + c.name + "'");
-        return std::unexpected(std::move(e).with_context("in module '" + modules[m].name + "'"));
+      if (const auto [it, fresh] = module_of_identity.emplace(identity_key(c), index); !fresh) {
+        return std::unexpected(duplicate_identity(c, modules[it->second], modules[m]));
       }
       r.capsules_.push_back(c);
-      r.module_index_.push_back(static_cast<std::uint32_t>(m));
+      r.module_index_.push_back(index);
     }
   }
   // Counting sort by op keeps registry order within each op.

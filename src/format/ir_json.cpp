@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bounded_file.hpp"
+#include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/op_table.hpp"
@@ -1075,13 +1076,9 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
                         ": empty document; expected a JSON object with fields format, input_id, "
                         "output_id and nodes")));
   }
-  // nlohmann's lexer reads a NUL byte as the end of the input, so anything after one would be
-  // ignored; JSON text never holds one.
-  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-    return std::unexpected(make_error(
-        ErrorKind::invalid_input,
-        escape_controls(std::string(source) + ": NUL byte at offset " + std::to_string(nul) +
-                        "; a JSON document is text and never holds one")));
+  if (auto nul = detail::json_nul_problem(text)) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, escape_controls(std::string(source) + ": " + *nul)));
   }
   try {
     GraphHandler handler(text, source);

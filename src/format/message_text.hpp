@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,13 +37,5 @@ std::string lowercase_first(std::string text);
 
 // True when `text` holds nothing but JSON whitespace (an empty document).
 bool only_whitespace(std::string_view text);
-
-// The first way `text` breaks the JSON limits of nnplan/format/limits.hpp, found by a scan of
-// its bytes that builds nothing: nesting deeper than kMaxJsonDepth ("JSON nesting reaches 65
-// levels at line 1, column 65; the limit is 64 levels") or a string longer than kMaxStringBytes
-// ("JSON string at line 3, column 10 is 70000 bytes long; the limit is 65536 bytes (64 KiB)").
-// Readers that build a nlohmann tree run it first: the tree's copy, dump and destruction recurse.
-// Malformed JSON is left to the parser.
-std::optional<std::string> json_limit_problem(std::string_view text);
 
 }  // namespace nnplan::format::detail

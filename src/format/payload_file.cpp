@@ -20,10 +20,10 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "bounded_file.hpp"
+#include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/format/output_file.hpp"
 
@@ -148,38 +148,6 @@ std::uint64_t load_u64_le(const unsigned char* bytes) {
 
 // ---------------------------------------------------------------------------------------------
 // The index.
-
-// nlohmann keeps the last of two equal keys without a word; the parse callback records the first
-// repetition so the reader can refuse it.
-class RepeatedKeyFinder {
- public:
-  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        stack_.emplace_back();
-        break;
-      case Json::parse_event_t::key:
-        if (!stack_.empty() && !stack_.back().insert(parsed.get<std::string>()).second &&
-            !repeated_) {
-          repeated_ = parsed.get<std::string>();
-        }
-        break;
-      case Json::parse_event_t::object_end:
-        if (!stack_.empty()) stack_.pop_back();
-        break;
-      case Json::parse_event_t::array_start:
-      case Json::parse_event_t::array_end:
-      case Json::parse_event_t::value:
-        break;
-    }
-    return true;
-  }
-  [[nodiscard]] const std::optional<std::string>& repeated() const { return repeated_; }
-
- private:
-  std::vector<std::unordered_set<std::string>> stack_;
-  std::optional<std::string> repeated_;
-};
 
 struct IndexEntry {
   PayloadKey key;
@@ -500,26 +468,11 @@ Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
   if (!in.read(kPayloadHeaderBytes, text.data(), text.size())) {
     return std::unexpected(invalid(source, "read error in the index"));
   }
-  Json root;
-  RepeatedKeyFinder finder;
-  try {
-    root = Json::parse(
-        text,
-        [&finder](int depth, Json::parse_event_t event, Json& parsed) {
-          return finder(depth, event, parsed);
-        },
-        /*allow_exceptions=*/true, /*ignore_comments=*/false);
-  } catch (const Json::exception& e) {
-    std::string_view what = e.what();
-    if (const auto close = what.find("] "); close != std::string_view::npos) {
-      what.remove_prefix(close + 2);
-    }
-    return std::unexpected(invalid(source, "index: invalid JSON: " + shown(what)));
-  }
-  if (finder.repeated()) {
-    return std::unexpected(invalid(source, "index: repeated field " + shown(*finder.repeated())));
-  }
-  auto index = IndexReader(source).read(root);
+  // The index goes through the shared strict reader: repeated keys, NUL bytes, trailing
+  // content, nesting, string and element limits.
+  auto root = detail::parse_json_document(text);
+  if (!root) return std::unexpected(invalid(source, "index: " + root.error().problem));
+  auto index = IndexReader(source).read(*root);
   if (!index) return std::unexpected(std::move(index.error()));
 
   const std::uint64_t data_start = align_up(kPayloadHeaderBytes + index_bytes);

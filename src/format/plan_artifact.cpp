@@ -10,6 +10,7 @@
 
 #include "bounded_file.hpp"
 #include "json_common.hpp"
+#include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/backend/audit.hpp"
 #include "nnplan/backend/gate.hpp"
@@ -279,9 +280,10 @@ namespace {
 
 Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source) {
   const EnvelopeReader r(source);
-  if (auto problem = detail::json_limit_problem(text)) return std::unexpected(r.fail("", *problem));
-  auto parsed = parse_json(text);
-  if (!parsed) return std::unexpected(r.fail("", parsed.error().message));
+  // The shared strict reader refuses repeated keys (nlohmann would keep the last `groups`, and a
+  // forged first one would then pass verify), NUL bytes, trailing content and oversized input.
+  auto parsed = detail::parse_json_document(text);
+  if (!parsed) return std::unexpected(r.fail("", parsed.error().problem));
   const Json& root = *parsed;
   const std::string not_artifact = "not an " + str(kPlanFormat) + " artifact: ";
   if (!root.is_object()) {

@@ -2,20 +2,21 @@
 //
 // The reader walks the parsed document by hand rather than through nlohmann's `from_json`
 // adapters: every rejection must say where it happened (source, module, capsule, field path) and
-// what was allowed, and no nlohmann exception may leave this file. The document is parsed into
-// an `ordered_json` so that "the first unknown field" is the first one in the file, and a parse
-// callback catches repeated keys, which nlohmann would otherwise resolve silently (last wins).
+// what was allowed, and no nlohmann exception may leave this file. The document is read by the
+// shared strict reader (json_document.hpp: repeated keys, NUL bytes, trailing content, depth,
+// string and element limits) into an `ordered_json`, so that "the first unknown field" is the
+// first one in the file.
 #include "nnplan/format/registry_file.hpp"
 
 #include <array>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <unordered_set>
 #include <utility>
 #include <variant>
 
 #include "bounded_file.hpp"
 #include "json_common.hpp"
+#include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/limits.hpp"
@@ -138,71 +139,7 @@ std::span<const std::string_view> provenance_fields(ProvenanceKind kind) {
   return kNoteFields;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Repeated keys. nlohmann keeps the last of two equal keys without a word; a strict reader must
-// not guess which one the author meant, so the parse callback records the first repetition.
-
-// One step of a path into the document: an object key or an array index.
-using PathStep = std::variant<std::string, std::size_t>;
-
-class RepeatedKeyFinder {
- public:
-  bool operator()(int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-        stack_.push_back(Frame{.object = true});
-        break;
-      case Json::parse_event_t::key: {
-        Frame& top = stack_.back();
-        std::string key = parsed.get<std::string>();
-        if (!top.keys.insert(key).second && !repeated_) {
-          std::vector<PathStep> path;
-          for (std::size_t i = 0; i + 1 < stack_.size(); ++i) {
-            if (stack_[i].object) {
-              path.emplace_back(stack_[i].key);
-            } else {
-              path.emplace_back(stack_[i].index);
-            }
-          }
-          path.emplace_back(key);
-          repeated_ = std::move(path);
-        }
-        top.key = std::move(key);
-        break;
-      }
-      case Json::parse_event_t::array_start:
-        stack_.push_back(Frame{.object = false});
-        break;
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        stack_.pop_back();
-        value_done();
-        break;
-      case Json::parse_event_t::value:
-        value_done();
-        break;
-    }
-    return true;
-  }
-
-  // The path of the first repeated key, if any.
-  [[nodiscard]] const std::optional<std::vector<PathStep>>& repeated() const { return repeated_; }
-
- private:
-  struct Frame {
-    bool object = true;
-    std::unordered_set<std::string> keys;
-    std::string key;
-    std::size_t index = 0;
-  };
-
-  void value_done() {
-    if (!stack_.empty() && !stack_.back().object) ++stack_.back().index;
-  }
-
-  std::vector<Frame> stack_;
-  std::optional<std::vector<PathStep>> repeated_;
-};
+using detail::JsonPathStep;
 
 // ---------------------------------------------------------------------------------------------
 // The strict reader. Each member reads one kind of object and returns the value or the first
@@ -213,7 +150,8 @@ class Reader {
   explicit Reader(std::string_view source) : source_(source) {}
 
   Expected<std::vector<CapsuleModule>> document(const Json& root);
-  Error repeated_key(const Json& root, const std::vector<PathStep>& path);
+  Error repeated_key(const Json& root, const std::vector<JsonPathStep>& path,
+                     std::string_view location);
   Error fail(std::string_view field, std::string_view problem) const;
 
  private:
@@ -676,7 +614,8 @@ Expected<NumericalPolicy> Reader::numerical(const Json& json, const std::string&
 
 // Names a repeated key the way the walk would name a bad field: by module and capsule when the
 // path runs through them, then the field path inside.
-Error Reader::repeated_key(const Json& root, const std::vector<PathStep>& path) {
+Error Reader::repeated_key(const Json& root, const std::vector<JsonPathStep>& path,
+                           std::string_view location) {
   std::size_t next = 0;
   const Json* at = &root;
   const auto step_into = [&](std::string_view key) -> std::optional<std::size_t> {
@@ -706,22 +645,7 @@ Error Reader::repeated_key(const Json& root, const std::vector<PathStep>& path) 
       field = element(field, std::get<std::size_t>(path[next]));
     }
   }
-  return fail(field, "field appears more than once");
-}
-
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." becomes
-// "invalid JSON at line 1, column 2: syntax error ...".
-std::string describe_parse_error(const Json::exception& e, std::optional<std::size_t> byte) {
-  std::string_view what = e.what();
-  constexpr std::string_view kAt = "parse error at ";
-  if (const auto at = what.find(kAt); at != std::string_view::npos) {
-    return "invalid JSON at " + std::string(what.substr(at + kAt.size()));
-  }
-  if (const auto close = what.find("] "); close != std::string_view::npos) {
-    what.remove_prefix(close + 2);
-  }
-  if (byte) return "invalid JSON at byte " + std::to_string(*byte) + ": " + std::string(what);
-  return "invalid JSON: " + std::string(what);
+  return fail(field, "field appears more than once (at " + std::string(location) + ")");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -803,24 +727,21 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
     return std::unexpected(
         reader.fail("", "empty document; expected a JSON object with fields format and modules"));
   }
-  if (auto problem = detail::json_limit_problem(text)) {
-    return std::unexpected(reader.fail("", *problem));
-  }
   try {
-    RepeatedKeyFinder finder;
-    const Json root = Json::parse(
-        text.begin(), text.end(),
-        [&finder](int depth, Json::parse_event_t event, Json& parsed) {
-          return finder(depth, event, parsed);
-        },
-        /*allow_exceptions=*/true, /*ignore_comments=*/false);
-    if (finder.repeated()) return std::unexpected(reader.repeated_key(root, *finder.repeated()));
-    return reader.document(root);
-  } catch (const Json::parse_error& e) {
-    return std::unexpected(reader.fail("", describe_parse_error(e, e.byte)));
-  } catch (const Json::exception& e) {
-    // Out-of-range numbers and the like: still a malformed document, not a bug.
-    return std::unexpected(reader.fail("", describe_parse_error(e, std::nullopt)));
+    auto root = detail::parse_json_document(text);
+    if (!root) {
+      if (root.error().repeated_key) {
+        return std::unexpected(reader.repeated_key(root.error().partial, *root.error().repeated_key,
+                                                   root.error().location));
+      }
+      return std::unexpected(reader.fail("", root.error().problem));
+    }
+    auto modules = reader.document(*root);
+    if (modules) {
+      for (CapsuleModule& m : *modules)
+        m.source = std::string(source);
+    }
+    return modules;
   } catch (const std::exception& e) {
     return std::unexpected(
         error_from_exception("reading registry file " + escape_controls(std::string(source)), e));

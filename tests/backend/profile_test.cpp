@@ -295,7 +295,9 @@ TEST(WithCapsuleModules, DuplicateIsAnError) {
                                        {aligned_capsule("reference.relu", BackendOp::relu,
                                                         Provider::reference, Device::cpu)}}});
   ASSERT_FALSE(p.has_value());
-  EXPECT_EQ(p.error().message, "duplicate backend capsule identity 'reference.relu'");
+  EXPECT_EQ(p.error().message,
+            "duplicate backend capsule identity 'reference.relu' (op relu, provider reference, "
+            "device cpu) in module 'reference'; module 'acme' holds it too");
 }
 
 TEST(HasDeviceCapsule, DependsOnRegistryAndDevice) {

@@ -76,17 +76,20 @@ INSTANTIATE_TEST_SUITE_P(
                    "duplicate backend capsule module 'acme'"},
         CreateCase{"duplicate_identity_within_module",
                    {{"acme", {cap("x.relu"), cap("x.relu")}}},
-                   "duplicate backend capsule identity 'x.relu'"},
+                   "duplicate backend capsule identity 'x.relu' (op relu, provider reference, "
+                   "device cpu) twice in module 'acme'"},
         CreateCase{"duplicate_identity_across_modules",
                    {{"a", {cap("x.relu")}}, {"b", {cap("y.relu"), cap("x.relu")}}},
-                   "duplicate backend capsule identity 'x.relu'"},
+                   "duplicate backend capsule identity 'x.relu' (op relu, provider reference, "
+                   "device cpu) in module 'b'; module 'a' holds it too"},
         CreateCase{"identity_ignores_other_fields",
                    {{"a",
                      {aligned_capsule("x.relu", BackendOp::relu, Provider::reference, Device::cpu,
                                       TrustLevel::checked),
                       aligned_capsule("x.relu", BackendOp::relu, Provider::reference, Device::cpu,
                                       TrustLevel::verified, VjpMode::backend_vjp)}}},
-                   "duplicate backend capsule identity 'x.relu'"},
+                   "duplicate backend capsule identity 'x.relu' (op relu, provider reference, "
+                   "device cpu) twice in module 'a'"},
         // Different providers (or devices, or ops) may share a name and an op.
         CreateCase{"same_name_other_provider",
                    {{"a", {cap("x.relu"), cap("x.relu", BackendOp::relu, Provider::torchlean)}}},
@@ -108,10 +111,44 @@ INSTANTIATE_TEST_SUITE_P(
                    "duplicate backend capsule module 'a'"}),
     [](const ::testing::TestParamInfo<CreateCase>& info) { return info.param.name; });
 
-TEST(Registry, DuplicateIdentityNamesTheModule) {
-  auto r = Registry::create({{"a", {cap("x.relu")}}, {"b", {cap("x.relu")}}});
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().context, std::vector<std::string>{"in module 'b'"});
+// With sources, the message leads with the file of the module it is about: the one read from a
+// file when the other was not, else the later one.
+TEST(Registry, DuplicatesNameTheSourcesOfTheirModules) {
+  const auto from = [](std::string name, std::string source) {
+    return CapsuleModule{
+        .name = std::move(name), .capsules = {cap("x.relu")}, .source = std::move(source)};
+  };
+  struct Case {
+    std::vector<CapsuleModule> modules;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{from("f", "r.json"), from("b", "")},
+       "r.json: duplicate backend capsule identity 'x.relu' (op relu, provider reference, device "
+       "cpu) in module 'f'; built-in module 'b' holds it too"},
+      {{from("b", ""), from("f", "r.json")},
+       "r.json: duplicate backend capsule identity 'x.relu' (op relu, provider reference, device "
+       "cpu) in module 'f'; built-in module 'b' holds it too"},
+      {{from("f", "r.json"), from("g", "r.json")},
+       "r.json: duplicate backend capsule identity 'x.relu' (op relu, provider reference, device "
+       "cpu) in module 'g'; module 'f' holds it too"},
+      {{from("f", "a.json"), from("g", "b.json")},
+       "b.json: duplicate backend capsule identity 'x.relu' (op relu, provider reference, device "
+       "cpu) in module 'g'; module 'f' of a.json holds it too"},
+      {{CapsuleModule{.name = "m", .capsules = {}, .source = "a.json"},
+        CapsuleModule{.name = "m", .capsules = {}, .source = "b.json"}},
+       "b.json: duplicate backend capsule module 'm'; a.json has a module of that name too"},
+      {{CapsuleModule{.name = "m", .capsules = {}, .source = ""},
+        CapsuleModule{.name = "m", .capsules = {}, .source = "b.json"}},
+       "b.json: duplicate backend capsule module 'm'"},
+  };
+  for (const Case& c : cases) {
+    auto r = Registry::create(c.modules);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().kind, ErrorKind::already_exists);
+    EXPECT_EQ(r.error().message, c.message);
+    EXPECT_TRUE(r.error().context.empty());
+  }
 }
 
 TEST(Registry, FlattensInModuleOrder) {
@@ -230,7 +267,9 @@ TEST(WithModules, ReplacementDropsTheOldCapsules) {
 TEST(WithModules, ErrorsAreValidatedLikeCreate) {
   auto clash = abc().with_modules({{"z", {cap("b.relu")}}});
   ASSERT_FALSE(clash.has_value());
-  EXPECT_EQ(clash.error().message, "duplicate backend capsule identity 'b.relu'");
+  EXPECT_EQ(clash.error().message,
+            "duplicate backend capsule identity 'b.relu' (op relu, provider reference, device cpu) "
+            "in module 'b'; module 'z' holds it too");
   auto twice = abc().with_modules({{"z", {}}, {"z", {}}});
   ASSERT_FALSE(twice.has_value());
   EXPECT_EQ(twice.error().message, "duplicate backend capsule module 'z'");

@@ -1,14 +1,15 @@
-// The hostile-input table (issue 5): malformed, adversarial and oversized inputs for each of the
-// four formats nnplan reads (torchlean.ir.v1 graphs, nnplan.capsules.v1 registries, nnplan.plan.v1
-// artifacts, ONNX models). Each row gives the input, the error kind it must produce and a
-// fragment of the message naming where the problem is. None may crash, hang or allocate in
-// proportion to a size the input merely claims (the sanitizer run checks memory). The limits
-// exercised here are listed in docs/limits.md.
+// The hostile-input table (issues 5 and 12): malformed, adversarial and oversized inputs for each
+// of the five formats nnplan reads (torchlean.ir.v1 graphs, nnplan.capsules.v1 registries,
+// nnplan.plan.v1 artifacts, nnplan.payloads.v1 indexes, ONNX models). Each row gives the input, the
+// error kind it must produce and a fragment of the message naming where the problem is. None may
+// crash, hang or allocate in proportion to a size the input merely claims (the sanitizer run checks
+// memory). The limits exercised here are listed in docs/limits.md.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <string>
@@ -19,6 +20,7 @@
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/ir/check.hpp"
@@ -27,7 +29,7 @@
 namespace nnplan::format {
 namespace {
 
-enum class Format { ir, registry, artifact, onnx };
+enum class Format { ir, registry, artifact, payloads, onnx };
 
 struct HostileCase {
   std::string label;
@@ -99,6 +101,47 @@ std::string valid_artifact() {
 
 std::string artifact_with(std::string_view from, std::string_view to) {
   return replaced(valid_artifact(), from, to);
+}
+
+// ---------------------------------------------------------------------------------------------
+// nnplan.payloads.v1
+
+// A payload file of `index` and no data: magic, index length, index, zero padding.
+std::string payload_file(const std::string& index) {
+  const std::size_t data_start =
+      (16 + index.size() + kPayloadAlignment - 1) / kPayloadAlignment * kPayloadAlignment;
+  std::string out(data_start, '\0');
+  std::memcpy(out.data(), kPayloadMagic.data(), kPayloadMagic.size());
+  std::uint64_t length = index.size();
+  for (std::size_t b = 0; b < 8; ++b) {
+    out[8 + b] = static_cast<char>(length & 0xFF);
+    length >>= 8;
+  }
+  std::memcpy(out.data() + 16, index.data(), index.size());
+  return out;
+}
+
+// A valid index with one attribute (`attribute` replaces its fields when given).
+std::string payload_index(std::string_view attribute = R"("node_id": 1, "name": "eps", "value": 1)",
+                          std::string_view extra = "") {
+  return R"({"format": "nnplan.payloads.v1", "data_bytes": 0, "entries": [], )" +
+         std::string(extra) + R"("attributes": [{)" + std::string(attribute) + "}]}";
+}
+
+// `n` elements of `element` in an array under the unknown key "junk", as one JSON member.
+std::string junk_member(std::size_t n, std::string_view element) {
+  std::string out = "\"junk\": [";
+  out.reserve(out.size() + n * (element.size() + 1) + 3);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i != 0) out += ',';
+    out += element;
+  }
+  return out + "], ";
+}
+
+// A document of more elements than kMaxJsonElements: `prefix`, the junk member, `rest`.
+std::string past_element_limit(std::string_view prefix, std::string_view rest) {
+  return std::string(prefix) + junk_member(kMaxJsonElements, "0") + std::string(rest);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -351,6 +394,9 @@ std::vector<HostileCase> cases() {
        "invalid JSON at line 1"},
       {"ir_trailing_garbage", Format::ir, [] { return ir_doc(kRelu) + " x"; }, kInvalid,
        "invalid JSON at line 1"},
+      {"ir_nul_then_content", Format::ir,
+       [] { return ir_doc(kRelu) + std::string(1, '\0') + ir_doc(kRelu); }, kInvalid,
+       "g.json: NUL byte at line 1, column"},
 
       // nnplan.capsules.v1.
       {"registry_empty", Format::registry, text(""), kInvalid, "r.json: empty document"},
@@ -422,8 +468,9 @@ std::vector<HostileCase> cases() {
       {"artifact_nodes_fractional", Format::artifact,
        [] { return artifact_with("\"nodes\": 2", "\"nodes\": 2.5"); }, kInvalid,
        "field graph.nodes: expected null or a non-negative integer"},
-      {"artifact_deep_nesting", Format::artifact, [] { return std::string(100000, '{'); }, kInvalid,
-       "p.json: JSON nesting reaches 65 levels at line 1, column 65"},
+      {"artifact_deep_nesting", Format::artifact,
+       [] { return "{\"format\": " + std::string(100000, '['); }, kInvalid,
+       "p.json: JSON nesting reaches 65 levels at line 1, column 75"},
       {"artifact_deep_nesting_in_groups", Format::artifact,
        [] {
          return artifact_with("\"groups\": [", "\"groups\": [" + std::string(1000, '[') +
@@ -436,6 +483,98 @@ std::vector<HostileCase> cases() {
       {"artifact_invalid_utf8", Format::artifact,
        [] { return artifact_with("\"checked_cpu\"", "\"checked\xFF\""); }, kInvalid,
        "p.json: invalid JSON at"},
+
+      // The shared strict JSON reader (json_document.hpp), across the three DOM formats: repeated
+      // keys at several depths, NUL bytes, trailing content, the element limit, deep nesting.
+      {"registry_repeated_module_key", Format::registry,
+       [] { return registry_with(R"("name": "acme")", R"("name": "acme", "name": "acme")"); },
+       kInvalid, "r.json: module 'acme': field name: field appears more than once (at line 2"},
+      {"registry_repeated_key_in_evidence", Format::registry,
+       [] {
+         return registry_with(R"("kind": "test-suite", "name": "t")",
+                              R"("kind": "test-suite", "name": "t", "name": "u")");
+       },
+       kInvalid,
+       "r.json: module 'acme' capsule 'acme.relu': field contracts.value.evidence.name: field "
+       "appears more than once (at line"},
+      {"registry_nul_then_content", Format::registry,
+       [] { return std::string(kMinimalRegistry) + std::string(1, '\0') + "{\"format\": 1}"; },
+       kInvalid, "r.json: NUL byte at line"},
+      {"registry_trailing_document", Format::registry,
+       [] { return std::string(kMinimalRegistry) + "\n" + std::string(kMinimalRegistry); },
+       kInvalid, "r.json: content after the end of the JSON document at line"},
+      {"registry_element_limit", Format::registry,
+       [] {
+         return past_element_limit(R"({"format": "nnplan.capsules.v1", )", R"("modules": []})");
+       },
+       kInvalid,
+       "r.json: JSON document holds more than 16777216 elements (at line 1, column 33554470); the "
+       "limit is 16777216 elements"},
+      {"registry_huge_unknown_field", Format::registry,
+       [] {
+         return R"({"format": "nnplan.capsules.v1", )" + junk_member(100000, "[]") +
+                R"("modules": []})";
+       },
+       kInvalid, "r.json: field junk: unknown field; valid: format, modules"},
+      {"payloads_repeated_top_level_key", Format::payloads,
+       [] {
+         return payload_file(payload_index(R"("node_id": 1, "name": "eps", "value": 1)",
+                                           R"("format": "nnplan.payloads.v1", )"));
+       },
+       kInvalid, "m.payloads: index: field format appears more than once (at line 1, column 66)"},
+      {"payloads_repeated_key_in_attribute", Format::payloads,
+       [] {
+         return payload_file(
+             payload_index(R"("node_id": 1, "name": "eps", "value": 1, "value": 2)"));
+       },
+       kInvalid, "m.payloads: index: field attributes[0].value appears more than once (at line 1"},
+      {"payloads_nul_then_content", Format::payloads,
+       [] { return payload_file(payload_index() + std::string(1, '\0') + payload_index()); },
+       kInvalid, "m.payloads: index: NUL byte at line 1, column"},
+      {"payloads_trailing_content", Format::payloads,
+       [] { return payload_file(payload_index() + " []"); }, kInvalid,
+       "m.payloads: index: content after the end of the JSON document at line 1"},
+      {"payloads_deep_nesting", Format::payloads,
+       [] {
+         return payload_file(payload_index(R"("node_id": 1, "name": "eps", "value": )" +
+                                           std::string(100, '[') + std::string(100, ']')));
+       },
+       kInvalid, "m.payloads: index: JSON nesting reaches 65 levels at line 1, column"},
+      {"payloads_huge_string", Format::payloads,
+       [] {
+         return payload_file(payload_index(R"("node_id": 1, "name": ")" + std::string(70000, 'n') +
+                                           R"(", "value": 1)"));
+       },
+       kInvalid, "m.payloads: index: JSON string at line 1, column 104 is 70000 bytes long"},
+      {"payloads_element_limit", Format::payloads,
+       [] { return payload_file(past_element_limit("{", R"("format": "nnplan.payloads.v1"})")); },
+       kInvalid, "m.payloads: index: JSON document holds more than 16777216 elements"},
+      {"artifact_repeated_groups_forged_first", Format::artifact,
+       [] {
+         return artifact_with("\"groups\": [",
+                              R"("groups": [{"capsule": "forged.relu"}], "groups": [)");
+       },
+       kInvalid, "p.json: field groups appears more than once (at line"},
+      {"artifact_repeated_key_in_group", Format::artifact,
+       [] { return artifact_with("\"grouping\": ", "\"grouping\": \"x\", \"grouping\": "); },
+       kInvalid, "p.json: field groups[0].grouping appears more than once (at line"},
+      {"artifact_repeated_key_in_profile", Format::artifact,
+       [] {
+         return artifact_with("\"device\": \"cpu\"", "\"device\": \"cpu\", \"device\": \"cpu\"");
+       },
+       kInvalid, "p.json: field profile.device appears more than once (at line"},
+      {"artifact_nul_then_tampered_copy", Format::artifact,
+       [] {
+         return valid_artifact() + std::string(1, '\0') +
+                artifact_with("\"accepted\": true", "\"accepted\": false");
+       },
+       kInvalid, "p.json: NUL byte at line"},
+      {"artifact_trailing_document", Format::artifact,
+       [] { return valid_artifact() + valid_artifact(); }, kInvalid,
+       "p.json: content after the end of the JSON document at line"},
+      {"artifact_element_limit", Format::artifact,
+       [] { return past_element_limit("{", R"("format": "nnplan.plan.v1"})"); }, kInvalid,
+       "p.json: JSON document holds more than 16777216 elements"},
 
       // ONNX.
       {"onnx_empty_graph", Format::onnx, text(""), kInvalid, "m.onnx"},
@@ -548,6 +687,12 @@ Expected<void> run(const HostileCase& c, const std::string& input) {
     case Format::artifact: {
       auto artifact = parse_plan_artifact(input, "p.json");
       if (!artifact) return std::unexpected(std::move(artifact.error()));
+      return {};
+    }
+    case Format::payloads: {
+      const auto bytes = std::as_bytes(std::span(input.data(), input.size()));
+      auto store = parse_payloads(bytes, "m.payloads");
+      if (!store) return std::unexpected(std::move(store.error()));
       return {};
     }
     case Format::onnx: {

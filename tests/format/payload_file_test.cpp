@@ -281,7 +281,7 @@ std::vector<BadPayloadFile> bad_payload_files() {
        assemble(R"({"format": "nnplan.payloads.v1", "data_bytes": 0,
                                     "data_bytes": 0, "entries": [], "attributes": []})",
                 0),
-       "index: repeated field data_bytes"},
+       "index: field data_bytes appears more than once (at line 2, column 37)"},
       {"entry_out_of_bounds",
        assemble(index_with(std::string(kEntry) + R"("shape": [4], "offset": 64, "bytes": 16})", 64),
                 64),

@@ -86,12 +86,19 @@ std::vector<CapsuleModule> builtins_with_libtorch() {
   return modules;
 }
 
+// `modules` as read from `source`: the reader records where each module came from.
+std::vector<CapsuleModule> read_from(std::vector<CapsuleModule> modules, std::string_view source) {
+  for (CapsuleModule& m : modules)
+    m.source = std::string(source);
+  return modules;
+}
+
 TEST(RegistryFileRoundTrip, BuiltinsAndLibtorchReadBackEqual) {
   const std::vector<CapsuleModule> modules = builtins_with_libtorch();
   const std::string text = write_registry_json(modules);
   const auto parsed = parse_registry_json(text, "<memory>");
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-  EXPECT_EQ(*parsed, modules);
+  EXPECT_EQ(*parsed, read_from(modules, "<memory>"));
   EXPECT_EQ(write_registry_json(*parsed), text);
 }
 
@@ -166,7 +173,7 @@ TEST(RegistryFileRoundTrip, EveryKindAndSpellingReadsBackEqual) {
   const std::string text = write_registry_json(modules);
   const auto parsed = parse_registry_json(text, "<memory>");
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-  EXPECT_EQ(*parsed, modules);
+  EXPECT_EQ(*parsed, read_from(modules, "<memory>"));
   EXPECT_EQ(write_registry_json(*parsed), text);
 }
 
@@ -220,7 +227,7 @@ TEST(RegistryFileWriter, BuildTargetOnlyWhenSet) {
   EXPECT_EQ(text.find("build_target"), std::string::npos);
   const auto parsed = parse_registry_json(text, "<memory>");
   ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-  EXPECT_EQ(parsed->at(0), module);
+  EXPECT_EQ(parsed->at(0), read_from({module}, "<memory>")[0]);
 }
 
 TEST(RegistryFileWriter, InvalidUtf8IsReplacedNotThrown) {
@@ -354,7 +361,62 @@ TEST(RegistryFileDuplicates, AreLeftToRegistryCreate) {
   EXPECT_EQ(parsed->at(0).capsules.size(), 2u);
   const auto registry = Registry::create(*parsed);
   ASSERT_FALSE(registry.has_value());
-  EXPECT_EQ(registry.error().message, "duplicate backend capsule identity 'acme.relu'");
+  EXPECT_EQ(registry.error().message,
+            "<memory>: duplicate backend capsule identity 'acme.relu' (op relu, provider "
+            "external, device external) twice in module 'acme'");
+}
+
+// Registry-level errors name the file a module came from, and a clash with a built-in module
+// names the file's module and the built-in one, whichever order they are validated in.
+TEST(RegistryFileDuplicates, MessagesNameTheFilesAndModules) {
+  const auto read = [](std::string_view text, std::string_view source) {
+    auto modules = parse_registry_json(text, source);
+    EXPECT_TRUE(modules.has_value()) << modules.error().message;
+    return modules.value_or(std::vector<CapsuleModule>{});
+  };
+  const auto concat = [](std::vector<CapsuleModule> a, const std::vector<CapsuleModule>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const std::string acme(kMinimalRegistry);
+  using Edits = std::vector<std::pair<std::string_view, std::string_view>>;
+  const auto edited = [&acme](const Edits& edits) {
+    std::string text = acme;
+    for (const auto& [from, to] : edits)
+      text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  struct Case {
+    std::string name;
+    std::vector<CapsuleModule> modules;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"identity_against_builtin",
+       read(edited({{R"("name": "acme.relu")", R"("name": "reference.relu")"},
+                    {R"("provider": "external")", R"("provider": "reference")"},
+                    {R"("device": "external")", R"("device": "cpu")"}}),
+            "r.json"),
+       "r.json: duplicate backend capsule identity 'reference.relu' (op relu, provider reference, "
+       "device cpu) in module 'acme'; built-in module 'reference' holds it too"},
+      {"identity_across_files",
+       concat(read(acme, "a.json"),
+              read(edited({{R"("name": "acme")", R"("name": "acme2")"}}), "b.json")),
+       "b.json: duplicate backend capsule identity 'acme.relu' (op relu, provider external, device "
+       "external) in module 'acme2'; module 'acme' of a.json holds it too"},
+      {"module_across_files", concat(read(acme, "a.json"), read(acme, "b.json")),
+       "b.json: duplicate backend capsule module 'acme'; a.json has a module of that name too"},
+      {"module_within_file", concat(read(acme, "a.json"), read(acme, "a.json")),
+       "a.json: duplicate backend capsule module 'acme'"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_FALSE(c.modules.empty());
+    const auto registry = builtin_registry().with_modules(c.modules);
+    ASSERT_FALSE(registry.has_value());
+    EXPECT_EQ(registry.error().kind, ErrorKind::already_exists);
+    EXPECT_EQ(registry.error().message, c.message);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -421,8 +483,7 @@ std::vector<MalformedCase> malformed_cases() {
        "reg.json: invalid JSON at line 19, column 15: syntax error while parsing object - "
        "unexpected end of input; expected '}'"},
       {"trailing_content", std::string(kSpecExample) + "{}", kInvalid,
-       "reg.json: invalid JSON at line 20, column 1: syntax error while parsing value - unexpected "
-       "'{'; expected end of input"},
+       "reg.json: content after the end of the JSON document at line 20, column 1"},
       {"comment", "// registry\n" + std::string(kSpecExample), kInvalid,
        "reg.json: invalid JSON at line 1, column 1"},
       {"invalid_utf8", edited("\"notes\": \"\"", "\"notes\": \"\xff\""), kInvalid,
@@ -430,7 +491,7 @@ std::vector<MalformedCase> malformed_cases() {
        "reg.json: invalid JSON at line 19, column 14: syntax error while parsing value - invalid "
        "string: ill-formed UTF-8 byte; last read: '\"\\xff'"},
       {"number_overflow", edited("\"notes\": \"\"", "\"notes\": 1e999"), kInvalid,
-       "reg.json: invalid JSON: number overflow parsing '1e999'"},
+       "reg.json: invalid JSON at line 19, column 17: number overflow parsing '1e999'"},
       {"empty_text", "", kInvalid,
        "reg.json: empty document; expected a JSON object with fields format and modules"},
       {"whitespace_only", " \n\t\r\n", kInvalid, "reg.json: empty document"},
@@ -696,7 +757,7 @@ TEST_F(RegistryFileTemp, WrittenFileReadsBackEqual) {
   std::ofstream(path, std::ios::binary) << write_registry_json(modules);
   const auto read = read_registry_file(path);
   ASSERT_TRUE(read.has_value()) << read.error().message;
-  EXPECT_EQ(*read, modules);
+  EXPECT_EQ(*read, read_from(modules, path.string()));
 }
 
 TEST_F(RegistryFileTemp, EmptyFileIsRejected) {

@@ -17,14 +17,20 @@ namespace nnplan::backend {
 struct CapsuleModule {
   std::string name;
   std::vector<KernelCapsule> capsules;
+  // Where the module was read from: the source a registry file reader was given (its path);
+  // empty for the modules built into nnplan and those made in code. Duplicate messages name it.
+  std::string source = {};
 
   bool operator==(const CapsuleModule&) const = default;
 };
 
 class Registry {
  public:
-  // Validates and indexes. Errors: `duplicate backend capsule module 'X'`,
-  // `duplicate backend capsule identity 'X'` (kind invalid_input).
+  // Validates and indexes. Errors (kind already_exists) name the module's source when it has
+  // one, and for an identity both modules that hold it:
+  //   `b.json: duplicate backend capsule module 'acme'; a.json has a module of that name too`
+  //   `r.json: duplicate backend capsule identity 'reference.relu' (op relu, provider reference,
+  //   device cpu) in module 'acme'; built-in module 'reference' holds it too`
   [[nodiscard]] static Expected<Registry> create(std::vector<CapsuleModule> modules);
 
   // The registry extended with `modules`: the new modules first, then the old ones whose name

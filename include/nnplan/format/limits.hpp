@@ -33,8 +33,8 @@ inline constexpr std::uint64_t kMaxDim = std::uint64_t{1} << 48;
 inline constexpr std::uint64_t kMaxTensorElements = std::uint64_t{1} << 48;
 
 // Nesting of JSON arrays and objects (64 levels). The deepest valid document (a registry file)
-// nests 7 levels. Checked by a scan before any DOM is built, so that neither parsing nor the
-// recursive copy, dump and destruction of a nlohmann tree can run out of stack.
+// nests 7 levels. Checked while parsing, before the container is stored, so that neither parsing
+// nor the recursive copy, dump and destruction of a nlohmann tree can run out of stack.
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
 // Bytes of one JSON string (a name, a key, a field value): 64 KiB.
@@ -51,6 +51,14 @@ inline constexpr std::size_t kMaxOnnxFieldEntries = std::size_t{1} << 20;
 // the model is read, used or not, at about 600 bytes of memory each; real models have at most a
 // few tens of thousands.
 inline constexpr std::size_t kMaxOnnxInitializers = std::size_t{1} << 18;
+
+// Elements (values of any type: objects, arrays, strings, numbers, booleans, nulls; keys are not
+// counted) in one registry file, payload index or plan artifact: 2^24, about 16.8 million.
+// Checked while parsing, before the element is stored, so no document can grow its tree past
+// about 1 GB (some 56 bytes per empty array), whatever it holds in fields the reader would
+// refuse. The largest legitimate documents: a plan artifact of a 1,000,000-node graph holds 12.0
+// million elements (11 per lowered group), a registry of 65,536 capsules 3.0 to 4.2 million.
+inline constexpr std::size_t kMaxJsonElements = std::size_t{1} << 24;
 
 // Modules in one nnplan.capsules.v1 registry file (4096), and capsules in all its modules
 // together (65536).

@@ -12,7 +12,8 @@
 // duplicates are left to Registry::create. Writing produces the canonical form (fixed key order,
 // every field spelled out, `build_target` only when set), and read(write(m)) == m for modules
 // whose claims, evidence and provenance leave the fields their kind does not use at defaults.
-// The result is a module list; Registry::create / with_modules then apply the duplicate rules.
+// The result is a module list, each module's `source` set to the reader's source, so that
+// Registry::create / with_modules, which apply the duplicate rules, name the file.
 #pragma once
 
 #include <cstdint>

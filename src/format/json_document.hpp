@@ -1,0 +1,52 @@
+// The one strict reader of JSON documents into a nlohmann tree, shared by the DOM readers of
+// src/format (registry files, payload indexes, plan artifacts). One pass of nlohmann's SAX parser
+// builds the tree and, before anything is stored, refuses what nlohmann itself would accept or
+// resolve silently: a key repeated within one object (nlohmann keeps the last), nesting past
+// kMaxJsonDepth, strings and keys past kMaxStringBytes, more than kMaxJsonElements elements in
+// the document, and content after the document. A NUL byte anywhere is refused by a memchr before
+// the pass: nlohmann's lexer takes one for the end of input, so content after it would never be
+// read. The graph reader (ir_json.cpp) has its own SAX handler and shares only the NUL check.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "nnplan/format/limits.hpp"
+
+namespace nnplan::format::detail {
+
+// One step of a path into a document: an object key or an array index.
+using JsonPathStep = std::variant<std::string, std::size_t>;
+
+// Why a document was refused. `problem` is one line naming the location ("line 3, column 7") and,
+// for a limit, the limit; it does not name the source file (the caller prefixes it).
+struct JsonDocumentError {
+  std::string problem;
+  // Set for a repeated key: the path to it (its last step is the key), where its second
+  // occurrence starts ("line 3, column 7") and the document as read up to it, so a reader can
+  // name the location in its own terms (module, capsule, field).
+  std::optional<std::vector<JsonPathStep>> repeated_key;
+  std::string location;
+  nlohmann::ordered_json partial;
+};
+
+// Parses `text` as one JSON document of at most `max_elements` elements (tests pass a smaller
+// limit). Allocation failure throws std::bad_alloc (callers turn it into an internal error at
+// their boundary); nothing else throws.
+[[nodiscard]] std::expected<nlohmann::ordered_json, JsonDocumentError> parse_json_document(
+    std::string_view text, std::size_t max_elements = kMaxJsonElements);
+
+// "a.b[2].c" for `path`, with keys cut short (message_text.hpp's `shown`).
+[[nodiscard]] std::string json_path_text(const std::vector<JsonPathStep>& path);
+
+// The problem with the first NUL byte of `text`, if it has one ("NUL byte at line 1, column 9
+// (byte 8); JSON text cannot contain NUL").
+[[nodiscard]] std::optional<std::string> json_nul_problem(std::string_view text);
+
+}  // namespace nnplan::format::detail
