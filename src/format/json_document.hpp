@@ -12,6 +12,7 @@
 #include <expected>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -37,10 +38,15 @@ struct JsonDocumentError {
 };
 
 // Parses `text` as one JSON document of at most `max_elements` elements (tests pass a smaller
-// limit). Allocation failure throws std::bad_alloc (callers turn it into an internal error at
-// their boundary); nothing else throws.
+// limit). The values of the root object's members named in `shallow_keys` are read and checked
+// by every rule above but not stored: each stands in the tree as an empty array or object (a
+// scalar is kept), and they do not count toward `max_elements`, since they take no memory. A
+// reader that needs only a document's envelope passes its large members here. Allocation failure
+// throws std::bad_alloc (callers turn it into an internal error at their boundary); nothing else
+// throws.
 [[nodiscard]] std::expected<nlohmann::ordered_json, JsonDocumentError> parse_json_document(
-    std::string_view text, std::size_t max_elements = kMaxJsonElements);
+    std::string_view text, std::size_t max_elements = kMaxJsonElements,
+    std::span<const std::string_view> shallow_keys = {});
 
 // "a.b[2].c" for `path`, with keys cut short (message_text.hpp's `shown`).
 [[nodiscard]] std::string json_path_text(const std::vector<JsonPathStep>& path);

@@ -254,35 +254,27 @@ Expected<void> read_graph(const EnvelopeReader& r, const Json& root, PlanArtifac
   return {};
 }
 
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." becomes
-// "invalid JSON at line 1, column 2: syntax error ...".
-std::string describe_parse_error(std::string_view what) {
-  constexpr std::string_view kAt = "parse error at ";
-  if (const auto at = what.find(kAt); at != std::string_view::npos) {
-    return "invalid JSON at " + std::string(what.substr(at + kAt.size()));
-  }
-  if (const auto close = what.find("] "); close != std::string_view::npos)
-    what.remove_prefix(close + 2);
-  return "invalid JSON: " + std::string(what);
-}
-
+// Through the strict reader, as artifacts are read: a repeated key or a NUL byte is reported,
+// never resolved silently.
 Expected<Json> parse_json(std::string_view text) {
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::exception& e) {
-    return std::unexpected(make_error(ErrorKind::invalid_input, describe_parse_error(e.what())));
-  }
+  auto parsed = detail::parse_json_document(text);
+  if (!parsed) return std::unexpected(make_error(ErrorKind::invalid_input, parsed.error().problem));
+  return std::move(*parsed);
 }
 
 }  // namespace
 
 namespace {
 
-Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source) {
+// The members whose inside the reader checks but does not keep: all that grows with the graph.
+constexpr std::array<std::string_view, 3> kShallowMembers = {"gate_failures", "groups", "audit"};
+
+Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source,
+                                                KeepDocument keep) {
   const EnvelopeReader r(source);
   // The shared strict reader refuses repeated keys (nlohmann would keep the last `groups`, and a
   // forged first one would then pass verify), NUL bytes, trailing content and oversized input.
-  auto parsed = detail::parse_json_document(text);
+  auto parsed = detail::parse_json_document(text, kMaxJsonElements, kShallowMembers);
   if (!parsed) return std::unexpected(r.fail("", parsed.error().problem));
   const Json& root = *parsed;
   const std::string not_artifact = "not an " + str(kPlanFormat) + " artifact: ";
@@ -339,22 +331,24 @@ Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::stri
   if (out.accepted && !(*error)->is_null()) {
     return std::unexpected(r.fail("accepted", "is true but the artifact records an error"));
   }
-  out.document = std::string(text);
+  if (keep == KeepDocument::yes) out.document = std::string(text);
   return out;
 }
 
 }  // namespace
 
-Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
+Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source,
+                                           KeepDocument keep) {
   return catch_as_error(
       [&] { return "reading plan artifact " + detail::escape_controls(std::string(source)); },
-      [&] { return parse_plan_artifact_text(text, source); });
+      [&] { return parse_plan_artifact_text(text, source, keep); });
 }
 
-Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
-  auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes);
+Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path, KeepDocument keep) {
+  auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes,
+                                        detail::StreamCheck::json_text);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_plan_artifact(text->text(), path.string());
+  return parse_plan_artifact(text->text(), path.string(), keep);
 }
 
 // ---------------------------------------------------------------------------------------------
