@@ -71,12 +71,8 @@ std::string limit_text(std::size_t bytes) {
 // reused, so the tree's own nodes are the only allocations.
 class DomBuilder {
  public:
-  DomBuilder(std::string_view text, std::size_t max_elements,
-             std::span<const std::string_view> shallow_keys)
-      : text_(text),
-        read_to_(text.data()),
-        max_elements_(max_elements),
-        shallow_keys_(shallow_keys) {}
+  DomBuilder(std::string_view text, std::size_t max_elements, RootMembers members)
+      : text_(text), read_to_(text.data()), max_elements_(max_elements), members_(members) {}
 
   [[nodiscard]] const char** read_to() { return &read_to_; }
 
@@ -270,7 +266,10 @@ class DomBuilder {
   [[nodiscard]] bool opens_shallow_member() const {
     if (depth_ != 1 || !frames_[0].object || frames_[0].members.empty()) return false;
     const std::string& key = frames_[0].members.back().first;
-    return std::find(shallow_keys_.begin(), shallow_keys_.end(), key) != shallow_keys_.end();
+    const auto named = [&key](std::span<const std::string_view> keys) {
+      return std::find(keys.begin(), keys.end(), key) != keys.end();
+    };
+    return named(members_.shallow) || (!members_.known.empty() && !named(members_.known));
   }
 
   bool open(bool object) {
@@ -329,7 +328,7 @@ class DomBuilder {
   std::string_view text_;
   const char* read_to_;
   std::size_t max_elements_;
-  std::span<const std::string_view> shallow_keys_;
+  RootMembers members_;
   // The depth of a shallow member's container while the parser is inside it, else 0.
   std::size_t shallow_depth_ = 0;
   Json root_;
@@ -342,13 +341,13 @@ class DomBuilder {
 
 }  // namespace
 
-std::expected<Json, JsonDocumentError> parse_json_document(
-    std::string_view text, std::size_t max_elements,
-    std::span<const std::string_view> shallow_keys) {
+std::expected<Json, JsonDocumentError> parse_json_document(std::string_view text,
+                                                           std::size_t max_elements,
+                                                           RootMembers members) {
   if (auto nul = json_nul_problem(text)) {
     return std::unexpected(JsonDocumentError{.problem = std::move(*nul)});
   }
-  DomBuilder builder(text, max_elements, shallow_keys);
+  DomBuilder builder(text, max_elements, members);
   const bool ok = Json::sax_parse(TrackedIterator(text.data(), builder.read_to()),
                                   TrackedIterator(text.data() + text.size(), builder.read_to()),
                                   &builder, nlohmann::detail::input_format_t::json,

@@ -258,6 +258,16 @@ TEST(PlanArtifactReader, RepeatedKeyDeepInsideGroupsOrAuditIsRefused) {
   }
 }
 
+TEST(PlanArtifactDiffArtifacts, PaddedArtifactIsNotBuiltPastTwiceThePlansSize) {
+  std::string padded = R"({"a": [)";
+  for (int i = 0; i < 10000; ++i)
+    padded += "[],";
+  padded += "[]]}";
+  const std::vector<std::string> lines = diff_artifacts(R"({"a": [1]})", padded);
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_THAT(lines[0], testing::HasSubstr("JSON document holds more than 4102 elements"));
+}
+
 TEST(PlanArtifactDiffArtifacts, RepeatedKeysAreADifferenceNotResolved) {
   const std::vector<std::string> lines = diff_artifacts(R"({"a": 1})", R"({"a": 2, "a": 1})");
   ASSERT_EQ(lines.size(), 1U);
