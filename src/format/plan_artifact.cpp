@@ -376,23 +376,29 @@ std::size_t element_count(const Json& json) {
 
 }  // namespace
 
-std::vector<std::string> diff_artifacts(std::string_view expected_json,
-                                        std::string_view actual_json) {
-  auto expected = parse_json(expected_json);
-  // The artifact is held to about twice the elements of the re-planned document, so that a
-  // padded artifact cannot make the diff build a tree far larger than the plan's own.
+ArtifactDiff diff_artifacts(std::string_view expected_json, std::string_view actual_json,
+                            std::size_t max_lines) {
+  // The artifact (`expected_json`) is held to about twice the elements of the re-planned
+  // document, so that a padded artifact cannot make the diff build a tree far larger than the
+  // plan's own.
+  auto actual = parse_json(actual_json);
   const std::size_t allowed =
-      expected ? std::min(kMaxJsonElements, 2 * element_count(*expected) + 4096) : kMaxJsonElements;
-  auto actual = parse_json(actual_json, allowed);
-  std::vector<std::string> out;
+      actual ? std::min(kMaxJsonElements, 2 * element_count(*actual) + 4096) : kMaxJsonElements;
+  auto expected = parse_json(expected_json, allowed);
+  detail::DifferenceLines out{.lines = {}, .total = 0, .keep = max_lines};
   if (!expected || !actual) {
-    if (!expected && !actual && expected_json == actual_json) return out;
+    if (!expected && !actual && expected_json == actual_json) return {};
     detail::difference_line(out, "", expected ? "a JSON document" : expected.error().message,
                             actual ? "a JSON document" : actual.error().message);
-    return out;
+  } else {
+    detail::diff_json(*expected, *actual, out);
   }
-  detail::diff_json(*expected, *actual, out);
-  return out;
+  return ArtifactDiff{.lines = std::move(out.lines), .total = out.total};
+}
+
+std::vector<std::string> diff_artifacts(std::string_view expected_json,
+                                        std::string_view actual_json) {
+  return diff_artifacts(expected_json, actual_json, static_cast<std::size_t>(-1)).lines;
 }
 
 }  // namespace nnplan::format

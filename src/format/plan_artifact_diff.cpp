@@ -47,7 +47,7 @@ std::string entries(std::size_t n) {
 }
 
 void diff_values(const Json& expected, const Json& actual, const std::string& path,
-                 std::vector<std::string>& out);
+                 DifferenceLines& out);
 
 // One step of an alignment: an element of both arrays, of the artifact only, or of the re-planned
 // array only.
@@ -101,8 +101,7 @@ std::vector<Step> align(const Json& expected, const Json& actual, std::size_t fi
 // re-planned ones [ai, ai + added): pairs are compared field by field (an element that changed),
 // the rest are reported whole.
 void diff_run(const Json& expected, const Json& actual, const std::string& path, std::size_t ei,
-              std::size_t removed, std::size_t ai, std::size_t added,
-              std::vector<std::string>& out) {
+              std::size_t removed, std::size_t ai, std::size_t added, DifferenceLines& out) {
   const std::size_t paired = std::min(removed, added);
   for (std::size_t k = 0; k < paired; ++k)
     diff_values(expected[ei + k], actual[ai + k], element_path(path, ei + k), out);
@@ -113,7 +112,7 @@ void diff_run(const Json& expected, const Json& actual, const std::string& path,
 }
 
 void diff_arrays(const Json& expected, const Json& actual, const std::string& path,
-                 std::vector<std::string>& out) {
+                 DifferenceLines& out) {
   const std::size_t n = expected.size();
   const std::size_t m = actual.size();
   std::size_t first = 0;
@@ -159,7 +158,7 @@ void diff_arrays(const Json& expected, const Json& actual, const std::string& pa
 }
 
 void diff_values(const Json& expected, const Json& actual, const std::string& path,
-                 std::vector<std::string>& out) {
+                 DifferenceLines& out) {
   if (expected.is_object() && actual.is_object()) {
     for (const auto& [key, value] : expected.items()) {
       const auto it = actual.find(key);
@@ -189,13 +188,15 @@ std::string shown_value(const Json& value) {
   return cut(compact(value));
 }
 
-void difference_line(std::vector<std::string>& out, const std::string& path,
-                     const std::string& expected, const std::string& actual) {
-  out.push_back((path.empty() ? std::string("$") : path) + ": artifact has " + expected +
-                ", re-planning gives " + actual);
+void difference_line(DifferenceLines& out, const std::string& path, const std::string& expected,
+                     const std::string& actual) {
+  ++out.total;
+  if (out.lines.size() >= out.keep) return;
+  out.lines.push_back((path.empty() ? std::string("$") : path) + ": artifact has " + expected +
+                      ", re-planning gives " + actual);
 }
 
-void diff_json(const Json& expected, const Json& actual, std::vector<std::string>& out) {
+void diff_json(const Json& expected, const Json& actual, DifferenceLines& out) {
   diff_values(expected, actual, "", out);
 }
 

@@ -21,15 +21,23 @@ inline constexpr std::size_t kMaxShownValueBytes = 80;
 // compared by position, and a line says so.
 inline constexpr std::size_t kMaxAlignedCells = std::size_t{1} << 22;
 
+// The difference lines found so far: the first `keep` are kept, all are counted, so that a diff of
+// two huge documents that differ everywhere holds no more than `keep` lines.
+struct DifferenceLines {
+  std::vector<std::string> lines;
+  std::size_t total = 0;
+  std::size_t keep = static_cast<std::size_t>(-1);
+};
+
 // `value` as compact JSON, cut to kMaxShownValueBytes.
 [[nodiscard]] std::string shown_value(const Json& value);
 
 // Appends `<path>: artifact has <expected>, re-planning gives <actual>` (`$` for the empty path).
-void difference_line(std::vector<std::string>& out, const std::string& path,
-                     const std::string& expected, const std::string& actual);
+void difference_line(DifferenceLines& out, const std::string& path, const std::string& expected,
+                     const std::string& actual);
 
 // Appends every difference between `expected` (the artifact) and `actual` (the re-planned
 // document) in `expected`'s key order, keys only in `actual` after.
-void diff_json(const Json& expected, const Json& actual, std::vector<std::string>& out);
+void diff_json(const Json& expected, const Json& actual, DifferenceLines& out);
 
 }  // namespace nnplan::format::detail

@@ -263,9 +263,25 @@ TEST(PlanArtifactDiffArtifacts, PaddedArtifactIsNotBuiltPastTwiceThePlansSize) {
   for (int i = 0; i < 10000; ++i)
     padded += "[],";
   padded += "[]]}";
-  const std::vector<std::string> lines = diff_artifacts(R"({"a": [1]})", padded);
+  const std::vector<std::string> lines = diff_artifacts(padded, R"({"a": [1]})");
   ASSERT_EQ(lines.size(), 1U);
   EXPECT_THAT(lines[0], testing::HasSubstr("JSON document holds more than 4102 elements"));
+}
+
+TEST(PlanArtifactDiffArtifacts, BoundedDiffKeepsTheFirstLinesAndCountsAll) {
+  std::string expected = R"({"a": [)";
+  std::string actual = R"({"a": [)";
+  for (int i = 0; i < 500; ++i) {
+    expected += (i == 0 ? "" : ",") + std::to_string(i);
+    actual += (i == 0 ? "" : ",") + std::string("\"x\"");
+  }
+  expected += "]}";
+  actual += "]}";
+  const ArtifactDiff diff = diff_artifacts(expected, actual, 7);
+  EXPECT_EQ(diff.total, 500U);
+  ASSERT_EQ(diff.lines.size(), 7U);
+  EXPECT_EQ(diff.lines[0], R"(a[0]: artifact has 0, re-planning gives "x")");
+  EXPECT_EQ(diff_artifacts(expected, actual).size(), 500U);
 }
 
 TEST(PlanArtifactDiffArtifacts, RepeatedKeysAreADifferenceNotResolved) {

@@ -33,6 +33,9 @@ using namespace nnplan::backend;
 
 namespace {
 
+// Difference lines kept from the diff (all are counted), of which the first kMaxShownDifferences
+// are printed before `... and N more differences`.
+constexpr std::size_t kKeptDifferences = 1000;
 // Difference lines printed before `... and N more differences`.
 constexpr std::size_t kMaxShownDifferences = 20;
 
@@ -212,7 +215,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       std::ispanstream text(std::span<const char>(recorded.data(), recorded.size()));
       same = same_bytes(text, *run);
     }
-    std::vector<std::string> differences;
+    format::ArtifactDiff diff;
     if (!same) {
       if (reread) {
         auto again = format::read_plan_artifact(flags->plan);
@@ -225,9 +228,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       const std::string fresh =
           format::plan_artifact_json(run->profile, *run->graph.digest, run->graph.graph->graph(),
                                      run->model, run->graph.onnx());
-      differences = format::diff_artifacts(recorded, fresh);
+      // More lines than are shown are kept so the digest line can be put first.
+      diff = format::diff_artifacts(recorded, fresh, kKeptDifferences);
     }
-    if (differences.empty()) {
+    std::vector<std::string>& differences = diff.lines;
+    if (diff.total == 0) {
       fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
                  run->profile.name);
       if (!artifact->accepted) {
@@ -242,8 +247,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     std::stable_partition(differences.begin(), differences.end(),
                           [](const std::string& d) { return d.starts_with("graph.digest:"); });
     fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
-               flags->graph.graph, run->profile.name, differences.size(),
-               differences.size() == 1 ? "" : "s");
+               flags->graph.graph, run->profile.name, diff.total, diff.total == 1 ? "" : "s");
     // A registry left out or changed at verify time changes every group planned from it: say so
     // before the differences it causes.
     if (const std::string note = registry_note(artifact->profile, recorded, run->profile);
@@ -253,8 +257,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     const std::size_t shown = std::min(differences.size(), kMaxShownDifferences);
     for (std::size_t i = 0; i < shown; ++i)
       fmt::print("{}\n", differences[i]);
-    if (shown < differences.size()) {
-      const std::size_t more = differences.size() - shown;
+    if (shown < diff.total) {
+      const std::size_t more = diff.total - shown;
       fmt::print("... and {} more difference{}\n", more, more == 1 ? "" : "s");
     }
     exit_code = kExitRejected;

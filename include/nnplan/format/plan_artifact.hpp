@@ -154,4 +154,15 @@ enum class KeepDocument : std::uint8_t { yes, no };
 [[nodiscard]] std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                                       std::string_view actual_json);
 
+// The same, keeping only the first `max_lines` lines but counting every difference (`total`), so
+// that documents differing everywhere cost no more than `max_lines` lines. The artifact
+// (`expected_json`) is parsed to at most about twice the elements of the re-planned document
+// (`actual_json`); past that the one difference says so.
+struct ArtifactDiff {
+  std::vector<std::string> lines;
+  std::size_t total = 0;
+};
+[[nodiscard]] ArtifactDiff diff_artifacts(std::string_view expected_json,
+                                          std::string_view actual_json, std::size_t max_lines);
+
 }  // namespace nnplan::format
