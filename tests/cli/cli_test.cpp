@@ -292,6 +292,20 @@ TEST(CliRegistry, SameNameModuleReplacesTheBuiltInOne) {
   EXPECT_NE(listing.out.find("lab.relu"), std::string::npos);
 }
 
+// --registry takes one file per occurrence: the words after it are the ops to plan.
+TEST(CliRegistry, RegistryTakesOneFileAndLeavesTheOps) {
+  const fs::path file = scratch_dir() / "acme.json";
+  write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
+  const CliResult r = run_cli("plan-ops --registry " + file.string() + " linear relu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  linear: reference.linear "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  relu: reference.relu "), std::string::npos) << r.out;
+  // `capsules` takes no positional: a word after its --registry FILE is a usage error, not a
+  // second registry file that cannot be read.
+  const CliResult listing = run_cli("capsules --registry " + file.string() + " extra.json");
+  EXPECT_EQ(listing.exit_code, 2) << listing.err;
+}
+
 TEST(CliRegistry, MisalignedCapsuleIsListedButNeverChosen) {
   const fs::path file = scratch_dir() / "bad.json";
   write_text(file, acme_registry("lab", "lab.relu", "reference", "cpu", "value-refinement"));
