@@ -20,6 +20,7 @@
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/format/listing_json.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -304,13 +305,22 @@ Expected<std::vector<CapsuleModule>> Reader::document(const Json& root) {
         fail("", "expected a JSON object with fields format and modules, found " +
                      std::string(root.type_name())));
   }
-  if (auto ok = only_fields(root, kDocumentFields, "", ""); !ok) return std::unexpected(ok.error());
+  // The format first: another nnplan document's fields are not worth listing as unknown.
   const auto format = string_field(root, "format", "", /*non_empty=*/false);
   if (!format) return std::unexpected(format.error());
+  if (*format == kCapsuleListingFormat) {
+    return std::unexpected(
+        fail("", "not an " + std::string(kCapsulesFormat) + " registry: format is '" +
+                     std::string(kCapsuleListingFormat) +
+                     "', a filtered capsule listing (what nnplan capsules --json prints with "
+                     "--op, --provider or --device); nnplan capsules --json without filters "
+                     "writes a registry that loads"));
+  }
   if (*format != kCapsulesFormat) {
     return std::unexpected(fail("format", "expected '" + std::string(kCapsulesFormat) +
                                               "', found '" + shown(*format) + "'"));
   }
+  if (auto ok = only_fields(root, kDocumentFields, "", ""); !ok) return std::unexpected(ok.error());
   const auto modules = required(root, "modules", "");
   if (!modules) return std::unexpected(modules.error());
   if (auto ok = expect_type(**modules, Json::value_t::array, "array", "modules"); !ok) {

@@ -506,6 +506,16 @@ std::vector<MalformedCase> malformed_cases() {
                                     "value": "nnplan.capsules.v2"}])"),
        kInvalid,
        "reg.json: field format: expected 'nnplan.capsules.v1', found 'nnplan.capsules.v2'"},
+      // The format is checked before the fields, so another document is named for what it is.
+      {"wrong_format_with_other_fields",
+       R"({"format": "nnplan.plan.v1", "profile": {}, "groups": []})", kInvalid,
+       "reg.json: field format: expected 'nnplan.capsules.v1', found 'nnplan.plan.v1'"},
+      {"capsule_listing",
+       R"({"format": "nnplan.capsule-listing.v1", "profile": "checked_cpu", "capsules": []})",
+       kInvalid,
+       "reg.json: not an nnplan.capsules.v1 registry: format is 'nnplan.capsule-listing.v1', a "
+       "filtered capsule listing (what nnplan capsules --json prints with --op, --provider or "
+       "--device); nnplan capsules --json without filters writes a registry that loads"},
       {"format_not_string", patched(R"([{"op": "replace", "path": "/format", "value": 1}])"),
        kInvalid, "reg.json: field format: expected string, found number"},
       {"missing_modules", patched(R"([{"op": "remove", "path": "/modules"}])"), kInvalid,
