@@ -329,6 +329,26 @@ TEST(CliRegistry, DuplicateIdentityAcrossFilesExitsThree) {
       << r.err;
 }
 
+// The capsule limit (65536) holds for all --registry files together, not per file.
+TEST(CliRegistry, CapsuleLimitCountsEveryRegistryFile) {
+  const fs::path a = scratch_dir() / "one.json";
+  const fs::path b = scratch_dir() / "bulk.json";
+  write_text(a, acme_registry("acme", "acme.relu", "external", "external"));
+  std::string bulk =
+      R"({"format": "nnplan.capsules.v1", "modules": [{"name": "bulk", "capsules": [)";
+  for (int i = 0; i < 65536; ++i)
+    bulk += i == 0 ? "{}" : ",{}";
+  write_text(b, bulk + "]}]}");
+  const CliResult r =
+      run_cli("plan-ops --registry " + a.string() + " --registry " + b.string() + " relu");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "nnplan: error: " + b.string() +
+                       ": module 'bulk': field capsules: brings the registry files read so far to "
+                       "65537 capsules (1 in the files before this one); the limit is 65536 in all "
+                       "registry files together\n");
+  EXPECT_EQ(r.out, "");
+}
+
 TEST(CliRegistry, MalformedFileExitsThreeNamingFileModuleCapsuleAndField) {
   const fs::path file = scratch_dir() / "typo.json";
   std::string text = acme_registry("acme", "acme.relu", "external", "external");

@@ -60,14 +60,10 @@ void ConfigFlags::add_to(CLI::App& command) {
 
 std::expected<std::vector<CapsuleModule>, int> load_registry_files(
     const std::vector<std::string>& paths) {
-  std::vector<CapsuleModule> modules;
-  for (const std::string& path : paths) {
-    auto loaded = format::read_registry_file(path);
-    if (!loaded) return std::unexpected(fail(loaded.error(), kExitBadInput));
-    for (CapsuleModule& m : *loaded)
-      modules.push_back(std::move(m));
-  }
-  return modules;
+  const std::vector<std::filesystem::path> files(paths.begin(), paths.end());
+  auto modules = format::read_registry_files(files);
+  if (!modules) return std::unexpected(fail(modules.error(), kExitBadInput));
+  return std::move(*modules);
 }
 
 std::expected<ProfileOverrides, int> explicit_overrides(const ConfigFlags& flags) {
