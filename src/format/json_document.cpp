@@ -71,8 +71,8 @@ std::string limit_text(std::size_t bytes) {
 // reused, so the tree's own nodes are the only allocations.
 class DomBuilder {
  public:
-  DomBuilder(std::string_view text, std::size_t max_elements)
-      : text_(text), read_to_(text.data()), max_elements_(max_elements) {}
+  DomBuilder(std::string_view text, std::size_t max_elements, RootMembers members)
+      : text_(text), read_to_(text.data()), max_elements_(max_elements), members_(members) {}
 
   [[nodiscard]] const char** read_to() { return &read_to_; }
 
@@ -155,6 +155,8 @@ class DomBuilder {
     // Keys of a large object, for a hash lookup per key. A small object (most of them) is
     // searched directly: a set per object would cost more allocations than the tree itself.
     std::unordered_set<std::string> keys;
+    // Elements of an array inside a shallow member: counted for paths, not stored.
+    std::size_t skipped = 0;
   };
 
   static constexpr std::size_t kLinearKeySearch = 16;
@@ -215,7 +217,7 @@ class DomBuilder {
       if (f.object) {
         path.emplace_back(f.members.back().first);
       } else {
-        path.emplace_back(f.elements.size());
+        path.emplace_back(f.elements.size() + f.skipped);
       }
     }
     return path;
@@ -232,6 +234,12 @@ class DomBuilder {
   // Puts a finished value where the parser is: the root, the slot of the key just read, or the
   // end of an array.
   void place(Json value) {
+    if (shallow_depth_ != 0 && depth_ >= shallow_depth_) {
+      // Inside a shallow member: the value is dropped; an array counts it for paths.
+      Frame& top = frames_[depth_ - 1];
+      if (!top.object) ++top.skipped;
+      return;
+    }
     if (depth_ == 0) {
       root_ = std::move(value);
       done_ = true;
@@ -246,9 +254,22 @@ class DomBuilder {
   }
 
   bool add(Json value) {
-    if (!count()) return false;
+    if (!inside_shallow() && !count()) return false;
     place(std::move(value));
     return true;
+  }
+
+  // Whether the parser is inside the value of a shallow member (or opening one).
+  [[nodiscard]] bool inside_shallow() const { return shallow_depth_ != 0; }
+
+  // Whether a container opening now is the value of a shallow member of the root object.
+  [[nodiscard]] bool opens_shallow_member() const {
+    if (depth_ != 1 || !frames_[0].object || frames_[0].members.empty()) return false;
+    const std::string& key = frames_[0].members.back().first;
+    const auto named = [&key](std::span<const std::string_view> keys) {
+      return std::find(keys.begin(), keys.end(), key) != keys.end();
+    };
+    return named(members_.shallow) || (!members_.known.empty() && !named(members_.known));
   }
 
   bool open(bool object) {
@@ -257,17 +278,37 @@ class DomBuilder {
                   line_column(text_, last_read()) + "; the limit is " +
                   std::to_string(kMaxJsonDepth) + " levels");
     }
-    if (!count()) return false;
+    if (!inside_shallow()) {
+      if (opens_shallow_member()) {
+        // The member's own container stays in the tree, empty.
+        shallow_depth_ = depth_ + 1;
+        if (!count()) return false;
+      } else if (!count()) {
+        return false;
+      }
+    }
     if (frames_.size() == depth_) frames_.emplace_back();
     Frame& frame = frames_[depth_++];
     frame.object = object;
     frame.members.clear();
     frame.elements.clear();
     frame.keys.clear();
+    frame.skipped = 0;
     return true;
   }
 
   bool close() {
+    if (shallow_depth_ != 0 && depth_ >= shallow_depth_) {
+      Frame& frame = frames_[--depth_];
+      if (depth_ + 1 > shallow_depth_) {
+        place(Json());  // a container inside the shallow member: dropped
+        return true;
+      }
+      // The shallow member itself: an empty container of its kind.
+      shallow_depth_ = 0;
+      place(frame.object ? Json(Json::object_t()) : Json(Json::array_t()));
+      return true;
+    }
     Frame& frame = frames_[--depth_];
     Json value;
     if (frame.object) {
@@ -287,6 +328,9 @@ class DomBuilder {
   std::string_view text_;
   const char* read_to_;
   std::size_t max_elements_;
+  RootMembers members_;
+  // The depth of a shallow member's container while the parser is inside it, else 0.
+  std::size_t shallow_depth_ = 0;
   Json root_;
   std::vector<Frame> frames_;  // frames_[0, depth_) are open
   std::size_t depth_ = 0;
@@ -298,11 +342,12 @@ class DomBuilder {
 }  // namespace
 
 std::expected<Json, JsonDocumentError> parse_json_document(std::string_view text,
-                                                           std::size_t max_elements) {
+                                                           std::size_t max_elements,
+                                                           RootMembers members) {
   if (auto nul = json_nul_problem(text)) {
     return std::unexpected(JsonDocumentError{.problem = std::move(*nul)});
   }
-  DomBuilder builder(text, max_elements);
+  DomBuilder builder(text, max_elements, members);
   const bool ok = Json::sax_parse(TrackedIterator(text.data(), builder.read_to()),
                                   TrackedIterator(text.data() + text.size(), builder.read_to()),
                                   &builder, nlohmann::detail::input_format_t::json,

@@ -12,6 +12,7 @@
 #include <expected>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -36,11 +37,22 @@ struct JsonDocumentError {
   nlohmann::ordered_json partial;
 };
 
-// Parses `text` as one JSON document of at most `max_elements` elements (tests pass a smaller
-// limit). Allocation failure throws std::bad_alloc (callers turn it into an internal error at
-// their boundary); nothing else throws.
+// Which members of the root object a reader keeps. The value of a member named in `shallow`, or
+// (when `known` is not empty) of one not named in `known`, is read and checked by every rule
+// above but not stored: it stands in the tree as an empty array or object (a scalar is kept), and
+// its inside does not count toward the element limit, since it takes no memory. A reader passes
+// its large members as `shallow` when it needs only a document's envelope, and its valid keys as
+// `known` so that an unknown field, which it refuses by name, is never built however large.
+struct RootMembers {
+  std::span<const std::string_view> shallow;
+  std::span<const std::string_view> known;
+};
+
+// Parses `text` as one JSON document of at most `max_elements` stored elements. Allocation failure
+// throws std::bad_alloc (callers turn it into an internal error at their boundary); nothing else
+// throws.
 [[nodiscard]] std::expected<nlohmann::ordered_json, JsonDocumentError> parse_json_document(
-    std::string_view text, std::size_t max_elements = kMaxJsonElements);
+    std::string_view text, std::size_t max_elements = kMaxJsonElements, RootMembers members = {});
 
 // "a.b[2].c" for `path`, with keys cut short (message_text.hpp's `shown`).
 [[nodiscard]] std::string json_path_text(const std::vector<JsonPathStep>& path);

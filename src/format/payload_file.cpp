@@ -470,7 +470,11 @@ Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
   }
   // The index goes through the shared strict reader: repeated keys, NUL bytes, trailing
   // content, nesting, string and element limits.
-  auto root = detail::parse_json_document(text);
+  // An unknown top-level field is refused by name; it is never built, however large.
+  static constexpr std::array<std::string_view, 4> kRootMembers = {"format", "data_bytes",
+                                                                   "entries", "attributes"};
+  auto root =
+      detail::parse_json_document(text, kMaxJsonElements, {.shallow = {}, .known = kRootMembers});
   if (!root) return std::unexpected(invalid(source, "index: " + root.error().problem));
   auto index = IndexReader(source).read(*root);
   if (!index) return std::unexpected(std::move(index.error()));

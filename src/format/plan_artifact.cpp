@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <memory>
@@ -254,35 +255,34 @@ Expected<void> read_graph(const EnvelopeReader& r, const Json& root, PlanArtifac
   return {};
 }
 
-// "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..." becomes
-// "invalid JSON at line 1, column 2: syntax error ...".
-std::string describe_parse_error(std::string_view what) {
-  constexpr std::string_view kAt = "parse error at ";
-  if (const auto at = what.find(kAt); at != std::string_view::npos) {
-    return "invalid JSON at " + std::string(what.substr(at + kAt.size()));
-  }
-  if (const auto close = what.find("] "); close != std::string_view::npos)
-    what.remove_prefix(close + 2);
-  return "invalid JSON: " + std::string(what);
-}
-
-Expected<Json> parse_json(std::string_view text) {
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::exception& e) {
-    return std::unexpected(make_error(ErrorKind::invalid_input, describe_parse_error(e.what())));
-  }
+// Through the strict reader, as artifacts are read: a repeated key or a NUL byte is reported,
+// never resolved silently.
+Expected<Json> parse_json(std::string_view text, std::size_t max_elements = kMaxJsonElements) {
+  auto parsed = detail::parse_json_document(text, max_elements);
+  if (!parsed) return std::unexpected(make_error(ErrorKind::invalid_input, parsed.error().problem));
+  return std::move(*parsed);
 }
 
 }  // namespace
 
 namespace {
 
-Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source) {
+// The members whose inside the reader checks but does not keep: all that grows with the graph,
+// and the error, of which only the type matters here. What is kept (format, profile, graph,
+// accepted) is small, so the stored elements are held to kMaxArtifactEnvelopeElements.
+constexpr std::array<std::string_view, 4> kShallowMembers = {"gate_failures", "groups", "audit",
+                                                             "error"};
+constexpr std::array<std::string_view, 8> kArtifactMembers = {
+    "format", "profile", "graph", "accepted", "gate_failures", "groups", "audit", "error"};
+constexpr std::size_t kMaxArtifactEnvelopeElements = std::size_t{1} << 16;
+
+Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::string_view source,
+                                                KeepDocument keep) {
   const EnvelopeReader r(source);
   // The shared strict reader refuses repeated keys (nlohmann would keep the last `groups`, and a
   // forged first one would then pass verify), NUL bytes, trailing content and oversized input.
-  auto parsed = detail::parse_json_document(text);
+  auto parsed = detail::parse_json_document(
+      text, kMaxArtifactEnvelopeElements, {.shallow = kShallowMembers, .known = kArtifactMembers});
   if (!parsed) return std::unexpected(r.fail("", parsed.error().problem));
   const Json& root = *parsed;
   const std::string not_artifact = "not an " + str(kPlanFormat) + " artifact: ";
@@ -339,31 +339,51 @@ Expected<PlanArtifact> parse_plan_artifact_text(std::string_view text, std::stri
   if (out.accepted && !(*error)->is_null()) {
     return std::unexpected(r.fail("accepted", "is true but the artifact records an error"));
   }
-  out.document = std::string(text);
+  if (keep == KeepDocument::yes) out.document = std::string(text);
   return out;
 }
 
 }  // namespace
 
-Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source) {
+Expected<PlanArtifact> parse_plan_artifact(std::string_view text, std::string_view source,
+                                           KeepDocument keep) {
   return catch_as_error(
       [&] { return "reading plan artifact " + detail::escape_controls(std::string(source)); },
-      [&] { return parse_plan_artifact_text(text, source); });
+      [&] { return parse_plan_artifact_text(text, source, keep); });
 }
 
-Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path) {
-  auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes);
+Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path, KeepDocument keep) {
+  auto text = detail::read_bounded_file(path, "plan artifact", kMaxPlanFileBytes,
+                                        detail::StreamCheck::json_text);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_plan_artifact(text->text(), path.string());
+  return parse_plan_artifact(text->text(), path.string(), keep);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Diff
 
+namespace {
+
+// The elements of a tree, counted as the JSON reader counts them (keys are not elements).
+std::size_t element_count(const Json& json) {
+  std::size_t n = 1;
+  if (json.is_structured()) {
+    for (const Json& child : json)
+      n += element_count(child);
+  }
+  return n;
+}
+
+}  // namespace
+
 std::vector<std::string> diff_artifacts(std::string_view expected_json,
                                         std::string_view actual_json) {
   auto expected = parse_json(expected_json);
-  auto actual = parse_json(actual_json);
+  // The artifact is held to about twice the elements of the re-planned document, so that a
+  // padded artifact cannot make the diff build a tree far larger than the plan's own.
+  const std::size_t allowed =
+      expected ? std::min(kMaxJsonElements, 2 * element_count(*expected) + 4096) : kMaxJsonElements;
+  auto actual = parse_json(actual_json, allowed);
   std::vector<std::string> out;
   if (!expected || !actual) {
     if (!expected && !actual && expected_json == actual_json) return out;

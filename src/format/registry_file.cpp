@@ -751,7 +751,10 @@ Expected<std::vector<CapsuleModule>> parse_registry(std::string_view text, std::
         reader.fail("", "empty document; expected a JSON object with fields format and modules"));
   }
   try {
-    auto root = detail::parse_json_document(text);
+    // An unknown top-level field is refused by name below; it is never built, however large.
+    static constexpr std::array<std::string_view, 2> kRootMembers = {"format", "modules"};
+    auto root = detail::parse_json_document(text, kMaxRegistryJsonElements,
+                                            {.shallow = {}, .known = kRootMembers});
     if (!root) {
       if (root.error().repeated_key) {
         return std::unexpected(reader.repeated_key(root.error().partial, *root.error().repeated_key,

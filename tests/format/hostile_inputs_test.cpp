@@ -139,9 +139,13 @@ std::string junk_member(std::size_t n, std::string_view element) {
   return out + "], ";
 }
 
-// A document of more elements than kMaxJsonElements: `prefix`, the junk member, `rest`.
-std::string past_element_limit(std::string_view prefix, std::string_view rest) {
-  return std::string(prefix) + junk_member(kMaxJsonElements, "0") + std::string(rest);
+// A document of more than `limit` stored elements: `prefix`, then `limit` zeros in an array under
+// the known member `key` (an unknown one would be refused by name without being built), `rest`.
+std::string past_element_limit(std::string_view prefix, std::string_view key, std::size_t limit,
+                               std::string_view rest) {
+  std::string member = junk_member(limit, "0");
+  member.replace(1, 4, key);  // "junk" -> key
+  return std::string(prefix) + member + std::string(rest);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -505,11 +509,14 @@ std::vector<HostileCase> cases() {
        kInvalid, "r.json: content after the end of the JSON document at line"},
       {"registry_element_limit", Format::registry,
        [] {
-         return past_element_limit(R"({"format": "nnplan.capsules.v1", )", R"("modules": []})");
+         std::string text = past_element_limit(R"({"format": "nnplan.capsules.v1", )", "modules",
+                                               kMaxRegistryJsonElements, "");
+         text.resize(text.size() - 2);  // the member's ", "
+         return text + "}";
        },
        kInvalid,
-       "r.json: JSON document holds more than 16777216 elements (at line 1, column 33554470); the "
-       "limit is 16777216 elements"},
+       "r.json: JSON document holds more than 8388608 elements (at line 1, column 16777257); the "
+       "limit is 8388608 elements"},
       {"registry_huge_unknown_field", Format::registry,
        [] {
          return R"({"format": "nnplan.capsules.v1", )" + junk_member(100000, "[]") +
@@ -547,7 +554,11 @@ std::vector<HostileCase> cases() {
        },
        kInvalid, "m.payloads: index: JSON string at line 1, column 104 is 70000 bytes long"},
       {"payloads_element_limit", Format::payloads,
-       [] { return payload_file(past_element_limit("{", R"("format": "nnplan.payloads.v1"})")); },
+       [] {
+         return payload_file(past_element_limit(
+             R"({"format": "nnplan.payloads.v1", "data_bytes": 0, "attributes": [], )", "entries",
+             kMaxJsonElements, R"("x": 0})"));
+       },
        kInvalid, "m.payloads: index: JSON document holds more than 16777216 elements"},
       {"artifact_repeated_groups_forged_first", Format::artifact,
        [] {
@@ -573,8 +584,17 @@ std::vector<HostileCase> cases() {
        [] { return valid_artifact() + valid_artifact(); }, kInvalid,
        "p.json: content after the end of the JSON document at line"},
       {"artifact_element_limit", Format::artifact,
-       [] { return past_element_limit("{", R"("format": "nnplan.plan.v1"})"); }, kInvalid,
-       "p.json: JSON document holds more than 16777216 elements"},
+       [] {
+         return past_element_limit(R"({"format": "nnplan.plan.v1", )", "profile", 1 << 16,
+                                   R"("graph": null})");
+       },
+       kInvalid, "p.json: JSON document holds more than 65536 elements"},
+      {"artifact_huge_unknown_field", Format::artifact,
+       [] {
+         return R"({"format": "nnplan.plan.v1", )" + junk_member(1000000, "[]") +
+                R"("graph": null})";
+       },
+       kInvalid, "p.json: field junk: unknown field; valid: format, profile, graph"},
 
       // ONNX.
       {"onnx_empty_graph", Format::onnx, text(""), kInvalid, "m.onnx"},

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nnplan/format/limits.hpp"
@@ -153,6 +155,77 @@ TEST(JsonDocument, RepeatedKeyCarriesPathAndPartialDocument) {
   const auto deep = parse_json_document("[[[");
   ASSERT_FALSE(deep.has_value());
   EXPECT_FALSE(deep.error().repeated_key.has_value());
+}
+
+// Shallow members: read and checked, stored empty, not counted.
+constexpr std::array<std::string_view, 2> kShallow = {"big", "obj"};
+
+TEST(JsonDocumentShallow, MembersAreKeptEmptyAndScalarsAsTheyAre) {
+  const auto doc = parse_json_document(
+      R"({"a": [1, {"b": 2}], "big": [1, [2, {"c": 3}], "x"], "obj": {"k": [4]}, "n": 5})",
+      kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_TRUE(doc.has_value()) << doc.error().problem;
+  EXPECT_EQ(doc->dump(), R"({"a":[1,{"b":2}],"big":[],"obj":{},"n":5})");
+  const auto scalar =
+      parse_json_document(R"({"big": 7, "obj": null})", kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_TRUE(scalar.has_value()) << scalar.error().problem;
+  EXPECT_EQ(scalar->dump(), R"({"big":7,"obj":null})");
+  // Only the root object's members are shallow.
+  const auto nested =
+      parse_json_document(R"({"a": {"big": [1, 2]}})", kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_TRUE(nested.has_value()) << nested.error().problem;
+  EXPECT_EQ(nested->dump(), R"({"a":{"big":[1,2]}})");
+}
+
+TEST(JsonDocumentShallow, EveryRuleStillAppliesInside) {
+  const auto repeated = parse_json_document(R"({"big": [{}, {"x": 1, "x": 2}]})", kMaxJsonElements,
+                                            {.shallow = kShallow});
+  ASSERT_FALSE(repeated.has_value());
+  EXPECT_EQ(repeated.error().problem,
+            "field big[1].x appears more than once (at line 1, column 23)");
+  const auto deep = parse_json_document("{\"big\": " + repeat("[", 70) + repeat("]", 70) + "}",
+                                        kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_FALSE(deep.has_value());
+  EXPECT_NE(deep.error().problem.find("JSON nesting reaches 65 levels"), std::string::npos)
+      << deep.error().problem;
+  const auto long_string =
+      parse_json_document("{\"obj\": {\"s\": \"" + std::string(kMaxStringBytes + 1, 'a') + "\"}}",
+                          kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_FALSE(long_string.has_value());
+  EXPECT_NE(long_string.error().problem.find("bytes long; the limit is 65536 bytes"),
+            std::string::npos)
+      << long_string.error().problem;
+  const auto trailing =
+      parse_json_document(R"({"big": [1]} [])", kMaxJsonElements, {.shallow = kShallow});
+  ASSERT_FALSE(trailing.has_value());
+  EXPECT_NE(trailing.error().problem.find("content after the end of the JSON document"),
+            std::string::npos)
+      << trailing.error().problem;
+}
+
+TEST(JsonDocumentShallow, ShallowValuesDoNotCountTowardTheElementLimit) {
+  const std::string big = "{\"big\": [" + repeat("[],", 999) + "[]], \"a\": [1, 2]}";
+  // The root, the empty stand-in, the array a and its two numbers: 5 elements stored.
+  const auto doc = parse_json_document(big, 5, {.shallow = kShallow});
+  ASSERT_TRUE(doc.has_value()) << doc.error().problem;
+  const auto over = parse_json_document(big, 4, {.shallow = kShallow});
+  ASSERT_FALSE(over.has_value());
+  EXPECT_NE(over.error().problem.find("JSON document holds more than 4 elements"),
+            std::string::npos)
+      << over.error().problem;
+  // Without the shallow member the same document is far past the limit.
+  EXPECT_FALSE(parse_json_document(big, 5).has_value());
+}
+
+TEST(JsonDocumentShallow, UnknownRootMembersAreNotBuilt) {
+  constexpr std::array<std::string_view, 2> kKnown = {"format", "modules"};
+  const std::string text =
+      "{\"format\": \"x\", \"junk\": [" + repeat("[],", 999) + "[]], \"modules\": [1]}";
+  const auto doc = parse_json_document(text, 6, {.known = kKnown});
+  ASSERT_TRUE(doc.has_value()) << doc.error().problem;
+  // The reader still sees the unknown key, to refuse it by name.
+  EXPECT_EQ(doc->dump(), R"({"format":"x","junk":[],"modules":[1]})");
+  EXPECT_FALSE(parse_json_document(text, 6).has_value());
 }
 
 TEST(JsonDocument, PathTextCutsLongKeys) {

@@ -226,6 +226,54 @@ TEST(PlanArtifactReader, ReadsBackTheRecordedProfile) {
   EXPECT_EQ(artifact->document, text);
 }
 
+// The reader keeps only the envelope: what grows with the graph is checked, then dropped, and the
+// text is kept only when asked for.
+TEST(PlanArtifactReader, KeepsTheEnvelopeAndTheTextOnlyWhenAsked) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  const std::string text = artifact_for(profile, checked(relu_relu_sin()));
+  const auto kept = parse_plan_artifact(text, "plan.json");
+  ASSERT_TRUE(kept.has_value()) << render(kept.error());
+  EXPECT_EQ(kept->document, text);
+  const auto dropped = parse_plan_artifact(text, "plan.json", KeepDocument::no);
+  ASSERT_TRUE(dropped.has_value()) << render(dropped.error());
+  EXPECT_EQ(dropped->document, "");
+  EXPECT_EQ(dropped->profile, kept->profile);
+  EXPECT_EQ(dropped->digest, kept->digest);
+  EXPECT_EQ(dropped->accepted, kept->accepted);
+}
+
+TEST(PlanArtifactReader, RepeatedKeyDeepInsideGroupsOrAuditIsRefused) {
+  const BackendProfile profile = backend::make_profile(MaintainedProfile::checked_cpu);
+  const std::string text = artifact_for(profile, checked(relu_relu_sin()));
+  for (const std::string_view field : {"\"capsule\": ", "\"claim\": "}) {
+    std::string forged = text;
+    const auto at = forged.find(field);
+    ASSERT_NE(at, std::string::npos) << field;
+    // The same key twice in one group (or contract): nlohmann would keep the last.
+    forged.insert(at, std::string(field) + "\"lab.forged\", ");
+    const auto artifact = parse_plan_artifact(forged, "plan.json");
+    ASSERT_FALSE(artifact.has_value()) << field;
+    EXPECT_THAT(artifact.error().message, testing::HasSubstr("appears more than once"));
+    EXPECT_THAT(artifact.error().message, testing::StartsWith("plan.json: "));
+  }
+}
+
+TEST(PlanArtifactDiffArtifacts, PaddedArtifactIsNotBuiltPastTwiceThePlansSize) {
+  std::string padded = R"({"a": [)";
+  for (int i = 0; i < 10000; ++i)
+    padded += "[],";
+  padded += "[]]}";
+  const std::vector<std::string> lines = diff_artifacts(R"({"a": [1]})", padded);
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_THAT(lines[0], testing::HasSubstr("JSON document holds more than 4102 elements"));
+}
+
+TEST(PlanArtifactDiffArtifacts, RepeatedKeysAreADifferenceNotResolved) {
+  const std::vector<std::string> lines = diff_artifacts(R"({"a": 1})", R"({"a": 2, "a": 1})");
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_THAT(lines[0], testing::HasSubstr("appears more than once"));
+}
+
 // `patch` cases apply a JSON merge patch to a valid artifact (null removes a key); `raw` cases
 // parse the text as it is.
 enum class Input { patch, raw };

@@ -182,7 +182,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--lowering", flags->lowering,
                   "Lowering mode replacing the recorded one: singleton or coalesced");
   cmd->callback([flags, &exit_code] {
-    auto artifact = format::read_plan_artifact(flags->plan);
+    // A regular file can be read again: its text is let go once the envelope is read, and held
+    // again only to diff. A pipe can be read once only, so its text is kept.
+    std::error_code ec;
+    const bool reread = std::filesystem::is_regular_file(flags->plan, ec);
+    auto artifact = format::read_plan_artifact(
+        flags->plan, reread ? format::KeepDocument::no : format::KeepDocument::yes);
     if (!artifact) {
       exit_code = fail(artifact.error(), kExitBadInput);
       return;
@@ -195,10 +200,6 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       exit_code = profile.error();
       return;
     }
-    // A regular file can be read again: its text is let go while the graph is planned. A pipe
-    // can be read once only, so its text is kept.
-    std::error_code ec;
-    const bool reread = std::filesystem::is_regular_file(flags->plan, ec);
     std::string recorded = reread ? std::string() : std::move(artifact->document);
     std::string().swap(artifact->document);
     auto run = plan_graph_input(std::move(*profile), flags->graph, Digest::compute);

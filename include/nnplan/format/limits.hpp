@@ -60,6 +60,11 @@ inline constexpr std::size_t kMaxOnnxInitializers = std::size_t{1} << 18;
 // million elements (11 per lowered group), a registry of 65,536 capsules 3.0 to 4.2 million.
 inline constexpr std::size_t kMaxJsonElements = std::size_t{1} << 24;
 
+// Elements of one registry file: 2^23, about 8.4 million, twice the 4.2 million of the largest
+// 65,536-capsule registry with every field (which is already past the 64 MiB file limit), so
+// that a registry's tree stays under about 500 MB whatever it holds.
+inline constexpr std::size_t kMaxRegistryJsonElements = std::size_t{1} << 23;
+
 // Modules in one nnplan.capsules.v1 registry file (4096), and capsules in all its modules
 // together (65536); the capsule limit holds for all the registry files one command reads together
 // too (read_registry_files).

@@ -103,22 +103,32 @@ struct PlanArtifact {
   std::optional<std::string> digest;
   std::optional<std::size_t> nodes;
   bool accepted = false;
-  std::string document;  // the text as read
+  std::string document;  // the text as read (empty when read with KeepDocument::no)
 
   bool operator==(const PlanArtifact&) const = default;
 };
+
+// Whether a parsed artifact keeps its text (PlanArtifact::document). A caller that can read the
+// file again when it needs the text (verify, for a regular file) passes `no`, so that reading an
+// artifact never holds more than the mapped file and its small envelope.
+enum class KeepDocument : std::uint8_t { yes, no };
 
 // Parses an artifact. Strict on the envelope: the document must be a JSON object whose `format`
 // is `nnplan.plan.v1`, with exactly the top-level keys above, a well-typed `profile` (known
 // spellings) and `graph`, a boolean `accepted`, arrays `gate_failures` and `groups`, an `audit`
 // object and an `error` that is null or an object. Anything else is an invalid_input error naming
 // `source` and the field, e.g. `plan.json: not an nnplan.plan.v1 artifact: format is
-// 'torchlean.ir.v1'`. The inside of groups and audit entries is left to diff_artifacts.
+// 'torchlean.ir.v1'`. The whole text is checked by the strict JSON reader (no repeated key at any
+// depth, no NUL byte, nothing after the document, the nesting and string limits), but only the
+// envelope is kept in memory: `gate_failures`, `groups` and `audit` are read without being stored,
+// and their inside is left to diff_artifacts.
 [[nodiscard]] Expected<PlanArtifact> parse_plan_artifact(std::string_view text,
-                                                         std::string_view source);
+                                                         std::string_view source,
+                                                         KeepDocument keep = KeepDocument::yes);
 
 // Reads and parses an artifact file; unreadable or oversized files are errors naming the path.
-[[nodiscard]] Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path);
+[[nodiscard]] Expected<PlanArtifact> read_plan_artifact(const std::filesystem::path& path,
+                                                        KeepDocument keep = KeepDocument::yes);
 
 // The `capsule` of every entry of the artifact's `audit.kernels`, in order: the capsules its plan
 // was made of. Text that is not JSON yields the names before the point where it breaks.
