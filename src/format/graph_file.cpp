@@ -11,8 +11,8 @@
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/ir_json.hpp"
-#include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
 
 namespace nnplan::format {
@@ -86,36 +86,6 @@ Error input_shapes_for_json(const std::string& path) {
 
 }  // namespace
 
-std::expected<void, Error> check_input_shapes(const OnnxImportOptions& options) {
-  for (const auto& [name, dims] : options.input_shapes) {
-    const auto invalid = [&name](const std::string& problem) {
-      return std::unexpected(make_error(
-          ErrorKind::invalid_input, "input shape for '" + detail::shown(name) + "' " + problem));
-    };
-    if (dims.empty()) return invalid("has no dimensions");
-    if (dims.size() > kMaxRank) {
-      return invalid("has rank " + std::to_string(dims.size()) + "; the limit is " +
-                     std::to_string(kMaxRank) + " (the maximum rank)");
-    }
-    std::optional<std::uint64_t> count = 1;
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == 0) return invalid("has 0 at dimension " + std::to_string(i));
-      if (dims[i] > kMaxDim) {
-        return invalid("has " + std::to_string(dims[i]) + " at dimension " + std::to_string(i) +
-                       ", which exceeds the dimension limit of " + std::to_string(kMaxDim) +
-                       " (2^48)");
-      }
-      if (count) count = ir::checked_mul(*count, dims[i]);
-    }
-    if (!count || *count > kMaxTensorElements) {
-      return invalid("has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
-                     " elements; the limit is " + std::to_string(kMaxTensorElements) +
-                     " (2^48) per tensor");
-    }
-  }
-  return {};
-}
-
 std::expected<void, Error> check_graph_file_options(const std::filesystem::path& path,
                                                     const GraphFileOptions& options) {
   // A pipe is not sniffed here (it can be read only once); read_graph_file checks its bytes.
@@ -134,7 +104,6 @@ std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string
   return std::unexpected(
       GraphFileFailure{.error = std::move(error), .digest = std::move(digest), .nodes = nodes});
 }
-
 
 // Reads the payload file beside a torchlean.ir.v1 graph, when there is one, and checks it.
 Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_path,

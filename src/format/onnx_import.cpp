@@ -22,7 +22,9 @@
 #include <string>
 
 #include "bounded_file.hpp"
+#include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/ir/shape.hpp"
 #include "onnx/import_context.hpp"
 #include "onnx/model_split.hpp"
 #include "onnx/operator_table.hpp"
@@ -128,6 +130,13 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
                                      const OnnxImportOptions& options,
                                      onnx_import::ImportProgress& progress,
                                      const std::string& prefix) {
+  // Here rather than in each caller, so that every importer's input shapes meet the limits of a
+  // declared one.
+  if (auto ok = check_input_shapes(options); !ok) {
+    Error error = std::move(ok.error());
+    error.message.insert(0, prefix);
+    return std::unexpected(std::move(error));
+  }
   if (bytes.empty()) {
     return std::unexpected(make_error(ErrorKind::invalid_input,
                                       prefix + "not a valid ONNX model: the input is empty"));
@@ -169,6 +178,36 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
 
 }  // namespace
 
+Expected<void> check_input_shapes(const OnnxImportOptions& options) {
+  for (const auto& [name, dims] : options.input_shapes) {
+    const auto invalid = [&name](const std::string& problem) {
+      return std::unexpected(make_error(
+          ErrorKind::invalid_input, "input shape for '" + detail::shown(name) + "' " + problem));
+    };
+    if (dims.empty()) return invalid("has no dimensions");
+    if (dims.size() > kMaxRank) {
+      return invalid("has rank " + std::to_string(dims.size()) + "; the limit is " +
+                     std::to_string(kMaxRank) + " (the maximum rank)");
+    }
+    std::optional<std::uint64_t> count = 1;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == 0) return invalid("has 0 at dimension " + std::to_string(i));
+      if (dims[i] > kMaxDim) {
+        return invalid("has " + std::to_string(dims[i]) + " at dimension " + std::to_string(i) +
+                       ", which exceeds the dimension limit of " + std::to_string(kMaxDim) +
+                       " (2^48)");
+      }
+      if (count) count = ir::checked_mul(*count, dims[i]);
+    }
+    if (!count || *count > kMaxTensorElements) {
+      return invalid("has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+                     " elements; the limit is " + std::to_string(kMaxTensorElements) +
+                     " (2^48) per tensor");
+    }
+  }
+  return {};
+}
+
 Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::string_view source,
                                     const OnnxImportOptions& options) noexcept {
   onnx_import::ImportProgress progress;
@@ -185,7 +224,7 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
   onnx_import::ImportProgress progress{.stage = "the file"};
   try {
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
-                                             detail::StreamCheck::protobuf);
+                                           detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
     return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), options);
   } catch (...) {

@@ -20,6 +20,7 @@
 #include "message_text.hpp"
 #include "nnplan/exception_boundary.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/format/listing_json.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -147,7 +148,10 @@ using detail::JsonPathStep;
 
 class Reader {
  public:
-  explicit Reader(std::string_view source) : source_(source) {}
+  // `capsules_before`: the capsules of the registry files read before this one
+  // (read_registry_files), counted against the limit together with this file's.
+  explicit Reader(std::string_view source, std::size_t capsules_before = 0)
+      : source_(source), capsules_before_(capsules_before) {}
 
   Expected<std::vector<CapsuleModule>> document(const Json& root);
   Error repeated_key(const Json& root, const std::vector<JsonPathStep>& path,
@@ -184,6 +188,7 @@ class Reader {
   static std::string capsule_label(const Json& json, std::size_t index);
 
   std::string_view source_;
+  std::size_t capsules_before_;
   std::string module_;
   std::string capsule_;
 };
@@ -304,13 +309,22 @@ Expected<std::vector<CapsuleModule>> Reader::document(const Json& root) {
         fail("", "expected a JSON object with fields format and modules, found " +
                      std::string(root.type_name())));
   }
-  if (auto ok = only_fields(root, kDocumentFields, "", ""); !ok) return std::unexpected(ok.error());
+  // The format first: another nnplan document's fields are not worth listing as unknown.
   const auto format = string_field(root, "format", "", /*non_empty=*/false);
   if (!format) return std::unexpected(format.error());
+  if (*format == kCapsuleListingFormat) {
+    return std::unexpected(
+        fail("", "not an " + std::string(kCapsulesFormat) + " registry: format is '" +
+                     std::string(kCapsuleListingFormat) +
+                     "', a filtered capsule listing (what nnplan capsules --json prints with "
+                     "--op, --provider or --device); nnplan capsules --json without filters "
+                     "writes a registry that loads"));
+  }
   if (*format != kCapsulesFormat) {
     return std::unexpected(fail("format", "expected '" + std::string(kCapsulesFormat) +
                                               "', found '" + shown(*format) + "'"));
   }
+  if (auto ok = only_fields(root, kDocumentFields, "", ""); !ok) return std::unexpected(ok.error());
   const auto modules = required(root, "modules", "");
   if (!modules) return std::unexpected(modules.error());
   if (auto ok = expect_type(**modules, Json::value_t::array, "array", "modules"); !ok) {
@@ -321,8 +335,9 @@ Expected<std::vector<CapsuleModule>> Reader::document(const Json& root) {
                                                " modules; the limit is " +
                                                std::to_string(kMaxRegistryModules)));
   }
-  // Counted before any module is read, so a huge registry fails before it is converted.
-  std::size_t capsule_count = 0;
+  // Counted before any module is read, so a huge registry fails before it is converted. The
+  // capsules of earlier files count too: the limit holds for all registry files together.
+  std::size_t capsule_count = capsules_before_;
   for (std::size_t i = 0; i < (*modules)->size(); ++i) {
     const Json& json = (**modules)[i];
     const auto c = json.is_object() ? json.find("capsules") : json.end();
@@ -330,9 +345,17 @@ Expected<std::vector<CapsuleModule>> Reader::document(const Json& root) {
     capsule_count += c->size();
     if (capsule_count > kMaxRegistryCapsules) {
       module_ = module_label(json, i);
-      return std::unexpected(
-          fail("capsules", "brings the registry to " + std::to_string(capsule_count) +
-                               " capsules; the limit is " + std::to_string(kMaxRegistryCapsules)));
+      const std::string limit = std::to_string(kMaxRegistryCapsules);
+      if (capsules_before_ == 0) {
+        return std::unexpected(fail("capsules", "brings the registry to " +
+                                                    std::to_string(capsule_count) +
+                                                    " capsules; the limit is " + limit));
+      }
+      return std::unexpected(fail("capsules", "brings the registry files read so far to " +
+                                                  std::to_string(capsule_count) + " capsules (" +
+                                                  std::to_string(capsules_before_) +
+                                                  " in the files before this one); the limit is " +
+                                                  limit + " in all registry files together"));
     }
   }
   std::vector<CapsuleModule> out;
@@ -718,11 +741,11 @@ Json capsule_json(const KernelCapsule& c) {
   return out;
 }
 
-}  // namespace
-
-Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
-                                                         std::string_view source) {
-  Reader reader(source);
+// parse_registry_json for a document read after registry files holding `capsules_before`
+// capsules.
+Expected<std::vector<CapsuleModule>> parse_registry(std::string_view text, std::string_view source,
+                                                    std::size_t capsules_before) {
+  Reader reader(source, capsules_before);
   if (only_whitespace(text)) {
     return std::unexpected(
         reader.fail("", "empty document; expected a JSON object with fields format and modules"));
@@ -751,10 +774,42 @@ Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
   }
 }
 
-Expected<std::vector<CapsuleModule>> read_registry_file(const std::filesystem::path& path) {
+// read_registry_file for a file read after registry files holding `capsules_before` capsules.
+Expected<std::vector<CapsuleModule>> read_registry(const std::filesystem::path& path,
+                                                   std::size_t capsules_before) {
   auto text = detail::read_bounded_file(path, "registry file", kMaxRegistryFileBytes);
   if (!text) return std::unexpected(std::move(text.error()));
-  return parse_registry_json(text->text(), path.string());
+  return parse_registry(text->text(), path.string(), capsules_before);
+}
+
+}  // namespace
+
+Expected<std::vector<CapsuleModule>> parse_registry_json(std::string_view text,
+                                                         std::string_view source) {
+  return parse_registry(text, source, 0);
+}
+
+Expected<std::vector<CapsuleModule>> read_registry_file(const std::filesystem::path& path) {
+  return read_registry(path, 0);
+}
+
+Expected<std::vector<CapsuleModule>> read_registry_files(
+    std::span<const std::filesystem::path> paths) {
+  try {
+    std::vector<CapsuleModule> modules;
+    std::size_t capsules = 0;
+    for (const std::filesystem::path& path : paths) {
+      auto loaded = read_registry(path, capsules);
+      if (!loaded) return std::unexpected(std::move(loaded.error()));
+      for (CapsuleModule& m : *loaded) {
+        capsules += m.capsules.size();
+        modules.push_back(std::move(m));
+      }
+    }
+    return modules;
+  } catch (const std::exception& e) {
+    return std::unexpected(error_from_exception("reading registry files", e));
+  }
 }
 
 std::string write_registry_json(std::span<const CapsuleModule> modules) {

@@ -292,6 +292,20 @@ TEST(CliRegistry, SameNameModuleReplacesTheBuiltInOne) {
   EXPECT_NE(listing.out.find("lab.relu"), std::string::npos);
 }
 
+// --registry takes one file per occurrence: the words after it are the ops to plan.
+TEST(CliRegistry, RegistryTakesOneFileAndLeavesTheOps) {
+  const fs::path file = scratch_dir() / "acme.json";
+  write_text(file, acme_registry("acme", "acme.relu", "external", "external"));
+  const CliResult r = run_cli("plan-ops --registry " + file.string() + " linear relu");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\n  linear: reference.linear "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  relu: reference.relu "), std::string::npos) << r.out;
+  // `capsules` takes no positional: a word after its --registry FILE is a usage error, not a
+  // second registry file that cannot be read.
+  const CliResult listing = run_cli("capsules --registry " + file.string() + " extra.json");
+  EXPECT_EQ(listing.exit_code, 2) << listing.err;
+}
+
 TEST(CliRegistry, MisalignedCapsuleIsListedButNeverChosen) {
   const fs::path file = scratch_dir() / "bad.json";
   write_text(file, acme_registry("lab", "lab.relu", "reference", "cpu", "value-refinement"));
@@ -313,6 +327,26 @@ TEST(CliRegistry, DuplicateIdentityAcrossFilesExitsThree) {
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_NE(r.err.find("duplicate backend capsule identity 'acme.relu'"), std::string::npos)
       << r.err;
+}
+
+// The capsule limit (65536) holds for all --registry files together, not per file.
+TEST(CliRegistry, CapsuleLimitCountsEveryRegistryFile) {
+  const fs::path a = scratch_dir() / "one.json";
+  const fs::path b = scratch_dir() / "bulk.json";
+  write_text(a, acme_registry("acme", "acme.relu", "external", "external"));
+  std::string bulk =
+      R"({"format": "nnplan.capsules.v1", "modules": [{"name": "bulk", "capsules": [)";
+  for (int i = 0; i < 65536; ++i)
+    bulk += i == 0 ? "{}" : ",{}";
+  write_text(b, bulk + "]}]}");
+  const CliResult r =
+      run_cli("plan-ops --registry " + a.string() + " --registry " + b.string() + " relu");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "nnplan: error: " + b.string() +
+                       ": module 'bulk': field capsules: brings the registry files read so far to "
+                       "65537 capsules (1 in the files before this one); the limit is 65536 in all "
+                       "registry files together\n");
+  EXPECT_EQ(r.out, "");
 }
 
 TEST(CliRegistry, MalformedFileExitsThreeNamingFileModuleCapsuleAndField) {

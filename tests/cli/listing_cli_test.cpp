@@ -37,8 +37,14 @@ TEST(ListingCli, AFilteredListingIsNotLoadedAsARegistry) {
   write_text(listing, exported.out);
   const CliResult r = run_cli("plan-ops linear relu --registry " + listing.string());
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  // Refused as a document, not as a file that could not be read.
-  EXPECT_TRUE(contains(r.err, "nnplan: error: " + listing.string() + ": field ")) << r.err;
+  // Refused for its format (not for the first field a registry lacks), with the way to a
+  // registry that loads.
+  EXPECT_TRUE(contains(r.err, "nnplan: error: " + listing.string() +
+                                  ": not an nnplan.capsules.v1 registry: format is "
+                                  "'nnplan.capsule-listing.v1'"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "nnplan capsules --json without filters")) << r.err;
+  EXPECT_FALSE(contains(r.err, "unknown field")) << r.err;
   EXPECT_EQ(r.out, "");
 }
 

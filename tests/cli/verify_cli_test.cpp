@@ -207,6 +207,64 @@ TEST(VerifyCli, ModuleNamesInTheNoteAreEscaped) {
             "profile.modules[3]: artifact has \"evil\\u001b[8m\", re-planning gives nothing");
 }
 
+// A line that would pass for verify's verdict, with ESC[8m (hide what follows) and a
+// right-to-left override.
+const std::string kForged = "x\nverified: ok\x1b[8m\u202e";
+
+// No raw control reaches the output: no ESC, no right-to-left override, no forged verdict line.
+void expect_inert(const std::string& text) {
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\u202e"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nverified: "), std::string::npos) << text;
+  EXPECT_FALSE(text.starts_with("verified: ")) << text;
+}
+
+TEST(VerifyCli, ForgedNamesInTheArtifactPrintEscaped) {
+  const std::string graph = source("examples/mlp.json");
+  const fs::path plan = planned(graph, "verify_mlp.forged.plan.json");
+  const fs::path tampered = edited(plan, "verify_mlp.forged.json", [](Json& doc) {
+    doc["profile"]["name"] = "checked_cpu" + kForged;
+    doc["groups"][0]["capsule"] = "reference.linear" + kForged;
+    doc["audit"]["kernels"][0]["capsule"] = "reference.linear" + kForged;
+  });
+  // The recorded profile name is no profile: the error names it escaped.
+  const CliResult recorded = run_cli("verify " + graph + " " + tampered.string());
+  EXPECT_EQ(recorded.exit_code, 3) << recorded.err;
+  EXPECT_EQ(recorded.out, "");
+  expect_inert(recorded.err);
+  // With --profile the artifact is compared: every name from it is escaped in the differences
+  // and in the note on the capsules the registry lacks.
+  const CliResult r =
+      run_cli("verify " + graph + " " + tampered.string() + " --profile checked_cpu");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  expect_inert(r.out);
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 4u) << r.out;
+  EXPECT_TRUE(lines[0].starts_with("mismatch: ")) << r.out;
+  EXPECT_TRUE(
+      lines[1].starts_with("note: the artifact names capsules that the loaded registry "
+                           "lacks: \"reference.linear"))
+      << lines[1];
+  EXPECT_TRUE(contains(r.out,
+                       "\nprofile.name: artifact has \"checked_cpux\\nverified: "
+                       "ok\\u001b[8m\\u202e\", re-planning gives \"checked_cpu\"\n"))
+      << r.out;
+}
+
+TEST(VerifyCli, PathsPrintEscaped) {
+  const std::string graph = source("examples/mlp.json");
+  const fs::path plan = planned(graph, "verify_mlp.path.plan.json");
+  const std::string name = "v\x1b[8m\nverified: x.json";
+  fs::copy_file(plan, scratch_dir() / name, fs::copy_options::overwrite_existing);
+  const std::string shell_path =
+      "\"$(printf '" + scratch_dir().string() + "/v\\033[8m\\nverified: x.json')\"";
+  const CliResult r = run_cli("verify " + graph + " " + shell_path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "verified: " + scratch_dir().string() +
+                       "/v\\x1b[8m\\nverified: x.json matches " + graph +
+                       " under profile checked_cpu\n");
+}
+
 TEST(VerifyCli, LinesAndValuesAreCut) {
   const std::string graph = source("examples/transformer_block.json");
   const fs::path plan = planned(graph, "verify_block.plan.json");

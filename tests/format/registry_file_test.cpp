@@ -3,6 +3,7 @@
 // defaults, misaligned capsules are kept, and every malformed document is an invalid_input error
 // whose one-line message names the source, module, capsule and field.
 #include "nnplan/format/registry_file.hpp"
+#include "nnplan/format/limits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -506,6 +507,16 @@ std::vector<MalformedCase> malformed_cases() {
                                     "value": "nnplan.capsules.v2"}])"),
        kInvalid,
        "reg.json: field format: expected 'nnplan.capsules.v1', found 'nnplan.capsules.v2'"},
+      // The format is checked before the fields, so another document is named for what it is.
+      {"wrong_format_with_other_fields",
+       R"({"format": "nnplan.plan.v1", "profile": {}, "groups": []})", kInvalid,
+       "reg.json: field format: expected 'nnplan.capsules.v1', found 'nnplan.plan.v1'"},
+      {"capsule_listing",
+       R"({"format": "nnplan.capsule-listing.v1", "profile": "checked_cpu", "capsules": []})",
+       kInvalid,
+       "reg.json: not an nnplan.capsules.v1 registry: format is 'nnplan.capsule-listing.v1', a "
+       "filtered capsule listing (what nnplan capsules --json prints with --op, --provider or "
+       "--device); nnplan capsules --json without filters writes a registry that loads"},
       {"format_not_string", patched(R"([{"op": "replace", "path": "/format", "value": 1}])"),
        kInvalid, "reg.json: field format: expected string, found number"},
       {"missing_modules", patched(R"([{"op": "remove", "path": "/modules"}])"), kInvalid,
@@ -781,6 +792,52 @@ TEST_F(RegistryFileTemp, FileOverSizeLimitIsRejected) {
   EXPECT_EQ(read.error().message, path.string() +
                                       ": registry file is 67108865 bytes; the limit is 67108864 "
                                       "bytes (64 MiB)");
+}
+
+TEST_F(RegistryFileTemp, FilesReadTogetherKeepTheirOrderAndSources) {
+  const std::filesystem::path a = dir_ / "a.json";
+  const std::filesystem::path b = dir_ / "b.json";
+  std::ofstream(a, std::ios::binary) << kSpecExample;
+  std::ofstream(b, std::ios::binary) << R"({"format": "nnplan.capsules.v1", "modules": [
+    {"name": "empty", "capsules": []}]})";
+  const std::vector<std::filesystem::path> paths = {a, b};
+  const auto read = read_registry_files(paths);
+  ASSERT_TRUE(read.has_value()) << read.error().message;
+  ASSERT_EQ(read->size(), 2u);
+  EXPECT_EQ((*read)[0].name, "acme");
+  EXPECT_EQ((*read)[0].source, a.string());
+  EXPECT_EQ((*read)[1].name, "empty");
+  EXPECT_EQ((*read)[1].source, b.string());
+}
+
+// kMaxRegistryCapsules holds for all files together, counted before a file's modules are
+// converted: the second file's capsules are empty objects, which would fail conversion, so the
+// message can only be the count's.
+TEST_F(RegistryFileTemp, CapsuleLimitHoldsForAllFilesTogether) {
+  const std::filesystem::path a = dir_ / "a.json";
+  const std::filesystem::path b = dir_ / "b.json";
+  std::ofstream(a, std::ios::binary) << kSpecExample;
+  std::string capsules;
+  for (std::size_t i = 0; i < kMaxRegistryCapsules; ++i)
+    capsules += i == 0 ? "{}" : ",{}";
+  std::ofstream(b, std::ios::binary)
+      << R"({"format": "nnplan.capsules.v1", "modules": [{"name": "bulk", "capsules": [)"
+      << capsules << "]}]}";
+  // Either file alone is within the limit.
+  ASSERT_TRUE(read_registry_file(a).has_value());
+  const auto alone = read_registry_file(b);
+  ASSERT_FALSE(alone.has_value());
+  EXPECT_NE(alone.error().message.find("capsule #0"), std::string::npos) << alone.error().message;
+
+  const std::vector<std::filesystem::path> paths = {a, b};
+  const auto read = read_registry_files(paths);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().kind, ErrorKind::invalid_input);
+  EXPECT_EQ(read.error().message,
+            b.string() +
+                ": module 'bulk': field capsules: brings the registry files read so far to 65537 "
+                "capsules (1 in the files before this one); the limit is 65536 in all registry "
+                "files together");
 }
 
 }  // namespace

@@ -49,21 +49,21 @@ void ConfigFlags::add_to(CLI::App& command) {
   command.add_option("--assurance", assurance, "Assurance policy: verified, checked or external");
   command.add_option("--vjp", vjp, "VJP mode: none, torchlean-tape or backend-vjp");
   command.add_option("--target", target, "Target preset replacing the profile's target");
-  command.add_option("--registry", registries,
-                     "Capsule registry file (nnplan.capsules.v1); repeatable; same-name modules "
-                     "replace the profile's");
+  // One file per occurrence: words after `--registry FILE` are the subcommand's positionals
+  // (`plan-ops --registry r.json linear relu` plans linear and relu).
+  command
+      .add_option("--registry", registries,
+                  "Capsule registry file (nnplan.capsules.v1); repeatable; same-name modules "
+                  "replace the profile's")
+      ->allow_extra_args(false);
 }
 
 std::expected<std::vector<CapsuleModule>, int> load_registry_files(
     const std::vector<std::string>& paths) {
-  std::vector<CapsuleModule> modules;
-  for (const std::string& path : paths) {
-    auto loaded = format::read_registry_file(path);
-    if (!loaded) return std::unexpected(fail(loaded.error(), kExitBadInput));
-    for (CapsuleModule& m : *loaded)
-      modules.push_back(std::move(m));
-  }
-  return modules;
+  const std::vector<std::filesystem::path> files(paths.begin(), paths.end());
+  auto modules = format::read_registry_files(files);
+  if (!modules) return std::unexpected(fail(modules.error(), kExitBadInput));
+  return std::move(*modules);
 }
 
 std::expected<ProfileOverrides, int> explicit_overrides(const ConfigFlags& flags) {

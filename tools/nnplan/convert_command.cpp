@@ -49,7 +49,8 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   cmd->add_option("MODEL", flags->model, "ONNX model file")->required();
   cmd->add_option("-o,--output", flags->output, "torchlean.ir.v1 file to write")->required();
   cmd->add_option("--input-shape", flags->input_shapes,
-                  "Fix a graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); repeatable");
+                  "Fix a graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); repeatable")
+      ->allow_extra_args(false);
   cmd->add_flag("--json", flags->json, "Print an nnplan.convert.v1 summary instead of the line");
   cmd->callback([flags, &exit_code] {
     auto options = parse_input_shapes(flags->input_shapes);

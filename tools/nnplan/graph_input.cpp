@@ -87,9 +87,11 @@ std::expected<format::OnnxImportOptions, int> parse_input_shapes(
 void GraphFlags::add_to(CLI::App& command) {
   command.add_option("GRAPH", graph, "Graph file: torchlean.ir.v1 JSON or an ONNX model")
       ->required();
-  command.add_option("--input-shape", input_shapes,
-                     "Fix an ONNX graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); "
-                     "repeatable");
+  command
+      .add_option("--input-shape", input_shapes,
+                  "Fix an ONNX graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); "
+                  "repeatable")
+      ->allow_extra_args(false);  // one shape per occurrence, as --registry takes one file
 }
 
 std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const GraphFlags& flags,

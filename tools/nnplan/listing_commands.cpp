@@ -102,7 +102,8 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--op", flags->op, "Only capsules implementing this op");
   cmd->add_option("--provider", flags->provider, "Only capsules of this provider");
   cmd->add_option("--device", flags->device, "Only capsules for this device");
-  cmd->add_option("--registry", flags->registries, "Add modules from a registry file; repeatable");
+  cmd->add_option("--registry", flags->registries, "Add modules from a registry file; repeatable")
+      ->allow_extra_args(false);
   cmd->add_flag(
       "--json", flags->json,
       "Print the registry as nnplan.capsules.v1 JSON (filtered: nnplan.capsule-listing.v1)");

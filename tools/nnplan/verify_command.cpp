@@ -11,7 +11,9 @@
 // and diffed. Exit 0 when the documents are equal, 1 listing the differences (the graph digest
 // first, at most kMaxShownDifferences of them, after a note naming the recorded registry modules
 // that are not loaded, or else the recorded capsules the registry lacks), 3 when the artifact or
-// the graph is unreadable or malformed.
+// the graph is unreadable or malformed. Every line printed holds input-derived text (paths, names
+// and values from the artifact) and goes out through escape_controls, so an artifact cannot print
+// a line of its own (a fake `verified:`) or a terminal escape sequence.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include "cli.hpp"
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/format/plan_artifact.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
 
@@ -233,8 +236,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     }
     std::vector<std::string>& differences = diff.lines;
     if (diff.total == 0) {
-      fmt::print("verified: {} matches {} under profile {}\n", flags->plan, flags->graph.graph,
-                 run->profile.name);
+      fmt::print("verified: {} matches {} under profile {}\n", escape_controls(flags->plan),
+                 escape_controls(flags->graph.graph), escape_controls(run->profile.name));
       if (!artifact->accepted) {
         fmt::print(
             "note: the artifact records a plan its gate rejected or could not plan; verify checks "
@@ -246,17 +249,18 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     // The graph's identity is the first thing to know; the rest follows in document order.
     std::stable_partition(differences.begin(), differences.end(),
                           [](const std::string& d) { return d.starts_with("graph.digest:"); });
-    fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n", flags->plan,
-               flags->graph.graph, run->profile.name, diff.total, diff.total == 1 ? "" : "s");
+    fmt::print("mismatch: {} does not match {} under profile {} ({} difference{})\n",
+               escape_controls(flags->plan), escape_controls(flags->graph.graph),
+               escape_controls(run->profile.name), diff.total, diff.total == 1 ? "" : "s");
     // A registry left out or changed at verify time changes every group planned from it: say so
     // before the differences it causes.
     if (const std::string note = registry_note(artifact->profile, recorded, run->profile);
         !note.empty()) {
-      fmt::print("{}\n", note);
+      fmt::print("{}\n", escape_controls(note));
     }
     const std::size_t shown = std::min(differences.size(), kMaxShownDifferences);
     for (std::size_t i = 0; i < shown; ++i)
-      fmt::print("{}\n", differences[i]);
+      fmt::print("{}\n", escape_controls(differences[i]));
     if (shown < diff.total) {
       const std::size_t more = diff.total - shown;
       fmt::print("... and {} more difference{}\n", more, more == 1 ? "" : "s");

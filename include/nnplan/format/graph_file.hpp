@@ -92,14 +92,9 @@ struct GraphFileFailure {
   std::optional<std::size_t> nodes;   // set when the file parsed as a graph
 };
 
-// The limits of a declared shape (nnplan/format/limits.hpp) applied to the shapes `options` fixes:
-// each has rank 1..kMaxRank, every dimension is 1..kMaxDim and the elements number at most
-// kMaxTensorElements. invalid_input naming the input and the limit it breaks ("input shape for
-// 'x' has rank 100; the limit is 64"). For importers given input shapes directly (convert).
-[[nodiscard]] std::expected<void, Error> check_input_shapes(const OnnxImportOptions& options);
-
 // The checks read_graph_file makes on its options before it reads a byte of the file: input shapes
-// apply only to an ONNX model (detect_graph_format), and pass check_input_shapes. A command line
+// apply only to an ONNX model (detect_graph_format), and pass check_input_shapes (onnx_import.hpp,
+// which import_onnx applies too). A command line
 // calls it first to report a bad flag as a usage error.
 [[nodiscard]] std::expected<void, Error> check_graph_file_options(const std::filesystem::path& path,
                                                                   const GraphFileOptions& options);

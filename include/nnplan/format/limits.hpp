@@ -66,7 +66,8 @@ inline constexpr std::size_t kMaxJsonElements = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxRegistryJsonElements = std::size_t{1} << 23;
 
 // Modules in one nnplan.capsules.v1 registry file (4096), and capsules in all its modules
-// together (65536).
+// together (65536); the capsule limit holds for all the registry files one command reads together
+// too (read_registry_files).
 inline constexpr std::size_t kMaxRegistryModules = 4096;
 inline constexpr std::size_t kMaxRegistryCapsules = std::size_t{1} << 16;
 

@@ -55,7 +55,16 @@ struct ImportedModel {
 // (INT_MAX bytes), which is also the limit `import_onnx` applies to its bytes.
 inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::numeric_limits<int>::max();
 
-// Imports a serialized ModelProto. `source` names the input in messages.
+// The limits of a declared shape (nnplan/format/limits.hpp) applied to the shapes `options` fixes:
+// each has rank 1..kMaxRank, every dimension is 1..kMaxDim and the elements number at most
+// kMaxTensorElements. invalid_input naming the input and the limit it breaks ("input shape for
+// 'x' has rank 100; the limit is 64"). import_onnx applies it before reading a byte, so every
+// importer's input shapes are held to it; a caller checks first to report a bad flag as a usage
+// error (the command line, through check_graph_file_options in graph_file.hpp).
+[[nodiscard]] Expected<void> check_input_shapes(const OnnxImportOptions& options);
+
+// Imports a serialized ModelProto. `source` names the input in messages. The input shapes of
+// `options` must pass check_input_shapes; the error then names `source` first.
 [[nodiscard]] Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes,
                                                   std::string_view source,
                                                   const OnnxImportOptions& options = {}) noexcept;

@@ -43,6 +43,14 @@ inline constexpr std::uintmax_t kMaxRegistryFileBytes = std::uintmax_t{64} << 20
 [[nodiscard]] Expected<std::vector<backend::CapsuleModule>> read_registry_file(
     const std::filesystem::path& path);
 
+// Reads and parses registry files in order (the `--registry` files of a command line) into one
+// module list, failing as read_registry_file does for the first file that fails. The capsule
+// limit, kMaxRegistryCapsules, holds for all the files together: each file's capsules are counted,
+// on top of those of the files before it, before any of its modules is converted, and the message
+// names the file that crosses the limit, the running total and the limit.
+[[nodiscard]] Expected<std::vector<backend::CapsuleModule>> read_registry_files(
+    std::span<const std::filesystem::path> paths);
+
 // The canonical `nnplan.capsules.v1` document for `modules`, pretty-printed with two spaces and
 // a trailing newline.
 [[nodiscard]] std::string write_registry_json(std::span<const backend::CapsuleModule> modules);

@@ -92,6 +92,38 @@ TEST(OnnxImport, DynamicDimensionAndTheFix) {
             "m.onnx: an input shape is given for 'z', which is not a graph input; inputs: 'x'");
 }
 
+// import_onnx holds input shapes to the limits of a declared shape itself (check_input_shapes),
+// whoever calls it: the message names the source, then the input and the limit.
+TEST(OnnxImport, InputShapesMeetTheDeclaredShapeLimits) {
+  Model m;
+  m.input("x", {-1}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "r");
+  const std::uint64_t big = std::uint64_t{1} << 50;
+  const std::vector<std::pair<std::vector<std::uint64_t>, std::string>> cases = {
+      {{}, "m.onnx: input shape for 'x' has no dimensions"},
+      {{0}, "m.onnx: input shape for 'x' has 0 at dimension 0"},
+      {{big},
+       "m.onnx: input shape for 'x' has 1125899906842624 at dimension 0, which exceeds the "
+       "dimension limit of 281474976710656 (2^48)"},
+      {{18446744073709551615u},
+       "m.onnx: input shape for 'x' has 18446744073709551615 at dimension 0, which exceeds the "
+       "dimension limit of 281474976710656 (2^48)"},
+      {std::vector<std::uint64_t>(100, 1),
+       "m.onnx: input shape for 'x' has rank 100; the limit is 64 (the maximum rank)"},
+  };
+  for (const auto& [dims, message] : cases) {
+    EXPECT_EQ(error_of(m, {.input_shapes = {{"x", dims}}}), message);
+  }
+  // Within the limits the element count is checked too.
+  Model two;
+  two.input("x", {-1, -1}).output("y");
+  two.node("Relu", {"x"}, {"y"}, "r");
+  EXPECT_EQ(
+      error_of(two, {.input_shapes = {{"x", {std::uint64_t{1} << 40, std::uint64_t{1} << 40}}}}),
+      "m.onnx: input shape for 'x' has more than 2^64 elements; the limit is "
+      "281474976710656 (2^48) per tensor");
+}
+
 TEST(OnnxImport, OpsetAndDomainRejections) {
   Model m(18);
   m.input("x", {2}).output("y");
