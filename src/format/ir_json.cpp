@@ -957,35 +957,9 @@ bool GraphHandler::finish_node() {
 // errors and "number overflow parsing '1e400'" (no position) for numbers past double range.
 bool GraphHandler::parse_error(std::size_t position, const std::string& /*last_token*/,
                                const nlohmann::detail::exception& ex) {
-  std::string_view what = ex.what();
-  if (const auto close = what.find("] "); close != std::string_view::npos) {
-    what.remove_prefix(close + 2);
-  }
-  constexpr std::string_view kAt = "parse error at ";
-  std::string problem;
-  if (what.starts_with(kAt)) {
-    what.remove_prefix(kAt.size());
-    problem = "invalid JSON at " + std::string(what);
-  } else {
-    std::size_t line = 1;
-    std::size_t column = 1;
-    const std::size_t end = std::min(position, text_.size());
-    for (std::size_t i = 0; i < end; ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    problem = "invalid JSON at line " + std::to_string(line) + ", column " +
-              std::to_string(column) + ": " + std::string(what);
-  }
-  // The parser quotes what it read last, which can be a whole unterminated string.
-  constexpr std::size_t kMaxProblemBytes = 240;
-  if (problem.size() > kMaxProblemBytes) {
-    problem = shown(std::string_view(problem).substr(0, kMaxProblemBytes)) + "...";
-  }
+  // nlohmann's position counts the byte it stopped at.
+  std::string problem =
+      detail::json_syntax_problem(ex.what(), text_, position == 0 ? 0 : position - 1);
   return fail_root("", std::move(problem));
 }
 
@@ -1100,7 +1074,7 @@ Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source
 
 Expected<ir::Graph> read_ir_file(const std::filesystem::path& path) {
   auto text = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes,
-                                         detail::StreamCheck::json_text);
+                                        detail::StreamCheck::json_text);
   if (!text) return std::unexpected(std::move(text.error()));
   return parse_ir_json(text->text(), path.string());
 }

@@ -46,20 +46,6 @@ class TrackedIterator {
   const char** read_to_;
 };
 
-// "line 3, column 7" of the byte at `offset`.
-std::string line_column(std::string_view text, std::size_t offset) {
-  offset = std::min(offset, text.size());
-  std::size_t line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
-}
-
 std::string limit_text(std::size_t bytes) {
   return std::to_string(bytes) + " bytes (" + std::to_string(bytes >> 10) + " KiB)";
 }
@@ -123,24 +109,7 @@ class DomBuilder {
     if (done_) {
       return fail("content after the end of the JSON document at " + line_column(text_, offset));
     }
-    std::string_view what = ex.what();
-    if (const auto close = what.find("] "); close != std::string_view::npos) {
-      what.remove_prefix(close + 2);
-    }
-    constexpr std::string_view kAt = "parse error at ";
-    std::string problem;
-    if (what.starts_with(kAt)) {
-      what.remove_prefix(kAt.size());
-      problem = "invalid JSON at " + std::string(what);
-    } else {
-      // "number overflow parsing '1e400'" comes without a position.
-      problem = "invalid JSON at " + line_column(text_, offset) + ": " + std::string(what);
-    }
-    // The parser quotes what it read last, which can be a whole unterminated string.
-    constexpr std::size_t kMaxProblemBytes = 240;
-    if (problem.size() > kMaxProblemBytes) {
-      problem = shown(std::string_view(problem).substr(0, kMaxProblemBytes)) + "...";
-    }
+    std::string problem = json_syntax_problem(ex.what(), text_, offset);
     return fail(std::move(problem));
   }
 
@@ -358,6 +327,38 @@ std::expected<Json, JsonDocumentError> parse_json_document(std::string_view text
   }
   if (!ok) return std::unexpected(JsonDocumentError{.problem = "JSON parse stopped"});
   return std::move(builder.root());
+}
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+std::string json_syntax_problem(std::string_view what, std::string_view text, std::size_t offset) {
+  if (const auto close = what.find("] "); close != std::string_view::npos) {
+    what.remove_prefix(close + 2);
+  }
+  constexpr std::string_view kAt = "parse error at ";
+  std::string problem;
+  if (what.starts_with(kAt)) {
+    what.remove_prefix(kAt.size());
+    problem = "invalid JSON at " + std::string(what);
+  } else {
+    problem = "invalid JSON at " + line_column(text, offset) + ": " + std::string(what);
+  }
+  constexpr std::size_t kMaxProblemBytes = 240;
+  if (problem.size() > kMaxProblemBytes) {
+    problem = shown(std::string_view(problem).substr(0, kMaxProblemBytes)) + "...";
+  }
+  return problem;
 }
 
 std::string json_path_text(const std::vector<JsonPathStep>& path) {

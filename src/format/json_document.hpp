@@ -54,6 +54,16 @@ struct RootMembers {
 [[nodiscard]] std::expected<nlohmann::ordered_json, JsonDocumentError> parse_json_document(
     std::string_view text, std::size_t max_elements = kMaxJsonElements, RootMembers members = {});
 
+// The problem nlohmann's parser reports for `text`, as one line: "invalid JSON at line 3,
+// column 7: syntax error while parsing ..." (the position nlohmann gives, or, for errors that come
+// without one such as "number overflow parsing '1e400'", the byte at `offset`), cut to 240 bytes
+// (the parser quotes what it read last, which can be a whole unterminated string).
+[[nodiscard]] std::string json_syntax_problem(std::string_view what, std::string_view text,
+                                              std::size_t offset);
+
+// "line 3, column 7" of the byte at `offset` of `text`.
+[[nodiscard]] std::string line_column(std::string_view text, std::size_t offset);
+
 // "a.b[2].c" for `path`, with keys cut short (message_text.hpp's `shown`).
 [[nodiscard]] std::string json_path_text(const std::vector<JsonPathStep>& path);
 

@@ -47,19 +47,24 @@ inline std::string source(const std::string& relative) {
   return (fs::path(NNPLAN_SOURCE_DIR) / relative).string();
 }
 
-// Runs `nnplan <args>` through the shell; args are trusted test literals.
-inline CliResult run_cli(const std::string& args) {
+// Runs a shell command line (pipes, background jobs, redirections) with its stdout and stderr
+// captured; the exit code is the command line's. The line is a trusted test literal.
+inline CliResult run_shell(const std::string& line) {
   const fs::path dir = scratch_dir();
   const fs::path out = dir / "stdout.txt";
   const fs::path err = dir / "stderr.txt";
-  const std::string command =
-      std::string(NNPLAN_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const std::string command = "{ " + line + "; } >" + out.string() + " 2>" + err.string();
   const int status = std::system(command.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = read_text(out);
   r.err = read_text(err);
   return r;
+}
+
+// Runs `nnplan <args>` through the shell; args are trusted test literals.
+inline CliResult run_cli(const std::string& args) {
+  return run_shell(std::string(NNPLAN_BINARY) + " " + args);
 }
 
 // Compares `actual` with tests/golden/cli/<name>; NNPLAN_UPDATE_GOLDEN=1 rewrites the file.

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <string>
 
 #include "cli_runner.hpp"
@@ -14,21 +13,6 @@ namespace {
 
 const std::string kMlp = source("examples/mlp.json");
 const std::string kNnplan = NNPLAN_BINARY;
-
-// Runs a shell command line (pipes, background jobs) with its stdout and stderr captured; the exit
-// code is the command line's.
-CliResult run_shell(const std::string& line) {
-  const fs::path dir = scratch_dir();
-  const fs::path out = dir / "shell_stdout.txt";
-  const fs::path err = dir / "shell_stderr.txt";
-  const std::string command = "{ " + line + "; } >" + out.string() + " 2>" + err.string();
-  const int status = std::system(command.c_str());
-  CliResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
-}
 
 TEST(PipeInputCli, GraphPipedToStdinPlansLikeTheFile) {
   const CliResult file = run_cli("plan " + kMlp + " --json");

@@ -307,7 +307,7 @@ std::vector<BadDocument> bad_documents() {
        "invalid JSON at line 2"},
       {"number_overflow",
        with_node(R"({"id": 1, "kind": "relu", "parents": [0], "shape": [1e400]})"),
-       "invalid JSON at line 2, column 58: number overflow parsing '1e400'"},
+       "invalid JSON at line 2, column 57: number overflow parsing '1e400'"},
       {"invalid_utf8", with_node("{\"id\": 1, \"kind\": \"relu\", \"name\": \"\xff\"}"),
        "invalid JSON at line 2"},
       {"wrong_format", with_root(R"("format": "torchlean.ir.v2", "input_id": 0, "output_id": 0)"),
