@@ -31,11 +31,15 @@ std::vector<Rejection> rejection_reasons(const ExecutionConfig& config, const Ke
   if (!c.supports_forward) {
     out.push_back({RejectionReason::forward_unsupported, "capsule does not support forward"});
   }
-  if (auto field = first_misaligned_field(c)) {
-    out.push_back(
-        {RejectionReason::contracts_misaligned, std::string(to_string(*field)) + " field holds " +
-                                                    quoted(label(c.contract(*field).claim)) +
-                                                    ", expected " + expected_claim(c, *field)});
+  // One reason naming every misaligned field, so a capsule is fixed in one edit, not one per run.
+  if (const std::vector<ContractField> fields = misaligned_fields(c); !fields.empty()) {
+    std::string detail;
+    for (const ContractField field : fields) {
+      if (!detail.empty()) detail += "; ";
+      detail += std::string(to_string(field)) + " field holds " +
+                quoted(label(c.contract(field).claim)) + ", expected " + expected_claim(c, field);
+    }
+    out.push_back({RejectionReason::contracts_misaligned, std::move(detail)});
   }
   if (!admits_trust(config.assurance, c.trust_level)) {
     out.push_back(

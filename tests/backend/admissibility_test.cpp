@@ -250,6 +250,23 @@ TEST(RejectionReasons, MisalignmentDetailNamesTheField) {
   }
 }
 
+TEST(RejectionReasons, EveryMisalignedFieldIsReported) {
+  KernelCapsule c = base();
+  c.shape.claim = c.value.claim;
+  c.vjp.claim.mode = VjpMode::backend_vjp;
+  EXPECT_EQ(misaligned_fields(c), (std::vector{ContractField::shape, ContractField::vjp}));
+  EXPECT_EQ(first_misaligned_field(c), ContractField::shape);
+  const std::vector<Rejection> reasons = rejection_reasons(ExecutionConfig{}, c);
+  const std::vector<Rejection> expected = {
+      {RejectionReason::contracts_misaligned,
+       "shape field holds 'relu forward refines Spec.relu', expected shape safety for relu; vjp "
+       "field holds 'relu backend-vjp VJP refines Spec.relu', expected a torchlean-tape VJP "
+       "refinement claim for relu"},
+  };
+  EXPECT_EQ(reasons, expected);
+  EXPECT_TRUE(misaligned_fields(base()).empty());
+}
+
 TEST(RejectionReasons, CustomPolicyLabelInDetail) {
   ExecutionConfig config;
   config.assurance.allow_checked = false;

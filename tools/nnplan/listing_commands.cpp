@@ -137,8 +137,9 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
         matched = true;
         std::string extra;
         if (!c.supports_forward) extra += " forward=unsupported";
-        if (auto field = first_misaligned_field(c)) {
-          extra += " misaligned=" + str(to_string(*field));
+        const std::vector<ContractField> misaligned = misaligned_fields(c);
+        for (std::size_t i = 0; i < misaligned.size(); ++i) {
+          extra += (i == 0 ? " misaligned=" : ",") + str(to_string(misaligned[i]));
         }
         fmt::print("{:<32} op={} provider={} device={} trust={} vjp={} module={}{}\n",
                    escape_controls(c.name), to_string(c.op), to_string(c.provider),

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nnplan/backend/contract.hpp"
 #include "nnplan/backend/numerical_policy.hpp"
@@ -40,6 +41,10 @@ struct KernelCapsule {
 // `shape`, a layout claim for the op in `layout`, a forward refinement of the op in `value`, a
 // VJP refinement of the op in the capsule's vjp mode in `vjp`), or nullopt when all four align.
 [[nodiscard]] std::optional<ContractField> first_misaligned_field(const KernelCapsule& capsule);
+
+// Every contract field whose claim does not match its slot, in field order (shape, layout, value,
+// vjp); empty when all four align.
+[[nodiscard]] std::vector<ContractField> misaligned_fields(const KernelCapsule& capsule);
 
 [[nodiscard]] inline bool contracts_aligned(const KernelCapsule& capsule) {
   return !first_misaligned_field(capsule).has_value();
