@@ -6,12 +6,14 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace nnplan::cli_test {
 
@@ -73,6 +75,35 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   if (std::getenv("NNPLAN_UPDATE_GOLDEN") != nullptr) write_text(path, actual);
   ASSERT_TRUE(fs::exists(path)) << "missing golden file " << path;
   EXPECT_EQ(read_text(path), actual) << "golden mismatch: " << path;
+}
+
+// `text` split into lines, without their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+// Plans `graph` with `flags` into the scratch artifact `name` and returns its path.
+inline fs::path planned_artifact(const std::string& graph, const std::string& name,
+                                 const std::string& flags = "") {
+  const fs::path file = scratch_dir() / name;
+  const CliResult r = run_cli("plan " + graph + " " + flags + " -o " + file.string());
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  return file;
+}
+
+// The artifact at `file` with `edit` applied, dumped as the writer does (two-space indent, a
+// trailing newline) into the scratch file `name`, so only the edited part differs.
+template <class Edit>
+fs::path edited_copy(const fs::path& file, const std::string& name, Edit edit) {
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_text(file));
+  edit(doc);
+  const fs::path out = scratch_dir() / name;
+  write_text(out, doc.dump(2) + "\n");
+  return out;
 }
 
 inline bool contains(const std::string& text, const std::string& fragment) {

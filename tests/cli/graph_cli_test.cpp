@@ -21,14 +21,6 @@ using namespace nnplan::cli_test;
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
 const std::string kTrustedRegistry = "tests/data/registries/cli_trusted_relu.json";
 const std::string kVerifiedRegistry = "tests/data/registries/cli_verified_relu.json";
 
@@ -252,25 +244,6 @@ TEST(GraphCliPlan, UnknownLoweringIsAUsageError) {
 
 // ---------------------------------------------------------------------------------------------
 // verify
-
-// Plans `graph` with `flags` into a scratch artifact and returns its path.
-fs::path planned_artifact(const std::string& graph, const std::string& name,
-                          const std::string& flags = "") {
-  const fs::path file = scratch_dir() / name;
-  const CliResult r = run_cli("plan " + graph + " " + flags + " -o " + file.string());
-  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  return file;
-}
-
-// The artifact at `file` with `edit` applied, written next to it as `name`.
-template <class Edit>
-fs::path edited_copy(const fs::path& file, const std::string& name, Edit edit) {
-  Json doc = Json::parse(read_text(file));
-  edit(doc);
-  const fs::path out = scratch_dir() / name;
-  write_text(out, doc.dump(2) + "\n");
-  return out;
-}
 
 TEST(GraphCliVerify, AcceptsAFreshArtifact) {
   const std::string graph = source("examples/cnn.json");

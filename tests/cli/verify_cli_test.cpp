@@ -24,22 +24,6 @@ using Json = nlohmann::ordered_json;
 
 const std::string kVerifiedRegistry = "tests/data/registries/cli_verified_relu.json";
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
-
-// Plans `graph` with `flags` into a scratch artifact and returns its path.
-fs::path planned(const std::string& graph, const std::string& name, const std::string& flags = "") {
-  const fs::path file = scratch_dir() / name;
-  const CliResult r = run_cli("plan " + graph + " " + flags + " -o " + file.string());
-  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
-  return file;
-}
-
 // `text` with its first occurrence of `from` replaced by `to` (which must occur).
 std::string replace_first(std::string text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
@@ -54,15 +38,6 @@ fs::path write_scratch(const std::string& name, const std::string& text) {
   return file;
 }
 
-// The artifact at `file` with `edit` applied, dumped as the writer does (two-space indent), so
-// only the edited part differs.
-template <class Edit>
-fs::path edited(const fs::path& file, const std::string& name, Edit edit) {
-  Json doc = Json::parse(read_text(file));
-  edit(doc);
-  return write_scratch(name, doc.dump(2) + "\n");
-}
-
 std::string header(const fs::path& plan, const std::string& graph, std::size_t differences,
                    const std::string& profile = "checked_cpu") {
   return "mismatch: " + plan.string() + " does not match " + graph + " under profile " + profile +
@@ -71,7 +46,7 @@ std::string header(const fs::path& plan, const std::string& graph, std::size_t d
 
 TEST(VerifyCli, OneChangedCapsuleNameIsOneLine) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.plan.json");
+  const fs::path plan = planned_artifact(graph, "verify_mlp.plan.json");
   const std::string original = read_text(plan);
   const std::string text = replace_first(original, "\"capsule\": \"reference.linear\"",
                                          "\"capsule\": \"lab.fast_linear\"");
@@ -89,7 +64,7 @@ TEST(VerifyCli, OneChangedCapsuleNameIsOneLine) {
 struct RejectedPlan {
   std::string graph = source("tests/data/graphs/cli_relu.json");
   std::string flags = "--assurance verified --registry " + source(kVerifiedRegistry);
-  fs::path plan = planned(graph, "verify_relu.rejected.plan.json", flags);
+  fs::path plan = planned_artifact(graph, "verify_relu.rejected.plan.json", flags);
 };
 
 TEST(VerifyCli, OneRemovedGateFailureIsOneLine) {
@@ -97,7 +72,7 @@ TEST(VerifyCli, OneRemovedGateFailureIsOneLine) {
   const Json recorded = Json::parse(read_text(p.plan));
   ASSERT_EQ(recorded["gate_failures"].size(), 2u);
   ASSERT_EQ(recorded["gate_failures"][1]["kind"], "test-evidence");
-  const fs::path tampered = edited(p.plan, "verify_relu.removed.json", [](Json& doc) {
+  const fs::path tampered = edited_copy(p.plan, "verify_relu.removed.json", [](Json& doc) {
     doc["gate_failures"].erase(doc["gate_failures"].begin() + 1);
   });
   const CliResult r = run_cli("verify " + p.graph + " " + tampered.string() + " " + p.flags);
@@ -113,7 +88,7 @@ TEST(VerifyCli, OneRemovedGateFailureIsOneLine) {
 
 TEST(VerifyCli, OneForgedGateFailureIsOneLine) {
   const RejectedPlan p;
-  const fs::path tampered = edited(p.plan, "verify_relu.forged.json", [](Json& doc) {
+  const fs::path tampered = edited_copy(p.plan, "verify_relu.forged.json", [](Json& doc) {
     doc["gate_failures"].insert(doc["gate_failures"].begin() + 1,
                                 Json{{"kind", "missing-evidence"}, {"groups", Json::array()}});
   });
@@ -127,7 +102,7 @@ TEST(VerifyCli, OneForgedGateFailureIsOneLine) {
 TEST(VerifyCli, MissingRegistryIsNamedFirstWithTheFix) {
   const std::string graph = source("tests/data/graphs/cli_relu.json");
   const std::string registry = " --registry " + source(kVerifiedRegistry);
-  const fs::path plan = planned(graph, "verify_relu.registry.plan.json", registry);
+  const fs::path plan = planned_artifact(graph, "verify_relu.registry.plan.json", registry);
   const CliResult with = run_cli("verify " + graph + " " + plan.string() + registry);
   EXPECT_EQ(with.exit_code, 0) << with.out;
   const CliResult r = run_cli("verify " + graph + " " + plan.string());
@@ -151,7 +126,7 @@ TEST(VerifyCli, MissingRegistryIsNamedFirstWithTheFix) {
 TEST(VerifyCli, CapsulesTheRegistryLacksAreNamedFirst) {
   const std::string graph = source("tests/data/graphs/cli_relu.json");
   const std::string registry = " --registry " + source(kVerifiedRegistry);
-  const fs::path plan = planned(graph, "verify_relu.renamed.plan.json", registry);
+  const fs::path plan = planned_artifact(graph, "verify_relu.renamed.plan.json", registry);
   std::string text = read_text(source(kVerifiedRegistry));
   for (auto at = text.find("lab.verified_relu"); at != std::string::npos;
        at = text.find("lab.verified_relu", at + 1)) {
@@ -173,8 +148,8 @@ TEST(VerifyCli, CapsulesTheRegistryLacksAreNamedFirst) {
 
 TEST(VerifyCli, TheNoteListsFiveNamesAndCountsTheRest) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.many.plan.json");
-  const fs::path tampered = edited(plan, "verify_mlp.many.json", [](Json& doc) {
+  const fs::path plan = planned_artifact(graph, "verify_mlp.many.plan.json");
+  const fs::path tampered = edited_copy(plan, "verify_mlp.many.json", [](Json& doc) {
     for (int i = 0; i < 7; ++i)
       doc["profile"]["modules"].push_back("acme" + std::to_string(i));
   });
@@ -191,8 +166,8 @@ TEST(VerifyCli, TheNoteListsFiveNamesAndCountsTheRest) {
 
 TEST(VerifyCli, ModuleNamesInTheNoteAreEscaped) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.escape.plan.json");
-  const fs::path tampered = edited(plan, "verify_mlp.escape.json", [](Json& doc) {
+  const fs::path plan = planned_artifact(graph, "verify_mlp.escape.plan.json");
+  const fs::path tampered = edited_copy(plan, "verify_mlp.escape.json", [](Json& doc) {
     doc["profile"]["modules"].push_back("evil\x1b[8m");
   });
   const CliResult r = run_cli("verify " + graph + " " + tampered.string());
@@ -221,8 +196,8 @@ void expect_inert(const std::string& text) {
 
 TEST(VerifyCli, ForgedNamesInTheArtifactPrintEscaped) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.forged.plan.json");
-  const fs::path tampered = edited(plan, "verify_mlp.forged.json", [](Json& doc) {
+  const fs::path plan = planned_artifact(graph, "verify_mlp.forged.plan.json");
+  const fs::path tampered = edited_copy(plan, "verify_mlp.forged.json", [](Json& doc) {
     doc["profile"]["name"] = "checked_cpu" + kForged;
     doc["groups"][0]["capsule"] = "reference.linear" + kForged;
     doc["audit"]["kernels"][0]["capsule"] = "reference.linear" + kForged;
@@ -253,7 +228,7 @@ TEST(VerifyCli, ForgedNamesInTheArtifactPrintEscaped) {
 
 TEST(VerifyCli, PathsPrintEscaped) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.path.plan.json");
+  const fs::path plan = planned_artifact(graph, "verify_mlp.path.plan.json");
   const std::string name = "v\x1b[8m\nverified: x.json";
   fs::copy_file(plan, scratch_dir() / name, fs::copy_options::overwrite_existing);
   const std::string shell_path =
@@ -267,7 +242,7 @@ TEST(VerifyCli, PathsPrintEscaped) {
 
 TEST(VerifyCli, LinesAndValuesAreCut) {
   const std::string graph = source("examples/transformer_block.json");
-  const fs::path plan = planned(graph, "verify_block.plan.json");
+  const fs::path plan = planned_artifact(graph, "verify_block.plan.json");
   // Every group and audit entry names a trust level: far more than 20 differences.
   std::string text = read_text(plan);
   std::size_t changed = 0;
@@ -308,7 +283,7 @@ CliResult run_piped(const std::string& producer, const std::string& args) {
 // A pipe can be read once only: its text is kept for the comparison instead of read again.
 TEST(VerifyCli, ReadsTheArtifactFromAPipe) {
   const std::string graph = source("examples/mlp.json");
-  const fs::path plan = planned(graph, "verify_mlp.pipe.plan.json");
+  const fs::path plan = planned_artifact(graph, "verify_mlp.pipe.plan.json");
   const CliResult r = run_piped("cat " + plan.string(), "verify " + graph + " /dev/stdin");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "verified: /dev/stdin matches " + graph + " under profile checked_cpu\n");
