@@ -31,6 +31,22 @@ void write_text(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+// Runs `write` with writes past 4 KiB failing (RLIMIT_FSIZE gives EFBIG, even as root; SIGXFSZ
+// is ignored meanwhile), then restores the limit and the signal.
+template <class Write>
+auto with_small_file_limit(Write write) {
+  rlimit old_limit{};
+  EXPECT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = 4096;
+  EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto result = write();
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  return result;
+}
+
 class OutputFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -108,18 +124,10 @@ TEST_F(OutputFileTest, AFailedRenameLeavesTheTargetAndNoTemporary) {
 }
 
 TEST_F(OutputFileTest, AFailedWriteLeavesTheOldFileAndNoTemporary) {
-  // RLIMIT_FSIZE makes a write past 4 KiB fail with EFBIG, even as root.
   const fs::path path = dir_ / "out.json";
   write_text(path, "old contents");
-  rlimit old_limit{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 4096;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
-  const auto result = write_file_atomically(path, std::string(10000, 'x'));
-  ::setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  const auto result =
+      with_small_file_limit([&] { return write_file_atomically(path, std::string(10000, 'x')); });
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message, path.string() + ": cannot write output file: file too large");
   EXPECT_EQ(read_text(path), "old contents");
@@ -159,18 +167,10 @@ TEST_F(OutputFileTest, AFailedSecondWriteChangesNeitherFile) {
   const fs::path payloads = dir_ / "g.payloads";
   write_text(graph, "old graph");
   write_text(payloads, "old payloads");
-  rlimit old_limit{};
-  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
-  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old_limit;
-  small.rlim_cur = 4096;
-  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
   const std::string big(10000, 'x');
   const std::vector<OutputFile> files{{.path = graph, .bytes = "new graph"},
                                       {.path = payloads, .bytes = big}};
-  const auto result = write_files_atomically(files);
-  ::setrlimit(RLIMIT_FSIZE, &old_limit);
-  std::signal(SIGXFSZ, old_handler);
+  const auto result = with_small_file_limit([&] { return write_files_atomically(files); });
   ASSERT_FALSE(result);
   EXPECT_TRUE(contains(result.error().message, payloads.string())) << result.error().message;
   EXPECT_EQ(read_text(graph), "old graph");
