@@ -79,7 +79,7 @@ bool has_reduction_order(BackendOp op) {
       BackendOp::conv_transpose,  BackendOp::avg_pool,
       BackendOp::smooth_max_pool, BackendOp::softmax,
       BackendOp::log_softmax,     BackendOp::scaled_dot_product_attention,
-      BackendOp::max_pool};
+      BackendOp::max_pool,        BackendOp::hard_masked_softmax};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

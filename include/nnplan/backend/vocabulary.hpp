@@ -88,8 +88,9 @@ enum class BackendOp : std::uint8_t {
   fft_fno,
   selective_scan,
   scaled_dot_product_attention,
+  hard_masked_softmax,
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::scaled_dot_product_attention>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::hard_masked_softmax>({
     "rand_uniform",
     "bernoulli_mask",
     "add",
@@ -136,6 +137,7 @@ inline constexpr auto kBackendOpNames = enum_names<BackendOp::scaled_dot_product
     "fft_fno",
     "selective_scan",
     "scaled_dot_product_attention",
+    "hard_masked_softmax",
 });
 inline constexpr std::size_t kBackendOpCount = kBackendOpNames.size();
 

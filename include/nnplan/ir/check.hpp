@@ -42,7 +42,7 @@ class CheckedGraphBuilder {
  public:
   void reserve(std::size_t nodes) { graph_.nodes.reserve(nodes); }
   // Appends `node` (its id is set to its index) with its shape inferred; kinds whose shape is
-  // declared (input, rand_uniform, bernoulli_mask, linear's last dimension) take it from
+  // declared (input, rand_uniform, bernoulli_mask, linear's last dimension, gather) take it from
   // `node.shape`. On error nothing is appended.
   [[nodiscard]] Expected<NodeId> add(Node node);
   // The same, building the node in place from its parts: no Node is constructed and moved.
@@ -51,18 +51,18 @@ class CheckedGraphBuilder {
                                      const Shape& declared, std::string_view source_name);
   // The nodes added so far.
   [[nodiscard]] const Graph& graph() const { return graph_; }
-  [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, NodeId output_id) &&;
+  [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, std::vector<NodeId> output_ids) &&;
 
  private:
   Graph graph_;
   Shape inferred_;
 };
 
-// Validates every rule: input_id and output_id first, then each node in id order, its structure
+// Validates every rule: input_id and output_ids first (at least one output), then each node in id order, its structure
 // (id, parents, arity, parameters) before its declared shape against the inferred one, so the
 // error reported is the one at the lowest node. Errors are `invalid_input`; `position` is the
 // offending node id (the index when the id itself is wrong), and is empty for an empty graph or an
-// input_id/output_id that names no node. Allocates nothing per node when the graph is valid.
+// input_id/output_ids entry that names no node. Allocates nothing per node when the graph is valid.
 [[nodiscard]] Expected<CheckedGraph> check(Graph graph);
 
 }  // namespace nnplan::ir

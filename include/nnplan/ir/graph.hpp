@@ -1,10 +1,11 @@
 // The IR graph (SPEC §6): an op-tagged DAG whose node ids equal their array index and whose
 // parents have smaller ids. Each node declares its output shape and carries the parameters of its
-// kind. Weights of `const`, `linear`, `conv2d` and `batch_norm2d_nchw_eval` live outside the
-// graph, in payloads keyed by node id (see format/payload_file.hpp).
+// kind. Weights of `const`, `linear`, `conv`, `conv_transpose`, `batch_norm_eval`, `layernorm` and
+// `gather` live outside the graph, in payloads keyed by node id (see format/payload_file.hpp).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -17,7 +18,8 @@ namespace nnplan::ir {
 
 using NodeId = std::uint32_t;
 
-// A node's parents: up to two held inline (small_vector.hpp); only concat and sum take more.
+// A node's parents: up to two held inline (small_vector.hpp); only concat and
+// scaled_dot_product_attention take more.
 using Parents = SmallVector<NodeId, 2>;
 
 // Parameters by kind; `std::monostate` for kinds without parameters.
@@ -33,11 +35,12 @@ struct SeedParams {  // rand_uniform, bernoulli_mask
   std::uint64_t seed = 0;
   bool operator==(const SeedParams&) const = default;
 };
-struct PoolParams {  // max_pool2d, avg_pool2d (padding 0), and their _pad forms
-  std::uint32_t kh = 1;
-  std::uint32_t kw = 1;
-  std::uint32_t stride = 1;
-  std::uint32_t padding = 0;
+struct PoolParams {  // max_pool, avg_pool (and the legacy max_pool2d, avg_pool2d and _pad forms)
+  std::uint32_t spatial_rank = 2;
+  // One entry per spatial axis: the window, its step, and the padding on both sides.
+  std::vector<std::uint32_t> kernel;
+  std::vector<std::uint32_t> stride;
+  std::vector<std::uint32_t> padding;
   bool operator==(const PoolParams&) const = default;
 };
 struct BroadcastParams {  // broadcast_to
@@ -45,36 +48,88 @@ struct BroadcastParams {  // broadcast_to
   Shape to;
   bool operator==(const BroadcastParams&) const = default;
 };
-struct AxisParams {  // reduce_sum, reduce_mean, softmax, layernorm, concat
+// reduce_sum, reduce_mean, softmax, log_softmax, layernorm, concat, gather
+struct AxisParams {
   std::uint32_t axis = 0;
   bool operator==(const AxisParams&) const = default;
 };
-struct Conv2dParams {  // conv2d
+struct ConvParams {  // conv, conv_transpose (and the legacy conv2d)
+  std::uint32_t spatial_rank = 2;
+  // One entry per spatial axis.
+  std::vector<std::uint32_t> kernel;
+  std::vector<std::uint32_t> stride;
+  std::vector<std::uint32_t> padding;        // before each spatial axis
+  std::vector<std::uint32_t> dilation;
+  std::vector<std::uint32_t> padding_after;  // after each spatial axis
+  std::uint32_t groups = 1;
+  std::uint32_t channel_axis = 1;
   std::uint32_t in_channels = 1;
   std::uint32_t out_channels = 1;
-  std::uint32_t kh = 1;
-  std::uint32_t kw = 1;
-  std::uint32_t stride = 1;
-  std::uint32_t padding = 0;
-  bool operator==(const Conv2dParams&) const = default;
+  // conv_transpose only (one entry per spatial axis); empty for conv.
+  std::vector<std::uint32_t> output_padding;
+  bool operator==(const ConvParams&) const = default;
 };
-struct ChannelsParams {  // batch_norm2d_nchw_eval
+struct ChannelAxisParams {  // batch_norm_eval (and the legacy batch_norm2d_nchw_eval)
+  std::uint32_t channel_axis = 1;
   std::uint32_t channels = 1;
-  bool operator==(const ChannelsParams&) const = default;
+  bool operator==(const ChannelAxisParams&) const = default;
 };
 struct ReshapeParams {  // reshape
   Shape in;
   Shape out;
   bool operator==(const ReshapeParams&) const = default;
 };
-struct FlattenParams {  // flatten
+struct FlattenParams {  // flatten: the parent's shape (`value_shape`)
   Shape in;
   bool operator==(const FlattenParams&) const = default;
 };
+struct TransposeParams {  // transpose (and the legacy swap_first_two, transpose3d_last_two)
+  std::uint32_t axis1 = 0;
+  std::uint32_t axis2 = 1;
+  bool operator==(const TransposeParams&) const = default;
+};
+// hard_masked_softmax: which positions of the last axis each row may attend to. `shape` is the
+// mask's shape (its trailing axes match the parent's, leading axes broadcast); `allowed` holds
+// one entry per element, row-major.
+struct MaskParams {
+  Shape shape;
+  std::vector<bool> allowed;
+  bool operator==(const MaskParams&) const = default;
+};
+enum class GeluApproximation : std::uint8_t { none, tanh };
+struct GeluParams {  // gelu
+  GeluApproximation approximate = GeluApproximation::none;
+  bool operator==(const GeluParams&) const = default;
+};
+struct ClampParams {  // clamp: either bound may be absent
+  std::optional<float> min;
+  std::optional<float> max;
+  bool operator==(const ClampParams&) const = default;
+};
+struct ScaleParams {  // scale: x times `factor`
+  float factor = 1.0F;
+  bool operator==(const ScaleParams&) const = default;
+};
+// slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
+// extent.
+struct SliceParams {
+  std::uint32_t axis = 0;
+  std::uint64_t start = 0;
+  std::uint64_t end = 0;
+  std::uint64_t step = 1;
+  bool operator==(const SliceParams&) const = default;
+};
+// scaled_dot_product_attention: `scale` absent means 1/sqrt(E).
+struct AttentionParams {
+  bool causal = false;
+  std::optional<float> scale;
+  bool operator==(const AttentionParams&) const = default;
+};
 
 using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
-                              BroadcastParams, AxisParams, Conv2dParams, ChannelsParams,
-                              ReshapeParams, FlattenParams>;
+                              BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
+                              ReshapeParams, FlattenParams, TransposeParams, MaskParams,
+                              GeluParams, ClampParams, ScaleParams, SliceParams, AttentionParams>;
 
 struct Node {
   NodeId id = 0;
@@ -94,13 +149,14 @@ using Nodes = std::vector<Node, LargeAllocator<Node>>;
 
 struct Graph {
   NodeId input_id = 0;
-  NodeId output_id = 0;
+  // The graph's outputs, in order: one or more node ids (a node may be listed more than once).
+  std::vector<NodeId> output_ids;
   Nodes nodes;
 
   bool operator==(const Graph&) const = default;
 };
 
-// `node 7 (conv2d)` or `node 7 (conv2d 'model/conv1')`: how messages name a node.
+// `node 7 (conv)` or `node 7 (conv 'model/conv1')`: how messages name a node.
 [[nodiscard]] std::string describe(const Node& node);
 
 }  // namespace nnplan::ir

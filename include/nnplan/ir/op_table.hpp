@@ -27,47 +27,55 @@ enum class ShapeRule : std::uint8_t {
   keep_probability,    // a scalar parent; the declared shape
   same_as_parent,      // element-wise unary: the parent's shape
   elementwise_binary,  // two parents of one shape (broadcasting is explicit): that shape
+  scalar_epsilon,      // safe_log: x and a scalar epsilon; the shape of x
   paired_to_scalar,    // two parents of one shape: a scalar (a loss)
-  pool,                // a kh x kw window over (C,H,W) or (N,C,H,W); padding must be 0
-  padded_pool,         // the same, padded
-  conv2d,              // a window that maps in_channels to out_channels
+  conv,                // a window over the spatial axes after channel_axis: in to out channels
+  conv_transpose,      // the transposed window: each spatial axis grows
+  pool,                // a window over the last spatial_rank axes, symmetric padding
   broadcast,           // from one shape to a larger one
   reduce_axis,         // the parent's shape without `axis`
   reduce_all,          // a scalar
-  matmul,              // [m,k] x [k,n], or batched [b,m,k] x [b,k,n]
+  matmul,              // torch.matmul: batch axes broadcast, rank-1 operands promoted
   linear,              // the parent's shape with the declared last dimension
-  batch_norm,          // (N,C,H,W) with C = channels, unchanged
-  along_axis,          // the parent's shape, `axis` in range (softmax, layernorm)
+  batch_norm,          // the parent's shape, channel_axis of extent `channels`
+  along_axis,          // the parent's shape, `axis` in range (softmax, log_softmax, layernorm)
+  masked_softmax,      // the parent's shape; the mask broadcasts to it
   reshape,             // in_shape to out_shape, same element count
-  flatten,             // in_shape to one dimension
+  flatten,             // value_shape to one dimension
   concat,              // the parents joined along `axis`
-  swap_first_two,      // the first two dimensions swapped
-  transpose_last_two,  // a rank-3 parent with its last two dimensions swapped
   permute,             // the dimensions reordered by `perm`
+  transpose,           // axis1 and axis2 swapped
+  slice,               // `axis` cut to start:end:step
+  gather,              // the declared shape: `axis` replaced by the indices' shape
+  attention,           // q (..., L, E), k (..., S, E), v (..., S, Ev) to (..., L, Ev)
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
 // buffer and keeps the declared shape in the node while it does).
 [[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
   return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
-         rule == ShapeRule::linear;
+         rule == ShapeRule::linear || rule == ShapeRule::gather;
 }
 
 // How the shape of a payload tensor follows from its node (format/payload_file.cpp).
 enum class PayloadShape : std::uint8_t {
-  none,           // an attribute: a number, no shape
-  value_shape,    // const: the value_shape parameter
-  linear_weight,  // [out, in]: out the declared last dimension, in the parent's last dimension
-  linear_bias,    // [out]
-  conv_weight,    // [outC, inC, kH, kW]
-  conv_bias,      // [outC]
-  channels,       // [channels]
+  none,                   // an attribute: a number, no shape
+  value_shape,            // const: the value_shape parameter
+  linear_weight,          // [out, in]: out the declared last dimension, in the parent's last
+  linear_bias,            // [out]
+  conv_weight,            // [outC, inC/groups, kernel...]
+  conv_transpose_weight,  // [inC, outC/groups, kernel...]
+  conv_bias,              // [outC]
+  channels,               // [channels]
+  normalized,             // layernorm: the parent's shape from `axis` on
+  gather_indices,         // gather (int64): the declared shape's axes from `axis` that replace it
 };
 
 // One payload a node of some kind takes from a payload file.
 struct PayloadSlot {
   std::string_view name;
   bool attribute = false;  // a number in `attributes` rather than a tensor
+  bool int64 = false;      // an int64 tensor rather than float32
   bool required = true;
   PayloadShape shape = PayloadShape::none;  // none exactly for attributes
 };
@@ -96,17 +104,29 @@ inline constexpr std::array<std::string_view, 0> kNoFields{};
 inline constexpr auto kConstFields = std::to_array<std::string_view>({"value_shape"});
 inline constexpr auto kPermuteFields = std::to_array<std::string_view>({"perm"});
 inline constexpr auto kSeedFields = std::to_array<std::string_view>({"seed"});
-inline constexpr auto kPoolFields = std::to_array<std::string_view>({"kH", "kW", "stride"});
-inline constexpr auto kPaddedPoolFields =
-    std::to_array<std::string_view>({"kH", "kW", "stride", "padding"});
+inline constexpr auto kPoolFields =
+    std::to_array<std::string_view>({"spatial_rank", "kernel", "stride", "padding"});
 inline constexpr auto kBroadcastFields =
     std::to_array<std::string_view>({"from_shape", "to_shape"});
 inline constexpr auto kAxisFields = std::to_array<std::string_view>({"axis"});
-inline constexpr auto kConv2dFields =
-    std::to_array<std::string_view>({"inC", "outC", "kH", "kW", "stride", "padding"});
-inline constexpr auto kChannelsFields = std::to_array<std::string_view>({"channels"});
+inline constexpr auto kConvFields = std::to_array<std::string_view>(
+    {"spatial_rank", "kernel", "stride", "padding", "dilation", "padding_after", "groups",
+     "channel_axis", "in_channels", "out_channels"});
+inline constexpr auto kConvTransposeFields = std::to_array<std::string_view>(
+    {"spatial_rank", "kernel", "stride", "padding", "dilation", "padding_after", "groups",
+     "channel_axis", "in_channels", "out_channels", "output_padding"});
+inline constexpr auto kChannelAxisFields =
+    std::to_array<std::string_view>({"channel_axis", "channels"});
 inline constexpr auto kReshapeFields = std::to_array<std::string_view>({"in_shape", "out_shape"});
-inline constexpr auto kFlattenFields = std::to_array<std::string_view>({"in_shape"});
+inline constexpr auto kFlattenFields = std::to_array<std::string_view>({"value_shape"});
+inline constexpr auto kTransposeFields = std::to_array<std::string_view>({"axis1", "axis2"});
+inline constexpr auto kMaskFields = std::to_array<std::string_view>({"mask"});
+inline constexpr auto kGeluFields = std::to_array<std::string_view>({"approximate"});
+inline constexpr auto kClampFields = std::to_array<std::string_view>({"min", "max"});
+inline constexpr auto kScaleFields = std::to_array<std::string_view>({"factor"});
+inline constexpr auto kSliceFields =
+    std::to_array<std::string_view>({"axis", "start", "end", "step"});
+inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({
@@ -116,9 +136,21 @@ inline constexpr auto kLinearPayloads = std::to_array<PayloadSlot>({
     {.name = "weight", .shape = PayloadShape::linear_weight},
     {.name = "bias", .required = false, .shape = PayloadShape::linear_bias},
 });
-inline constexpr auto kConv2dPayloads = std::to_array<PayloadSlot>({
+inline constexpr auto kConvPayloads = std::to_array<PayloadSlot>({
     {.name = "weight", .shape = PayloadShape::conv_weight},
     {.name = "bias", .required = false, .shape = PayloadShape::conv_bias},
+});
+inline constexpr auto kConvTransposePayloads = std::to_array<PayloadSlot>({
+    {.name = "weight", .shape = PayloadShape::conv_transpose_weight},
+    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias},
+});
+inline constexpr auto kLayerNormPayloads = std::to_array<PayloadSlot>({
+    {.name = "gamma", .required = false, .shape = PayloadShape::normalized},
+    {.name = "beta", .required = false, .shape = PayloadShape::normalized},
+    {.name = "epsilon", .attribute = true, .required = false},
+});
+inline constexpr auto kGatherPayloads = std::to_array<PayloadSlot>({
+    {.name = "indices", .int64 = true, .shape = PayloadShape::gather_indices},
 });
 inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
     {.name = "scale", .shape = PayloadShape::channels},
@@ -129,10 +161,15 @@ inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
 });
 }  // namespace op_columns
 
+// Where a kind comes from: TorchLean's current vocabulary, or nnplan's extensions (a graph that
+// uses one is written as nnplan.ir.v1).
+enum class KindOrigin : std::uint8_t { torchlean, nnplan };
+
 // Everything known about one op kind.
 struct OpKindTraits {
   OpKind kind = OpKind::input;
   std::string_view spelling;
+  KindOrigin origin = KindOrigin::torchlean;
   Arity arity;
   std::size_t params = 0;                    // the OpParams alternative (an index)
   std::span<const std::string_view> fields;  // JSON fields of the parameters, in written order
@@ -142,9 +179,11 @@ struct OpKindTraits {
 
 // One row per kind, in enumerator order.
 inline constexpr auto kOpKindTable = std::to_array<OpKindTraits>({
-#define NNPLAN_OP_KIND(enumerator, spelling_, min, max, Params, fields_, payloads_, rule, backend) \
+#define NNPLAN_OP_KIND(enumerator, spelling_, origin_, min, max, Params, fields_, payloads_, rule, \
+                       backend)                                                                   \
   {.kind = OpKind::enumerator,                                                                     \
    .spelling = spelling_,                                                                          \
+   .origin = KindOrigin::origin_,                                                                  \
    .arity = {min, max},                                                                            \
    .params = kParamsIndex<Params>,                                                                 \
    .fields = op_columns::fields_,                                                                  \
