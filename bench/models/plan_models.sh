@@ -57,7 +57,7 @@ for model in models:
         artifact = json.load(open(base + ".json"))
     except (OSError, ValueError):
         pass
-    m = re.search(r"; supported: (.*)$", err[0]) if err else None
+    m = re.search(r"operator \S+ is not supported; supported: (.*)$", err[0]) if err else None
     if m and supported is None:
         supported = set(s.strip() for s in m.group(1).split(","))
     if rc == 0:
@@ -71,7 +71,7 @@ for model in models:
         blocker = " / ".join(err[:2])
         blocker = re.sub(r"^nnplan: error: ", "", blocker)
         blocker = blocker.replace(model + ": ", "").replace(os.path.basename(model) + ": ", "")
-        blocker = re.sub(r"; supported: [^/]*", "", blocker)
+        blocker = re.sub(r"(operator \S+ is not supported); supported: [^/]*", r"\1", blocker)
     rows.append((name, nodes, result, blocker, ops))
 
 def cell(s):
