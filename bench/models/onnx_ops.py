@@ -9,7 +9,12 @@ Usage:
                                       origin (a small constant's value is shown), plus derived facts
                                       (Conv/pool spatial rank, depthwise, asymmetric pads, whether
                                       ceil_mode changes the output size, the consumers of Where,
-                                      Expand, Gather, Slice, Split, Shape and Cast outputs).
+                                      Expand, Gather, Slice, Split, Shape and Cast outputs, and
+                                      the values int64/bool shape arithmetic folds to).
+  onnx_ops.py across MODEL [MODEL...] per op type over all the models: the models that use it, and
+                                      each distinct attribute set with the models where it appears
+                                      (plus the first input's data type, and "folds" where every
+                                      input is a constant or a static shape).
 Needs python3-onnx (Debian's 1.12 is enough). External data is not loaded.
 """
 
@@ -112,11 +117,119 @@ class Model:
                         self.types[n.output[0]] = (DTYPE[a.t.data_type], tuple(arr.shape))
                         self.const_kind[n.output[0]] = "const"
         self.graph_inputs = {i.name for i in g.input} - set(self.const_kind)
+        self.folded = self.fold()
+        self.reinfer()
+        # Nodes whose every input is a constant, a static shape (Shape, Size) or such a node's output.
+        self.foldable = set()
+        constant = set(self.const_kind)
+        for n in g.node:
+            if n.op_type == "Constant":
+                continue
+            static = n.op_type in ("Shape", "Size") and all(
+                isinstance(d, int) and d > 0 for d in (self.shape(n.input[0]) or [0]))
+            if static or all((not i) or i in constant for i in n.input):
+                self.foldable.add(n.name)
+                constant.update(n.output)
+
+    def reinfer(self):
+        """Shape inference again with the folded values as initializers, so that the shapes behind
+        computed Slice bounds, Reshape targets and Expand shapes are known too."""
+        if not self.folded:
+            return
+        g = self.m.graph
+        m2 = onnx.ModelProto()
+        m2.CopyFrom(self.m)
+        g2 = m2.graph
+        del g2.value_info[:]
+        keep = [n for n in g2.node if not all(o in self.folded for o in n.output)]
+        del g2.node[:]
+        g2.node.extend(keep)
+        for name, val in self.folded.items():
+            g2.initializer.append(numpy_helper.from_array(val, name))
+        try:
+            m2 = shape_inference.infer_shapes(m2)
+        except Exception:
+            return
+        for vi in m2.graph.value_info:
+            tt = vi.type.tensor_type
+            if not tt.HasField("shape"):
+                continue
+            shape = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim)
+            old = self.types.get(vi.name, (None, None))[1]
+            if old is None or any(not isinstance(d, int) or d <= 0 for d in old):
+                self.types[vi.name] = (DTYPE.get(tt.elem_type, str(tt.elem_type)), shape)
+
+    def fold(self):
+        """Values of the non-float outputs that depend only on constants and static shapes, by a
+        small numpy evaluator (what an importer's constant folding would compute)."""
+        import numpy as np
+        known = {k: v for k, v in self.consts.items() if v.dtype.kind != "f" or v.size <= SMALL_FLOAT}
+        out = {}
+
+        def static_shape(name):
+            shp = self.shape(name)
+            if shp is None or any(not isinstance(d, int) or d <= 0 for d in shp):
+                return None
+            return np.array(shp, dtype=np.int64)
+
+        for n in self.m.graph.node:
+            op = n.op_type
+            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+            ins = [known.get(i) if i else None for i in n.input]
+            val = None
+            try:
+                if op == "Shape":
+                    val = static_shape(n.input[0])
+                    if val is not None and ("start" in attrs or "end" in attrs):
+                        val = val[attrs.get("start", 0):attrs.get("end", len(val))]
+                elif op == "Size":
+                    shp = static_shape(n.input[0])
+                    val = None if shp is None else np.array(np.prod(shp), dtype=np.int64)
+                elif any(x is None for x, i in zip(ins, n.input) if i):
+                    val = None
+                elif op == "Gather":
+                    val = np.take(ins[0], ins[1], axis=attrs.get("axis", 0))
+                elif op == "Unsqueeze":
+                    val = ins[0]
+                    for ax in sorted(int(a) % (ins[0].ndim + len(ins[1])) for a in ins[1]):
+                        val = np.expand_dims(val, ax)
+                elif op == "Squeeze":
+                    val = np.squeeze(ins[0], axis=tuple(int(a) for a in ins[1]) if len(ins) > 1 else None)
+                elif op == "Concat":
+                    val = np.concatenate(ins, axis=attrs["axis"])
+                elif op in ("Add", "Sub", "Mul"):
+                    val = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply}[op](ins[0], ins[1])
+                elif op == "Div":
+                    val = (np.trunc(ins[0] / ins[1]).astype(ins[0].dtype) if ins[0].dtype.kind == "i"
+                           else ins[0] / ins[1])
+                elif op == "Equal":
+                    val = np.equal(ins[0], ins[1])
+                elif op == "Where":
+                    val = np.where(ins[0], ins[1], ins[2])
+                elif op == "ConstantOfShape":
+                    fill = numpy_helper.to_array(attrs["value"]) if "value" in attrs else np.zeros(1, np.float32)
+                    val = np.full(tuple(int(d) for d in ins[0]), fill.flatten()[0], dtype=fill.dtype)
+                elif op == "Cast":
+                    val = ins[0].astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[attrs["to"]])
+                elif op == "Reshape":
+                    val = ins[0].reshape(tuple(int(d) for d in ins[1]))
+                elif op == "Expand":
+                    val = ins[0] * np.ones(tuple(int(d) for d in ins[1]), dtype=ins[0].dtype)
+                elif op == "Range":
+                    val = np.arange(ins[0], ins[1], ins[2])
+                elif op == "Identity":
+                    val = ins[0]
+            except Exception:
+                val = None
+            if val is not None and val.dtype.kind != "f":
+                known[n.output[0]] = val
+                out[n.output[0]] = val
+        return out
 
     def shape(self, name):
         return self.types.get(name, ("?", None))[1]
 
-    def describe_input(self, name, traced):
+    def describe_input(self, name, traced, position=0):
         if not name:
             return "(none)"
         dtype, shape = self.types.get(name, ("?", None))
@@ -126,15 +239,18 @@ class Model:
             arr = self.consts.get(name)
             if arr is not None and arr.size <= (SMALL if arr.dtype.kind != "f" else SMALL_FLOAT if traced else 0):
                 return f"{kind} {dtype} {fmt_array(arr)}" + (f" shape {list(arr.shape)}" if arr.ndim > 1 else "")
-            if arr is not None and arr.dtype.kind == "f" and not traced:
+            if arr is not None and arr.dtype.kind == "f":
                 return f"{kind} {dtype} rank {arr.ndim}"  # weights: the shape would only split uses
             shp = "x".join(str(d) for d in shape) if shape is not None else "?"
             return f"{kind} {dtype}[{shp}]"
         if name in self.graph_inputs:
             return f"graph-input {dtype} rank {rank}"
         src = self.producer.get(name)
-        if traced and src is not None:
-            return f"{dtype} rank {rank} from {src.op_type}"
+        fold = ""
+        if name in self.folded and self.folded[name].size <= SMALL:
+            fold = f" = {fmt_array(self.folded[name])}"
+        if (traced or position > 0) and src is not None:
+            return f"{dtype} rank {rank} from {src.op_type}{fold}"
         return f"{dtype} rank {rank}"
 
     def derived(self, n):
@@ -145,6 +261,8 @@ class Model:
             xs = self.shape(n.input[0])
             if xs is not None:
                 facts.append(f"{len(xs) - 2}-D")
+            elif "kernel_shape" in attrs:
+                facts.append(f"{len(attrs['kernel_shape'])}-D")
             pads = attrs.get("pads")
             if pads:
                 k = len(pads) // 2
@@ -186,15 +304,32 @@ class Model:
                     cons[c.op_type] += 1
             if cons:
                 facts.append("-> " + ",".join(f"{k}" + (f"x{v}" if v > 1 else "") for k, v in sorted(cons.items())))
-            outs = [self.types.get(o, ("?", None)) for o in n.output]
-            facts.append("out " + ",".join(
-                f"{d}" + (f"[{'x'.join(str(s) for s in shp)}]" if shp is not None else "") for d, shp in outs))
+            outs = []
+            for o in n.output:  # float data by rank (shapes would only split uses), the rest exactly
+                d, shp = self.types.get(o, ("?", None))
+                if shp is None:
+                    outs.append(f"{d} rank ?")
+                elif d in ("FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"):
+                    outs.append(f"{d} rank {len(shp)}")
+                else:
+                    outs.append(f"{d}[{'x'.join(str(s) for s in shp)}]")
+                if o in self.folded:
+                    outs[-1] += (f" folds to {fmt_array(self.folded[o])}" if self.folded[o].size <= SMALL
+                                 else " folds")
+            facts.append("out " + ", ".join(outs))
         return facts
 
     def signature(self, n):
         traced = n.op_type in TRACED
         attrs = " ".join(fmt_attr(a) for a in sorted(n.attribute, key=lambda a: a.name))
-        ins = "; ".join(self.describe_input(i, traced) for i in n.input)
+        descs = [self.describe_input(i, traced, k) for k, i in enumerate(n.input)]
+        runs = []  # consecutive equal inputs once, with a count (Concat of many branches)
+        for d in descs:
+            if runs and runs[-1][0] == d:
+                runs[-1][1] += 1
+            else:
+                runs.append([d, 1])
+        ins = "; ".join(d if k == 1 else f"{d} (x{k})" for d, k in runs)
         facts = self.derived(n)
         parts = []
         if attrs:
@@ -247,9 +382,39 @@ def detail(path):
     print()
 
 
+def across(paths):
+    """Per op type over all the models: which models use it, then each distinct attribute set
+    (with the derived facts, the data type of the first input, and whether the node folds) and
+    the models where it appears."""
+    per_op = collections.defaultdict(collections.Counter)  # op -> model -> count
+    uses = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        model = Model(path)
+        for n in model.m.graph.node:
+            per_op[n.op_type][name] += 1
+            attrs = " ".join(fmt_attr(a) for a in sorted(n.attribute, key=lambda a: a.name))
+            facts = [f for f in model.derived(n) if not f.startswith("->") and not f.startswith("out ")]
+            first = model.types.get(n.input[0], ("?", None))[0] if n.input else ""
+            sig = " ".join(x for x in [attrs, f"in0 {first}" if first else "", " | ".join(facts),
+                                       "folds" if n.name in model.foldable else ""] if x)
+            uses[n.op_type][sig][name] += 1
+    for op in sorted(per_op, key=lambda o: (-len(per_op[o]), o)):
+        models = per_op[op]
+        print(f"== {op}: {len(models)} models, {sum(models.values())} nodes: "
+              + " ".join(f"{m}:{c}" for m, c in sorted(models.items())))
+        for sig, where in sorted(uses[op].items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
+            print(f"   x{sum(where.values())}  {sig or '(no attributes)'}  ["
+                  + " ".join(f"{m}:{c}" for m, c in sorted(where.items())) + "]")
+    print()
+
+
 def main(argv):
     if len(argv) >= 2 and argv[0] == "summary":
         summary(argv[1])
+        return 0
+    if len(argv) >= 2 and argv[0] == "across":
+        across(argv[1:])
         return 0
     if len(argv) >= 2 and argv[0] == "detail":
         for p in argv[1:]:
