@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plans every MODEL_DIR/*.onnx (as written by export_models.py) with NNPLAN_BIN and prints a
-# markdown table: model, ONNX nodes, result, first blocker, the op types outside the importer's
-# operator list, and the op types the model uses.
+# markdown table: model, file size, ONNX nodes, result, wall time of the plan, first blocker, the
+# op types outside the importer's operator list, and the op types the model uses.
 #
 # Usage: bench/models/plan_models.sh NNPLAN_BIN MODEL_DIR [RESULTS_DIR]
 #   Each model is planned with `NNPLAN_BIN plan --assurance checked --json MODEL` (the default
@@ -31,9 +31,12 @@ for model in "${models[@]}"; do
   name=$(basename "$model" .onnx)
   "$python" "$here/onnx_ops.py" summary "$model" >"$results/$name.ops"
   rc=0
+  start=$(date +%s.%N)
   timeout 600 "$nnplan" plan --assurance checked --json "$model" \
     >"$results/$name.json" 2>"$results/$name.err" || rc=$?
+  end=$(date +%s.%N)
   echo "$rc" >"$results/$name.rc"
+  echo "$start $end" | awk '{printf "%.2f\n", $2 - $1}' >"$results/$name.time"
   echo "plan_models: $name: exit $rc" >&2
 done
 
@@ -72,20 +75,22 @@ for model in models:
         blocker = re.sub(r"^nnplan: error: ", "", blocker)
         blocker = blocker.replace(model + ": ", "").replace(os.path.basename(model) + ": ", "")
         blocker = re.sub(r"(operator \S+ is not supported); supported: [^/]*", r"\1", blocker)
-    rows.append((name, nodes, result, blocker, ops))
+    seconds = open(base + ".time").read().strip()
+    size = f"{os.path.getsize(model) / 1e6:.1f}"
+    rows.append((name, size, nodes, result, seconds, blocker, ops))
 
 def cell(s):
     return s.replace("|", "\\|")
 
-print("| model | ONNX nodes | result | first blocker (stderr, first 2 lines) "
+print("| model | MB | ONNX nodes | result | wall s | first blocker (stderr, first 2 lines) "
       "| op types outside the importer's list | op types used (count) |")
-print("|---|---:|---|---|---|---|")
-for name, nodes, result, blocker, ops in rows:
+print("|---|---:|---:|---|---:|---|---|---|")
+for name, size, nodes, result, seconds, blocker, ops in rows:
     outside = ""
     if supported is not None:
         outside = " ".join(o.split(":")[0] for o in ops.split() if o.split(":")[0] not in supported)
-    print(f"| {name} | {nodes} | {cell(result)} | {cell(blocker)} | {outside} | {ops} |")
-planned = sum(1 for r in rows if r[2].startswith("planned"))
+    print(f"| {name} | {size} | {nodes} | {cell(result)} | {seconds} | {cell(blocker)} | {outside} | {ops} |")
+planned = sum(1 for r in rows if r[3].startswith("planned"))
 print(f"\n{planned} of {len(rows)} models plan.")
 if supported is not None:
     print(f"\nThe importer's operator list (from its error message): {', '.join(sorted(supported))}.")
