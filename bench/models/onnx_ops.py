@@ -295,6 +295,20 @@ class Model:
                     if (span + st[i] - 1) // st[i] != span // st[i]:
                         changes = True
                 facts.append("ceil changes the size" if changes else "ceil does not change the size")
+        if op in ("Add", "Sub", "Mul", "Div", "Pow", "Where", "Max", "Min", "Equal") and n.output:
+            out_shape = self.shape(n.output[0])
+            in_shapes = [self.shape(i) for i in n.input]
+            if out_shape is not None and all(x is not None for x in in_shapes) and any(
+                    tuple(x) != tuple(out_shape) for x in in_shapes):
+                # each input aligned right against the output: '=' where a dim equals the output's
+                pats = []
+                for x in in_shapes:
+                    if len(x) == 0:
+                        pats.append("scalar")
+                        continue
+                    tail = out_shape[len(out_shape) - len(x):]
+                    pats.append("[" + ",".join("=" if d == o else str(d) for d, o in zip(x, tail)) + "]")
+                facts.append("broadcast " + " x ".join(pats))
         if op in TRACED:
             cons = collections.Counter()
             for o in n.output:
