@@ -19,6 +19,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Concat", 1, kMaxOpset, import_concat},
     OperatorImporter{"Constant", 1, kMaxOpset, import_constant},
     OperatorImporter{"Conv", 1, kMaxOpset, import_conv},
+    OperatorImporter{"ConvTranspose", 1, kMaxOpset, import_conv_transpose},
     OperatorImporter{"Cos", 1, kMaxOpset, import_unary_as<OpKind::cos>},
     OperatorImporter{"Div", 1, kMaxOpset, import_div},
     OperatorImporter{"Dropout", 1, kMaxOpset, import_dropout},

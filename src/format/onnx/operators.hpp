@@ -32,6 +32,7 @@ void import_variadic_as(ImportContext& cx) {
 void import_mat_mul(ImportContext& cx);              // operators/matmul.cpp
 void import_gemm(ImportContext& cx);                 // operators/gemm.cpp
 void import_conv(ImportContext& cx);                 // operators/conv.cpp
+void import_conv_transpose(ImportContext& cx);       // operators/conv.cpp
 void import_max_pool(ImportContext& cx);             // operators/pooling.cpp
 void import_average_pool(ImportContext& cx);         // operators/pooling.cpp
 void import_global_max_pool(ImportContext& cx);      // operators/pooling.cpp

@@ -1,5 +1,5 @@
-// BatchNormalization, inference form only: one batch_norm2d_nchw_eval node over an (N,C,H,W)
-// input, with the constant scale, bias, mean and var [C] and epsilon as payloads.
+// BatchNormalization, inference form only: one batch_norm_eval node (channel axis 1) over an
+// (N,C,...) input, with the constant scale, bias, mean and var [C] and epsilon as payloads.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -32,7 +32,7 @@ void import_batch_normalization(ImportContext& cx) {
   }
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  if (xs.rank() != 4) cx.unsupported("input " + to_string(xs) + " is not (N,C,H,W)");
+  if (xs.rank() < 2) cx.unsupported("input " + to_string(xs) + " is not (N,C,...)");
   const Dim c = xs.dims[1];
   if (constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max(); c > kMax) {
     cx.fail("input " + to_string(xs) + " has too many channels: " + str(c) + ", the limit is " +

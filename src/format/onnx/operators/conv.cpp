@@ -1,12 +1,14 @@
-// Conv: 2-D convolution with group 1, unit dilations, equal strides and symmetric padding (pads
-// or auto_pad), a constant weight [M,C,kH,kW] and an optional constant bias [M], into one
-// `conv2d` node carrying both as payloads. A pending zero Pad before it adds to its padding.
+// Conv and ConvTranspose over 1 to 3 (or more) spatial axes with `group`, `dilations`,
+// asymmetric `pads` or `auto_pad`, a constant weight and an optional constant bias, into one
+// `conv` or `conv_transpose` node carrying both as payloads (channel axis 1). A pending zero Pad
+// before a 2-D Conv adds to its padding.
 #include <algorithm>
 #include <limits>
 #include <optional>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
+#include "../window_attributes.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -15,51 +17,106 @@ using ir::NodeId;
 using ir::OpKind;
 using ir::Shape;
 
-void import_conv(ImportContext& cx) {
-  cx.allow_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+namespace {
+
+constexpr Dim kMaxU32 = std::numeric_limits<std::uint32_t>::max();
+
+void convolution(ImportContext& cx, bool transposed) {
+  if (transposed) {
+    cx.allow_attrs({"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                    "output_shape", "pads", "strides"});
+  } else {
+    cx.allow_attrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
+  }
   cx.require_inputs(2, 3);
-  const std::optional<PendingPad> folded = cx.pad_of(cx.in_name(0));
+  const std::optional<PendingPad> folded = transposed ? std::nullopt : cx.pad_of(cx.in_name(0));
   const NodeId x = folded ? cx.tensor(folded->input, folded->input_node) : cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  if (xs.rank() != 4) {
+  if (xs.rank() < 3) {
     cx.unsupported("input " + to_string(xs) +
-                   " is not (N,C,H,W); only 2-D convolution is supported");
+                   " has no spatial axis; supported: (N,C,D1,...) with at least one spatial axis");
   }
+  const std::size_t r = xs.rank() - 2;
   const std::int64_t group = cx.attr_int("group", 1);
-  if (group != 1) cx.fail_attr("group", str(group), "1");
-  if (const auto d = cx.attr_ints("dilations");
-      d && !std::all_of(d->begin(), d->end(), [](std::int64_t v) { return v == 1; })) {
-    cx.fail_attr("dilations", list_string(*d), "[1,1]");
+  if (group < 1 || static_cast<Dim>(group) > kMaxU32) {
+    cx.fail("attribute group = " + str(group) + " is not a positive 32-bit count");
   }
+  const auto groups = static_cast<Dim>(group);
   const std::string_view weight_name = cx.in_name(1);
   ConstPtr w = cx.float_constant(weight_name, "weight");
-  if (w->dims.size() != 4) {
-    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) +
-            " is not [M,C,kH,kW]");
+  const std::string weight_text = "weight " + quoted_name(weight_name) + " " + list_string(w->dims);
+  if (w->dims.size() != r + 2) {
+    cx.fail(weight_text + " does not have rank " + str(static_cast<std::uint64_t>(r + 2)) +
+            " (" + (transposed ? "C,M/group" : "M,C/group") + ", then one kernel size per " +
+            "spatial axis of input " + to_string(xs) + ")");
   }
-  const Dim out_c = w->dims[0];
-  const Dim in_c = w->dims[1];
-  const Dim kh = w->dims[2];
-  const Dim kw = w->dims[3];
-  if (in_c != xs.dims[1]) {
-    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) + " expects " +
-            str(in_c) + " input channels, input " + to_string(xs) + " has " + str(xs.dims[1]));
+  for (const Dim d : w->dims) {
+    if (d == 0 || d > kMaxU32) {
+      cx.fail(weight_text + " has a dimension of 0 or past " + str(kMaxU32));
+    }
   }
-  if (const auto ks = cx.attr_ints("kernel_shape");
-      ks && (ks->size() != 2 || Dim((*ks)[0]) != kh || Dim((*ks)[1]) != kw)) {
-    cx.fail_attr("kernel_shape", list_string(*ks),
-                 "the weight's kernel [" + str(kh) + "," + str(kw) + "]");
+  const Dim in_c = xs.dims[1];
+  // Conv's weight is [M, C/group, k...]; ConvTranspose's is [C, M/group, k...].
+  const Dim out_c = transposed ? w->dims[1] * groups : w->dims[0];
+  const Dim weight_in = transposed ? w->dims[0] : w->dims[1] * groups;
+  if (weight_in != in_c) {
+    cx.fail(weight_text + " with group " + str(group) + " expects " + str(weight_in) +
+            " input channels, input " + to_string(xs) + " has " + str(in_c));
   }
-  constexpr Dim kMax = std::numeric_limits<std::uint32_t>::max();
-  if (out_c > kMax || in_c > kMax || kh > kMax || kw > kMax) {
-    cx.fail("weight " + quoted_name(weight_name) + " " + list_string(w->dims) +
-            " is too large: the limit is " + str(kMax) + " on each dimension");
+  if (in_c % groups != 0 || out_c % groups != 0 || out_c > kMaxU32) {
+    cx.fail("attribute group = " + str(group) + " does not divide the " + str(in_c) +
+            " input and " + str(out_c) + " output channels");
   }
-  const std::uint32_t stride = cx.equal_strides();
+  std::vector<std::uint32_t> kernel(w->dims.begin() + 2, w->dims.end());
+  if (const auto ks = read_kernel_shape(cx, r, false); !ks.empty() && ks != kernel) {
+    cx.fail_attr("kernel_shape", list_string(ks),
+                 "the weight's kernel " + list_string(kernel));
+  }
+  const std::vector<Dim> spatial(xs.dims.begin() + 2, xs.dims.end());
   if (folded) cx.refuse_same_auto_pad(*folded);
-  std::uint32_t padding =
-      cx.window_padding(xs, static_cast<std::uint32_t>(kh), static_cast<std::uint32_t>(kw), stride);
-  if (folded) padding += folded->padding;
+  WindowGeometry g = read_window(cx, spatial, kernel, transposed);
+  if (folded) {
+    if (r != 2) cx.unsupported("a folded Pad needs a 2-D Conv");
+    for (std::size_t i = 0; i < 2; ++i) {
+      g.pad_begin[i] += folded->padding;
+      g.pad_end[i] += folded->padding;
+    }
+  }
+  std::vector<std::uint32_t> output_padding;
+  if (transposed) {
+    output_padding.assign(r, 0);
+    if (const auto op = cx.attr_ints("output_padding")) {
+      bool ok = op->size() == r;
+      for (std::size_t i = 0; ok && i < r; ++i)
+        ok = (*op)[i] >= 0 && (*op)[i] < std::max(g.stride[i], g.dilation[i]);
+      if (!ok) {
+        cx.fail_attr("output_padding", list_string(*op),
+                     "one non-negative value per spatial axis, below its stride or dilation");
+      }
+      output_padding.assign(op->begin(), op->end());
+    }
+    if (const auto os = cx.attr_ints("output_shape")) {
+      // The padding that gives output_shape, split as SAME_UPPER does (ONNX's rule).
+      const std::size_t offset = os->size() == r + 2 ? 2 : 0;
+      if (os->size() != r && os->size() != r + 2) {
+        cx.fail_attr("output_shape", list_string(*os), "one size per spatial axis");
+      }
+      for (std::size_t i = 0; i < r; ++i) {
+        const Dim full = (spatial[i] - 1) * g.stride[i] + output_padding[i] +
+                         Dim{g.dilation[i]} * (kernel[i] - 1) + 1;
+        const std::int64_t want = (*os)[offset + i];
+        if (want < 1 || static_cast<Dim>(want) > full || full - static_cast<Dim>(want) > kMaxU32) {
+          cx.fail_attr("output_shape", list_string(*os),
+                       "sizes from 1 to the unpadded transposed extent (" + str(full) +
+                           " on spatial axis " + str(static_cast<std::uint64_t>(i)) + ")");
+        }
+        const Dim total = full - static_cast<Dim>(want);
+        const bool lower = cx.attr_string("auto_pad", "NOTSET") == "SAME_LOWER";
+        g.pad_begin[i] = static_cast<std::uint32_t>(lower ? total - total / 2 : total / 2);
+        g.pad_end[i] = static_cast<std::uint32_t>(lower ? total / 2 : total - total / 2);
+      }
+    }
+  }
   PayloadTensor weight{.shape = Shape{w->dims}, .data = cx.take_floats(w, weight_name)};
   std::optional<PayloadTensor> bias;
   if (cx.has_in(2)) {
@@ -70,22 +127,31 @@ void import_conv(ImportContext& cx) {
     }
     bias = PayloadTensor{.shape = Shape{b->dims}, .data = cx.payload_floats(*b)};
   }
-  const auto k_h = static_cast<std::uint32_t>(kh);
-  const auto k_w = static_cast<std::uint32_t>(kw);
-  const NodeId id = cx.add(OpKind::conv, {x},
-                           ir::ConvParams{.spatial_rank = 2,
-                                          .kernel = {k_h, k_w},
-                                          .stride = {stride, stride},
-                                          .padding = {padding, padding},
-                                          .dilation = {1, 1},
-                                          .padding_after = {padding, padding},
-                                          .groups = 1,
+  const NodeId id = cx.add(transposed ? OpKind::conv_transpose : OpKind::conv, {x},
+                           ir::ConvParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                          .kernel = std::move(kernel),
+                                          .stride = std::move(g.stride),
+                                          .padding = std::move(g.pad_begin),
+                                          .dilation = std::move(g.dilation),
+                                          .padding_after = std::move(g.pad_end),
+                                          .groups = static_cast<std::uint32_t>(groups),
                                           .channel_axis = 1,
                                           .in_channels = static_cast<std::uint32_t>(in_c),
-                                          .out_channels = static_cast<std::uint32_t>(out_c)});
+                                          .out_channels = static_cast<std::uint32_t>(out_c),
+                                          .output_padding = std::move(output_padding)});
   cx.set_payload(id, "weight", std::move(weight));
   if (bias) cx.set_payload(id, "bias", std::move(*bias));
   cx.define(cx.out_name(0), id);
+}
+
+}  // namespace
+
+void import_conv(ImportContext& cx) {
+  convolution(cx, false);
+}
+
+void import_conv_transpose(ImportContext& cx) {
+  convolution(cx, true);
 }
 
 }  // namespace nnplan::format::onnx_import

@@ -1,7 +1,9 @@
-// LayerNormalization with the IR layernorm's epsilon: Y = layernorm(X) * Scale + B, where Scale
-// and B are constants that broadcast to the normalized dims X.shape[axis:]; an all-ones Scale and
-// an absent or all-zeros B emit nothing.
+// LayerNormalization: one layernorm node over X.shape[axis:] with its epsilon as a payload
+// attribute. Scale and B are constants that broadcast to the normalized dims: of exactly those
+// dims they are the node's gamma and beta payloads, otherwise a broadcast multiply and add after
+// it; an all-ones Scale and an absent or all-zeros B emit nothing.
 #include <algorithm>
+#include <cmath>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -21,7 +23,9 @@ void import_layer_normalization(ImportContext& cx) {
   const Shape xs = cx.shape_of(x);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", -1), xs.rank());
   const float eps = cx.attr_float("epsilon", 1e-5f);
-  if (eps != 1e-5f) cx.fail_attr("epsilon", str(eps), "1e-05 (the IR layernorm's epsilon)");
+  if (!(eps > 0.0f) || !std::isfinite(eps)) {
+    cx.fail_attr("epsilon", str(eps), "a finite positive epsilon");
+  }
   const Shape normalized{ir::Dims(xs.dims.begin() + axis, xs.dims.end())};
   // Input `index` (Scale or B) when present and not `identity` everywhere; null otherwise.
   const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
@@ -44,11 +48,25 @@ void import_layer_normalization(ImportContext& cx) {
   };
   const ConstPtr scale = affine(1, "Scale", 1.0f);
   const ConstPtr bias = affine(2, "B", 0.0f);
-  NodeId y = cx.add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
-  if (scale != nullptr) {
+  const NodeId norm = cx.add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
+  // The default epsilon is the IR's: recorded only when it differs.
+  if (eps != 1e-5f) cx.set_attribute(norm, "epsilon", static_cast<double>(eps));
+  const auto is_payload = [&](const ConstPtr& c) {
+    return c != nullptr && Shape{c->dims} == normalized;
+  };
+  const bool gamma = is_payload(scale);
+  const bool beta = is_payload(bias) && (scale == nullptr || gamma);
+  if (gamma) {
+    cx.set_payload(norm, "gamma", PayloadTensor{.shape = normalized, .data = cx.payload_floats(*scale)});
+  }
+  if (beta) {
+    cx.set_payload(norm, "beta", PayloadTensor{.shape = normalized, .data = cx.payload_floats(*bias)});
+  }
+  NodeId y = norm;
+  if (scale != nullptr && !gamma) {
     y = cx.add(OpKind::mul_elem, {y, cx.broadcast(cx.tensor(cx.in_name(1)), xs)});
   }
-  if (bias != nullptr) {
+  if (bias != nullptr && !beta) {
     y = cx.add(OpKind::add, {y, cx.broadcast(cx.tensor(cx.in_name(2)), xs)});
   }
   cx.define(cx.out_name(0), y);

@@ -1,12 +1,18 @@
-// MaxPool and AveragePool (2-D windows, equal strides, symmetric padding, ceil_mode only where
-// it changes nothing) into max_pool2d[_pad] / avg_pool2d[_pad]; a pending zero Pad before them
-// adds to their padding (for MaxPool only over a non-negative input). GlobalMaxPool and
-// GlobalAveragePool are pools whose window is the whole H x W plane.
+// MaxPool and AveragePool over any number of spatial axes into max_pool / avg_pool. The IR's
+// pools pad symmetrically; MaxPool's asymmetric pads and ceil_mode's overhang become -inf
+// padding concatenated before the pool (exact). AveragePool counts its padding
+// (count_include_pad = 1), so it takes symmetric pads only, and ceil_mode only where it changes
+// nothing. A pending zero Pad before a 2-D pool adds to its padding (for MaxPool only over a
+// non-negative input). GlobalMaxPool and GlobalAveragePool are pools whose window is the whole
+// of every spatial axis.
 #include <algorithm>
+#include <limits>
 #include <optional>
+#include <vector>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
+#include "../window_attributes.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -16,6 +22,32 @@ using ir::OpKind;
 using ir::Shape;
 
 namespace {
+
+// Pads `x` on spatial axis `axis` with `before` and `after` entries of -inf (a `const` node
+// concatenated on each side), so that a max pool with symmetric padding over the result equals
+// one with the asymmetric padding.
+NodeId pad_with_negative_infinity(ImportContext& cx, NodeId x, std::size_t axis, Dim before,
+                                  Dim after) {
+  const auto side = [&](Dim extent) {
+    Shape s = cx.shape_of(x);
+    s.dims[axis] = extent;
+    const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = s});
+    if (cx.keep_payloads()) {
+      const std::optional<Dim> count = ir::element_count(s);
+      cx.set_payload(c, "value",
+                     PayloadTensor{.shape = s,
+                                   .data = std::vector<float>(
+                                       count.value_or(0), -std::numeric_limits<float>::infinity())});
+    }
+    return c;
+  };
+  ir::Parents parents;
+  if (before > 0) parents.push_back(side(before));
+  parents.push_back(x);
+  if (after > 0) parents.push_back(side(after));
+  if (parents.size() == 1) return x;
+  return cx.add(OpKind::concat, parents, ir::AxisParams{.axis = static_cast<std::uint32_t>(axis)});
+}
 
 void pool(ImportContext& cx, bool max) {
   if (max) {
@@ -31,37 +63,27 @@ void pool(ImportContext& cx, bool max) {
                    "); only the first output is supported");
   }
   const std::optional<PendingPad> folded = cx.pad_of(cx.in_name(0));
-  const NodeId x = folded ? cx.tensor(folded->input, folded->input_node) : cx.tensor(cx.in_name(0));
+  NodeId x = folded ? cx.tensor(folded->input, folded->input_node) : cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  cx.require_rank4(xs, max ? "max pooling" : "average pooling");
-  const auto ks = cx.attr_ints("kernel_shape");
-  if (!ks) cx.fail("attribute kernel_shape is missing");
-  if (ks->size() != 2 || (*ks)[0] < 1 || (*ks)[1] < 1 || (*ks)[0] > 0xFFFF || (*ks)[1] > 0xFFFF) {
-    cx.fail_attr("kernel_shape", list_string(*ks), "two positive dimensions (2-D pooling)");
+  if (xs.rank() < 3) {
+    cx.unsupported("input " + to_string(xs) +
+                   " has no spatial axis; supported: (N,C,D1,...) with at least one spatial axis");
   }
-  const auto kh = static_cast<std::uint32_t>((*ks)[0]);
-  const auto kw = static_cast<std::uint32_t>((*ks)[1]);
+  const std::size_t r = xs.rank() - 2;
+  const std::vector<std::uint32_t> kernel = read_kernel_shape(cx, r, true);
   if (max) {
     if (const std::int64_t so = cx.attr_int("storage_order", 0); so != 0) {
       cx.fail_attr("storage_order", str(so), "0");
     }
-    if (const auto d = cx.attr_ints("dilations");
-        d && !std::all_of(d->begin(), d->end(), [](std::int64_t v) { return v == 1; })) {
-      cx.fail_attr("dilations", list_string(*d), "[1,1]");
-    }
   }
-  const std::uint32_t stride = cx.equal_strides();
+  const std::vector<Dim> spatial(xs.dims.begin() + 2, xs.dims.end());
   if (folded) cx.refuse_same_auto_pad(*folded);
-  std::uint32_t padding = cx.window_padding(xs, kh, kw, stride);
-  if (!max) {
-    const std::int64_t include = cx.attr_int("count_include_pad", 0);
-    if (include == 0 && padding > 0) {
-      cx.unsupported("attribute count_include_pad = 0 with padding " + str(padding) +
-                     " is not supported (avg_pool2d_pad counts the padding); supported: "
-                     "count_include_pad = 1, or no padding");
-    }
+  WindowGeometry g = read_window(cx, spatial, kernel);
+  if (std::any_of(g.dilation.begin(), g.dilation.end(), [](std::uint32_t d) { return d != 1; })) {
+    cx.fail_attr("dilations", list_string(g.dilation), "1 on every axis");
   }
   if (folded) {
+    if (r != 2) cx.unsupported("a folded Pad needs 2-D pooling");
     if (max) {
       const OpKind producer = cx.ir_node(x).kind;
       const bool non_negative = producer == OpKind::relu || producer == OpKind::sigmoid ||
@@ -73,25 +95,73 @@ void pool(ImportContext& cx, bool max) {
                        "non-negative input (Relu, Sigmoid, Exp, Abs or Sqrt output)");
       }
     }
-    padding += folded->padding;
-  }
-  if (cx.attr_int("ceil_mode", 0) != 0) {
-    for (int d = 0; d < 2; ++d) {
-      const Dim k = d == 0 ? kh : kw;
-      const Dim span = xs.dims[2 + d] + 2 * Dim{padding};
-      if (span >= k && (span - k) % stride != 0) {
-        cx.fail_attr("ceil_mode", "1",
-                     "0, or 1 where it gives the same output size as 0 (here it does not)");
-      }
+    for (std::size_t i = 0; i < 2; ++i) {
+      g.pad_begin[i] += folded->padding;
+      g.pad_end[i] += folded->padding;
     }
   }
+  // ceil_mode: the last window may run past the end; it counts when it starts inside the input
+  // or its leading padding (PyTorch's rule, which ONNX adopted). That window's overhang is extra
+  // padding after the axis.
+  const bool ceil_mode = cx.attr_int("ceil_mode", 0) != 0;
+  std::vector<Dim> extra(r, 0);
+  for (std::size_t i = 0; i < r; ++i) {
+    const Dim span = spatial[i] + g.pad_begin[i] + g.pad_end[i];
+    if (span < kernel[i]) {
+      cx.fail("kernel_shape " + list_string(kernel) + " does not fit input " + to_string(xs) +
+              " with pads");
+    }
+    if (!ceil_mode) continue;
+    const Dim floor_out = (span - kernel[i]) / g.stride[i] + 1;
+    Dim out = (span - kernel[i] + g.stride[i] - 1) / g.stride[i] + 1;
+    if (out > floor_out && (out - 1) * g.stride[i] >= spatial[i] + g.pad_begin[i]) --out;
+    extra[i] = (out - 1) * g.stride[i] + kernel[i] - span;
+  }
+  const bool has_extra = std::any_of(extra.begin(), extra.end(), [](Dim e) { return e != 0; });
+  bool symmetric = true;
+  for (std::size_t i = 0; i < r; ++i)
+    symmetric = symmetric && g.pad_begin[i] == g.pad_end[i];
+  if (!max) {
+    const bool padded = std::any_of(g.pad_begin.begin(), g.pad_begin.end(),
+                                    [](std::uint32_t p) { return p != 0; }) ||
+                        !symmetric;
+    if (cx.attr_int("count_include_pad", 0) == 0 && padded) {
+      cx.unsupported("attribute count_include_pad = 0 with pads " +
+                     list_string(std::vector<std::uint32_t>(g.pad_begin)) +
+                     " is not supported (avg_pool counts the padding in its divisor); supported: "
+                     "count_include_pad = 1, or no padding");
+    }
+    if (has_extra) {
+      cx.fail_attr("ceil_mode", "1",
+                   "0, or 1 where it gives the same output size as 0 for average pooling (the "
+                   "partial last window's divisor is not expressible; here the size changes)");
+    }
+    if (!symmetric) {
+      cx.fail_attr("pads", list_string(g.pad_begin) + " before, " + list_string(g.pad_end) +
+                               " after",
+                   "equal pads before and after each axis for average pooling");
+    }
+  }
+  // Max pooling: symmetric padding in the node, the rest (and ceil_mode's overhang) as -inf
+  // padding concatenated before it.
+  std::vector<std::uint32_t> padding(r, 0);
+  for (std::size_t i = 0; i < r; ++i) {
+    const Dim before = g.pad_begin[i];
+    const Dim after = g.pad_end[i] + extra[i];
+    const Dim common = std::min(before, after);
+    padding[i] = static_cast<std::uint32_t>(std::min<Dim>(common, kernel[i] - 1));
+    if (!max && padding[i] != common) {
+      cx.fail_attr("pads", list_string(g.pad_begin), "pads below the kernel for average pooling");
+    }
+    x = pad_with_negative_infinity(cx, x, 2 + i, before - padding[i], after - padding[i]);
+  }
   const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;
-  cx.define(
-      cx.out_name(0),
-      cx.add(kind, {x}, ir::PoolParams{.spatial_rank = 2,
-                                       .kernel = {kh, kw},
-                                       .stride = {stride, stride},
-                                       .padding = {padding, padding}}));
+  cx.define(cx.out_name(0),
+            cx.add(kind, {x},
+                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                  .kernel = kernel,
+                                  .stride = std::move(g.stride),
+                                  .padding = std::move(padding)}));
 }
 
 void global_pool(ImportContext& cx, bool max) {
@@ -99,19 +169,25 @@ void global_pool(ImportContext& cx, bool max) {
   cx.require_inputs(1, 1);
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
-  cx.require_rank4(xs, max ? "global max pooling" : "global average pooling");
-  if (constexpr Dim kMaxWindow = 0xFFFF; xs.dims[2] > kMaxWindow || xs.dims[3] > kMaxWindow) {
-    cx.fail("input " + to_string(xs) + " is too large: the pooling window H x W is " +
-            str(xs.dims[2]) + " x " + str(xs.dims[3]) + ", the limit is " + str(kMaxWindow) +
-            " on each side");
+  if (xs.rank() < 3) {
+    cx.unsupported("input " + to_string(xs) +
+                   " has no spatial axis; supported: (N,C,D1,...) with at least one spatial axis");
   }
-  const auto kh = static_cast<std::uint32_t>(xs.dims[2]);
-  const auto kw = static_cast<std::uint32_t>(xs.dims[3]);
-  cx.define(cx.out_name(0), cx.add(max ? OpKind::max_pool : OpKind::avg_pool, {x},
-                                   ir::PoolParams{.spatial_rank = 2,
-                                                  .kernel = {kh, kw},
-                                                  .stride = {1, 1},
-                                                  .padding = {0, 0}}));
+  const std::size_t r = xs.rank() - 2;
+  std::vector<std::uint32_t> kernel;
+  for (std::size_t i = 2; i < xs.rank(); ++i) {
+    if (constexpr Dim kMaxWindow = 0xFFFF; xs.dims[i] > kMaxWindow) {
+      cx.fail("input " + to_string(xs) + " is too large: the pooling window is the whole of " +
+              "each spatial axis, the limit is " + str(kMaxWindow) + " on each");
+    }
+    kernel.push_back(static_cast<std::uint32_t>(xs.dims[i]));
+  }
+  cx.define(cx.out_name(0),
+            cx.add(max ? OpKind::max_pool : OpKind::avg_pool, {x},
+                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                  .kernel = std::move(kernel),
+                                  .stride = std::vector<std::uint32_t>(r, 1),
+                                  .padding = std::vector<std::uint32_t>(r, 0)}));
 }
 
 }  // namespace
