@@ -69,13 +69,27 @@ void ImportContext::import_node(int index) {
     unsupported("domain " + quoted_name(node_->domain()) +
                 " is not supported; supported: the default ONNX domain");
   }
-  const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
-  if (importer == nullptr) {
-    unsupported("operator " + capped_name(node_->op_type()) +
-                " is not supported; supported: " + supported_list());
-  }
   defined_.clear();
-  importer->import(*this);
+  if (const auto ahead = imported_ahead_.find(index); ahead != imported_ahead_.end()) {
+    // Imported with an earlier node's pattern (import_ahead).
+    if (ahead->second) {
+      for (const std::string& out : node_->output())
+        if (!out.empty()) define(out, *ahead->second);
+    }
+    imported_ahead_.erase(ahead);
+  } else {
+    const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
+    if (importer == nullptr) {
+      if (const std::int64_t last = last_opset_of(node_->op_type()); last != 0 && last < opset_) {
+        unsupported("operator " + capped_name(node_->op_type()) + " is supported up to opset " +
+                    str(last) + "; its definition changed after that, and the model's opset is " +
+                    str(opset_));
+      }
+      unsupported("operator " + capped_name(node_->op_type()) +
+                  " is not supported; supported: " + supported_list());
+    }
+    importer->import(*this);
+  }
   // The node's outputs name what it defined from now on, and nothing else: an output it did not
   // define as an IR node is a constant, a pending Pad, or unused.
   for (const std::string& out : node_->output()) {

@@ -161,7 +161,16 @@ void ImportContext::index_consumers() const {
       if (it == consumers_.end()) it = consumers_.emplace(in, std::vector<int>()).first;
       it->second.push_back(i);
     }
+    for (const std::string& out : node->output()) {
+      if (!out.empty()) producer_of_.emplace(out, i);  // the first: check_node refuses a second
+    }
   }
+}
+
+int ImportContext::producer(std::string_view name) const {
+  index_consumers();
+  const auto it = producer_of_.find(name);
+  return it == producer_of_.end() ? -1 : it->second;
 }
 
 std::span<const int> ImportContext::consumers(std::string_view name) const {
@@ -176,6 +185,10 @@ const onnx::NodeProto& ImportContext::other_node(int index) const {
   const onnx::NodeProto* node = nodes_.at(index, *probe_, &problem);
   if (node == nullptr) fail_corrupt_node(index, problem);
   return *node;
+}
+
+const onnx::NodeProto* ImportContext::peek_node(int index) const {
+  return nodes_.at(index, *probe_);
 }
 
 // ---- tensors ----

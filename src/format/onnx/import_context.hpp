@@ -38,8 +38,13 @@
 
 namespace nnplan::format::onnx_import {
 
-// The highest default-domain opset the importer reads.
+// The default-domain opset every operator row was written against: a row ending at kMaxOpset reads
+// its operator as ONNX defines it up to opset 17.
 inline constexpr std::int64_t kMaxOpset = 17;
+// The highest default-domain opset a model may declare. Opsets 18..20 are read only for the
+// operators whose rows reach them (operator_table.cpp): those whose definition did not change after
+// 17, or changed in a way the importer reads (docs/onnx-support.md lists which).
+inline constexpr std::int64_t kMaxModelOpset = 20;
 
 // What an operator importer or the model's interface reports: thrown, caught by import_onnx.
 struct ImportFailure {
@@ -143,6 +148,14 @@ class ImportContext {
   std::span<const int> consumers(std::string_view name) const;
   // Graph node `index`, parsed into a second reused message (valid until the next call).
   const onnx::NodeProto& other_node(int index) const;
+  // The same, or null when its bytes are corrupt (reported when the import reaches it): for a
+  // pattern looking ahead, which must not report a later node's problem early.
+  const onnx::NodeProto* peek_node(int index) const;
+  // The index of the current node in graph.node.
+  int node_index() const { return progress_.node; }
+  // The index of the graph node whose output `name` is, or -1 (a graph input, an initializer, or
+  // nothing).
+  int producer(std::string_view name) const;
   bool is_graph_output(std::string_view name) const { return graph_outputs_.contains(name); }
 
   // ---- tensors ----
@@ -189,6 +202,12 @@ class ImportContext {
   }
   // The pending Pad that tensor `name` is, if any.
   std::optional<PendingPad> pad_of(std::string_view name) const;
+  // Patterns: the current node imports graph node `index` (a later one) with itself, as
+  // operators/gelu.cpp imports the nodes of a GELU. When the import reaches that node it is checked
+  // like every node but not imported, and its outputs name IR node `id` from then on (nullopt:
+  // nothing; only the pattern consumed them). The importer of the current node guarantees that
+  // `index` comes later and that nothing outside the pattern uses what it leaves undefined.
+  void import_ahead(int index, std::optional<ir::NodeId> id) { imported_ahead_[index] = id; }
 
   // ---- node emission ----
   ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
@@ -260,6 +279,9 @@ class ImportContext {
   // weights moved into payloads need them.
   mutable bool consumers_indexed_ = false;
   mutable NameMap<std::vector<int>> consumers_;
+  mutable NameMap<int> producer_of_;  // node output -> the graph node producing it, with consumers_
+  // Later nodes a pattern imported (import_ahead), and what their outputs name.
+  std::unordered_map<int, std::optional<ir::NodeId>> imported_ahead_;
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)

@@ -29,9 +29,9 @@ void ImportContext::read_interface() {
     }
   }
   if (!found) fail_model("model imports no opset of the default ONNX domain");
-  if (opset_ > kMaxOpset || opset_ < 1) {
-    fail_model("opset " + str(opset_) +
-                   " of the default ONNX domain is not supported; supported: 1.." + str(kMaxOpset),
+  if (opset_ > kMaxModelOpset || opset_ < 1) {
+    fail_model("opset " + str(opset_) + " of the default ONNX domain is not supported; supported: 1.." +
+                   str(kMaxModelOpset),
                opset_ < 1 ? ErrorKind::invalid_input : ErrorKind::unsupported);
   }
   const onnx::GraphProto& g = model_.graph();

@@ -12,47 +12,58 @@ namespace {
 using ir::OpKind;
 
 constexpr std::array kOperators = {
-    OperatorImporter{"Abs", 1, kMaxOpset, import_unary_as<OpKind::abs>},
-    OperatorImporter{"Add", 1, kMaxOpset, import_binary_as<OpKind::add>},
-    OperatorImporter{"AveragePool", 1, kMaxOpset, import_average_pool},
-    OperatorImporter{"BatchNormalization", 1, kMaxOpset, import_batch_normalization},
-    OperatorImporter{"Concat", 1, kMaxOpset, import_concat},
-    OperatorImporter{"Constant", 1, kMaxOpset, import_constant},
-    OperatorImporter{"Conv", 1, kMaxOpset, import_conv},
-    OperatorImporter{"ConvTranspose", 1, kMaxOpset, import_conv_transpose},
-    OperatorImporter{"Cos", 1, kMaxOpset, import_unary_as<OpKind::cos>},
-    OperatorImporter{"Div", 1, kMaxOpset, import_div},
-    OperatorImporter{"Dropout", 1, kMaxOpset, import_dropout},
-    OperatorImporter{"Exp", 1, kMaxOpset, import_unary_as<OpKind::exp>},
-    OperatorImporter{"Flatten", 1, kMaxOpset, import_flatten},
-    OperatorImporter{"Gemm", 1, kMaxOpset, import_gemm},
-    OperatorImporter{"GlobalAveragePool", 1, kMaxOpset, import_global_average_pool},
-    OperatorImporter{"GlobalMaxPool", 1, kMaxOpset, import_global_max_pool},
-    OperatorImporter{"Identity", 1, kMaxOpset, import_identity},
-    OperatorImporter{"LayerNormalization", 1, kMaxOpset, import_layer_normalization},
-    OperatorImporter{"Log", 1, kMaxOpset, import_unary_as<OpKind::log>},
-    OperatorImporter{"MatMul", 1, kMaxOpset, import_mat_mul},
-    OperatorImporter{"Max", 1, kMaxOpset, import_variadic_as<OpKind::max_elem>},
-    OperatorImporter{"MaxPool", 1, kMaxOpset, import_max_pool},
-    OperatorImporter{"Min", 1, kMaxOpset, import_variadic_as<OpKind::min_elem>},
-    OperatorImporter{"Mul", 1, kMaxOpset, import_binary_as<OpKind::mul_elem>},
+    OperatorImporter{"Abs", 1, kMaxModelOpset, import_unary_as<OpKind::abs>},
+    OperatorImporter{"Add", 1, kMaxModelOpset, import_binary_as<OpKind::add>},
+    OperatorImporter{"AveragePool", 1, kMaxModelOpset, import_average_pool},
+    OperatorImporter{"BatchNormalization", 1, kMaxModelOpset, import_batch_normalization},
+    OperatorImporter{"Clip", 1, 10, import_clip_1},
+    OperatorImporter{"Clip", 11, kMaxModelOpset, import_clip_11},
+    OperatorImporter{"Concat", 1, kMaxModelOpset, import_concat},
+    OperatorImporter{"Constant", 1, kMaxModelOpset, import_constant},
+    OperatorImporter{"Conv", 1, kMaxModelOpset, import_conv},
+    OperatorImporter{"ConvTranspose", 1, kMaxModelOpset, import_conv_transpose},
+    OperatorImporter{"Cos", 1, kMaxModelOpset, import_unary_as<OpKind::cos>},
+    OperatorImporter{"Div", 1, kMaxModelOpset, import_div_or_gelu},
+    OperatorImporter{"Dropout", 1, kMaxModelOpset, import_dropout},
+    OperatorImporter{"Erf", 1, kMaxModelOpset, import_erf},
+    OperatorImporter{"Exp", 1, kMaxModelOpset, import_unary_as<OpKind::exp>},
+    OperatorImporter{"Flatten", 1, kMaxModelOpset, import_flatten},
+    OperatorImporter{"Gelu", 20, kMaxModelOpset, import_gelu},
+    OperatorImporter{"Gemm", 1, kMaxModelOpset, import_gemm},
+    OperatorImporter{"GlobalAveragePool", 1, kMaxModelOpset, import_global_average_pool},
+    OperatorImporter{"GlobalMaxPool", 1, kMaxModelOpset, import_global_max_pool},
+    OperatorImporter{"HardSigmoid", 1, kMaxModelOpset, import_hard_sigmoid},
+    OperatorImporter{"HardSwish", 1, kMaxModelOpset, import_hard_swish},
+    OperatorImporter{"Identity", 1, kMaxModelOpset, import_identity},
+    OperatorImporter{"LayerNormalization", 1, kMaxModelOpset, import_layer_normalization},
+    OperatorImporter{"Log", 1, kMaxModelOpset, import_unary_as<OpKind::log>},
+    OperatorImporter{"LogSoftmax", 1, 12, import_log_softmax_1},
+    OperatorImporter{"LogSoftmax", 13, kMaxModelOpset, import_log_softmax_13},
+    OperatorImporter{"MatMul", 1, kMaxModelOpset, import_mat_mul},
+    OperatorImporter{"Max", 1, kMaxModelOpset, import_variadic_as<OpKind::max_elem>},
+    OperatorImporter{"MaxPool", 1, kMaxModelOpset, import_max_pool},
+    OperatorImporter{"Min", 1, kMaxModelOpset, import_variadic_as<OpKind::min_elem>},
+    OperatorImporter{"Mul", 1, kMaxModelOpset, import_mul_or_gelu},
+    OperatorImporter{"Neg", 1, kMaxModelOpset, import_neg},
     OperatorImporter{"Pad", 1, 10, import_pad_1},
     OperatorImporter{"Pad", 11, kMaxOpset, import_pad_11},
-    OperatorImporter{"Reciprocal", 1, kMaxOpset, import_unary_as<OpKind::inv>},
-    OperatorImporter{"ReduceMean", 1, kMaxOpset, import_reduce_mean},
-    OperatorImporter{"ReduceSum", 1, kMaxOpset, import_reduce_sum},
-    OperatorImporter{"Relu", 1, kMaxOpset, import_unary_as<OpKind::relu>},
-    OperatorImporter{"Reshape", 1, kMaxOpset, import_reshape},
-    OperatorImporter{"Sigmoid", 1, kMaxOpset, import_unary_as<OpKind::sigmoid>},
-    OperatorImporter{"Sin", 1, kMaxOpset, import_unary_as<OpKind::sin>},
+    OperatorImporter{"Pow", 1, kMaxModelOpset, import_pow},
+    OperatorImporter{"Reciprocal", 1, kMaxModelOpset, import_unary_as<OpKind::inv>},
+    OperatorImporter{"ReduceMean", 1, kMaxModelOpset, import_reduce_mean},
+    OperatorImporter{"ReduceSum", 1, kMaxModelOpset, import_reduce_sum},
+    OperatorImporter{"Relu", 1, kMaxModelOpset, import_unary_as<OpKind::relu>},
+    OperatorImporter{"Reshape", 1, kMaxModelOpset, import_reshape},
+    OperatorImporter{"Sigmoid", 1, kMaxModelOpset, import_unary_as<OpKind::sigmoid>},
+    OperatorImporter{"Sin", 1, kMaxModelOpset, import_unary_as<OpKind::sin>},
     OperatorImporter{"Softmax", 1, 12, import_softmax_1},
-    OperatorImporter{"Softmax", 13, kMaxOpset, import_softmax_13},
-    OperatorImporter{"Sqrt", 1, kMaxOpset, import_unary_as<OpKind::sqrt>},
-    OperatorImporter{"Squeeze", 1, kMaxOpset, import_squeeze},
-    OperatorImporter{"Sub", 1, kMaxOpset, import_binary_as<OpKind::sub>},
-    OperatorImporter{"Tanh", 1, kMaxOpset, import_unary_as<OpKind::tanh>},
-    OperatorImporter{"Transpose", 1, kMaxOpset, import_transpose},
-    OperatorImporter{"Unsqueeze", 1, kMaxOpset, import_unsqueeze},
+    OperatorImporter{"Softmax", 13, kMaxModelOpset, import_softmax_13},
+    OperatorImporter{"Softplus", 1, kMaxModelOpset, import_unary_as<OpKind::softplus>},
+    OperatorImporter{"Sqrt", 1, kMaxModelOpset, import_unary_as<OpKind::sqrt>},
+    OperatorImporter{"Squeeze", 1, kMaxModelOpset, import_squeeze},
+    OperatorImporter{"Sub", 1, kMaxModelOpset, import_binary_as<OpKind::sub>},
+    OperatorImporter{"Tanh", 1, kMaxModelOpset, import_unary_as<OpKind::tanh>},
+    OperatorImporter{"Transpose", 1, kMaxModelOpset, import_transpose},
+    OperatorImporter{"Unsqueeze", 1, kMaxModelOpset, import_unsqueeze},
 };
 static_assert(std::ranges::is_sorted(kOperators, {}, [](const OperatorImporter& row) {
   return std::pair(row.op_type, row.first_opset);
@@ -89,6 +100,15 @@ const OperatorImporter* find_operator(std::string_view op_type, std::int64_t ops
     if (it->first_opset <= opset && opset <= it->last_opset) return &*it;
   }
   return nullptr;
+}
+
+std::int64_t last_opset_of(std::string_view op_type) {
+  const auto [first, last] =
+      std::ranges::equal_range(kOperators, op_type, {}, &OperatorImporter::op_type);
+  std::int64_t opset = 0;
+  for (auto it = first; it != last; ++it)
+    opset = std::max(opset, it->last_opset);
+  return opset;
 }
 
 std::span<const std::string_view> supported_op_types() {

@@ -52,6 +52,22 @@ void import_reduce_sum(ImportContext& cx);           // operators/reduce.cpp
 void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
 void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
 void import_constant(ImportContext& cx);             // operators/constant.cpp
+// operators/gelu.cpp: Gelu (opset 20); Erf, refused outside a GELU pattern; Mul and Div, each a
+// GELU pattern's first node or imported as import_binary(mul_elem) and import_div do.
+void import_gelu(ImportContext& cx);
+void import_erf(ImportContext& cx);
+void import_mul_or_gelu(ImportContext& cx);
+void import_div_or_gelu(ImportContext& cx);
+// Whether the current node starts a GELU pattern, which it then imports whole.
+bool import_gelu_pattern(ImportContext& cx);
+void import_pow(ImportContext& cx);             // operators/pow.cpp
+void import_clip_1(ImportContext& cx);          // operators/clip.cpp, opsets 1..10
+void import_clip_11(ImportContext& cx);         // operators/clip.cpp, opset 11 on
+void import_hard_sigmoid(ImportContext& cx);    // operators/clip.cpp
+void import_hard_swish(ImportContext& cx);      // operators/clip.cpp
+void import_neg(ImportContext& cx);             // operators/neg.cpp
+void import_log_softmax_1(ImportContext& cx);   // operators/log_softmax.cpp, opsets 1..12
+void import_log_softmax_13(ImportContext& cx);  // operators/log_softmax.cpp, opset 13 on
 void import_identity(ImportContext& cx);             // operators/identity.cpp
 void import_dropout(ImportContext& cx);              // operators/identity.cpp
 
