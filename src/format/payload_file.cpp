@@ -563,18 +563,44 @@ Expected<Shape> expected_shape(const Node& node, const PayloadSlot& slot,
       return Shape{{out}};
     }
     case ir::PayloadShape::conv_weight:
+    case ir::PayloadShape::conv_transpose_weight:
     case ir::PayloadShape::conv_bias: {
-      const auto p = std::get_if<ir::Conv2dParams>(&node.params);
-      if (p == nullptr) return malformed("parameters are not conv2d parameters");
+      const auto p = std::get_if<ir::ConvParams>(&node.params);
+      if (p == nullptr) return malformed("parameters are not conv parameters");
+      if (p->groups == 0) return malformed("groups is 0");
+      if (slot.shape == ir::PayloadShape::conv_bias) return Shape{{p->out_channels}};
+      Shape weight;
       if (slot.shape == ir::PayloadShape::conv_weight) {
-        return Shape{{p->out_channels, p->in_channels, p->kh, p->kw}};
+        weight.dims.assign({p->out_channels, p->in_channels / p->groups});
+      } else {
+        weight.dims.assign({p->in_channels, p->out_channels / p->groups});
       }
-      return Shape{{p->out_channels}};
+      weight.dims.insert(weight.dims.end(), p->kernel.begin(), p->kernel.end());
+      return weight;
     }
     case ir::PayloadShape::channels: {
-      const auto p = std::get_if<ir::ChannelsParams>(&node.params);
-      if (p == nullptr) return malformed("parameters are not batch_norm2d_nchw_eval parameters");
+      const auto p = std::get_if<ir::ChannelAxisParams>(&node.params);
+      if (p == nullptr) return malformed("parameters are not batch_norm_eval parameters");
       return Shape{{p->channels}};
+    }
+    case ir::PayloadShape::normalized:
+    case ir::PayloadShape::gather_indices: {
+      const auto p = std::get_if<ir::AxisParams>(&node.params);
+      if (p == nullptr || node.parents.size() != 1) return malformed("takes one parent and an axis");
+      const Node* parent = find_node(node.parents[0]);
+      if (parent == nullptr) {
+        return malformed("parent " + std::to_string(node.parents[0]) + " does not exist");
+      }
+      const ir::Dims& in = parent->shape.dims;
+      if (p->axis >= in.size()) return malformed("axis is out of range for its parent");
+      if (slot.shape == ir::PayloadShape::normalized) {
+        return Shape{ir::Dims(in.begin() + p->axis, in.end())};
+      }
+      // The declared shape's axes that replace `axis`.
+      const std::size_t kept = in.size() - 1;
+      if (node.shape.dims.size() < kept) return malformed("declared shape is too short");
+      const auto first = node.shape.dims.begin() + p->axis;
+      return Shape{ir::Dims(first, first + (node.shape.dims.size() - kept))};
     }
     case ir::PayloadShape::none:
       break;

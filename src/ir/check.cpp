@@ -2,6 +2,7 @@
 
 #include "nnplan/ir/op_table.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstddef>
@@ -50,9 +51,10 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",   "const",  "permute",  "seed",    "pool",   "broadcast",
-    "axis", "conv2d", "channels", "reshape", "flatten"};
-static_assert(kIndexOf<FlattenParams> + 1 == kParamsNames.size());
+    "no",     "const",   "permute",   "seed", "pool",  "broadcast", "axis",
+    "conv",   "channel", "reshape",   "flatten", "transpose", "mask",  "gelu",
+    "clamp",  "scale",   "slice",     "attention"};
+static_assert(kIndexOf<AttentionParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -97,13 +99,6 @@ Status check_structure(const Node& node, std::size_t count) {
     return fail(node, "has " + std::string(kParamsNames[node.params.index()]) +
                           " parameters, expected " + expected);
   }
-  if (traits.shape_rule == ShapeRule::pool) {
-    const std::uint32_t padding = std::get_if<PoolParams>(&node.params)->padding;
-    if (padding != 0) {
-      return fail(node, "padding " + str(padding) + " is not allowed (only " +
-                            std::string(to_string(node.kind)) + "_pad takes padding)");
-    }
-  }
   return {};
 }
 
@@ -123,45 +118,149 @@ std::string axis_out_of_range(std::uint32_t axis, const Shape& shape) {
          str(shape.rank()) + ")";
 }
 
-struct Window {
-  std::uint32_t kh = 1;
-  std::uint32_t kw = 1;
-  std::uint32_t stride = 1;
-  std::uint32_t padding = 0;
-};
+std::string list_string(const std::vector<std::uint32_t>& values) {
+  return perm_string(values);
+}
 
-// conv2d and the pools on (C,H,W) or (N,C,H,W). `conv` is null for pools, which keep C.
-Status infer_window(const Node& node, const Shape& in, Window w, const Conv2dParams* conv,
-                    Shape& out) {
-  if (in.rank() != 3 && in.rank() != 4) {
-    return fail(node, "expects a parent of shape (C,H,W) or (N,C,H,W), found " + to_string(in));
+// The per-axis lists of a window op each hold one entry per spatial axis; `positive` lists must
+// hold no 0.
+Status check_window_list(const Node& node, std::string_view field,
+                         const std::vector<std::uint32_t>& values, std::uint32_t spatial_rank,
+                         bool positive) {
+  if (values.size() != spatial_rank) {
+    return fail(node, std::string(field) + " " + list_string(values) + " has " +
+                          str(values.size()) + (values.size() == 1 ? " entry" : " entries") +
+                          ", expected spatial_rank " +
+                          str(spatial_rank));
   }
-  if (w.kh == 0 || w.kw == 0) {
-    return fail(node, "kernel " + str(w.kh) + "x" + str(w.kw) +
-                          " is not allowed (kernel dimensions must be at least 1)");
+  if (positive) {
+    for (const std::uint32_t v : values) {
+      if (v == 0) {
+        return fail(node, std::string(field) + " " + list_string(values) +
+                              " holds 0 (each entry must be at least 1)");
+      }
+    }
   }
-  if (w.stride == 0) return fail(node, "stride 0 is not allowed (must be at least 1)");
-  const std::size_t c = in.rank() - 3;
-  if (conv != nullptr && in.dims[c] != conv->in_channels) {
-    return fail(node, "parent " + to_string(in) + " has " + str(in.dims[c]) +
-                          " channels, expected in_channels " + str(conv->in_channels));
+  return {};
+}
+
+// The extent of one spatial axis of a conv or pool: `in` padded by `before` and `after`, a window
+// of `kernel` taps `dilation` apart, moved by `stride`.
+Status window_extent(const Node& node, std::size_t axis, Dim in, std::uint32_t kernel,
+                     std::uint32_t stride, std::uint32_t before, std::uint32_t after,
+                     std::uint32_t dilation, Dim& out) {
+  // 32-bit factors: the padded size and the dilated window fit 64 bits whenever `in` does.
+  const std::optional<Dim> padded = checked_add(in, Dim{before} + Dim{after});
+  const Dim window = Dim{dilation} * (Dim{kernel} - 1) + 1;
+  if (!padded) {
+    return fail(node, "padded extent of axis " + str(axis) + " (" + str(in) + ") overflows 64 bits");
   }
-  const Dim pad2 = Dim{2} * w.padding;  // cannot overflow: padding is 32-bit
-  const std::optional<Dim> h = checked_add(in.dims[c + 1], pad2);
-  const std::optional<Dim> wd = checked_add(in.dims[c + 2], pad2);
-  if (!h || !wd) {
-    return fail(node, "padded input of " + to_string(in) + " with padding " + str(w.padding) +
-                          " overflows 64 bits");
+  if (*padded < window) {
+    return fail(node, "window of " + str(window) + " on axis " + str(axis) +
+                          " does not fit its padded extent " + str(*padded) + " (input " +
+                          str(in) + ", padding " + str(before) + "+" + str(after) + ")");
   }
-  if (*h < w.kh || *wd < w.kw) {
-    return fail(node, "kernel " + str(w.kh) + "x" + str(w.kw) + " does not fit input " +
-                          str(in.dims[c + 1]) + "x" + str(in.dims[c + 2]) + " with padding " +
-                          str(w.padding));
+  out = (*padded - window) / stride + 1;
+  return {};
+}
+
+// conv and conv_transpose: the axes before channel_axis are kept, the channel axis maps
+// in_channels to out_channels, and the spatial_rank axes after it are the window's.
+Status infer_conv(const Node& node, const Shape& in, const ConvParams& p, bool transposed,
+                  Shape& out) {
+  const std::uint32_t r = p.spatial_rank;
+  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
+  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
+  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
+  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
+  if (Status s = check_window_list(node, "dilation", p.dilation, r, true); !s) return s;
+  if (Status s = check_window_list(node, "padding_after", p.padding_after, r, false); !s) return s;
+  if (transposed) {
+    if (Status s = check_window_list(node, "output_padding", p.output_padding, r, false); !s) {
+      return s;
+    }
+  }
+  const Dim expected_rank = Dim{p.channel_axis} + 1 + r;
+  if (in.rank() != expected_rank) {
+    return fail(node, "expects a parent of rank " + str(expected_rank) + " (channel_axis " +
+                          str(p.channel_axis) + ", then " + str(r) + " spatial axes), found " +
+                          to_string(in));
+  }
+  if (in.dims[p.channel_axis] != p.in_channels) {
+    return fail(node, "parent " + to_string(in) + " has " + str(in.dims[p.channel_axis]) +
+                          " channels on axis " + str(p.channel_axis) + ", expected in_channels " +
+                          str(p.in_channels));
+  }
+  if (p.groups == 0) return fail(node, "groups 0 is not allowed (must be at least 1)");
+  if (p.in_channels % p.groups != 0 || p.out_channels % p.groups != 0) {
+    return fail(node, "groups " + str(p.groups) + " does not divide in_channels " +
+                          str(p.in_channels) + " and out_channels " + str(p.out_channels));
+  }
+  if (p.in_channels == 0 || p.out_channels == 0) {
+    return fail(node, "in_channels and out_channels must be at least 1");
   }
   assign(out, in);
-  if (conv != nullptr) out.dims[c] = conv->out_channels;
-  out.dims[c + 1] = (*h - w.kh) / w.stride + 1;
-  out.dims[c + 2] = (*wd - w.kw) / w.stride + 1;
+  out.dims[p.channel_axis] = p.out_channels;
+  for (std::uint32_t i = 0; i < r; ++i) {
+    const std::size_t axis = p.channel_axis + 1 + i;
+    const Dim x = in.dims[axis];
+    if (!transposed) {
+      if (Status s = window_extent(node, axis, x, p.kernel[i], p.stride[i], p.padding[i],
+                                   p.padding_after[i], p.dilation[i], out.dims[axis]);
+          !s) {
+        return s;
+      }
+      continue;
+    }
+    if (p.output_padding[i] >= std::max(p.stride[i], p.dilation[i])) {
+      return fail(node, "output_padding " + list_string(p.output_padding) +
+                            " must be below the stride or the dilation on each axis");
+    }
+    if (x == 0) return fail(node, "axis " + str(axis) + " of " + to_string(in) + " is empty");
+    // (x-1)*stride + dilation*(kernel-1) + output_padding + 1 - padding - padding_after
+    const std::optional<Dim> grown = checked_mul(x - 1, Dim{p.stride[i]});
+    const std::optional<Dim> full =
+        grown ? checked_add(*grown, Dim{p.dilation[i]} * (Dim{p.kernel[i]} - 1) +
+                                        Dim{p.output_padding[i]} + 1)
+              : std::nullopt;
+    if (!full) {
+      return fail(node, "transposed extent of axis " + str(axis) + " overflows 64 bits");
+    }
+    const Dim cut = Dim{p.padding[i]} + Dim{p.padding_after[i]};
+    if (*full <= cut) {
+      return fail(node, "padding " + str(p.padding[i]) + "+" + str(p.padding_after[i]) +
+                            " leaves nothing of axis " + str(axis) + " (transposed extent " +
+                            str(*full) + ")");
+    }
+    out.dims[axis] = *full - cut;
+  }
+  return {};
+}
+
+// max_pool and avg_pool: a window over the last spatial_rank axes, the leading axes kept.
+Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape& out) {
+  const std::uint32_t r = p.spatial_rank;
+  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
+  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
+  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
+  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
+  if (in.rank() < r) {
+    return fail(node, "expects a parent with at least spatial_rank " + str(r) +
+                          " axes, found " + to_string(in));
+  }
+  assign(out, in);
+  const std::size_t first = in.rank() - r;
+  for (std::uint32_t i = 0; i < r; ++i) {
+    if (p.padding[i] >= p.kernel[i]) {
+      return fail(node, "padding " + list_string(p.padding) + " must be below the kernel " +
+                            list_string(p.kernel) + " on each axis");
+    }
+    if (Status s = window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
+                                 p.padding[i], p.padding[i], 1, out.dims[first + i]);
+        !s) {
+      return s;
+    }
+  }
   return {};
 }
 
@@ -231,20 +330,37 @@ Status same_shapes(const Node& node, const Shape& a, const Shape& b) {
                         " (broadcasting must be explicit)");
 }
 
+// torch.matmul: the last two axes multiply, the axes before them broadcast, and a rank-1
+// operand is promoted to a matrix (a row on the left, a column on the right) whose added axis the
+// result drops.
 Status infer_matmul(const Node& node, const Shape& a, const Shape& b, Shape& out) {
   const std::string pair = to_string(a) + " x " + to_string(b);
-  if (a.rank() == 2 && b.rank() == 2) {
-    if (a.dims[1] != b.dims[0]) return fail(node, "inner dimensions differ: " + pair);
-    out.dims.assign({a.dims[0], b.dims[1]});
-    return {};
+  if (a.rank() == 0 || b.rank() == 0) {
+    return fail(node, "expects parents of rank at least 1, found " + pair);
   }
-  if (a.rank() == 3 && b.rank() == 3) {
-    if (a.dims[0] != b.dims[0]) return fail(node, "batch dimensions differ: " + pair);
-    if (a.dims[2] != b.dims[1]) return fail(node, "inner dimensions differ: " + pair);
-    out.dims.assign({a.dims[0], a.dims[1], b.dims[2]});
-    return {};
+  const std::size_t ar = a.rank();
+  const std::size_t br = b.rank();
+  const Dim m = ar == 1 ? 1 : a.dims[ar - 2];
+  const Dim ka = a.dims[ar - 1];
+  const Dim kb = br == 1 ? b.dims[0] : b.dims[br - 2];
+  const Dim n = br == 1 ? 1 : b.dims[br - 1];
+  if (ka != kb) return fail(node, "inner dimensions differ: " + pair);
+  const std::size_t a_batch = ar > 2 ? ar - 2 : 0;
+  const std::size_t b_batch = br > 2 ? br - 2 : 0;
+  const std::size_t batch = std::max(a_batch, b_batch);
+  out.dims.assign(batch, 1);
+  for (std::size_t i = 0; i < batch; ++i) {
+    // Aligned from the right, as broadcasting does.
+    const Dim da = i + a_batch >= batch ? a.dims[i + a_batch - batch] : 1;
+    const Dim db = i + b_batch >= batch ? b.dims[i + b_batch - batch] : 1;
+    if (da != db && da != 1 && db != 1) {
+      return fail(node, "batch dimensions do not broadcast: " + pair);
+    }
+    out.dims[i] = da == 1 ? db : da;
   }
-  return fail(node, "expects two rank-2 or two rank-3 parents, found " + pair);
+  if (ar != 1) out.dims.push_back(m);
+  if (br != 1) out.dims.push_back(n);
+  return {};
 }
 
 Status infer_concat(const Graph& graph, const Node& node, std::uint32_t axis, Shape& out) {
@@ -289,6 +405,89 @@ Status infer_reshape(const Node& node, const Shape& in, const ReshapeParams& p, 
   return {};
 }
 
+// hard_masked_softmax: the mask's shape is the parent's trailing axes (the leading ones
+// broadcast) and holds one flag per element.
+Status infer_masked_softmax(const Node& node, const Shape& in, const MaskParams& p, Shape& out) {
+  if (in.rank() == 0) return fail(node, "expects a parent of rank at least 1, found []");
+  const Shape& m = p.shape;
+  if (m.rank() == 0 || m.rank() > in.rank()) {
+    return fail(node, "mask shape " + to_string(m) + " must have rank 1.." + str(in.rank()) +
+                          " to broadcast to " + to_string(in));
+  }
+  const std::size_t offset = in.rank() - m.rank();
+  for (std::size_t i = 0; i < m.rank(); ++i) {
+    if (m.dims[i] != in.dims[offset + i]) {
+      return fail(node, "mask shape " + to_string(m) + " does not match the trailing axes of " +
+                            to_string(in));
+    }
+  }
+  const std::optional<Dim> count = element_count(m);
+  if (!count || *count != p.allowed.size()) {
+    return fail(node, "mask has " + str(p.allowed.size()) + " entries, its shape " +
+                          to_string(m) + " needs " +
+                          (count ? str(*count) : std::string("more than 2^64")));
+  }
+  assign(out, in);
+  return {};
+}
+
+// slice: Python's start:end:step on `axis`, bounds clamped to its extent.
+Status infer_slice(const Node& node, const Shape& in, const SliceParams& p, Shape& out) {
+  if (p.axis >= in.rank()) return fail(node, axis_out_of_range(p.axis, in));
+  if (p.step == 0) return fail(node, "step 0 is not allowed (must be at least 1)");
+  const Dim extent = in.dims[p.axis];
+  const Dim start = std::min<Dim>(p.start, extent);
+  const Dim end = std::min<Dim>(p.end, extent);
+  assign(out, in);
+  out.dims[p.axis] = end > start ? (end - start - 1) / p.step + 1 : 0;
+  return {};
+}
+
+// gather: the declared shape is the parent's with `axis` replaced by the indices' shape, whose
+// rank is whatever the declared rank leaves for it.
+Status infer_gather(const Node& node, const Shape& in, std::uint32_t axis, Shape& out) {
+  if (axis >= in.rank()) return fail(node, axis_out_of_range(axis, in));
+  const Shape& declared = node.shape;
+  const std::size_t kept = in.rank() - 1;
+  bool fits = declared.rank() >= kept;
+  const std::size_t index_rank = fits ? declared.rank() - kept : 0;
+  for (std::size_t i = 0; fits && i < axis; ++i)
+    fits = declared.dims[i] == in.dims[i];
+  for (std::size_t i = axis + 1; fits && i < in.rank(); ++i)
+    fits = declared.dims[i - 1 + index_rank] == in.dims[i];
+  if (!fits) {
+    return fail(node, "declared shape " + to_string(declared) + " is not parent " + to_string(in) +
+                          " with axis " + str(axis) + " replaced by the indices' shape");
+  }
+  assign(out, declared);
+  return {};
+}
+
+// scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
+// axes give (..., L, Ev).
+Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
+                       Shape& out) {
+  const std::string shapes = to_string(q) + ", " + to_string(k) + ", " + to_string(v);
+  if (q.rank() < 2 || k.rank() != q.rank() || v.rank() != q.rank()) {
+    return fail(node, "expects q, k, v of one rank, at least 2, found " + shapes);
+  }
+  const std::size_t r = q.rank();
+  for (std::size_t i = 0; i + 2 < r; ++i) {
+    if (k.dims[i] != q.dims[i] || v.dims[i] != q.dims[i]) {
+      return fail(node, "leading axes of q, k, v differ: " + shapes);
+    }
+  }
+  if (k.dims[r - 1] != q.dims[r - 1]) {
+    return fail(node, "q and k differ in their last axis (E): " + shapes);
+  }
+  if (v.dims[r - 2] != k.dims[r - 2]) {
+    return fail(node, "k and v differ in their sequence axis (S): " + shapes);
+  }
+  assign(out, q);
+  out.dims[r - 1] = v.dims[r - 1];
+  return {};
+}
+
 // Fills `out` with the node's shape; check_structure(node, ...) must have passed, and `out` is
 // not node.shape when the kind's shape rule reads the declared shape.
 Status infer_into(const Graph& graph, const Node& node, Shape& out) {
@@ -321,17 +520,21 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       if (Status same = same_shapes(node, parent(0), parent(1)); !same) return same;
       out.dims.clear();
       return {};  // a scalar: nothing to overflow
+    case ShapeRule::scalar_epsilon:
+      if (parent(1).rank() != 0) {
+        return fail(node, "epsilon parent must be a scalar, found " + to_string(parent(1)));
+      }
+      assign(out, parent(0));
+      return {};  // a parent's shape
     case ShapeRule::pool:
-    case ShapeRule::padded_pool: {
-      const PoolParams& p = params_of<PoolParams>(node);
-      status = infer_window(node, parent(0), {p.kh, p.kw, p.stride, p.padding}, nullptr, out);
+      status = infer_pool(node, parent(0), params_of<PoolParams>(node), out);
       break;
-    }
-    case ShapeRule::conv2d: {
-      const Conv2dParams& p = params_of<Conv2dParams>(node);
-      status = infer_window(node, parent(0), {p.kh, p.kw, p.stride, p.padding}, &p, out);
+    case ShapeRule::conv:
+      status = infer_conv(node, parent(0), params_of<ConvParams>(node), false, out);
       break;
-    }
+    case ShapeRule::conv_transpose:
+      status = infer_conv(node, parent(0), params_of<ConvParams>(node), true, out);
+      break;
     case ShapeRule::broadcast:
       status = infer_broadcast(node, parent(0), params_of<BroadcastParams>(node), out);
       break;
@@ -362,17 +565,19 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
     }
     case ShapeRule::batch_norm: {
       const Shape& in = parent(0);
-      const std::uint32_t channels = params_of<ChannelsParams>(node).channels;
-      if (in.rank() != 4) {
-        return fail(node, "expects a parent of shape (N,C,H,W), found " + to_string(in));
-      }
-      if (in.dims[1] != channels) {
-        return fail(node, "parent " + to_string(in) + " has " + str(in.dims[1]) +
-                              " channels, expected channels " + str(channels));
+      const ChannelAxisParams& p = params_of<ChannelAxisParams>(node);
+      if (p.channel_axis >= in.rank()) return fail(node, axis_out_of_range(p.channel_axis, in));
+      if (in.dims[p.channel_axis] != p.channels) {
+        return fail(node, "parent " + to_string(in) + " has " + str(in.dims[p.channel_axis]) +
+                              " channels on axis " + str(p.channel_axis) + ", expected channels " +
+                              str(p.channels));
       }
       assign(out, in);
       break;
     }
+    case ShapeRule::masked_softmax:
+      status = infer_masked_softmax(node, parent(0), params_of<MaskParams>(node), out);
+      break;
     case ShapeRule::along_axis: {
       const std::uint32_t axis = params_of<AxisParams>(node).axis;
       if (axis >= parent(0).rank()) return fail(node, axis_out_of_range(axis, parent(0)));
@@ -385,7 +590,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
     case ShapeRule::flatten: {
       const Shape& in = params_of<FlattenParams>(node).in;
       if (parent(0) != in) {
-        return fail(node, "parent shape " + to_string(parent(0)) + " differs from flatten input " +
+        return fail(node, "parent shape " + to_string(parent(0)) + " differs from value_shape " +
                               to_string(in));
       }
       const std::optional<Dim> count = element_count(in);
@@ -396,19 +601,22 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
     case ShapeRule::concat:
       status = infer_concat(graph, node, params_of<AxisParams>(node).axis, out);
       break;
-    case ShapeRule::swap_first_two:
-      if (parent(0).rank() < 2) {
-        return fail(node, "expects a parent of rank at least 2, found " + to_string(parent(0)));
-      }
+    case ShapeRule::transpose: {
+      const TransposeParams& p = params_of<TransposeParams>(node);
+      if (p.axis1 >= parent(0).rank()) return fail(node, axis_out_of_range(p.axis1, parent(0)));
+      if (p.axis2 >= parent(0).rank()) return fail(node, axis_out_of_range(p.axis2, parent(0)));
       assign(out, parent(0));
-      std::swap(out.dims[0], out.dims[1]);
+      std::swap(out.dims[p.axis1], out.dims[p.axis2]);
       break;
-    case ShapeRule::transpose_last_two:
-      if (parent(0).rank() != 3) {
-        return fail(node, "expects a parent of rank 3, found " + to_string(parent(0)));
-      }
-      assign(out, parent(0));
-      std::swap(out.dims[1], out.dims[2]);
+    }
+    case ShapeRule::slice:
+      status = infer_slice(node, parent(0), params_of<SliceParams>(node), out);
+      break;
+    case ShapeRule::gather:
+      status = infer_gather(node, parent(0), params_of<AxisParams>(node).axis, out);
+      break;
+    case ShapeRule::attention:
+      status = infer_attention(node, parent(0), parent(1), parent(2), out);
       break;
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
@@ -421,7 +629,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
   return {};
 }
 
-// input_id / output_id name an existing node (and input_id an `input` node).
+// input_id and each output id name an existing node (and input_id an `input` node).
 Status check_endpoint(const Graph& graph, std::string_view field, NodeId id, bool must_be_input) {
   if (id >= graph.nodes.size()) {
     return std::unexpected(
@@ -436,6 +644,21 @@ Status check_endpoint(const Graph& graph, std::string_view field, NodeId id, boo
                                                  describe(node) + ", expected an input node");
     error.position = id;
     return std::unexpected(std::move(error));
+  }
+  return {};
+}
+
+// The graph has at least one output, each naming an existing node.
+Status check_outputs(const Graph& graph) {
+  if (graph.output_ids.empty()) {
+    return std::unexpected(make_error(ErrorKind::invalid_input,
+                                      "output_ids is empty (a graph has at least one output)"));
+  }
+  for (std::size_t i = 0; i < graph.output_ids.size(); ++i) {
+    if (Status s = check_endpoint(graph, "output_ids[" + str(i) + "]", graph.output_ids[i], false);
+        !s) {
+      return s;
+    }
   }
   return {};
 }
@@ -479,18 +702,17 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   return node.id;
 }
 
-Expected<CheckedGraph> CheckedGraphBuilder::finish(NodeId input_id, NodeId output_id) && {
+Expected<CheckedGraph> CheckedGraphBuilder::finish(NodeId input_id,
+                                                   std::vector<NodeId> output_ids) && {
   graph_.input_id = input_id;
-  graph_.output_id = output_id;
+  graph_.output_ids = std::move(output_ids);
   if (graph_.nodes.empty()) {
     return std::unexpected(make_error(ErrorKind::invalid_input, "graph has no nodes"));
   }
   if (Status s = check_endpoint(graph_, "input_id", input_id, true); !s) {
     return std::unexpected(std::move(s.error()));
   }
-  if (Status s = check_endpoint(graph_, "output_id", output_id, false); !s) {
-    return std::unexpected(std::move(s.error()));
-  }
+  if (Status s = check_outputs(graph_); !s) return std::unexpected(std::move(s.error()));
   return CheckedGraph(std::move(graph_));
 }
 
@@ -502,9 +724,7 @@ Expected<CheckedGraph> check(Graph graph) {
   if (Status s = check_endpoint(graph, "input_id", graph.input_id, true); !s) {
     return std::unexpected(std::move(s.error()));
   }
-  if (Status s = check_endpoint(graph, "output_id", graph.output_id, false); !s) {
-    return std::unexpected(std::move(s.error()));
-  }
+  if (Status s = check_outputs(graph); !s) return std::unexpected(std::move(s.error()));
   // One pass in id order: a node's structure, then its shape. Inference reads only the parents'
   // declared shapes, which the node's own structure check has made safe to index, so the first
   // error reported is the one at the lowest node. One buffer serves every inferred shape, so a

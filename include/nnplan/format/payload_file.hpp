@@ -20,9 +20,16 @@
 //   const                   tensor value [the node's value_shape]
 //   linear                  tensor weight [out, in], optional tensor bias [out]; in is the
 //                           parent's last dimension, out the node's declared last dimension
-//   conv2d                  tensor weight [outC, inC, kH, kW], optional tensor bias [outC]
-//   batch_norm2d_nchw_eval  tensors scale, bias, mean, var [channels]; attribute epsilon
+//   conv                    tensor weight [outC, inC/groups, kernel...], optional tensor bias
+//                           [outC]
+//   conv_transpose          tensor weight [inC, outC/groups, kernel...], optional tensor bias
+//                           [outC]
+//   batch_norm_eval         tensors scale, bias, mean, var [channels]; attribute epsilon
 //                           (finite, >= 0)
+//   layernorm               optional tensors gamma, beta [the parent's shape from `axis` on];
+//                           optional attribute epsilon (default 1e-5)
+//   gather                  int64 tensor indices [the declared shape's axes that replace
+//                           `axis`]
 #pragma once
 
 #include <array>

@@ -2,6 +2,7 @@
 // initializers (constants) and its graph inputs (IR input nodes, with shapes fixed by
 // OnnxImportOptions::input_shapes where the model leaves them dynamic).
 #include <algorithm>
+#include <vector>
 
 #include "import_context.hpp"
 #include "nnplan/format/limits.hpp"
@@ -34,15 +35,9 @@ void ImportContext::read_interface() {
                opset_ < 1 ? ErrorKind::invalid_input : ErrorKind::unsupported);
   }
   const onnx::GraphProto& g = model_.graph();
-  if (g.output_size() != 1) {
-    std::string names;
-    for (const auto& o : g.output())
-      names += (names.empty() ? "" : ", ") + quoted_name(o.name());
-    fail_model("model has " + str(g.output_size()) + " graph outputs" +
-                   (names.empty() ? "" : " (" + names + ")") + "; the IR has exactly one output",
-               g.output_size() == 0 ? ErrorKind::invalid_input : ErrorKind::unsupported);
-  }
-  graph_outputs_.insert(g.output(0).name());
+  if (g.output_size() == 0) fail_model("model has no graph outputs");
+  for (const auto& o : g.output())
+    graph_outputs_.insert(o.name());
   if (static_cast<std::size_t>(nodes_.size()) > kMaxGraphNodes) {
     fail_model("graph has " + str(nodes_.size()) + " nodes; the limit is " + str(kMaxGraphNodes) +
                " (2^26)");
@@ -169,19 +164,23 @@ void ImportContext::read_inputs() {
 }
 
 ImportedModel ImportContext::finish() {
-  step("the graph output");
-  const std::string& out = model_.graph().output(0).name();
-  const std::optional<NodeId> out_node = node_of(out);
-  if (rejected_inputs_.contains(out)) fail_rejected_input(out);
-  if (pads_.contains(out)) {
-    fail_model("graph output " + quoted_name(out) + " comes from a nonzero Pad",
-               ErrorKind::unsupported);
+  step("the graph outputs");
+  std::vector<NodeId> output_ids;
+  output_ids.reserve(static_cast<std::size_t>(model_.graph().output_size()));
+  for (const auto& output : model_.graph().output()) {
+    const std::string& out = output.name();
+    const std::optional<NodeId> out_node = node_of(out);
+    if (rejected_inputs_.contains(out)) fail_rejected_input(out);
+    if (pads_.contains(out)) {
+      fail_model("graph output " + quoted_name(out) + " comes from a nonzero Pad",
+                 ErrorKind::unsupported);
+    }
+    if (!out_node && !consts_.contains(out)) {
+      fail_model("graph output " + quoted_name(out) +
+                 " is not produced by any node, input or initializer");
+    }
+    output_ids.push_back(tensor(out, out_node));
   }
-  if (!out_node && !consts_.contains(out)) {
-    fail_model("graph output " + quoted_name(out) +
-               " is not produced by any node, input or initializer");
-  }
-  const NodeId output_id = tensor(out, out_node);
   // A graph input no node consumed is still one the model declares: not dropped silently.
   if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
 
@@ -198,7 +197,7 @@ ImportedModel ImportContext::finish() {
     internal(ok.error());
   }
   // Node 0 is the first graph input.
-  Expected<ir::CheckedGraph> checked = std::move(graph_).finish(0, output_id);
+  Expected<ir::CheckedGraph> checked = std::move(graph_).finish(0, std::move(output_ids));
   if (!checked) internal(checked.error());
 
   ImportedModel result{

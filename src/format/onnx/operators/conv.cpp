@@ -70,13 +70,19 @@ void import_conv(ImportContext& cx) {
     }
     bias = PayloadTensor{.shape = Shape{b->dims}, .data = cx.payload_floats(*b)};
   }
-  const NodeId id = cx.add(OpKind::conv2d, {x},
-                           ir::Conv2dParams{.in_channels = static_cast<std::uint32_t>(in_c),
-                                            .out_channels = static_cast<std::uint32_t>(out_c),
-                                            .kh = static_cast<std::uint32_t>(kh),
-                                            .kw = static_cast<std::uint32_t>(kw),
-                                            .stride = stride,
-                                            .padding = padding});
+  const auto k_h = static_cast<std::uint32_t>(kh);
+  const auto k_w = static_cast<std::uint32_t>(kw);
+  const NodeId id = cx.add(OpKind::conv, {x},
+                           ir::ConvParams{.spatial_rank = 2,
+                                          .kernel = {k_h, k_w},
+                                          .stride = {stride, stride},
+                                          .padding = {padding, padding},
+                                          .dilation = {1, 1},
+                                          .padding_after = {padding, padding},
+                                          .groups = 1,
+                                          .channel_axis = 1,
+                                          .in_channels = static_cast<std::uint32_t>(in_c),
+                                          .out_channels = static_cast<std::uint32_t>(out_c)});
   cx.set_payload(id, "weight", std::move(weight));
   if (bias) cx.set_payload(id, "bias", std::move(*bias));
   cx.define(cx.out_name(0), id);

@@ -85,11 +85,13 @@ void pool(ImportContext& cx, bool max) {
       }
     }
   }
-  const OpKind kind = max ? (padding > 0 ? OpKind::max_pool2d_pad : OpKind::max_pool2d)
-                          : (padding > 0 ? OpKind::avg_pool2d_pad : OpKind::avg_pool2d);
+  const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;
   cx.define(
       cx.out_name(0),
-      cx.add(kind, {x}, ir::PoolParams{.kh = kh, .kw = kw, .stride = stride, .padding = padding}));
+      cx.add(kind, {x}, ir::PoolParams{.spatial_rank = 2,
+                                       .kernel = {kh, kw},
+                                       .stride = {stride, stride},
+                                       .padding = {padding, padding}}));
 }
 
 void global_pool(ImportContext& cx, bool max) {
@@ -105,8 +107,11 @@ void global_pool(ImportContext& cx, bool max) {
   }
   const auto kh = static_cast<std::uint32_t>(xs.dims[2]);
   const auto kw = static_cast<std::uint32_t>(xs.dims[3]);
-  cx.define(cx.out_name(0), cx.add(max ? OpKind::max_pool2d : OpKind::avg_pool2d, {x},
-                                   ir::PoolParams{.kh = kh, .kw = kw, .stride = 1, .padding = 0}));
+  cx.define(cx.out_name(0), cx.add(max ? OpKind::max_pool : OpKind::avg_pool, {x},
+                                   ir::PoolParams{.spatial_rank = 2,
+                                                  .kernel = {kh, kw},
+                                                  .stride = {1, 1},
+                                                  .padding = {0, 0}}));
 }
 
 }  // namespace
