@@ -179,9 +179,9 @@ constexpr std::uint64_t bit(Field f) {
   return std::uint64_t{1} << static_cast<unsigned>(f);
 }
 // Every op field, current and legacy.
-constexpr std::uint64_t kOpFieldBits = ~std::uint64_t{0} << static_cast<unsigned>(kFirstOpField) &
-                                       (kFieldCount == 64 ? ~std::uint64_t{0}
-                                                          : (std::uint64_t{1} << kFieldCount) - 1);
+constexpr std::uint64_t kOpFieldBits =
+    ~std::uint64_t{0} << static_cast<unsigned>(kFirstOpField) &
+    (kFieldCount == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << kFieldCount) - 1);
 
 constexpr std::optional<Field> find_field(std::string_view key) {
   for (std::size_t i = 0; i < kFieldCount; ++i) {
@@ -233,125 +233,164 @@ struct ParamsFields<std::monostate> {
 template <>
 struct ParamsFields<ir::ConstParams> {
   static constexpr void each(auto&& f) {
-    f(Field::value_shape, [](auto& p) -> auto& { return p.value_shape; });
+    f(
+        Field::value_shape, [](auto& p) -> auto& { return p.value_shape; });
   }
 };
 template <>
 struct ParamsFields<ir::PermuteParams> {
   static constexpr void each(auto&& f) {
-    f(Field::perm, [](auto& p) -> auto& { return p.perm; });
+    f(
+        Field::perm, [](auto& p) -> auto& { return p.perm; });
   }
 };
 template <>
 struct ParamsFields<ir::SeedParams> {
   static constexpr void each(auto&& f) {
-    f(Field::seed, [](auto& p) -> auto& { return p.seed; });
+    f(
+        Field::seed, [](auto& p) -> auto& { return p.seed; });
   }
 };
 template <>
 struct ParamsFields<ir::PoolParams> {
   static constexpr void each(auto&& f) {
-    f(Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
-    f(Field::kernel, [](auto& p) -> auto& { return p.kernel; });
-    f(Field::stride, [](auto& p) -> auto& { return p.stride; });
-    f(Field::padding, [](auto& p) -> auto& { return p.padding; });
+    f(
+        Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
+    f(
+        Field::kernel, [](auto& p) -> auto& { return p.kernel; });
+    f(
+        Field::stride, [](auto& p) -> auto& { return p.stride; });
+    f(
+        Field::padding, [](auto& p) -> auto& { return p.padding; });
   }
 };
 template <>
 struct ParamsFields<ir::BroadcastParams> {
   static constexpr void each(auto&& f) {
-    f(Field::from_shape, [](auto& p) -> auto& { return p.from; });
-    f(Field::to_shape, [](auto& p) -> auto& { return p.to; });
+    f(
+        Field::from_shape, [](auto& p) -> auto& { return p.from; });
+    f(
+        Field::to_shape, [](auto& p) -> auto& { return p.to; });
   }
 };
 template <>
 struct ParamsFields<ir::AxisParams> {
   static constexpr void each(auto&& f) {
-    f(Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
   }
 };
 template <>
 struct ParamsFields<ir::ConvParams> {
   static constexpr void each(auto&& f) {
-    f(Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
-    f(Field::kernel, [](auto& p) -> auto& { return p.kernel; });
-    f(Field::stride, [](auto& p) -> auto& { return p.stride; });
-    f(Field::padding, [](auto& p) -> auto& { return p.padding; });
-    f(Field::dilation, [](auto& p) -> auto& { return p.dilation; });
-    f(Field::padding_after, [](auto& p) -> auto& { return p.padding_after; });
-    f(Field::groups, [](auto& p) -> auto& { return p.groups; });
-    f(Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
-    f(Field::in_channels, [](auto& p) -> auto& { return p.in_channels; });
-    f(Field::out_channels, [](auto& p) -> auto& { return p.out_channels; });
-    f(Field::output_padding, [](auto& p) -> auto& { return p.output_padding; });
+    f(
+        Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
+    f(
+        Field::kernel, [](auto& p) -> auto& { return p.kernel; });
+    f(
+        Field::stride, [](auto& p) -> auto& { return p.stride; });
+    f(
+        Field::padding, [](auto& p) -> auto& { return p.padding; });
+    f(
+        Field::dilation, [](auto& p) -> auto& { return p.dilation; });
+    f(
+        Field::padding_after, [](auto& p) -> auto& { return p.padding_after; });
+    f(
+        Field::groups, [](auto& p) -> auto& { return p.groups; });
+    f(
+        Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
+    f(
+        Field::in_channels, [](auto& p) -> auto& { return p.in_channels; });
+    f(
+        Field::out_channels, [](auto& p) -> auto& { return p.out_channels; });
+    f(
+        Field::output_padding, [](auto& p) -> auto& { return p.output_padding; });
   }
 };
 template <>
 struct ParamsFields<ir::ChannelAxisParams> {
   static constexpr void each(auto&& f) {
-    f(Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
-    f(Field::channels, [](auto& p) -> auto& { return p.channels; });
+    f(
+        Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
+    f(
+        Field::channels, [](auto& p) -> auto& { return p.channels; });
   }
 };
 template <>
 struct ParamsFields<ir::ReshapeParams> {
   static constexpr void each(auto&& f) {
-    f(Field::in_shape, [](auto& p) -> auto& { return p.in; });
-    f(Field::out_shape, [](auto& p) -> auto& { return p.out; });
+    f(
+        Field::in_shape, [](auto& p) -> auto& { return p.in; });
+    f(
+        Field::out_shape, [](auto& p) -> auto& { return p.out; });
   }
 };
 template <>
 struct ParamsFields<ir::FlattenParams> {
   static constexpr void each(auto&& f) {
-    f(Field::value_shape, [](auto& p) -> auto& { return p.in; });
+    f(
+        Field::value_shape, [](auto& p) -> auto& { return p.in; });
   }
 };
 template <>
 struct ParamsFields<ir::TransposeParams> {
   static constexpr void each(auto&& f) {
-    f(Field::axis1, [](auto& p) -> auto& { return p.axis1; });
-    f(Field::axis2, [](auto& p) -> auto& { return p.axis2; });
+    f(
+        Field::axis1, [](auto& p) -> auto& { return p.axis1; });
+    f(
+        Field::axis2, [](auto& p) -> auto& { return p.axis2; });
   }
 };
 template <>
 struct ParamsFields<ir::MaskParams> {
   static constexpr void each(auto&& f) {
-    f(Field::mask, [](auto& p) -> auto& { return p; });
+    f(
+        Field::mask, [](auto& p) -> auto& { return p; });
   }
 };
 template <>
 struct ParamsFields<ir::GeluParams> {
   static constexpr void each(auto&& f) {
-    f(Field::approximate, [](auto& p) -> auto& { return p.approximate; });
+    f(
+        Field::approximate, [](auto& p) -> auto& { return p.approximate; });
   }
 };
 template <>
 struct ParamsFields<ir::ClampParams> {
   static constexpr void each(auto&& f) {
-    f(Field::min, [](auto& p) -> auto& { return p.min; });
-    f(Field::max, [](auto& p) -> auto& { return p.max; });
+    f(
+        Field::min, [](auto& p) -> auto& { return p.min; });
+    f(
+        Field::max, [](auto& p) -> auto& { return p.max; });
   }
 };
 template <>
 struct ParamsFields<ir::ScaleParams> {
   static constexpr void each(auto&& f) {
-    f(Field::factor, [](auto& p) -> auto& { return p.factor; });
+    f(
+        Field::factor, [](auto& p) -> auto& { return p.factor; });
   }
 };
 template <>
 struct ParamsFields<ir::SliceParams> {
   static constexpr void each(auto&& f) {
-    f(Field::axis, [](auto& p) -> auto& { return p.axis; });
-    f(Field::start, [](auto& p) -> auto& { return p.start; });
-    f(Field::end, [](auto& p) -> auto& { return p.end; });
-    f(Field::step, [](auto& p) -> auto& { return p.step; });
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::start, [](auto& p) -> auto& { return p.start; });
+    f(
+        Field::end, [](auto& p) -> auto& { return p.end; });
+    f(
+        Field::step, [](auto& p) -> auto& { return p.step; });
   }
 };
 template <>
 struct ParamsFields<ir::AttentionParams> {
   static constexpr void each(auto&& f) {
-    f(Field::causal, [](auto& p) -> auto& { return p.causal; });
-    f(Field::scale, [](auto& p) -> auto& { return p.scale; });
+    f(
+        Field::causal, [](auto& p) -> auto& { return p.causal; });
+    f(
+        Field::scale, [](auto& p) -> auto& { return p.scale; });
   }
 };
 
@@ -709,9 +748,8 @@ struct LegacyKind {
   LegacyConvert convert;
 };
 
-constexpr auto kLegacyConvFields =
-    std::to_array<Field>({Field::in_c, Field::out_c, Field::kh, Field::kw, Field::stride,
-                          Field::padding});
+constexpr auto kLegacyConvFields = std::to_array<Field>(
+    {Field::in_c, Field::out_c, Field::kh, Field::kw, Field::stride, Field::padding});
 constexpr auto kLegacyPoolFields = std::to_array<Field>({Field::kh, Field::kw, Field::stride});
 constexpr auto kLegacyPaddedPoolFields =
     std::to_array<Field>({Field::kh, Field::kw, Field::stride, Field::padding});
@@ -1016,16 +1054,15 @@ std::string_view GraphHandler::node_spelling() const {
 // when it has that and no value_shape, else the op-kind table's.
 std::span<const Field> GraphHandler::node_fields() const {
   if (raw_.legacy != nullptr) return raw_.legacy->fields;
-  if (*raw_.kind == OpKind::flatten && raw_.has(Field::in_shape) &&
-      !raw_.has(Field::value_shape)) {
+  if (*raw_.kind == OpKind::flatten && raw_.has(Field::in_shape) && !raw_.has(Field::value_shape)) {
     return kLegacyFlattenFields;
   }
   return op_fields(*raw_.kind);
 }
 
 std::string GraphHandler::extension_problem() const {
-  return std::string(node_spelling()) + " is an nnplan extension kind; it needs " +
-         "format '" + std::string(kNnplanIrFormat) + "', and this document's format is '" +
+  return std::string(node_spelling()) + " is an nnplan extension kind; it needs " + "format '" +
+         std::string(kNnplanIrFormat) + "', and this document's format is '" +
          std::string(kIrFormat) + "'";
 }
 
@@ -1206,10 +1243,10 @@ bool GraphHandler::compound(bool object) {
         // stride or padding before the kind.
         std::optional<Undecided>& u = undecided(f);
         u = Undecided{.ordinal = raw_.keys - 1};
-        u->as_integer = Problem{.ordinal = u->ordinal,
-                                .field = std::string(name_of(f)),
-                                .text = std::string("expected a non-negative integer, found ") +
-                                        what};
+        u->as_integer =
+            Problem{.ordinal = u->ordinal,
+                    .field = std::string(name_of(f)),
+                    .text = std::string("expected a non-negative integer, found ") + what};
         if (object) {
           u->as_list = Problem{.ordinal = u->ordinal,
                                .field = std::string(name_of(f)),
@@ -1252,12 +1289,12 @@ bool GraphHandler::compound(bool object) {
       list_index_ = 0;
       return true;
     case State::mask_list:
-      note_value(std::string(mask_field_ == MaskField::shape ? "mask.shape" : "mask.allowed") +
-                     "[" + std::to_string(list_index_) + "]",
-                 std::string(mask_field_ == MaskField::shape
-                                 ? "expected a non-negative integer, found "
-                                 : "expected true or false, found ") +
-                     what);
+      note_value(
+          std::string(mask_field_ == MaskField::shape ? "mask.shape" : "mask.allowed") + "[" +
+              std::to_string(list_index_) + "]",
+          std::string(mask_field_ == MaskField::shape ? "expected a non-negative integer, found "
+                                                      : "expected true or false, found ") +
+              what);
       return skip();
     case State::root:
     case State::node:
@@ -1324,13 +1361,13 @@ bool GraphHandler::key(string_t& k) {
   ++raw_.keys;
   field_ = find_field(k);
   if (!field_) {
-    note(Problem{.kind = Problem::Kind::unknown_field, .ordinal = raw_.keys - 1, .field = shown(k)});
+    note(
+        Problem{.kind = Problem::Kind::unknown_field, .ordinal = raw_.keys - 1, .field = shown(k)});
     return true;
   }
   if (raw_.has(*field_)) {
-    note(Problem{.kind = Problem::Kind::repeated_field,
-                 .ordinal = raw_.keys - 1,
-                 .field = std::string(k)});
+    note(Problem{
+        .kind = Problem::Kind::repeated_field, .ordinal = raw_.keys - 1, .field = std::string(k)});
     field_.reset();
     return true;
   }
@@ -1455,8 +1492,8 @@ void GraphHandler::kind_scalar(const Scalar& s) {
   // spelling.
   const auto* const current = std::find(ir::kOpKindNames.begin(), ir::kOpKindNames.end(), s.text);
   if (current != ir::kOpKindNames.end()) {
-    const auto kind = std::optional<OpKind>(
-        static_cast<OpKind>(current - ir::kOpKindNames.begin()));
+    const auto kind =
+        std::optional<OpKind>(static_cast<OpKind>(current - ir::kOpKindNames.begin()));
     raw_.kind = *kind;
     raw_.extension = ir::op_traits(*kind).origin == ir::KindOrigin::nnplan;
     if (raw_.extension && format_ == DocumentFormat::torchlean) {
@@ -1469,9 +1506,8 @@ void GraphHandler::kind_scalar(const Scalar& s) {
     raw_.legacy = legacy;
     return;
   }
-  note_value("kind", "unknown op kind '" + shown(s.text) +
-                         "'; valid: " + join_names(ir::kOpKindNames) +
-                         "; legacy: " + legacy_kind_names());
+  note_value("kind", "unknown op kind '" + shown(s.text) + "'; valid: " +
+                         join_names(ir::kOpKindNames) + "; legacy: " + legacy_kind_names());
 }
 
 void GraphHandler::node_scalar(const Scalar& s) {
@@ -1487,14 +1523,17 @@ void GraphHandler::node_scalar(const Scalar& s) {
     if (value) {
       raw_.scalars[index] = *value;
     } else {
-      u->as_integer = Problem{.ordinal = u->ordinal, .field = std::string(name_of(f)),
-                              .text = value.error()};
+      u->as_integer =
+          Problem{.ordinal = u->ordinal, .field = std::string(name_of(f)), .text = value.error()};
     }
-    u->as_list = Problem{.ordinal = u->ordinal, .field = std::string(name_of(f)),
+    u->as_list = Problem{.ordinal = u->ordinal,
+                         .field = std::string(name_of(f)),
                          .text = "expected an array, found " + found(s)};
     return;
   }
-  const auto bad = [&] { note_value(std::string(name_of(f)), expectation(*type, f) + ", found " + found(s)); };
+  const auto bad = [&] {
+    note_value(std::string(name_of(f)), expectation(*type, f) + ", found " + found(s));
+  };
   switch (*type) {
     case ValueType::u32:
     case ValueType::u64: {
@@ -1536,7 +1575,8 @@ void GraphHandler::node_scalar(const Scalar& s) {
           return;
         }
       }
-      note_value(std::string(name_of(f)), expectation(*type, f) + ", found '" + shown(s.text) + "'");
+      note_value(std::string(name_of(f)),
+                 expectation(*type, f) + ", found '" + shown(s.text) + "'");
       return;
     }
     case ValueType::u32_list:
@@ -1568,8 +1608,7 @@ void GraphHandler::list_scalar(const Scalar& s) {
   }
   const auto value = to_uint(s, dims ? kMaxU64 : kMaxU32);
   if (!value) {
-    note_in_list(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]",
-                 value.error());
+    note_in_list(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]", value.error());
     return;
   }
   if (dims && *value > kMaxDim) {
@@ -1610,8 +1649,8 @@ void GraphHandler::mask_list_scalar(const Scalar& s) {
   // bounded by the file, never by a count the file claims.
   if (list_index_ >= kMaxTensorElements) {
     note_value("mask.allowed", "more than " + std::to_string(kMaxTensorElements) +
-                                   " entries; the limit is " +
-                                   std::to_string(kMaxTensorElements) + " (2^48) per tensor");
+                                   " entries; the limit is " + std::to_string(kMaxTensorElements) +
+                                   " (2^48) per tensor");
     return;
   }
   const std::optional<bool> value = to_bool(s);
@@ -1686,8 +1725,7 @@ bool GraphHandler::finish_node() {
   if (const std::uint64_t foreign = raw_.seen & kOpFieldBits & ~wanted_bits; foreign != 0) {
     const auto f = static_cast<Field>(std::countr_zero(foreign));
     return fail_node("field " + std::string(name_of(f)) + ": not a field of " +
-                     std::string(node_spelling()) + "; " +
-                     op_fields_text(node_spelling(), wanted));
+                     std::string(node_spelling()) + "; " + op_fields_text(node_spelling(), wanted));
   }
   if ((wanted_bits & ~raw_.seen) != 0) {
     for (const Field f : wanted) {
@@ -1707,11 +1745,10 @@ bool GraphHandler::finish_node() {
       if (count) count = ir::checked_mul(*count, d);
     }
     if (!count || *count > kMaxTensorElements) {
-      return fail_node("field " + std::string(name_of(f)) + ": " +
-                       ir::to_string(Shape{ir::Dims(dims)}) + " has " +
-                       (count ? std::to_string(*count) : std::string("more than 2^64")) +
-                       " elements; the limit is " + std::to_string(kMaxTensorElements) +
-                       " (2^48) per tensor");
+      return fail_node(
+          "field " + std::string(name_of(f)) + ": " + ir::to_string(Shape{ir::Dims(dims)}) +
+          " has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+          " elements; the limit is " + std::to_string(kMaxTensorElements) + " (2^48) per tensor");
     }
   }
   if (raw_.extension && !format_ && !pending_extension_) {
@@ -1888,11 +1925,11 @@ std::string_view ir_format_for(const ir::Graph& graph) {
 
 Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source) {
   if (only_whitespace(text)) {
-    return std::unexpected(make_error(
-        ErrorKind::invalid_input,
-        escape_controls(std::string(source) +
-                        ": empty document; expected a JSON object with fields " +
-                        std::string(kRootFieldsText))));
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input,
+                   escape_controls(std::string(source) +
+                                   ": empty document; expected a JSON object with fields " +
+                                   std::string(kRootFieldsText))));
   }
   if (auto nul = detail::json_nul_problem(text)) {
     return std::unexpected(

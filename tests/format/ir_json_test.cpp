@@ -88,7 +88,8 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::ConstParams{.value_shape = shape({2, 3})});
   put(ir::PermuteParams{.perm = {2, 0, 1}});
   put(ir::SeedParams{.seed = 18446744073709551615u});
-  put(ir::PoolParams{.spatial_rank = 3, .kernel = {3, 2, 1}, .stride = {4, 1, 2}, .padding = {5, 0, 1}});
+  put(ir::PoolParams{
+      .spatial_rank = 3, .kernel = {3, 2, 1}, .stride = {4, 1, 2}, .padding = {5, 0, 1}});
   put(ir::BroadcastParams{.from = shape({}), .to = shape({4, 5})});
   put(ir::AxisParams{.axis = 4294967295u});
   put(ir::ConvParams{.spatial_rank = 3,
@@ -204,7 +205,9 @@ TEST_P(IrJsonKindRoundTrip, WritesAndReadsBack) {
 // document cannot hold one.
 TEST_P(IrJsonKindRoundTrip, WritesNnplanFormatExactlyForExtensionKinds) {
   const auto kind = static_cast<OpKind>(GetParam());
-  Graph g{.input_id = 0, .output_ids = {1}, .nodes = {sample_node(OpKind::input, 0), sample_node(kind, 1)}};
+  Graph g{.input_id = 0,
+          .output_ids = {1},
+          .nodes = {sample_node(OpKind::input, 0), sample_node(kind, 1)}};
   const std::string_view format = is_extension(kind) ? kNnplanIrFormat : kIrFormat;
   EXPECT_EQ(ir_format_for(g), format);
   const std::string text = write_ir_json(g);
@@ -224,8 +227,8 @@ TEST_P(IrJsonKindRoundTrip, WritesNnplanFormatExactlyForExtensionKinds) {
   }
   ASSERT_FALSE(read.has_value());
   EXPECT_EQ(read.error().message,
-            "<memory>: node 1 (" + std::string(ir::to_string(kind)) + "): field kind: " +
-                std::string(ir::to_string(kind)) +
+            "<memory>: node 1 (" + std::string(ir::to_string(kind)) +
+                "): field kind: " + std::string(ir::to_string(kind)) +
                 " is an nnplan extension kind; it needs format 'nnplan.ir.v1', and this "
                 "document's format is 'torchlean.ir.v1'");
   EXPECT_EQ(read.error().position, 1u);
@@ -280,7 +283,8 @@ TEST_P(IrJsonKindRoundTrip, ReadsTheTablesFieldsIntoTheTablesAlternative) {
                                            ": required field is missing; " +
                                            std::string(row.spelling) + " takes "),
               std::string::npos)
-        << refused.error().message << "\n" << bad;
+        << refused.error().message << "\n"
+        << bad;
   }
 }
 
@@ -315,21 +319,22 @@ TEST(IrJson, CanonicalLayout) {
                          .parents = {1},
                          .shape = shape({1, 4, 8, 8}),
                          .params = ir::MaskParams{.shape = shape({2}), .allowed = {true, false}}});
-  EXPECT_EQ(write_ir_json(g),
-            "{\n"
-            "  \"format\": \"torchlean.ir.v1\",\n"
-            "  \"input_id\": 0,\n"
-            "  \"output_ids\": [1, 2],\n"
-            "  \"nodes\": [\n"
-            "    {\"id\": 0, \"kind\": \"input\", \"parents\": [], \"shape\": [1, 3, 8, 8]},\n"
-            "    {\"id\": 1, \"kind\": \"conv\", \"parents\": [0], \"shape\": [1, 4, 8, 8], "
-            "\"spatial_rank\": 2, \"kernel\": [3, 3], \"stride\": [1, 1], \"padding\": [1, 1], "
-            "\"dilation\": [1, 1], \"padding_after\": [1, 1], \"groups\": 1, \"channel_axis\": 1, "
-            "\"in_channels\": 3, \"out_channels\": 4, \"name\": \"conv \\\"1\\\"\\n\"},\n"
-            "    {\"id\": 2, \"kind\": \"hard_masked_softmax\", \"parents\": [1], \"shape\": [1, 4, "
-            "8, 8], \"mask\": {\"shape\": [2], \"allowed\": [true, false]}}\n"
-            "  ]\n"
-            "}\n");
+  EXPECT_EQ(
+      write_ir_json(g),
+      "{\n"
+      "  \"format\": \"torchlean.ir.v1\",\n"
+      "  \"input_id\": 0,\n"
+      "  \"output_ids\": [1, 2],\n"
+      "  \"nodes\": [\n"
+      "    {\"id\": 0, \"kind\": \"input\", \"parents\": [], \"shape\": [1, 3, 8, 8]},\n"
+      "    {\"id\": 1, \"kind\": \"conv\", \"parents\": [0], \"shape\": [1, 4, 8, 8], "
+      "\"spatial_rank\": 2, \"kernel\": [3, 3], \"stride\": [1, 1], \"padding\": [1, 1], "
+      "\"dilation\": [1, 1], \"padding_after\": [1, 1], \"groups\": 1, \"channel_axis\": 1, "
+      "\"in_channels\": 3, \"out_channels\": 4, \"name\": \"conv \\\"1\\\"\\n\"},\n"
+      "    {\"id\": 2, \"kind\": \"hard_masked_softmax\", \"parents\": [1], \"shape\": [1, 4, "
+      "8, 8], \"mask\": {\"shape\": [2], \"allowed\": [true, false]}}\n"
+      "  ]\n"
+      "}\n");
 
   Graph ext;
   ext.output_ids = {1};
@@ -359,25 +364,26 @@ TEST(IrJson, CanonicalLayout) {
                            .parents = {0},
                            .shape = shape({4}),
                            .params = ir::ScaleParams{.factor = 0.1F}});
-  EXPECT_EQ(write_ir_json(ext),
-            "{\n"
-            "  \"format\": \"nnplan.ir.v1\",\n"
-            "  \"input_id\": 0,\n"
-            "  \"output_ids\": [1],\n"
-            "  \"nodes\": [\n"
-            "    {\"id\": 0, \"kind\": \"input\", \"parents\": [], \"shape\": [4]},\n"
-            "    {\"id\": 1, \"kind\": \"clamp\", \"parents\": [0], \"shape\": [4], \"min\": 0, "
-            "\"max\": 6},\n"
-            "    {\"id\": 2, \"kind\": \"scaled_dot_product_attention\", \"parents\": [0, 0, 0], "
-            "\"shape\": [4], \"causal\": false, \"scale\": null},\n"
-            "    {\"id\": 3, \"kind\": \"gelu\", \"parents\": [0], \"shape\": [4], \"approximate\": "
-            "\"none\"},\n"
-            "    {\"id\": 4, \"kind\": \"slice\", \"parents\": [0], \"shape\": [2], \"axis\": 0, "
-            "\"start\": 1, \"end\": 4, \"step\": 2},\n"
-            "    {\"id\": 5, \"kind\": \"scale\", \"parents\": [0], \"shape\": [4], \"factor\": "
-            "0.1}\n"
-            "  ]\n"
-            "}\n");
+  EXPECT_EQ(
+      write_ir_json(ext),
+      "{\n"
+      "  \"format\": \"nnplan.ir.v1\",\n"
+      "  \"input_id\": 0,\n"
+      "  \"output_ids\": [1],\n"
+      "  \"nodes\": [\n"
+      "    {\"id\": 0, \"kind\": \"input\", \"parents\": [], \"shape\": [4]},\n"
+      "    {\"id\": 1, \"kind\": \"clamp\", \"parents\": [0], \"shape\": [4], \"min\": 0, "
+      "\"max\": 6},\n"
+      "    {\"id\": 2, \"kind\": \"scaled_dot_product_attention\", \"parents\": [0, 0, 0], "
+      "\"shape\": [4], \"causal\": false, \"scale\": null},\n"
+      "    {\"id\": 3, \"kind\": \"gelu\", \"parents\": [0], \"shape\": [4], \"approximate\": "
+      "\"none\"},\n"
+      "    {\"id\": 4, \"kind\": \"slice\", \"parents\": [0], \"shape\": [2], \"axis\": 0, "
+      "\"start\": 1, \"end\": 4, \"step\": 2},\n"
+      "    {\"id\": 5, \"kind\": \"scale\", \"parents\": [0], \"shape\": [4], \"factor\": "
+      "0.1}\n"
+      "  ]\n"
+      "}\n");
   const auto back = parse_ir_json(write_ir_json(ext), "<memory>");
   ASSERT_TRUE(back.has_value()) << back.error().message;
   EXPECT_EQ(*back, ext);
@@ -436,15 +442,15 @@ TEST(IrJson, WriterIsTotal) {
   EXPECT_EQ(back->nodes[1].source_name, "bad\xEF\xBF\xBD");
   EXPECT_EQ(back->nodes[2].params, ir::OpParams(ir::ClampParams{}));
 
-  g.nodes.push_back(Node{.id = 3,
-                         .kind = OpKind::scale,
-                         .params = ir::ScaleParams{.factor = std::nanf("")}});
+  g.nodes.push_back(
+      Node{.id = 3, .kind = OpKind::scale, .params = ir::ScaleParams{.factor = std::nanf("")}});
   const std::string nan_text = write_ir_json(g);
   EXPECT_NE(nan_text.find("\"factor\": null"), std::string::npos) << nan_text;
   const auto refused = parse_ir_json(nan_text, "<memory>");
   ASSERT_FALSE(refused.has_value());
-  EXPECT_NE(refused.error().message.find("node 3 (scale): field factor: expected a number, found null"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.error().message.find("node 3 (scale): field factor: expected a number, found null"),
+      std::string::npos)
       << refused.error().message;
 }
 
@@ -562,10 +568,8 @@ std::vector<LegacyCase> legacy_cases() {
   const std::string conv_fields =
       R"("inC": 3, "outC": 4, "kH": 3, "kW": 5, "stride": 2, "padding": 1)";
   const auto pool = [](std::uint32_t padding) {
-    return ir::PoolParams{.spatial_rank = 2,
-                          .kernel = {2, 3},
-                          .stride = {2, 2},
-                          .padding = {padding, padding}};
+    return ir::PoolParams{
+        .spatial_rank = 2, .kernel = {2, 3}, .stride = {2, 2}, .padding = {padding, padding}};
   };
   return {
       {"conv2d_nchw", "[1, 3, 8, 8]",
@@ -609,8 +613,8 @@ std::vector<LegacyCase> legacy_cases() {
            "channels": 3})",
        OpKind::batch_norm_eval, ir::ChannelAxisParams{.channel_axis = 1, .channels = 3}},
       {"swap_first_two", "[2, 3]",
-       R"({"id": 1, "kind": "swap_first_two", "parents": [0], "shape": [3, 2]})",
-       OpKind::transpose, ir::TransposeParams{.axis1 = 0, .axis2 = 1}},
+       R"({"id": 1, "kind": "swap_first_two", "parents": [0], "shape": [3, 2]})", OpKind::transpose,
+       ir::TransposeParams{.axis1 = 0, .axis2 = 1}},
       {"transpose3d_last_two", "[4, 2, 3]",
        R"({"id": 1, "kind": "transpose3d_last_two", "parents": [0], "shape": [4, 3, 2]})",
        OpKind::transpose, ir::TransposeParams{.axis1 = 1, .axis2 = 2}},
@@ -705,8 +709,7 @@ TEST(IrJson, OutputIdsAndTheLegacyOutputId) {
   EXPECT_NE(write_ir_json(*many).find("\"output_ids\": [1, 0, 1],"), std::string::npos);
 
   const auto legacy = parse_ir_json(
-      R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 1, )" + nodes + "}",
-      "<memory>");
+      R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 1, )" + nodes + "}", "<memory>");
   ASSERT_TRUE(legacy.has_value()) << legacy.error().message;
   EXPECT_EQ(legacy->output_ids, std::vector<ir::NodeId>{1});
   EXPECT_NE(write_ir_json(*legacy).find("\"output_ids\": [1],"), std::string::npos);
@@ -828,7 +831,8 @@ std::vector<BadDocument> bad_documents() {
        "field format: repeated field"},
       {"unknown_root_field",
        with_root(R"("format": "torchlean.ir.v1", "input_id": 0, "output_id": 0, "version": 1)"),
-       "field version: unknown field; valid: format, input_id, output_ids (or the legacy output_id), "
+       "field version: unknown field; valid: format, input_id, output_ids (or the legacy "
+       "output_id), "
        "nodes"},
       {"missing_nodes", R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 0})",
        "field nodes: required field is missing"},
@@ -980,11 +984,13 @@ std::vector<BadDocument> bad_documents() {
 
       // Top level: output_ids and the legacy output_id.
       {"both_output_fields",
-       with_root(R"("format": "torchlean.ir.v1", "input_id": 0, "output_ids": [0], "output_id": 0)"),
+       with_root(
+           R"("format": "torchlean.ir.v1", "input_id": 0, "output_ids": [0], "output_id": 0)"),
        "<memory>: fields output_ids and output_id: both are given; a graph gives one of them "
        "(output_id is the legacy form of a single output)"},
       {"both_output_fields_other_order",
-       with_root(R"("format": "torchlean.ir.v1", "output_id": 0, "input_id": 0, "output_ids": [0])"),
+       with_root(
+           R"("format": "torchlean.ir.v1", "output_id": 0, "input_id": 0, "output_ids": [0])"),
        "<memory>: fields output_ids and output_id: both are given"},
       {"no_output_field", with_root(R"("format": "torchlean.ir.v1", "input_id": 0)"),
        "<memory>: field output_ids: required field is missing (or the legacy output_id, a single "
@@ -1088,12 +1094,10 @@ std::vector<BadDocument> bad_documents() {
        "node 1 (swap_first_two): field axis1: not a field of swap_first_two; swap_first_two takes "
        "no op fields"},
       // Lists of 32-bit integers.
-      {"kernel_negative",
-       with_node(R"({"id": 1, "kind": "conv", "parents": [0], "shape": [2, 3],
+      {"kernel_negative", with_node(R"({"id": 1, "kind": "conv", "parents": [0], "shape": [2, 3],
                      "kernel": [3, -1]})"),
        "<memory>: node 1 (conv): field kernel[1]: expected a non-negative integer, found -1"},
-      {"kernel_too_big",
-       with_node(R"({"id": 1, "kind": "conv", "parents": [0], "shape": [2, 3],
+      {"kernel_too_big", with_node(R"({"id": 1, "kind": "conv", "parents": [0], "shape": [2, 3],
                      "kernel": [4294967296]})"),
        "node 1 (conv): field kernel[0]: 4294967296 is out of range; the maximum is 4294967295"},
       {"dilation_not_array",
@@ -1344,7 +1348,8 @@ const std::vector<BadFile> kBadFiles = {
     {"bad_conv_channels.json", Stage::check,
      "node 1 (conv): parent [1,3,8,8] has 3 channels on axis 1, "
      "expected in_channels 4"},
-    {"bad_conv_window.json", Stage::check, "node 1 (conv): window of 5 on axis 2 does not fit its padded extent 3"},
+    {"bad_conv_window.json", Stage::check,
+     "node 1 (conv): window of 5 on axis 2 does not fit its padded extent 3"},
     {"bad_pool_stride_zero.json", Stage::check, "node 1 (max_pool): stride [0,0] holds 0"},
     {"bad_softmax_axis.json", Stage::check, "node 1 (softmax): axis 2 is out of range for [2,3]"},
     {"bad_permute_repeat.json", Stage::check, "node 1 (permute): perm [0,0] repeats axis 0"},

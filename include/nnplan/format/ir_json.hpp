@@ -42,7 +42,8 @@ inline constexpr std::string_view kNnplanIrFormat = "nnplan.ir.v1";
 // Graph files past this size are refused before the reader allocates for them.
 inline constexpr std::uintmax_t kMaxIrFileBytes = std::uintmax_t{1} << 30;
 
-// Parses a `torchlean.ir.v1` or `nnplan.ir.v1` document. `source` names the input in messages (a path or
+// Parses a `torchlean.ir.v1` or `nnplan.ir.v1` document. `source` names the input in messages (a
+// path or
 // "<memory>").
 [[nodiscard]] Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source);
 
