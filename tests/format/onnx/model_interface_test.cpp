@@ -125,11 +125,11 @@ TEST(OnnxImport, InputShapesMeetTheDeclaredShapeLimits) {
 }
 
 TEST(OnnxImport, OpsetAndDomainRejections) {
-  Model m(18);
+  Model m(21);
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"y"}, "r");
   EXPECT_EQ(unsupported_of(m),
-            "m.onnx: opset 18 of the default ONNX domain is not supported; supported: 1..17");
+            "m.onnx: opset 21 of the default ONNX domain is not supported; supported: 1..20");
   Model d;
   d.input("x", {2}).output("y");
   d.node("FusedThing", {"x"}, {"y"}, "f").set_domain("com.microsoft");

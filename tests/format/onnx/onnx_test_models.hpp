@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <array>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <variant>
@@ -30,6 +33,20 @@ inline std::string dims(const ir::Shape& s) {
   return ir::to_string(s);
 }
 
+inline std::string list(const std::vector<std::uint32_t>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out += (i ? "," : "") + std::to_string(v[i]);
+  return "[" + out + "]";
+}
+
+// The shortest decimal that reads back as `f`.
+inline std::string fmt_float(float f) {
+  std::array<char, 64> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), f);
+  return std::string(buf.data(), r.ptr);
+}
+
 // One line per node: `id kind(params) [parents] -> shape 'source'`.
 inline std::string line(const ir::Node& n) {
   std::string out = std::to_string(n.id) + " " + std::string(ir::to_string(n.kind));
@@ -42,18 +59,28 @@ inline std::string line(const ir::Node& n) {
             out += (i ? "," : "") + std::to_string(p.perm[i]);
           out += ")";
         } else if constexpr (std::is_same_v<P, ir::PoolParams>) {
-          out += "(k=" + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
-                 ",s=" + std::to_string(p.stride) + ",p=" + std::to_string(p.padding) + ")";
+          out += "(k=" + list(p.kernel) + ",s=" + list(p.stride) + ",p=" + list(p.padding) + ")";
         } else if constexpr (std::is_same_v<P, ir::BroadcastParams>) {
           out += "(" + dims(p.from) + "->" + dims(p.to) + ")";
         } else if constexpr (std::is_same_v<P, ir::AxisParams>) {
           out += "(axis=" + std::to_string(p.axis) + ")";
-        } else if constexpr (std::is_same_v<P, ir::Conv2dParams>) {
+        } else if constexpr (std::is_same_v<P, ir::ConvParams>) {
           out += "(" + std::to_string(p.in_channels) + "->" + std::to_string(p.out_channels) +
-                 ",k=" + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
-                 ",s=" + std::to_string(p.stride) + ",p=" + std::to_string(p.padding) + ")";
-        } else if constexpr (std::is_same_v<P, ir::ChannelsParams>) {
-          out += "(c=" + std::to_string(p.channels) + ")";
+                 ",k=" + list(p.kernel) + ",s=" + list(p.stride) + ",p=" + list(p.padding) +
+                 ",pa=" + list(p.padding_after) + ",d=" + list(p.dilation) +
+                 ",g=" + std::to_string(p.groups) + ")";
+        } else if constexpr (std::is_same_v<P, ir::ChannelAxisParams>) {
+          out += "(axis=" + std::to_string(p.channel_axis) + ",c=" + std::to_string(p.channels) +
+                 ")";
+        } else if constexpr (std::is_same_v<P, ir::GeluParams>) {
+          out += p.approximate == ir::GeluApproximation::tanh ? "(tanh)" : "(none)";
+        } else if constexpr (std::is_same_v<P, ir::ClampParams>) {
+          const auto bound = [](const std::optional<float>& b) {
+            return b ? fmt_float(*b) : std::string("null");
+          };
+          out += "(min=" + bound(p.min) + ",max=" + bound(p.max) + ")";
+        } else if constexpr (std::is_same_v<P, ir::ScaleParams>) {
+          out += "(factor=" + fmt_float(p.factor) + ")";
         } else if constexpr (std::is_same_v<P, ir::ReshapeParams>) {
           out += "(" + dims(p.in) + "->" + dims(p.out) + ")";
         }

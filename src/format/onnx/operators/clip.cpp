@@ -63,7 +63,7 @@ void clamp(ImportContext& cx, std::optional<float> min, std::optional<float> max
 
 // clamp(alpha*x + beta, 0, 1).
 NodeId hard_sigmoid(ImportContext& cx, NodeId x, float alpha, float beta) {
-  const Shape& xs = cx.shape_of(x);
+  const Shape xs = cx.shape_of(x);  // a copy: adding nodes moves the graph's
   const NodeId ax = cx.add(OpKind::scale, {x}, ir::ScaleParams{.factor = alpha});
   const NodeId b = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
   cx.set_payload(b, "value",
