@@ -42,7 +42,7 @@ TEST(OnnxCliUnsupported, EveryUnsupportedNodeIsListedAndTheExitIsFour) {
     const std::vector<std::string> lines = lines_of(r.err);
     ASSERT_EQ(lines.size(), 5u) << command << ": " << r.err;
     EXPECT_EQ(lines[0], "nnplan: error: " + model.string() +
-                            ": nnplan does not support 2 nodes of this model (opset 17):");
+                            ": nnplan does not support 2 nodes of this model (opset 17)");
     EXPECT_EQ(lines[1], "  node 0 'erf' (Erf): operator Erf is not supported");
     EXPECT_EQ(lines[2], "  node 1 'mish' (Mish): operator Mish is not supported");
     EXPECT_EQ(lines[3], "  1 node depends on them and was not imported");
@@ -63,7 +63,7 @@ TEST(OnnxCliUnsupported, TheArtifactRecordsAnUnsupportedError) {
     EXPECT_EQ(doc["error"]["op"], nullptr);
     const std::string message = doc["error"]["message"];
     EXPECT_TRUE(message.starts_with(model.string() +
-                                    ": nnplan does not support 2 nodes of this model (opset 17):"
+                                    ": nnplan does not support 2 nodes of this model (opset 17)"
                                     "; node 0 'erf' (Erf): operator Erf is not supported; node 1 "
                                     "'mish' (Mish): operator Mish is not supported; 1 node "
                                     "depends on them and was not imported; supported operators: "

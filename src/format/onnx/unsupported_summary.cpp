@@ -1,5 +1,5 @@
 // The nodes of a valid model that nnplan does not support, gathered over the whole import and
-// reported as one `unsupported` Error: the first line names the source, the count and the opset;
+// reported as one `unsupported` Error: the message names the source, the count and the opset;
 // each note is one unsupported node (`node 12 'Conv_3' (Conv): attribute group = 32 is not
 // supported; supported: 1`, at most kMaxListedUnsupported of them, then "... and N more"), then
 // the graph inputs of an unsupported data type that no node consumes, how many nodes were skipped
@@ -45,7 +45,7 @@ void ImportContext::record_unsupported(int index, const std::string& reason) {
 void ImportContext::fail_unsupported_summary() const {
   std::string header = "nnplan does not support " +
                        count_of(unsupported_nodes_, "node", "nodes") + " of this model (opset " +
-                       str(opset_) + "):";
+                       str(opset_) + ")";
   Error error = make_error(ErrorKind::unsupported,
                            source_.empty() ? header : std::string(source_) + ": " + header);
   error.notes = unsupported_lines_;

@@ -206,7 +206,7 @@ TEST(OnnxImport, LargeGraphFailuresNameTheNode) {
   Model unsupported = relu_chain(20000);
   unsupported.g().mutable_node(7000)->set_op_type("Celu");
   const Error e = unsupported_error(unsupported);
-  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 1 node of this model (opset 17):");
+  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 1 node of this model (opset 17)");
   ASSERT_EQ(e.notes.size(), 3u) << render(e);
   EXPECT_EQ(e.notes[0], "node 7000 'r7000' (Celu): operator Celu is not supported");
   EXPECT_EQ(e.notes[1], "12999 nodes depend on them and were not imported");
