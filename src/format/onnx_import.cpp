@@ -33,15 +33,6 @@ namespace nnplan::format {
 
 namespace onnx_import {
 
-std::string supported_list() {
-  std::string out;
-  for (const std::string_view op : supported_op_types()) {
-    if (!out.empty()) out += ", ";
-    out += op;
-  }
-  return out;
-}
-
 void ImportContext::step(std::string_view stage) {
   progress_.stage = stage;
   if (options_.test_before_reading) options_.test_before_reading(progress_.describe());
@@ -52,10 +43,18 @@ ImportedModel ImportContext::run() {
   for (int i = 0; i < nodes_.size(); ++i) {
     progress_.node = i;
     if (options_.test_before_reading) options_.test_before_reading(progress_.describe());
-    import_node(i);
+    try {
+      import_node(i);
+    } catch (ImportFailure& f) {
+      // A node nnplan does not support is recorded and the import goes on; a malformed one stops
+      // it. node_ is null when the node's bytes could not be parsed.
+      if (f.error.kind != ErrorKind::unsupported || node_ == nullptr) throw;
+      record_unsupported(i, f.reason);
+    }
   }
   progress_.node = -1;
   node_ = nullptr;
+  if (unsupported_nodes_ > 0) fail_unsupported_summary();
   return finish();
 }
 
@@ -65,6 +64,14 @@ void ImportContext::import_node(int index) {
   if (node_ == nullptr) fail_corrupt_node(index, problem);
   if (node_->name().empty()) unnamed_ = node_->op_type() + "_" + str(index);
   check_node(index);
+  // A node consuming what an unsupported node would have produced cannot be imported; the
+  // summary counts it (it may well be supported itself).
+  if (depends_on_unsupported()) {
+    for (const std::string& out : node_->output())
+      if (!out.empty()) unavailable_.insert(out);
+    ++dependent_nodes_;
+    return;
+  }
   if (!is_default_domain(node_->domain())) {
     unsupported("domain " + quoted_name(node_->domain()) +
                 " is not supported; supported: the default ONNX domain");
@@ -85,8 +92,7 @@ void ImportContext::import_node(int index) {
                     str(last) + "; its definition changed after that, and the model's opset is " +
                     str(opset_));
       }
-      unsupported("operator " + capped_name(node_->op_type()) +
-                  " is not supported; supported: " + supported_list());
+      unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
     }
     importer->import(*this);
   }
@@ -240,6 +246,11 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
                                            detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
+    if (options.external_data_dir.empty()) {
+      OnnxImportOptions beside = options;
+      beside.external_data_dir = path.has_parent_path() ? path.parent_path() : ".";
+      return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), beside);
+    }
     return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), options);
   } catch (...) {
     return std::unexpected(error_from_exception(path.native(), progress));

@@ -304,7 +304,10 @@ void write_plan_artifact(const BackendProfile& profile, std::string_view digest,
 std::string malformed_graph_artifact_json(const BackendProfile& profile,
                                           std::optional<std::string> digest,
                                           std::optional<std::size_t> nodes, const Error& error) {
-  const Json error_json = error_object("malformed-graph", error.position, std::nullopt, error);
+  // A valid model that uses something nnplan does not support is not malformed.
+  const Json error_json =
+      error_object(error.kind == ErrorKind::unsupported ? "unsupported" : "malformed-graph",
+                   error.position, std::nullopt, error);
   JsonTextWriter w;
   write_artifact(w, profile, digest ? std::optional<std::string_view>(*digest) : std::nullopt,
                  nodes, nullptr, nullptr, &error_json);

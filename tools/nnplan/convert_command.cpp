@@ -2,7 +2,8 @@
 // plus its payload file (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the
 // graph can be planned, edited or diffed as text and every weight travels with it. Prints a
 // one-line summary (or, with --json, an nnplan.convert.v1 object). Exit 0 written, 2 usage error,
-// 3 unreadable, malformed or unsupported model, or an output file that cannot be written. Both
+// 3 unreadable or malformed model (external data that cannot be read included), or an output file
+// that cannot be written, 4 a valid model that uses something nnplan does not support. Both
 // files are written to temporaries and renamed into place together (format/output_file.hpp).
 #include <fmt/core.h>
 
@@ -37,8 +38,10 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       "         nnplan convert model.onnx -o model.json --input-shape input=1,3,224,224\n"
       "Writes GRAPH (torchlean.ir.v1) and, next to it, GRAPH with the extension .payloads\n"
       "(nnplan.payloads.v1: every initializer and constant). `nnplan plan GRAPH` gives the same\n"
-      "groups as planning the ONNX model. Exit codes: 0 written, 2 usage error, 3 unreadable,\n"
-      "malformed or unsupported model, or an output that cannot be written.");
+      "groups as planning the ONNX model. External data is read from the model's directory\n"
+      "only. Exit codes: 0 written, 2 usage error, 3 unreadable or malformed model, or an\n"
+      "output that cannot be written, 4 a valid model that uses something nnplan does not\n"
+      "support.");
   struct Flags {
     std::string model;
     std::string output;

@@ -21,7 +21,8 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       "         nnplan dot examples/cnn.json --profile checked_cuda -o cnn.dot\n"
       "Nodes are filled by provider; trusted-external groups have a bold red border; inputs,\n"
       "constants and detach nodes stand outside every group. Exit codes: 0 accepted, 1 rejected\n"
-      "by the gate or no admissible capsule, 2 usage error, 3 unreadable or malformed graph.");
+      "by the gate or no admissible capsule, 2 usage error, 3 unreadable or malformed graph,\n"
+      "4 a valid model that uses something nnplan does not support.");
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;

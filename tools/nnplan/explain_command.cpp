@@ -51,7 +51,8 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       "Example: nnplan explain examples/cnn.json --node 1\n"
       "         nnplan explain examples/mlp.json --node 2 --profile checked_cuda\n"
       "Exit codes: 0 a capsule is chosen (or the node has no runtime work), 1 none is "
-      "admissible,\n2 usage error or node out of range, 3 unreadable or malformed graph.");
+      "admissible,\n2 usage error or node out of range, 3 unreadable or malformed graph, 4 a "
+      "valid model\nthat uses something nnplan does not support.");
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;

@@ -1,8 +1,9 @@
 // `nnplan plan GRAPH`: plan a torchlean.ir.v1 graph or an ONNX model under a profile, lower it,
 // audit it and gate it; print the graph report (or, with --json, the nnplan.plan.v1 artifact), and
 // with -o write the artifact to a file. Exit 0 accepted, 1 gate rejection or no admissible capsule,
-// 3 malformed or unreadable graph (the message goes to stderr; with --json or -o the artifact
-// records the `malformed-graph` error as well, so tools always get a document).
+// 3 malformed or unreadable graph, 4 a valid ONNX model that uses something nnplan does not
+// support (the message goes to stderr; with --json or -o the artifact records the
+// `malformed-graph` or `unsupported` error as well, so tools always get a document).
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -41,7 +42,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       "         nnplan plan model.onnx --input-shape input=1,3,224,224\n"
       "The report (or the artifact with --json) goes to stdout; -o FILE also writes the "
       "nnplan.plan.v1\nartifact to FILE. Exit codes: 0 accepted, 1 rejected by the gate or no "
-      "admissible capsule,\n2 usage error, 3 unreadable or malformed graph.");
+      "admissible capsule,\n2 usage error, 3 unreadable or malformed graph, 4 a valid model that "
+      "uses something\nnnplan does not support (every such node is listed).");
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;
@@ -63,7 +65,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       return;
     }
     const bool artifact = flags->json || flags->output.has_value();
-    // A malformed graph is an artifact too, so a pipeline always gets a document.
+    // A malformed or unsupported graph is an artifact too, so a pipeline always gets a document.
     const auto on_bad_graph = [&](const BackendProfile& profile,
                                   const format::GraphFileFailure& failure) {
       if (!artifact) return;

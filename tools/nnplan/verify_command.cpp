@@ -11,9 +11,10 @@
 // and diffed. Exit 0 when the documents are equal, 1 listing the differences (the graph digest
 // first, at most kMaxShownDifferences of them, after a note naming the recorded registry modules
 // that are not loaded, or else the recorded capsules the registry lacks), 3 when the artifact or
-// the graph is unreadable or malformed. Every line printed holds input-derived text (paths, names
-// and values from the artifact) and goes out through escape_controls, so an artifact cannot print
-// a line of its own (a fake `verified:`) or a terminal escape sequence.
+// the graph is unreadable or malformed, 4 when the graph uses something nnplan does not support.
+// Every line printed holds input-derived text (paths, names and values from the artifact) and goes
+// out through escape_controls, so an artifact cannot print a line of its own (a fake `verified:`)
+// or a terminal escape sequence.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -167,7 +168,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "Flags given here override the recorded profile's fields; --profile starts over from that\n"
       "profile. Exit codes: 0 the artifact matches, 1 it differs (the first 20 differences are\n"
       "listed, with the count of the rest), 2 usage error, 3 unreadable or malformed graph or\n"
-      "artifact.");
+      "artifact, 4 a valid model that uses something nnplan does not support.");
   struct Flags {
     ConfigFlags config;
     GraphFlags graph;

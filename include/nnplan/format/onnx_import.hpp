@@ -4,7 +4,8 @@
 // opsets up to 17, and the operators listed by `supported_onnx_ops()`. Everything else (another
 // operator, dtype, attribute value or a dynamic dimension) is an `unsupported` error, and a
 // malformed model an `invalid_input` one, naming the ONNX node, its op type, the opset and the
-// reason, plus the supported operators; nothing is skipped silently. Each IR node keeps the name
+// reason, plus the supported operators; nothing is skipped silently. An `unsupported` error lists
+// every unsupported node of the model, one per note (Error::notes), not just the first. Each IR node keeps the name
 // of the ONNX node it came from in `Node::source_name`. No exception leaves these functions:
 // running out of memory is a `resource_exhausted` error naming what was being read.
 #pragma once
@@ -33,6 +34,11 @@ struct OnnxImportOptions {
   // is the same, and every weight's data type and element count is still checked. For callers
   // that plan and never read a weight (nnplan plan, explain, dot, verify).
   bool keep_payloads = true;
+  // Where the files of tensors with external data (data_location EXTERNAL) lie: the model's
+  // directory. They are read only when payloads are kept, and only from files in this
+  // directory. import_onnx_file sets it to the model's directory when it is empty; for
+  // import_onnx, empty means that a payload with external data is refused, saying so.
+  std::filesystem::path external_data_dir;
   // Test seam, unset outside tests: called before each step of the import with what the step
   // reads, as an out-of-memory message names it ("the protobuf bytes", "the initializers",
   // "graph node 3 (0-based)", ...). A test throws from it (std::bad_alloc, say) to check that
@@ -69,7 +75,8 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::numeric_limits<int>::ma
                                                   std::string_view source,
                                                   const OnnxImportOptions& options = {}) noexcept;
 
-// Reads and imports an ONNX file; unreadable or oversized files name the path.
+// Reads and imports an ONNX file; unreadable or oversized files name the path. External data is
+// read from the file's directory unless `options` names another.
 [[nodiscard]] Expected<ImportedModel> import_onnx_file(
     const std::filesystem::path& path, const OnnxImportOptions& options = {}) noexcept;
 

@@ -18,7 +18,8 @@
 //   audit          {kernels: [...], rows: [entry, ...], trusted_external_ops: [op, ...]}: one
 //                  kernel entry per distinct capsule, one row per group (its entry's index)
 //   error          null, or {kind, node_id, op, message, candidates: [{capsule, reasons:
-//                  [{code, detail}]}]} with kind `no-admissible-capsule` or `malformed-graph`
+//                  [{code, detail}]}]} with kind `no-admissible-capsule`, `malformed-graph`
+//                  or `unsupported`
 // When planning fails (error non-null) `gate_failures` and `groups` are empty arrays and `audit`
 // holds three empty arrays, so every artifact has the same shape and tools need no presence checks.
 #pragma once
@@ -75,8 +76,9 @@ void write_plan_artifact(const backend::BackendProfile& profile, std::string_vie
                          bool onnx_names, const std::function<void(std::string_view)>& sink);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
-// `malformed-graph`, `op` null, `node_id` the node the error names (null when none). `digest`
-// and `nodes` are null when unknown.
+// `malformed-graph`, or `unsupported` for an ErrorKind::unsupported error (a valid ONNX model
+// that uses something nnplan does not support yet), `op` null, `node_id` the node the error names
+// (null when none). `digest` and `nodes` are null when unknown.
 [[nodiscard]] std::string malformed_graph_artifact_json(const backend::BackendProfile& profile,
                                                         std::optional<std::string> digest,
                                                         std::optional<std::size_t> nodes,

@@ -29,20 +29,23 @@ ImportContext::ImportContext(const onnx::ModelProto& model, const OnnxNodes& nod
       options_(options),
       progress_(progress),
       scratch_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)),
-      probe_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)) {}
+      probe_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)),
+      external_files_(options.external_data_dir) {}
 
 // ---- errors ----
 
 void ImportContext::fail_model(const std::string& reason, ErrorKind kind) const {
   std::string msg = source_.empty() ? reason : std::string(source_) + ": " + reason;
-  throw ImportFailure{make_error(kind, std::move(msg))};
+  throw ImportFailure{.error = make_error(kind, std::move(msg)), .reason = reason};
 }
 
 void ImportContext::fail(const std::string& reason, ErrorKind kind) const {
   if (node_ == nullptr) fail_model(reason, kind);
-  fail_model("node " + quoted_name(node_name()) + " (" + capped_name(node_->op_type()) +
-                 ", opset " + str(opset_) + "): " + reason,
-             kind);
+  const std::string msg = "node " + quoted_name(node_name()) + " (" +
+                          capped_name(node_->op_type()) + ", opset " + str(opset_) + "): " + reason;
+  throw ImportFailure{
+      .error = make_error(kind, source_.empty() ? msg : std::string(source_) + ": " + msg),
+      .reason = reason};
 }
 
 void ImportContext::fail_rejected_input(std::string_view name) const {
@@ -63,6 +66,13 @@ void ImportContext::fail_not_constant(std::string_view name, std::string_view ro
       graph_inputs_.contains(name) ? " is a graph input, not a constant" : " is not a constant";
   unsupported(std::string(role) + " " + quoted_name(name) + what +
               " (an initializer or a Constant output); it must be one");
+}
+
+void ImportContext::fail_parameter_input(std::string_view name, std::string_view role) const {
+  unsupported(std::string(role) + " " + quoted_name(name) +
+              " is a graph input, not an initializer: the model was exported without its "
+              "parameters (torch.onnx.export(..., export_params=False)); export it with "
+              "export_params=True");
 }
 
 // ---- attributes ----
@@ -236,6 +246,7 @@ ConstPtr ImportContext::constant(std::string_view name) const {
 
 ConstPtr ImportContext::float_constant(std::string_view name, std::string_view role) const {
   ConstPtr c = constant(name);
+  if (c == nullptr && graph_inputs_.contains(name)) fail_parameter_input(name, role);
   if (c == nullptr) fail_not_constant(name, role);
   require_float(*c);
   return c;
@@ -252,6 +263,11 @@ std::vector<std::int64_t> ImportContext::int_constant(std::string_view name,
                                                       std::string_view role) const {
   ConstPtr c = constant(name);
   if (c == nullptr) fail_not_constant(name, role);
+  if (c->external) {
+    unsupported(std::string(role) + " " + quoted_name(name) +
+                " keeps its values in an external file; nnplan reads only float32 weights from "
+                "external data: store it in the model");
+  }
   if (c->dtype != onnx::TensorProto_DataType_INT64 &&
       c->dtype != onnx::TensorProto_DataType_INT32) {
     unsupported(std::string(role) + " " + quoted_name(name) + " has data type " +
@@ -274,10 +290,23 @@ std::vector<float> ImportContext::payload_floats(ConstTensor& c) const {
   return options_.keep_payloads ? floats_of(c) : std::vector<float>();
 }
 
-ConstPtr ImportContext::decode_constant(const onnx::TensorProto& t) const {
+ConstPtr ImportContext::decode_constant(const onnx::TensorProto& t) {
   auto c = decode_tensor(t, std::string(node_name()), /*stable=*/false);
   if (!c) fail(c.error().reason, c.error().kind);
+  read_external(**c);
   return std::move(*c);
+}
+
+void ImportContext::read_external(ConstTensor& c) {
+  if (!c.external || !options_.keep_payloads || c.dtype != onnx::TensorProto_DataType_FLOAT) {
+    return;  // planning reads no data; other types are refused where used (int_constant)
+  }
+  Dim count = 1;
+  for (const Dim d : c.dims)
+    count *= d;  // bounded by kMaxTensorElements (decode_tensor)
+  auto bytes = external_files_.read(*c.external, c.source, count * 4);
+  if (!bytes) fail(bytes.error());
+  c.raw_floats = *bytes;
 }
 
 // ---- definitions ----

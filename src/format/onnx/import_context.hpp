@@ -10,8 +10,12 @@
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
 // result is checked by construction.
 //
-// Failures are reported from deep inside the operator importers: they throw ImportFailure, which
-// import_onnx catches and returns as an Error, so the many steps need no error plumbing each.
+// Failures are reported from deep inside the operator importers: they throw ImportFailure, so the
+// many steps need no error plumbing each. An `unsupported` failure of a graph node is caught by
+// run(), which records the node, marks its outputs unavailable and goes on: a later node that
+// consumes an unavailable tensor is skipped (counted, not listed), and at the end one
+// `unsupported` Error lists every recorded node (unsupported_summary.cpp). Any other failure, and
+// a model-level one, stops the import at once: import_onnx catches it and returns its Error.
 #pragma once
 
 #include <google/protobuf/arena.h>
@@ -46,9 +50,11 @@ inline constexpr std::int64_t kMaxOpset = 17;
 // 17, or changed in a way the importer reads (docs/onnx-support.md lists which).
 inline constexpr std::int64_t kMaxModelOpset = 20;
 
-// What an operator importer or the model's interface reports: thrown, caught by import_onnx.
+// What an operator importer or the model's interface reports: thrown, caught by run() (an
+// unsupported node) or by import_onnx.
 struct ImportFailure {
   Error error;
+  std::string reason;  // the message without the source and node prefix
 };
 
 // `std::string + std::string_view`, which C++26 adds to the standard library: messages quote
@@ -171,7 +177,8 @@ class ImportContext {
   ir::Shape tensor_shape(std::string_view name);
 
   ConstPtr constant(std::string_view name) const;
-  // A float32 constant that operand `role` must be.
+  // A float32 constant that operand `role` (a weight, bias or statistic) must be; a graph input
+  // there fails as fail_parameter_input.
   ConstPtr float_constant(std::string_view name, std::string_view role) const;
   void require_float(const ConstTensor& c) const;
   // The values of an int64 (or int32) constant that operand `role` must be.
@@ -181,6 +188,9 @@ class ImportContext {
   std::vector<std::int64_t> axes_operand(int input) const;
   // Fails: operand `role` named `name` must be a constant and is not.
   [[noreturn]] void fail_not_constant(std::string_view name, std::string_view role) const;
+  // Fails: parameter operand `role` named `name` is a graph input with no initializer, as in a
+  // model exported without its parameters (torch.onnx.export(..., export_params=False)).
+  [[noreturn]] void fail_parameter_input(std::string_view name, std::string_view role) const;
   // The float data of constant `c`, named `name` here: moved out when this is its only use (no
   // other name aliases it, one consuming input, not the graph output), else copied; nothing when
   // the import keeps no payloads.
@@ -189,7 +199,10 @@ class ImportContext {
   std::vector<float> payload_floats(ConstTensor& c) const;
   bool keep_payloads() const { return options_.keep_payloads; }
   // Decodes a Constant node's value tensor.
-  ConstPtr decode_constant(const onnx::TensorProto& t) const;
+  ConstPtr decode_constant(const onnx::TensorProto& t);
+  // Reads the external float32 data of `c` into c.raw_floats when the import keeps payloads
+  // (external_data.hpp); fails naming the tensor when it cannot.
+  void read_external(ConstTensor& c);
 
   // ---- definitions ----
   // Output `name` of the current node is IR node `id`, from the next node on.
@@ -242,6 +255,13 @@ class ImportContext {
   void read_inputs();      // model_interface.cpp
   ImportedModel finish();  // model_interface.cpp
   void import_node(int index);
+  // Whether the current node consumes a tensor of a node recorded as unsupported.
+  bool depends_on_unsupported() const;
+  // Records the current node, graph node `index`, as unsupported for `reason`; its outputs become
+  // unavailable.
+  void record_unsupported(int index, const std::string& reason);
+  // Throws the one `unsupported` Error listing what was recorded (unsupported_summary.cpp).
+  [[noreturn]] void fail_unsupported_summary() const;
   // The ONNX checker's rules (checker_rules.cpp): on opset_import, on model-local functions, and
   // on the current node, graph node `index` (its attributes and outputs).
   void check_opsets() const;
@@ -270,6 +290,7 @@ class ImportContext {
   // What the current node defined, applied when it is done.
   std::vector<std::pair<std::string_view, ir::NodeId>> defined_;
 
+  ExternalDataFiles external_files_;
   ir::CheckedGraphBuilder graph_;
   PayloadStore payloads_;
   NameMap<ir::NodeId> values_;  // tensor name -> the IR node that produces it
@@ -288,6 +309,17 @@ class ImportContext {
   // Graph inputs that are not float32 tensors, with the reason, in graph order.
   NameMap<std::string> rejected_inputs_;
   std::vector<std::string> rejected_order_;
+
+  // Nodes recorded as unsupported: the first kMaxListedUnsupported lines (`node 12 'Conv_3'
+  // (Conv): <reason>`), how many there were, the tensors they leave unavailable, and how many
+  // later nodes were skipped for consuming one.
+  std::vector<std::string> unsupported_lines_;
+  std::size_t unsupported_nodes_ = 0;
+  NameSet unavailable_;
+  std::size_t dependent_nodes_ = 0;
 };
+
+// The most unsupported nodes one Error lists; the rest are counted ("... and 12 more").
+inline constexpr std::size_t kMaxListedUnsupported = 1000;
 
 }  // namespace nnplan::format::onnx_import

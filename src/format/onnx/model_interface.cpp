@@ -53,6 +53,7 @@ void ImportContext::read_interface() {
     if (t.name().empty()) fail_model("an initializer has no name");
     auto c = decode_tensor(t, t.name(), /*stable=*/true, nodes_.initializer_raw_data(k));
     if (!c) fail_model(c.error().reason, c.error().kind);
+    read_external(**c);
     consts_[t.name()] = std::move(*c);
   }
   if (g.sparse_initializer_size() > 0) {

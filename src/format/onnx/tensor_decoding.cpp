@@ -118,11 +118,6 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
   };
   auto c = std::make_shared<ConstTensor>();
   c->dtype = t.data_type();
-  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
-    return unsupported(
-        "tensor " + quoted_name(name) +
-        " keeps its data in an external file (external_data); external data is not supported");
-  }
   if (t.has_segment()) {
     return unsupported("tensor " + quoted_name(name) + " is segmented; segments are not supported");
   }
@@ -150,6 +145,27 @@ std::expected<ConstPtr, TensorProblem> decode_tensor(
                    " elements; the limit is " + str(kMaxTensorElements) + " (2^48) per tensor");
   }
   const bool has_raw = split_raw.has_value() || t.has_raw_data();
+  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
+    auto external = external_data_of(t, name);
+    if (!external) return invalid(external.error());
+    if (has_raw || t.float_data_size() > 0 || t.int32_data_size() > 0 ||
+        t.string_data_size() > 0 || t.int64_data_size() > 0 || t.double_data_size() > 0 ||
+        t.uint64_data_size() > 0) {
+      return invalid("tensor " + quoted_name(name) +
+                     " keeps its data in an external file and holds data in the model too; a "
+                     "tensor keeps its data in exactly one place: remove one");
+    }
+    if (t.data_type() == onnx::TensorProto_DataType_FLOAT && external->length &&
+        *external->length != count * 4) {
+      return invalid("tensor " + quoted_name(name) + ": external data length " +
+                     str(*external->length) + " bytes does not match dims " +
+                     list_string(c->dims) + " of float32, which need " + str(count * 4) +
+                     "; save the model and its data again");
+    }
+    c->external = std::move(*external);
+    c->source = std::move(name);
+    return c;
+  }
   if (auto problem = data_field_problem(t, name, has_raw)) return invalid(*problem);
   const std::string_view raw =
       split_raw

@@ -2,7 +2,9 @@
 // folds or materializes: float32 data, and integers (int64, int32, bool) for shape-like operands
 // (Reshape's shape, ReduceSum's axes, Pad's pads). A tensor of another data type is kept with its
 // data type only, so that a use can name it. An initializer's float data stays undecoded (a view
-// of its raw_data in the file's bytes) until a payload or a folding rule needs its values.
+// of its raw_data in the file's bytes) until a payload or a folding rule needs its values. A
+// tensor with external data (external_data.hpp) is decoded to its type, dims and where its data
+// lies; the importer reads float data from the file only when payloads are kept.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -16,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "external_data.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
 
@@ -29,6 +32,10 @@ struct ConstTensor {
   std::vector<float> floats;
   std::string_view raw_floats;
   std::vector<std::int64_t> ints;
+  // Set when the data lies in an external file: `floats` and `ints` hold nothing until the
+  // importer reads it into `raw_floats` (float32 only, and only when it keeps payloads), so no
+  // rule may fold on the values of such a tensor.
+  std::optional<ExternalData> external;
   std::string source;              // the tensor name, or the Constant node's name
   std::optional<ir::NodeId> node;  // the `const` node, once materialized
 };
@@ -43,7 +50,8 @@ struct TensorProblem {
 // Decodes `t`, named `name` in messages. `split_raw` is its raw_data where the model split left
 // it in the file's bytes (model_split.hpp). `stable`: `t` and those bytes outlive the import, so
 // float data may stay undecoded. Checks the rank and dimensions against the format limits and the
-// data's element count against the dimensions, for every data type it decodes.
+// data's element count against the dimensions, for every data type it decodes (for external
+// float32 data, the `length` entry when there is one).
 [[nodiscard]] std::expected<ConstPtr, TensorProblem> decode_tensor(
     const onnx::TensorProto& t, std::string name, bool stable,
     std::optional<std::span<const std::byte>> split_raw = std::nullopt);

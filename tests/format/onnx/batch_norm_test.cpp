@@ -35,7 +35,7 @@ TEST(OnnxImport, BatchNormalizationTrainingIsRejected) {
   Model m = bn_model();
   attr_i(*m.g().mutable_node(0), "training_mode", 1);
   EXPECT_EQ(unsupported_of(m),
-            "m.onnx: node 'bn' (BatchNormalization, opset 15): attribute training_mode = 1 is "
+            "node 0 'bn' (BatchNormalization): attribute training_mode = 1 is "
             "not supported; supported: 0 (inference)");
   Model outs = bn_model();
   outs.g().mutable_node(0)->add_output("running_mean");

@@ -51,7 +51,7 @@ class ConvRejected : public ::testing::TestWithParam<ConvReject> {};
 TEST_P(ConvRejected, NamesAttributeAndValue) {
   Model m = conv_model();
   GetParam().edit(*m.g().mutable_node(0));
-  EXPECT_EQ(unsupported_of(m), "m.onnx: node 'conv1' (Conv, opset 11): " + GetParam().message);
+  EXPECT_EQ(unsupported_of(m), "node 0 'conv1' (Conv): " + GetParam().message);
 }
 INSTANTIATE_TEST_SUITE_P(
     Conv, ConvRejected,
@@ -79,13 +79,14 @@ INSTANTIATE_TEST_SUITE_P(
                    "attribute 'frobnicate' is not supported for Conv"}),
     [](const auto& info) { return info.param.name; });
 
-TEST(OnnxImport, ConvWeightMustBeConstant) {
+TEST(OnnxImport, ConvWeightThatIsAGraphInputIsAModelWithoutItsParameters) {
   Model m(11);
   m.input("x", {1, 2, 5, 5}).input("w", {3, 2, 3, 3}).output("y");
   m.node("Conv", {"x", "w"}, {"y"}, "c");
   EXPECT_EQ(unsupported_of(m),
-            "m.onnx: node 'c' (Conv, opset 11): weight 'w' is a graph input, not a constant (an "
-            "initializer or a Constant output); it must be one");
+            "node 0 'c' (Conv): weight 'w' is a graph input, not an initializer: the model was "
+            "exported without its parameters (torch.onnx.export(..., export_params=False)); "
+            "export it with export_params=True");
 }
 
 TEST(OnnxImport, Conv1dIsRejected) {
@@ -93,7 +94,7 @@ TEST(OnnxImport, Conv1dIsRejected) {
   m.input("x", {1, 2, 5}).output("y").init("w", {3, 2, 3}, iota(18));
   m.node("Conv", {"x", "w"}, {"y"}, "c");
   EXPECT_EQ(unsupported_of(m),
-            "m.onnx: node 'c' (Conv, opset 11): input [1,2,5] is not (N,C,H,W); only 2-D "
+            "node 0 'c' (Conv): input [1,2,5] is not (N,C,H,W); only 2-D "
             "convolution is supported");
 }
 

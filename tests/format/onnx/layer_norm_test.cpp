@@ -88,8 +88,9 @@ TEST(OnnxImport, LayerNormalizationRejections) {
   input.input("x", {2, 4}).input("g", {4}).output("y");
   input.node("LayerNormalization", {"x", "g"}, {"y"}, "ln");
   EXPECT_EQ(unsupported_of(input),
-            "m.onnx: node 'ln' (LayerNormalization, opset 17): Scale 'g' is a graph input, not a "
-            "constant (an initializer or a Constant output); it must be one");
+            "node 0 'ln' (LayerNormalization): Scale 'g' is a graph input, not an initializer: "
+            "the model was exported without its parameters (torch.onnx.export(..., "
+            "export_params=False)); export it with export_params=True");
   Model eps = ln_model({1, 2, 1, 1}, {});
   attr_f(*eps.g().mutable_node(0), "epsilon", 1e-3f);
   EXPECT_NE(unsupported_of(eps).find("attribute epsilon = "), std::string::npos);
@@ -97,7 +98,7 @@ TEST(OnnxImport, LayerNormalizationRejections) {
   extra.g().mutable_node(0)->add_output("mean");
   extra.g().mutable_output(0)->set_name("mean");
   EXPECT_EQ(unsupported_of(extra),
-            "m.onnx: node 'ln' (LayerNormalization, opset 17): output 1 Mean ('mean') is used; "
+            "node 0 'ln' (LayerNormalization): output 1 Mean ('mean') is used; "
             "only the first output is supported");
 }
 

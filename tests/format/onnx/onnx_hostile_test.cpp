@@ -378,8 +378,8 @@ std::vector<HostileCase> hostile_cases() {
          return serialized(m);
        },
        ErrorKind::unsupported,
-       "m.onnx: node '" + std::string(80, 'n') +
-           "...' (60000 bytes) (Gelu2, opset 17): operator Gelu2 is not supported"},
+       "node 0 '" + std::string(80, 'n') +
+           "...' (60000 bytes) (Gelu2): operator Gelu2 is not supported"},
       {"long_op_type_capped",
        [] {
          Model m = relu_model();
@@ -387,8 +387,8 @@ std::vector<HostileCase> hostile_cases() {
          return serialized(m);
        },
        ErrorKind::unsupported,
-       "(" + std::string(80, 'G') + "... (60000 bytes), opset 17): operator " +
-           std::string(80, 'G') + "... (60000 bytes) is not supported"},
+       "(" + std::string(80, 'G') + "... (60000 bytes)): operator " + std::string(80, 'G') +
+           "... (60000 bytes) is not supported"},
       {"control_characters_in_a_name_escaped",
        [] {
          Model m;
@@ -413,15 +413,24 @@ std::vector<HostileCase> hostile_cases() {
 
 class OnnxHostile : public ::testing::TestWithParam<HostileCase> {};
 
+// The message and its notes, one per line, but for the list of supported operators that ends the
+// report of unsupported nodes (it is nnplan's, not the input's).
+std::string said_about_the_input(const Error& e) {
+  std::string out = e.message;
+  for (const std::string& note : e.notes)
+    if (!note.starts_with("supported operators: ")) out += "\n" + note;
+  return out;
+}
+
 TEST_P(OnnxHostile, RefusedWithItsMessage) {
   const HostileCase& c = GetParam();
   Expected<ImportedModel> r = import_onnx(wire::to_bytes(c.bytes()), "m.onnx");
   ASSERT_FALSE(r.has_value()) << "imported unexpectedly";
-  EXPECT_EQ(r.error().kind, c.kind) << r.error().message.substr(0, 1000);
-  EXPECT_NE(r.error().message.find(c.fragment), std::string::npos)
-      << r.error().message.substr(0, 1000);
+  const std::string text = said_about_the_input(r.error());
+  EXPECT_EQ(r.error().kind, c.kind) << text.substr(0, 1000);
+  EXPECT_NE(text.find(c.fragment), std::string::npos) << text.substr(0, 1000);
   // However large the input, the message quotes at most a few hundred bytes of it.
-  EXPECT_LT(r.error().message.size(), 1000U);
+  EXPECT_LT(text.size(), 1000U);
 }
 
 INSTANTIATE_TEST_SUITE_P(Rows, OnnxHostile, ::testing::ValuesIn(hostile_cases()),
@@ -449,8 +458,8 @@ TEST(OnnxHostileAccepted, NestingWithinTheLimitPassesTheWireCheck) {
   Expected<ImportedModel> r = import_onnx(wire::to_bytes(nested_graphs(32)), "m.onnx");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().kind, ErrorKind::unsupported) << r.error().message;
-  EXPECT_NE(r.error().message.find("operator If is not supported"), std::string::npos)
-      << r.error().message;
+  EXPECT_NE(render(r.error()).find("operator If is not supported"), std::string::npos)
+      << render(r.error());
 }
 
 }  // namespace

@@ -248,11 +248,33 @@ inline std::string error_of(const Model& m, const OnnxImportOptions& options = {
   return r.error().message;
 }
 
-// The message of an import that fails as unsupported: a valid model nnplan cannot import yet.
+// The error of an import that fails as unsupported: a valid model nnplan cannot import yet.
+inline Error unsupported_error(const Model& m, const OnnxImportOptions& options = {},
+                               const std::source_location& where = std::source_location::current()) {
+  Expected<ImportedModel> r = m.import(options);
+  EXPECT_FALSE(r.has_value()) << "imported unexpectedly:\n"
+                              << (r ? ::testing::PrintToString(lines(r->graph())) : "");
+  if (r) return {};
+  EXPECT_EQ(to_string(r.error().kind), std::string(to_string(ErrorKind::unsupported)))
+      << where.file_name() << ":" << where.line() << ": " << r.error().message;
+  return std::move(r.error());
+}
+
+// What an unsupported import says. A model-level refusal (the opset, the graph outputs, a dynamic
+// input) is its message. Unsupported nodes are listed one per note after a header line, followed
+// by the dependents line and the supported operators; for a model with exactly one unsupported
+// node this is that node's line (`node 0 'conv1' (Conv): <reason>`), and the test fails when the
+// error lists more.
 inline std::string unsupported_of(
     const Model& m, const OnnxImportOptions& options = {},
     const std::source_location& where = std::source_location::current()) {
-  return error_of(m, options, ErrorKind::unsupported, where);
+  const Error e = unsupported_error(m, options, where);
+  if (e.notes.empty()) return e.message;
+  EXPECT_EQ(e.notes.size(), 3u) << where.file_name() << ":" << where.line()
+                                << ": not one unsupported node: " << render(e);
+  EXPECT_NE(e.message.find(": nnplan does not support 1 node of this model"), std::string::npos)
+      << where.file_name() << ":" << where.line() << ": " << e.message;
+  return e.notes.front();
 }
 
 inline const PayloadTensor& tensor_of(const ImportedModel& m, ir::NodeId id,

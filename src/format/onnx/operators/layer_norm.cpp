@@ -43,7 +43,10 @@ void import_layer_normalization(ImportContext& cx) {
               ", which does not broadcast to the normalized dims " + to_string(normalized) +
               " (X.shape[" + str(axis) + ":])");
     }
-    const bool trivial = std::ranges::all_of(floats_of(*c), [&](float f) { return f == identity; });
+    // External data is not read when planning: such a tensor is never taken for the identity.
+    const bool trivial = !c->external && std::ranges::all_of(floats_of(*c), [&](float f) {
+      return f == identity;
+    });
     return trivial ? nullptr : c;
   };
   const ConstPtr scale = affine(1, "Scale", 1.0f);

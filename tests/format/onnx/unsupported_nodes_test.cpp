@@ -1,0 +1,231 @@
+// A valid model with unsupported parts (onnx/unsupported_summary.cpp): the import goes on past
+// each unsupported node, skips and counts the nodes that depend on one, and ends in one
+// `unsupported` Error listing every such node and the supported operators once; a malformed
+// node still stops it at once. Also the weights that are graph inputs (export_params=False).
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "format/onnx/import_context.hpp"
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+constexpr std::size_t kMaxListed = onnx_import::kMaxListedUnsupported;
+
+std::string supported_operators_line() {
+  std::string out = "supported operators: ";
+  bool first = true;
+  for (const std::string_view op : supported_onnx_ops()) {
+    out += (first ? "" : ", ") + std::string(op);
+    first = false;
+  }
+  return out;
+}
+
+// x -> relu -> a; a -> Erf (unsupported) -> b -> Tanh (depends) -> c;
+// a -> Gemm alpha=2 (unsupported) -> d; Add(c, d) (depends) -> y; a -> Mish (unsupported) -> e.
+Model three_unsupported() {
+  Model m;
+  m.input("x", {1, 4}).output("y").init("w", {4, 4}, iota(16));
+  m.node("Relu", {"x"}, {"a"}, "relu");
+  m.node("Erf", {"a"}, {"b"}, "erf");
+  m.node("Tanh", {"b"}, {"c"}, "tanh");
+  attr_f(m.node("Gemm", {"a", "w"}, {"d"}, "fc"), "alpha", 2.0f);
+  m.node("Add", {"c", "d"}, {"y"}, "add");
+  m.node("Mish", {"a"}, {"e"});
+  return m;
+}
+
+TEST(OnnxUnsupportedNodes, EveryUnsupportedNodeIsListedInOneError) {
+  const Error e = unsupported_error(three_unsupported());
+  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 3 nodes of this model (opset 17)");
+  EXPECT_EQ(e.notes, (std::vector<std::string>{
+                         "node 1 'erf' (Erf): operator Erf is not supported",
+                         "node 3 'fc' (Gemm): attribute alpha = 2 is not supported; supported: 1",
+                         "node 5 'Mish_5' (Mish): operator Mish is not supported",
+                         "2 nodes depend on them and were not imported",
+                         supported_operators_line(),
+                     }));
+  // Rendered, each node is a line of its own.
+  const std::string text = render(e);
+  EXPECT_NE(text.find("\n  node 3 'fc' (Gemm): attribute alpha = 2 is not supported; "
+                      "supported: 1\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(OnnxUnsupportedNodes, TheSupportedOperatorsAreSaidOnce) {
+  const std::string text = render(unsupported_error(three_unsupported()));
+  const auto first = text.find("Abs, ");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find("Abs, ", first + 1), std::string::npos) << text;
+}
+
+TEST(OnnxUnsupportedNodes, TheSameErrorWithoutPayloads) {
+  OnnxImportOptions shapes_only;
+  shapes_only.keep_payloads = false;
+  EXPECT_EQ(unsupported_error(three_unsupported(), shapes_only),
+            unsupported_error(three_unsupported()));
+}
+
+TEST(OnnxUnsupportedNodes, DependentsAreCountedTransitivelyNotListed) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Erf", {"x"}, {"a"}, "erf");
+  m.node("Relu", {"a"}, {"b"}, "r1");
+  m.node("Relu", {"b"}, {"c"}, "r2");
+  m.node("Mish", {"c"}, {"y"}, "also_unsupported_but_dependent");
+  const Error e = unsupported_error(m);
+  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 1 node of this model (opset 17)");
+  ASSERT_EQ(e.notes.size(), 3u) << render(e);
+  EXPECT_EQ(e.notes[0], "node 0 'erf' (Erf): operator Erf is not supported");
+  EXPECT_EQ(e.notes[1], "3 nodes depend on them and were not imported");
+}
+
+TEST(OnnxUnsupportedNodes, OneDependentIsSaidInTheSingular) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Erf", {"x"}, {"a"}, "erf");
+  m.node("Relu", {"a"}, {"y"}, "relu");
+  const Error e = unsupported_error(m);
+  ASSERT_EQ(e.notes.size(), 3u) << render(e);
+  EXPECT_EQ(e.notes[1], "1 node depends on them and was not imported");
+}
+
+TEST(OnnxUnsupportedNodes, NoDependentsIsSaid) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Erf", {"x"}, {"y"}, "erf");
+  const Error e = unsupported_error(m);
+  ASSERT_EQ(e.notes.size(), 3u) << render(e);
+  EXPECT_EQ(e.notes[1], "no other node depends on them");
+}
+
+TEST(OnnxUnsupportedNodes, DataTypesAndAttributeValuesAreListedWithTheRest) {
+  Model m;
+  m.input("x", {1, 4}).input("i", {4}, onnx::TensorProto_DataType_INT64).output("y");
+  m.node("Add", {"x", "i"}, {"a"}, "add_int");
+  attr_i(m.node("Gemm", {"x", "x"}, {"b"}, "fc"), "transA", 1);
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  const Error e = unsupported_error(m);
+  ASSERT_EQ(e.notes.size(), 4u) << render(e);
+  EXPECT_EQ(e.notes[0],
+            "node 0 'add_int' (Add): input 'i' has data type int64; only float32 tensors are "
+            "supported");
+  EXPECT_EQ(e.notes[1], "node 1 'fc' (Gemm): attribute transA = 1 is not supported; supported: 0");
+}
+
+TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {
+  Model m;
+  m.input("x", {1, 4}).output("y");
+  m.node("Erf", {"x"}, {"a"}, "erf");
+  attr_i(m.node("Softmax", {"x"}, {"b"}, "sm"), "axis", 5);
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  EXPECT_EQ(error_of(m), "m.onnx: node 'sm' (Softmax, opset 17): axis 5 is out of range for rank 2");
+}
+
+TEST(OnnxUnsupportedNodes, AnUnconsumedInputOfAnotherTypeIsListedToo) {
+  Model m;
+  m.input("x", {2}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  m.node("Erf", {"x"}, {"y"}, "erf");
+  const Error e = unsupported_error(m);
+  ASSERT_EQ(e.notes.size(), 4u) << render(e);
+  EXPECT_EQ(e.notes[1], "input 'i' has data type int64; only float32 tensors are supported");
+}
+
+TEST(OnnxUnsupportedNodes, AMalformedNodeAfterAnUnsupportedOneStopsAtOnce) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Erf", {"x"}, {"a"}, "erf");
+  m.node("Relu", {"nowhere"}, {"y"}, "relu");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'relu' (Relu, opset 17): input 'nowhere' is not produced by any earlier "
+            "node, graph input or initializer");
+}
+
+TEST(OnnxUnsupportedNodes, AMalformedNodeBeforeAnUnsupportedOneStopsAtOnce) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Relu", {"x"}, {"a"}, "relu");
+  m.node("Tanh", {"x"}, {"a"}, "again");  // `a` has two producers
+  m.node("Erf", {"a"}, {"y"}, "erf");
+  EXPECT_NE(error_of(m).find("node 'again' (Tanh, opset 17): output 'a' is already the output of "
+                             "graph node 0"),
+            std::string::npos);
+}
+
+TEST(OnnxUnsupportedNodes, ADependentNodeIsStillHeldToTheCheckerRules) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Erf", {"x"}, {"a"}, "erf");
+  auto& sm = m.node("Softmax", {"a"}, {"y"}, "sm");
+  attr_i(sm, "axis", 0);
+  attr_i(sm, "axis", 0);
+  EXPECT_NE(error_of(m).find("node 'sm' (Softmax, opset 17): attribute 'axis' appears 2 times"),
+            std::string::npos);
+}
+
+TEST(OnnxUnsupportedNodes, TheListIsCappedAndTheRestCounted) {
+  Model m;
+  m.input("x", {2}).output("y0");
+  const std::size_t n = kMaxListed + 5;
+  for (std::size_t i = 0; i < n; ++i)
+    m.node("Erf", {"x"}, {"y" + std::to_string(i)}, "erf" + std::to_string(i));
+  const Error e = unsupported_error(m);
+  EXPECT_EQ(e.message, "m.onnx: nnplan does not support " + std::to_string(n) +
+                           " nodes of this model (opset 17)");
+  ASSERT_EQ(e.notes.size(), kMaxListed + 3);
+  EXPECT_EQ(e.notes[kMaxListed - 1], "node 999 'erf999' (Erf): operator Erf is not supported");
+  EXPECT_EQ(e.notes[kMaxListed], "... and 5 more");
+}
+
+// ---- weights that are graph inputs: a model exported with export_params=False ----
+
+TEST(OnnxUnsupportedNodes, AConvWeightThatIsAGraphInputSaysHowToExport) {
+  Model m(13);
+  m.input("x", {1, 1, 4, 4}).input("conv1.weight", {2, 1, 3, 3}).input("conv1.bias", {2});
+  m.output("y");
+  m.node("Conv", {"x", "conv1.weight", "conv1.bias"}, {"y"}, "/conv1/Conv");
+  EXPECT_EQ(unsupported_of(m),
+            "node 0 '/conv1/Conv' (Conv): weight 'conv1.weight' is a graph input, not an "
+            "initializer: the model was exported without its parameters "
+            "(torch.onnx.export(..., export_params=False)); export it with export_params=True");
+}
+
+TEST(OnnxUnsupportedNodes, EveryLayerWithoutItsParametersIsListed) {
+  Model m(17);
+  m.input("x", {1, 2, 4, 4}).output("y");
+  for (const char* p : {"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"})
+    m.input(p, {2});
+  m.input("ln.weight", {4});
+  m.node("BatchNormalization", {"x", "bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"},
+         {"b"}, "/bn/BatchNormalization");
+  m.node("Relu", {"x"}, {"r"}, "relu");
+  m.node("LayerNormalization", {"r", "ln.weight"}, {"y"}, "/ln/LayerNormalization");
+  const Error e = unsupported_error(m);
+  ASSERT_EQ(e.notes.size(), 4u) << render(e);
+  EXPECT_NE(e.notes[0].find("node 0 '/bn/BatchNormalization' (BatchNormalization): "),
+            std::string::npos);
+  EXPECT_NE(e.notes[0].find("'bn.weight' is a graph input, not an initializer: the model was "
+                            "exported without its parameters"),
+            std::string::npos)
+      << e.notes[0];
+  EXPECT_NE(e.notes[1].find("node 2 '/ln/LayerNormalization' (LayerNormalization): Scale "
+                            "'ln.weight' is a graph input, not an initializer"),
+            std::string::npos)
+      << e.notes[1];
+}
+
+// MatMul and Gemm take a second operand that is a graph input as a plain tensor (`matmul`): two
+// inputs multiplied is a model of its own, not one missing its parameters.
+TEST(OnnxUnsupportedNodes, AMatMulOfTwoGraphInputsStillImports) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {3, 4}).output("y");
+  m.node("MatMul", {"a", "b"}, {"y"}, "mm");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(r.graph().nodes.back().kind, OpKind::matmul);
+}
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test
