@@ -8,7 +8,9 @@
 // padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
 // resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
-// result is checked by construction.
+// result is checked by construction. A pattern spanning several nodes (a GELU written out) is
+// imported at its first node, which looks ahead (producer, consumers, peek_node) and marks the
+// pattern's later nodes as imported with it (import_ahead).
 //
 // Failures are reported from deep inside the operator importers: they throw ImportFailure, so the
 // many steps need no error plumbing each. An `unsupported` failure of a graph node is caught by

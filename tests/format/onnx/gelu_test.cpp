@@ -193,6 +193,14 @@ INSTANTIATE_TEST_SUITE_P(
                 }}),
     [](const auto& info) { return info.param.label; });
 
+TEST(OnnxImport, NodesImportedWithAGeluAreNotListedWhenAnotherIsUnsupported) {
+  Model m;
+  m.input("x", {2, 3}).output("y");
+  erf_gelu(m, {});
+  m.node("Atan", {"g"}, {"y"}, "atan");
+  EXPECT_THAT(unsupported_of(m), HasSubstr("'atan' (Atan): operator Atan is not supported"));
+}
+
 TEST(OnnxImport, LoneErfIsRefusedNamingTheNode) {
   Model m;
   m.input("x", {3}).output("y");
