@@ -54,5 +54,12 @@ void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset
 void import_constant(ImportContext& cx);             // operators/constant.cpp
 void import_identity(ImportContext& cx);             // operators/identity.cpp
 void import_dropout(ImportContext& cx);              // operators/identity.cpp
+void import_slice(ImportContext& cx);                // operators/slice.cpp
+void import_split(ImportContext& cx);                // operators/slice.cpp
+void import_gather(ImportContext& cx);               // operators/slice.cpp
+void import_expand(ImportContext& cx);               // operators/expand.cpp
+void import_where(ImportContext& cx);                // operators/where.cpp, absorbs a Softmax
+void import_resize_10(ImportContext& cx);            // operators/resize.cpp, opset 10 and before
+void import_resize_11(ImportContext& cx);            // operators/resize.cpp, opset 11 on
 
 }  // namespace nnplan::format::onnx_import
