@@ -70,7 +70,7 @@ void ImportContext::import_node(int index) {
                 " is not supported; supported: the default ONNX domain");
   }
   if (const auto a = absorbed_.find(index); a != absorbed_.end()) {
-    values_.insert_or_assign(a->second.first, a->second.second);
+    if (!a->second.first.empty()) values_.insert_or_assign(a->second.first, a->second.second);
     return;
   }
   const OperatorImporter* importer = find_operator(node_->op_type(), opset_);

@@ -190,8 +190,9 @@ class ImportContext {
   // The pending Pad that tensor `name` is, if any.
   std::optional<PendingPad> pad_of(std::string_view name) const;
   // Graph node `index`, after the current one, is part of the pattern the current node imports:
-  // it is checked but not imported, and its output `out` is IR node `id`.
-  void absorb(int index, std::string_view out, ir::NodeId id) {
+  // it is checked but not imported, and its output `out`, if given, is IR node `id` (an
+  // intermediate of the pattern, consumed only inside it, names nothing).
+  void absorb(int index, std::string_view out = {}, ir::NodeId id = 0) {
     absorbed_[index] = {std::string(out), id};
   }
 

@@ -16,9 +16,6 @@ using ir::NodeId;
 using ir::OpKind;
 using ir::Shape;
 
-namespace {
-
-// Whether `c` is a non-empty float constant every element of which softmax weighs zero.
 bool blocks(ConstTensor& c) {
   if (c.dtype != onnx::TensorProto_DataType_FLOAT) return false;
   const std::vector<float>& v = floats_of(c);
@@ -27,8 +24,6 @@ bool blocks(ConstTensor& c) {
            f == std::numeric_limits<float>::lowest();
   });
 }
-
-}  // namespace
 
 void import_where(ImportContext& cx) {
   cx.allow_attrs({});
