@@ -202,6 +202,19 @@ TEST(OnnxGather, ContiguousIndicesAreOneSlice) {
   EXPECT_EQ(slice_of(r, 1), "slice(axis=0,1:4:1)");
 }
 
+TEST(OnnxGather, OtherIndicesAreAGatherWithAnInt64Payload) {
+  Model m;
+  m.input("x", {5, 3}).output("y");
+  m.init_i64("i", {4, -5, 4});
+  m.node("Gather", {"x", "i"}, {"y"}, "g");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [5,3] 'x'", "1 gather(axis=0) [0] -> [3,3] 'g'"}));
+  const PayloadTensor& t = tensor_of(r, 1, "indices");
+  EXPECT_EQ(t.dtype, PayloadDtype::int64);
+  EXPECT_EQ(dims(t.shape), "[3]");
+  EXPECT_EQ(t.ints, (std::vector<std::int64_t>{4, 0, 4}));
+}
+
 TEST(OnnxGather, Rejects) {
   const auto model = [](std::vector<std::int64_t> indices) {
     Model m;
@@ -210,10 +223,6 @@ TEST(OnnxGather, Rejects) {
     m.node("Gather", {"x", "i"}, {"y"}, "g");
     return m;
   };
-  EXPECT_EQ(unsupported_of(model({0, 2})),
-            "m.onnx: node 'g' (Gather, opset 17): indices 'i' are not a contiguous ascending run; "
-            "gathering them needs an int64 indices payload, which payload files cannot hold yet");
-  EXPECT_NE(unsupported_of(model({1, 1})).find("not a contiguous"), std::string::npos);
   EXPECT_EQ(error_of(model({5})),
             "m.onnx: node 'g' (Gather, opset 17): index 5 is out of range for axis 0 of [5,3]");
   EXPECT_EQ(error_of(model({-6})),

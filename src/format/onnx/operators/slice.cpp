@@ -3,7 +3,8 @@
 // inputs from opset 10, as attributes before; bounds as numpy normalizes them; positive steps
 // only), Split (one slice per used output; the sizes from the `split` input from opset 13, the
 // attribute before, or equal parts), and Gather with constant indices (a contiguous ascending run
-// of indices is a slice, reshaped to the indices' shape; a scalar index drops the axis). Slices of
+// of indices is a slice, reshaped to the indices' shape, so that a scalar index drops the axis;
+// any other list is a `gather` node with the indices, normalized, as its int64 payload). Slices of
 // int64 shape tensors never get here: they fold at import time.
 #include <cstdint>
 #include <limits>
@@ -173,17 +174,22 @@ void import_gather(ImportContext& cx) {
   bool contiguous = true;
   for (std::size_t i = 1; i < indices.size(); ++i)
     contiguous = contiguous && indices[i] == indices[i - 1] + 1;
-  if (!contiguous) {
-    cx.unsupported("indices " + quoted_name(cx.in_name(1)) +
-                   " are not a contiguous ascending run; gathering them needs an int64 indices "
-                   "payload, which payload files cannot hold yet");
-  }
-  const Dim start = indices.empty() ? 0 : static_cast<Dim>(indices.front());
-  const NodeId s = slice(cx, x, axis, start, start + indices.size());
   Shape out;
   out.dims.assign(xs.dims.begin(), xs.dims.begin() + axis);
   out.dims.insert(out.dims.end(), ic->dims.begin(), ic->dims.end());
   out.dims.insert(out.dims.end(), xs.dims.begin() + axis + 1, xs.dims.end());
+  if (!contiguous) {
+    const NodeId g = cx.add(OpKind::gather, {x}, ir::AxisParams{.axis = axis}, out);
+    cx.set_payload(g, "indices",
+                   PayloadTensor{.shape = Shape{ic->dims},
+                                 .ints = cx.keep_payloads() ? std::move(indices)
+                                                            : std::vector<std::int64_t>(),
+                                 .dtype = PayloadDtype::int64});
+    cx.define(cx.out_name(0), g);
+    return;
+  }
+  const Dim start = indices.empty() ? 0 : static_cast<Dim>(indices.front());
+  const NodeId s = slice(cx, x, axis, start, start + indices.size());
   cx.define(cx.out_name(0), cx.reshape(s, out));
 }
 
