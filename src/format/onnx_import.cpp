@@ -76,6 +76,10 @@ void ImportContext::import_node(int index) {
     unsupported("domain " + quoted_name(node_->domain()) +
                 " is not supported; supported: the default ONNX domain");
   }
+  if (const auto a = absorbed_.find(index); a != absorbed_.end()) {
+    if (!a->second.first.empty()) values_.insert_or_assign(a->second.first, a->second.second);
+    return;
+  }
   const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
   if (importer == nullptr) {
     unsupported("operator " + capped_name(node_->op_type()) + " is not supported");

@@ -202,6 +202,12 @@ class ImportContext {
   }
   // The pending Pad that tensor `name` is, if any.
   std::optional<PendingPad> pad_of(std::string_view name) const;
+  // Graph node `index`, after the current one, is part of the pattern the current node imports:
+  // it is checked but not imported, and its output `out`, if given, is IR node `id` (an
+  // intermediate of the pattern, consumed only inside it, names nothing).
+  void absorb(int index, std::string_view out = {}, ir::NodeId id = 0) {
+    absorbed_[index] = {std::string(out), id};
+  }
 
   // ---- node emission ----
   ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
@@ -277,6 +283,7 @@ class ImportContext {
   NameMap<ir::NodeId> values_;  // tensor name -> the IR node that produces it
   NameMap<ConstPtr> consts_;
   NameMap<PendingPad> pads_;
+  std::unordered_map<int, std::pair<std::string, ir::NodeId>> absorbed_;  // absorb()
   // Consumers of each tensor, built on first use (consumers()): only Pad, Dropout and the
   // weights moved into payloads need them.
   mutable bool consumers_indexed_ = false;
