@@ -1,18 +1,26 @@
-// Reader and writer of `torchlean.ir.v1` graph documents.
+// Reader and writer of `torchlean.ir.v1` and `nnplan.ir.v1` graph documents.
 //
 // The reader is a SAX handler over nlohmann's parser rather than a walk over a parsed tree: a
 // graph file can hold millions of nodes, and a JSON tree of them would cost several times the
 // file in memory and most of the reading time. The handler builds each ir::Node straight from
-// the events. Problems inside a node are recorded (the first one wins) and reported when the
-// node's object closes, so the message can name the node's kind and name even when the bad
-// field comes before `kind` in the file. Problems outside nodes stop the parse at once.
-// nlohmann's SAX parser is iterative, so deep nesting costs memory, not stack.
+// the events. Problems inside a node are recorded (the first one in document order wins) and
+// reported when the node's object closes, so the message can name the node's kind and name even
+// when the bad field comes before `kind` in the file. Problems outside nodes stop the parse at
+// once. nlohmann's SAX parser is iterative, so deep nesting costs memory, not stack.
+//
+// TorchLean's legacy kinds (conv2d, max_pool2d, ...) are not rows of the op-kind table: a small
+// table here names each one's fields and turns them into the parameters of the current kind it
+// stands for. Two legacy fields share their names with current ones of another type (`stride`
+// and `padding` are integers in conv2d and the pool2d kinds, arrays in conv and the pools); when
+// such a field comes before `kind`, its value is kept in both readings until the kind decides.
 #include "nnplan/format/ir_json.hpp"
 #include "nnplan/exception_boundary.hpp"
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -42,105 +50,164 @@ using detail::only_whitespace;
 using detail::shown;
 
 // ---------------------------------------------------------------------------------------------
-// The fields of a node and of the document.
+// The fields of a node.
 
+// The common fields first: the reader looks keys up in this order.
 enum class Field : std::uint8_t {
   id,
   kind,
   parents,
   shape,
+  name,
+  // The op fields of the current kinds.
   value_shape,
   perm,
   seed,
-  kh,
-  kw,
+  spatial_rank,
+  kernel,
   stride,
   padding,
+  dilation,
+  padding_after,
+  groups,
+  channel_axis,
+  in_channels,
+  out_channels,
+  output_padding,
+  channels,
   from_shape,
   to_shape,
   axis,
-  in_c,
-  out_c,
-  channels,
   in_shape,
   out_shape,
-  name,
+  axis1,
+  axis2,
+  mask,
+  approximate,
+  min,
+  max,
+  factor,
+  start,
+  end,
+  step,
+  causal,
+  scale,
+  // The op fields only TorchLean's legacy kinds take.
+  in_c,
+  out_c,
+  kh,
+  kw,
 };
-constexpr std::array<std::string_view, 20> kFieldNames = {
-    "id",  "kind", "parents",  "shape",    "value_shape", "perm",     "seed",
-    "kH",  "kW",   "stride",   "padding",  "from_shape",  "to_shape", "axis",
-    "inC", "outC", "channels", "in_shape", "out_shape",   "name"};
-constexpr std::size_t kFieldCount = kFieldNames.size();
 
-// The op fields, in the order SPEC §6 lists them.
-constexpr std::array<Field, 15> kOpFields = {
-    Field::value_shape, Field::perm,    Field::seed,       Field::kh,       Field::kw,
-    Field::stride,      Field::padding, Field::from_shape, Field::to_shape, Field::axis,
-    Field::in_c,        Field::out_c,   Field::channels,   Field::in_shape, Field::out_shape};
+// What a field's value must be.
+enum class ValueType : std::uint8_t {
+  u32,
+  u64,
+  u32_list,  // parents (up to kMaxNodeParents entries) and rank-sized lists (up to kMaxRank)
+  dims,      // a shape: up to kMaxRank entries, each at most kMaxDim
+  string,    // kind, name
+  boolean,
+  float32,
+  nullable_float32,
+  gelu_approximation,  // "none" or "tanh"
+  mask,                // {"shape": [...], "allowed": [bool...]}
+};
+
+struct FieldInfo {
+  std::string_view name;
+  ValueType type = ValueType::u32;
+  // The index of the field's storage among the RawNode lists of its type (u32_list, dims).
+  std::uint8_t slot = 0;
+};
+
+// By Field. `stride` and `padding` are arrays here; legacy kinds read them as u32 (type_for).
+constexpr auto kFields = std::to_array<FieldInfo>({
+    {"id", ValueType::u32},
+    {"kind", ValueType::string},
+    {"parents", ValueType::u32_list, 0},
+    {"shape", ValueType::dims, 0},
+    {"name", ValueType::string},
+    {"value_shape", ValueType::dims, 1},
+    {"perm", ValueType::u32_list, 1},
+    {"seed", ValueType::u64},
+    {"spatial_rank", ValueType::u32},
+    {"kernel", ValueType::u32_list, 2},
+    {"stride", ValueType::u32_list, 3},
+    {"padding", ValueType::u32_list, 4},
+    {"dilation", ValueType::u32_list, 5},
+    {"padding_after", ValueType::u32_list, 6},
+    {"groups", ValueType::u32},
+    {"channel_axis", ValueType::u32},
+    {"in_channels", ValueType::u32},
+    {"out_channels", ValueType::u32},
+    {"output_padding", ValueType::u32_list, 7},
+    {"channels", ValueType::u32},
+    {"from_shape", ValueType::dims, 2},
+    {"to_shape", ValueType::dims, 3},
+    {"axis", ValueType::u32},
+    {"in_shape", ValueType::dims, 4},
+    {"out_shape", ValueType::dims, 5},
+    {"axis1", ValueType::u32},
+    {"axis2", ValueType::u32},
+    {"mask", ValueType::mask},
+    {"approximate", ValueType::gelu_approximation},
+    {"min", ValueType::nullable_float32},
+    {"max", ValueType::nullable_float32},
+    {"factor", ValueType::float32},
+    {"start", ValueType::u64},
+    {"end", ValueType::u64},
+    {"step", ValueType::u64},
+    {"causal", ValueType::boolean},
+    {"scale", ValueType::nullable_float32},
+    {"inC", ValueType::u32},
+    {"outC", ValueType::u32},
+    {"kH", ValueType::u32},
+    {"kW", ValueType::u32},
+});
+constexpr std::size_t kFieldCount = kFields.size();
+static_assert(kFieldCount == static_cast<std::size_t>(Field::kw) + 1);
+static_assert(kFieldCount <= 64, "RawNode::seen is a 64-bit set");
+constexpr std::size_t kU32Lists = 8;
+constexpr std::size_t kDimLists = 6;
+
+constexpr Field kFirstOpField = Field::value_shape;
 
 constexpr std::string_view name_of(Field f) {
-  return kFieldNames[static_cast<std::size_t>(f)];
+  return kFields[static_cast<std::size_t>(f)].name;
 }
-constexpr std::uint32_t bit(Field f) {
-  return std::uint32_t{1} << static_cast<unsigned>(f);
+constexpr std::uint64_t bit(Field f) {
+  return std::uint64_t{1} << static_cast<unsigned>(f);
 }
+// Every op field, current and legacy.
+constexpr std::uint64_t kOpFieldBits =
+    ~std::uint64_t{0} << static_cast<unsigned>(kFirstOpField) &
+    (kFieldCount == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << kFieldCount) - 1);
 
 constexpr std::optional<Field> find_field(std::string_view key) {
   for (std::size_t i = 0; i < kFieldCount; ++i) {
-    if (kFieldNames[i] == key) return static_cast<Field>(i);
+    if (kFields[i].name == key) return static_cast<Field>(i);
   }
   return std::nullopt;
 }
 
-enum class ValueType : std::uint8_t { u32, u64, u32_list, u64_list, string };
-
-ValueType type_of(Field f) {
-  switch (f) {
-    case Field::id:
-    case Field::kh:
-    case Field::kw:
-    case Field::stride:
-    case Field::padding:
-    case Field::axis:
-    case Field::in_c:
-    case Field::out_c:
-    case Field::channels:
-      return ValueType::u32;
-    case Field::seed:
-      return ValueType::u64;
-    case Field::parents:
-    case Field::perm:
-      return ValueType::u32_list;
-    case Field::shape:
-    case Field::value_shape:
-    case Field::from_shape:
-    case Field::to_shape:
-    case Field::in_shape:
-    case Field::out_shape:
-      return ValueType::u64_list;
-    case Field::kind:
-    case Field::name:
-      return ValueType::string;
-  }
-  return ValueType::string;
-}
-
-// The op fields of each kind: the fields column of the op-kind table (ir/op_kinds.def), in the
-// order the writer uses, resolved to Field at compile time. A name that is not an op field does
-// not compile.
+// The op fields of each current kind: the fields column of the op-kind table (ir/op_kinds.def),
+// in the order the writer uses, resolved to Field at compile time. A name that is not an op field
+// does not compile.
 struct KindFields {
-  std::array<Field, kOpFields.size()> fields{};
+  std::array<Field, kFieldCount> fields{};
   std::size_t count = 0;
+  std::uint64_t bits = 0;
 };
 constexpr auto kKindFields = [] {
   std::array<KindFields, ir::kOpKindCount> out{};
   for (std::size_t k = 0; k < ir::kOpKindCount; ++k) {
     for (const std::string_view name : ir::kOpKindTable[k].fields) {
       const std::optional<Field> f = find_field(name);
-      if (!f || std::find(kOpFields.begin(), kOpFields.end(), *f) == kOpFields.end()) {
-        throw "a kind's field is not an op field of torchlean.ir.v1";
+      if (!f || (bit(*f) & kOpFieldBits) == 0) {
+        throw "a kind's field is not an op field of the graph format";
       }
       out[k].fields[out[k].count++] = *f;
+      out[k].bits |= bit(*f);
     }
   }
   return out;
@@ -152,10 +219,11 @@ std::span<const Field> op_fields(OpKind kind) {
   return {kKindFields[index].fields.data(), kKindFields[index].count};
 }
 
-// The op field of each member of an OpParams alternative: `each(f)` calls f(field, member
-// pointer) once per member. The reader fills the members from these fields and the writer emits
-// them in the kind's field order; a kind's fields are members of its alternative (checked
-// below), and a member whose field the kind lacks (max_pool2d's padding) keeps its default.
+// The op field of each member of an OpParams alternative: `each(f)` calls f(field, accessor)
+// once per member, where accessor(params) is the member (hard_masked_softmax's one field is the
+// whole MaskParams). The reader fills the members from these fields and the writer emits them in
+// the kind's field order; a kind's fields are members of its alternative (checked below), and a
+// member whose field the kind lacks (conv's output_padding) keeps its default.
 template <class P>
 struct ParamsFields;
 template <>
@@ -164,133 +232,312 @@ struct ParamsFields<std::monostate> {
 };
 template <>
 struct ParamsFields<ir::ConstParams> {
-  static constexpr void each(auto&& f) { f(Field::value_shape, &ir::ConstParams::value_shape); }
+  static constexpr void each(auto&& f) {
+    f(
+        Field::value_shape, [](auto& p) -> auto& { return p.value_shape; });
+  }
 };
 template <>
 struct ParamsFields<ir::PermuteParams> {
-  static constexpr void each(auto&& f) { f(Field::perm, &ir::PermuteParams::perm); }
+  static constexpr void each(auto&& f) {
+    f(
+        Field::perm, [](auto& p) -> auto& { return p.perm; });
+  }
 };
 template <>
 struct ParamsFields<ir::SeedParams> {
-  static constexpr void each(auto&& f) { f(Field::seed, &ir::SeedParams::seed); }
+  static constexpr void each(auto&& f) {
+    f(
+        Field::seed, [](auto& p) -> auto& { return p.seed; });
+  }
 };
 template <>
 struct ParamsFields<ir::PoolParams> {
   static constexpr void each(auto&& f) {
-    f(Field::kh, &ir::PoolParams::kh);
-    f(Field::kw, &ir::PoolParams::kw);
-    f(Field::stride, &ir::PoolParams::stride);
-    f(Field::padding, &ir::PoolParams::padding);
+    f(
+        Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
+    f(
+        Field::kernel, [](auto& p) -> auto& { return p.kernel; });
+    f(
+        Field::stride, [](auto& p) -> auto& { return p.stride; });
+    f(
+        Field::padding, [](auto& p) -> auto& { return p.padding; });
   }
 };
 template <>
 struct ParamsFields<ir::BroadcastParams> {
   static constexpr void each(auto&& f) {
-    f(Field::from_shape, &ir::BroadcastParams::from);
-    f(Field::to_shape, &ir::BroadcastParams::to);
+    f(
+        Field::from_shape, [](auto& p) -> auto& { return p.from; });
+    f(
+        Field::to_shape, [](auto& p) -> auto& { return p.to; });
   }
 };
 template <>
 struct ParamsFields<ir::AxisParams> {
-  static constexpr void each(auto&& f) { f(Field::axis, &ir::AxisParams::axis); }
-};
-template <>
-struct ParamsFields<ir::Conv2dParams> {
   static constexpr void each(auto&& f) {
-    f(Field::in_c, &ir::Conv2dParams::in_channels);
-    f(Field::out_c, &ir::Conv2dParams::out_channels);
-    f(Field::kh, &ir::Conv2dParams::kh);
-    f(Field::kw, &ir::Conv2dParams::kw);
-    f(Field::stride, &ir::Conv2dParams::stride);
-    f(Field::padding, &ir::Conv2dParams::padding);
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
   }
 };
 template <>
-struct ParamsFields<ir::ChannelsParams> {
-  static constexpr void each(auto&& f) { f(Field::channels, &ir::ChannelsParams::channels); }
+struct ParamsFields<ir::ConvParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
+    f(
+        Field::kernel, [](auto& p) -> auto& { return p.kernel; });
+    f(
+        Field::stride, [](auto& p) -> auto& { return p.stride; });
+    f(
+        Field::padding, [](auto& p) -> auto& { return p.padding; });
+    f(
+        Field::dilation, [](auto& p) -> auto& { return p.dilation; });
+    f(
+        Field::padding_after, [](auto& p) -> auto& { return p.padding_after; });
+    f(
+        Field::groups, [](auto& p) -> auto& { return p.groups; });
+    f(
+        Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
+    f(
+        Field::in_channels, [](auto& p) -> auto& { return p.in_channels; });
+    f(
+        Field::out_channels, [](auto& p) -> auto& { return p.out_channels; });
+    f(
+        Field::output_padding, [](auto& p) -> auto& { return p.output_padding; });
+  }
+};
+template <>
+struct ParamsFields<ir::ChannelAxisParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::channel_axis, [](auto& p) -> auto& { return p.channel_axis; });
+    f(
+        Field::channels, [](auto& p) -> auto& { return p.channels; });
+  }
 };
 template <>
 struct ParamsFields<ir::ReshapeParams> {
   static constexpr void each(auto&& f) {
-    f(Field::in_shape, &ir::ReshapeParams::in);
-    f(Field::out_shape, &ir::ReshapeParams::out);
+    f(
+        Field::in_shape, [](auto& p) -> auto& { return p.in; });
+    f(
+        Field::out_shape, [](auto& p) -> auto& { return p.out; });
   }
 };
 template <>
 struct ParamsFields<ir::FlattenParams> {
-  static constexpr void each(auto&& f) { f(Field::in_shape, &ir::FlattenParams::in); }
+  static constexpr void each(auto&& f) {
+    f(
+        Field::value_shape, [](auto& p) -> auto& { return p.in; });
+  }
+};
+template <>
+struct ParamsFields<ir::TransposeParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::axis1, [](auto& p) -> auto& { return p.axis1; });
+    f(
+        Field::axis2, [](auto& p) -> auto& { return p.axis2; });
+  }
+};
+template <>
+struct ParamsFields<ir::MaskParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::mask, [](auto& p) -> auto& { return p; });
+  }
+};
+template <>
+struct ParamsFields<ir::GeluParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::approximate, [](auto& p) -> auto& { return p.approximate; });
+  }
+};
+template <>
+struct ParamsFields<ir::ClampParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::min, [](auto& p) -> auto& { return p.min; });
+    f(
+        Field::max, [](auto& p) -> auto& { return p.max; });
+  }
+};
+template <>
+struct ParamsFields<ir::ScaleParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::factor, [](auto& p) -> auto& { return p.factor; });
+  }
+};
+template <>
+struct ParamsFields<ir::SliceParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::start, [](auto& p) -> auto& { return p.start; });
+    f(
+        Field::end, [](auto& p) -> auto& { return p.end; });
+    f(
+        Field::step, [](auto& p) -> auto& { return p.step; });
+  }
+};
+template <>
+struct ParamsFields<ir::AttentionParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::causal, [](auto& p) -> auto& { return p.causal; });
+    f(
+        Field::scale, [](auto& p) -> auto& { return p.scale; });
+  }
 };
 
-// The fields each OpParams alternative binds, as bit sets, by alternative index.
+// The C++ type of a member a field of type T binds.
+template <ValueType T>
+struct MemberOf;
+template <>
+struct MemberOf<ValueType::u32> {
+  using type = std::uint32_t;
+};
+template <>
+struct MemberOf<ValueType::u64> {
+  using type = std::uint64_t;
+};
+template <>
+struct MemberOf<ValueType::u32_list> {
+  using type = std::vector<std::uint32_t>;
+};
+template <>
+struct MemberOf<ValueType::dims> {
+  using type = Shape;
+};
+template <>
+struct MemberOf<ValueType::boolean> {
+  using type = bool;
+};
+template <>
+struct MemberOf<ValueType::float32> {
+  using type = float;
+};
+template <>
+struct MemberOf<ValueType::nullable_float32> {
+  using type = std::optional<float>;
+};
+template <>
+struct MemberOf<ValueType::gelu_approximation> {
+  using type = ir::GeluApproximation;
+};
+template <>
+struct MemberOf<ValueType::mask> {
+  using type = ir::MaskParams;
+};
+
+// Whether member type M fits a field of type `type`.
+template <class M>
+constexpr bool member_fits(ValueType type) {
+  switch (type) {
+    case ValueType::u32:
+      return std::is_same_v<M, MemberOf<ValueType::u32>::type>;
+    case ValueType::u64:
+      return std::is_same_v<M, MemberOf<ValueType::u64>::type>;
+    case ValueType::u32_list:
+      return std::is_same_v<M, MemberOf<ValueType::u32_list>::type>;
+    case ValueType::dims:
+      return std::is_same_v<M, MemberOf<ValueType::dims>::type>;
+    case ValueType::boolean:
+      return std::is_same_v<M, MemberOf<ValueType::boolean>::type>;
+    case ValueType::float32:
+      return std::is_same_v<M, MemberOf<ValueType::float32>::type>;
+    case ValueType::nullable_float32:
+      return std::is_same_v<M, MemberOf<ValueType::nullable_float32>::type>;
+    case ValueType::gelu_approximation:
+      return std::is_same_v<M, MemberOf<ValueType::gelu_approximation>::type>;
+    case ValueType::mask:
+      return std::is_same_v<M, MemberOf<ValueType::mask>::type>;
+    case ValueType::string:
+      break;
+  }
+  return false;
+}
+
+// The fields each OpParams alternative binds, as bit sets, by alternative index; and whether
+// every member's type fits its field's.
+struct Bound {
+  std::uint64_t bits = 0;
+  bool types_fit = true;
+};
 template <std::size_t... I>
-constexpr std::array<std::uint32_t, sizeof...(I)> bound_fields(std::index_sequence<I...>) {
-  const auto bits = [](auto tag) {
-    std::uint32_t out = 0;
-    ParamsFields<typename decltype(tag)::type>::each([&out](Field f, auto) { out |= bit(f); });
+constexpr std::array<Bound, sizeof...(I)> bound_fields(std::index_sequence<I...>) {
+  const auto bound = [](auto tag) {
+    using P = typename decltype(tag)::type;
+    Bound out;
+    ParamsFields<P>::each([&out](Field f, auto member) {
+      using M = std::remove_cvref_t<decltype(member(std::declval<P&>()))>;
+      out.bits |= bit(f);
+      out.types_fit = out.types_fit && member_fits<M>(kFields[static_cast<std::size_t>(f)].type);
+    });
     return out;
   };
-  return {bits(std::type_identity<std::variant_alternative_t<I, ir::OpParams>>{})...};
+  return {bound(std::type_identity<std::variant_alternative_t<I, ir::OpParams>>{})...};
 }
 constexpr auto kBoundFields =
     bound_fields(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
 static_assert(
     [] {
       for (std::size_t k = 0; k < ir::kOpKindCount; ++k) {
-        std::uint32_t wanted = 0;
-        for (std::size_t i = 0; i < kKindFields[k].count; ++i)
-          wanted |= bit(kKindFields[k].fields[i]);
-        if ((wanted & ~kBoundFields[ir::kOpKindTable[k].params]) != 0) return false;
+        if ((kKindFields[k].bits & ~kBoundFields[ir::kOpKindTable[k].params].bits) != 0)
+          return false;
+      }
+      for (const Bound& b : kBoundFields) {
+        if (!b.types_fit) return false;
       }
       return true;
     }(),
-    "every field of a kind is a member of the kind's OpParams alternative");
+    "every field of a kind is a member of the kind's OpParams alternative, of the field's type");
 
 std::string_view kind_name(OpKind kind) {
   return ir::to_string(kind);
 }
 
-// "conv2d takes id, kind, parents, shape, inC, outC, kH, kW, stride, padding, name".
-std::string fields_of_kind(OpKind kind) {
-  std::string out(kind_name(kind));
-  out += " takes id, kind, parents, shape, ";
-  for (const Field f : op_fields(kind)) {
-    out += name_of(f);
-    out += ", ";
-  }
-  out += "name";
-  return out;
-}
-
-std::string op_fields_text(OpKind kind) {
-  const auto fields = op_fields(kind);
-  if (fields.empty()) return std::string(kind_name(kind)) + " takes no op fields";
-  std::string out(kind_name(kind));
-  out += " takes ";
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i != 0) out += ", ";
-    out += name_of(fields[i]);
-  }
-  return out;
-}
+// gelu's `approximate`, by GeluApproximation.
+constexpr auto kGeluApproximationNames = std::to_array<std::string_view>({"none", "tanh"});
 
 // "expected a non-negative integer": what a field's value must be, for messages.
-std::string expectation(Field f) {
-  switch (type_of(f)) {
+std::string expectation(ValueType type, Field f) {
+  switch (type) {
     case ValueType::u32:
     case ValueType::u64:
       return "expected a non-negative integer";
     case ValueType::u32_list:
-    case ValueType::u64_list:
+    case ValueType::dims:
       return "expected an array";
+    case ValueType::boolean:
+      return "expected true or false";
+    case ValueType::float32:
+      return "expected a number";
+    case ValueType::nullable_float32:
+      return "expected a number or null";
+    case ValueType::gelu_approximation:
+      return "expected 'none' or 'tanh'";
+    case ValueType::mask:
+      return "expected an object {\"shape\": [...], \"allowed\": [...]}";
     case ValueType::string:
       break;
   }
   return f == Field::name ? "expected a non-empty string" : "expected a string";
 }
 
-enum class RootField : std::uint8_t { format, input_id, output_id, nodes };
-constexpr std::array<std::string_view, 4> kRootFieldNames = {"format", "input_id", "output_id",
-                                                             "nodes"};
+// ---------------------------------------------------------------------------------------------
+// The document's top level.
+
+enum class RootField : std::uint8_t { format, input_id, output_ids, output_id, nodes };
+constexpr std::array<std::string_view, 5> kRootFieldNames = {"format", "input_id", "output_ids",
+                                                             "output_id", "nodes"};
+constexpr std::string_view kRootFieldsText = "format, input_id, output_ids and nodes";
+
+enum class DocumentFormat : std::uint8_t { torchlean, nnplan };
 
 // ---------------------------------------------------------------------------------------------
 // Scalars and numbers.
@@ -354,20 +601,277 @@ std::expected<std::uint64_t, std::string> to_uint(const Scalar& s, std::uint64_t
   return std::unexpected("expected a non-negative integer, found " + found(s));
 }
 
-// The parameters of alternative P, read from the fields of a node as read so far (`Raw` is the
-// handler's RawNode).
-template <class Raw, class P>
-ir::OpParams read_params(Raw& raw) {
+std::optional<bool> to_bool(const Scalar& s) {
+  if (s.kind != Scalar::Kind::literal) return std::nullopt;
+  if (s.text == "true") return true;
+  if (s.text == "false") return false;
+  return std::nullopt;
+}
+
+// The float32 nearest to the JSON number `s`. Non-integers are converted from their token, so the
+// one rounding is decimal to float (through double it could round twice); a number whose
+// magnitude is past the float range, or nonzero and below it, is refused rather than made
+// infinite or zero.
+std::expected<float, std::string> to_float(const Scalar& s, std::string_view expected) {
+  switch (s.kind) {
+    case Scalar::Kind::unsigned_integer:
+      return static_cast<float>(s.value);
+    case Scalar::Kind::negative_integer:
+      return static_cast<float>(s.negative);
+    case Scalar::Kind::other_number: {
+      float value = 0.0F;
+      const char* const end = s.text.data() + s.text.size();
+      const auto result = std::from_chars(s.text.data(), end, value);
+      if (result.ec == std::errc::result_out_of_range) {
+        return std::unexpected(shown(s.text) +
+                               " is out of range for a 32-bit float; magnitudes from 1.4e-45 to "
+                               "3.4028235e+38, or 0, are allowed");
+      }
+      if (result.ec == std::errc{} && result.ptr == end && std::isfinite(value)) return value;
+      break;
+    }
+    case Scalar::Kind::string:
+    case Scalar::Kind::literal:
+      break;
+  }
+  return std::unexpected(std::string(expected) + ", found " + found(s));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A node as read so far.
+
+// The first problem found inside the current node, reported when the node closes.
+struct Problem {
+  enum class Kind : std::uint8_t { value, unknown_field, repeated_field };
+  Kind kind = Kind::value;
+  std::uint32_t ordinal = 0;  // which of the node's keys it belongs to (document order)
+  std::string field;          // "kernel", "parents[2]", "mask.shape", or the unknown / repeated key
+  std::string text;           // what is wrong with the value
+};
+
+// `stride` or `padding` read before the node's `kind`: integers in the legacy kinds, arrays in
+// the current ones. The value is kept both ways and the kind picks the reading when the node
+// closes.
+struct Undecided {
+  std::uint32_t ordinal = 0;
+  std::optional<Problem> as_integer;  // the problem when the kind wants an integer
+  std::optional<Problem> as_list;     // the problem when the kind wants an array
+};
+
+struct LegacyKind;
+
+struct RawNode {
+  std::uint64_t seen = 0;
+  std::uint32_t keys = 0;  // keys read so far: the ordinal of the next one
+  std::optional<NodeId> id;
+  std::optional<OpKind> kind;
+  const LegacyKind* legacy = nullptr;  // set when `kind` is a legacy spelling
+  bool extension = false;              // `kind` is an nnplan extension
+  std::optional<std::string> name;
+  std::array<std::vector<std::uint32_t>, kU32Lists> u32_lists;  // by FieldInfo::slot
+  std::array<std::vector<Dim>, kDimLists> dim_lists;            // by FieldInfo::slot
+  // Scalar fields by Field: integers and booleans in `scalars`, numbers in `floats`, and the
+  // nullable numbers given as null in `nulls`. Only fields in `seen` are read.
+  std::array<std::uint64_t, kFieldCount> scalars{};
+  std::array<float, kFieldCount> floats{};
+  std::uint64_t nulls = 0;
+  // hard_masked_softmax's mask.
+  std::vector<Dim> mask_shape;
+  std::vector<bool> mask_allowed;
+  std::array<std::optional<Undecided>, 2> undecided;  // stride, padding
+  std::optional<Problem> problem;
+
+  [[nodiscard]] bool has(Field f) const { return (seen & bit(f)) != 0; }
+  std::vector<std::uint32_t>& u32s(Field f) {
+    return u32_lists[kFields[static_cast<std::size_t>(f)].slot];
+  }
+  std::vector<Dim>& dims(Field f) { return dim_lists[kFields[static_cast<std::size_t>(f)].slot]; }
+  [[nodiscard]] std::uint32_t u32(Field f) const {
+    return static_cast<std::uint32_t>(scalars[static_cast<std::size_t>(f)]);
+  }
+
+  // Moves the value read for field `f` into a parameter member of the field's type.
+  void take(Field f, std::uint32_t& to) const { to = u32(f); }
+  void take(Field f, std::uint64_t& to) const { to = scalars[static_cast<std::size_t>(f)]; }
+  void take(Field f, bool& to) const { to = scalars[static_cast<std::size_t>(f)] != 0; }
+  void take(Field f, float& to) const { to = floats[static_cast<std::size_t>(f)]; }
+  void take(Field f, std::optional<float>& to) const {
+    if ((nulls & bit(f)) != 0) {
+      to.reset();
+    } else {
+      to = floats[static_cast<std::size_t>(f)];
+    }
+  }
+  void take(Field f, ir::GeluApproximation& to) const {
+    to = static_cast<ir::GeluApproximation>(scalars[static_cast<std::size_t>(f)]);
+  }
+  // The reused buffers keep their capacity for the next node: shapes are held inline up to rank
+  // 4, so most nodes allocate nothing for them.
+  void take(Field f, Shape& to) { to = Shape{ir::Dims(dims(f))}; }
+  void take(Field f, std::vector<std::uint32_t>& to) { to = std::move(u32s(f)); }
+  void take(Field /*mask*/, ir::MaskParams& to) {
+    to.shape = Shape{ir::Dims(mask_shape)};
+    to.allowed = std::move(mask_allowed);
+  }
+
+  // Ready for the next node. The lists keep no elements.
+  void reset() {
+    seen = 0;
+    keys = 0;
+    id.reset();
+    kind.reset();
+    legacy = nullptr;
+    extension = false;
+    name.reset();
+    for (auto& list : u32_lists)
+      list.clear();
+    for (auto& list : dim_lists)
+      list.clear();
+    nulls = 0;
+    mask_shape.clear();
+    mask_allowed.clear();
+    undecided[0].reset();
+    undecided[1].reset();
+    problem.reset();
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// TorchLean's legacy kinds.
+
+using LegacyConvert = ir::OpParams (*)(RawNode& raw, const ir::Graph& so_far);
+
+struct LegacyKind {
+  std::string_view spelling;
+  OpKind kind;                    // the current kind it reads as
+  std::span<const Field> fields;  // its op fields, in the order the legacy writers used
+  LegacyConvert convert;
+};
+
+constexpr auto kLegacyConvFields = std::to_array<Field>(
+    {Field::in_c, Field::out_c, Field::kh, Field::kw, Field::stride, Field::padding});
+constexpr auto kLegacyPoolFields = std::to_array<Field>({Field::kh, Field::kw, Field::stride});
+constexpr auto kLegacyPaddedPoolFields =
+    std::to_array<Field>({Field::kh, Field::kw, Field::stride, Field::padding});
+constexpr auto kLegacyChannelsFields = std::to_array<Field>({Field::channels});
+constexpr std::array<Field, 0> kLegacyNoFields{};
+// flatten before `value_shape`: the same kind, its shape in `in_shape`.
+constexpr auto kLegacyFlattenFields = std::to_array<Field>({Field::in_shape});
+
+// conv2d: a 2-D window with equal strides and symmetric padding. Legacy conv2d took (C,H,W) or
+// (N,C,H,W): the channel axis is third from last when the parent's shape is known, else 1.
+ir::OpParams legacy_conv2d(RawNode& raw, const ir::Graph& so_far) {
+  const std::uint32_t s = raw.u32(Field::stride);
+  const std::uint32_t p = raw.u32(Field::padding);
+  std::uint32_t channel_axis = 1;
+  const auto& parents = raw.u32s(Field::parents);
+  if (!parents.empty() && parents[0] < so_far.nodes.size()) {
+    const std::size_t rank = so_far.nodes[parents[0]].shape.rank();
+    if (rank >= 3) channel_axis = static_cast<std::uint32_t>(rank - 3);
+  }
+  return ir::ConvParams{.spatial_rank = 2,
+                        .kernel = {raw.u32(Field::kh), raw.u32(Field::kw)},
+                        .stride = {s, s},
+                        .padding = {p, p},
+                        .dilation = {1, 1},
+                        .padding_after = {p, p},
+                        .groups = 1,
+                        .channel_axis = channel_axis,
+                        .in_channels = raw.u32(Field::in_c),
+                        .out_channels = raw.u32(Field::out_c)};
+}
+// max_pool2d, avg_pool2d (padding 0) and their _pad forms: a 2-D window over the last two axes.
+ir::OpParams legacy_pool2d(RawNode& raw, const ir::Graph& /*so_far*/) {
+  const std::uint32_t s = raw.u32(Field::stride);
+  const std::uint32_t p = raw.has(Field::padding) ? raw.u32(Field::padding) : 0;
+  return ir::PoolParams{.spatial_rank = 2,
+                        .kernel = {raw.u32(Field::kh), raw.u32(Field::kw)},
+                        .stride = {s, s},
+                        .padding = {p, p}};
+}
+ir::OpParams legacy_batch_norm(RawNode& raw, const ir::Graph& /*so_far*/) {
+  return ir::ChannelAxisParams{.channel_axis = 1, .channels = raw.u32(Field::channels)};
+}
+ir::OpParams legacy_swap_first_two(RawNode& /*raw*/, const ir::Graph& /*so_far*/) {
+  return ir::TransposeParams{.axis1 = 0, .axis2 = 1};
+}
+ir::OpParams legacy_transpose_last_two(RawNode& /*raw*/, const ir::Graph& /*so_far*/) {
+  return ir::TransposeParams{.axis1 = 1, .axis2 = 2};
+}
+
+constexpr auto kLegacyKinds = std::to_array<LegacyKind>({
+    {"conv2d", OpKind::conv, kLegacyConvFields, &legacy_conv2d},
+    {"max_pool2d", OpKind::max_pool, kLegacyPoolFields, &legacy_pool2d},
+    {"max_pool2d_pad", OpKind::max_pool, kLegacyPaddedPoolFields, &legacy_pool2d},
+    {"avg_pool2d", OpKind::avg_pool, kLegacyPoolFields, &legacy_pool2d},
+    {"avg_pool2d_pad", OpKind::avg_pool, kLegacyPaddedPoolFields, &legacy_pool2d},
+    {"batch_norm2d_nchw_eval", OpKind::batch_norm_eval, kLegacyChannelsFields, &legacy_batch_norm},
+    {"swap_first_two", OpKind::transpose, kLegacyNoFields, &legacy_swap_first_two},
+    {"transpose3d_last_two", OpKind::transpose, kLegacyNoFields, &legacy_transpose_last_two},
+});
+static_assert([] {
+  for (const LegacyKind& legacy : kLegacyKinds) {
+    for (const std::string_view current : ir::kOpKindNames) {
+      if (legacy.spelling == current) return false;
+    }
+  }
+  return true;
+}());
+
+const LegacyKind* find_legacy_kind(std::string_view spelling) {
+  for (const LegacyKind& legacy : kLegacyKinds) {
+    if (legacy.spelling == spelling) return &legacy;
+  }
+  return nullptr;
+}
+
+std::string legacy_kind_names() {
+  std::string out;
+  for (const LegacyKind& legacy : kLegacyKinds) {
+    if (!out.empty()) out += ", ";
+    out += legacy.spelling;
+  }
+  return out;
+}
+
+// "conv takes id, kind, parents, shape, spatial_rank, ..., name".
+std::string fields_of_kind(std::string_view spelling, std::span<const Field> fields) {
+  std::string out(spelling);
+  out += " takes id, kind, parents, shape, ";
+  for (const Field f : fields) {
+    out += name_of(f);
+    out += ", ";
+  }
+  out += "name";
+  return out;
+}
+
+std::string op_fields_text(std::string_view spelling, std::span<const Field> fields) {
+  if (fields.empty()) return std::string(spelling) + " takes no op fields";
+  std::string out(spelling);
+  out += " takes ";
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i != 0) out += ", ";
+    out += name_of(fields[i]);
+  }
+  return out;
+}
+
+// The parameters of alternative P, read from the fields of a node as read so far.
+template <class P>
+ir::OpParams read_params(RawNode& raw) {
   P params{};
-  ParamsFields<P>::each([&](Field f, auto member) { raw.take(f, params.*member); });
+  ParamsFields<P>::each([&](Field f, auto member) {
+    if (raw.has(f)) raw.take(f, member(params));
+  });
   return params;
 }
 
 // One reader per OpParams alternative, by alternative index.
-template <class Raw, std::size_t... I>
-constexpr std::array<ir::OpParams (*)(Raw&), sizeof...(I)> params_readers(
+template <std::size_t... I>
+constexpr std::array<ir::OpParams (*)(RawNode&), sizeof...(I)> params_readers(
     std::index_sequence<I...>) {
-  return {&read_params<Raw, std::variant_alternative_t<I, ir::OpParams>>...};
+  return {&read_params<std::variant_alternative_t<I, ir::OpParams>>...};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,101 +918,66 @@ class GraphHandler {
   [[nodiscard]] std::optional<Error>& error() { return error_; }
 
  private:
-  enum class State : std::uint8_t { top, root, root_value, nodes, node, node_value, list, done };
-
-  // The first problem found inside the current node, reported when the node closes.
-  struct Problem {
-    enum class Kind : std::uint8_t { value, unknown_field, repeated_field };
-    Kind kind = Kind::value;
-    std::string field;  // "kH", "parents[2]", or the unknown / repeated key
-    std::string text;   // what is wrong with the value
+  enum class State : std::uint8_t {
+    top,
+    root,
+    root_value,
+    root_list,  // output_ids
+    nodes,
+    node,
+    node_value,
+    list,        // an array-valued node field
+    mask,        // inside a node's mask object, between its keys
+    mask_value,  // a value of the mask object
+    mask_list,   // the mask's shape or allowed array
+    done,
   };
-
-  // A node as read so far.
-  struct RawNode {
-    std::uint32_t seen = 0;
-    std::optional<NodeId> id;
-    std::optional<OpKind> kind;
-    std::optional<std::string> name;
-    std::vector<NodeId> parents;
-    std::vector<std::uint32_t> perm;
-    std::vector<Dim> shape, value_shape, from_shape, to_shape, in_shape, out_shape;
-    std::array<std::uint64_t, kFieldCount> scalars{};  // u32 and u64 fields, by Field
-    std::optional<Problem> problem;
-
-    // Moves the value read for field `f` into a parameter member of the field's type.
-    void take(Field f, std::uint32_t& to) const {
-      to = static_cast<std::uint32_t>(scalars[static_cast<std::size_t>(f)]);
-    }
-    void take(Field f, std::uint64_t& to) const { to = scalars[static_cast<std::size_t>(f)]; }
-    void take(Field f, Shape& to) { to = Shape{std::move(dims(f))}; }
-    void take(Field /*perm*/, std::vector<std::uint32_t>& to) { to = std::move(perm); }
-
-    // The storage of a u64-list field.
-    std::vector<Dim>& dims(Field f) {
-      switch (f) {
-        case Field::value_shape:
-          return value_shape;
-        case Field::from_shape:
-          return from_shape;
-        case Field::to_shape:
-          return to_shape;
-        case Field::in_shape:
-          return in_shape;
-        case Field::out_shape:
-          return out_shape;
-        case Field::shape:
-        case Field::id:
-        case Field::kind:
-        case Field::parents:
-        case Field::perm:
-        case Field::seed:
-        case Field::kh:
-        case Field::kw:
-        case Field::stride:
-        case Field::padding:
-        case Field::axis:
-        case Field::in_c:
-        case Field::out_c:
-        case Field::channels:
-        case Field::name:
-          break;
-      }
-      return shape;
-    }
-
-    // Ready for the next node. Vectors keep no elements: the last node took them.
-    void reset() {
-      seen = 0;
-      id.reset();
-      kind.reset();
-      name.reset();
-      parents.clear();
-      perm.clear();
-      for (Field f : {Field::shape, Field::value_shape, Field::from_shape, Field::to_shape,
-                      Field::in_shape, Field::out_shape})
-        dims(f).clear();
-      scalars.fill(0);  // fields a kind does not take (padding of max_pool2d) read as 0
-      problem.reset();
-    }
-  };
+  enum class MaskField : std::uint8_t { none, shape, allowed };
 
   bool scalar(const Scalar& s);
   // Counts one more level of nesting; false past kMaxJsonDepth.
   bool enter();
-  bool in_node() const {
+  [[nodiscard]] bool in_node() const {
     return skip_depth_ > 0 || state_ == State::node || state_ == State::node_value ||
-           state_ == State::list;
+           state_ == State::list || state_ == State::mask || state_ == State::mask_value ||
+           state_ == State::mask_list;
   }
   bool compound(bool object);
   bool root_scalar(const Scalar& s);
-  bool node_scalar(const Scalar& s);
-  bool list_scalar(const Scalar& s);
+  bool root_list_scalar(const Scalar& s);
+  void node_scalar(const Scalar& s);
+  void kind_scalar(const Scalar& s);
+  void list_scalar(const Scalar& s);
+  void mask_list_scalar(const Scalar& s);
+  void end_mask();
+  // The type field `f` has in the current node: legacy kinds take stride and padding as
+  // integers; nullopt when that is undecided (no kind yet).
+  [[nodiscard]] std::optional<ValueType> type_for(Field f) const;
+  // stride or padding before the kind: the undecided entry, by field.
+  std::optional<Undecided>& undecided(Field f) {
+    return raw_.undecided[f == Field::stride ? 0 : 1];
+  }
   void note(Problem problem) {
     if (!raw_.problem) raw_.problem = std::move(problem);
   }
   void note_value(std::string field, std::string text) {
-    note(Problem{.kind = Problem::Kind::value, .field = std::move(field), .text = std::move(text)});
+    note(Problem{.kind = Problem::Kind::value,
+                 .ordinal = raw_.keys - 1,
+                 .field = std::move(field),
+                 .text = std::move(text)});
+  }
+  // A problem inside the array of the current field: noted, or kept as the array reading of an
+  // undecided field.
+  void note_in_list(std::string field, std::string text) {
+    if (list_undecided_ != nullptr) {
+      if (!list_undecided_->as_list) {
+        list_undecided_->as_list = Problem{.ordinal = list_undecided_->ordinal,
+                                           .field = std::move(field),
+                                           .text = std::move(text)};
+      }
+      return;
+    }
+    note_value(std::move(field), std::move(text));
   }
   // Starts skipping a compound value; `skip_depth_` counts the open containers.
   bool skip() {
@@ -518,7 +987,10 @@ class GraphHandler {
   // A value of the current context is complete.
   void value_done();
   bool finish_node();
-  std::string describe_node() const;
+  [[nodiscard]] std::string describe_node() const;
+  [[nodiscard]] std::span<const Field> node_fields() const;
+  [[nodiscard]] std::string_view node_spelling() const;
+  [[nodiscard]] std::string extension_problem() const;
   bool fail_root(std::string_view field, std::string problem);
   bool fail_node(std::string problem);
   // An element of `nodes` that is not an object.
@@ -536,7 +1008,14 @@ class GraphHandler {
   std::size_t depth_ = 0;  // open arrays and objects
   std::uint32_t root_seen_ = 0;
   RootField root_field_ = RootField::format;
+  std::optional<DocumentFormat> format_;
+  // The first node of an extension kind read before `format`: reported if the format turns out
+  // to be torchlean.ir.v1.
+  std::optional<Error> pending_extension_;
   std::optional<Field> field_;  // the node field being read; nullopt while skipping its value
+  Undecided* list_undecided_ = nullptr;  // the undecided field whose array is being read
+  MaskField mask_field_ = MaskField::none;
+  std::uint8_t mask_seen_ = 0;  // bits: 1 shape, 2 allowed
   std::size_t list_index_ = 0;
   RawNode raw_;
   ir::Graph graph_;
@@ -567,8 +1046,28 @@ bool GraphHandler::fail_node(std::string problem) {
   return false;
 }
 
+std::string_view GraphHandler::node_spelling() const {
+  return raw_.legacy != nullptr ? raw_.legacy->spelling : kind_name(*raw_.kind);
+}
+
+// The op fields of the node's kind as written: a legacy kind's own, flatten's legacy in_shape
+// when it has that and no value_shape, else the op-kind table's.
+std::span<const Field> GraphHandler::node_fields() const {
+  if (raw_.legacy != nullptr) return raw_.legacy->fields;
+  if (*raw_.kind == OpKind::flatten && raw_.has(Field::in_shape) && !raw_.has(Field::value_shape)) {
+    return kLegacyFlattenFields;
+  }
+  return op_fields(*raw_.kind);
+}
+
+std::string GraphHandler::extension_problem() const {
+  return std::string(node_spelling()) + " is an nnplan extension kind; it needs " + "format '" +
+         std::string(kNnplanIrFormat) + "', and this document's format is '" +
+         std::string(kIrFormat) + "'";
+}
+
 // `node 3`, `node 3 (conv2d 'conv1')`, `node 3 (id 7, relu)`: the index in `nodes`, then what
-// is known of the node.
+// is known of the node (a legacy kind as the file spells it).
 std::string GraphHandler::describe_node() const {
   const std::size_t index = graph_.nodes.size();
   std::string out = "node " + std::to_string(index);
@@ -576,7 +1075,7 @@ std::string GraphHandler::describe_node() const {
   if (raw_.id && *raw_.id != index) inner = "id " + std::to_string(*raw_.id);
   if (raw_.kind) {
     if (!inner.empty()) inner += ", ";
-    inner += kind_name(*raw_.kind);
+    inner += node_spelling();
   }
   if (raw_.name) {
     if (!inner.empty()) inner += ' ';
@@ -584,6 +1083,14 @@ std::string GraphHandler::describe_node() const {
   }
   if (!inner.empty()) out += " (" + inner + ")";
   return out;
+}
+
+std::optional<ValueType> GraphHandler::type_for(Field f) const {
+  if (f == Field::stride || f == Field::padding) {
+    if (raw_.legacy != nullptr) return ValueType::u32;
+    if (!raw_.kind) return std::nullopt;
+  }
+  return kFields[static_cast<std::size_t>(f)].type;
 }
 
 void GraphHandler::value_done() {
@@ -594,13 +1101,19 @@ void GraphHandler::value_done() {
     case State::node_value:
       state_ = State::node;
       break;
+    case State::mask_value:
+      state_ = State::mask;
+      break;
     case State::list:
+    case State::mask_list:
+    case State::root_list:
       ++list_index_;
       break;
     case State::top:
     case State::root:
     case State::nodes:
     case State::node:
+    case State::mask:
     case State::done:
       break;
   }
@@ -634,24 +1147,38 @@ bool GraphHandler::scalar(const Scalar& s) {
   }
   switch (state_) {
     case State::top:
-      return fail_root("",
-                       "expected a JSON object with fields format, input_id, output_id and nodes, "
-                       "found " +
-                           found(s));
+      return fail_root("", "expected a JSON object with fields " + std::string(kRootFieldsText) +
+                               ", found " + found(s));
     case State::root_value:
       return root_scalar(s);
+    case State::root_list:
+      if (!root_list_scalar(s)) return false;
+      value_done();
+      return true;
     case State::nodes:
       return fail_not_object(found(s));
     case State::node_value:
-      if (!node_scalar(s)) return false;
+      node_scalar(s);
       value_done();
       return true;
     case State::list:
-      if (!list_scalar(s)) return false;
+      list_scalar(s);
+      value_done();
+      return true;
+    case State::mask_value:
+      if (mask_field_ != MaskField::none) {
+        note_value(mask_field_ == MaskField::shape ? "mask.shape" : "mask.allowed",
+                   "expected an array, found " + found(s));
+      }
+      value_done();
+      return true;
+    case State::mask_list:
+      mask_list_scalar(s);
       value_done();
       return true;
     case State::root:
     case State::node:
+    case State::mask:
     case State::done:
       break;
   }
@@ -672,13 +1199,18 @@ bool GraphHandler::compound(bool object) {
         state_ = State::root;
         return true;
       }
-      return fail_root("",
-                       "expected a JSON object with fields format, input_id, output_id and nodes, "
-                       "found an array");
+      return fail_root("", "expected a JSON object with fields " + std::string(kRootFieldsText) +
+                               ", found an array");
     case State::root_value:
       if (root_field_ == RootField::nodes) {
         if (object) return fail_root("nodes", "expected an array, found an object");
         state_ = State::nodes;
+        return true;
+      }
+      if (root_field_ == RootField::output_ids) {
+        if (object) return fail_root("output_ids", "expected an array, found an object");
+        state_ = State::root_list;
+        list_index_ = 0;
         return true;
       }
       return fail_root(
@@ -686,6 +1218,9 @@ bool GraphHandler::compound(bool object) {
           std::string(root_field_ == RootField::format ? "expected a string"
                                                        : "expected a non-negative integer") +
               ", found " + what);
+    case State::root_list:
+      return fail_root("output_ids[" + std::to_string(list_index_) + "]",
+                       std::string("expected a non-negative integer, found ") + what);
     case State::nodes:
       if (!object) {
         return fail_not_object("an array");
@@ -702,22 +1237,68 @@ bool GraphHandler::compound(bool object) {
       return true;
     case State::node_value: {
       if (!field_) return skip();  // an unknown or repeated field, already noted
-      const ValueType type = type_of(*field_);
-      if (!object && (type == ValueType::u32_list || type == ValueType::u64_list)) {
-        if (type == ValueType::u64_list) raw_.dims(*field_).clear();
+      const Field f = *field_;
+      const std::optional<ValueType> type = type_for(f);
+      if (!type) {
+        // stride or padding before the kind.
+        std::optional<Undecided>& u = undecided(f);
+        u = Undecided{.ordinal = raw_.keys - 1};
+        u->as_integer =
+            Problem{.ordinal = u->ordinal,
+                    .field = std::string(name_of(f)),
+                    .text = std::string("expected a non-negative integer, found ") + what};
+        if (object) {
+          u->as_list = Problem{.ordinal = u->ordinal,
+                               .field = std::string(name_of(f)),
+                               .text = "expected an array, found an object"};
+          return skip();
+        }
+        raw_.u32s(f).clear();
+        list_undecided_ = &*u;
         state_ = State::list;
         list_index_ = 0;
         return true;
       }
-      note_value(std::string(name_of(*field_)), expectation(*field_) + ", found " + what);
+      if (!object && (*type == ValueType::u32_list || *type == ValueType::dims)) {
+        list_undecided_ = nullptr;
+        state_ = State::list;
+        list_index_ = 0;
+        return true;
+      }
+      if (object && *type == ValueType::mask) {
+        mask_seen_ = 0;
+        mask_field_ = MaskField::none;
+        state_ = State::mask;
+        return true;
+      }
+      note_value(std::string(name_of(f)), expectation(*type, f) + ", found " + what);
       return skip();
     }
     case State::list:
-      note_value(std::string(name_of(*field_)) + "[" + std::to_string(list_index_) + "]",
-                 std::string("expected a non-negative integer, found ") + what);
+      note_in_list(std::string(name_of(*field_)) + "[" + std::to_string(list_index_) + "]",
+                   std::string("expected a non-negative integer, found ") + what);
+      return skip();
+    case State::mask_value:
+      if (mask_field_ == MaskField::none) return skip();  // an unknown or repeated key
+      if (object) {
+        note_value(mask_field_ == MaskField::shape ? "mask.shape" : "mask.allowed",
+                   "expected an array, found an object");
+        return skip();
+      }
+      state_ = State::mask_list;
+      list_index_ = 0;
+      return true;
+    case State::mask_list:
+      note_value(
+          std::string(mask_field_ == MaskField::shape ? "mask.shape" : "mask.allowed") + "[" +
+              std::to_string(list_index_) + "]",
+          std::string(mask_field_ == MaskField::shape ? "expected a non-negative integer, found "
+                                                      : "expected true or false, found ") +
+              what);
       return skip();
     case State::root:
     case State::node:
+    case State::mask:
     case State::done:
       break;
   }
@@ -732,23 +1313,61 @@ bool GraphHandler::key(string_t& k) {
       if (kRootFieldNames[i] != k) continue;
       const std::uint32_t b = std::uint32_t{1} << i;
       if ((root_seen_ & b) != 0) return fail_root(k, "repeated field");
+      const auto field = static_cast<RootField>(i);
+      if (field == RootField::output_ids || field == RootField::output_id) {
+        constexpr std::uint32_t kEither =
+            (std::uint32_t{1} << static_cast<unsigned>(RootField::output_ids)) |
+            (std::uint32_t{1} << static_cast<unsigned>(RootField::output_id));
+        if ((root_seen_ & kEither) != 0) {
+          error_ = make_error(ErrorKind::invalid_input,
+                              escape_controls(std::string(source_) +
+                                              ": fields output_ids and output_id: both are given; "
+                                              "a graph gives one of them (output_id is the legacy "
+                                              "form of a single output)"));
+          return false;
+        }
+      }
       root_seen_ |= b;
-      root_field_ = static_cast<RootField>(i);
+      root_field_ = field;
       state_ = State::root_value;
       return true;
     }
-    return fail_root(shown(k), "unknown field; valid: format, input_id, output_id, nodes");
+    return fail_root(shown(k),
+                     "unknown field; valid: format, input_id, output_ids (or the legacy "
+                     "output_id), nodes");
   }
-  // state_ == State::node: the grammar allows keys only inside objects, and the handler skips
-  // every object but the root and the nodes.
-  state_ = State::node_value;
-  field_ = find_field(k);
-  if (!field_) {
-    note(Problem{.kind = Problem::Kind::unknown_field, .field = shown(k)});
+  if (state_ == State::mask) {
+    state_ = State::mask_value;
+    const MaskField f = k == "shape"     ? MaskField::shape
+                        : k == "allowed" ? MaskField::allowed
+                                         : MaskField::none;
+    mask_field_ = MaskField::none;
+    if (f == MaskField::none) {
+      note_value("mask." + shown(k), "unknown field; mask takes shape, allowed");
+      return true;
+    }
+    const auto b = static_cast<std::uint8_t>(f == MaskField::shape ? 1 : 2);
+    if ((mask_seen_ & b) != 0) {
+      note_value("mask." + std::string(k), "repeated field");
+      return true;
+    }
+    mask_seen_ |= b;
+    mask_field_ = f;
     return true;
   }
-  if ((raw_.seen & bit(*field_)) != 0) {
-    note(Problem{.kind = Problem::Kind::repeated_field, .field = std::string(k)});
+  // state_ == State::node: the grammar allows keys only inside objects, and the handler skips
+  // every object but the root, the nodes and their masks.
+  state_ = State::node_value;
+  ++raw_.keys;
+  field_ = find_field(k);
+  if (!field_) {
+    note(
+        Problem{.kind = Problem::Kind::unknown_field, .ordinal = raw_.keys - 1, .field = shown(k)});
+    return true;
+  }
+  if (raw_.has(*field_)) {
+    note(Problem{
+        .kind = Problem::Kind::repeated_field, .ordinal = raw_.keys - 1, .field = std::string(k)});
     field_.reset();
     return true;
   }
@@ -767,6 +1386,11 @@ bool GraphHandler::end_object() {
     state_ = State::nodes;
     return true;
   }
+  if (state_ == State::mask) {
+    end_mask();
+    state_ = State::node;
+    return true;
+  }
   // The root object.
   state_ = State::done;
   return true;
@@ -778,13 +1402,35 @@ bool GraphHandler::end_array() {
     if (--skip_depth_ == 0) value_done();
     return true;
   }
-  if (state_ == State::list) {
-    state_ = State::node;
-    return true;
+  switch (state_) {
+    case State::list:
+      list_undecided_ = nullptr;
+      state_ = State::node;
+      return true;
+    case State::mask_list:
+      state_ = State::mask;
+      return true;
+    case State::root_list:
+      if (graph_.output_ids.empty()) {
+        return fail_root("output_ids", "empty array; a graph has at least one output");
+      }
+      state_ = State::root;
+      return true;
+    case State::nodes:
+      state_ = State::root;
+      return true;
+    case State::top:
+    case State::root:
+    case State::root_value:
+    case State::node:
+    case State::node_value:
+    case State::mask:
+    case State::mask_value:
+    case State::done:
+      break;
   }
-  // The nodes array.
-  state_ = State::root;
-  return true;
+  error_ = make_error(ErrorKind::internal, std::string(source_) + ": unexpected end of array");
+  return false;
 }
 
 bool GraphHandler::root_scalar(const Scalar& s) {
@@ -795,108 +1441,272 @@ bool GraphHandler::root_scalar(const Scalar& s) {
       if (s.kind != Scalar::Kind::string) {
         return fail_root(field, "expected a string, found " + found(s));
       }
-      if (s.text != kIrFormat) {
-        return fail_root(
-            field, "expected '" + std::string(kIrFormat) + "', found '" + shown(s.text) + "'");
+      if (s.text == kIrFormat) {
+        format_ = DocumentFormat::torchlean;
+        if (pending_extension_) {
+          error_ = std::move(pending_extension_);
+          return false;
+        }
+        return true;
       }
-      return true;
+      if (s.text == kNnplanIrFormat) {
+        format_ = DocumentFormat::nnplan;
+        pending_extension_.reset();
+        return true;
+      }
+      return fail_root(field, "expected '" + std::string(kIrFormat) + "' or '" +
+                                  std::string(kNnplanIrFormat) + "', found '" + shown(s.text) +
+                                  "'");
     case RootField::input_id:
     case RootField::output_id: {
       const auto value = to_uint(s, kMaxU32);
       if (!value) return fail_root(field, value.error());
-      (root_field_ == RootField::input_id ? graph_.input_id : graph_.output_id) =
-          static_cast<NodeId>(*value);
+      if (root_field_ == RootField::input_id) {
+        graph_.input_id = static_cast<NodeId>(*value);
+      } else {
+        graph_.output_ids.assign(1, static_cast<NodeId>(*value));
+      }
       return true;
     }
+    case RootField::output_ids:
     case RootField::nodes:
       return fail_root(field, "expected an array, found " + found(s));
   }
   return true;
 }
 
-bool GraphHandler::node_scalar(const Scalar& s) {
-  if (!field_) return true;  // an unknown or repeated field, already noted
+bool GraphHandler::root_list_scalar(const Scalar& s) {
+  if (list_index_ >= kMaxGraphNodes) {
+    return fail_root("output_ids", "more than " + std::to_string(kMaxGraphNodes) +
+                                       " entries; the limit is the node limit, " +
+                                       std::to_string(kMaxGraphNodes) + " (2^26)");
+  }
+  const auto value = to_uint(s, kMaxU32);
+  if (!value) return fail_root("output_ids[" + std::to_string(list_index_) + "]", value.error());
+  graph_.output_ids.push_back(static_cast<NodeId>(*value));
+  return true;
+}
+
+void GraphHandler::kind_scalar(const Scalar& s) {
+  // A plain scan rather than ir::parse_op_kind, which builds an error message for every legacy
+  // spelling.
+  const auto* const current = std::find(ir::kOpKindNames.begin(), ir::kOpKindNames.end(), s.text);
+  if (current != ir::kOpKindNames.end()) {
+    const auto kind =
+        std::optional<OpKind>(static_cast<OpKind>(current - ir::kOpKindNames.begin()));
+    raw_.kind = *kind;
+    raw_.extension = ir::op_traits(*kind).origin == ir::KindOrigin::nnplan;
+    if (raw_.extension && format_ == DocumentFormat::torchlean) {
+      note_value("kind", extension_problem());
+    }
+    return;
+  }
+  if (const LegacyKind* legacy = find_legacy_kind(s.text)) {
+    raw_.kind = legacy->kind;
+    raw_.legacy = legacy;
+    return;
+  }
+  note_value("kind", "unknown op kind '" + shown(s.text) + "'; valid: " +
+                         join_names(ir::kOpKindNames) + "; legacy: " + legacy_kind_names());
+}
+
+void GraphHandler::node_scalar(const Scalar& s) {
+  if (!field_) return;  // an unknown or repeated field, already noted
   const Field f = *field_;
   const auto index = static_cast<std::size_t>(f);
-  switch (type_of(f)) {
+  const std::optional<ValueType> type = type_for(f);
+  if (!type) {
+    // stride or padding before the kind: both readings.
+    std::optional<Undecided>& u = undecided(f);
+    u = Undecided{.ordinal = raw_.keys - 1};
+    const auto value = to_uint(s, kMaxU32);
+    if (value) {
+      raw_.scalars[index] = *value;
+    } else {
+      u->as_integer =
+          Problem{.ordinal = u->ordinal, .field = std::string(name_of(f)), .text = value.error()};
+    }
+    u->as_list = Problem{.ordinal = u->ordinal,
+                         .field = std::string(name_of(f)),
+                         .text = "expected an array, found " + found(s)};
+    return;
+  }
+  const auto bad = [&] {
+    note_value(std::string(name_of(f)), expectation(*type, f) + ", found " + found(s));
+  };
+  switch (*type) {
     case ValueType::u32:
     case ValueType::u64: {
-      const auto value = to_uint(s, type_of(f) == ValueType::u32 ? kMaxU32 : kMaxU64);
+      const auto value = to_uint(s, *type == ValueType::u32 ? kMaxU32 : kMaxU64);
       if (!value) {
         note_value(std::string(name_of(f)), value.error());
-        return true;
+        return;
       }
       if (f == Field::id) raw_.id = static_cast<NodeId>(*value);
       raw_.scalars[index] = *value;
-      return true;
+      return;
+    }
+    case ValueType::boolean: {
+      const std::optional<bool> value = to_bool(s);
+      if (!value) return bad();
+      raw_.scalars[index] = *value ? 1 : 0;
+      return;
+    }
+    case ValueType::float32:
+    case ValueType::nullable_float32: {
+      if (*type == ValueType::nullable_float32 && s.kind == Scalar::Kind::literal &&
+          s.text == "null") {
+        raw_.nulls |= bit(f);
+        return;
+      }
+      const auto value = to_float(s, expectation(*type, f));
+      if (!value) {
+        note_value(std::string(name_of(f)), value.error());
+        return;
+      }
+      raw_.floats[index] = *value;
+      return;
+    }
+    case ValueType::gelu_approximation: {
+      if (s.kind != Scalar::Kind::string) return bad();
+      for (std::size_t i = 0; i < kGeluApproximationNames.size(); ++i) {
+        if (kGeluApproximationNames[i] == s.text) {
+          raw_.scalars[index] = i;
+          return;
+        }
+      }
+      note_value(std::string(name_of(f)),
+                 expectation(*type, f) + ", found '" + shown(s.text) + "'");
+      return;
     }
     case ValueType::u32_list:
-    case ValueType::u64_list:
-      note_value(std::string(name_of(f)), expectation(f) + ", found " + found(s));
-      return true;
+    case ValueType::dims:
+    case ValueType::mask:
+      return bad();
     case ValueType::string:
       break;
   }
-  if (s.kind != Scalar::Kind::string || (f == Field::name && s.text.empty())) {
-    note_value(std::string(name_of(f)), expectation(f) + ", found " + found(s));
-    return true;
-  }
+  if (s.kind != Scalar::Kind::string || (f == Field::name && s.text.empty())) return bad();
   if (f == Field::name) {
     raw_.name = std::string(s.text);
-    return true;
+    return;
   }
-  const auto kind = ir::parse_op_kind(s.text);
-  if (!kind) {
-    note_value("kind",
-               "unknown op kind '" + shown(s.text) + "'; valid: " + join_names(ir::kOpKindNames));
-    return true;
-  }
-  raw_.kind = *kind;
-  return true;
+  kind_scalar(s);
 }
 
-bool GraphHandler::list_scalar(const Scalar& s) {
+void GraphHandler::list_scalar(const Scalar& s) {
   const Field f = *field_;
-  const bool wide = type_of(f) == ValueType::u64_list;
+  const bool dims = kFields[static_cast<std::size_t>(f)].type == ValueType::dims;
   const std::size_t max_entries = f == Field::parents ? kMaxNodeParents : kMaxRank;
   if (list_index_ >= max_entries) {
     // Nothing past the limit is stored, so a huge list costs no memory.
-    note_value(std::string(name_of(f)),
-               "more than " + std::to_string(max_entries) + " entries; the limit is " +
-                   std::to_string(max_entries) +
-                   (f == Field::parents ? " parents per node" : " (the maximum rank)"));
-    return true;
+    note_in_list(std::string(name_of(f)),
+                 "more than " + std::to_string(max_entries) + " entries; the limit is " +
+                     std::to_string(max_entries) +
+                     (f == Field::parents ? " parents per node" : " (the maximum rank)"));
+    return;
   }
-  const auto value = to_uint(s, wide ? kMaxU64 : kMaxU32);
+  const auto value = to_uint(s, dims ? kMaxU64 : kMaxU32);
   if (!value) {
-    note_value(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]", value.error());
-    return true;
+    note_in_list(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]", value.error());
+    return;
   }
-  if (wide && *value > kMaxDim) {
-    note_value(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]",
-               std::to_string(*value) + " exceeds the dimension limit of " +
-                   std::to_string(kMaxDim) + " (2^48)");
-    return true;
+  if (dims && *value > kMaxDim) {
+    note_in_list(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]",
+                 std::to_string(*value) + " exceeds the dimension limit of " +
+                     std::to_string(kMaxDim) + " (2^48)");
+    return;
   }
-  if (wide) {
+  if (dims) {
     raw_.dims(f).push_back(*value);
-  } else if (f == Field::parents) {
-    raw_.parents.push_back(static_cast<NodeId>(*value));
   } else {
-    raw_.perm.push_back(static_cast<std::uint32_t>(*value));
+    raw_.u32s(f).push_back(static_cast<std::uint32_t>(*value));
   }
-  return true;
+}
+
+void GraphHandler::mask_list_scalar(const Scalar& s) {
+  if (mask_field_ == MaskField::shape) {
+    if (list_index_ >= kMaxRank) {
+      note_value("mask.shape", "more than " + std::to_string(kMaxRank) + " entries; the limit is " +
+                                   std::to_string(kMaxRank) + " (the maximum rank)");
+      return;
+    }
+    const auto value = to_uint(s, kMaxU64);
+    const std::string at = "mask.shape[" + std::to_string(list_index_) + "]";
+    if (!value) {
+      note_value(at, value.error());
+      return;
+    }
+    if (*value > kMaxDim) {
+      note_value(at, std::to_string(*value) + " exceeds the dimension limit of " +
+                         std::to_string(kMaxDim) + " (2^48)");
+      return;
+    }
+    raw_.mask_shape.push_back(*value);
+    return;
+  }
+  // allowed: one entry per element. Entries are stored as they come, so what the list costs is
+  // bounded by the file, never by a count the file claims.
+  if (list_index_ >= kMaxTensorElements) {
+    note_value("mask.allowed", "more than " + std::to_string(kMaxTensorElements) +
+                                   " entries; the limit is " + std::to_string(kMaxTensorElements) +
+                                   " (2^48) per tensor");
+    return;
+  }
+  const std::optional<bool> value = to_bool(s);
+  if (!value) {
+    note_value("mask.allowed[" + std::to_string(list_index_) + "]",
+               "expected true or false, found " + found(s));
+    return;
+  }
+  if (!raw_.problem) raw_.mask_allowed.push_back(*value);
+}
+
+// The mask object closed: both fields given, allowed holding one entry per element of shape.
+void GraphHandler::end_mask() {
+  for (const auto& [b, name] : {std::pair<std::uint8_t, const char*>{1, "mask.shape"},
+                                std::pair<std::uint8_t, const char*>{2, "mask.allowed"}}) {
+    if ((mask_seen_ & b) == 0) {
+      note_value(name, "required field is missing; mask takes shape, allowed");
+      return;
+    }
+  }
+  if (raw_.problem) return;
+  const Shape shape{ir::Dims(raw_.mask_shape)};
+  const std::optional<Dim> count = ir::element_count(shape);
+  if (!count || *count > kMaxTensorElements) {
+    note_value("mask.shape", ir::to_string(shape) + " has " +
+                                 (count ? std::to_string(*count) : std::string("more than 2^64")) +
+                                 " elements; the limit is " + std::to_string(kMaxTensorElements) +
+                                 " (2^48) per tensor");
+    return;
+  }
+  if (raw_.mask_allowed.size() != *count) {
+    note_value("mask.allowed", std::to_string(raw_.mask_allowed.size()) + " entries, expected " +
+                                   std::to_string(*count) + " (one per element of mask.shape " +
+                                   ir::to_string(shape) + ")");
+  }
 }
 
 bool GraphHandler::finish_node() {
-  if (raw_.problem) {
-    const Problem& p = *raw_.problem;
+  // The first problem in document order: one noted while reading, or the reading of stride or
+  // padding that the kind chose.
+  const Problem* first = raw_.problem ? &*raw_.problem : nullptr;
+  if (raw_.kind) {
+    for (const std::optional<Undecided>& u : raw_.undecided) {
+      if (!u) continue;
+      const std::optional<Problem>& p = raw_.legacy != nullptr ? u->as_integer : u->as_list;
+      if (p && (first == nullptr || p->ordinal < first->ordinal)) first = &*p;
+    }
+  }
+  if (first != nullptr) {
+    const Problem& p = *first;
     switch (p.kind) {
       case Problem::Kind::value:
         return fail_node("field " + p.field + ": " + p.text);
       case Problem::Kind::unknown_field:
         return fail_node("field " + p.field + ": unknown field; " +
-                         (raw_.kind ? fields_of_kind(*raw_.kind)
+                         (raw_.kind ? fields_of_kind(node_spelling(), node_fields())
                                     : std::string("valid: id, kind, parents, shape, name and the "
                                                   "op fields of the node's kind")));
       case Problem::Kind::repeated_field:
@@ -904,50 +1714,65 @@ bool GraphHandler::finish_node() {
     }
   }
   for (const Field f : {Field::id, Field::kind, Field::parents, Field::shape}) {
-    if ((raw_.seen & bit(f)) == 0) {
+    if (!raw_.has(f)) {
       return fail_node("field " + std::string(name_of(f)) + ": required field is missing");
     }
   }
-  const OpKind kind = *raw_.kind;
-  const auto wanted = op_fields(kind);
-  std::uint32_t wanted_bits = 0;
+  const std::span<const Field> wanted = node_fields();
+  std::uint64_t wanted_bits = 0;
   for (const Field f : wanted)
     wanted_bits |= bit(f);
-  for (const Field f : kOpFields) {
-    if ((raw_.seen & bit(f)) != 0 && (wanted_bits & bit(f)) == 0) {
-      return fail_node("field " + std::string(name_of(f)) + ": not a field of " +
-                       std::string(kind_name(kind)) + "; " + op_fields_text(kind));
-    }
+  if (const std::uint64_t foreign = raw_.seen & kOpFieldBits & ~wanted_bits; foreign != 0) {
+    const auto f = static_cast<Field>(std::countr_zero(foreign));
+    return fail_node("field " + std::string(name_of(f)) + ": not a field of " +
+                     std::string(node_spelling()) + "; " + op_fields_text(node_spelling(), wanted));
   }
-  for (const Field f : wanted) {
-    if ((raw_.seen & bit(f)) == 0) {
-      return fail_node("field " + std::string(name_of(f)) + ": required field is missing; " +
-                       op_fields_text(kind));
+  if ((wanted_bits & ~raw_.seen) != 0) {
+    for (const Field f : wanted) {
+      if (!raw_.has(f)) {
+        return fail_node("field " + std::string(name_of(f)) + ": required field is missing; " +
+                         op_fields_text(node_spelling(), wanted));
+      }
     }
   }
 
   for (const Field f : {Field::shape, Field::value_shape, Field::from_shape, Field::to_shape,
                         Field::in_shape, Field::out_shape}) {
+    if (!raw_.has(f)) continue;
     const std::vector<Dim>& dims = raw_.dims(f);
     std::optional<Dim> count = 1;
     for (const Dim d : dims) {
       if (count) count = ir::checked_mul(*count, d);
     }
     if (!count || *count > kMaxTensorElements) {
-      return fail_node("field " + std::string(name_of(f)) + ": " + ir::to_string(Shape{dims}) +
-                       " has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
-                       " elements; the limit is " + std::to_string(kMaxTensorElements) +
-                       " (2^48) per tensor");
+      return fail_node(
+          "field " + std::string(name_of(f)) + ": " + ir::to_string(Shape{ir::Dims(dims)}) +
+          " has " + (count ? std::to_string(*count) : std::string("more than 2^64")) +
+          " elements; the limit is " + std::to_string(kMaxTensorElements) + " (2^48) per tensor");
     }
   }
-  const auto shape = [this](Field f) { return Shape{std::move(raw_.dims(f))}; };
-  static constexpr auto kReaders =
-      params_readers<RawNode>(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
-  ir::OpParams params = kReaders[ir::op_traits(kind).params](raw_);
+  if (raw_.extension && !format_ && !pending_extension_) {
+    fail_node("field kind: " + extension_problem());
+    pending_extension_ = std::move(error_);
+    error_.reset();
+  }
+
+  const OpKind kind = *raw_.kind;
+  ir::OpParams params;
+  if (raw_.legacy != nullptr) {
+    params = raw_.legacy->convert(raw_, graph_);
+  } else if (wanted.data() == kLegacyFlattenFields.data()) {
+    params = ir::FlattenParams{.in = Shape{ir::Dims(raw_.dims(Field::in_shape))}};
+  } else {
+    static constexpr auto kReaders =
+        params_readers(std::make_index_sequence<std::variant_size_v<ir::OpParams>>{});
+    params = kReaders[ir::op_traits(kind).params](raw_);
+  }
+  const std::vector<NodeId>& parents = raw_.u32s(Field::parents);
   graph_.nodes.push_back(Node{.id = *raw_.id,
                               .kind = kind,
-                              .parents = std::move(raw_.parents),
-                              .shape = shape(Field::shape),
+                              .parents = ir::Parents(parents.begin(), parents.end()),
+                              .shape = Shape{ir::Dims(raw_.dims(Field::shape))},
                               .params = std::move(params),
                               .source_name = raw_.name ? std::move(*raw_.name) : std::string()});
   return true;
@@ -964,12 +1789,20 @@ bool GraphHandler::parse_error(std::size_t position, const std::string& /*last_t
 }
 
 Expected<ir::Graph> GraphHandler::finish() {
-  for (std::size_t i = 0; i < kRootFieldNames.size(); ++i) {
-    if ((root_seen_ & (std::uint32_t{1} << i)) == 0) {
-      fail_root(kRootFieldNames[i], "required field is missing");
-      return std::unexpected(std::move(*error_));
-    }
+  const auto missing = [this](std::string_view field, std::string_view text) {
+    fail_root(field, std::string(text));
+    return std::unexpected(std::move(*error_));
+  };
+  const auto has = [this](RootField f) {
+    return (root_seen_ & (std::uint32_t{1} << static_cast<unsigned>(f))) != 0;
+  };
+  if (!has(RootField::format)) return missing("format", "required field is missing");
+  if (!has(RootField::input_id)) return missing("input_id", "required field is missing");
+  if (!has(RootField::output_ids) && !has(RootField::output_id)) {
+    return missing("output_ids",
+                   "required field is missing (or the legacy output_id, a single output)");
   }
+  if (!has(RootField::nodes)) return missing("nodes", "required field is missing");
   return std::move(graph_);
 }
 
@@ -1004,11 +1837,52 @@ void append_value(std::string& out, std::uint32_t value) {
 void append_value(std::string& out, std::uint64_t value) {
   append_uint(out, value);
 }
+void append_value(std::string& out, bool value) {
+  out += value ? "true" : "false";
+}
+// The shortest text that reads back as the same float; negative zero as -0.0, which reads back
+// as a float (-0 would read as the integer 0). JSON has no infinities or NaN, and the reader
+// never makes one: a non-finite value, which only a hand-built graph holds, is written as null.
+void append_value(std::string& out, float value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  if (value == 0.0F && std::signbit(value)) {
+    out += "-0.0";
+    return;
+  }
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  out.append(buffer.data(), result.ptr);
+}
+void append_value(std::string& out, const std::optional<float>& value) {
+  if (!value) {
+    out += "null";
+    return;
+  }
+  append_value(out, *value);
+}
+void append_value(std::string& out, ir::GeluApproximation value) {
+  out += '"';
+  out += enum_name(kGeluApproximationNames, value);
+  out += '"';
+}
 void append_value(std::string& out, const Shape& value) {
   append_list<ir::Dim>(out, value.dims);
 }
 void append_value(std::string& out, const std::vector<std::uint32_t>& value) {
   append_list<std::uint32_t>(out, value);
+}
+void append_value(std::string& out, const ir::MaskParams& value) {
+  out += "{\"shape\": ";
+  append_list<ir::Dim>(out, value.shape.dims);
+  out += ", \"allowed\": [";
+  for (std::size_t i = 0; i < value.allowed.size(); ++i) {
+    if (i != 0) out += ", ";
+    out += value.allowed[i] ? "true" : "false";
+  }
+  out += "]}";
 }
 
 // The op fields of `node`, in its kind's order, from its parameters as alternative P; the
@@ -1023,7 +1897,7 @@ void append_params(std::string& out, const Node& node, std::span<const Field> fi
     ParamsFields<P>::each([&](Field member_field, auto member) {
       if (member_field != f) return;
       append_key(out, name_of(f));
-      append_value(out, params.*member);
+      append_value(out, member(params));
     });
   }
 }
@@ -1042,13 +1916,20 @@ void append_op_fields(std::string& out, const Node& node) {
 
 }  // namespace
 
+std::string_view ir_format_for(const ir::Graph& graph) {
+  for (const Node& node : graph.nodes) {
+    if (ir::op_traits(node.kind).origin == ir::KindOrigin::nnplan) return kNnplanIrFormat;
+  }
+  return kIrFormat;
+}
+
 Expected<ir::Graph> parse_ir_json(std::string_view text, std::string_view source) {
   if (only_whitespace(text)) {
-    return std::unexpected(make_error(
-        ErrorKind::invalid_input,
-        escape_controls(std::string(source) +
-                        ": empty document; expected a JSON object with fields format, input_id, "
-                        "output_id and nodes")));
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input,
+                   escape_controls(std::string(source) +
+                                   ": empty document; expected a JSON object with fields " +
+                                   std::string(kRootFieldsText))));
   }
   if (auto nul = detail::json_nul_problem(text)) {
     return std::unexpected(
@@ -1083,11 +1964,11 @@ std::string write_ir_json(const ir::Graph& graph) {
   std::string out;
   out.reserve(96 + graph.nodes.size() * 80);
   out += "{\n  \"format\": \"";
-  out += kIrFormat;
+  out += ir_format_for(graph);
   out += "\",\n  \"input_id\": ";
   append_uint(out, graph.input_id);
-  out += ",\n  \"output_id\": ";
-  append_uint(out, graph.output_id);
+  out += ",\n  \"output_ids\": ";
+  append_list<ir::NodeId>(out, graph.output_ids);
   out += ",\n  \"nodes\": [";
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& node = graph.nodes[i];

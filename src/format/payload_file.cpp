@@ -38,6 +38,14 @@ using ir::Shape;
 using Json = nlohmann::ordered_json;
 
 constexpr std::uint64_t kFloatBytes = 4;
+constexpr std::uint64_t kInt64Bytes = 8;
+
+std::uint64_t element_bytes(PayloadDtype dtype) {
+  return dtype == PayloadDtype::int64 ? kInt64Bytes : kFloatBytes;
+}
+std::string_view dtype_name(PayloadDtype dtype) {
+  return dtype == PayloadDtype::int64 ? "int64" : "float32";
+}
 using detail::escape_controls;
 using detail::shown;
 
@@ -152,6 +160,7 @@ std::uint64_t load_u64_le(const unsigned char* bytes) {
 struct IndexEntry {
   PayloadKey key;
   Shape shape;
+  PayloadDtype dtype = PayloadDtype::float32;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
   std::uint64_t elements = 0;
@@ -282,9 +291,11 @@ Expected<Index> IndexReader::read(const Json& root) {
     if (!entry_name) return std::unexpected(entry_name.error());
     entry.key = PayloadKey{.node_id = static_cast<NodeId>(*node), .name = std::move(*entry_name)};
     const Json& dtype = e["dtype"];
-    if (!dtype.is_string() || dtype.get_ref<const std::string&>() != "float32") {
-      return std::unexpected(fail(
-          where, "dtype", "expected \"float32\" (the only dtype of v1), found " + found(dtype)));
+    if (dtype.is_string() && dtype.get_ref<const std::string&>() == "int64") {
+      entry.dtype = PayloadDtype::int64;
+    } else if (!dtype.is_string() || dtype.get_ref<const std::string&>() != "float32") {
+      return std::unexpected(
+          fail(where, "dtype", "expected \"float32\" or \"int64\", found " + found(dtype)));
     }
     const Json& shape = e["shape"];
     if (!shape.is_array()) {
@@ -303,7 +314,8 @@ Expected<Index> IndexReader::read(const Json& root) {
     entry.bytes = *bytes;
 
     const auto elements = elements_of(entry.shape);
-    const auto expected_bytes = elements ? mul(*elements, kFloatBytes) : std::nullopt;
+    const auto expected_bytes =
+        elements ? mul(*elements, element_bytes(entry.dtype)) : std::nullopt;
     if (!expected_bytes) {
       return std::unexpected(
           fail(where, "shape",
@@ -312,7 +324,8 @@ Expected<Index> IndexReader::read(const Json& root) {
     if (*expected_bytes != entry.bytes) {
       return std::unexpected(fail(where, "bytes",
                                   std::to_string(entry.bytes) + " does not match shape " +
-                                      shape_text(entry.shape) + " of float32 (" +
+                                      shape_text(entry.shape) + " of " +
+                                      std::string(dtype_name(entry.dtype)) + " (" +
                                       std::to_string(*expected_bytes) + " bytes)"));
     }
     entry.elements = *elements;
@@ -502,16 +515,24 @@ Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
   PayloadStore store;
   store.attributes = std::move(index->attributes);
   for (IndexEntry& entry : index->entries) {
-    PayloadTensor tensor{.shape = std::move(entry.shape)};
+    PayloadTensor tensor{.shape = std::move(entry.shape), .dtype = entry.dtype};
     // Bounded by the file's size: entry.bytes lies inside the data section.
-    tensor.data.resize(static_cast<std::size_t>(entry.elements));
-    if (!in.read(data_start + entry.offset, tensor.data.data(),
-                 static_cast<std::size_t>(entry.bytes))) {
+    void* destination = nullptr;
+    if (entry.dtype == PayloadDtype::int64) {
+      tensor.ints.resize(static_cast<std::size_t>(entry.elements));
+      destination = tensor.ints.data();
+    } else {
+      tensor.data.resize(static_cast<std::size_t>(entry.elements));
+      destination = tensor.data.data();
+    }
+    if (!in.read(data_start + entry.offset, destination, static_cast<std::size_t>(entry.bytes))) {
       return std::unexpected(invalid(source, "read error in the data of " + key_text(entry.key)));
     }
     if constexpr (std::endian::native == std::endian::big) {
       for (float& v : tensor.data)
         v = std::bit_cast<float>(std::byteswap(std::bit_cast<std::uint32_t>(v)));
+      for (std::int64_t& v : tensor.ints)
+        v = std::byteswap(v);
     }
     store.tensors.emplace(std::move(entry.key), std::move(tensor));
   }
@@ -683,14 +704,19 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
                        "payload of node " + std::to_string(key.node_id) + " has an empty name"));
       }
       const auto elements = elements_of(tensor.shape);
-      if (!elements || *elements != tensor.data.size()) {
+      const std::size_t other = tensor.dtype == PayloadDtype::int64 ? tensor.data.size()
+                                                                    : tensor.ints.size();
+      if (!elements || *elements != tensor.size() || other != 0) {
         return std::unexpected(make_error(
             ErrorKind::invalid_input, "payload " + key_text(key) + ": " +
-                                          std::to_string(tensor.data.size()) +
-                                          " values do not fill shape " + shape_text(tensor.shape)));
+                                          std::to_string(tensor.size()) + " " +
+                                          std::string(dtype_name(tensor.dtype)) +
+                                          " values do not fill shape " + shape_text(tensor.shape) +
+                                          (other != 0 ? " (and values of the other dtype are set)"
+                                                      : "")));
       }
       const std::uint64_t offset = align_up(data_bytes);
-      const std::uint64_t bytes = *elements * kFloatBytes;
+      const std::uint64_t bytes = *elements * element_bytes(tensor.dtype);
       placed.push_back(Placed{.key = &key, .tensor = &tensor, .offset = offset, .bytes = bytes});
       data_bytes = offset + bytes;
     }
@@ -706,7 +732,9 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
       append_uint(index, p.key->node_id);
       index += ", \"name\": ";
       index += json_string(p.key->name);
-      index += ", \"dtype\": \"float32\", \"shape\": [";
+      index += ", \"dtype\": \"";
+      index += dtype_name(p.tensor->dtype);
+      index += "\", \"shape\": [";
       for (std::size_t d = 0; d < p.tensor->shape.dims.size(); ++d) {
         if (d != 0) index += ", ";
         append_uint(index, p.tensor->shape.dims[d]);
@@ -750,9 +778,18 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
     std::memcpy(out.data() + kPayloadHeaderBytes, index.data(), index.size());
     for (const Placed& p : placed) {
       std::byte* at = out.data() + data_start + p.offset;
+      const void* values = p.tensor->dtype == PayloadDtype::int64
+                               ? static_cast<const void*>(p.tensor->ints.data())
+                               : static_cast<const void*>(p.tensor->data.data());
       if constexpr (std::endian::native == std::endian::little) {
-        if (p.bytes != 0) std::memcpy(at, p.tensor->data.data(), static_cast<std::size_t>(p.bytes));
+        if (p.bytes != 0) std::memcpy(at, values, static_cast<std::size_t>(p.bytes));
       } else {
+        for (std::int64_t v : p.tensor->ints) {
+          for (int b = 0; b < 8; ++b) {
+            *at++ = static_cast<std::byte>(v & 0xFF);
+            v = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) >> 8);
+          }
+        }
         for (const float v : p.tensor->data) {
           std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
           for (int b = 0; b < 4; ++b) {
@@ -826,11 +863,31 @@ Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
                               shape_text(tensor->shape) + " does not match the expected " +
                               shape_text(*want));
       }
+      const PayloadDtype want_dtype = slot.int64 ? PayloadDtype::int64 : PayloadDtype::float32;
+      if (tensor->dtype != want_dtype) {
+        return fail(node, "payload " + std::string(slot.name) + ": dtype " +
+                              std::string(dtype_name(tensor->dtype)) + ", expected " +
+                              std::string(dtype_name(want_dtype)));
+      }
       const auto elements = elements_of(tensor->shape);
-      if (!elements || *elements != tensor->data.size()) {
+      if (!elements || *elements != tensor->size()) {
         return fail(node, "payload " + std::string(slot.name) + ": " +
-                              std::to_string(tensor->data.size()) + " values do not fill shape " +
+                              std::to_string(tensor->size()) + " values do not fill shape " +
                               shape_text(tensor->shape));
+      }
+      if (slot.shape == ir::PayloadShape::gather_indices) {
+        // Indices name positions of the gathered axis: 0 <= i < its extent.
+        const Node* parent = find_node(node.parents[0]);
+        const auto axis = std::get<ir::AxisParams>(node.params).axis;
+        const Dim extent = parent->shape.dims[axis];
+        for (std::size_t i = 0; i < tensor->ints.size(); ++i) {
+          const std::int64_t v = tensor->ints[i];
+          if (v < 0 || static_cast<Dim>(v) >= extent) {
+            return fail(node, "payload indices: entry " + std::to_string(i) + " is " +
+                                  std::to_string(v) + ", outside axis " + std::to_string(axis) +
+                                  " of extent " + std::to_string(extent));
+          }
+        }
       }
     }
   }

@@ -59,7 +59,7 @@ std::string replaced(std::string text, std::string_view from, std::string_view t
 
 // A two-node graph whose second node is `node` (a JSON object's fields, without braces).
 std::string ir_doc(std::string_view node, std::string_view extra_nodes = "") {
-  return R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 1, "nodes": [)"
+  return R"({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [1], "nodes": [)"
          R"({"id": 0, "kind": "input", "parents": [], "shape": [2, 3]}, {)" +
          std::string(node) + "}" + std::string(extra_nodes) + "]}";
 }
@@ -231,7 +231,7 @@ std::vector<HostileCase> cases() {
       {"ir_top_array", Format::ir, text("[]"), kInvalid, "expected a JSON object"},
       {"ir_format_unknown", Format::ir,
        [] { return replaced(ir_doc(kRelu), "torchlean.ir.v1", "torchlean.ir.v2"); }, kInvalid,
-       "field format: expected 'torchlean.ir.v1', found 'torchlean.ir.v2'"},
+       "field format: expected 'torchlean.ir.v1' or 'nnplan.ir.v1', found 'torchlean.ir.v2'"},
       {"ir_format_number", Format::ir,
        [] { return replaced(ir_doc(kRelu), "\"torchlean.ir.v1\"", "1"); }, kInvalid,
        "field format: expected a string, found 1"},
@@ -253,8 +253,25 @@ std::vector<HostileCase> cases() {
        text(R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 0, "nodes": ["x"]})"),
        kInvalid, "node 0: expected an object, found \"x\""},
       {"ir_unknown_kind", Format::ir,
-       [] { return ir_doc(R"("id": 1, "kind": "gelu", "parents": [0], "shape": [2, 3])"); },
-       kInvalid, "node 1: field kind: unknown op kind 'gelu'"},
+       [] { return ir_doc(R"("id": 1, "kind": "swish", "parents": [0], "shape": [2, 3])"); },
+       kInvalid, "node 1: field kind: unknown op kind 'swish'"},
+      {"ir_extension_kind_in_torchlean_format", Format::ir,
+       [] {
+         return ir_doc(
+             R"("id": 1, "kind": "gelu", "parents": [0], "shape": [2, 3], "approximate": "none")");
+       },
+       kInvalid,
+       "node 1 (gelu): field kind: gelu is an nnplan extension kind; it needs format "
+       "'nnplan.ir.v1'"},
+      {"ir_both_output_fields", Format::ir,
+       [] {
+         return replaced(ir_doc(kRelu), "\"output_ids\": [1]",
+                         R"("output_ids": [1], "output_id": 1)");
+       },
+       kInvalid, "g.json: fields output_ids and output_id: both are given"},
+      {"ir_output_ids_empty", Format::ir,
+       [] { return replaced(ir_doc(kRelu), "\"output_ids\": [1]", R"("output_ids": [])"); },
+       kInvalid, "g.json: field output_ids: empty array; a graph has at least one output"},
       {"ir_kind_case", Format::ir,
        [] { return ir_doc(R"("id": 1, "kind": "ReLU", "parents": [0], "shape": [2, 3])"); },
        kInvalid, "field kind: unknown op kind 'ReLU'"},
@@ -283,7 +300,7 @@ std::vector<HostileCase> cases() {
        [] {
          return replaced(ir_doc(R"("id": 1, "kind": "relu", "parents": [2], "shape": [2, 3])",
                                 R"(, {"id": 2, "kind": "relu", "parents": [1], "shape": [2, 3]})"),
-                         "\"output_id\": 1", "\"output_id\": 2");
+                         "\"output_ids\": [1]", "\"output_ids\": [2]");
        },
        kInvalid, "node 1 (relu)"},
       {"ir_parent_past_end", Format::ir,
@@ -296,8 +313,11 @@ std::vector<HostileCase> cases() {
        [] { return ir_doc(R"("id": 5, "kind": "relu", "parents": [0], "shape": [2, 3])"); },
        kInvalid, "id differs from its index 1"},
       {"ir_output_past_end", Format::ir,
-       [] { return replaced(ir_doc(kRelu), "\"output_id\": 1", "\"output_id\": 7"); }, kInvalid,
-       "output_id 7 does not name a node"},
+       [] { return replaced(ir_doc(kRelu), "\"output_ids\": [1]", "\"output_ids\": [1, 7]"); },
+       kInvalid, "output_ids[1] 7 does not name a node"},
+      {"ir_legacy_output_past_end", Format::ir,
+       [] { return replaced(ir_doc(kRelu), "\"output_ids\": [1]", "\"output_id\": 7"); }, kInvalid,
+       "output_ids[0] 7 does not name a node"},
       // torchlean.ir.v1: dimensions, ranks and element counts.
       {"ir_dim_negative", Format::ir,
        [] { return ir_doc(R"("id": 1, "kind": "relu", "parents": [0], "shape": [2, -3])"); },
@@ -356,6 +376,33 @@ std::vector<HostileCase> cases() {
                        repeat("0, ", 99) + "0]");
        },
        kInvalid, "node 1 (permute): field perm: more than 64 entries"},
+      {"ir_kernel_rank_100", Format::ir,
+       [] {
+         return ir_doc(R"("id": 1, "kind": "conv", "parents": [0], "shape": [2, 3], "kernel": [)" +
+                       repeat("1, ", 99) + "1]");
+       },
+       kInvalid, "node 1 (conv): field kernel: more than 64 entries; the limit is 64"},
+      {"ir_mask_claims_2_48_elements", Format::ir,
+       [] {
+         return ir_doc(R"("id": 1, "kind": "hard_masked_softmax", "parents": [0], "shape": [2, 3],)"
+                       R"( "mask": {"shape": [16777216, 16777216], "allowed": [true]})");
+       },
+       kInvalid,
+       "node 1 (hard_masked_softmax): field mask.allowed: 1 entries, expected 281474976710656"},
+      {"ir_mask_rank_100", Format::ir,
+       [] {
+         return ir_doc(R"("id": 1, "kind": "hard_masked_softmax", "parents": [0], "shape": [2, 3],)"
+                       R"( "mask": {"allowed": [], "shape": [)" +
+                       repeat("1, ", 99) + "1]}");
+       },
+       kInvalid, "field mask.shape: more than 64 entries; the limit is 64"},
+      {"ir_factor_past_float", Format::ir,
+       [] {
+         return replaced(
+             ir_doc(R"("id": 1, "kind": "scale", "parents": [0], "shape": [2, 3], "factor": 1e39)"),
+             "torchlean.ir.v1", "nnplan.ir.v1");
+       },
+       kInvalid, "node 1 (scale): field factor: 1e39 is out of range for a 32-bit float"},
       {"ir_too_many_parents", Format::ir,
        [] {
          return ir_doc(R"("id": 1, "kind": "sum", "parents": [)" + repeat("0,", 70000) +
@@ -379,6 +426,15 @@ std::vector<HostileCase> cases() {
                 std::string(100000, '[');
        },
        kInvalid, "g.json: node 0: field id: expected a non-negative integer, found an array"},
+      {"ir_deep_nesting_in_mask", Format::ir,
+       [] {
+         return ir_doc(std::string(R"("id": 1, "kind": "hard_masked_softmax", "parents": [0], )"
+                                   R"("shape": [2], "mask": {"shape": [1], "allowed": )") +
+                       std::string(100000, '[') + std::string(100000, ']') + "}");
+       },
+       kInvalid,
+       "node 1 (hard_masked_softmax): field mask.allowed[0]: expected true or false, found an "
+       "array"},
       {"ir_huge_name", Format::ir,
        [] {
          return ir_doc(std::string(kRelu) + R"(, "name": ")" + std::string(70000, 'a') + "\"");

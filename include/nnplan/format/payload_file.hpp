@@ -5,14 +5,15 @@
 //   offset 0   8 bytes  magic 0x89 'N' 'N' 'P' 'A' 'Y' '\r' '\n'
 //   offset 8   8 bytes  L, the byte length of the index, unsigned little-endian
 //   offset 16  L bytes  the index: UTF-8 JSON {"format": "nnplan.payloads.v1", "data_bytes": D,
-//                       "entries": [{"node_id", "name", "dtype": "float32", "shape", "offset",
+//                       "entries": [{"node_id", "name", "dtype", "shape", "offset",
 //                       "bytes"}], "attributes": [{"node_id", "name", "value"}]}
 //   zero padding up to S = 16 + L rounded up to a multiple of 64
-//   offset S   D bytes  the data section: each entry's tensor as little-endian IEEE-754 float32
-//                       values in row-major order, at `offset` (from S, a multiple of 64)
+//   offset S   D bytes  the data section: each entry's tensor as little-endian values of its
+//                       dtype ("float32": IEEE-754 binary32; "int64": two's complement) in
+//                       row-major order, at `offset` (from S, a multiple of 64)
 //
 // The file ends exactly at S + D. Entries lie inside the data section and do not overlap;
-// `bytes` is 4 times the product of `shape`. Reading is strict and total: a hostile file gives
+// `bytes` is the dtype's size (4 or 8) times the product of `shape`. Reading is strict and total: a hostile file gives
 // an invalid_input error naming the file, the entry (its index, node id and name) and the field,
 // never an out-of-bounds read or an unchecked allocation.
 //
@@ -66,10 +67,21 @@ struct PayloadKey {
   bool operator==(const PayloadKey&) const = default;
 };
 
-// A float32 tensor in row-major order; `data.size()` is the product of `shape` (1 for a scalar).
+// The element types a payload file holds: float32 for weights, int64 for indices.
+enum class PayloadDtype : std::uint8_t { float32, int64 };
+
+// A tensor in row-major order. A float32 tensor holds its values in `data`, an int64 one in
+// `ints`; the holding vector's size is the product of `shape` (1 for a scalar), the other is empty.
 struct PayloadTensor {
   ir::Shape shape;
   std::vector<float> data;
+  std::vector<std::int64_t> ints;
+  PayloadDtype dtype = PayloadDtype::float32;
+
+  // The number of values held, in `data` or `ints` by dtype.
+  [[nodiscard]] std::size_t size() const {
+    return dtype == PayloadDtype::int64 ? ints.size() : data.size();
+  }
   // Element-wise float comparison: a tensor holding a NaN is not equal to itself.
   bool operator==(const PayloadTensor&) const = default;
 };
