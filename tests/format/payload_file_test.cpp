@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nnplan/format/ir_json.hpp"
@@ -148,8 +150,9 @@ TEST(PayloadFile, WriterRefusesInconsistentStores) {
   short_data.tensors[{1, "weight"}] = PayloadTensor{.shape = shape({2, 2}), .data = {1, 2, 3}};
   const auto a = write_payloads(short_data);
   ASSERT_FALSE(a.has_value());
-  EXPECT_NE(a.error().message.find("payload node 1 'weight': 3 values do not fill shape [2,2]"),
-            std::string::npos)
+  EXPECT_NE(
+      a.error().message.find("payload node 1 'weight': 3 float32 values do not fill shape [2,2]"),
+      std::string::npos)
       << a.error().message;
 
   PayloadStore nan_attribute;
@@ -333,7 +336,7 @@ std::vector<BadPayloadFile> bad_payload_files() {
                              "offset": 0, "bytes": 2})",
                            64),
                 64),
-       "entry 0 (node 1 'w'): field dtype: expected \"float32\" (the only dtype of v1), found "
+       "entry 0 (node 1 'w'): field dtype: expected \"float32\" or \"int64\", found "
        "\"float16\""},
       {"negative_offset",
        assemble(index_with(std::string(kEntry) + R"("shape": [1], "offset": -64, "bytes": 4})", 64),
@@ -550,10 +553,23 @@ const std::vector<SlotShape>& slot_shapes() {
   return slots;
 }
 
+// A tensor of `s` for the slot: int64 indices inside the gathered axis (extent 4) for the gather,
+// float32 values for every other slot.
+PayloadTensor for_slot(const SlotShape& slot, Shape s) {
+  if (std::string_view(slot.name) != "indices") return filled(std::move(s), 0);
+  PayloadTensor t{.shape = std::move(s), .dtype = PayloadDtype::int64};
+  std::uint64_t count = 1;
+  for (const auto d : t.shape.dims)
+    count *= d;
+  for (std::uint64_t i = 0; i < count; ++i)
+    t.ints.push_back(static_cast<std::int64_t>(i % 4));
+  return t;
+}
+
 PayloadStore check_store() {
   PayloadStore s;
   for (const SlotShape& slot : slot_shapes())
-    s.tensors[{slot.node, slot.name}] = filled(slot.shape, 0);
+    s.tensors[{slot.node, slot.name}] = for_slot(slot, slot.shape);
   for (const char* name : {"scale", "bias", "mean", "var"})
     s.tensors[{6, name}] = filled(shape({6}), 1);
   s.attributes[{6, "epsilon"}] = 1e-5;
@@ -595,7 +611,7 @@ TEST_P(CheckPayloadsSlotShape, ExpectsTheShapeOfTheSlot) {
   ASSERT_TRUE(check_payloads(g, s).has_value());
   Shape wrong = slot.shape;
   wrong.dims.push_back(1);
-  s.tensors[{slot.node, slot.name}] = filled(wrong, 0);
+  s.tensors[{slot.node, slot.name}] = for_slot(slot, wrong);
   const auto checked = check_payloads(g, s, "w.payloads");
   ASSERT_FALSE(checked.has_value());
   EXPECT_EQ(checked.error().message, "w.payloads: " + ir::describe(g.nodes[slot.node]) +
