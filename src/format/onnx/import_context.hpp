@@ -21,6 +21,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -111,6 +112,8 @@ class ImportContext {
   std::string_view op_type() const { return node_->op_type(); }
   // The current node's name (`<op_type>_<index>` when it has none).
   std::string_view node_name() const { return node_->name().empty() ? unnamed_ : node_->name(); }
+  // The current node's index in graph.node (-1 between nodes).
+  int node_index() const { return progress_.node; }
 
   // ---- attributes ----
   const onnx::AttributeProto* attr(std::string_view name) const;
@@ -157,6 +160,8 @@ class ImportContext {
   // The shape of tensor `name`, without materializing a constant.
   ir::Shape tensor_shape(std::string_view name);
 
+  // The constant tensor `name` is, or null. A folded constant read while a node is imported
+  // becomes the provenance of every IR node that node emits (ImportedModel::folded_sources).
   ConstPtr constant(std::string_view name) const;
   // A float32 constant that operand `role` must be.
   ConstPtr float_constant(std::string_view name, std::string_view role) const;
@@ -260,6 +265,11 @@ class ImportContext {
   // weights moved into payloads need them.
   mutable bool consumers_indexed_ = false;
   mutable NameMap<std::vector<int>> consumers_;
+  // The folded nodes behind the constants node `folded_reads_node_` read (constant()), merged
+  // in node order, and what every IR node emitted so far got from them.
+  mutable std::vector<FoldedSource> folded_reads_;
+  mutable int folded_reads_node_ = -1;
+  std::map<ir::NodeId, std::vector<std::string>> folded_sources_;
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)

@@ -2,7 +2,8 @@
 // folds or materializes: float32 data, and integers (int64, int32, bool) for shape-like operands
 // (Reshape's shape, ReduceSum's axes, Pad's pads). A tensor of another data type is kept with its
 // data type only, so that a use can name it. An initializer's float data stays undecoded (a view
-// of its raw_data in the file's bytes) until a payload or a folding rule needs its values.
+// of its raw_data in the file's bytes) until a payload or a folding rule needs its values. The
+// constants that constant folding (constant_folding.hpp) computes are ConstTensors too.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -21,6 +22,13 @@
 
 namespace nnplan::format::onnx_import {
 
+// An ONNX node folded into a constant: graph node `index` (0-based), named `name`.
+struct FoldedSource {
+  int index = 0;
+  std::string name;
+  bool operator==(const FoldedSource&) const = default;
+};
+
 // A tensor whose value is known at import time.
 struct ConstTensor {
   std::vector<ir::Dim> dims;
@@ -31,6 +39,9 @@ struct ConstTensor {
   std::vector<std::int64_t> ints;
   std::string source;              // the tensor name, or the Constant node's name
   std::optional<ir::NodeId> node;  // the `const` node, once materialized
+  // The folded nodes this value comes from, in node order, each once (empty for an initializer
+  // or a Constant output); capped at kMaxFoldedSources (constant_folding.hpp).
+  std::vector<FoldedSource> folded_from;
 };
 using ConstPtr = std::shared_ptr<ConstTensor>;
 
