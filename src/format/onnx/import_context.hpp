@@ -2,9 +2,10 @@
 //
 // The importer walks graph.node once, in the file's (topological) order, parsing each node into
 // one reused message. Every ONNX tensor name resolves to one of: an IR node that produces it (a
-// standard hash map by name), a constant known at import time (initializers and Constant outputs;
-// materialized as a `const` node only when consumed as a plain tensor, and folded straight into
-// linear/conv2d/batch_norm2d_nchw_eval payloads when consumed there), or a pending Pad (zero
+// standard hash map by name), a constant known at import time (initializers, Constant outputs and
+// the results of constant folding, constant_folding.hpp; materialized as a `const` node only when
+// consumed as a plain tensor, and folded straight into linear/conv2d/batch_norm2d_nchw_eval
+// payloads when consumed there), or a pending Pad (zero
 // padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
 // resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
