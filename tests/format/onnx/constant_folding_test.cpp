@@ -453,9 +453,12 @@ TEST(ConstantFolding, FloatResultOverTheCapImportsAsNodes) {
   m.node("Add", {"a", "b"}, {"s"}, "add");
   m.node("Add", {"x", "s"}, {"y"}, "add_x");
   m.output("y");
-  const Lines got = lines(ok(m).graph());
-  ASSERT_EQ(got.size(), 7u);
-  EXPECT_EQ(got[3].substr(0, 6), "3 broa");
+  EXPECT_EQ(
+      lines(ok(m).graph()),
+      (Lines{"0 input -> [4097,4096] 'x'", "1 const -> [4097,1] 'a'", "2 const -> [1,4096] 'b'",
+             "3 broadcast_to([4097,1]->[4097,4096]) [1] -> [4097,4096] 'add'",
+             "4 broadcast_to([1,4096]->[4097,4096]) [2] -> [4097,4096] 'add'",
+             "5 add [3,4] -> [4097,4096] 'add'", "6 add [0,5] -> [4097,4096] 'add_x'"}));
 }
 
 TEST(ConstantFolding, ExpandBroadcastsBothWays) {
@@ -601,6 +604,50 @@ TEST(ConstantFolding, FoldedWeightsAreProvenanceOfTheLinearNode) {
   EXPECT_EQ(r.graph().nodes[1].kind, OpKind::linear);
   EXPECT_EQ(r.folded_sources,
             (std::map<ir::NodeId, std::vector<std::string>>{{1, {"transpose_w"}}}));
+}
+
+TEST(ConstantFolding, ProvenanceNamesEachFoldedNodeOnceInNodeOrder) {
+  // A diamond: Shape feeds both Gathers, and each folded node is named once.
+  Model m = with_input(13);
+  scalar_i64(m, "i0", 0);
+  scalar_i64(m, "i1", 1);
+  m.init_i64("axes", {0});
+  m.node("Shape", {"x"}, {"s"}, "shape");
+  m.node("Gather", {"s", "i1"}, {"d1"}, "g1");
+  m.node("Gather", {"s", "i0"}, {"d0"}, "g0");
+  m.node("Mul", {"d0", "d1"}, {"rows"}, "rows");
+  m.node("Unsqueeze", {"rows", "axes"}, {"rows1"}, "rows1");
+  m.node("Gather", {"s", "i0"}, {"unused"}, "unused");
+  m.init_i64("minus_one", {-1});
+  attr_i(m.node("Concat", {"rows1", "minus_one"}, {"target"}, "concat"), "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.output("y");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph())[1], "1 reshape([2,3,4]->[6,4]) [0] -> [6,4] 'reshape'");
+  EXPECT_EQ(r.folded_sources, (std::map<ir::NodeId, std::vector<std::string>>{
+                                  {1, {"shape", "g1", "g0", "rows", "rows1", "concat"}}}));
+}
+
+TEST(ConstantFolding, ProvenanceOfALongChainKeepsTheFirst256Names) {
+  Model m = with_input(13);
+  scalar_i64(m, "v0", 4);
+  for (int i = 0; i < 300; ++i) {
+    m.node("Neg", {"v" + std::to_string(i)}, {"v" + std::to_string(i + 1)},
+           "neg" + std::to_string(i));
+  }
+  m.init_i64("axes", {0});
+  m.node("Unsqueeze", {"v300", "axes"}, {"last"}, "last");
+  m.init_i64("minus_one", {-1});
+  attr_i(m.node("Concat", {"minus_one", "last"}, {"target"}, "concat"), "axis", 0);
+  m.node("Reshape", {"x", "target"}, {"y"}, "reshape");
+  m.output("y");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph())[1], "1 reshape([2,3,4]->[6,4]) [0] -> [6,4] 'reshape'");
+  ASSERT_EQ(r.folded_sources.size(), 1u);
+  const std::vector<std::string>& names = r.folded_sources.begin()->second;
+  ASSERT_EQ(names.size(), 256u);
+  EXPECT_EQ(names.front(), "neg0");
+  EXPECT_EQ(names.back(), "neg255");
 }
 
 TEST(ConstantFolding, NodesThatConsumeNoFoldedConstantHaveNoProvenance) {
