@@ -72,13 +72,14 @@ void ImportContext::import_node(int index) {
   }
   defined_.clear();
   // A node over constants is evaluated now (onnx/constant_folding.hpp) rather than imported.
-  const bool folded = fold_node(*this);
-  const OperatorImporter* importer = folded ? nullptr : find_operator(node_->op_type(), opset_);
-  if (!folded && importer == nullptr) {
-    unsupported("operator " + capped_name(node_->op_type()) +
-                " is not supported; supported: " + supported_list());
+  if (!fold_node(*this)) {
+    const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
+    if (importer == nullptr) {
+      unsupported("operator " + capped_name(node_->op_type()) +
+                  " is not supported; supported: " + supported_list());
+    }
+    importer->import(*this);
   }
-  if (!folded) importer->import(*this);
   // The node's outputs name what it defined from now on, and nothing else: an output it did not
   // define as an IR node is a constant, a pending Pad, or unused.
   for (const std::string& out : node_->output()) {

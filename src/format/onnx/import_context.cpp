@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "constant_folding.hpp"
-
 #include "nnplan/format/limits.hpp"
 
 namespace nnplan::format::onnx_import {
