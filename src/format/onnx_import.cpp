@@ -25,6 +25,7 @@
 #include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/shape.hpp"
+#include "onnx/constant_folding.hpp"
 #include "onnx/import_context.hpp"
 #include "onnx/model_split.hpp"
 #include "onnx/operator_table.hpp"
@@ -80,12 +81,15 @@ void ImportContext::import_node(int index) {
     if (!a->second.first.empty()) values_.insert_or_assign(a->second.first, a->second.second);
     return;
   }
-  const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
-  if (importer == nullptr) {
-    unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
-  }
   defined_.clear();
-  importer->import(*this);
+  // A node over constants is evaluated now (onnx/constant_folding.hpp) rather than imported.
+  if (!fold_node(*this)) {
+    const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
+    if (importer == nullptr) {
+      unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
+    }
+    importer->import(*this);
+  }
   // The node's outputs name what it defined from now on, and nothing else: an output it did not
   // define as an IR node is a constant, a pending Pad, or unused.
   for (const std::string& out : node_->output()) {

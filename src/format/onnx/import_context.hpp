@@ -2,9 +2,10 @@
 //
 // The importer walks graph.node once, in the file's (topological) order, parsing each node into
 // one reused message. Every ONNX tensor name resolves to one of: an IR node that produces it (a
-// standard hash map by name), a constant known at import time (initializers and Constant outputs;
-// materialized as a `const` node only when consumed as a plain tensor, and folded straight into
-// linear/conv2d/batch_norm2d_nchw_eval payloads when consumed there), or a pending Pad (zero
+// standard hash map by name), a constant known at import time (initializers, Constant outputs and
+// the results of constant folding, constant_folding.hpp; materialized as a `const` node only when
+// consumed as a plain tensor, and folded straight into linear/conv2d/batch_norm2d_nchw_eval
+// payloads when consumed there), or a pending Pad (zero
 // padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
 // resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
@@ -25,6 +26,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -117,6 +119,8 @@ class ImportContext {
   std::string_view op_type() const { return node_->op_type(); }
   // The current node's name (`<op_type>_<index>` when it has none).
   std::string_view node_name() const { return node_->name().empty() ? unnamed_ : node_->name(); }
+  // The current node's index in graph.node (-1 between nodes).
+  int node_index() const { return progress_.node; }
 
   // ---- attributes ----
   const onnx::AttributeProto* attr(std::string_view name) const;
@@ -163,6 +167,8 @@ class ImportContext {
   // The shape of tensor `name`, without materializing a constant.
   ir::Shape tensor_shape(std::string_view name);
 
+  // The constant tensor `name` is, or null. A folded constant read while a node is imported
+  // becomes the provenance of every IR node that node emits (ImportedModel::folded_sources).
   ConstPtr constant(std::string_view name) const;
   // A float32 constant that operand `role` (a weight, bias or statistic) must be; a graph input
   // there fails as fail_parameter_input.
@@ -288,6 +294,11 @@ class ImportContext {
   // weights moved into payloads need them.
   mutable bool consumers_indexed_ = false;
   mutable NameMap<std::vector<int>> consumers_;
+  // The folded nodes behind the constants node `folded_reads_node_` read (constant()), merged
+  // in node order, and what every IR node emitted so far got from them.
+  mutable std::vector<FoldedSource> folded_reads_;
+  mutable int folded_reads_node_ = -1;
+  std::map<ir::NodeId, std::vector<std::string>> folded_sources_;
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)
