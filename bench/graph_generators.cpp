@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -130,9 +131,32 @@ class DagBuilder {
       case K::exp:
       case K::log:
       case K::sin:
-      case K::cos: {
+      case K::cos:
+      case K::softplus: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
+        return;
+      }
+      case K::gelu: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c,
+             ir::GeluParams{rng_.below(2) == 0 ? ir::GeluApproximation::none
+                                               : ir::GeluApproximation::tanh});
+        return;
+      }
+      case K::clamp: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c, ir::ClampParams{.min = 0.0F, .max = 6.0F});
+        return;
+      }
+      case K::scale: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c, ir::ScaleParams{.factor = 0.125F});
+        return;
+      }
+      case K::safe_log: {
+        const Cls c = any_class();
+        emit(kind, {pick(c), pick(kS)}, c);
         return;
       }
       case K::add:
@@ -164,20 +188,21 @@ class DagBuilder {
             emit(kind, {pick(kQ)}, kQ, ir::PermuteParams{{0, 1, 3, 2}});
             return;
         }
-      case K::max_pool2d:
-      case K::avg_pool2d:
-        if (rng_.below(2) == 0) {
-          emit(kind, {pick(kI)}, kQ, ir::PoolParams{.kh = 2, .kw = 2, .stride = 2, .padding = 0});
-        } else {
-          emit(kind, {pick(kQ)}, kQ, ir::PoolParams{.kh = 1, .kw = 1, .stride = 1, .padding = 0});
+      case K::max_pool:
+      case K::avg_pool:
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kI)}, kQ, pool(2, 2, 0));
+            return;
+          case 1:
+            emit(kind, {pick(kQ)}, kQ, pool(1, 1, 0));
+            return;
+          default: {
+            const Cls c = rng_.below(2) == 0 ? kI : kQ;
+            emit(kind, {pick(c)}, c, pool(3, 1, 1));
+            return;
+          }
         }
-        return;
-      case K::max_pool2d_pad:
-      case K::avg_pool2d_pad: {
-        const Cls c = rng_.below(2) == 0 ? kI : kQ;
-        emit(kind, {pick(c)}, c, ir::PoolParams{.kh = 3, .kw = 3, .stride = 1, .padding = 1});
-        return;
-      }
       case K::broadcast_to:
         switch (rng_.below(3)) {
           case 0: {
@@ -211,34 +236,95 @@ class DagBuilder {
       case K::sum:
         emit(kind, {pick(any_class())}, kS);
         return;
-      case K::matmul: {
-        const Cls c = rng_.below(2) == 0 ? kM : kT;
-        emit(kind, {pick(c), pick(c)}, c);
-        return;
-      }
+      case K::matmul:
+        switch (rng_.below(4)) {
+          case 0:
+            emit(kind, {pick(kM), pick(kM)}, kM);
+            return;
+          case 1:
+            emit(kind, {pick(kT), pick(kT)}, kT);
+            return;
+          case 2:  // torch.matmul broadcasts the batch axes
+            emit(kind, {pick(kT), pick(kM)}, kT);
+            return;
+          default:  // and promotes a vector
+            emit(kind, {pick(kM), pick(kR)}, kR);
+            return;
+        }
       case K::linear: {
         const Cls c = any_ranked_class();
         emit(kind, {pick(c)}, c);
         return;
       }
-      case K::conv2d:
-        switch (rng_.below(3)) {
+      case K::conv:
+        switch (rng_.below(4)) {
           case 0:
-            emit(kind, {pick(kI)}, kI, conv(3, 1, 1));
+            emit(kind, {pick(kI)}, kI, conv(3, 1, 1, 1, false));
             return;
           case 1:
-            emit(kind, {pick(kQ)}, kQ, conv(3, 1, 1));
+            emit(kind, {pick(kQ)}, kQ, conv(3, 1, 1, 1, false));
+            return;
+          case 2:  // depthwise
+            emit(kind, {pick(kI)}, kI, conv(3, 1, 1, 4, false));
             return;
           default:
-            emit(kind, {pick(kI)}, kQ, conv(2, 2, 0));
+            emit(kind, {pick(kI)}, kQ, conv(2, 2, 0, 1, false));
             return;
         }
-      case K::batch_norm2d_nchw_eval: {
+      case K::conv_transpose:
+        if (rng_.below(2) == 0) {
+          emit(kind, {pick(kQ)}, kI, conv(2, 2, 0, 1, true));  // (2-1)*2 + 1 + 1 = 4
+        } else {
+          const Cls c = rng_.below(2) == 0 ? kI : kQ;
+          emit(kind, {pick(c)}, c, conv(3, 1, 1, 2, true));
+        }
+        return;
+      case K::batch_norm_eval: {
         const Cls c = rng_.below(2) == 0 ? kI : kQ;
-        emit(kind, {pick(c)}, c, ir::ChannelsParams{4});
+        emit(kind, {pick(c)}, c, ir::ChannelAxisParams{.channel_axis = 1, .channels = 4});
         return;
       }
+      case K::hard_masked_softmax: {
+        const Cls c = any_ranked_class();
+        const ir::Dim last = class_shape(c).dims.back();
+        std::vector<bool> allowed(last, true);
+        allowed[rng_.below(last)] = false;
+        emit(kind, {pick(c)}, c, ir::MaskParams{.shape = dims({last}), .allowed = allowed});
+        return;
+      }
+      case K::slice:
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kV)}, kR, ir::SliceParams{.axis = 0, .start = 0, .end = 8, .step = 2});
+            return;
+          case 1:  // the end clamps to the extent
+            emit(kind, {pick(kK)}, kM,
+                 ir::SliceParams{.axis = 0, .start = 4, .end = 100, .step = 1});
+            return;
+          default:
+            emit(kind, {pick(kW)}, kV,
+                 ir::SliceParams{.axis = 0, .start = 0, .end = 32, .step = 2});
+            return;
+        }
+      case K::gather:
+        // The declared shape: the axis replaced by the indices' shape ([8], [16] or [4,4]).
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kM)}, kK, ir::AxisParams{0});
+            return;
+          case 1:
+            emit(kind, {pick(kR)}, kV, ir::AxisParams{0});
+            return;
+          default:
+            emit(kind, {pick(kV)}, kM, ir::AxisParams{0});
+            return;
+        }
+      case K::scaled_dot_product_attention:
+        emit(kind, {pick(kT), pick(kT), pick(kT)}, kT,
+             ir::AttentionParams{.causal = rng_.below(2) == 0, .scale = std::nullopt});
+        return;
       case K::softmax:
+      case K::log_softmax:
       case K::layernorm: {
         const Cls c = any_ranked_class();
         const auto rank = class_shape(c).rank();
@@ -271,12 +357,18 @@ class DagBuilder {
             emit(kind, {pick(kR), pick(kR), pick(kR), pick(kR)}, kV, ir::AxisParams{0});
             return;
         }
-      case K::swap_first_two:
-        emit(kind, {pick(kM)}, kM);
-        return;
-      case K::transpose3d_last_two:
-        emit(kind, {pick(kT)}, kT);
-        return;
+      case K::transpose:
+        switch (rng_.below(3)) {
+          case 0:
+            emit(kind, {pick(kM)}, kM, ir::TransposeParams{.axis1 = 0, .axis2 = 1});
+            return;
+          case 1:
+            emit(kind, {pick(kT)}, kT, ir::TransposeParams{.axis1 = 1, .axis2 = 2});
+            return;
+          default:
+            emit(kind, {pick(kI)}, kI, ir::TransposeParams{.axis1 = 2, .axis2 = 3});
+            return;
+        }
     }
   }
 
@@ -285,20 +377,34 @@ class DagBuilder {
   ir::Graph finish(std::size_t n) && {
     if (graph_.nodes.size() > n) graph_.nodes.resize(std::max<std::size_t>(n, 1));
     graph_.input_id = 0;
-    graph_.output_id = static_cast<NodeId>(graph_.nodes.size() - 1);
+    graph_.output_ids = {static_cast<NodeId>(graph_.nodes.size() - 1)};
     return std::move(graph_);
   }
 
   [[nodiscard]] std::size_t size() const { return graph_.nodes.size(); }
 
  private:
-  static ir::Conv2dParams conv(std::uint32_t k, std::uint32_t stride, std::uint32_t padding) {
-    return {.in_channels = 4,
+  // A square window over the two spatial axes of (N,C,H,W), four channels in and out.
+  static ir::ConvParams conv(std::uint32_t k, std::uint32_t stride, std::uint32_t padding,
+                             std::uint32_t groups, bool transposed) {
+    return {.spatial_rank = 2,
+            .kernel = {k, k},
+            .stride = {stride, stride},
+            .padding = {padding, padding},
+            .dilation = {1, 1},
+            .padding_after = {padding, padding},
+            .groups = groups,
+            .channel_axis = 1,
+            .in_channels = 4,
             .out_channels = 4,
-            .kh = k,
-            .kw = k,
-            .stride = stride,
-            .padding = padding};
+            .output_padding =
+                transposed ? std::vector<std::uint32_t>{0, 0} : std::vector<std::uint32_t>{}};
+  }
+  static ir::PoolParams pool(std::uint32_t k, std::uint32_t stride, std::uint32_t padding) {
+    return {.spatial_rank = 2,
+            .kernel = {k, k},
+            .stride = {stride, stride},
+            .padding = {padding, padding}};
   }
 
   Cls any_class() { return static_cast<Cls>(rng_.below(kClassCount)); }
@@ -370,7 +476,7 @@ ir::Graph chain_graph(std::size_t n) {
     }
   }
   g.input_id = 0;
-  g.output_id = static_cast<NodeId>(g.nodes.size() - 1);
+  g.output_ids = {static_cast<NodeId>(g.nodes.size() - 1)};
   return g;
 }
 

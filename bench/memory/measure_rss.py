@@ -102,11 +102,12 @@ def ir_chain(n):
     nodes = [{"id": 0, "kind": "input", "parents": [], "shape": [1, 4]}]
     for i in range(1, n + 1):
         nodes.append({"id": i, "kind": "relu", "parents": [i - 1], "shape": [1, 4]})
-    return json.dumps({"format": "torchlean.ir.v1", "input_id": 0, "output_id": n, "nodes": nodes})
+    return json.dumps({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [n],
+                       "nodes": nodes})
 
 
 def ir_unknown_field(n):
-    return ('{"format": "torchlean.ir.v1", "input_id": 0, "output_id": 0, "junk": ['
+    return ('{"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [0], "junk": ['
             + ",".join(["[]"] * n) + '], "nodes": [{"id": 0, "kind": "input", "parents": [], '
             '"shape": [1]}]}')
 

@@ -25,6 +25,7 @@
 #include "message_text.hpp"
 #include "nnplan/format/limits.hpp"
 #include "nnplan/ir/shape.hpp"
+#include "onnx/constant_folding.hpp"
 #include "onnx/import_context.hpp"
 #include "onnx/model_split.hpp"
 #include "onnx/operator_table.hpp"
@@ -76,15 +77,13 @@ void ImportContext::import_node(int index) {
     unsupported("domain " + quoted_name(node_->domain()) +
                 " is not supported; supported: the default ONNX domain");
   }
+  if (const auto a = absorbed_.find(index); a != absorbed_.end()) {
+    if (!a->second.first.empty()) values_.insert_or_assign(a->second.first, a->second.second);
+    return;
+  }
   defined_.clear();
-  if (const auto ahead = imported_ahead_.find(index); ahead != imported_ahead_.end()) {
-    // Imported with an earlier node's pattern (import_ahead).
-    if (ahead->second) {
-      for (const std::string& out : node_->output())
-        if (!out.empty()) define(out, *ahead->second);
-    }
-    imported_ahead_.erase(ahead);
-  } else {
+  // A node over constants is evaluated now (onnx/constant_folding.hpp) rather than imported.
+  if (!fold_node(*this)) {
     const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
     if (importer == nullptr) {
       if (const std::int64_t last = last_opset_of(node_->op_type()); last != 0 && last < opset_) {

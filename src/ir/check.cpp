@@ -179,6 +179,10 @@ Status infer_conv(const Node& node, const Shape& in, const ConvParams& p, bool t
     if (Status s = check_window_list(node, "output_padding", p.output_padding, r, false); !s) {
       return s;
     }
+  } else if (!p.output_padding.empty()) {
+    // conv has no output_padding field: a graph holding one would not survive writing.
+    return fail(node, "output_padding " + list_string(p.output_padding) +
+                          " is taken only by conv_transpose (expected [])");
   }
   const Dim expected_rank = Dim{p.channel_axis} + 1 + r;
   if (in.rank() != expected_rank) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -69,14 +70,34 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::matmul;
     case K::linear:
       return B::linear;
-    case K::conv2d:
+    case K::conv:
       return B::conv;
-    case K::max_pool2d:
-    case K::max_pool2d_pad:
+    case K::conv_transpose:
+      return B::conv_transpose;
+    case K::max_pool:
       return B::max_pool;
-    case K::avg_pool2d:
-    case K::avg_pool2d_pad:
+    case K::avg_pool:
       return B::avg_pool;
+    case K::softplus:
+      return B::softplus;
+    case K::safe_log:
+      return B::safe_log;
+    case K::gelu:
+      return B::gelu;
+    case K::clamp:
+      return B::clamp;
+    case K::scale:
+      return B::scale;
+    case K::slice:
+      return B::slice;
+    case K::gather:
+      return B::gather;
+    case K::log_softmax:
+      return B::log_softmax;
+    case K::hard_masked_softmax:
+      return B::hard_masked_softmax;
+    case K::scaled_dot_product_attention:
+      return B::scaled_dot_product_attention;
     case K::broadcast_to:
       return B::broadcast;
     case K::reduce_sum:
@@ -93,11 +114,10 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::reshape;
     case K::concat:
       return B::concat;
-    case K::swap_first_two:
-    case K::transpose3d_last_two:
+    case K::transpose:
     case K::permute:
       return B::permute;
-    case K::batch_norm2d_nchw_eval:
+    case K::batch_norm_eval:
       return B::batch_norm;
   }
   return std::nullopt;
@@ -134,7 +154,21 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::log:
     case K::sin:
     case K::cos:
+    case K::softplus:
       return one_op({m}, kind, m);
+    case K::safe_log:
+      return one_op({m, shape({})}, kind, m);
+    case K::gelu:
+      return one_op({m}, kind, m, ir::GeluParams{.approximate = ir::GeluApproximation::tanh});
+    case K::clamp:
+      return one_op({m}, kind, m, ir::ClampParams{.min = 0.0F, .max = 6.0F});
+    case K::scale:
+      return one_op({m}, kind, m, ir::ScaleParams{.factor = 0.5F});
+    case K::slice:
+      return one_op({m}, kind, shape({4, 2}),
+                    ir::SliceParams{.axis = 1, .start = 1, .end = 4, .step = 2});
+    case K::gather:
+      return one_op({m}, kind, shape({3, 4}), ir::AxisParams{0});
     case K::add:
     case K::sub:
     case K::mul_elem:
@@ -143,14 +177,11 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
       return one_op({m, m}, kind, m);
     case K::mse_loss:
       return one_op({m, m}, kind, shape({}));
-    case K::max_pool2d:
-    case K::avg_pool2d:
-      return one_op({shape({4, 8, 8})}, kind, shape({4, 4, 4}),
-                    ir::PoolParams{.kh = 2, .kw = 2, .stride = 2, .padding = 0});
-    case K::max_pool2d_pad:
-    case K::avg_pool2d_pad:
-      return one_op({shape({4, 8, 8})}, kind, shape({4, 8, 8}),
-                    ir::PoolParams{.kh = 3, .kw = 3, .stride = 1, .padding = 1});
+    case K::max_pool:
+    case K::avg_pool:
+      return one_op(
+          {shape({4, 8, 8})}, kind, shape({4, 4, 4}),
+          ir::PoolParams{.spatial_rank = 2, .kernel = {2, 2}, .stride = {2, 2}, .padding = {0, 0}});
     case K::broadcast_to:
       return one_op({shape({4})}, kind, shape({2, 4}),
                     ir::BroadcastParams{shape({4}), shape({2, 4})});
@@ -163,26 +194,42 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
       return one_op({shape({2, 3}), shape({3, 4})}, kind, shape({2, 4}));
     case K::linear:
       return one_op({shape({2, 3})}, kind, shape({2, 5}));
-    case K::conv2d:
-      return one_op(
-          {shape({3, 8, 8})}, kind, shape({4, 8, 8}),
-          ir::Conv2dParams{
-              .in_channels = 3, .out_channels = 4, .kh = 3, .kw = 3, .stride = 1, .padding = 1});
-    case K::batch_norm2d_nchw_eval:
-      return one_op({shape({1, 4, 8, 8})}, kind, shape({1, 4, 8, 8}), ir::ChannelsParams{4});
+    case K::conv:
+    case K::conv_transpose:
+      return one_op({shape({1, 3, 8, 8})}, kind, shape({1, 4, 8, 8}),
+                    ir::ConvParams{.spatial_rank = 2,
+                                   .kernel = {3, 3},
+                                   .stride = {1, 1},
+                                   .padding = {1, 1},
+                                   .dilation = {1, 1},
+                                   .padding_after = {1, 1},
+                                   .in_channels = 3,
+                                   .out_channels = 4,
+                                   .output_padding = kind == K::conv_transpose
+                                                         ? std::vector<std::uint32_t>{0, 0}
+                                                         : std::vector<std::uint32_t>{}});
+    case K::batch_norm_eval:
+      return one_op({shape({1, 4, 8, 8})}, kind, shape({1, 4, 8, 8}),
+                    ir::ChannelAxisParams{.channel_axis = 1, .channels = 4});
     case K::softmax:
+    case K::log_softmax:
     case K::layernorm:
       return one_op({m}, kind, m, ir::AxisParams{1});
+    case K::hard_masked_softmax:
+      return one_op({m}, kind, m,
+                    ir::MaskParams{.shape = shape({4}), .allowed = {true, false, true, true}});
+    case K::scaled_dot_product_attention:
+      return one_op({shape({2, 5, 8}), shape({2, 6, 8}), shape({2, 6, 3})}, kind, shape({2, 5, 3}),
+                    ir::AttentionParams{.causal = false, .scale = std::nullopt});
     case K::reshape:
       return one_op({m}, kind, shape({16}), ir::ReshapeParams{m, shape({16})});
     case K::flatten:
       return one_op({m}, kind, shape({16}), ir::FlattenParams{m});
     case K::concat:
       return one_op({shape({2, 4}), shape({2, 4})}, kind, m, ir::AxisParams{0});
-    case K::swap_first_two:
-      return one_op({shape({2, 3})}, kind, shape({3, 2}));
-    case K::transpose3d_last_two:
-      return one_op({shape({2, 3, 4})}, kind, shape({2, 4, 3}));
+    case K::transpose:
+      return one_op({shape({2, 3, 4})}, kind, shape({2, 4, 3}),
+                    ir::TransposeParams{.axis1 = 1, .axis2 = 2});
   }
   return {};
 }

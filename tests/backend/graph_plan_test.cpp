@@ -38,7 +38,8 @@ TEST_P(KindMappingTest, PlansTheSpecBackendOpOrNothing) {
   const ir::OpKind kind = GetParam();
   const BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
   const ir::CheckedGraph graph = checked(one_op_graph(kind));
-  const ir::NodeId last = graph.graph().output_id;
+  ASSERT_EQ(graph.graph().output_ids.size(), 1u);
+  const ir::NodeId last = graph.graph().output_ids[0];
   ASSERT_EQ(graph.graph().nodes[last].kind, kind);
 
   auto plan = plan_graph(profile, graph);

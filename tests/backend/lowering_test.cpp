@@ -85,11 +85,14 @@ ir::Graph flatten_then_reshape() {
   return std::move(b).build();
 }
 
-ir::Graph permutes_of_three_kinds() {
+// transpose(0,1), transpose(1,2) (the legacy swap_first_two and transpose3d_last_two), permute.
+ir::Graph permutes_of_two_kinds() {
   GraphBuilder b;
   const ir::NodeId x = b.input(shape({2, 3, 4}));
-  const ir::NodeId s = b.add(K::swap_first_two, {x}, shape({3, 2, 4}));
-  const ir::NodeId t = b.add(K::transpose3d_last_two, {s}, shape({3, 4, 2}));
+  const ir::NodeId s =
+      b.add(K::transpose, {x}, shape({3, 2, 4}), ir::TransposeParams{.axis1 = 0, .axis2 = 1});
+  const ir::NodeId t =
+      b.add(K::transpose, {s}, shape({3, 4, 2}), ir::TransposeParams{.axis1 = 1, .axis2 = 2});
   b.add(K::permute, {t}, shape({2, 4, 3}), ir::PermuteParams{{2, 1, 0}});
   return std::move(b).build();
 }
@@ -133,11 +136,11 @@ const std::vector<LoweringCase>& lowering_cases() {
        LoweringMode::singleton,
        {single(1, K::flatten, BackendOp::reshape, "reference.reshape"),
         single(2, K::reshape, BackendOp::reshape, "reference.reshape")}},
-      {"three_permute_kinds_one_group",
-       permutes_of_three_kinds(),
+      {"transpose_and_permute_one_group",
+       permutes_of_two_kinds(),
        LoweringMode::coalesced,
        {{{1, 2, 3},
-         {K::swap_first_two, K::transpose3d_last_two, K::permute},
+         {K::transpose, K::transpose, K::permute},
          BackendOp::permute,
          "reference.permute",
          G::same_capsule_run}}},

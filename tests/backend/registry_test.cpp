@@ -283,7 +283,7 @@ TEST(WithModules, ReplacementCapsuleIsChosen) {
   auto r = builtin_registry().with_modules({{"reference", {replacement}}});
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(module_names(*r), (std::vector<std::string>{"reference", "attention", "native-cuda"}));
-  EXPECT_EQ(r->size(), 1u + 2u + 43u);
+  EXPECT_EQ(r->size(), 1u + 2u + 44u);
   auto planned = plan_op(ExecutionConfig{}, *r, BackendOp::relu);
   ASSERT_TRUE(planned.has_value());
   EXPECT_EQ(r->capsule(planned->capsule).notes, "replacement");

@@ -120,7 +120,8 @@ std::vector<VocabularyCase> all_vocabularies() {
                              "avg_pool",
                              "fft_fno",
                              "selective_scan",
-                             "scaled_dot_product_attention"},
+                             "scaled_dot_product_attention",
+                             "hard_masked_softmax"},
                             parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -322,7 +323,7 @@ TEST(RequiresVjp, ExactlyTwoOpsHaveNoVjp) {
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
   EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask"}));
-  EXPECT_EQ(kBackendOpCount, 46u);
+  EXPECT_EQ(kBackendOpCount, 47u);
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

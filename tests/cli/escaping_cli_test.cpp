@@ -29,7 +29,7 @@ fs::path hostile_registry() {
 fs::path hostile_graph() {
   const nlohmann::ordered_json doc = {{"format", "torchlean.ir.v1"},
                                       {"input_id", 0},
-                                      {"output_id", 1},
+                                      {"output_ids", {1}},
                                       {"nodes",
                                        {{{"id", 0},
                                          {"kind", "input"},

@@ -378,7 +378,13 @@ TEST(GraphCliVerify, CatchesAnAddedNodeDigestFirst) {
   const std::string graph = source("tests/data/graphs/cli_relu.json");
   const fs::path plan = planned_artifact(graph, "relu.added.plan.json");
   std::string text = read_text(graph);
-  text.replace(text.find("\"output_id\": 2"), 14, "\"output_id\": 3");
+  // The graph file may name its output either way (SPEC §6: current and legacy).
+  const std::string outputs = "\"output_ids\": [2]";
+  if (const std::size_t at = text.find(outputs); at != std::string::npos) {
+    text.replace(at, outputs.size(), "\"output_ids\": [3]");
+  } else {
+    text.replace(text.find("\"output_id\": 2"), 14, "\"output_id\": 3");
+  }
   text.replace(text.find("\"name\": \"act2\"}"), 15,
                "\"name\": \"act2\"},\n    {\"id\": 3, \"kind\": \"tanh\", \"parents\": [2], "
                "\"shape\": [2, 3]}");

@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nnplan/format/ir_json.hpp"
@@ -148,8 +150,9 @@ TEST(PayloadFile, WriterRefusesInconsistentStores) {
   short_data.tensors[{1, "weight"}] = PayloadTensor{.shape = shape({2, 2}), .data = {1, 2, 3}};
   const auto a = write_payloads(short_data);
   ASSERT_FALSE(a.has_value());
-  EXPECT_NE(a.error().message.find("payload node 1 'weight': 3 values do not fill shape [2,2]"),
-            std::string::npos)
+  EXPECT_NE(
+      a.error().message.find("payload node 1 'weight': 3 float32 values do not fill shape [2,2]"),
+      std::string::npos)
       << a.error().message;
 
   PayloadStore nan_attribute;
@@ -333,7 +336,7 @@ std::vector<BadPayloadFile> bad_payload_files() {
                              "offset": 0, "bytes": 2})",
                            64),
                 64),
-       "entry 0 (node 1 'w'): field dtype: expected \"float32\" (the only dtype of v1), found "
+       "entry 0 (node 1 'w'): field dtype: expected \"float32\" or \"int64\", found "
        "\"float16\""},
       {"negative_offset",
        assemble(index_with(std::string(kEntry) + R"("shape": [1], "offset": -64, "bytes": 4})", 64),
@@ -445,10 +448,30 @@ TEST(PayloadFile, CorruptedFilesNeverCrash) {
 // ---------------------------------------------------------------------------------------------
 // check_payloads.
 
-// input [2,4] -> linear [2,3] (fc) -> relu; const [3]; conv on [1,2,5,5]; batch norm.
+ir::ConvParams conv_params(std::uint32_t in, std::uint32_t out, std::vector<std::uint32_t> kernel,
+                           std::uint32_t stride, std::uint32_t groups, bool transposed) {
+  const std::size_t r = kernel.size();
+  return ir::ConvParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                        .kernel = std::move(kernel),
+                        .stride = std::vector<std::uint32_t>(r, stride),
+                        .padding = std::vector<std::uint32_t>(r, 0),
+                        .dilation = std::vector<std::uint32_t>(r, 1),
+                        .padding_after = std::vector<std::uint32_t>(r, 0),
+                        .groups = groups,
+                        .channel_axis = 1,
+                        .in_channels = in,
+                        .out_channels = out,
+                        .output_padding = transposed ? std::vector<std::uint32_t>(r, 0)
+                                                     : std::vector<std::uint32_t>{}};
+}
+
+// input [2,4] -> linear [2,3] (fc) -> relu; const [3]; conv on [1,2,5,5]; batch norm; then every
+// other kind with payloads: a grouped conv with a 3x1 kernel, a grouped conv_transpose with a 2x3
+// kernel, layernorm from axis 1, batch_norm_eval on channel axis 3, and a gather on axis 1 with
+// [3,2] indices.
 Graph check_graph() {
   Graph g;
-  g.output_id = 2;
+  g.output_ids = {2, 11};
   g.nodes = {
       Node{.id = 0, .kind = OpKind::input, .shape = shape({2, 4})},
       Node{.id = 1,
@@ -463,33 +486,95 @@ Graph check_graph() {
            .params = ir::ConstParams{.value_shape = shape({3})}},
       Node{.id = 4, .kind = OpKind::input, .shape = shape({1, 2, 5, 5})},
       Node{.id = 5,
-           .kind = OpKind::conv2d,
+           .kind = OpKind::conv,
            .parents = {4},
            .shape = shape({1, 6, 3, 3}),
-           .params = ir::Conv2dParams{.in_channels = 2,
-                                      .out_channels = 6,
-                                      .kh = 3,
-                                      .kw = 3,
-                                      .stride = 1,
-                                      .padding = 0}},
+           .params = conv_params(2, 6, {3, 3}, 1, 1, false)},
       Node{.id = 6,
-           .kind = OpKind::batch_norm2d_nchw_eval,
+           .kind = OpKind::batch_norm_eval,
            .parents = {5},
            .shape = shape({1, 6, 3, 3}),
-           .params = ir::ChannelsParams{.channels = 6}},
+           .params = ir::ChannelAxisParams{.channel_axis = 1, .channels = 6}},
+      Node{.id = 7,
+           .kind = OpKind::conv,
+           .parents = {4},
+           .shape = shape({1, 4, 3, 5}),
+           .params = conv_params(2, 4, {3, 1}, 1, 2, false)},
+      // (5-1)*2 + (2-1) + 1 = 10 and (5-1)*2 + (3-1) + 1 = 11.
+      Node{.id = 8,
+           .kind = OpKind::conv_transpose,
+           .parents = {4},
+           .shape = shape({1, 6, 10, 11}),
+           .params = conv_params(2, 6, {2, 3}, 2, 2, true)},
+      Node{.id = 9,
+           .kind = OpKind::layernorm,
+           .parents = {4},
+           .shape = shape({1, 2, 5, 5}),
+           .params = ir::AxisParams{.axis = 1}},
+      Node{.id = 10,
+           .kind = OpKind::batch_norm_eval,
+           .parents = {7},
+           .shape = shape({1, 4, 3, 5}),
+           .params = ir::ChannelAxisParams{.channel_axis = 3, .channels = 5}},
+      Node{.id = 11,
+           .kind = OpKind::gather,
+           .parents = {0},
+           .shape = shape({2, 3, 2}),
+           .params = ir::AxisParams{.axis = 1}},
   };
   return g;
 }
 
+// Each tensor slot of check_graph() and the shape SPEC §6 and payload_file.hpp give it.
+struct SlotShape {
+  ir::NodeId node;
+  const char* name;
+  Shape shape;
+};
+const std::vector<SlotShape>& slot_shapes() {
+  static const std::vector<SlotShape> slots = {
+      {1, "weight", shape({3, 4})},        // linear [out, in]
+      {1, "bias", shape({3})},             // [out]
+      {3, "value", shape({3})},            // const: value_shape
+      {5, "weight", shape({6, 2, 3, 3})},  // conv [out, in/groups, kernel...]
+      {5, "bias", shape({6})},             // [out]
+      {7, "weight", shape({4, 1, 3, 1})},  // grouped conv: in/groups = 1, kernel in axis order
+      {7, "bias", shape({4})},
+      {8, "weight", shape({2, 3, 2, 3})},  // conv_transpose [in, out/groups, kernel...]
+      {8, "bias", shape({6})},             // [out]
+      {9, "gamma", shape({2, 5, 5})},      // layernorm: the parent's shape from axis 1
+      {9, "beta", shape({2, 5, 5})},
+      {10, "scale", shape({5})},  // batch_norm_eval: [channels] on channel axis 3
+      {10, "bias", shape({5})},
+      {10, "mean", shape({5})},
+      {10, "var", shape({5})},
+      {11, "indices", shape({3, 2})},  // gather: the declared axes that replace axis 1
+  };
+  return slots;
+}
+
+// A tensor of `s` for the slot: int64 indices inside the gathered axis (extent 4) for the gather,
+// float32 values for every other slot.
+PayloadTensor for_slot(const SlotShape& slot, Shape s) {
+  if (std::string_view(slot.name) != "indices") return filled(std::move(s), 0);
+  PayloadTensor t{.shape = std::move(s), .dtype = PayloadDtype::int64};
+  std::uint64_t count = 1;
+  for (const auto d : t.shape.dims)
+    count *= d;
+  for (std::uint64_t i = 0; i < count; ++i)
+    t.ints.push_back(static_cast<std::int64_t>(i % 4));
+  return t;
+}
+
 PayloadStore check_store() {
   PayloadStore s;
-  s.tensors[{1, "weight"}] = filled(shape({3, 4}), 0);
-  s.tensors[{1, "bias"}] = filled(shape({3}), 0);
-  s.tensors[{3, "value"}] = filled(shape({3}), 0);
-  s.tensors[{5, "weight"}] = filled(shape({6, 2, 3, 3}), 0);
+  for (const SlotShape& slot : slot_shapes())
+    s.tensors[{slot.node, slot.name}] = for_slot(slot, slot.shape);
   for (const char* name : {"scale", "bias", "mean", "var"})
     s.tensors[{6, name}] = filled(shape({6}), 1);
   s.attributes[{6, "epsilon"}] = 1e-5;
+  s.attributes[{10, "epsilon"}] = 1e-3;
+  s.attributes[{9, "epsilon"}] = 1e-6;
   return s;
 }
 
@@ -503,6 +588,64 @@ TEST(CheckPayloads, OptionalBiasMayBeAbsent) {
   PayloadStore s = check_store();
   s.tensors.erase({1, "bias"});
   EXPECT_TRUE(check_payloads(check_graph(), s).has_value());
+}
+
+TEST(CheckPayloads, OptionalConvBiasAndLayerNormPayloadsMayBeAbsent) {
+  PayloadStore s = check_store();
+  s.tensors.erase({5, "bias"});
+  s.tensors.erase({8, "bias"});
+  s.tensors.erase({9, "gamma"});
+  s.tensors.erase({9, "beta"});
+  s.attributes.erase({9, "epsilon"});
+  EXPECT_TRUE(check_payloads(check_graph(), s).has_value());
+}
+
+// Every tensor slot of every kind with payloads: the expected shape passes, and a tensor one axis
+// longer is refused naming that expected shape.
+class CheckPayloadsSlotShape : public ::testing::TestWithParam<SlotShape> {};
+
+TEST_P(CheckPayloadsSlotShape, ExpectsTheShapeOfTheSlot) {
+  const SlotShape& slot = GetParam();
+  const Graph g = check_graph();
+  PayloadStore s = check_store();
+  ASSERT_TRUE(check_payloads(g, s).has_value());
+  Shape wrong = slot.shape;
+  wrong.dims.push_back(1);
+  s.tensors[{slot.node, slot.name}] = for_slot(slot, wrong);
+  const auto checked = check_payloads(g, s, "w.payloads");
+  ASSERT_FALSE(checked.has_value());
+  EXPECT_EQ(checked.error().message, "w.payloads: " + ir::describe(g.nodes[slot.node]) +
+                                         ": payload " + slot.name + ": shape " +
+                                         ir::to_string(wrong) + " does not match the expected " +
+                                         ir::to_string(slot.shape));
+}
+
+INSTANTIATE_TEST_SUITE_P(EverySlot, CheckPayloadsSlotShape, ::testing::ValuesIn(slot_shapes()),
+                         [](const auto& info) {
+                           return "node" + std::to_string(info.param.node) + "_" + info.param.name;
+                         });
+
+// A required slot of each kind left out is named; the gather's indices are required.
+TEST(CheckPayloads, MissingRequiredPayloadOfEachKind) {
+  const struct {
+    ir::NodeId node;
+    const char* name;
+    bool attribute;
+  } required[] = {{5, "weight", false}, {7, "weight", false},  {8, "weight", false},
+                  {10, "var", false},   {10, "epsilon", true}, {11, "indices", false}};
+  for (const auto& r : required) {
+    PayloadStore s = check_store();
+    if (r.attribute) {
+      s.attributes.erase({r.node, r.name});
+    } else {
+      s.tensors.erase({r.node, r.name});
+    }
+    const auto checked = check_payloads(check_graph(), s);
+    ASSERT_FALSE(checked.has_value()) << r.name;
+    EXPECT_EQ(checked.error().message, ir::describe(check_graph().nodes[r.node]) + ": " +
+                                           (r.attribute ? "attribute " : "payload ") + r.name +
+                                           " is missing");
+  }
 }
 
 struct BadStore {
@@ -542,22 +685,22 @@ const std::vector<BadStore> kBadStores = {
      [](PayloadStore& s) {
        s.tensors[{5, "weight"}] = filled(shape({6, 3, 3, 3}), 0);
      },
-     "node 5 (conv2d): payload weight: shape [6,3,3,3] does not match the expected [6,2,3,3]"},
+     "node 5 (conv): payload weight: shape [6,3,3,3] does not match the expected [6,2,3,3]"},
     {"missing_bn_var",
      [](PayloadStore& s) {
        s.tensors.erase({6, "var"});
      },
-     "node 6 (batch_norm2d_nchw_eval): payload var is missing"},
+     "node 6 (batch_norm_eval): payload var is missing"},
     {"missing_bn_epsilon",
      [](PayloadStore& s) {
        s.attributes.erase({6, "epsilon"});
      },
-     "node 6 (batch_norm2d_nchw_eval): attribute epsilon is missing"},
+     "node 6 (batch_norm_eval): attribute epsilon is missing"},
     {"negative_epsilon",
      [](PayloadStore& s) {
        s.attributes[{6, "epsilon"}] = -1;
      },
-     "node 6 (batch_norm2d_nchw_eval): attribute epsilon: -1 is not a finite non-negative "
+     "node 6 (batch_norm_eval): attribute epsilon: -1 is not a finite non-negative "
      "number"},
     {"data_does_not_fill_shape",
      [](PayloadStore& s) {
@@ -568,7 +711,7 @@ const std::vector<BadStore> kBadStores = {
      [](PayloadStore& s) {
        s.tensors[{42, "weight"}] = filled(shape({1}), 0);
      },
-     "w.payloads: payload weight names node 42, which does not exist (the graph has 7 nodes)"},
+     "w.payloads: payload weight names node 42, which does not exist (the graph has 12 nodes)"},
     {"payload_on_relu",
      [](PayloadStore& s) {
        s.tensors[{2, "weight"}] = filled(shape({1}), 0);
@@ -584,7 +727,7 @@ const std::vector<BadStore> kBadStores = {
      [](PayloadStore& s) {
        s.tensors[{6, "epsilon"}] = filled(shape({}), 0);
      },
-     "node 6 (batch_norm2d_nchw_eval): payload epsilon does not belong to this node"},
+     "node 6 (batch_norm_eval): payload epsilon does not belong to this node"},
     {"stray_attribute",
      [](PayloadStore& s) {
        s.attributes[{1, "epsilon"}] = 1;

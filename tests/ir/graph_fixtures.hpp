@@ -17,7 +17,7 @@ inline Shape shape(std::initializer_list<Dim> dims) {
   return Shape{std::vector<Dim>(dims)};
 }
 
-// Appends nodes with id = index. input_id stays 0 and output_id follows the last node unless set.
+// Appends nodes with id = index. input_id stays 0 and output_ids is the last node alone unless set.
 class GraphBuilder {
  public:
   NodeId add(OpKind kind, std::vector<NodeId> parents, Shape declared, OpParams params = {},
@@ -29,7 +29,7 @@ class GraphBuilder {
                                 .shape = std::move(declared),
                                 .params = std::move(params),
                                 .source_name = std::move(source_name)});
-    graph_.output_id = id;
+    graph_.output_ids.assign({id});
     return id;
   }
   NodeId input(Shape declared) { return add(OpKind::input, {}, std::move(declared)); }

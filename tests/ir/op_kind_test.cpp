@@ -43,8 +43,9 @@ TEST_P(OpKindRow, IsInEnumeratorOrderAndSpellingsRoundTrip) {
 TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
-  // Only an unbounded kind takes more than the two parents a node holds inline.
-  if (row().arity.max != kUnbounded) {
+  // Only concat (unbounded) and attention (q, k, v) take more than the two parents a node holds
+  // inline.
+  if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -80,11 +81,23 @@ TEST_P(OpKindRow, PayloadSlotsAreDistinctAndShapedFromTheParameters) {
         EXPECT_EQ(row().shape_rule, ShapeRule::linear) << row().spelling;
         break;
       case PayloadShape::conv_weight:
+        EXPECT_EQ(row().shape_rule, ShapeRule::conv) << row().spelling;
+        break;
+      case PayloadShape::conv_transpose_weight:
+        EXPECT_EQ(row().shape_rule, ShapeRule::conv_transpose) << row().spelling;
+        break;
       case PayloadShape::conv_bias:
-        EXPECT_EQ(row().params, kParamsIndex<Conv2dParams>) << row().spelling;
+        EXPECT_EQ(row().params, kParamsIndex<ConvParams>) << row().spelling;
         break;
       case PayloadShape::channels:
-        EXPECT_EQ(row().params, kParamsIndex<ChannelsParams>) << row().spelling;
+        EXPECT_EQ(row().params, kParamsIndex<ChannelAxisParams>) << row().spelling;
+        break;
+      case PayloadShape::normalized:
+        EXPECT_EQ(row().kind, OpKind::layernorm) << row().spelling;
+        break;
+      case PayloadShape::gather_indices:
+        EXPECT_TRUE(slot.int64) << slot.name;
+        EXPECT_EQ(row().shape_rule, ShapeRule::gather) << row().spelling;
         break;
     }
   }
@@ -101,19 +114,26 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::elementwise_binary:
     case ShapeRule::paired_to_scalar:
     case ShapeRule::matmul:
+    case ShapeRule::scalar_epsilon:
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
+      break;
+    case ShapeRule::attention:
+      EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
       break;
     case ShapeRule::concat:
       EXPECT_EQ(a, (Arity{2, kUnbounded})) << row().spelling;
       break;
     case ShapeRule::pool:
-    case ShapeRule::padded_pool:
       EXPECT_EQ(row().params, kParamsIndex<PoolParams>) << row().spelling;
+      EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
+      break;
+    case ShapeRule::conv:
+    case ShapeRule::conv_transpose:
+      EXPECT_EQ(row().params, kParamsIndex<ConvParams>) << row().spelling;
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
       break;
     case ShapeRule::keep_probability:
     case ShapeRule::same_as_parent:
-    case ShapeRule::conv2d:
     case ShapeRule::broadcast:
     case ShapeRule::reduce_axis:
     case ShapeRule::reduce_all:
@@ -122,8 +142,10 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::along_axis:
     case ShapeRule::reshape:
     case ShapeRule::flatten:
-    case ShapeRule::swap_first_two:
-    case ShapeRule::transpose_last_two:
+    case ShapeRule::masked_softmax:
+    case ShapeRule::transpose:
+    case ShapeRule::slice:
+    case ShapeRule::gather:
     case ShapeRule::permute:
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
       break;
@@ -133,17 +155,31 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
 INSTANTIATE_TEST_SUITE_P(EveryKind, OpKindRow, ::testing::Range<std::size_t>(0, kOpKindCount),
                          [](const auto& info) { return test_name(kOpKindNames[info.param]); });
 
-TEST(OpKindTable, PaddedPoolsTakePaddingAndUnpaddedOnesDoNot) {
+// Window kinds name their per-axis lists; only conv_transpose takes output_padding.
+TEST(OpKindTable, WindowKindsTakeTheirPerAxisFields) {
+  const auto has = [](const OpKindTraits& row, std::string_view field) {
+    return std::find(row.fields.begin(), row.fields.end(), field) != row.fields.end();
+  };
   for (const OpKindTraits& row : kOpKindTable) {
-    const bool padding =
-        std::find(row.fields.begin(), row.fields.end(), "padding") != row.fields.end();
-    if (row.shape_rule == ShapeRule::pool) {
-      EXPECT_FALSE(padding) << row.spelling;
+    const ShapeRule rule = row.shape_rule;
+    const bool window =
+        rule == ShapeRule::pool || rule == ShapeRule::conv || rule == ShapeRule::conv_transpose;
+    for (const std::string_view field : {"spatial_rank", "kernel", "stride", "padding"}) {
+      EXPECT_EQ(has(row, field), window) << row.spelling << " " << field;
     }
-    if (row.shape_rule == ShapeRule::padded_pool) {
-      EXPECT_TRUE(padding) << row.spelling;
-    }
+    EXPECT_EQ(has(row, "output_padding"), rule == ShapeRule::conv_transpose) << row.spelling;
   }
+}
+
+// Which kinds TorchLean writes and which are nnplan's own (SPEC §6).
+TEST(OpKindTable, ExtensionKindsAreNnplans) {
+  std::set<std::string_view> extensions;
+  for (const OpKindTraits& row : kOpKindTable) {
+    if (row.origin == KindOrigin::nnplan) extensions.insert(row.spelling);
+  }
+  EXPECT_EQ(extensions,
+            (std::set<std::string_view>{"gelu", "clamp", "scale", "slice", "gather", "log_softmax",
+                                        "conv_transpose", "scaled_dot_product_attention"}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
@@ -151,8 +187,8 @@ TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
   for (const OpKindTraits& row : kOpKindTable) {
     if (reads_declared_shape(row.shape_rule)) reading.insert(row.spelling);
   }
-  EXPECT_EQ(reading,
-            (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask", "linear"}));
+  EXPECT_EQ(reading, (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask",
+                                                 "linear", "gather"}));
 }
 
 TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {
@@ -175,10 +211,12 @@ TEST(OpKindTable, UnknownKindListsEverySpelling) {
   const Expected<OpKind> parsed = parse_op_kind("conv3d");
   ASSERT_FALSE(parsed.has_value());
   EXPECT_EQ(parsed.error().kind, ErrorKind::invalid_input);
-  EXPECT_NE(parsed.error().message.find("unknown op kind 'conv3d'; valid: input, const, permute"),
+  EXPECT_NE(parsed.error().message.find("unknown op kind 'conv3d'; valid: input, const, detach"),
             std::string::npos)
       << parsed.error().message;
-  EXPECT_NE(parsed.error().message.find("transpose3d_last_two, mse_loss"), std::string::npos);
+  EXPECT_NE(parsed.error().message.find("conv_transpose, scaled_dot_product_attention"),
+            std::string::npos)
+      << parsed.error().message;
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 // operator, dtype, attribute value or a dynamic dimension) is an `unsupported` error, and a
 // malformed model an `invalid_input` one, naming the ONNX node, its op type, the opset and the
 // reason, plus the supported operators; nothing is skipped silently. An `unsupported` error lists
-// every unsupported node of the model, one per note (Error::notes), not just the first. Each IR node keeps the name
-// of the ONNX node it came from in `Node::source_name`. No exception leaves these functions:
-// running out of memory is a `resource_exhausted` error naming what was being read.
+// every unsupported node of the model, one per note (Error::notes), not just the first. Nodes
+// whose inputs are all constants (or, for Shape and Size, have a static shape) are folded into
+// constants at import time. Each IR node keeps the name of the ONNX node it came from in
+// `Node::source_name`, and the names of the folded nodes whose results it consumed in
+// `ImportedModel::folded_sources`. No exception leaves these functions: running out of memory is
+// a `resource_exhausted` error naming what was being read.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,10 @@ struct ImportedModel {
   PayloadStore payloads;
   std::int64_t opset = 0;  // default-domain opset the model imports
   std::string producer;    // producer_name and producer_version, when set
+  // The ONNX nodes folded into constants at import time (docs/onnx-support.md, "Constant
+  // folding") behind each IR node that consumes their result: IR node id -> the folded nodes'
+  // names, in node order, each once. IR nodes that consumed no folded constant are absent.
+  std::map<ir::NodeId, std::vector<std::string>> folded_sources;
 
   [[nodiscard]] const ir::Graph& graph() const { return checked.graph(); }
 };

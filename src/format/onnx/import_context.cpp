@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "constant_folding.hpp"
 #include "nnplan/format/limits.hpp"
 
 namespace nnplan::format::onnx_import {
@@ -241,7 +242,13 @@ Shape ImportContext::tensor_shape(std::string_view name) {
 
 ConstPtr ImportContext::constant(std::string_view name) const {
   const auto it = consts_.find(name);
-  return it == consts_.end() ? nullptr : it->second;
+  if (it == consts_.end()) return nullptr;
+  if (folded_reads_node_ != progress_.node) {
+    folded_reads_.clear();
+    folded_reads_node_ = progress_.node;
+  }
+  merge_folded(folded_reads_, it->second->folded_from);
+  return it->second;
 }
 
 ConstPtr ImportContext::float_constant(std::string_view name, std::string_view role) const {
@@ -337,6 +344,11 @@ NodeId ImportContext::add(OpKind kind, const ir::Parents& parents, ir::OpParams 
   Expected<NodeId> id = graph_.add(kind, parents, std::move(params), declared,
                                    source.empty() && node_ != nullptr ? node_name() : source);
   if (!id) fail("cannot be represented: " + id.error().message);
+  if (folded_reads_node_ == progress_.node && !folded_reads_.empty()) {
+    std::vector<std::string>& names = folded_sources_[*id];
+    for (const FoldedSource& f : folded_reads_)
+      names.push_back(f.name);
+  }
   return *id;
 }
 

@@ -2,15 +2,14 @@
 //
 // The importer walks graph.node once, in the file's (topological) order, parsing each node into
 // one reused message. Every ONNX tensor name resolves to one of: an IR node that produces it (a
-// standard hash map by name), a constant known at import time (initializers and Constant outputs;
-// materialized as a `const` node only when consumed as a plain tensor, and folded straight into
-// linear/conv2d/batch_norm2d_nchw_eval payloads when consumed there), or a pending Pad (zero
+// standard hash map by name), a constant known at import time (initializers, Constant outputs and
+// the results of constant folding, constant_folding.hpp; materialized as a `const` node only when
+// consumed as a plain tensor, and folded straight into linear/conv2d/batch_norm2d_nchw_eval
+// payloads when consumed there), or a pending Pad (zero
 // padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
 // resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
-// result is checked by construction. A pattern spanning several nodes (a GELU written out) is
-// imported at its first node, which looks ahead (producer, consumers, peek_node) and marks the
-// pattern's later nodes as imported with it (import_ahead).
+// result is checked by construction.
 //
 // Failures are reported from deep inside the operator importers: they throw ImportFailure, so the
 // many steps need no error plumbing each. An `unsupported` failure of a graph node is caught by
@@ -27,6 +26,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -124,6 +124,8 @@ class ImportContext {
   std::string_view op_type() const { return node_->op_type(); }
   // The current node's name (`<op_type>_<index>` when it has none).
   std::string_view node_name() const { return node_->name().empty() ? unnamed_ : node_->name(); }
+  // The current node's index in graph.node (-1 between nodes).
+  int node_index() const { return progress_.node; }
 
   // ---- attributes ----
   const onnx::AttributeProto* attr(std::string_view name) const;
@@ -159,8 +161,6 @@ class ImportContext {
   // The same, or null when its bytes are corrupt (reported when the import reaches it): for a
   // pattern looking ahead, which must not report a later node's problem early.
   const onnx::NodeProto* peek_node(int index) const;
-  // The index of the current node in graph.node.
-  int node_index() const { return progress_.node; }
   // The index of the graph node whose output `name` is, or -1 (a graph input, an initializer, or
   // nothing).
   int producer(std::string_view name) const;
@@ -178,6 +178,8 @@ class ImportContext {
   // The shape of tensor `name`, without materializing a constant.
   ir::Shape tensor_shape(std::string_view name);
 
+  // The constant tensor `name` is, or null. A folded constant read while a node is imported
+  // becomes the provenance of every IR node that node emits (ImportedModel::folded_sources).
   ConstPtr constant(std::string_view name) const;
   // A float32 constant that operand `role` (a weight, bias or statistic) must be; a graph input
   // there fails as fail_parameter_input.
@@ -217,12 +219,12 @@ class ImportContext {
   }
   // The pending Pad that tensor `name` is, if any.
   std::optional<PendingPad> pad_of(std::string_view name) const;
-  // Patterns: the current node imports graph node `index` (a later one) with itself, as
-  // operators/gelu.cpp imports the nodes of a GELU. When the import reaches that node it is checked
-  // like every node but not imported, and its outputs name IR node `id` from then on (nullopt:
-  // nothing; only the pattern consumed them). The importer of the current node guarantees that
-  // `index` comes later and that nothing outside the pattern uses what it leaves undefined.
-  void import_ahead(int index, std::optional<ir::NodeId> id) { imported_ahead_[index] = id; }
+  // Graph node `index`, after the current one, is part of the pattern the current node imports:
+  // it is checked but not imported, and its output `out`, if given, is IR node `id` (an
+  // intermediate of the pattern, consumed only inside it, names nothing).
+  void absorb(int index, std::string_view out = {}, ir::NodeId id = 0) {
+    absorbed_[index] = {std::string(out), id};
+  }
 
   // ---- node emission ----
   ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
@@ -298,13 +300,17 @@ class ImportContext {
   NameMap<ir::NodeId> values_;  // tensor name -> the IR node that produces it
   NameMap<ConstPtr> consts_;
   NameMap<PendingPad> pads_;
+  std::unordered_map<int, std::pair<std::string, ir::NodeId>> absorbed_;  // absorb()
   // Consumers of each tensor, built on first use (consumers()): only Pad, Dropout and the
   // weights moved into payloads need them.
   mutable bool consumers_indexed_ = false;
   mutable NameMap<std::vector<int>> consumers_;
   mutable NameMap<int> producer_of_;  // node output -> the graph node producing it, with consumers_
-  // Later nodes a pattern imported (import_ahead), and what their outputs name.
-  std::unordered_map<int, std::optional<ir::NodeId>> imported_ahead_;
+  // The folded nodes behind the constants node `folded_reads_node_` read (constant()), merged
+  // in node order, and what every IR node emitted so far got from them.
+  mutable std::vector<FoldedSource> folded_reads_;
+  mutable int folded_reads_node_ = -1;
+  std::map<ir::NodeId, std::vector<std::string>> folded_sources_;
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)

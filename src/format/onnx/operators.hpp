@@ -8,6 +8,7 @@
 namespace nnplan::format::onnx_import {
 
 class ImportContext;
+struct ConstTensor;
 
 // operators/elementwise.cpp: Abs, Cos, Exp, Log, Reciprocal, Relu, Sigmoid, Sin, Sqrt, Tanh
 // (one IR node of `kind`); Add, Mul, Sub (`kind` of both operands broadcast), Div (a product
@@ -70,5 +71,18 @@ void import_log_softmax_1(ImportContext& cx);   // operators/log_softmax.cpp, op
 void import_log_softmax_13(ImportContext& cx);  // operators/log_softmax.cpp, opset 13 on
 void import_identity(ImportContext& cx);             // operators/identity.cpp
 void import_dropout(ImportContext& cx);              // operators/identity.cpp
+void import_slice(ImportContext& cx);                // operators/slice.cpp
+void import_split(ImportContext& cx);                // operators/slice.cpp
+void import_gather(ImportContext& cx);               // operators/slice.cpp
+void import_expand(ImportContext& cx);               // operators/expand.cpp
+void import_where(ImportContext& cx);                // operators/where.cpp, absorbs a Softmax
+// operators/where.cpp: whether `c` is a non-empty float constant of -inf (or the lowest float)
+// only, which softmax weighs zero.
+bool blocks(ConstTensor& c);
+// operators/attention.cpp: imports the current MatMul and the nodes after it as one
+// scaled_dot_product_attention node when they are that pattern, and says whether it did.
+bool import_attention(ImportContext& cx);
+void import_resize_10(ImportContext& cx);            // operators/resize.cpp, opset 10 and before
+void import_resize_11(ImportContext& cx);            // operators/resize.cpp, opset 11 on
 
 }  // namespace nnplan::format::onnx_import

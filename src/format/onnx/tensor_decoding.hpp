@@ -4,7 +4,8 @@
 // data type only, so that a use can name it. An initializer's float data stays undecoded (a view
 // of its raw_data in the file's bytes) until a payload or a folding rule needs its values. A
 // tensor with external data (external_data.hpp) is decoded to its type, dims and where its data
-// lies; the importer reads float data from the file only when payloads are kept.
+// lies; the importer reads float data from the file only when payloads are kept. The constants
+// that constant folding (constant_folding.hpp) computes are ConstTensors too.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -24,6 +25,13 @@
 
 namespace nnplan::format::onnx_import {
 
+// An ONNX node folded into a constant: graph node `index` (0-based), named `name`.
+struct FoldedSource {
+  int index = 0;
+  std::string name;
+  bool operator==(const FoldedSource&) const = default;
+};
+
 // A tensor whose value is known at import time.
 struct ConstTensor {
   std::vector<ir::Dim> dims;
@@ -38,6 +46,9 @@ struct ConstTensor {
   std::optional<ExternalData> external;
   std::string source;              // the tensor name, or the Constant node's name
   std::optional<ir::NodeId> node;  // the `const` node, once materialized
+  // The folded nodes this value comes from, in node order, each once (empty for an initializer
+  // or a Constant output); capped at kMaxFoldedSources (constant_folding.hpp).
+  std::vector<FoldedSource> folded_from;
 };
 using ConstPtr = std::shared_ptr<ConstTensor>;
 

@@ -23,7 +23,7 @@ TEST(OnnxImport, BatchNormalizationInference) {
   attr_f(*m.g().mutable_node(0), "epsilon", 1e-3f);
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,3,3] 'x'",
-                                     "1 batch_norm2d_nchw_eval(c=2) [0] -> [1,2,3,3] 'bn'"}));
+                                     "1 batch_norm_eval(axis=1,c=2) [0] -> [1,2,3,3] 'bn'"}));
   EXPECT_EQ(tensor_of(r, 1, "scale").data, (std::vector<float>{1, 2}));
   EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{3, 4}));
   EXPECT_EQ(tensor_of(r, 1, "mean").data, (std::vector<float>{5, 6}));

@@ -26,8 +26,10 @@ TEST(OnnxImport, ConvWithBiasPadsAndStrides) {
   attr_ints(n, "dilations", {1, 1});
   attr_i(n, "group", 1);
   const ImportedModel r = ok(m);
-  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,5,5] 'x'",
-                                     "1 conv2d(2->3,k=3x3,s=2,p=1) [0] -> [1,3,3,3] 'conv1'"}));
+  EXPECT_EQ(
+      lines(r.graph()),
+      (Lines{"0 input -> [1,2,5,5] 'x'",
+             "1 conv(2->3,k=3x3,s=2x2,p=1x1,pa=1x1,d=1x1,g=1,axis=1) [0] -> [1,3,3,3] 'conv1'"}));
   EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape), "[3,2,3,3]");
   EXPECT_EQ(tensor_of(r, 1, "weight").data, iota(54));
   EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
@@ -37,7 +39,8 @@ TEST(OnnxImport, ConvWithBiasPadsAndStrides) {
 TEST(OnnxImport, ConvAutoPadSame) {
   Model m = conv_model();
   attr_s(*m.g().mutable_node(0), "auto_pad", "SAME_UPPER");
-  EXPECT_EQ(lines(ok(m).graph())[1], "1 conv2d(2->3,k=3x3,s=1,p=1) [0] -> [1,3,5,5] 'conv1'");
+  EXPECT_EQ(lines(ok(m).graph())[1],
+            "1 conv(2->3,k=3x3,s=1x1,p=1x1,pa=1x1,d=1x1,g=1,axis=1) [0] -> [1,3,5,5] 'conv1'");
 }
 
 struct ConvReject {

@@ -89,7 +89,7 @@ TEST(OnnxImport, ScalarInitializerBecomesConstAndBroadcast) {
                                      "2 broadcast_to([]->[1,4]) [1] -> [1,4] 'scale'",
                                      "3 mul_elem [0,2] -> [1,4] 'scale'"}));
   EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{0.125f});
-  EXPECT_EQ(r.graph().output_id, 3u);
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{3u}));
 }
 
 TEST(OnnxImport, DivLowersToInvAndMul) {

@@ -18,7 +18,7 @@ TEST(OnnxImport, IdentityAndDropoutAreRemoved) {
   m.node("Relu", {"d"}, {"y"}, "relu");
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,3] 'x'", "1 relu [0] -> [2,3] 'relu'"}));
-  EXPECT_EQ(r.graph().output_id, 1u);
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{1u}));
 }
 
 TEST(OnnxImport, IdentityOfSharedWeightFoldsIntoLinear) {

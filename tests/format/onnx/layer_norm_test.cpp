@@ -27,7 +27,7 @@ TEST(OnnxImport, LayerNormalizationIdentityAffineIsOneNode) {
   const ImportedModel ones_zeros = ok(ln_model({1, 1, 1, 1}, {0, 0, 0, 0}));
   EXPECT_EQ(lines(ones_zeros.graph()),
             (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
-  EXPECT_EQ(ones_zeros.graph().output_id, 1u);
+  EXPECT_EQ(ones_zeros.graph().output_ids, (std::vector<ir::NodeId>{1u}));
   EXPECT_EQ(lines(ok(ln_model({1, 1, 1, 1}, {})).graph()),
             (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
 }
@@ -46,7 +46,7 @@ TEST(OnnxImport, LayerNormalizationScaleAndBias) {
              "2 const -> [3,4] 'g'", "3 broadcast_to([3,4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
              "4 mul_elem [1,3] -> [2,3,4] 'ln'", "5 const -> [4] 'b'",
              "6 broadcast_to([4]->[2,3,4]) [5] -> [2,3,4] 'ln'", "7 add [4,6] -> [2,3,4] 'ln'"}));
-  EXPECT_EQ(r.graph().output_id, 7u);
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{7u}));
   EXPECT_EQ(tensor_of(r, 2, "value").shape, (ir::Shape{{3, 4}}));
   EXPECT_EQ(tensor_of(r, 2, "value").data,
             (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
@@ -63,7 +63,7 @@ TEST(OnnxImport, LayerNormalizationScaleOnly) {
                      "2 const -> [4] 'g'", "3 broadcast_to([4]->[2,4]) [2] -> [2,4] 'ln'",
                      "4 mul_elem [1,3] -> [2,4] 'ln'"}));
     EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{1, 2, 1, 1}));
-    EXPECT_EQ(r.graph().output_id, 4u);
+    EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{4u}));
   }
 }
 
@@ -74,7 +74,7 @@ TEST(OnnxImport, LayerNormalizationBiasOnly) {
       (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'", "2 const -> [4] 'b'",
              "3 broadcast_to([4]->[2,4]) [2] -> [2,4] 'ln'", "4 add [1,3] -> [2,4] 'ln'"}));
   EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{0, 0, 1, 0}));
-  EXPECT_EQ(r.graph().output_id, 4u);
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{4u}));
 }
 
 TEST(OnnxImport, LayerNormalizationRejections) {

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <source_location>
@@ -33,13 +34,6 @@ inline std::string dims(const ir::Shape& s) {
   return ir::to_string(s);
 }
 
-inline std::string list(const std::vector<std::uint32_t>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    out += (i ? "," : "") + std::to_string(v[i]);
-  return "[" + out + "]";
-}
-
 // The shortest decimal that reads back as `f`.
 inline std::string fmt_float(float f) {
   std::array<char, 64> buf{};
@@ -47,7 +41,17 @@ inline std::string fmt_float(float f) {
   return std::string(buf.data(), r.ptr);
 }
 
-// One line per node: `id kind(params) [parents] -> shape 'source'`.
+// Per-axis lists joined by 'x': `3x3`.
+inline std::string per_axis(const std::vector<std::uint32_t>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(values[i]);
+  return out;
+}
+
+// One line per node: `id kind(params) [parents] -> shape 'source'`. Window parameters read
+// `k=` kernel, `s=` stride, `p=` padding (before), `pa=` padding after, `d=` dilation, `g=` groups,
+// `op=` output padding, and `axis=` the channel axis.
 inline std::string line(const ir::Node& n) {
   std::string out = std::to_string(n.id) + " " + std::string(ir::to_string(n.kind));
   std::visit(
@@ -59,19 +63,26 @@ inline std::string line(const ir::Node& n) {
             out += (i ? "," : "") + std::to_string(p.perm[i]);
           out += ")";
         } else if constexpr (std::is_same_v<P, ir::PoolParams>) {
-          out += "(k=" + list(p.kernel) + ",s=" + list(p.stride) + ",p=" + list(p.padding) + ")";
+          out += "(k=" + per_axis(p.kernel) + ",s=" + per_axis(p.stride) +
+                 ",p=" + per_axis(p.padding) + ")";
         } else if constexpr (std::is_same_v<P, ir::BroadcastParams>) {
           out += "(" + dims(p.from) + "->" + dims(p.to) + ")";
         } else if constexpr (std::is_same_v<P, ir::AxisParams>) {
           out += "(axis=" + std::to_string(p.axis) + ")";
         } else if constexpr (std::is_same_v<P, ir::ConvParams>) {
           out += "(" + std::to_string(p.in_channels) + "->" + std::to_string(p.out_channels) +
-                 ",k=" + list(p.kernel) + ",s=" + list(p.stride) + ",p=" + list(p.padding) +
-                 ",pa=" + list(p.padding_after) + ",d=" + list(p.dilation) +
-                 ",g=" + std::to_string(p.groups) + ")";
+                 ",k=" + per_axis(p.kernel) + ",s=" + per_axis(p.stride) +
+                 ",p=" + per_axis(p.padding) + ",pa=" + per_axis(p.padding_after) +
+                 ",d=" + per_axis(p.dilation) + ",g=" + std::to_string(p.groups);
+          if (!p.output_padding.empty()) out += ",op=" + per_axis(p.output_padding);
+          out += ",axis=" + std::to_string(p.channel_axis) + ")";
         } else if constexpr (std::is_same_v<P, ir::ChannelAxisParams>) {
-          out += "(axis=" + std::to_string(p.channel_axis) + ",c=" + std::to_string(p.channels) +
-                 ")";
+          out +=
+              "(axis=" + std::to_string(p.channel_axis) + ",c=" + std::to_string(p.channels) + ")";
+        } else if constexpr (std::is_same_v<P, ir::TransposeParams>) {
+          out += "(" + std::to_string(p.axis1) + "," + std::to_string(p.axis2) + ")";
+        } else if constexpr (std::is_same_v<P, ir::ReshapeParams>) {
+          out += "(" + dims(p.in) + "->" + dims(p.out) + ")";
         } else if constexpr (std::is_same_v<P, ir::GeluParams>) {
           out += p.approximate == ir::GeluApproximation::tanh ? "(tanh)" : "(none)";
         } else if constexpr (std::is_same_v<P, ir::ClampParams>) {
@@ -81,8 +92,6 @@ inline std::string line(const ir::Node& n) {
           out += "(min=" + bound(p.min) + ",max=" + bound(p.max) + ")";
         } else if constexpr (std::is_same_v<P, ir::ScaleParams>) {
           out += "(factor=" + fmt_float(p.factor) + ")";
-        } else if constexpr (std::is_same_v<P, ir::ReshapeParams>) {
-          out += "(" + dims(p.in) + "->" + dims(p.out) + ")";
         }
       },
       n.params);

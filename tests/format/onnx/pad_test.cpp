@@ -41,13 +41,14 @@ TEST(OnnxImport, ZeroPadIsRemoved) {
 TEST(OnnxImport, PadFoldsIntoConvAndPools) {
   EXPECT_EQ(
       lines(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv")).graph()),
-      (Lines{"0 input -> [1,2,4,4] 'x'", "1 conv2d(2->3,k=3x3,s=1,p=2) [0] -> [1,3,6,6] 'conv'"}));
-  EXPECT_EQ(lines(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "AveragePool")).graph()),
-            (Lines{"0 input -> [1,2,4,4] 'x'",
-                   "1 avg_pool2d_pad(k=3x3,s=1,p=1) [0] -> [1,2,4,4] 'pool'"}));
+      (Lines{"0 input -> [1,2,4,4] 'x'",
+             "1 conv(2->3,k=3x3,s=1x1,p=2x2,pa=2x2,d=1x1,g=1,axis=1) [0] -> [1,3,6,6] 'conv'"}));
+  EXPECT_EQ(
+      lines(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "AveragePool")).graph()),
+      (Lines{"0 input -> [1,2,4,4] 'x'", "1 avg_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,4,4] 'pool'"}));
   EXPECT_EQ(lines(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "MaxPoolAfterRelu")).graph()),
             (Lines{"0 input -> [1,2,4,4] 'x'", "1 relu [0] -> [1,2,4,4] 'relu'",
-                   "2 max_pool2d_pad(k=3x3,s=1,p=1) [1] -> [1,2,4,4] 'pool'"}));
+                   "2 max_pool(k=3x3,s=1x1,p=1x1) [1] -> [1,2,4,4] 'pool'"}));
 }
 
 TEST(OnnxImport, PadRejections) {
@@ -80,9 +81,9 @@ TEST(OnnxImport, PadRejections) {
   // VALID adds no padding of its own: the folded padding is all there is.
   Model valid = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "AveragePool");
   attr_s(*valid.g().mutable_node(1), "auto_pad", "VALID");
-  EXPECT_EQ(lines(ok(valid).graph()),
-            (Lines{"0 input -> [1,2,4,4] 'x'",
-                   "1 avg_pool2d_pad(k=3x3,s=1,p=1) [0] -> [1,2,4,4] 'pool'"}));
+  EXPECT_EQ(
+      lines(ok(valid).graph()),
+      (Lines{"0 input -> [1,2,4,4] 'x'", "1 avg_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,4,4] 'pool'"}));
   Model reflect = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv");
   attr_s(*reflect.g().mutable_node(0), "mode", "reflect");
   EXPECT_EQ(unsupported_of(reflect),

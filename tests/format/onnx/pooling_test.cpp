@@ -19,26 +19,26 @@ Model pool_model(const std::string& op, std::vector<std::int64_t> kernel = {2, 2
 TEST(OnnxImport, MaxPoolPlainAndPadded) {
   Model m = pool_model("MaxPool");
   attr_ints(*m.g().mutable_node(0), "strides", {2, 2});
-  EXPECT_EQ(lines(ok(m).graph())[1], "1 max_pool2d(k=2x2,s=2,p=0) [0] -> [1,2,3,3] 'pool'");
+  EXPECT_EQ(lines(ok(m).graph())[1], "1 max_pool(k=2x2,s=2x2,p=0x0) [0] -> [1,2,3,3] 'pool'");
   Model p = pool_model("MaxPool", {3, 3});
   attr_ints(*p.g().mutable_node(0), "pads", {1, 1, 1, 1});
-  EXPECT_EQ(lines(ok(p).graph())[1], "1 max_pool2d_pad(k=3x3,s=1,p=1) [0] -> [1,2,6,6] 'pool'");
+  EXPECT_EQ(lines(ok(p).graph())[1], "1 max_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,6,6] 'pool'");
 }
 
 TEST(OnnxImport, AveragePoolCountIncludePad) {
   Model m = pool_model("AveragePool", {3, 3});
   attr_ints(*m.g().mutable_node(0), "pads", {1, 1, 1, 1});
   attr_i(*m.g().mutable_node(0), "count_include_pad", 1);
-  EXPECT_EQ(lines(ok(m).graph())[1], "1 avg_pool2d_pad(k=3x3,s=1,p=1) [0] -> [1,2,6,6] 'pool'");
+  EXPECT_EQ(lines(ok(m).graph())[1], "1 avg_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,6,6] 'pool'");
   Model plain = pool_model("AveragePool", {2, 3});
-  EXPECT_EQ(lines(ok(plain).graph())[1], "1 avg_pool2d(k=2x3,s=1,p=0) [0] -> [1,2,5,4] 'pool'");
+  EXPECT_EQ(lines(ok(plain).graph())[1], "1 avg_pool(k=2x3,s=1x1,p=0x0) [0] -> [1,2,5,4] 'pool'");
 }
 
 TEST(OnnxImport, CeilModeAcceptedWhenSameSize) {
   Model m = pool_model("MaxPool");
   attr_ints(*m.g().mutable_node(0), "strides", {2, 2});
   attr_i(*m.g().mutable_node(0), "ceil_mode", 1);
-  EXPECT_EQ(lines(ok(m).graph())[1], "1 max_pool2d(k=2x2,s=2,p=0) [0] -> [1,2,3,3] 'pool'");
+  EXPECT_EQ(lines(ok(m).graph())[1], "1 max_pool(k=2x2,s=2x2,p=0x0) [0] -> [1,2,3,3] 'pool'");
 }
 
 struct PoolReject {
@@ -110,7 +110,7 @@ TEST(OnnxImport, GlobalAveragePool) {
   Model m;
   m.input("x", {2, 3, 7, 5}).output("y");
   m.node("GlobalAveragePool", {"x"}, {"y"}, "gap");
-  EXPECT_EQ(lines(ok(m).graph())[1], "1 avg_pool2d(k=7x5,s=1,p=0) [0] -> [2,3,1,1] 'gap'");
+  EXPECT_EQ(lines(ok(m).graph())[1], "1 avg_pool(k=7x5,s=1x1,p=0x0) [0] -> [2,3,1,1] 'gap'");
 }
 
 TEST(OnnxImport, GlobalPoolWindowPastTheLimitIsRejected) {

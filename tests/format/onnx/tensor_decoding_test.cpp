@@ -84,7 +84,7 @@ TEST(OnnxImport, WithoutPayloadsTheGraphIsTheSameAndNoWeightIsKept) {
   const ImportedModel planned = ok(weighted_model(), shapes_only);
   EXPECT_EQ(lines(planned.graph()), lines(full.graph()));
   EXPECT_EQ(lines(full.graph()).size(), 15u);  // the LayerNorm scale is not all ones: a mul_elem
-  EXPECT_EQ(planned.graph().output_id, full.graph().output_id);
+  EXPECT_EQ(planned.graph().output_ids, full.graph().output_ids);
   EXPECT_TRUE(planned.payloads.tensors.empty());
   EXPECT_TRUE(planned.payloads.attributes.empty());
   // The full import decoded every weight from the file's bytes.

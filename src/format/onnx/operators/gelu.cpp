@@ -14,7 +14,7 @@
 // constants, Mul(x, x), Pow(x, 3)): it follows the chain of single consumers from that node to the
 // final Mul and matches the whole pattern backwards from there. It matches only when the current
 // node is the pattern's first in graph order, so no node of it has been imported yet; the other
-// nodes are then imported with it (ImportContext::import_ahead), the final Mul's output naming the
+// nodes are then absorbed into it (ImportContext::absorb), the final Mul's output naming the
 // gelu node. Constants the pattern reads that come later in the graph (torch writes a Constant node
 // just before each use) are decoded ahead without being imported. Anything else falls back to the
 // node-by-node import, where Erf is refused.
@@ -296,9 +296,9 @@ bool import_gelu_pattern(ImportContext& cx) {
           cx.add(OpKind::gelu, {cx.tensor(m.x())}, ir::GeluParams{.approximate = *form});
       for (const Seen& n : m.nodes()) {
         if (n.index == at->index) {
-          cx.import_ahead(n.index, g);
+          cx.absorb(n.index, n.out, g);
         } else if (n.index != cx.node_index()) {
-          cx.import_ahead(n.index, std::nullopt);
+          cx.absorb(n.index);
         }
       }
       return true;

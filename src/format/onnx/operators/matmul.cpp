@@ -14,6 +14,7 @@ using ir::Shape;
 void import_mat_mul(ImportContext& cx) {
   cx.allow_attrs({});
   cx.require_inputs(2, 2);
+  if (import_attention(cx)) return;
   const Shape as = cx.tensor_shape(cx.in_name(0));
   ConstPtr bc = cx.constant(cx.in_name(1));
   if (bc != nullptr && bc->dims.size() == 2 && as.rank() >= 2) {

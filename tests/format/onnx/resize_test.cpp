@@ -1,0 +1,100 @@
+// Resize (onnx/operators/resize.cpp): nearest by whole factors as reshape, broadcast_to, reshape,
+// for the coordinate modes where that is exact, and what it rejects.
+#include <gtest/gtest.h>
+
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace {
+
+// unet_small's upsampling: scales [1,1,2,2], nearest, asymmetric, floor.
+Model resize(std::vector<float> scales, const std::string& ctm = "asymmetric",
+             const std::string& nearest = "floor", const std::string& mode = "nearest") {
+  Model m;
+  m.input("x", {1, 2, 3, 4}).output("y");
+  m.init("roi", {0}, {});
+  m.init("scales", {static_cast<std::int64_t>(scales.size())}, scales);
+  auto& n = m.node("Resize", {"x", "roi", "scales"}, {"y"}, "up");
+  attr_s(n, "coordinate_transformation_mode", ctm);
+  attr_f(n, "cubic_coeff_a", -0.75F);
+  attr_s(n, "mode", mode);
+  attr_s(n, "nearest_mode", nearest);
+  return m;
+}
+
+TEST(OnnxResize, NearestByWholeFactorsRepeatsElements) {
+  EXPECT_EQ(lines(ok(resize({1, 1, 2, 2})).graph()),
+            (Lines{"0 input -> [1,2,3,4] 'x'",
+                   "1 reshape([1,2,3,4]->[1,2,3,1,4,1]) [0] -> [1,2,3,1,4,1] 'up'",
+                   "2 broadcast_to([1,2,3,1,4,1]->[1,2,3,2,4,2]) [1] -> [1,2,3,2,4,2] 'up'",
+                   "3 reshape([1,2,3,2,4,2]->[1,2,6,8]) [2] -> [1,2,6,8] 'up'"}));
+  // one axis by 3; factor 1 everywhere is no node
+  EXPECT_EQ(lines(ok(resize({1, 1, 1, 3})).graph())[3],
+            "3 reshape([1,2,3,4,3]->[1,2,3,12]) [2] -> [1,2,3,12] 'up'");
+  EXPECT_EQ(lines(ok(resize({1, 1, 1, 1})).graph()).size(), 1U);
+}
+
+TEST(OnnxResize, SizesInsteadOfScales) {
+  Model m;
+  m.input("x", {1, 1, 2, 2}).output("y");
+  m.init_i64("sizes", {1, 1, 4, 6});
+  auto& n = m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "up");
+  attr_s(n, "coordinate_transformation_mode", "half_pixel");
+  attr_s(n, "mode", "nearest");
+  EXPECT_EQ(lines(ok(m).graph())[3], "3 reshape([1,1,2,2,2,3]->[1,1,4,6]) [2] -> [1,1,4,6] 'up'");
+}
+
+struct ModeCase {
+  std::string ctm, nearest;
+  float factor;
+  bool exact;
+};
+
+class OnnxResizeModes : public ::testing::TestWithParam<ModeCase> {};
+
+TEST_P(OnnxResizeModes, ExactOnlyWhereNearestRepeats) {
+  const ModeCase& c = GetParam();
+  const Model m = resize({1, 1, c.factor, 1}, c.ctm, c.nearest);
+  if (c.exact) {
+    EXPECT_EQ(ok(m).graph().nodes.size(), 4U);
+  } else {
+    EXPECT_NE(unsupported_of(m).find("coordinate_transformation_mode = " + c.ctm +
+                                     " with nearest_mode = " + c.nearest),
+              std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, OnnxResizeModes,
+    ::testing::Values(ModeCase{"asymmetric", "floor", 3, true},
+                      ModeCase{"asymmetric", "round_prefer_floor", 2, true},
+                      ModeCase{"asymmetric", "round_prefer_floor", 3, false},
+                      ModeCase{"asymmetric", "ceil", 2, false},
+                      ModeCase{"half_pixel", "round_prefer_floor", 3, true},
+                      ModeCase{"pytorch_half_pixel", "round_prefer_ceil", 2, true},
+                      ModeCase{"half_pixel", "floor", 2, false},
+                      ModeCase{"tf_half_pixel_for_nn", "floor", 4, true},
+                      ModeCase{"align_corners", "round_prefer_floor", 2, false}));
+
+TEST(OnnxResize, Rejects) {
+  EXPECT_EQ(unsupported_of(resize({1, 1, 2, 2}, "asymmetric", "floor", "linear")),
+            "m.onnx: node 'up' (Resize, opset 17): attribute mode = linear is not supported; "
+            "supported: nearest");
+  EXPECT_EQ(unsupported_of(resize({1, 1, 1.5F, 2})),
+            "m.onnx: node 'up' (Resize, opset 17): scale 1.5 on axis 2 is not supported; "
+            "supported: whole factors 1..65536");
+  EXPECT_NE(unsupported_of(resize({1, 1, 0.5F, 0.5F})).find("scale 0.5 on axis 2"), std::string::npos);
+  EXPECT_EQ(error_of(resize({1, 2, 2})),
+            "m.onnx: node 'up' (Resize, opset 17): scales has 3 entries for input [1,2,3,4]");
+}
+
+TEST(OnnxResize, Opset10IsAsymmetricFloor) {
+  Model m(10);
+  m.input("x", {1, 1, 2, 2}).output("y");
+  m.init("scales", {4}, {1, 1, 3, 3});
+  attr_s(m.node("Resize", {"x", "scales"}, {"y"}, "up"), "mode", "nearest");
+  EXPECT_EQ(dims(ok(m).graph().nodes.back().shape), "[1,1,6,6]");
+}
+
+}  // namespace
+}  // namespace nnplan::format::onnx_test
