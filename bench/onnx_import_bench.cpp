@@ -9,6 +9,10 @@
 //     message), against the importer's split (src/format/onnx/model_split.hpp).
 //   BM_ParseOnnxNodes/<model>: the protobuf floor under the importer: each node's serialized
 //     NodeProto parsed once into one reused message, as the importer does.
+//   BM_ImportOnnx/vit/12/{exported,folded}/without_payloads: ViT-B/16 as torch.onnx.export
+//     writes it (Reshape shapes and Slice bounds computed by Shape/Gather/... nodes, which the
+//     importer folds) and with that arithmetic already replaced by constants: the difference is
+//     what constant folding costs.
 //   BM_ImportPlanOnnx/<model>: what `nnplan plan MODEL.onnx` does in process, minus reading the
 //     file, hashing it and printing: import_onnx without payloads (which checks the graph as it
 //     builds it) + evaluate_graph (plan, lower, audit, gate) under checked_cpu, freeing included.
@@ -48,8 +52,15 @@ const SerializedModel& serialized_model(const std::string& name, std::size_t cha
   static SerializedModel cache;
   if (cache.name == name && !cache.bytes.empty()) return cache;
   cache = {};
-  const onnx::ModelProto model =
-      chain_nodes == 0 ? bench::resnet18_onnx() : bench::relu_add_chain_onnx(chain_nodes);
+  // "vit/<layers>/exported" (shape arithmetic in the graph) or "vit/<layers>/folded".
+  const auto vit = [&name] {
+    const std::size_t slash = name.find('/', 4);
+    return bench::vit_onnx(std::stoi(name.substr(4, slash - 4)),
+                           name.substr(slash + 1) == "exported");
+  };
+  const onnx::ModelProto model = name.starts_with("vit/") ? vit()
+                                 : chain_nodes == 0       ? bench::resnet18_onnx()
+                                                          : bench::relu_add_chain_onnx(chain_nodes);
   cache = {name, bench::serialize_onnx(model), static_cast<std::size_t>(model.graph().node_size())};
   return cache;
 }
@@ -195,9 +206,24 @@ void register_onnx_benchmarks() {
       ->Unit(benchmark::kMillisecond);
   wall_and_process_time(benchmark::RegisterBenchmark(
       "BM_ImportPlanOnnx/resnet18", BM_ImportPlanOnnx, std::string("resnet18"), std::size_t{0}));
-  wall_and_process_time(benchmark::RegisterBenchmark("BM_ImportPlanOnnx/chain/100000",
-                                                     BM_ImportPlanOnnx, std::string("chain/100000"),
-                                                     std::size_t{100'000}));
+  for (const std::size_t n : {std::size_t{10'000}, std::size_t{100'000}}) {
+    const std::string name = "chain/" + std::to_string(n);
+    wall_and_process_time(benchmark::RegisterBenchmark(("BM_ImportPlanOnnx/" + name).c_str(),
+                                                       BM_ImportPlanOnnx, name, n));
+  }
+  // ViT-B/16 (12 blocks) and shallower copies, to show the cost per block is constant; and the
+  // same 12 blocks with the shape arithmetic already folded, to show what folding costs.
+  for (const int layers : {3, 6, 12}) {
+    const std::string name = "vit/" + std::to_string(layers) + "/exported";
+    wall_and_process_time(benchmark::RegisterBenchmark(("BM_ImportPlanOnnx/" + name).c_str(),
+                                                       BM_ImportPlanOnnx, name, std::size_t{0}));
+  }
+  for (const char* variant : {"exported", "folded"}) {
+    const std::string name = std::string("vit/12/") + variant;
+    wall_and_process_time(benchmark::RegisterBenchmark(
+        ("BM_ImportOnnx/" + name + "/without_payloads").c_str(), BM_ImportOnnx, name,
+        std::size_t{0}, false));
+  }
 }
 
 [[maybe_unused]] const bool registered = (register_onnx_benchmarks(), true);

@@ -8,6 +8,8 @@
 //   - resnet50_onnx: ResNet-50-shaped (torchvision's Bottleneck layout, 175 nodes), same input and
 //     output; about 25.6 million floats (102 MB) of weights.
 //   - relu_add_chain_onnx: n nodes alternating Relu and Add(x, x) on an input "x" [1,16].
+//   - vit_onnx (vit_onnx_generator.cpp): ViT-B/16-shaped at opset 17, as torch.onnx.export
+//     writes torchvision's vit_b_16, with its shape arithmetic in the graph or folded away.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,12 @@ inline constexpr std::uint64_t kOnnxWeightSeed = 20261129;
 // n >= 1 nodes: node i is Relu for even i and Add(t, t) for odd i, each reading node i-1's
 // output (node 0 reads the graph input).
 [[nodiscard]] onnx::ModelProto relu_add_chain_onnx(std::size_t n);
+
+// ViT-B/16 with `layers` encoder blocks (12 in ViT-B/16; about 7 million weights per block);
+// `shape_arithmetic`: Reshape shapes and Slice bounds computed by Shape/Gather/Unsqueeze/Div/Mul/
+// Concat nodes (what the exporter writes), else int64 initializers of the same values.
+[[nodiscard]] onnx::ModelProto vit_onnx(int layers, bool shape_arithmetic,
+                                        std::uint64_t seed = kOnnxWeightSeed);
 
 // The serialized ModelProto (what an .onnx file holds); throws std::runtime_error when protobuf
 // refuses to serialize it.

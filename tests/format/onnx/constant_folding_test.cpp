@@ -59,7 +59,7 @@ Folded folded(Model& m, const std::string& name) {
   attr_i(m.node("Cast", {name}, {"folded_out"}, "to_float"), "to", kFloat);
   m.output("folded_out");
   const ImportedModel r = ok(m);
-  const ir::Node& out = r.graph().nodes[r.graph().output_id];
+  const ir::Node& out = r.graph().nodes[r.graph().output_ids.front()];
   EXPECT_EQ(out.kind, OpKind::const_) << ::testing::PrintToString(lines(r.graph()));
   if (out.kind != OpKind::const_) return {};
   const PayloadTensor& t = tensor_of(r, out.id, "value");
