@@ -46,6 +46,8 @@ void ImportContext::read_interface() {
   // so that unused ones cost no node.
   graph_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
   values_.reserve(static_cast<std::size_t>(nodes_.size()) + g.input_size());
+  // One output per node is the common case: check_node records each output's producer.
+  producers_.reserve(static_cast<std::size_t>(nodes_.size()));
 
   step("the initializers");
   for (int k = 0; k < g.initializer_size(); ++k) {
