@@ -1,5 +1,5 @@
 // `nnplan convert MODEL.onnx -o GRAPH.json`: import an ONNX model and write it as torchlean.ir.v1
-// plus its payload file (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the
+// (nnplan.ir.v1 when the graph uses one of nnplan's extension kinds) plus its payload file (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the
 // graph can be planned, edited or diffed as text and every weight travels with it. Prints a
 // one-line summary (or, with --json, an nnplan.convert.v1 object). Exit 0 written, 2 usage error,
 // 3 unreadable or malformed model (external data that cannot be read included), or an output file
@@ -32,11 +32,13 @@ std::string plural(std::size_t n, std::string_view noun) {
 
 void add_convert_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "convert", "Convert an ONNX model to torchlean.ir.v1 JSON plus its payload file");
+      "convert", "Convert an ONNX model to a graph JSON file plus its payload file");
   cmd->footer(
       "Example: nnplan convert resnet18.onnx -o resnet18.json\n"
       "         nnplan convert model.onnx -o model.json --input-shape input=1,3,224,224\n"
-      "Writes GRAPH (torchlean.ir.v1) and, next to it, GRAPH with the extension .payloads\n"
+      "Writes GRAPH (torchlean.ir.v1, or nnplan.ir.v1 when the graph uses one of nnplan's\n"
+      "extension kinds: gelu, clamp, scale, slice, gather, log_softmax, conv_transpose,\n"
+      "scaled_dot_product_attention) and, next to it, GRAPH with the extension .payloads\n"
       "(nnplan.payloads.v1: every initializer and constant). `nnplan plan GRAPH` gives the same\n"
       "groups as planning the ONNX model. External data is read from the model's directory\n"
       "only. Exit codes: 0 written, 2 usage error, 3 unreadable or malformed model, or an\n"
@@ -50,7 +52,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("MODEL", flags->model, "ONNX model file")->required();
-  cmd->add_option("-o,--output", flags->output, "torchlean.ir.v1 file to write")->required();
+  cmd->add_option("-o,--output", flags->output, "graph file to write (torchlean.ir.v1 or nnplan.ir.v1)")->required();
   cmd->add_option("--input-shape", flags->input_shapes,
                   "Fix a graph input's shape, NAME=D,D,... (e.g. input=1,3,224,224); repeatable")
       ->allow_extra_args(false);
