@@ -67,8 +67,8 @@ void import_clip_11(ImportContext& cx);         // operators/clip.cpp, opset 11 
 void import_hard_sigmoid(ImportContext& cx);    // operators/clip.cpp
 void import_hard_swish(ImportContext& cx);      // operators/clip.cpp
 void import_neg(ImportContext& cx);             // operators/neg.cpp
-void import_log_softmax_1(ImportContext& cx);   // operators/log_softmax.cpp, opsets 1..12
-void import_log_softmax_13(ImportContext& cx);  // operators/log_softmax.cpp, opset 13 on
+void import_log_softmax_1(ImportContext& cx);   // operators/softmax.cpp, opsets 1..12
+void import_log_softmax_13(ImportContext& cx);  // operators/softmax.cpp, opset 13 on
 void import_identity(ImportContext& cx);             // operators/identity.cpp
 void import_dropout(ImportContext& cx);              // operators/identity.cpp
 void import_slice(ImportContext& cx);                // operators/slice.cpp

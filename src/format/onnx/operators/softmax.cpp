@@ -1,6 +1,7 @@
-// Softmax: from opset 13 over one axis (default the last); before opset 13 over the input
-// flattened to 2-D at `axis` (default 1), which is one softmax on the last axis when `axis` is
-// the last, else a reshape, a softmax over the rows and a reshape back.
+// Softmax and LogSoftmax (softmax / log_softmax): from opset 13 over one axis (default the last);
+// before opset 13 over the input flattened to 2-D at `axis` (default 1), which is one op on the
+// last axis when `axis` is the last, else a reshape, the op over the rows and a reshape back (the
+// same values: each row of the 2-D view is one row of the op).
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -22,20 +23,19 @@ NodeId softmax_input(ImportContext& cx) {
   return x;
 }
 
-}  // namespace
-
-void import_softmax_13(ImportContext& cx) {
+// `kind` is softmax or log_softmax.
+void over_axis(ImportContext& cx, OpKind kind) {
   const NodeId x = softmax_input(cx);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", -1), cx.shape_of(x).rank());
-  cx.define(cx.out_name(0), cx.add(OpKind::softmax, {x}, ir::AxisParams{.axis = axis}));
+  cx.define(cx.out_name(0), cx.add(kind, {x}, ir::AxisParams{.axis = axis}));
 }
 
-void import_softmax_1(ImportContext& cx) {
+void over_2d_view(ImportContext& cx, OpKind kind) {
   const NodeId x = softmax_input(cx);
   const Shape xs = cx.shape_of(x);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", 1), xs.rank());
   if (axis + 1 == xs.rank()) {
-    cx.define(cx.out_name(0), cx.add(OpKind::softmax, {x}, ir::AxisParams{.axis = axis}));
+    cx.define(cx.out_name(0), cx.add(kind, {x}, ir::AxisParams{.axis = axis}));
     return;
   }
   Dim rows = 1;
@@ -43,8 +43,26 @@ void import_softmax_1(ImportContext& cx) {
   for (std::size_t i = 0; i < xs.rank(); ++i)
     (i < axis ? rows : cols) *= xs.dims[i];
   const NodeId flat = cx.reshape(x, Shape{{rows, cols}});
-  const NodeId s = cx.add(OpKind::softmax, {flat}, ir::AxisParams{.axis = 1});
+  const NodeId s = cx.add(kind, {flat}, ir::AxisParams{.axis = 1});
   cx.define(cx.out_name(0), cx.reshape(s, xs));
+}
+
+}  // namespace
+
+void import_softmax_13(ImportContext& cx) {
+  over_axis(cx, OpKind::softmax);
+}
+
+void import_softmax_1(ImportContext& cx) {
+  over_2d_view(cx, OpKind::softmax);
+}
+
+void import_log_softmax_13(ImportContext& cx) {
+  over_axis(cx, OpKind::log_softmax);
+}
+
+void import_log_softmax_1(ImportContext& cx) {
+  over_2d_view(cx, OpKind::log_softmax);
 }
 
 }  // namespace nnplan::format::onnx_import
