@@ -181,6 +181,7 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
+    out.folded_sources = std::move(imported->folded_sources);
     out.weights.status = WeightsCheck::Status::in_model;
     return out;
   }

@@ -1,7 +1,8 @@
 // Graphs with several outputs through every graph subcommand (plan, verify, explain, dot,
-// convert), from torchlean.ir.v1 JSON and from ONNX; and convert's format marker: torchlean.ir.v1
+// convert), from torchlean.ir.v1 JSON and from ONNX; convert's format marker: torchlean.ir.v1
 // for a graph of TorchLean kinds only, nnplan.ir.v1 once an nnplan extension kind appears, with
-// the converted graph planning to the model's groups either way.
+// the converted graph planning to the model's groups either way; and `explain` naming the ONNX
+// nodes constant folding evaluated for a node.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -111,6 +112,28 @@ TEST(MultiOutputCli, ConvertMarksAnExtensionKindGraphAsNnplanIr) {
   ASSERT_EQ(from_onnx.exit_code, 0) << from_onnx.err;
   ASSERT_EQ(from_json.exit_code, 0) << from_json.err;
   EXPECT_EQ(groups_of(from_onnx.out), groups_of(from_json.out));
+}
+
+TEST(FoldedProvenanceCli, ExplainNamesTheFoldedNodesANodeConsumed) {
+  // x [2,3,4] reshaped to [2,12] by a shape the exporter computed: Shape -> Gather -> Unsqueeze
+  // -> Concat, all evaluated at import.
+  Model m;
+  m.input("x", {2, 3, 4}).output("y");
+  m.init_i64("zero", {0});
+  m.init_i64("rest", {-1});
+  m.node("Shape", {"x"}, {"s"}, "/Shape");
+  auto& gather = m.node("Gather", {"s", "zero"}, {"n"}, "/Gather");
+  nnplan::format::onnx_test::attr_i(gather, "axis", 0);
+  auto& concat = m.node("Concat", {"n", "rest"}, {"shape"}, "/Concat");
+  nnplan::format::onnx_test::attr_i(concat, "axis", 0);
+  m.node("Reshape", {"x", "shape"}, {"y"}, "/Reshape");
+  const fs::path model = write_model("folded.onnx", m);
+  const CliResult plan = run_cli("plan " + model.string());
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  const CliResult explain = run_cli("explain " + model.string() + " --node 1");
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_TRUE(contains(explain.out, "node 1 (reshape '/Reshape')")) << explain.out;
+  EXPECT_TRUE(contains(explain.out, "folded at import: /Shape, /Gather, /Concat\n")) << explain.out;
 }
 
 }  // namespace

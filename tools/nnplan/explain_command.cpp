@@ -98,6 +98,14 @@ void add_explain_command(CLI::App& app, int& exit_code) {
       out += ", onnx=" + escape_controls(node.source_name);
     }
     out += "\n";
+    if (const auto folded = input->graph.folded_sources.find(node.id);
+        folded != input->graph.folded_sources.end()) {
+      // The shape arithmetic (or constant math) the importer evaluated for this node.
+      out += "folded at import: ";
+      for (std::size_t i = 0; i < folded->second.size(); ++i)
+        out += (i == 0 ? "" : ", ") + escape_controls(folded->second[i]);
+      out += "\n";
+    }
     const auto op = backend::backend_op_of(node.kind);
     if (!op) {
       out += "backend op: none (no runtime work; nothing to plan)\n";

@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nnplan/error.hpp"
 #include "nnplan/format/onnx_import.hpp"
@@ -78,6 +80,9 @@ struct LoadedGraph {
   std::optional<std::string> digest;  // set when asked for
   std::shared_ptr<const ir::CheckedGraph> graph;
   WeightsCheck weights;
+  // ONNX only: the ONNX nodes the importer evaluated away (constant folding) whose results each
+  // IR node consumes (ImportedModel::folded_sources).
+  std::map<ir::NodeId, std::vector<std::string>> folded_sources;
 
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
   [[nodiscard]] bool onnx() const { return format == GraphFileFormat::onnx; }
