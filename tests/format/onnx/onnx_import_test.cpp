@@ -244,11 +244,12 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   m.node("Erf", {"x"}, {"y"}, "erf1");
   EXPECT_EQ(unsupported_of(m), "node 0 'erf1' (Erf): operator Erf is not supported");
   EXPECT_EQ(unsupported_error(m).notes.back(),
-            "supported operators: Abs, "
-            "Add, AveragePool, BatchNormalization, Concat, Constant, Conv, Cos, Div, Dropout, Exp, "
-            "Flatten, Gemm, GlobalAveragePool, GlobalMaxPool, Identity, LayerNormalization, Log, "
-            "MatMul, Max, MaxPool, Min, Mul, Pad, Reciprocal, ReduceMean, ReduceSum, Relu, "
-            "Reshape, Sigmoid, Sin, Softmax, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze");
+            "supported operators: Abs, Add, AveragePool, BatchNormalization, Concat, Constant, "
+            "Conv, ConvTranspose, Cos, Div, Dropout, Exp, Expand, Flatten, Gather, Gemm, "
+            "GlobalAveragePool, GlobalMaxPool, Identity, LayerNormalization, Log, MatMul, Max, "
+            "MaxPool, Min, Mul, Pad, Reciprocal, ReduceMean, ReduceSum, Relu, Reshape, Resize, "
+            "Sigmoid, Sin, Slice, Softmax, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, "
+            "Where");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {
