@@ -1,4 +1,5 @@
-// Conv (onnx/operators/conv.cpp): padding, strides, auto_pad, bias, and what it rejects.
+// Conv (onnx/operators/conv.cpp): padding, strides, dilations, groups, 1-D to 3-D, auto_pad,
+// bias, and what it rejects.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -59,25 +60,6 @@ TEST_P(ConvRejected, NamesAttributeAndValue) {
 INSTANTIATE_TEST_SUITE_P(
     Conv, ConvRejected,
     ::testing::Values(
-        ConvReject{"Group", [](auto& n) { attr_i(n, "group", 2); },
-                   "attribute group = 2 is not supported; supported: 1"},
-        ConvReject{"Dilations",
-                   [](auto& n) {
-                     attr_ints(n, "dilations", {2, 2});
-                   },
-                   "attribute dilations = [2,2] is not supported; supported: [1,1]"},
-        ConvReject{"AsymmetricPads",
-                   [](auto& n) {
-                     attr_ints(n, "pads", {0, 1, 0, 1});
-                   },
-                   "attribute pads = [0,1,0,1] is not supported; supported: equal non-negative "
-                   "pads on every side of H and W"},
-        ConvReject{"UnequalStrides",
-                   [](auto& n) {
-                     attr_ints(n, "strides", {1, 2});
-                   },
-                   "attribute strides = [1,2] is not supported; supported: equal positive "
-                   "strides on H and W"},
         ConvReject{"UnknownAttribute", [](auto& n) { attr_i(n, "frobnicate", 1); },
                    "attribute 'frobnicate' is not supported for Conv"}),
     [](const auto& info) { return info.param.name; });
@@ -92,13 +74,64 @@ TEST(OnnxImport, ConvWeightThatIsAGraphInputIsAModelWithoutItsParameters) {
             "export it with export_params=True");
 }
 
-TEST(OnnxImport, Conv1dIsRejected) {
+TEST(OnnxImport, ConvGroupedDilatedAsymmetricAndUnequalStrides) {
+  // group 2: weight [M, C/group, kH, kW] = [4,1,3,3] over 2 input channels.
+  Model grouped(11);
+  grouped.input("x", {1, 2, 5, 5}).output("y").init("w", {4, 1, 3, 3}, iota(36));
+  attr_i(grouped.node("Conv", {"x", "w"}, {"y"}, "conv1"), "group", 2);
+  const ImportedModel r = ok(grouped);
+  EXPECT_EQ(lines(r.graph())[1],
+            "1 conv(2->4,k=3x3,s=1x1,p=0x0,pa=0x0,d=1x1,g=2,axis=1) [0] -> [1,4,3,3] 'conv1'");
+  EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape), "[4,1,3,3]");
+
+  Model dilated = conv_model();
+  attr_ints(*dilated.g().mutable_node(0), "dilations", {2, 2});
+  EXPECT_EQ(lines(ok(dilated).graph())[1],
+            "1 conv(2->3,k=3x3,s=1x1,p=0x0,pa=0x0,d=2x2,g=1,axis=1) [0] -> [1,3,1,1] 'conv1'");
+
+  Model strided = conv_model();
+  attr_ints(*strided.g().mutable_node(0), "strides", {1, 2});
+  EXPECT_EQ(lines(ok(strided).graph())[1],
+            "1 conv(2->3,k=3x3,s=1x2,p=0x0,pa=0x0,d=1x1,g=1,axis=1) [0] -> [1,3,3,2] 'conv1'");
+
+  // pads are [H begin, W begin, H end, W end].
+  Model asymmetric = conv_model();
+  attr_ints(*asymmetric.g().mutable_node(0), "pads", {0, 1, 2, 1});
+  EXPECT_EQ(lines(ok(asymmetric).graph())[1],
+            "1 conv(2->3,k=3x3,s=1x1,p=0x1,pa=2x1,d=1x1,g=1,axis=1) [0] -> [1,3,5,5] 'conv1'");
+}
+
+TEST(OnnxImport, GroupThatDoesNotMatchTheWeightIsInvalid) {
+  // Weight [3,2,3,3] with group 2 expects 4 input channels.
+  Model m = conv_model();
+  attr_i(*m.g().mutable_node(0), "group", 2);
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'conv1' (Conv, opset 11): weight 'w' [3,2,3,3] with group 2 expects 4 "
+            "input channels, input [1,2,5,5] has 2");
+}
+
+TEST(OnnxImport, Conv1dAnd3d) {
   Model m(11);
   m.input("x", {1, 2, 5}).output("y").init("w", {3, 2, 3}, iota(18));
   m.node("Conv", {"x", "w"}, {"y"}, "c");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [1,2,5] 'x'",
+                   "1 conv(2->3,k=3,s=1,p=0,pa=0,d=1,g=1,axis=1) [0] -> [1,3,3] 'c'"}));
+  Model v(11);
+  v.input("x", {1, 2, 4, 5, 6}).output("y").init("w", {3, 2, 2, 2, 2}, iota(48));
+  attr_ints(v.node("Conv", {"x", "w"}, {"y"}, "c"), "strides", {1, 2, 3});
+  EXPECT_EQ(lines(ok(v).graph())[1],
+            "1 conv(2->3,k=2x2x2,s=1x2x3,p=0x0x0,pa=0x0x0,d=1x1x1,g=1,axis=1) [0] -> "
+            "[1,3,3,2,2] 'c'");
+}
+
+TEST(OnnxImport, ConvWithoutASpatialAxisIsRejected) {
+  Model m(11);
+  m.input("x", {1, 2}).output("y").init("w", {3, 2}, iota(6));
+  m.node("Conv", {"x", "w"}, {"y"}, "c");
   EXPECT_EQ(unsupported_of(m),
-            "node 0 'c' (Conv): input [1,2,5] is not (N,C,H,W); only 2-D "
-            "convolution is supported");
+            "node 0 'c' (Conv): input [1,2] has no spatial axis; supported: (N,C,D1,...) with at "
+            "least one spatial axis");
 }
 
 }  // namespace

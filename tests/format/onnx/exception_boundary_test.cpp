@@ -38,7 +38,7 @@ TEST(OnnxExceptionBoundary, TheSeamSeesEveryStep) {
   EXPECT_EQ(steps(), (std::vector<std::string>{
                          "the protobuf bytes", "the model's opsets and outputs", "the initializers",
                          "the graph inputs", "graph node 0 (0-based)", "graph node 1 (0-based)",
-                         "the graph output", "the imported graph"}));
+                         "the graph outputs", "the imported graph"}));
 }
 
 TEST(OnnxExceptionBoundary, OutOfMemoryAtEachStepIsResourceExhausted) {

@@ -259,7 +259,8 @@ TEST(OnnxExternalData, MalformedEntriesAreRefused) {
 }
 
 // Planning does not read a LayerNormalization Scale kept outside the model, so it cannot tell an
-// all-ones one: it is multiplied in, with and without payloads alike.
+// all-ones one: it is the layernorm's gamma, with and without payloads alike (read from the file
+// only when payloads are kept).
 TEST(OnnxExternalData, NoRuleFoldsOnValuesItDoesNotRead) {
   const fs::path dir = fresh_dir("layernorm");
   write_bytes(dir / "scale.bin", float_bytes(std::vector<float>(4, 1.0f)));
@@ -273,7 +274,12 @@ TEST(OnnxExternalData, NoRuleFoldsOnValuesItDoesNotRead) {
   const auto converted = import_onnx_file(model);
   ASSERT_TRUE(converted.has_value()) << converted.error().message;
   EXPECT_EQ(planned->graph(), converted->graph());
-  EXPECT_EQ(planned->graph().nodes.back().kind, OpKind::mul_elem);
+  ASSERT_EQ(planned->graph().nodes.size(), 2u);
+  EXPECT_EQ(planned->graph().nodes.back().kind, OpKind::layernorm);
+  EXPECT_TRUE(planned->payloads.tensors.empty());
+  const PayloadTensor* gamma = converted->payloads.find_tensor(1, "gamma");
+  ASSERT_NE(gamma, nullptr);
+  EXPECT_EQ(gamma->data, std::vector<float>(4, 1.0f));
 }
 
 TEST(OnnxExternalData, IntegerOperandsInExternalDataAreUnsupported) {

@@ -1,4 +1,5 @@
-// LayerNormalization (onnx/operators/layer_norm.cpp): identity affine parts emit nothing.
+// LayerNormalization (onnx/operators/layer_norm.cpp): identity affine parts emit nothing; Scale
+// and B of exactly the normalized dims are the node's gamma and beta, epsilon its attribute.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -33,6 +34,8 @@ TEST(OnnxImport, LayerNormalizationIdentityAffineIsOneNode) {
 }
 
 TEST(OnnxImport, LayerNormalizationScaleAndBias) {
+  // Scale of exactly the normalized dims [3,4] is the node's gamma; B [4] only broadcasts to
+  // them, so it is added after the node (beta would be added before the scale).
   Model m(17);
   m.input("x", {2, 3, 4})
       .output("y")
@@ -40,18 +43,45 @@ TEST(OnnxImport, LayerNormalizationScaleAndBias) {
       .init("b", {4}, {0.5f, -1, 0, 2});
   attr_i(m.node("LayerNormalization", {"x", "g", "b"}, {"y"}, "ln"), "axis", 1);
   const ImportedModel r = ok(m);
-  EXPECT_EQ(
-      lines(r.graph()),
-      (Lines{"0 input -> [2,3,4] 'x'", "1 layernorm(axis=1) [0] -> [2,3,4] 'ln'",
-             "2 const -> [3,4] 'g'", "3 broadcast_to([3,4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
-             "4 mul_elem [1,3] -> [2,3,4] 'ln'", "5 const -> [4] 'b'",
-             "6 broadcast_to([4]->[2,3,4]) [5] -> [2,3,4] 'ln'", "7 add [4,6] -> [2,3,4] 'ln'"}));
-  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{7u}));
-  EXPECT_EQ(tensor_of(r, 2, "value").shape, (ir::Shape{{3, 4}}));
-  EXPECT_EQ(tensor_of(r, 2, "value").data,
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,3,4] 'x'", "1 layernorm(axis=1) [0] -> [2,3,4] 'ln'",
+                   "2 const -> [4] 'b'", "3 broadcast_to([4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
+                   "4 add [1,3] -> [2,3,4] 'ln'"}));
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{4u}));
+  EXPECT_EQ(tensor_of(r, 1, "gamma").shape, (ir::Shape{{3, 4}}));
+  EXPECT_EQ(tensor_of(r, 1, "gamma").data,
             (std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
-  EXPECT_EQ(tensor_of(r, 5, "value").shape, (ir::Shape{{4}}));
-  EXPECT_EQ(tensor_of(r, 5, "value").data, (std::vector<float>{0.5f, -1, 0, 2}));
+  EXPECT_EQ(r.payloads.find_tensor(1, "beta"), nullptr);
+  EXPECT_EQ(tensor_of(r, 2, "value").shape, (ir::Shape{{4}}));
+  EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{0.5f, -1, 0, 2}));
+  EXPECT_FALSE(r.payloads.find_attribute(1, "epsilon").has_value());
+
+  // Both of exactly the normalized dims: gamma and beta, one node.
+  Model both(17);
+  both.input("x", {2, 4}).output("y").init("g", {4}, {1, 2, 3, 4}).init("b", {4}, {0, 1, 0, 1});
+  both.node("LayerNormalization", {"x", "g", "b"}, {"y"}, "ln");
+  const ImportedModel rb = ok(both);
+  EXPECT_EQ(lines(rb.graph()),
+            (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
+  EXPECT_EQ(tensor_of(rb, 1, "gamma").data, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(tensor_of(rb, 1, "beta").data, (std::vector<float>{0, 1, 0, 1}));
+
+  // A Scale that only broadcasts is multiplied in after the node, and B with it.
+  Model bcast(17);
+  bcast.input("x", {2, 3, 4})
+      .output("y")
+      .init("g", {4}, {1, 2, 3, 4})
+      .init("b", {3, 4}, std::vector<float>(12, 0.5f));
+  attr_i(bcast.node("LayerNormalization", {"x", "g", "b"}, {"y"}, "ln"), "axis", 1);
+  const ImportedModel rc = ok(bcast);
+  EXPECT_EQ(lines(rc.graph()),
+            (Lines{"0 input -> [2,3,4] 'x'", "1 layernorm(axis=1) [0] -> [2,3,4] 'ln'",
+                   "2 const -> [4] 'g'", "3 broadcast_to([4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
+                   "4 mul_elem [1,3] -> [2,3,4] 'ln'", "5 const -> [3,4] 'b'",
+                   "6 broadcast_to([3,4]->[2,3,4]) [5] -> [2,3,4] 'ln'",
+                   "7 add [4,6] -> [2,3,4] 'ln'"}));
+  EXPECT_EQ(rc.payloads.find_tensor(1, "gamma"), nullptr);
+  EXPECT_EQ(rc.payloads.find_tensor(1, "beta"), nullptr);
 }
 
 TEST(OnnxImport, LayerNormalizationScaleOnly) {
@@ -59,22 +89,38 @@ TEST(OnnxImport, LayerNormalizationScaleOnly) {
     const ImportedModel r = ok(ln_model(
         {1, 2, 1, 1}, with_zero_bias ? std::vector<float>{0, 0, 0, 0} : std::vector<float>{}));
     EXPECT_EQ(lines(r.graph()),
-              (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'",
-                     "2 const -> [4] 'g'", "3 broadcast_to([4]->[2,4]) [2] -> [2,4] 'ln'",
-                     "4 mul_elem [1,3] -> [2,4] 'ln'"}));
-    EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{1, 2, 1, 1}));
-    EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{4u}));
+              (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
+    EXPECT_EQ(tensor_of(r, 1, "gamma").shape, (ir::Shape{{4}}));
+    EXPECT_EQ(tensor_of(r, 1, "gamma").data, (std::vector<float>{1, 2, 1, 1}));
+    EXPECT_EQ(r.payloads.find_tensor(1, "beta"), nullptr);
+    EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{1u}));
   }
 }
 
 TEST(OnnxImport, LayerNormalizationBiasOnly) {
   const ImportedModel r = ok(ln_model({1}, {0, 0, 1, 0}, {1}, {4}));
-  EXPECT_EQ(
-      lines(r.graph()),
-      (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'", "2 const -> [4] 'b'",
-             "3 broadcast_to([4]->[2,4]) [2] -> [2,4] 'ln'", "4 add [1,3] -> [2,4] 'ln'"}));
-  EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{0, 0, 1, 0}));
-  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{4u}));
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
+  EXPECT_EQ(r.payloads.find_tensor(1, "gamma"), nullptr);
+  EXPECT_EQ(tensor_of(r, 1, "beta").shape, (ir::Shape{{4}}));
+  EXPECT_EQ(tensor_of(r, 1, "beta").data, (std::vector<float>{0, 0, 1, 0}));
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{1u}));
+}
+
+TEST(OnnxImport, LayerNormalizationEpsilonIsAnAttribute) {
+  Model eps = ln_model({1, 2, 1, 1}, {});
+  attr_f(*eps.g().mutable_node(0), "epsilon", 1e-3f);
+  const ImportedModel r = ok(eps);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'"}));
+  EXPECT_EQ(r.payloads.find_attribute(1, "epsilon"), std::optional<double>{double{1e-3f}});
+  // The default is the IR's own: not recorded.
+  Model def = ln_model({1, 2, 1, 1}, {});
+  attr_f(*def.g().mutable_node(0), "epsilon", 1e-5f);
+  EXPECT_FALSE(ok(def).payloads.find_attribute(1, "epsilon").has_value());
+  // Shapes only: the epsilon is a payload too, and is not kept.
+  EXPECT_FALSE(
+      ok(eps, OnnxImportOptions{.keep_payloads = false}).payloads.find_attribute(1, "epsilon"));
 }
 
 TEST(OnnxImport, LayerNormalizationRejections) {
@@ -92,8 +138,10 @@ TEST(OnnxImport, LayerNormalizationRejections) {
             "the model was exported without its parameters (torch.onnx.export(..., "
             "export_params=False)); export it with export_params=True");
   Model eps = ln_model({1, 2, 1, 1}, {});
-  attr_f(*eps.g().mutable_node(0), "epsilon", 1e-3f);
-  EXPECT_NE(unsupported_of(eps).find("attribute epsilon = "), std::string::npos);
+  attr_f(*eps.g().mutable_node(0), "epsilon", -1.0f);
+  EXPECT_EQ(unsupported_of(eps),
+            "node 0 'ln' (LayerNormalization): attribute epsilon = -1 is not supported; "
+            "supported: a finite positive epsilon");
   Model extra = ln_model({1, 1, 1, 1}, {});
   extra.g().mutable_node(0)->add_output("mean");
   extra.g().mutable_output(0)->set_name("mean");

@@ -142,13 +142,16 @@ TEST(OnnxImport, OpsetAndDomainRejections) {
   EXPECT_EQ(error_of(noir), "m.onnx: not a valid ONNX model: ir_version is missing");
 }
 
-TEST(OnnxImport, SeveralGraphOutputsAreRejected) {
+TEST(OnnxImport, SeveralGraphOutputsImportInTheirOrder) {
   Model m;
-  m.input("x", {2}).output("a").output("b");
+  m.input("x", {2}).output("b").output("a").output("x");
   m.node("Relu", {"x"}, {"a"}, "r");
   m.node("Tanh", {"x"}, {"b"}, "t");
-  EXPECT_EQ(unsupported_of(m),
-            "m.onnx: model has 2 graph outputs ('a', 'b'); the IR has exactly one output");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2] 'x'", "1 relu [0] -> [2] 'r'", "2 tanh [0] -> [2] 't'"}));
+  // The graph's order, not the nodes': b (tanh), a (relu), then the input itself.
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{2u, 1u, 0u}));
 }
 
 TEST(OnnxImport, ProducerAndOpset) {

@@ -226,10 +226,11 @@ class Model {
 };
 
 // Stands in for a failed import, already reported, so that the test goes on to fail its checks:
-// a graph of one [1] input.
+// a graph of one [1] input, which is also its output.
 inline ImportedModel failed_import() {
   ir::Graph graph;
   graph.nodes.push_back(ir::Node{.id = 0, .kind = ir::OpKind::input, .shape = ir::Shape{{1}}});
+  graph.output_ids = {0};
   Expected<ir::CheckedGraph> checked = ir::check(std::move(graph));
   EXPECT_TRUE(checked.has_value());
   return ImportedModel{.checked = std::move(*checked)};

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <limits>
+
 #include "onnx_test_models.hpp"
 
 namespace nnplan::format::onnx_test {
@@ -63,31 +65,26 @@ INSTANTIATE_TEST_SUITE_P(
                    [](auto& n) {
                      attr_ints(n, "pads", {1, 1, 1, 1});
                    },
-                   "attribute count_include_pad = 0 with padding 1 is not supported "
-                   "(avg_pool2d_pad counts the padding); supported: count_include_pad = 1, or "
-                   "no padding"},
+                   "attribute count_include_pad = 0 with pads [1,1,1,1] is not supported "
+                   "(avg_pool counts the padding in its divisor); supported: count_include_pad "
+                   "= 1, or no padding"},
         PoolReject{"CeilMode", "AveragePool",
                    [](auto& n) {
                      attr_ints(n, "strides", {2, 2});
                      attr_i(n, "ceil_mode", 1);
                    },
                    "attribute ceil_mode = 1 is not supported; supported: 0, or 1 where it gives "
-                   "the same output size as 0 (here it does not)"},
+                   "the same output size as 0 for average pooling (the partial last window's "
+                   "divisor is not expressible; here the size changes)"},
         PoolReject{"StorageOrder", "MaxPool", [](auto& n) { attr_i(n, "storage_order", 1); },
                    "attribute storage_order = 1 is not supported; supported: 0"},
         PoolReject{"Dilations", "MaxPool",
                    [](auto& n) {
                      attr_ints(n, "dilations", {2, 2});
                    },
-                   "attribute dilations = [2,2] is not supported; supported: [1,1]"},
+                   "attribute dilations = [2,2] is not supported; supported: 1 on every axis"},
         PoolReject{"Indices", "MaxPool", [](auto& n) { n.add_output("idx"); },
-                   "has a second output Indices ('idx'); only the first output is supported"},
-        PoolReject{"UnequalStrides", "MaxPool",
-                   [](auto& n) {
-                     attr_ints(n, "strides", {1, 2});
-                   },
-                   "attribute strides = [1,2] is not supported; supported: equal positive "
-                   "strides on H and W"}),
+                   "has a second output Indices ('idx'); only the first output is supported"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(OnnxImport, MaxPoolIndicesUsedAsGraphOutputIsRejected) {
@@ -97,13 +94,41 @@ TEST(OnnxImport, MaxPoolIndicesUsedAsGraphOutputIsRejected) {
   EXPECT_NE(unsupported_of(m).find("second output Indices ('idx')"), std::string::npos);
 }
 
-TEST(OnnxImport, Pool3dIsRejected) {
+TEST(OnnxImport, Pool1dAnd3dAndUnequalStrides) {
   Model m(11);
   m.input("x", {1, 2, 4, 4, 4}).output("y");
   attr_ints(m.node("MaxPool", {"x"}, {"y"}, "p"), "kernel_shape", {2, 2, 2});
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 'p' (MaxPool): input [1,2,4,4,4] is not (N,C,H,W); only 2-D "
-            "max pooling is supported");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [1,2,4,4,4] 'x'",
+                   "1 max_pool(k=2x2x2,s=1x1x1,p=0x0x0) [0] -> [1,2,3,3,3] 'p'"}));
+  Model one(11);
+  one.input("x", {1, 2, 7}).output("y");
+  auto& n = one.node("AveragePool", {"x"}, {"y"}, "p");
+  attr_ints(n, "kernel_shape", {3});
+  attr_ints(n, "strides", {2});
+  EXPECT_EQ(lines(ok(one).graph())[1], "1 avg_pool(k=3,s=2,p=0) [0] -> [1,2,3] 'p'");
+  Model strided = pool_model("MaxPool", {3, 3});
+  attr_ints(*strided.g().mutable_node(0), "strides", {1, 2});
+  EXPECT_EQ(lines(ok(strided).graph())[1],
+            "1 max_pool(k=3x3,s=1x2,p=0x0) [0] -> [1,2,4,2] 'pool'");
+}
+
+TEST(OnnxImport, MaxPoolCeilModeThatChangesTheSizePadsWithNegativeInfinity) {
+  // 6 wide, kernel 3, stride 2: floor gives 2, ceil 3; the last window overhangs by 1, which
+  // becomes a -inf column (and row) concatenated after the input.
+  Model m = pool_model("MaxPool", {3, 3});
+  attr_ints(*m.g().mutable_node(0), "strides", {2, 2});
+  attr_i(*m.g().mutable_node(0), "ceil_mode", 1);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [1,2,6,6] 'x'", "1 const -> [1,2,1,6] 'pool'",
+                   "2 concat(axis=2) [0,1] -> [1,2,7,6] 'pool'", "3 const -> [1,2,7,1] 'pool'",
+                   "4 concat(axis=3) [2,3] -> [1,2,7,7] 'pool'",
+                   "5 max_pool(k=3x3,s=2x2,p=0x0) [4] -> [1,2,3,3] 'pool'"}));
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{5u}));
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>(12, -inf));
+  EXPECT_EQ(tensor_of(r, 3, "value").data, std::vector<float>(14, -inf));
 }
 
 TEST(OnnxImport, GlobalAveragePool) {
@@ -119,7 +144,7 @@ TEST(OnnxImport, GlobalPoolWindowPastTheLimitIsRejected) {
   m.node("GlobalMaxPool", {"x"}, {"y"}, "gmp");
   EXPECT_EQ(error_of(m),
             "m.onnx: node 'gmp' (GlobalMaxPool, opset 17): input [1,1,65536,1] is too large: "
-            "the pooling window H x W is 65536 x 1, the limit is 65535 on each side");
+            "the pooling window is the whole of each spatial axis, the limit is 65535 on each");
 }
 
 }  // namespace

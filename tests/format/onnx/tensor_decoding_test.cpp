@@ -54,7 +54,7 @@ TEST(OnnxImport, TensorDataIsChecked) {
 
 // A model with every kind of weight use: conv weight and bias, batch norm parameters, Gemm with
 // transB 0 and 1 and a row bias, MatMul by a constant, a constant broadcast into an Add, and a
-// non-identity LayerNorm scale (its values decide the graph).
+// non-identity LayerNorm scale (its values decide the graph: it is the layernorm's gamma).
 Model weighted_model() {
   Model m(17);
   m.input("x", {1, 2, 4, 4}).output("y");
@@ -83,7 +83,10 @@ TEST(OnnxImport, WithoutPayloadsTheGraphIsTheSameAndNoWeightIsKept) {
   shapes_only.keep_payloads = false;
   const ImportedModel planned = ok(weighted_model(), shapes_only);
   EXPECT_EQ(lines(planned.graph()), lines(full.graph()));
-  EXPECT_EQ(lines(full.graph()).size(), 15u);  // the LayerNorm scale is not all ones: a mul_elem
+  // The LayerNorm scale is not all ones: the layernorm node, the last, carries it as gamma.
+  EXPECT_EQ(lines(full.graph()).size(), 12u);
+  EXPECT_EQ(full.graph().nodes.back().kind, ir::OpKind::layernorm);
+  EXPECT_EQ(tensor_of(full, 11, "gamma").data, (std::vector<float>{1, 3}));
   EXPECT_EQ(planned.graph().output_ids, full.graph().output_ids);
   EXPECT_TRUE(planned.payloads.tensors.empty());
   EXPECT_TRUE(planned.payloads.attributes.empty());
@@ -91,7 +94,7 @@ TEST(OnnxImport, WithoutPayloadsTheGraphIsTheSameAndNoWeightIsKept) {
   EXPECT_EQ(tensor_of(full, 1, "weight").data, iota(54));
   EXPECT_EQ(tensor_of(full, 1, "bias").data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
   EXPECT_EQ(tensor_of(full, 2, "var").data, (std::vector<float>{1, 1, 2}));
-  EXPECT_EQ(full.payloads.tensors.size(), 12u);  // conv 2, bn 4, gemm 2 + 1, mm 1, consts 2
+  EXPECT_EQ(full.payloads.tensors.size(), 12u);  // conv 2, bn 4, gemm 2 + 1, mm 1, const 1, gamma
   EXPECT_TRUE(check_payloads(full.graph(), full.payloads).has_value());
 }
 

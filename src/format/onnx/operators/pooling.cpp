@@ -82,6 +82,13 @@ void pool(ImportContext& cx, bool max) {
   if (std::any_of(g.dilation.begin(), g.dilation.end(), [](std::uint32_t d) { return d != 1; })) {
     cx.fail_attr("dilations", list_string(g.dilation), "1 on every axis");
   }
+  // The node's own padding, before a folded Pad adds to it: count_include_pad concerns only this
+  // one (a Pad's zeros are elements of the pooled input, counted either way).
+  const bool own_padding =
+      std::any_of(g.pad_begin.begin(), g.pad_begin.end(), [](std::uint32_t p) { return p != 0; }) ||
+      std::any_of(g.pad_end.begin(), g.pad_end.end(), [](std::uint32_t p) { return p != 0; });
+  std::vector<std::uint32_t> own_pads = g.pad_begin;
+  own_pads.insert(own_pads.end(), g.pad_end.begin(), g.pad_end.end());
   if (folded) {
     if (r != 2) cx.unsupported("a folded Pad needs 2-D pooling");
     if (max) {
@@ -122,12 +129,8 @@ void pool(ImportContext& cx, bool max) {
   for (std::size_t i = 0; i < r; ++i)
     symmetric = symmetric && g.pad_begin[i] == g.pad_end[i];
   if (!max) {
-    const bool padded = std::any_of(g.pad_begin.begin(), g.pad_begin.end(),
-                                    [](std::uint32_t p) { return p != 0; }) ||
-                        !symmetric;
-    if (cx.attr_int("count_include_pad", 0) == 0 && padded) {
-      cx.unsupported("attribute count_include_pad = 0 with pads " +
-                     list_string(std::vector<std::uint32_t>(g.pad_begin)) +
+    if (cx.attr_int("count_include_pad", 0) == 0 && own_padding) {
+      cx.unsupported("attribute count_include_pad = 0 with pads " + list_string(own_pads) +
                      " is not supported (avg_pool counts the padding in its divisor); supported: "
                      "count_include_pad = 1, or no padding");
     }
