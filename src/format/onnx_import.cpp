@@ -1,14 +1,17 @@
 // ONNX import: the model is split (onnx/model_split.hpp), its interface read
 // (onnx/model_interface.cpp), and each graph node, parsed when the import reaches it, imported by
-// the function its op type and the model's opset select in onnx/operator_table.hpp. No exception
+// the function its op type and the model's opset select in onnx/operator_table.hpp, unless it
+// folds (onnx/constant_folding.hpp) or a pattern importer already absorbed it. An unsupported
+// node is recorded and the import goes on (every such node is reported at the end); a malformed
+// one stops it. No exception
 // leaves this file's functions: an ImportFailure becomes its Error, running out of memory a
 // resource_exhausted Error naming what was being read, any other exception an internal Error.
 //
-// Semantic assumption (docs/onnx-support.md): `avg_pool2d_pad` divides by the full window
-// (kH*kW), counting the zero padding, as PyTorch's AvgPool2d with count_include_pad=True does.
-// ONNX AveragePool with pads and count_include_pad=0 is therefore rejected, and a zero Pad folds
-// into a following AveragePool exactly. `max_pool2d_pad` pads with -inf, as ONNX MaxPool does; a
-// zero Pad folds into MaxPool only when its input is non-negative by construction.
+// Semantic assumption (docs/onnx-support.md): `avg_pool` divides by the full window, counting the
+// zero padding, as PyTorch's AvgPool with count_include_pad=True does. ONNX AveragePool with pads
+// and count_include_pad=0 is therefore rejected, and a zero Pad folds into a following
+// AveragePool exactly. `max_pool` pads with -inf, as ONNX MaxPool does; a zero Pad folds into
+// MaxPool only when its input is non-negative by construction.
 #include "nnplan/format/onnx_import.hpp"
 
 #include "nnplan/exception_boundary.hpp"
