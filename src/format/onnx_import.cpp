@@ -3,9 +3,9 @@
 // the function its op type and the model's opset select in onnx/operator_table.hpp, unless it
 // folds (onnx/constant_folding.hpp) or a pattern importer already absorbed it. An unsupported
 // node is recorded and the import goes on (every such node is reported at the end); a malformed
-// one stops it. No exception
-// leaves this file's functions: an ImportFailure becomes its Error, running out of memory a
-// resource_exhausted Error naming what was being read, any other exception an internal Error.
+// one stops it. No exception leaves this file's functions: an ImportFailure becomes its Error,
+// running out of memory a resource_exhausted Error naming what was being read, any other
+// exception an internal Error.
 //
 // Semantic assumption (docs/onnx-support.md): `avg_pool` divides by the full window, counting the
 // zero padding, as PyTorch's AvgPool with count_include_pad=True does. ONNX AveragePool with pads
