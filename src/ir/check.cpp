@@ -255,10 +255,6 @@ Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape&
   assign(out, in);
   const std::size_t first = in.rank() - r;
   for (std::uint32_t i = 0; i < r; ++i) {
-    if (p.padding[i] >= p.kernel[i]) {
-      return fail(node, "padding " + list_string(p.padding) + " must be below the kernel " +
-                            list_string(p.kernel) + " on each axis");
-    }
     if (Status s = window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
                                  p.padding[i], p.padding[i], 1, out.dims[first + i]);
         !s) {

@@ -196,6 +196,12 @@ std::vector<ValidCase> valid_cases() {
       {"bernoulli_mask", one_op({shape({})}, OpKind::bernoulli_mask, shape({4, 5}), SeedParams{1}),
        shape({4, 5})},
       // max_pool, avg_pool: any spatial rank over the last axes, leading axes kept.
+      // Padding may reach or pass the kernel (windows wholly in the padding): legacy max_pool2d_pad
+      // graphs did, and ONNX sets no bound.
+      {"max_pool_padding_equals_kernel",
+       one_op({shape({1, 4, 4})}, OpKind::max_pool, shape({1, 6, 6}), pool(1, 1, 1)), shape({1, 6, 6})},
+      {"avg_pool_padding_above_kernel",
+       one_op({shape({1, 4, 4})}, OpKind::avg_pool, shape({1, 9, 9}), pool(2, 1, 3)), shape({1, 9, 9})},
       {"max_pool_chw", one_op({shape({3, 8, 8})}, OpKind::max_pool, shape({3, 4, 4}), pool(2, 2)),
        shape({3, 4, 4})},
       {"max_pool_nchw",
@@ -1052,16 +1058,6 @@ std::vector<InvalidCase> invalid_cases() {
       {"pool_3d_on_rank_2",
        one_op({shape({4, 4})}, OpKind::avg_pool, shape({2, 2}), pool(2, 2, 0, 3)),
        "node 1 (avg_pool): expects a parent with at least spatial_rank 3 axes, found [4,4]", 1},
-      {"max_pool_padding_equals_kernel",
-       one_op({shape({1, 4, 4})}, OpKind::max_pool, shape({1, 6, 6}), pool(1, 1, 1)),
-       "node 1 (max_pool): padding [1,1] must be below the kernel [1,1] on each axis", 1},
-      {"avg_pool_padding_above_kernel",
-       one_op({shape({1, 4, 4})}, OpKind::avg_pool, shape({1, 7, 7}), pool(2, 1, 3)),
-       "node 1 (avg_pool): padding [3,3] must be below the kernel [2,2] on each axis", 1},
-      {"pool_padding_above_kernel_on_one_axis",
-       one_op({shape({1, 4, 4})}, OpKind::max_pool, shape({1, 4, 4}),
-              PoolParams{.spatial_rank = 2, .kernel = {3, 1}, .stride = {1, 1}, .padding = {1, 1}}),
-       "node 1 (max_pool): padding [1,1] must be below the kernel [3,1] on each axis", 1},
       {"max_pool_window_too_big",
        one_op({shape({1, 2, 2})}, OpKind::max_pool, shape({1, 1, 1}), pool(5, 1, 1)),
        "node 1 (max_pool): window of 5 on axis 1 does not fit its padded extent 4 (input 2, "

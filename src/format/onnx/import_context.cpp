@@ -396,59 +396,11 @@ std::uint32_t ImportContext::norm_axis(std::int64_t axis, std::size_t rank, bool
   return static_cast<std::uint32_t>(a);
 }
 
-std::uint32_t ImportContext::window_padding(const Shape& in, std::uint32_t kh, std::uint32_t kw,
-                                            std::uint32_t stride) const {
-  const std::string auto_pad = attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    const auto pads = attr_ints("pads").value_or(std::vector<std::int64_t>{0, 0, 0, 0});
-    if (pads.size() != 4 || pads[0] < 0 || pads[0] > std::numeric_limits<std::uint16_t>::max() ||
-        !std::all_of(pads.begin(), pads.end(), [&](std::int64_t p) { return p == pads[0]; })) {
-      fail_attr("pads", list_string(pads), "equal non-negative pads on every side of H and W");
-    }
-    return static_cast<std::uint32_t>(pads[0]);
-  }
-  if (auto_pad == "VALID") return 0;
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    std::optional<Dim> common;
-    for (int d = 0; d < 2; ++d) {
-      const Dim size = in.dims[2 + d];
-      const Dim k = d == 0 ? kh : kw;
-      const Dim out = (size + stride - 1) / stride;
-      const Dim need = out == 0 ? 0 : (out - 1) * stride + k;
-      const Dim total = need > size ? need - size : 0;
-      if (total % 2 != 0 || (common && *common != total / 2)) {
-        fail_attr("auto_pad", auto_pad,
-                  "NOTSET, VALID, or SAME_* where the padding is symmetric and equal on H and W "
-                  "(here it is not)");
-      }
-      common = total / 2;
-    }
-    return static_cast<std::uint32_t>(*common);
-  }
-  fail_attr("auto_pad", auto_pad, "NOTSET, VALID, SAME_UPPER, SAME_LOWER");
-}
-
 void ImportContext::refuse_same_auto_pad(const PendingPad& folded) const {
   const std::string auto_pad = attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     unsupported("attribute auto_pad = " + auto_pad + " after the folded Pad node " +
                 quoted_name(folded.pad_node) + " is not supported; export with explicit pads");
-  }
-}
-
-std::uint32_t ImportContext::equal_strides() const {
-  const auto strides = attr_ints("strides").value_or(std::vector<std::int64_t>{1, 1});
-  if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 1 ||
-      strides[0] > std::numeric_limits<std::uint32_t>::max()) {
-    fail_attr("strides", list_string(strides), "equal positive strides on H and W");
-  }
-  return static_cast<std::uint32_t>(strides[0]);
-}
-
-void ImportContext::require_rank4(const Shape& s, std::string_view what) const {
-  if (s.rank() != 4) {
-    unsupported("input " + to_string(s) + " is not (N,C,H,W); only 2-D " + std::string(what) +
-                " is supported");
   }
 }
 

@@ -4,9 +4,9 @@
 // one reused message. Every ONNX tensor name resolves to one of: an IR node that produces it (a
 // standard hash map by name), a constant known at import time (initializers, Constant outputs and
 // the results of constant folding, constant_folding.hpp; materialized as a `const` node only when
-// consumed as a plain tensor, and folded straight into linear/conv2d/batch_norm2d_nchw_eval
-// payloads when consumed there), or a pending Pad (zero
-// padding waiting to be folded into the Conv or pooling node that consumes it). A node's inputs
+// consumed as a plain tensor, and folded straight into linear/conv/conv_transpose/batch_norm_eval/
+// layernorm payloads when consumed there), or a pending Pad (zero padding waiting to be folded
+// into the Conv or pooling node that consumes it). A node's inputs
 // resolve to the definitions before it: what a node defines takes effect when it is done. Each IR
 // node is added through ir::CheckedGraphBuilder, which checks it and infers its shape, so the
 // result is checked by construction.
@@ -243,14 +243,9 @@ class ImportContext {
 
   // ---- attribute rules shared by several operators ----
   std::uint32_t norm_axis(std::int64_t axis, std::size_t rank, bool inclusive = false) const;
-  // The symmetric padding of a 2-D window (pads or auto_pad).
-  std::uint32_t window_padding(const ir::Shape& in, std::uint32_t kh, std::uint32_t kw,
-                               std::uint32_t stride) const;
   // Refuses auto_pad SAME_UPPER or SAME_LOWER on a window op that `folded`'s Pad node feeds: the
   // SAME padding depends on the padded input's size, which the folded op does not see.
   void refuse_same_auto_pad(const PendingPad& folded) const;
-  std::uint32_t equal_strides() const;
-  void require_rank4(const ir::Shape& s, std::string_view what) const;
 
  private:
   // Records that the import now reads `stage` (for ImportProgress), and runs the test seam.

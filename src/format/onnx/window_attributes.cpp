@@ -79,6 +79,13 @@ WindowGeometry read_window(const ImportContext& cx, const std::vector<ir::Dim>& 
     if (total > 2 * static_cast<ir::Dim>(kMaxWindowValue)) {
       cx.fail_attr("auto_pad", auto_pad, "a padding of at most " + str(kMaxWindowValue));
     }
+    if (transposed && total % 2 != 0) {
+      // ONNX's text and ONNX Runtime put the odd unit on opposite sides for ConvTranspose.
+      cx.fail_attr("auto_pad", auto_pad,
+                   "SAME_* on ConvTranspose where the total padding of each axis is even (here "
+                   "it is " + str(total) + " on spatial axis " +
+                   str(static_cast<std::uint64_t>(i)) + "; readers disagree on an odd one)");
+    }
     const auto small = static_cast<std::uint32_t>(total / 2);
     const auto large = static_cast<std::uint32_t>(total - total / 2);
     const bool upper = auto_pad == "SAME_UPPER";

@@ -1,6 +1,7 @@
 // Where with a constant -inf mask feeding a last-axis Softmax (onnx/operators/where.cpp): one
 // hard_masked_softmax node with the mask's polarity and shape, the Softmax absorbed; the near
 // misses each unsupported with the reason.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -87,6 +88,18 @@ std::string why(const Model& m) {
   const std::string lead = "(hard_masked_softmax); ";
   const auto at = msg.find(lead);
   return at == std::string::npos ? msg : msg.substr(at + lead.size());
+}
+
+TEST(OnnxWhere, AMaskPastTheFoldingCapIsRefused) {
+  // A [2,1,1,2] condition against scores [2,4096,4096,2] spans 2^25 mask entries.
+  Model m;
+  m.input("s", {2, 4096, 4096, 2}).output("y");
+  bool_init(m, "mask", {2, 1, 1, 2}, {false, true, true, false});
+  m.init("ninf", {}, {-kInf});
+  m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
+  attr_i(m.node("Softmax", {"w"}, {"y"}, "sm"), "axis", -1);
+  EXPECT_THAT(unsupported_of(m), ::testing::HasSubstr("the mask [2,4096,4096,2] would hold more "
+                                                      "than 16777216 entries"));
 }
 
 TEST(OnnxWhere, NearMissesAreUnsupportedWithTheReason) {

@@ -97,6 +97,9 @@ ConstTensor fold_slice(FoldArgs& a) {
     seen[axis] = true;
     const std::int64_t step = steps[k];
     if (step == 0) a.cx.fail("steps " + list_string(steps) + " has a 0");
+    if (step == std::numeric_limits<std::int64_t>::min()) {
+      a.cx.fail("steps " + list_string(steps) + " holds -2^63, which has no magnitude in int64");
+    }
     const auto d = static_cast<std::int64_t>(data.dims[axis]);
     // ONNX's rule: a negative bound counts from the end, then both clamp to the axis (to
     // [0, d] going forward, to [-1, d-1] going backward).

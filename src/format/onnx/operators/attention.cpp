@@ -7,6 +7,7 @@
 // A scaling done on q before the first MatMul (torch's nn.MultiheadAttention divides q by
 // sqrt(E)) stays the IR nodes it was imported as, and the attention's scale is then 1. Anything
 // else is left to the plain MatMul, Softmax and Where importers.
+#include <cmath>
 #include <numeric>
 #include <optional>
 
@@ -32,7 +33,10 @@ std::optional<int> sole_consumer(const ImportContext& cx, std::string_view name)
 // The value of a constant float scalar (any rank, one element) named `name`, if it is one.
 std::optional<float> scalar_of(const ImportContext& cx, const std::string& name) {
   const ConstPtr c = cx.constant(name);
-  if (c == nullptr || c->dtype != onnx::TensorProto_DataType_FLOAT) return std::nullopt;
+  // Rank 0 or 1: a broadcast of it never raises the rank of the scores (rank 2 or more).
+  if (c == nullptr || c->dtype != onnx::TensorProto_DataType_FLOAT || c->dims.size() > 1) {
+    return std::nullopt;
+  }
   const std::vector<float>& v = floats_of(*c);
   if (v.size() != 1) return std::nullopt;
   return v[0];
@@ -76,7 +80,11 @@ bool import_attention(ImportContext& cx) {
       plain(n, 2) && n.attribute_size() == 0 && (n.op_type() == "Mul" || n.op_type() == "Div")) {
     const bool first = n.input(0) == out;
     const std::optional<float> c = scalar_of(cx, first ? n.input(1) : n.input(0));
-    if (!c || (n.op_type() == "Div" && (!first || *c == 0.0F))) return false;
+    if (!c) return false;
+    // Dividing by c equals multiplying by 1/c exactly only when c is a power of two.
+    int exponent = 0;
+    const bool power_of_two = std::isfinite(*c) && std::frexp(std::fabs(*c), &exponent) == 0.5F;
+    if (n.op_type() == "Div" && (!first || !power_of_two)) return false;
     scale = n.op_type() == "Div" ? 1.0F / *c : *c;
     advance(n);
     if (!next) return false;

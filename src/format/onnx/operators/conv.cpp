@@ -63,7 +63,11 @@ void convolution(ImportContext& cx, bool transposed) {
     cx.fail(weight_text + " with group " + str(group) + " expects " + str(weight_in) +
             " input channels, input " + to_string(xs) + " has " + str(in_c));
   }
-  if (in_c % groups != 0 || out_c % groups != 0 || out_c > kMaxU32) {
+  if (in_c > kMaxU32 || out_c > kMaxU32) {
+    cx.fail("input " + to_string(xs) + " with " + weight_text + " has " + str(in_c) + " input and " +
+            str(out_c) + " output channels; the limit is " + str(kMaxU32) + " each");
+  }
+  if (in_c % groups != 0 || out_c % groups != 0) {
     cx.fail("attribute group = " + str(group) + " does not divide the " + str(in_c) +
             " input and " + str(out_c) + " output channels");
   }
@@ -94,9 +98,17 @@ void convolution(ImportContext& cx, bool transposed) {
                      "one non-negative value per spatial axis, below its stride or dilation");
       }
       output_padding.assign(op->begin(), op->end());
+      const std::string auto_pad = cx.attr_string("auto_pad", "NOTSET");
+      if (auto_pad != "NOTSET" && auto_pad != "VALID" &&
+          std::any_of(output_padding.begin(), output_padding.end(),
+                      [](std::uint32_t p) { return p != 0; })) {
+        cx.fail_attr("output_padding", list_string(*op),
+                     "all zero with auto_pad " + auto_pad + " (SAME sizes the output as input "
+                     "times stride, which output_padding would change)");
+      }
     }
     if (const auto os = cx.attr_ints("output_shape")) {
-      // The padding that gives output_shape, split as SAME_UPPER does (ONNX's rule).
+      // The padding that gives output_shape, half on each side.
       const std::size_t offset = os->size() == r + 2 ? 2 : 0;
       if (os->size() != r && os->size() != r + 2) {
         cx.fail_attr("output_shape", list_string(*os), "one size per spatial axis");
@@ -111,9 +123,16 @@ void convolution(ImportContext& cx, bool transposed) {
                            " on spatial axis " + str(static_cast<std::uint64_t>(i)) + ")");
         }
         const Dim total = full - static_cast<Dim>(want);
-        const bool lower = cx.attr_string("auto_pad", "NOTSET") == "SAME_LOWER";
-        g.pad_begin[i] = static_cast<std::uint32_t>(lower ? total - total / 2 : total / 2);
-        g.pad_end[i] = static_cast<std::uint32_t>(lower ? total / 2 : total - total / 2);
+        if (total % 2 != 0) {
+          // ONNX's text puts the odd unit first unless auto_pad is SAME_UPPER, ONNX Runtime
+          // the other way round: only an even total means one thing.
+          cx.fail_attr("output_shape", list_string(*os),
+                       "sizes that leave an even total padding on each spatial axis (here " +
+                           str(total) + " on spatial axis " + str(static_cast<std::uint64_t>(i)) +
+                           ")");
+        }
+        g.pad_begin[i] = static_cast<std::uint32_t>(total / 2);
+        g.pad_end[i] = static_cast<std::uint32_t>(total / 2);
       }
     }
   }

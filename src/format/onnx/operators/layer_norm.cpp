@@ -22,6 +22,10 @@ void import_layer_normalization(ImportContext& cx) {
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", -1), xs.rank());
+  // stash_type 1 (float32) is how the normalization is computed for float32 input anyway.
+  if (const std::int64_t stash = cx.attr_int("stash_type", 1); stash != 1) {
+    cx.fail_attr("stash_type", str(stash), "1 (float32)");
+  }
   const float eps = cx.attr_float("epsilon", 1e-5f);
   if (!(eps > 0.0f) || !std::isfinite(eps)) {
     cx.fail_attr("epsilon", str(eps), "a finite positive epsilon");

@@ -121,8 +121,12 @@ void pool(ImportContext& cx, bool max) {
     if (!ceil_mode) continue;
     const Dim floor_out = (span - kernel[i]) / g.stride[i] + 1;
     Dim out = (span - kernel[i] + g.stride[i] - 1) / g.stride[i] + 1;
-    if (out > floor_out && (out - 1) * g.stride[i] >= spatial[i] + g.pad_begin[i]) --out;
-    extra[i] = (out - 1) * g.stride[i] + kernel[i] - span;
+    // Where the window may start: inside the pool's input (a folded Pad's zeros on both sides
+    // are input) or the pool's own leading padding.
+    const Dim folded_pad = folded && i < 2 ? folded->padding : 0;
+    const Dim start_limit = spatial[i] + g.pad_begin[i] + folded_pad;
+    if (out > floor_out && (out - 1) * g.stride[i] >= start_limit) --out;
+    extra[i] = out > floor_out ? (out - 1) * g.stride[i] + kernel[i] - span : 0;
   }
   const bool has_extra = std::any_of(extra.begin(), extra.end(), [](Dim e) { return e != 0; });
   bool symmetric = true;
@@ -152,10 +156,7 @@ void pool(ImportContext& cx, bool max) {
     const Dim before = g.pad_begin[i];
     const Dim after = g.pad_end[i] + extra[i];
     const Dim common = std::min(before, after);
-    padding[i] = static_cast<std::uint32_t>(std::min<Dim>(common, kernel[i] - 1));
-    if (!max && padding[i] != common) {
-      cx.fail_attr("pads", list_string(g.pad_begin), "pads below the kernel for average pooling");
-    }
+    padding[i] = static_cast<std::uint32_t>(common);
     x = pad_with_negative_infinity(cx, x, 2 + i, before - padding[i], after - padding[i]);
   }
   const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;

@@ -140,6 +140,11 @@ void import_split(ImportContext& cx) {
   Dim total = 0;
   for (const std::int64_t s : sizes) {
     if (s < 0) cx.fail("split " + list_string(sizes) + " has a negative size");
+    // Each size is at most the extent, so the sum cannot wrap.
+    if (static_cast<Dim>(s) > extent) {
+      cx.fail("split " + list_string(sizes) + " has a size past the extent " + str(extent) +
+              " of axis " + str(axis) + " of " + to_string(xs));
+    }
     total += static_cast<Dim>(s);
   }
   if (total != extent) {

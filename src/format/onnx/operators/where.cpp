@@ -5,7 +5,9 @@
 // into an exact zero weight. Any other Where on floats is unsupported, saying which part of the
 // pattern is missing; Where on int64 shape tensors folds at import time and never gets here.
 #include <limits>
+#include <optional>
 
+#include "../constant_folding.hpp"
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -86,7 +88,13 @@ void import_where(ImportContext& cx) {
     ++lead;
   const std::size_t k = std::max<std::size_t>(cs.rank() - lead, 1);
   Shape mask{ir::Dims(xs.dims.end() - static_cast<std::ptrdiff_t>(k), xs.dims.end())};
-  const Dim count = ir::element_count(mask).value_or(0);
+  const std::optional<Dim> elements = ir::element_count(mask);
+  // The mask is a parameter held in the graph: as large as a folded constant may be.
+  if (!elements || *elements > kMaxFoldedElements) {
+    refuse("the mask " + to_string(mask) + " would hold more than " + str(kMaxFoldedElements) +
+           " entries");
+  }
+  const Dim count = *elements;
   const Dim row = mask.dims[k - 1];
   std::vector<bool> allowed(count);
   for (Dim e = 0; e < count; ++e) {
