@@ -159,18 +159,7 @@ TEST_P(SliceBounds, FollowsOnnxClamping) {
   const SliceCase& c = GetParam();
   Model m = with_input(13);
   m.init("d", {2, 5}, iota(10, 0.0f));
-  m.init_i64("starts", c.starts).init_i64("ends", c.ends);
-  std::vector<std::string> ins = {"d", "starts", "ends"};
-  if (!c.axes.empty()) {
-    m.init_i64("axes", c.axes);
-    ins.push_back("axes");
-  }
-  if (!c.steps.empty()) {
-    if (c.axes.empty()) ins.push_back("");
-    m.init_i64("steps", c.steps);
-    ins.push_back("steps");
-  }
-  m.node("Slice", ins, {"s"}, "slice");
+  slice_node(m, "d", "s", "slice", c.starts, c.ends, c.axes, c.steps);
   EXPECT_EQ(folded(m, "s"), c.expected);
 }
 INSTANTIATE_TEST_SUITE_P(

@@ -225,6 +225,27 @@ class Model {
   onnx::ModelProto m_;
 };
 
+// A Slice node (opset 10 on) of `data` with constant starts, ends and, when not empty, axes and
+// steps as int64 initializers; its output is `out`.
+inline onnx::NodeProto& slice_node(Model& m, const std::string& data, const std::string& out,
+                                   const std::string& name, std::vector<std::int64_t> starts,
+                                   std::vector<std::int64_t> ends,
+                                   std::vector<std::int64_t> axes = {},
+                                   std::vector<std::int64_t> steps = {}) {
+  m.init_i64("starts", std::move(starts)).init_i64("ends", std::move(ends));
+  std::vector<std::string> ins{data, "starts", "ends"};
+  if (!axes.empty()) {
+    m.init_i64("axes", std::move(axes));
+    ins.push_back("axes");
+  }
+  if (!steps.empty()) {
+    if (ins.size() == 3) ins.push_back("");
+    m.init_i64("steps", std::move(steps));
+    ins.push_back("steps");
+  }
+  return m.node("Slice", ins, {out}, name);
+}
+
 // Stands in for a failed import, already reported, so that the test goes on to fail its checks:
 // a graph of one [1] input, which is also its output.
 inline ImportedModel failed_import() {

@@ -42,18 +42,7 @@ TEST_P(OnnxSlice, NormalizesBoundsPerAxis) {
   const SliceCase& c = GetParam();
   Model m;
   m.input("x", {4, 6, 8}).output("y");
-  m.init_i64("starts", c.starts).init_i64("ends", c.ends);
-  std::vector<std::string> ins{"x", "starts", "ends"};
-  if (!c.axes.empty()) {
-    m.init_i64("axes", c.axes);
-    ins.push_back("axes");
-  }
-  if (!c.steps.empty()) {
-    if (c.axes.empty()) ins.push_back("");
-    m.init_i64("steps", c.steps);
-    ins.push_back("steps");
-  }
-  m.node("Slice", ins, {"y"}, "s");
+  slice_node(m, "x", "y", "s", c.starts, c.ends, c.axes, c.steps);
   const ImportedModel r = ok(m);
   const auto& nodes = r.graph().nodes;
   ASSERT_EQ(nodes.size(), c.slices.size() + 1);
