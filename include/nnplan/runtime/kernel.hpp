@@ -1,0 +1,104 @@
+// The handler interface (SPEC §11): what one command of a command buffer calls. A handler is the
+// code behind one capsule: a forward kernel, the reverse rule a tape consumes (the vector-Jacobian
+// product), and the shape and layout guards that run before every launch under the names the
+// capsule's evidence gives. Handlers are plain functions over views: the command buffer owns every
+// buffer, and a handler neither allocates tensors it returns nor keeps state between calls.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "nnplan/error.hpp"
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/graph.hpp"
+#include "nnplan/runtime/tensor.hpp"
+
+namespace nnplan::runtime {
+
+// One payload tensor of a node (format/payload_file.hpp), resolved when the buffer is compiled:
+// `name` is the slot's name ("weight", "bias", "indices"); `tensor` is null for an optional slot
+// the graph leaves empty.
+struct WeightRef {
+  std::string_view name;
+  const format::PayloadTensor* tensor = nullptr;
+};
+
+// A node's payloads: its tensors in slot order and its attributes ("epsilon").
+struct NodeWeights {
+  std::span<const WeightRef> tensors;
+  const format::PayloadStore* store = nullptr;  // for attributes; null when the graph has none
+  ir::NodeId node_id = 0;
+
+  // The tensor of slot `name`, or null when the slot is empty or absent.
+  [[nodiscard]] const format::PayloadTensor* find(std::string_view name) const {
+    for (const WeightRef& w : tensors) {
+      if (w.name == name) return w.tensor;
+    }
+    return nullptr;
+  }
+  // The attribute `name`, or nullopt.
+  [[nodiscard]] std::optional<double> attribute(std::string_view name) const {
+    return store == nullptr ? std::nullopt : store->find_attribute(node_id, name);
+  }
+};
+
+// One forward launch: the node (its kind and parameters), its parents' values in parent order,
+// its payloads, and the output to fill. `output` may alias `inputs[0]` only when the handler
+// declared `in_place_safe`.
+struct KernelCall {
+  const ir::Node& node;
+  std::span<const TensorRef> inputs;
+  NodeWeights weights;
+  MutableTensorRef output;
+};
+
+// One reverse launch: the forward launch's node, inputs, weights and output value, the gradient
+// of the loss with respect to the output, and the gradients to produce. `input_grads` has one
+// entry per input (same shapes); `weight_grads` one per entry of `weights.tensors` (same shapes;
+// an entry with a null `data` is not wanted: an empty optional slot, or an int64 tensor). Every
+// gradient buffer arrives zero-filled and the VJP adds its contribution into it, so a tape can
+// accumulate several consumers of one value.
+struct VjpCall {
+  const ir::Node& node;
+  std::span<const TensorRef> inputs;
+  NodeWeights weights;
+  TensorRef output;
+  TensorRef output_grad;
+  std::span<const MutableTensorRef> input_grads;
+  std::span<const MutableTensorRef> weight_grads;
+};
+
+using ForwardFn = void (*)(const KernelCall&);
+using VjpFn = void (*)(const VjpCall&);
+// A guard: nothing when the call is one the kernel handles in bounds, else an error whose message
+// says what is wrong with which operand and its shape ("input 0 has shape [2,3]; conv needs rank
+// 4 (N, C, spatial...)"). The runtime adds the node, capsule and guard names.
+using GuardFn = Expected<void> (*)(const KernelCall&);
+
+// Where a capsule's test-suite evidence resolves: the GoogleTest suite of that name (the evidence
+// name with every '.' as '_', so `reference.conv.forward_tests` is `reference_conv_forward_tests`)
+// in `nnplan_tests`, defined in `source` (relative to the repository root).
+struct TestSuiteRef {
+  std::string_view source;
+};
+
+// Everything registered for one capsule.
+struct HandlerDefinition {
+  // The symbol the trace names: the forward function's qualified name.
+  std::string_view symbol;
+  ForwardFn forward = nullptr;
+  // Null for a forward-only capsule (vjp mode none).
+  VjpFn vjp = nullptr;
+  GuardFn shape_guard = nullptr;
+  GuardFn layout_guard = nullptr;
+  // Whether the output may share its buffer with input 0 (element-wise ops that read each input
+  // element before writing the same output element).
+  bool in_place_safe = false;
+  // The files holding the forward and VJP test suites.
+  TestSuiteRef forward_tests;
+  TestSuiteRef vjp_tests;
+};
+
+}  // namespace nnplan::runtime

@@ -1,0 +1,8 @@
+// Reference kernels: the pooling family (placeholder table until its handlers land).
+#include "runtime/providers/reference/reference_handlers.hpp"
+
+namespace nnplan::runtime::reference {
+
+std::span<const ReferenceHandler> pooling_handlers() { return {}; }
+
+}  // namespace nnplan::runtime::reference

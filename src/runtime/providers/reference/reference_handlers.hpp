@@ -1,0 +1,45 @@
+// The reference provider's handler tables (SPEC §11): each op family's file defines one table of
+// (backend op, handler) rows, and reference_provider.cpp registers every row under the capsule
+// `reference.<op>` (the attention capsule is `reference.attention`) on provider reference, device
+// cpu. Every kernel here computes in float32 in program order, without multiply-add contraction
+// (these sources build with -ffp-contract=off and without fast-math), accumulates each reduction
+// left to right, and runs on the calling thread: the same inputs give bit-identical outputs.
+#pragma once
+
+#include <span>
+
+#include "nnplan/backend/vocabulary.hpp"
+#include "nnplan/runtime/kernel.hpp"
+
+namespace nnplan::runtime::reference {
+
+struct ReferenceHandler {
+  backend::BackendOp op = backend::BackendOp::add;
+  HandlerDefinition handler;
+};
+
+// One table per op family, one file each (src/runtime/providers/reference/<family>.cpp).
+[[nodiscard]] std::span<const ReferenceHandler> elementwise_handlers();  // unary, binary, random
+[[nodiscard]] std::span<const ReferenceHandler> linear_algebra_handlers();  // matmul, linear
+[[nodiscard]] std::span<const ReferenceHandler> convolution_handlers();  // conv, conv_transpose
+[[nodiscard]] std::span<const ReferenceHandler> pooling_handlers();      // max_pool, avg_pool
+[[nodiscard]] std::span<const ReferenceHandler> normalization_handlers();  // batch/layer norm
+[[nodiscard]] std::span<const ReferenceHandler> softmax_handlers();  // softmax family, attention
+[[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();  // reduce_*, mse_loss
+[[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();  // reshape ... gather
+
+// The layout guard of every reference capsule (canonical-tensor layout): every operand is a
+// non-null (unless empty), float-aligned view, and the output overlaps no input.
+[[nodiscard]] Expected<void> canonical_layout_guard(const KernelCall& call);
+// The same for a handler whose output may be input 0's buffer exactly (in_place_safe): the
+// output either is input 0's buffer or overlaps no input.
+[[nodiscard]] Expected<void> canonical_layout_guard_in_place(const KernelCall& call);
+
+// Shared by the guards: an error "input I has shape S; <what the op needs>".
+[[nodiscard]] Error operand_error(std::string_view operand, const ir::Shape& shape,
+                                  std::string_view needs);
+// Shared by the guards: checks that the call has `count` inputs and that the output has the
+// node's declared shape.
+[[nodiscard]] Expected<void> check_arity_and_output(const KernelCall& call, std::size_t count);
+
+}  // namespace nnplan::runtime::reference

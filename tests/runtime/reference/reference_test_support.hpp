@@ -1,0 +1,214 @@
+// Test support for the reference provider's kernels: one call of a handler on owned tensors
+// (guards first, as the command buffer runs them), seeded random tensors, a float64 comparison
+// helper, and the finite-difference check every `reference.<op>.vjp_tests` suite uses. Each
+// family's test file builds its nodes by hand and compares against hand-computed values and a
+// float64 oracle written in the test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/graph.hpp"
+#include "nnplan/runtime/kernel.hpp"
+#include "nnplan/runtime/tensor.hpp"
+#include "runtime/providers/reference/reference_handlers.hpp"
+
+namespace nnplan::runtime::reference::testing {
+
+// The handler for `op` in `table`; fails the test when there is none.
+inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> table,
+                                            backend::BackendOp op) {
+  for (const ReferenceHandler& row : table) {
+    if (row.op == op) return row.handler;
+  }
+  ADD_FAILURE() << "no reference handler for " << backend::to_string(op);
+  static const HandlerDefinition none{};
+  return none;
+}
+
+inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
+  ir::Shape s;
+  for (ir::Dim d : dims) s.dims.push_back(d);
+  return s;
+}
+
+inline Tensor tensor(std::initializer_list<ir::Dim> dims, std::vector<float> values) {
+  Tensor t{.dtype = DType::float32, .shape = shape_of(dims), .values = std::move(values)};
+  EXPECT_EQ(t.values.size(), element_count_of(t.shape)) << "test tensor size";
+  return t;
+}
+
+// Values uniform in [lo, hi), from a fixed seed.
+inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
+                            float hi = 1.0F) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Tensor t = zeros(shape);
+  for (float& v : t.values) v = dist(gen);
+  return t;
+}
+
+// A node's payloads in slot order, as the command buffer resolves them.
+struct BoundWeights {
+  std::vector<WeightRef> refs;
+  NodeWeights view(const format::PayloadStore& store, ir::NodeId id) const {
+    return {.tensors = refs, .store = &store, .node_id = id};
+  }
+};
+inline BoundWeights bind_weights(const ir::Node& node, const format::PayloadStore& store) {
+  BoundWeights b;
+  for (const format::PayloadSlot& slot : format::payload_slots(node.kind)) {
+    b.refs.push_back({.name = slot.name, .tensor = store.find_tensor(node.id, slot.name)});
+  }
+  return b;
+}
+
+// Runs the handler's shape guard, layout guard and forward kernel on `inputs`, into a fresh
+// output of the node's declared shape. The guard's error comes back unchanged.
+inline Expected<Tensor> run_forward(const HandlerDefinition& h, const ir::Node& node,
+                                    const std::vector<Tensor>& inputs,
+                                    const format::PayloadStore& store = {}) {
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : inputs) refs.push_back(view(t));
+  Tensor out = zeros(node.shape);
+  const BoundWeights bound = bind_weights(node, store);
+  const KernelCall call{.node = node,
+                        .inputs = refs,
+                        .weights = bound.view(store, node.id),
+                        .output = mutable_view(out)};
+  if (h.shape_guard == nullptr || h.layout_guard == nullptr || h.forward == nullptr) {
+    return std::unexpected(make_error(ErrorKind::internal, "handler lacks a guard or kernel"));
+  }
+  if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
+  if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
+  h.forward(call);
+  return out;
+}
+
+// Element-wise comparison: |got - want| <= atol + rtol * |want| for every element, NaN only
+// where NaN is wanted.
+inline ::testing::AssertionResult near_all(std::span<const float> got,
+                                           std::span<const double> want, double rtol,
+                                           double atol) {
+  if (got.size() != want.size()) {
+    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  }
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i];
+    const double w = want[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    if (!(std::abs(g - w) <= atol + rtol * std::abs(w))) {
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << g << ", want " << w << " (rtol " << rtol
+             << ", atol " << atol << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct VjpCheckOptions {
+  double step = 1e-3;   // central-difference step, relative to max(1, |x|)
+  double rtol = 2e-2;
+  double atol = 2e-3;
+  std::size_t max_probes = 48;  // elements probed per tensor (spread evenly)
+  std::uint32_t seed = 7;       // for the output cotangent
+};
+
+// Checks the handler's VJP against central finite differences of L = <g, f(x)> in float64, for
+// every float32 input and weight, g a seeded random cotangent. Inputs must avoid the kernel's
+// kinks (ties of max, relu at 0).
+inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir::Node& node,
+                                            std::vector<Tensor> inputs,
+                                            format::PayloadStore store = {},
+                                            VjpCheckOptions opt = {}) {
+  if (h.vjp == nullptr) return ::testing::AssertionFailure() << "handler has no VJP";
+  auto y = run_forward(h, node, inputs, store);
+  if (!y) return ::testing::AssertionFailure() << "forward failed: " << y.error().message;
+  const Tensor g = random_tensor(node.shape, opt.seed);
+  const auto loss = [&](const std::vector<Tensor>& xs, const format::PayloadStore& s) {
+    auto out = run_forward(h, node, xs, s);
+    double acc = 0;
+    for (std::size_t i = 0; i < out->values.size(); ++i) {
+      acc += static_cast<double>(out->values[i]) * g.values[i];
+    }
+    return acc;
+  };
+
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : inputs) refs.push_back(view(t));
+  std::vector<Tensor> input_grads;
+  for (const Tensor& t : inputs) input_grads.push_back(zeros(t.shape));
+  std::vector<MutableTensorRef> input_grad_refs;
+  for (Tensor& t : input_grads) input_grad_refs.push_back(mutable_view(t));
+  const BoundWeights bound = bind_weights(node, store);
+  std::vector<Tensor> weight_grads;
+  for (const WeightRef& w : bound.refs) {
+    weight_grads.push_back(w.tensor != nullptr && w.tensor->dtype == format::PayloadDtype::float32
+                               ? zeros(w.tensor->shape)
+                               : Tensor{});
+  }
+  std::vector<MutableTensorRef> weight_grad_refs;
+  for (std::size_t i = 0; i < weight_grads.size(); ++i) {
+    const bool wanted = bound.refs[i].tensor != nullptr &&
+                        bound.refs[i].tensor->dtype == format::PayloadDtype::float32;
+    weight_grad_refs.push_back(wanted ? mutable_view(weight_grads[i])
+                                      : MutableTensorRef{nullptr, &weight_grads[i].shape});
+  }
+  h.vjp({.node = node,
+         .inputs = refs,
+         .weights = bound.view(store, node.id),
+         .output = view(*y),
+         .output_grad = view(g),
+         .input_grads = input_grad_refs,
+         .weight_grads = weight_grad_refs});
+
+  const auto probe = [&](std::vector<float>& values, const std::vector<float>& analytic,
+                         const std::string& what,
+                         const auto& eval) -> ::testing::AssertionResult {
+    const std::size_t n = values.size();
+    const std::size_t stride = std::max<std::size_t>(1, n / opt.max_probes);
+    for (std::size_t i = 0; i < n; i += stride) {
+      const float x0 = values[i];
+      const double hstep = opt.step * std::max(1.0, std::abs(static_cast<double>(x0)));
+      values[i] = static_cast<float>(x0 + hstep);
+      const double up = eval();
+      values[i] = static_cast<float>(x0 - hstep);
+      const double down = eval();
+      values[i] = x0;
+      const double actual_step =
+          static_cast<double>(static_cast<float>(x0 + hstep)) - static_cast<float>(x0 - hstep);
+      const double fd = (up - down) / actual_step;
+      const double an = analytic[i];
+      if (!(std::abs(fd - an) <= opt.atol + opt.rtol * std::max(std::abs(fd), std::abs(an)))) {
+        return ::testing::AssertionFailure() << what << " element " << i << ": VJP gives " << an
+                                             << ", finite differences " << fd;
+      }
+    }
+    return ::testing::AssertionSuccess();
+  };
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    auto r = probe(inputs[k].values, input_grads[k].values, "input " + std::to_string(k),
+                   [&] { return loss(inputs, store); });
+    if (!r) return r;
+  }
+  for (std::size_t k = 0; k < bound.refs.size(); ++k) {
+    if (weight_grads[k].values.empty()) continue;
+    const format::PayloadKey key{node.id, std::string(bound.refs[k].name)};
+    auto& values = store.tensors.at(key).data;
+    auto r = probe(values, weight_grads[k].values, "weight " + key.name,
+                   [&] { return loss(inputs, store); });
+    if (!r) return r;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace nnplan::runtime::reference::testing
