@@ -34,6 +34,16 @@ const char* to_string(ErrorKind kind) {
       return "unsupported";
     case ErrorKind::resource_exhausted:
       return "resource-exhausted";
+    case ErrorKind::unprobed_provider:
+      return "unprobed-provider";
+    case ErrorKind::unprobed_device:
+      return "unprobed-device";
+    case ErrorKind::unbound_capsule:
+      return "unbound-capsule";
+    case ErrorKind::guard_failed:
+      return "guard-failed";
+    case ErrorKind::bad_input:
+      return "bad-input";
     case ErrorKind::internal:
       return "internal";
   }

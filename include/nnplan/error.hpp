@@ -28,6 +28,18 @@ enum class ErrorKind {
   unsupported,
   // The process ran out of memory or another resource while doing the work.
   resource_exhausted,
+  // Execution (SPEC §11). A plan's group needs a provider or device the probe of this machine did
+  // not confirm; the command line exits 1 for these, before anything runs.
+  unprobed_provider,
+  unprobed_device,
+  // A planned capsule has no handler of its identity in this build, or claims a runtime guard
+  // this build does not register (compile time).
+  unbound_capsule,
+  // A runtime guard refused a launch: the operands are not what the kernel handles.
+  guard_failed,
+  // The inputs given to a run do not match the model's (name, dtype, shape) or cannot be read;
+  // the command line exits 3.
+  bad_input,
   // A broken internal invariant; always a bug in nnplan.
   internal,
 };

@@ -107,7 +107,8 @@ std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string
 
 // Reads the payload file beside a torchlean.ir.v1 graph, when there is one, and checks it.
 Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_path,
-                                             const ir::Graph& graph) {
+                                             const ir::Graph& graph,
+                                             std::shared_ptr<const PayloadStore>* kept) {
   WeightsCheck check;
   if (!detail::is_regular_file(graph_path)) {
     check.status = WeightsCheck::Status::not_looked;
@@ -127,6 +128,7 @@ Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_
   check.status = WeightsCheck::Status::checked;
   check.tensors = store->tensors.size();
   check.attributes = store->attributes.size();
+  if (kept != nullptr) *kept = std::make_shared<const PayloadStore>(std::move(*store));
   return check;
 }
 
@@ -177,11 +179,17 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
   if (options.digest) out.digest = sha256_digest(text);
   if (out.format == GraphFileFormat::onnx) {
     OnnxImportOptions onnx = options.onnx;
-    onnx.keep_payloads = false;
+    onnx.keep_payloads = options.keep_weights;
+    if (onnx.external_data_dir.empty()) onnx.external_data_dir = path.parent_path();
+    if (onnx.external_data_dir.empty()) onnx.external_data_dir = ".";
     auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     out.folded_sources = std::move(imported->folded_sources);
+    out.output_names = std::move(imported->output_names);
+    if (options.keep_weights) {
+      out.payloads = std::make_shared<const PayloadStore>(std::move(imported->payloads));
+    }
     out.weights.status = WeightsCheck::Status::in_model;
     return out;
   }
@@ -200,7 +208,8 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
   }
   out.graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
   if (options.check_payloads) {
-    auto weights = check_payloads_beside(path, out.graph->graph());
+    auto weights = check_payloads_beside(path, out.graph->graph(),
+                                         options.keep_weights ? &out.payloads : nullptr);
     if (!weights) return failure(std::move(weights.error()), std::move(out.digest), nodes);
     out.weights = std::move(*weights);
   }

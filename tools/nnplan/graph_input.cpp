@@ -99,6 +99,7 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
   auto onnx = parse_input_shapes(flags.input_shapes);
   if (!onnx) return std::unexpected(onnx.error());
   const format::GraphFileOptions options{.digest = digest == Digest::compute,
+                                         .keep_weights = flags.keep_weights,
                                          .onnx = std::move(*onnx)};
   // read_graph_file makes the same check; made here first, a flag that does not fit the file is
   // a usage error (exit 2), not a malformed graph.
@@ -134,7 +135,7 @@ std::expected<GraphInput, int> read_graph_input(const ConfigFlags& config,
 namespace {
 
 PlannedGraph plan_input(GraphInput input) {
-  auto model = plan_model(input.profile, input.graph.graph);
+  auto model = plan_model(input.profile, input.graph.graph, input.graph.payloads);
   return PlannedGraph{.profile = std::move(input.profile),
                       .graph = std::move(input.graph),
                       .model = std::move(model)};

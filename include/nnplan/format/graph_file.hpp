@@ -46,6 +46,10 @@ struct GraphFileOptions {
   // Whether to read and check the payload file beside a torchlean.ir.v1 graph (payload_path_for):
   // when it exists it must read and match the graph (format::check_payloads), else loading fails.
   bool check_payloads = true;
+  // Whether to keep the weights (LoadedGraph::payloads) for running the graph: an ONNX model's
+  // initializers (external data read from the model's directory) or the payload file beside a
+  // torchlean.ir.v1 graph. Planning never needs them.
+  bool keep_weights = false;
   // Passed to the ONNX importer; input shapes given for a torchlean.ir.v1 file are an error.
   OnnxImportOptions onnx;
 };
@@ -84,6 +88,11 @@ struct LoadedGraph {
   // IR node consumes (ImportedModel::folded_sources).
   std::map<ir::NodeId, std::vector<std::string>> folded_sources;
 
+  // The weights, when GraphFileOptions::keep_weights asked for them and the graph has some (null
+  // for a torchlean.ir.v1 graph without a payload file beside it).
+  std::shared_ptr<const PayloadStore> payloads;
+  // ONNX only: the graph outputs' names, in graph order.
+  std::vector<std::string> output_names;
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
   [[nodiscard]] bool onnx() const { return format == GraphFileFormat::onnx; }
 };

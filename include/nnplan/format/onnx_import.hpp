@@ -60,6 +60,8 @@ struct ImportedModel {
   // folding") behind each IR node that consumes their result: IR node id -> the folded nodes'
   // names, in node order, each once. IR nodes that consumed no folded constant are absent.
   std::map<ir::NodeId, std::vector<std::string>> folded_sources;
+  // The graph outputs' names (graph.output), in the order of the graph's output_ids.
+  std::vector<std::string> output_names;
 
   [[nodiscard]] const ir::Graph& graph() const { return checked.graph(); }
 };

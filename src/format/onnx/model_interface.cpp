@@ -206,6 +206,7 @@ ImportedModel ImportContext::finish() {
   ImportedModel result{
       .checked = std::move(*checked), .payloads = std::move(payloads_), .opset = opset_};
   result.folded_sources = std::move(folded_sources_);
+  for (const auto& output : model_.graph().output()) result.output_names.push_back(output.name());
   result.producer = model_.producer_name();
   if (!model_.producer_version().empty()) {
     result.producer += (result.producer.empty() ? "" : " ") + model_.producer_version();

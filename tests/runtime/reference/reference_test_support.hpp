@@ -66,6 +66,7 @@ struct BoundWeights {
 inline BoundWeights bind_weights(const ir::Node& node, const format::PayloadStore& store) {
   BoundWeights b;
   for (const format::PayloadSlot& slot : format::payload_slots(node.kind)) {
+    if (slot.attribute) continue;
     b.refs.push_back({.name = slot.name, .tensor = store.find_tensor(node.id, slot.name)});
   }
   return b;

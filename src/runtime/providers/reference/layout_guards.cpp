@@ -34,7 +34,7 @@ Expected<void> check_views(const KernelCall& call, bool in_place_allowed) {
     if (!aligned(in.data)) {
       return bad("input " + std::to_string(i) + " is not aligned to a float");
     }
-    const bool same_buffer = i == 0 && in.data == call.output.data && n == out_n;
+    const bool same_buffer = in.data == call.output.data && n == out_n;
     if (in_place_allowed && same_buffer) continue;
     if (overlaps(in.data, n, call.output.data, out_n)) {
       return bad("the output buffer overlaps input " + std::to_string(i) +

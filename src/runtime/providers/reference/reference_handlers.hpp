@@ -31,8 +31,8 @@ struct ReferenceHandler {
 // The layout guard of every reference capsule (canonical-tensor layout): every operand is a
 // non-null (unless empty), float-aligned view, and the output overlaps no input.
 [[nodiscard]] Expected<void> canonical_layout_guard(const KernelCall& call);
-// The same for a handler whose output may be input 0's buffer exactly (in_place_safe): the
-// output either is input 0's buffer or overlaps no input.
+// The same for an element-wise handler whose output may be an input's buffer (in_place_safe):
+// each input either is exactly the output's buffer or overlaps it nowhere.
 [[nodiscard]] Expected<void> canonical_layout_guard_in_place(const KernelCall& call);
 
 // Shared by the guards: an error "input I has shape S; <what the op needs>".

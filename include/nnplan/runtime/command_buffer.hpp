@@ -1,0 +1,104 @@
+// Command buffers (SPEC §11): an accepted plan compiled for this build. One command per planned
+// node, in execution order, each bound to the handler registered under exactly its capsule's
+// identity, with the guards its capsule's runtime-guard evidence names, its operands' homes (a
+// graph input, a weight, the arena or a graph output) and its payloads resolved. The buffer owns
+// the planned model it was compiled from (and through it the graph and weights every command
+// points into), and the memory plan of its arena.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/planned_model.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/runtime/handler_registry.hpp"
+#include "nnplan/runtime/memory_plan.hpp"
+
+namespace nnplan::runtime {
+
+// Where a value lives while the buffer runs.
+enum class ValueHome : std::uint8_t { input, weight, arena, output };
+
+struct ValueSlot {
+  ValueHome home = ValueHome::arena;
+  // input: the input's position; output: the output's position; arena: the byte offset.
+  std::size_t index = 0;
+  const float* weight = nullptr;  // weight: the payload's values
+  const ir::Shape* shape = nullptr;
+};
+
+// A guard a command runs before its launch, under its evidence name.
+struct CommandGuard {
+  std::string_view name;
+  GuardFn check = nullptr;
+};
+
+struct Command {
+  const ir::Node* node = nullptr;
+  std::uint32_t group = 0;  // the lowered group the node belongs to
+  backend::CapsuleId capsule = 0;
+  const HandlerDefinition* handler = nullptr;
+  std::vector<ValueSlot> inputs;  // in parent order
+  ValueSlot output;
+  std::vector<WeightRef> weights;  // the node's payload tensors, in slot order
+  std::vector<CommandGuard> guards;
+};
+
+// A graph input or output as callers bind it: its name, node and shape.
+struct IoBinding {
+  std::string name;
+  ir::NodeId node_id = 0;
+  const ir::Shape* shape = nullptr;
+};
+
+struct CompileOptions {
+  // The graph outputs' names, in graph order (an ONNX model's output names); empty: `output`
+  // for a single output, else `output0`, `output1`, ...
+  std::vector<std::string> output_names;
+};
+
+class CommandBuffer {
+ public:
+  [[nodiscard]] std::span<const Command> commands() const { return commands_; }
+  [[nodiscard]] std::span<const IoBinding> inputs() const { return inputs_; }
+  [[nodiscard]] std::span<const IoBinding> outputs() const { return outputs_; }
+  // Per graph output: where its value is copied from after the last command, for an output no
+  // command writes directly (an input, a weight, a detached value, a node listed twice); nullopt
+  // for an output its command writes in place.
+  [[nodiscard]] std::span<const std::optional<ValueSlot>> output_sources() const {
+    return output_sources_;
+  }
+  [[nodiscard]] const MemoryPlan& memory() const { return memory_; }
+  [[nodiscard]] std::size_t peak_arena_bytes() const { return memory_.peak_bytes; }
+  [[nodiscard]] std::size_t no_reuse_bytes() const { return memory_.no_reuse_bytes; }
+  [[nodiscard]] const backend::PlannedModel& model() const { return *model_; }
+  [[nodiscard]] const backend::KernelCapsule& capsule(const Command& c) const {
+    return model_->lowering().registry->capsule(c.capsule);
+  }
+
+ private:
+  friend Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> model,
+                                         const HandlerRegistry& handlers,
+                                         const CompileOptions& options);
+  std::shared_ptr<const backend::PlannedModel> model_;
+  std::vector<Command> commands_;
+  std::vector<IoBinding> inputs_;
+  std::vector<IoBinding> outputs_;
+  std::vector<std::optional<ValueSlot>> output_sources_;
+  MemoryPlan memory_;
+};
+
+// Compiles an accepted planned model. Errors: a model that is not accepted
+// (rejected_by_policy); a capsule without a handler of its identity in `handlers`, or one whose
+// runtime-guard evidence names a guard `handlers` does not register (unbound_capsule, naming the
+// group and capsule); a node whose required payload is missing (invalid_input, naming the node
+// and payload).
+[[nodiscard]] Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> model,
+                                              const HandlerRegistry& handlers = builtin_handlers(),
+                                              const CompileOptions& options = {});
+
+}  // namespace nnplan::runtime

@@ -1,0 +1,65 @@
+// The handler registry (SPEC §11 "Command buffer"): which code runs each capsule in this build.
+// A handler is registered under exactly one capsule identity (name, op, provider, device), and its
+// guards under the names the capsule's runtime-guard evidence uses (`<capsule>.shape_guard`,
+// `<capsule>.layout_guard`). compile() binds each planned capsule to the handler of its identity
+// or refuses it (`unbound-capsule`); nothing is ever looked up by op alone, so no capsule runs
+// another capsule's code.
+#pragma once
+
+#include <compare>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/backend/capsule.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/runtime/kernel.hpp"
+
+namespace nnplan::runtime {
+
+struct CapsuleIdentity {
+  std::string name;
+  backend::BackendOp op = backend::BackendOp::add;
+  backend::Provider provider = backend::Provider::reference;
+  backend::Device device = backend::Device::cpu;
+
+  auto operator<=>(const CapsuleIdentity&) const = default;
+  bool operator==(const CapsuleIdentity&) const = default;
+};
+
+[[nodiscard]] CapsuleIdentity identity_of(const backend::KernelCapsule& capsule);
+
+// A registered guard: the function and the handler (capsule) it belongs to.
+struct RegisteredGuard {
+  GuardFn check = nullptr;
+  CapsuleIdentity capsule;
+};
+
+class HandlerRegistry {
+ public:
+  // Registers `handler` for `capsule` and its guards as `<name>.shape_guard` and
+  // `<name>.layout_guard`. already_exists when the identity or a guard name is taken; invalid_input
+  // when the handler lacks its forward kernel or a guard.
+  [[nodiscard]] Expected<void> add(CapsuleIdentity capsule, HandlerDefinition handler);
+
+  // The handler registered for exactly this capsule's identity, or null.
+  [[nodiscard]] const HandlerDefinition* find(const backend::KernelCapsule& capsule) const;
+  [[nodiscard]] const HandlerDefinition* find(const CapsuleIdentity& capsule) const;
+  // The guard registered under `name`, or null.
+  [[nodiscard]] const RegisteredGuard* find_guard(std::string_view name) const;
+
+  [[nodiscard]] const std::map<CapsuleIdentity, HandlerDefinition>& handlers() const {
+    return handlers_;
+  }
+
+ private:
+  std::map<CapsuleIdentity, HandlerDefinition> handlers_;
+  std::map<std::string, RegisteredGuard, std::less<>> guards_;
+};
+
+// The handlers this build contains: every reference capsule a graph can reach (and the providers
+// linked into the build). Built once, immutable.
+[[nodiscard]] const HandlerRegistry& builtin_handlers();
+
+}  // namespace nnplan::runtime

@@ -1,0 +1,28 @@
+// The trace of a run as Chrome Trace Event JSON (SPEC §11 "Trace"), which Perfetto and
+// chrome://tracing load: `traceEvents` holds one complete event (`"ph": "X"`, microseconds) per
+// command run, whose args name its capsule, handler symbol, provider, device, group, node ids and
+// node names; `otherData` names the plan's graph digest and profile, so the trace, the plan
+// artifact and the audit refer to the same nodes. docs/formats.md lists every field.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/executor.hpp"
+
+namespace nnplan::runtime {
+
+inline constexpr std::string_view kTraceFormat = "nnplan.trace.v1";
+
+struct TraceMetadata {
+  std::string graph_path;
+  std::optional<std::string> graph_digest;  // "sha256:..." of the graph file
+  bool onnx = false;                        // node names are ONNX node names
+};
+
+[[nodiscard]] std::string chrome_trace_json(const CommandBuffer& buffer,
+                                            const ExecutionTrace& trace,
+                                            const TraceMetadata& metadata);
+
+}  // namespace nnplan::runtime

@@ -1,0 +1,146 @@
+#include "nnplan/runtime/executor.hpp"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+
+namespace nnplan::runtime {
+namespace {
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Error bad_input(std::string message) {
+  return make_error(ErrorKind::bad_input, std::move(message));
+}
+
+std::string described(const IoBinding& b) {
+  return "'" + b.name + "' " + ir::to_string(*b.shape);
+}
+
+std::string input_list(std::span<const IoBinding> inputs) {
+  std::string s;
+  for (const IoBinding& b : inputs) s += (s.empty() ? "" : ", ") + described(b);
+  return s.empty() ? "none" : s;
+}
+
+// The position of each graph input in `given`, or the error naming what does not fit.
+Expected<std::vector<const Tensor*>> bind_inputs(std::span<const IoBinding> expected,
+                                                 std::span<const NamedTensor> given) {
+  std::vector<const Tensor*> bound(expected.size(), nullptr);
+  for (const NamedTensor& g : given) {
+    std::size_t k = 0;
+    while (k < expected.size() && expected[k].name != g.name) ++k;
+    if (k == expected.size()) {
+      return std::unexpected(bad_input("input '" + g.name +
+                                       "' is not an input of the model; its inputs: " +
+                                       input_list(expected)));
+    }
+    if (bound[k] != nullptr) {
+      return std::unexpected(bad_input("input '" + g.name + "' is given twice"));
+    }
+    if (g.tensor.dtype != DType::float32) {
+      return std::unexpected(bad_input("input '" + g.name + "' has dtype " +
+                                       std::string(to_string(g.tensor.dtype)) +
+                                       "; the model expects float32"));
+    }
+    if (g.tensor.shape != *expected[k].shape) {
+      return std::unexpected(bad_input("input '" + g.name + "' has shape " +
+                                       ir::to_string(g.tensor.shape) + "; the model expects " +
+                                       ir::to_string(*expected[k].shape)));
+    }
+    if (g.tensor.values.size() != element_count_of(g.tensor.shape)) {
+      return std::unexpected(bad_input("input '" + g.name + "' holds " +
+                                       std::to_string(g.tensor.values.size()) +
+                                       " values; its shape " + ir::to_string(g.tensor.shape) +
+                                       " needs " +
+                                       std::to_string(element_count_of(g.tensor.shape))));
+    }
+    bound[k] = &g.tensor;
+  }
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    if (bound[k] == nullptr) {
+      return std::unexpected(bad_input("input " + described(expected[k]) +
+                                       " is not given; the model's inputs: " +
+                                       input_list(expected)));
+    }
+  }
+  return bound;
+}
+
+}  // namespace
+
+void Executor::ArenaDeleter::operator()(std::byte* p) const {
+  ::operator delete[](p, std::align_val_t{kArenaAlignment});
+}
+
+Executor::Executor(CommandBuffer buffer) : buffer_(std::move(buffer)), origin_ns_(now_ns()) {
+  const std::size_t bytes = std::max<std::size_t>(buffer_.peak_arena_bytes(), kArenaAlignment);
+  arena_.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kArenaAlignment})));
+}
+
+Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
+                                            ExecutionTrace* trace) {
+  auto bound = bind_inputs(buffer_.inputs(), inputs);
+  if (!bound) return std::unexpected(std::move(bound.error()));
+  std::vector<Tensor> outputs;
+  outputs.reserve(buffer_.outputs().size());
+  for (const IoBinding& o : buffer_.outputs()) outputs.push_back(zeros(*o.shape));
+
+  std::byte* const arena = arena_.get();
+  const auto address = [&](const ValueSlot& s) -> float* {
+    switch (s.home) {
+      case ValueHome::input:
+        return const_cast<float*>((*bound)[s.index]->values.data());
+      case ValueHome::weight:
+        return const_cast<float*>(s.weight);
+      case ValueHome::arena:
+        return reinterpret_cast<float*>(arena + s.index);
+      case ValueHome::output:
+        return outputs[s.index].values.data();
+    }
+    return nullptr;
+  };
+
+  const std::uint32_t run_index = runs_++;
+  const format::PayloadStore* store = buffer_.model().weights().get();
+  const auto commands = buffer_.commands();
+  for (std::uint32_t i = 0; i < commands.size(); ++i) {
+    const Command& c = commands[i];
+    const std::int64_t start = trace != nullptr ? now_ns() : 0;
+    scratch_.clear();
+    for (const ValueSlot& s : c.inputs) scratch_.push_back({address(s), s.shape});
+    const KernelCall call{.node = *c.node,
+                          .inputs = scratch_,
+                          .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
+                          .output = {address(c.output), c.output.shape}};
+    for (const CommandGuard& g : c.guards) {
+      if (auto ok = g.check(call); !ok) {
+        return std::unexpected(make_error(
+            ErrorKind::guard_failed,
+            ir::describe(*c.node) + ": capsule '" + buffer_.capsule(c).name + "': guard '" +
+                std::string(g.name) + "' refused the launch: " + ok.error().message));
+      }
+    }
+    c.handler->forward(call);
+    if (trace != nullptr) {
+      const std::int64_t end = now_ns();
+      trace->events.push_back({.command = i,
+                               .run = run_index,
+                               .start_ns = start - origin_ns_,
+                               .duration_ns = end - start});
+    }
+  }
+  const auto sources = buffer_.output_sources();
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    if (!sources[k]) continue;
+    const float* from = address(*sources[k]);
+    std::memcpy(outputs[k].values.data(), from, outputs[k].values.size() * sizeof(float));
+  }
+  return outputs;
+}
+
+}  // namespace nnplan::runtime

@@ -1,0 +1,57 @@
+#include "nnplan/runtime/handler_registry.hpp"
+
+#include "runtime/providers/reference/reference_provider.hpp"
+
+namespace nnplan::runtime {
+
+CapsuleIdentity identity_of(const backend::KernelCapsule& capsule) {
+  return {.name = capsule.name,
+          .op = capsule.op,
+          .provider = capsule.provider,
+          .device = capsule.device};
+}
+
+Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition handler) {
+  const auto refuse = [&](ErrorKind kind, std::string what) {
+    return std::unexpected(make_error(kind, "handler for capsule '" + capsule.name + "': " + what));
+  };
+  if (handler.forward == nullptr) return refuse(ErrorKind::invalid_input, "no forward kernel");
+  if (handler.shape_guard == nullptr || handler.layout_guard == nullptr) {
+    return refuse(ErrorKind::invalid_input, "a shape and a layout guard are required");
+  }
+  if (handlers_.contains(capsule)) return refuse(ErrorKind::already_exists, "registered twice");
+  const std::string shape_name = capsule.name + ".shape_guard";
+  const std::string layout_name = capsule.name + ".layout_guard";
+  if (guards_.contains(shape_name) || guards_.contains(layout_name)) {
+    return refuse(ErrorKind::already_exists, "its guard names are taken by another handler");
+  }
+  guards_.emplace(shape_name, RegisteredGuard{handler.shape_guard, capsule});
+  guards_.emplace(layout_name, RegisteredGuard{handler.layout_guard, capsule});
+  handlers_.emplace(std::move(capsule), handler);
+  return {};
+}
+
+const HandlerDefinition* HandlerRegistry::find(const CapsuleIdentity& capsule) const {
+  const auto it = handlers_.find(capsule);
+  return it == handlers_.end() ? nullptr : &it->second;
+}
+
+const HandlerDefinition* HandlerRegistry::find(const backend::KernelCapsule& capsule) const {
+  return find(identity_of(capsule));
+}
+
+const RegisteredGuard* HandlerRegistry::find_guard(std::string_view name) const {
+  const auto it = guards_.find(name);
+  return it == guards_.end() ? nullptr : &it->second;
+}
+
+const HandlerRegistry& builtin_handlers() {
+  static const HandlerRegistry registry = [] {
+    HandlerRegistry r;
+    reference::register_reference_handlers(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace nnplan::runtime

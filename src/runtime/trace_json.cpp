@@ -1,0 +1,62 @@
+#include "nnplan/runtime/trace_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace nnplan::runtime {
+
+std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace& trace,
+                              const TraceMetadata& metadata) {
+  using nlohmann::json;
+  const backend::BackendProfile& profile = buffer.model().profile();
+  json events = json::array();
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"tid", 1},
+                    {"args", {{"name", "nnplan run " + metadata.graph_path}}}});
+  events.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"tid", 1},
+                    {"args", {{"name", "executor (calling thread)"}}}});
+  const auto commands = buffer.commands();
+  for (const CommandTiming& t : trace.events) {
+    const Command& c = commands[t.command];
+    const backend::KernelCapsule& capsule = buffer.capsule(c);
+    const std::string node_name =
+        c.node->source_name.empty() ? std::string(ir::to_string(c.node->kind)) : c.node->source_name;
+    json args = {{"capsule", capsule.name},
+                 {"handler", std::string(c.handler->symbol)},
+                 {"provider", std::string(backend::to_string(capsule.provider))},
+                 {"device", std::string(backend::to_string(capsule.device))},
+                 {"op", std::string(backend::to_string(capsule.op))},
+                 {"kind", std::string(ir::to_string(c.node->kind))},
+                 {"group", c.group},
+                 {"command", t.command},
+                 {"run", t.run},
+                 {"node_ids", json::array({c.node->id})}};
+    args[metadata.onnx ? "onnx_node_names" : "node_names"] = json::array({c.node->source_name});
+    events.push_back({{"name", node_name},
+                      {"cat", std::string(backend::to_string(capsule.provider))},
+                      {"ph", "X"},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", static_cast<double>(t.start_ns) / 1000.0},
+                      {"dur", static_cast<double>(t.duration_ns) / 1000.0},
+                      {"args", std::move(args)}});
+  }
+  json other = {{"format", std::string(kTraceFormat)},
+                {"graph", metadata.graph_path},
+                {"profile", profile.name},
+                {"lowering", std::string(backend::to_string(profile.lowering))},
+                {"commands", commands.size()},
+                {"peak_arena_bytes", buffer.peak_arena_bytes()},
+                {"no_reuse_bytes", buffer.no_reuse_bytes()}};
+  other["graph_digest"] = metadata.graph_digest ? json(*metadata.graph_digest) : json(nullptr);
+  const json doc = {{"traceEvents", std::move(events)},
+                    {"displayTimeUnit", "ms"},
+                    {"otherData", std::move(other)}};
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace nnplan::runtime
