@@ -20,6 +20,10 @@ struct ReferenceHandler {
 
 // One table per op family, one file each (src/runtime/providers/reference/<family>.cpp).
 [[nodiscard]] std::span<const ReferenceHandler> elementwise_handlers();  // unary, binary, random
+// The elementwise family's three files, which elementwise_handlers() joins.
+[[nodiscard]] std::span<const ReferenceHandler> elementwise_unary_handlers();   // abs ... scale
+[[nodiscard]] std::span<const ReferenceHandler> elementwise_binary_handlers();  // add ... safe_log
+[[nodiscard]] std::span<const ReferenceHandler> random_source_handlers();  // rand_uniform, mask
 [[nodiscard]] std::span<const ReferenceHandler> linear_algebra_handlers();  // matmul, linear
 [[nodiscard]] std::span<const ReferenceHandler> convolution_handlers();  // conv, conv_transpose
 [[nodiscard]] std::span<const ReferenceHandler> pooling_handlers();      // max_pool, avg_pool

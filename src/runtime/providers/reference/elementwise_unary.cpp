@@ -1,0 +1,296 @@
+// Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
+// sin, cos, softplus, gelu, clamp, scale). Each output element is a float32 function of the input
+// element at the same index, computed in index order, and each VJP adds g[i] * f'(x[i]) into the
+// input gradient in index order. No reductions: the order of the elements changes no value.
+#include <cmath>
+#include <string>
+#include <variant>
+
+#include "runtime/providers/reference/reference_handlers.hpp"
+
+namespace nnplan::runtime::reference {
+namespace {
+
+// The kind that runs on the kernel, one input of the node's shape (the output's shape, checked by
+// check_arity_and_output).
+Expected<void> unary_shape_guard(const KernelCall& call, ir::OpKind kind) {
+  if (call.node.kind != kind) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input, "node kind " + std::string(ir::to_string(call.node.kind)) +
+                                      " does not run on the " + std::string(ir::to_string(kind)) +
+                                      " kernel"));
+  }
+  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  if (*call.inputs[0].shape != call.node.shape) {
+    return std::unexpected(operand_error("input 0", *call.inputs[0].shape,
+                                         std::string(ir::to_string(kind)) +
+                                             " needs the node's shape " +
+                                             ir::to_string(call.node.shape)));
+  }
+  return {};
+}
+
+template <ir::OpKind Kind>
+Expected<void> shape_guard(const KernelCall& call) {
+  return unary_shape_guard(call, Kind);
+}
+
+// y[i] = f(x[i]) for i = 0, 1, ...; x[i] is read before y[i] is written, so y may be x's buffer.
+template <typename F>
+void map_unary(const KernelCall& call, F f) {
+  const float* x = call.inputs[0].data;
+  float* y = call.output.data;
+  const std::size_t n = call.output.size();
+  for (std::size_t i = 0; i < n; ++i)
+    y[i] = f(x[i]);
+}
+
+// dx[i] += d(x[i], y[i], g[i]) for i = 0, 1, ..., with y the forward output.
+template <typename D>
+void unary_vjp(const VjpCall& call, D d) {
+  const float* x = call.inputs[0].data;
+  const float* y = call.output.data;
+  const float* g = call.output_grad.data;
+  float* dx = call.input_grads[0].data;
+  const std::size_t n = call.output.size();
+  for (std::size_t i = 0; i < n; ++i)
+    dx[i] += d(x[i], y[i], g[i]);
+}
+
+float sigmoid_of(float x) {
+  return 1.0F / (1.0F + std::exp(-x));
+}
+
+constexpr float kInvSqrt2 = 0.70710678118654752440F;     // 1/sqrt(2)
+constexpr float kInvSqrt2Pi = 0.39894228040143267794F;   // 1/sqrt(2 pi)
+constexpr float kSqrt2OverPi = 0.79788456080286535588F;  // sqrt(2/pi)
+constexpr float kGeluCubic = 0.044715F;
+
+// gelu, exact: 0.5 * x * (1 + erf(x * (1/sqrt(2)))), left to right.
+float gelu_erf(float x) {
+  return 0.5F * x * (1.0F + std::erf(x * kInvSqrt2));
+}
+// d/dx = 0.5 * (1 + erf(x/sqrt(2))) + x * exp(-x*x/2) / sqrt(2 pi).
+float gelu_erf_derivative(float x) {
+  return 0.5F * (1.0F + std::erf(x * kInvSqrt2)) + x * std::exp(-0.5F * x * x) * kInvSqrt2Pi;
+}
+// gelu, tanh approximation: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x*x*x))).
+float gelu_tanh(float x) {
+  const float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  return 0.5F * x * (1.0F + std::tanh(u));
+}
+// d/dx = 0.5 * (1 + t) + 0.5 * x * (1 - t*t) * sqrt(2/pi) * (1 + 3 * 0.044715 * x*x), t = tanh(u).
+float gelu_tanh_derivative(float x) {
+  const float u = kSqrt2OverPi * (x + kGeluCubic * x * x * x);
+  const float t = std::tanh(u);
+  const float du = kSqrt2OverPi * (1.0F + 3.0F * kGeluCubic * x * x);
+  return 0.5F * (1.0F + t) + 0.5F * x * (1.0F - t * t) * du;
+}
+
+}  // namespace
+
+// |x|.
+void abs_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::fabs(x); });
+}
+// sign(x) * g, with 0 at x = 0.
+void abs_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return x > 0.0F ? g : (x < 0.0F ? -g : 0.0F); });
+}
+
+// sqrt(x), correctly rounded (NaN below 0).
+void sqrt_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::sqrt(x); });
+}
+// g / (2 * y).
+void sqrt_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return g / (2.0F * y); });
+}
+
+// 1 / x.
+void inv_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return 1.0F / x; });
+}
+// -(g * y * y), left to right.
+void inv_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return -(g * y * y); });
+}
+
+// max(x, 0); NaN passes through.
+void relu_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return x < 0.0F ? 0.0F : x; });
+}
+// g where x > 0, else 0 (0 at x = 0).
+void relu_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return x > 0.0F ? g : 0.0F; });
+}
+
+// tanh(x).
+void tanh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::tanh(x); });
+}
+// g * (1 - y * y).
+void tanh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return g * (1.0F - y * y); });
+}
+
+// 1 / (1 + exp(-x)): exp overflows to inf for x below about -88, giving exactly 0.
+void sigmoid_forward(const KernelCall& call) {
+  map_unary(call, sigmoid_of);
+}
+// g * y * (1 - y), left to right.
+void sigmoid_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return g * y * (1.0F - y); });
+}
+
+// exp(x).
+void exp_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::exp(x); });
+}
+// g * y.
+void exp_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return g * y; });
+}
+
+// log(x) (-inf at 0, NaN below).
+void log_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::log(x); });
+}
+// g / x.
+void log_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / x; });
+}
+
+// sin(x).
+void sin_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::sin(x); });
+}
+// g * cos(x).
+void sin_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g * std::cos(x); });
+}
+
+// cos(x).
+void cos_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::cos(x); });
+}
+// -(g * sin(x)).
+void cos_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return -(g * std::sin(x)); });
+}
+
+// log(1 + exp(x)) in the overflow-safe form max(x, 0) + log1p(exp(-|x|)): exp never sees a
+// positive argument, so large x gives x (not inf) and large negative x gives exp(x) (not 0 - 0).
+void softplus_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::fmax(x, 0.0F) + std::log1p(std::exp(-std::fabs(x))); });
+}
+// g * sigmoid(x), sigmoid as in sigmoid_forward.
+void softplus_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g * sigmoid_of(x); });
+}
+
+// gelu with the node's approximation (gelu_erf or gelu_tanh above).
+void gelu_forward(const KernelCall& call) {
+  if (std::get<ir::GeluParams>(call.node.params).approximate == ir::GeluApproximation::tanh) {
+    map_unary(call, gelu_tanh);
+  } else {
+    map_unary(call, gelu_erf);
+  }
+}
+// g * gelu'(x), the derivative of the same approximation.
+void gelu_vjp(const VjpCall& call) {
+  if (std::get<ir::GeluParams>(call.node.params).approximate == ir::GeluApproximation::tanh) {
+    unary_vjp(call, [](float x, float, float g) { return g * gelu_tanh_derivative(x); });
+  } else {
+    unary_vjp(call, [](float x, float, float g) { return g * gelu_erf_derivative(x); });
+  }
+}
+
+// x raised to `min` where x < min, then lowered to `max` where above (so max wins when min > max,
+// as in ONNX Clip); an absent bound does nothing, and NaN passes through (every comparison fails).
+void clamp_forward(const KernelCall& call) {
+  const auto& p = std::get<ir::ClampParams>(call.node.params);
+  map_unary(call, [&p](float x) {
+    float y = x;
+    if (p.min && y < *p.min) y = *p.min;
+    if (p.max && y > *p.max) y = *p.max;
+    return y;
+  });
+}
+// g where min <= x <= max (bounds inclusive, an absent bound always holds), else 0; NaN gets 0.
+void clamp_vjp(const VjpCall& call) {
+  const auto& p = std::get<ir::ClampParams>(call.node.params);
+  unary_vjp(call, [&p](float x, float, float g) {
+    const bool inside = (!p.min || x >= *p.min) && (!p.max || x <= *p.max);
+    return inside ? g : 0.0F;
+  });
+}
+
+// x * factor.
+void scale_forward(const KernelCall& call) {
+  const float factor = std::get<ir::ScaleParams>(call.node.params).factor;
+  map_unary(call, [factor](float x) { return x * factor; });
+}
+// g * factor.
+void scale_vjp(const VjpCall& call) {
+  const float factor = std::get<ir::ScaleParams>(call.node.params).factor;
+  unary_vjp(call, [factor](float, float, float g) { return g * factor; });
+}
+
+namespace {
+
+constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_unary_test.cpp"};
+
+template <ir::OpKind Kind>
+constexpr HandlerDefinition unary(std::string_view symbol, ForwardFn forward, VjpFn vjp) {
+  return {.symbol = symbol,
+          .forward = forward,
+          .vjp = vjp,
+          .shape_guard = shape_guard<Kind>,
+          .layout_guard = canonical_layout_guard_in_place,
+          .in_place_safe = true,
+          .forward_tests = kTests,
+          .vjp_tests = kTests};
+}
+
+using backend::BackendOp;
+using ir::OpKind;
+
+const ReferenceHandler kUnaryHandlers[] = {
+    {BackendOp::abs,
+     unary<OpKind::abs>("nnplan::runtime::reference::abs_forward", abs_forward, abs_vjp)},
+    {BackendOp::sqrt,
+     unary<OpKind::sqrt>("nnplan::runtime::reference::sqrt_forward", sqrt_forward, sqrt_vjp)},
+    {BackendOp::inv,
+     unary<OpKind::inv>("nnplan::runtime::reference::inv_forward", inv_forward, inv_vjp)},
+    {BackendOp::relu,
+     unary<OpKind::relu>("nnplan::runtime::reference::relu_forward", relu_forward, relu_vjp)},
+    {BackendOp::tanh,
+     unary<OpKind::tanh>("nnplan::runtime::reference::tanh_forward", tanh_forward, tanh_vjp)},
+    {BackendOp::sigmoid, unary<OpKind::sigmoid>("nnplan::runtime::reference::sigmoid_forward",
+                                                sigmoid_forward, sigmoid_vjp)},
+    {BackendOp::exp,
+     unary<OpKind::exp>("nnplan::runtime::reference::exp_forward", exp_forward, exp_vjp)},
+    {BackendOp::log,
+     unary<OpKind::log>("nnplan::runtime::reference::log_forward", log_forward, log_vjp)},
+    {BackendOp::sin,
+     unary<OpKind::sin>("nnplan::runtime::reference::sin_forward", sin_forward, sin_vjp)},
+    {BackendOp::cos,
+     unary<OpKind::cos>("nnplan::runtime::reference::cos_forward", cos_forward, cos_vjp)},
+    {BackendOp::softplus, unary<OpKind::softplus>("nnplan::runtime::reference::softplus_forward",
+                                                  softplus_forward, softplus_vjp)},
+    {BackendOp::gelu,
+     unary<OpKind::gelu>("nnplan::runtime::reference::gelu_forward", gelu_forward, gelu_vjp)},
+    {BackendOp::clamp,
+     unary<OpKind::clamp>("nnplan::runtime::reference::clamp_forward", clamp_forward, clamp_vjp)},
+    {BackendOp::scale,
+     unary<OpKind::scale>("nnplan::runtime::reference::scale_forward", scale_forward, scale_vjp)},
+};
+
+}  // namespace
+
+std::span<const ReferenceHandler> elementwise_unary_handlers() {
+  return kUnaryHandlers;
+}
+
+}  // namespace nnplan::runtime::reference

@@ -1,0 +1,743 @@
+// The reference unary element-wise kernels (abs ... scale): one table of cases (the op, its node
+// parameters, hand-computed values, a float64 oracle and its input domain), and per op the suites
+// reference_<op>_forward_tests and reference_<op>_vjp_tests running the table's checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numbers>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "reference_test_support.hpp"
+
+namespace nnplan::runtime::reference {
+namespace {
+
+using backend::BackendOp;
+using ir::OpKind;
+using testing::check_vjp;
+using testing::handler_for;
+using testing::near_all;
+using testing::random_tensor;
+using testing::run_forward;
+using testing::shape_of;
+using testing::tensor;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct UnaryCase {
+  std::string name;
+  BackendOp op;
+  OpKind kind;
+  ir::OpParams params;
+  // (x, f(x)) with f(x) exact in float32; NaN wants NaN.
+  std::vector<std::pair<float, float>> hand;
+  double (*oracle)(double x, const ir::OpParams& params);
+  float lo;  // the random inputs' domain [lo, hi)
+  float hi;
+  // Whether the float32 result is the oracle's value correctly rounded (compared exactly), else
+  // the tolerance.
+  bool exact;
+  double rtol;
+  double atol;
+  // Points the VJP check keeps its inputs away from (non-differentiable points).
+  std::vector<float> kinks;
+};
+
+ir::OpParams gelu_params(ir::GeluApproximation a) {
+  return ir::GeluParams{.approximate = a};
+}
+ir::OpParams clamp_params(std::optional<float> lo, std::optional<float> hi) {
+  return ir::ClampParams{.min = lo, .max = hi};
+}
+ir::OpParams scale_params(float factor) {
+  return ir::ScaleParams{.factor = factor};
+}
+
+double gelu_erf64(double x, const ir::OpParams&) {
+  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+double gelu_tanh64(double x, const ir::OpParams&) {
+  const double k = std::sqrt(2.0 / std::numbers::pi);
+  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+}
+double clamp64(double x, const ir::OpParams& p) {
+  const auto& c = std::get<ir::ClampParams>(p);
+  if (c.min && x < *c.min) x = *c.min;
+  if (c.max && x > *c.max) x = *c.max;
+  return x;
+}
+double scale64(double x, const ir::OpParams& p) {
+  return x * static_cast<double>(std::get<ir::ScaleParams>(p).factor);
+}
+
+// Every unary case; an op may have several (its parameter values).
+const std::vector<UnaryCase>& unary_cases() {
+  static const std::vector<UnaryCase> cases = {
+      {"abs",
+       BackendOp::abs,
+       OpKind::abs,
+       {},
+       {{-2.0F, 2.0F}, {0.0F, 0.0F}, {3.5F, 3.5F}, {-kInf, kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::fabs(x); },
+       -2.0F,
+       2.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      {"sqrt",
+       BackendOp::sqrt,
+       OpKind::sqrt,
+       {},
+       {{4.0F, 2.0F}, {0.0F, 0.0F}, {2.25F, 1.5F}, {-1.0F, kNaN}, {kInf, kInf}},
+       [](double x, const ir::OpParams&) { return std::sqrt(x); },
+       0.05F,
+       4.0F,
+       true,
+       0,
+       0,
+       {}},
+      {"inv",
+       BackendOp::inv,
+       OpKind::inv,
+       {},
+       {{2.0F, 0.5F}, {-4.0F, -0.25F}, {8.0F, 0.125F}, {0.0F, kInf}, {kInf, 0.0F}},
+       [](double x, const ir::OpParams&) { return 1.0 / x; },
+       0.25F,
+       4.0F,
+       true,
+       0,
+       0,
+       {}},
+      {"relu",
+       BackendOp::relu,
+       OpKind::relu,
+       {},
+       {{-1.0F, 0.0F}, {0.0F, 0.0F}, {2.5F, 2.5F}, {-kInf, 0.0F}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return x > 0 ? x : 0.0; },
+       -2.0F,
+       2.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      {"tanh",
+       BackendOp::tanh,
+       OpKind::tanh,
+       {},
+       {{0.0F, 0.0F}, {20.0F, 1.0F}, {-20.0F, -1.0F}, {kInf, 1.0F}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::tanh(x); },
+       -3.0F,
+       3.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      {"sigmoid",
+       BackendOp::sigmoid,
+       OpKind::sigmoid,
+       {},
+       {{0.0F, 0.5F}, {100.0F, 1.0F}, {-200.0F, 0.0F}, {kInf, 1.0F}, {-kInf, 0.0F}},
+       [](double x, const ir::OpParams&) { return 1.0 / (1.0 + std::exp(-x)); },
+       -6.0F,
+       6.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      {"exp",
+       BackendOp::exp,
+       OpKind::exp,
+       {},
+       {{0.0F, 1.0F}, {100.0F, kInf}, {-200.0F, 0.0F}, {-kInf, 0.0F}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::exp(x); },
+       -5.0F,
+       5.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      {"log",
+       BackendOp::log,
+       OpKind::log,
+       {},
+       {{1.0F, 0.0F}, {0.0F, -kInf}, {-1.0F, kNaN}, {kInf, kInf}},
+       [](double x, const ir::OpParams&) { return std::log(x); },
+       0.05F,
+       5.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      {"sin",
+       BackendOp::sin,
+       OpKind::sin,
+       {},
+       {{0.0F, 0.0F}, {kInf, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::sin(x); },
+       -4.0F,
+       4.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      {"cos",
+       BackendOp::cos,
+       OpKind::cos,
+       {},
+       {{0.0F, 1.0F}, {kInf, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::cos(x); },
+       -4.0F,
+       4.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      // softplus(1000) is 1000 where the naive log(1 + exp(x)) would give inf.
+      {"softplus",
+       BackendOp::softplus,
+       OpKind::softplus,
+       {},
+       {{100.0F, 100.0F}, {1000.0F, 1000.0F}, {-200.0F, 0.0F}, {kInf, kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::log1p(std::exp(x)); },
+       -10.0F,
+       10.0F,
+       false,
+       5e-7,
+       0,
+       {}},
+      // gelu's 1 + erf cancels for negative x: its absolute error is a few ulps of |x|/2.
+      {"gelu_none",
+       BackendOp::gelu,
+       OpKind::gelu,
+       gelu_params(ir::GeluApproximation::none),
+       {{0.0F, 0.0F}, {10.0F, 10.0F}, {-10.0F, 0.0F}, {kInf, kInf}, {kNaN, kNaN}},
+       gelu_erf64,
+       -3.0F,
+       3.0F,
+       false,
+       5e-7,
+       3e-7,
+       {}},
+      {"gelu_tanh",
+       BackendOp::gelu,
+       OpKind::gelu,
+       gelu_params(ir::GeluApproximation::tanh),
+       {{0.0F, 0.0F}, {10.0F, 10.0F}, {-10.0F, 0.0F}, {kNaN, kNaN}},
+       gelu_tanh64,
+       -3.0F,
+       3.0F,
+       false,
+       5e-7,
+       3e-7,
+       {}},
+      {"clamp_both",
+       BackendOp::clamp,
+       OpKind::clamp,
+       clamp_params(-1.0F, 2.0F),
+       {{-3.0F, -1.0F}, {0.5F, 0.5F}, {5.0F, 2.0F}, {-1.0F, -1.0F}, {2.0F, 2.0F}, {kNaN, kNaN}},
+       clamp64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {-1.0F, 2.0F}},
+      {"clamp_min",
+       BackendOp::clamp,
+       OpKind::clamp,
+       clamp_params(0.0F, std::nullopt),
+       {{-3.0F, 0.0F}, {7.0F, 7.0F}, {kInf, kInf}, {kNaN, kNaN}},
+       clamp64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      {"clamp_max",
+       BackendOp::clamp,
+       OpKind::clamp,
+       clamp_params(std::nullopt, 1.0F),
+       {{-3.0F, -3.0F}, {7.0F, 1.0F}, {-kInf, -kInf}, {kNaN, kNaN}},
+       clamp64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {1.0F}},
+      {"clamp_none",
+       BackendOp::clamp,
+       OpKind::clamp,
+       clamp_params(std::nullopt, std::nullopt),
+       {{-3.0F, -3.0F}, {7.0F, 7.0F}, {kNaN, kNaN}},
+       clamp64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {}},
+      // min above max: every value ends at max (ONNX Clip).
+      {"clamp_crossed",
+       BackendOp::clamp,
+       OpKind::clamp,
+       clamp_params(2.0F, 1.0F),
+       {{0.0F, 1.0F}, {1.5F, 1.0F}, {5.0F, 1.0F}},
+       clamp64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {1.0F, 2.0F}},
+      {"scale",
+       BackendOp::scale,
+       OpKind::scale,
+       scale_params(2.5F),
+       {{2.0F, 5.0F}, {-4.0F, -10.0F}, {0.0F, 0.0F}, {kNaN, kNaN}},
+       scale64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {}},
+      {"scale_negative",
+       BackendOp::scale,
+       OpKind::scale,
+       scale_params(-0.5F),
+       {{2.0F, -1.0F}, {-3.0F, 1.5F}, {kInf, -kInf}},
+       scale64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {}},
+  };
+  return cases;
+}
+
+std::vector<const UnaryCase*> cases_of(BackendOp op) {
+  std::vector<const UnaryCase*> out;
+  for (const UnaryCase& c : unary_cases()) {
+    if (c.op == op) out.push_back(&c);
+  }
+  EXPECT_FALSE(out.empty()) << "no case for " << backend::to_string(op);
+  return out;
+}
+
+const HandlerDefinition& handler(BackendOp op) {
+  return handler_for(elementwise_handlers(), op);
+}
+
+ir::Node node_of(const UnaryCase& c, ir::Shape shape) {
+  return {.id = 1, .kind = c.kind, .parents = {0}, .shape = std::move(shape), .params = c.params};
+}
+
+// A float32 tensor's bits equal another's (NaN included).
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape == b.shape && a.values.size() == b.values.size() &&
+         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
+}
+
+void expect_hand_cases(BackendOp op) {
+  for (const UnaryCase* c : cases_of(op)) {
+    SCOPED_TRACE(c->name);
+    std::vector<float> xs;
+    std::vector<double> want;
+    for (auto [x, y] : c->hand) {
+      xs.push_back(x);
+      want.push_back(y);
+    }
+    const auto n = static_cast<ir::Dim>(xs.size());
+    const auto y = run_forward(handler(op), node_of(*c, shape_of({n})), {tensor({n}, xs)});
+    ASSERT_TRUE(y.has_value()) << y.error().message;
+    EXPECT_TRUE(near_all(y->values, want, 0, 0));
+  }
+}
+
+// The float64 oracle on seeded random inputs of several shapes, a second run bit-identical, and
+// the in-place form (output in input 0's buffer) equal to the out-of-place one.
+void expect_oracle(BackendOp op) {
+  const std::vector<ir::Shape> shapes = {shape_of({}), shape_of({17}), shape_of({3, 4, 5}),
+                                         shape_of({2, 1, 3, 2})};
+  for (const UnaryCase* c : cases_of(op)) {
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      SCOPED_TRACE(c->name + " " + ir::to_string(shapes[s]));
+      const ir::Node node = node_of(*c, shapes[s]);
+      const Tensor x = random_tensor(shapes[s], 100 + static_cast<std::uint32_t>(s), c->lo, c->hi);
+      const auto y = run_forward(handler(op), node, {x});
+      ASSERT_TRUE(y.has_value()) << y.error().message;
+      std::vector<double> want;
+      for (float v : x.values) {
+        const double w = c->oracle(v, c->params);
+        want.push_back(c->exact ? static_cast<double>(static_cast<float>(w)) : w);
+      }
+      EXPECT_TRUE(near_all(y->values, want, c->exact ? 0 : c->rtol, c->exact ? 0 : c->atol));
+
+      const auto again = run_forward(handler(op), node, {x});
+      ASSERT_TRUE(again.has_value());
+      EXPECT_TRUE(same_bits(*y, *again));
+
+      Tensor buffer = x;
+      const TensorRef in[] = {view(buffer)};
+      const KernelCall call{
+          .node = node, .inputs = in, .weights = {}, .output = mutable_view(buffer)};
+      ASSERT_TRUE(handler(op).layout_guard(call).has_value());
+      handler(op).forward(call);
+      EXPECT_TRUE(same_bits(buffer, *y));
+    }
+  }
+}
+
+void expect_guard_errors(BackendOp op) {
+  const UnaryCase& c = *cases_of(op).front();
+  const std::string spelling(ir::to_string(c.kind));
+  const ir::Node node = node_of(c, shape_of({3, 2}));
+  const Tensor good = random_tensor(shape_of({3, 2}), 1, c.lo, c.hi);
+
+  const auto arity = run_forward(handler(op), node, {good, good});
+  ASSERT_FALSE(arity.has_value());
+  EXPECT_EQ(arity.error().message, "2 inputs given; " + spelling + " takes 1");
+
+  const auto shape = run_forward(handler(op), node, {random_tensor(shape_of({2, 3}), 1)});
+  ASSERT_FALSE(shape.has_value());
+  EXPECT_EQ(shape.error().message,
+            "input 0 has shape [2,3]; " + spelling + " needs the node's shape [3,2]");
+
+  ir::Node other = node;
+  other.kind = c.kind == OpKind::abs ? OpKind::relu : OpKind::abs;
+  other.params = std::monostate{};
+  const auto kind = run_forward(handler(op), other, {good});
+  ASSERT_FALSE(kind.has_value());
+  EXPECT_EQ(kind.error().message, "node kind " + std::string(ir::to_string(other.kind)) +
+                                      " does not run on the " + spelling + " kernel");
+}
+
+// Inputs in the case's domain, each moved 0.05 up when it lies within 0.02 of a kink.
+Tensor vjp_input(const UnaryCase& c, const ir::Shape& shape, std::uint32_t seed) {
+  Tensor x = random_tensor(shape, seed, c.lo, c.hi);
+  for (float& v : x.values) {
+    for (float k : c.kinks) {
+      if (std::abs(v - k) < 0.02F) v = k + 0.05F;
+    }
+  }
+  return x;
+}
+
+void expect_vjp(BackendOp op) {
+  for (const UnaryCase* c : cases_of(op)) {
+    for (const ir::Shape& shape : {shape_of({}), shape_of({40}), shape_of({3, 4, 5})}) {
+      SCOPED_TRACE(c->name + " " + ir::to_string(shape));
+      EXPECT_TRUE(check_vjp(handler(op), node_of(*c, shape), {vjp_input(*c, shape, 11)}));
+    }
+  }
+}
+
+// The input gradient the handler's VJP gives for cotangent `g`, added onto `start`.
+std::vector<float> input_grad(BackendOp op, const ir::Node& node, const Tensor& x, const Tensor& g,
+                              float start) {
+  const auto y = run_forward(handler(op), node, {x});
+  EXPECT_TRUE(y.has_value());
+  Tensor dx = zeros(x.shape);
+  for (float& v : dx.values)
+    v = start;
+  const TensorRef in[] = {view(x)};
+  const MutableTensorRef grads[] = {mutable_view(dx)};
+  handler(op).vjp({.node = node,
+                   .inputs = in,
+                   .weights = {},
+                   .output = view(*y),
+                   .output_grad = view(g),
+                   .input_grads = grads,
+                   .weight_grads = {}});
+  return dx.values;
+}
+
+// The VJP at the points finite differences cannot probe (kinks, bounds), and that it adds to the
+// gradient it is given rather than overwriting it.
+void expect_vjp_hand(BackendOp op, ir::OpParams params, std::vector<float> xs,
+                     std::vector<float> want) {
+  const auto n = static_cast<ir::Dim>(xs.size());
+  const ir::Node node{.id = 1,
+                      .kind = cases_of(op).front()->kind,
+                      .parents = {0},
+                      .shape = shape_of({n}),
+                      .params = std::move(params)};
+  const Tensor g = tensor({n}, std::vector<float>(xs.size(), 2.0F));
+  EXPECT_EQ(input_grad(op, node, tensor({n}, xs), g, 0.0F), want);
+  for (float& w : want)
+    w += 1.0F;
+  EXPECT_EQ(input_grad(op, node, tensor({n}, xs), g, 1.0F), want);
+}
+
+TEST(reference_abs_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::abs);
+}
+TEST(reference_abs_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::abs);
+}
+TEST(reference_abs_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::abs);
+}
+TEST(reference_abs_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::abs);
+}
+TEST(reference_abs_vjp_tests, zero_at_zero) {
+  expect_vjp_hand(BackendOp::abs, {}, {-1.0F, 0.0F, 3.0F}, {-2.0F, 0.0F, 2.0F});
+}
+
+TEST(reference_sqrt_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::sqrt);
+}
+TEST(reference_sqrt_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::sqrt);
+}
+TEST(reference_sqrt_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::sqrt);
+}
+TEST(reference_sqrt_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::sqrt);
+}
+TEST(reference_sqrt_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::sqrt, {}, {4.0F, 0.25F}, {0.5F, 2.0F});
+}
+
+TEST(reference_inv_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::inv);
+}
+TEST(reference_inv_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::inv);
+}
+TEST(reference_inv_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::inv);
+}
+TEST(reference_inv_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::inv);
+}
+TEST(reference_inv_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::inv, {}, {2.0F, -0.5F}, {-0.5F, -8.0F});
+}
+
+TEST(reference_relu_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::relu);
+}
+TEST(reference_relu_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::relu);
+}
+TEST(reference_relu_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::relu);
+}
+TEST(reference_relu_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::relu);
+}
+TEST(reference_relu_vjp_tests, zero_at_zero) {
+  expect_vjp_hand(BackendOp::relu, {}, {-1.0F, 0.0F, 3.0F}, {0.0F, 0.0F, 2.0F});
+}
+
+TEST(reference_tanh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::tanh);
+}
+TEST(reference_tanh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::tanh);
+}
+TEST(reference_tanh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::tanh);
+}
+TEST(reference_tanh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::tanh);
+}
+TEST(reference_tanh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::tanh, {}, {0.0F, 30.0F}, {2.0F, 0.0F});
+}
+
+TEST(reference_sigmoid_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::sigmoid);
+}
+TEST(reference_sigmoid_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::sigmoid);
+}
+TEST(reference_sigmoid_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::sigmoid);
+}
+TEST(reference_sigmoid_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::sigmoid);
+}
+TEST(reference_sigmoid_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::sigmoid, {}, {0.0F, -200.0F}, {0.5F, 0.0F});
+}
+
+TEST(reference_exp_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::exp);
+}
+TEST(reference_exp_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::exp);
+}
+TEST(reference_exp_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::exp);
+}
+TEST(reference_exp_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::exp);
+}
+TEST(reference_exp_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::exp, {}, {0.0F, -200.0F}, {2.0F, 0.0F});
+}
+
+TEST(reference_log_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::log);
+}
+TEST(reference_log_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::log);
+}
+TEST(reference_log_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::log);
+}
+TEST(reference_log_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::log);
+}
+TEST(reference_log_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::log, {}, {4.0F, 0.5F}, {0.5F, 4.0F});
+}
+
+TEST(reference_sin_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::sin);
+}
+TEST(reference_sin_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::sin);
+}
+TEST(reference_sin_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::sin);
+}
+TEST(reference_sin_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::sin);
+}
+TEST(reference_sin_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::sin, {}, {0.0F}, {2.0F});
+}
+
+TEST(reference_cos_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::cos);
+}
+TEST(reference_cos_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::cos);
+}
+TEST(reference_cos_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::cos);
+}
+TEST(reference_cos_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::cos);
+}
+TEST(reference_cos_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::cos, {}, {0.0F}, {0.0F});
+}
+
+TEST(reference_softplus_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::softplus);
+}
+TEST(reference_softplus_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::softplus);
+}
+TEST(reference_softplus_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::softplus);
+}
+TEST(reference_softplus_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::softplus);
+}
+TEST(reference_softplus_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::softplus, {}, {0.0F, 1000.0F, -200.0F}, {1.0F, 2.0F, 0.0F});
+}
+
+TEST(reference_gelu_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::gelu);
+}
+TEST(reference_gelu_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::gelu);
+}
+TEST(reference_gelu_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::gelu);
+}
+TEST(reference_gelu_forward_tests, approximations_differ) {
+  const Tensor x = tensor({1}, {1.0F});
+  const auto node = [](ir::GeluApproximation a) {
+    return ir::Node{.id = 1,
+                    .kind = OpKind::gelu,
+                    .parents = {0},
+                    .shape = shape_of({1}),
+                    .params = gelu_params(a)};
+  };
+  const auto exact = run_forward(handler(BackendOp::gelu), node(ir::GeluApproximation::none), {x});
+  const auto approx = run_forward(handler(BackendOp::gelu), node(ir::GeluApproximation::tanh), {x});
+  ASSERT_TRUE(exact.has_value() && approx.has_value());
+  // gelu(1) = 0.841345, its tanh approximation 0.841192.
+  EXPECT_NEAR(exact->values[0], 0.8413447, 1e-6);
+  EXPECT_NEAR(approx->values[0], 0.8411920, 1e-6);
+}
+TEST(reference_gelu_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::gelu);
+}
+TEST(reference_gelu_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::gelu, gelu_params(ir::GeluApproximation::none), {0.0F, 10.0F},
+                  {1.0F, 2.0F});
+  expect_vjp_hand(BackendOp::gelu, gelu_params(ir::GeluApproximation::tanh), {0.0F, 10.0F},
+                  {1.0F, 2.0F});
+}
+
+TEST(reference_clamp_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::clamp);
+}
+TEST(reference_clamp_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::clamp);
+}
+TEST(reference_clamp_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::clamp);
+}
+TEST(reference_clamp_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::clamp);
+}
+// The bounds themselves pass the gradient; NaN and the clamped values get none.
+TEST(reference_clamp_vjp_tests, inclusive_bounds) {
+  expect_vjp_hand(BackendOp::clamp, clamp_params(-1.0F, 2.0F),
+                  {-3.0F, -1.0F, 0.5F, 2.0F, 5.0F, kNaN}, {0.0F, 2.0F, 2.0F, 2.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_scale_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::scale);
+}
+TEST(reference_scale_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::scale);
+}
+TEST(reference_scale_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::scale);
+}
+TEST(reference_scale_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::scale);
+}
+TEST(reference_scale_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::scale, scale_params(-0.5F), {3.0F, -7.0F}, {-1.0F, -1.0F});
+}
+
+TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
+  for (const ReferenceHandler& row : elementwise_unary_handlers()) {
+    SCOPED_TRACE(std::string(backend::to_string(row.op)));
+    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
+                                      std::string(backend::to_string(row.op)) + "_forward");
+    EXPECT_TRUE(row.handler.in_place_safe);
+    EXPECT_NE(row.handler.vjp, nullptr);
+    EXPECT_EQ(row.handler.forward_tests.source,
+              "tests/runtime/reference/elementwise_unary_test.cpp");
+  }
+  EXPECT_EQ(elementwise_unary_handlers().size(), 14U);
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::reference

@@ -1,0 +1,386 @@
+// The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean and mse_loss:
+// hand cases, the order of accumulation (float32, left to right, compared bit for bit with a
+// float32 loop written here), a float64 oracle, the shape guards, and the VJPs by finite
+// differences and by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "reference_test_support.hpp"
+
+namespace nnplan::runtime::reference {
+namespace {
+
+using backend::BackendOp;
+using ir::OpKind;
+using testing::check_vjp;
+using testing::handler_for;
+using testing::near_all;
+using testing::random_tensor;
+using testing::run_forward;
+using testing::shape_of;
+using testing::tensor;
+
+const HandlerDefinition& handler(BackendOp op) {
+  return handler_for(reduction_handlers(), op);
+}
+
+ir::Shape without_axis(ir::Shape s, std::uint32_t axis) {
+  s.dims.erase(s.dims.begin() + axis);
+  return s;
+}
+
+ir::Node axis_node(OpKind kind, const ir::Shape& in, std::uint32_t axis) {
+  return {.id = 1,
+          .kind = kind,
+          .parents = {0},
+          .shape = without_axis(in, axis),
+          .params = ir::AxisParams{.axis = axis}};
+}
+
+ir::Node sum_node() {
+  return {.id = 1, .kind = OpKind::sum, .parents = {0}, .shape = shape_of({})};
+}
+
+ir::Node mse_node() {
+  return {.id = 2, .kind = OpKind::mse_loss, .parents = {0, 1}, .shape = shape_of({})};
+}
+
+// The guard's message, or "(no error)" when the call runs.
+std::string error_of(const HandlerDefinition& h, const ir::Node& node,
+                     const std::vector<Tensor>& inputs) {
+  const auto y = run_forward(h, node, inputs);
+  return y ? std::string("(no error)") : y.error().message;
+}
+
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// Along `axis` of `x`: the float32 left-to-right sum from 0 (divided by the extent when `mean`),
+// and the float64 one.
+struct AxisOracle {
+  std::vector<float> f32;
+  std::vector<double> f64;
+};
+AxisOracle oracle_along(const Tensor& x, std::uint32_t axis, bool mean) {
+  std::size_t outer = 1;
+  std::size_t inner = 1;
+  for (std::size_t i = 0; i < axis; ++i)
+    outer *= x.shape.dims[i];
+  for (std::size_t i = axis + 1; i < x.shape.rank(); ++i)
+    inner *= x.shape.dims[i];
+  const std::size_t n = x.shape.dims[axis];
+  AxisOracle out;
+  for (std::size_t o = 0; o < outer; ++o) {
+    for (std::size_t j = 0; j < inner; ++j) {
+      float f = 0.0F;
+      double d = 0.0;
+      for (std::size_t k = 0; k < n; ++k) {
+        f += x.values[(o * n + k) * inner + j];
+        d += x.values[(o * n + k) * inner + j];
+      }
+      out.f32.push_back(mean ? f / static_cast<float>(n) : f);
+      out.f64.push_back(mean ? d / static_cast<double>(n) : d);
+    }
+  }
+  return out;
+}
+
+const std::vector<ir::Shape>& shapes() {
+  static const std::vector<ir::Shape> s = {shape_of({7}), shape_of({3, 4}), shape_of({3, 4, 5}),
+                                           shape_of({2, 1, 3, 2})};
+  return s;
+}
+
+// Every axis of every shape: bit-identical to the float32 left-to-right loop, near the float64
+// sum, and bit-identical on a second run.
+void expect_axis_oracle(BackendOp op, OpKind kind, bool mean) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    for (std::uint32_t axis = 0; axis < shapes()[s].rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(shapes()[s]) + " axis " + std::to_string(axis));
+      const Tensor x = random_tensor(shapes()[s], 800 + static_cast<std::uint32_t>(s));
+      const ir::Node node = axis_node(kind, x.shape, axis);
+      const auto y = run_forward(handler(op), node, {x});
+      ASSERT_TRUE(y.has_value()) << y.error().message;
+      const AxisOracle want = oracle_along(x, axis, mean);
+      EXPECT_TRUE(same_bits(y->values, want.f32));
+      EXPECT_TRUE(near_all(y->values, want.f64, 1e-5, 1e-6));
+      const auto again = run_forward(handler(op), node, {x});
+      ASSERT_TRUE(again.has_value());
+      EXPECT_TRUE(same_bits(y->values, again->values));
+    }
+  }
+}
+
+// The cotangent's gradient for one input, added onto ones.
+std::vector<std::vector<float>> grads_plus_one(BackendOp op, const ir::Node& node,
+                                               const std::vector<Tensor>& inputs, const Tensor& g) {
+  const auto y = run_forward(handler(op), node, inputs);
+  EXPECT_TRUE(y.has_value());
+  std::vector<TensorRef> in;
+  std::vector<Tensor> grads;
+  for (const Tensor& t : inputs) {
+    in.push_back(view(t));
+    grads.push_back(zeros(t.shape));
+    for (float& v : grads.back().values)
+      v = 1.0F;
+  }
+  std::vector<MutableTensorRef> refs;
+  for (Tensor& t : grads)
+    refs.push_back(mutable_view(t));
+  handler(op).vjp({.node = node,
+                   .inputs = in,
+                   .weights = {},
+                   .output = view(*y),
+                   .output_grad = view(g),
+                   .input_grads = refs,
+                   .weight_grads = {}});
+  std::vector<std::vector<float>> out;
+  for (const Tensor& t : grads)
+    out.push_back(t.values);
+  return out;
+}
+
+const Tensor& two_by_three() {
+  static const Tensor x = tensor({2, 3}, {1.0F, 2.0F, 3.0F, 4.0F, 5.0F, 6.0F});
+  return x;
+}
+
+TEST(reference_reduce_sum_forward_tests, hand_cases) {
+  const HandlerDefinition& h = handler(BackendOp::reduce_sum);
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+            (std::vector<float>{5.0F, 7.0F, 9.0F}));
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 1), {x})->values,
+            (std::vector<float>{6.0F, 15.0F}));
+  EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{21.0F}));
+  EXPECT_EQ(run_forward(h, sum_node(), {tensor({}, {2.5F})})->values, (std::vector<float>{2.5F}));
+  // An empty axis sums to 0.
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, shape_of({2, 0}), 1), {tensor({2, 0}, {})})
+                ->values,
+            (std::vector<float>{0.0F, 0.0F}));
+}
+
+// Left to right in float32: ((1e8 + 1) - 1e8) + 1 = 1; a pairwise or reversed order gives 0.
+TEST(reference_reduce_sum_forward_tests, left_to_right_order) {
+  const HandlerDefinition& h = handler(BackendOp::reduce_sum);
+  const Tensor x = tensor({4}, {1e8F, 1.0F, -1e8F, 1.0F});
+  EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{1.0F}));
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+            (std::vector<float>{1.0F}));
+  const Tensor columns = tensor({4, 2}, {1e8F, 1.0F, 1.0F, 1e8F, -1e8F, 1.0F, 1.0F, -1e8F});
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, columns.shape, 0), {columns})->values,
+            (std::vector<float>{1.0F, 0.0F}));
+}
+
+TEST(reference_reduce_sum_forward_tests, float64_oracle) {
+  expect_axis_oracle(BackendOp::reduce_sum, OpKind::reduce_sum, false);
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    SCOPED_TRACE(ir::to_string(shapes()[s]));
+    const Tensor x = random_tensor(shapes()[s], 900 + static_cast<std::uint32_t>(s));
+    const auto y = run_forward(handler(BackendOp::reduce_sum), sum_node(), {x});
+    ASSERT_TRUE(y.has_value());
+    float f = 0.0F;
+    double d = 0.0;
+    for (float v : x.values) {
+      f += v;
+      d += v;
+    }
+    EXPECT_TRUE(same_bits(y->values, {f}));
+    EXPECT_TRUE(near_all(y->values, std::vector<double>{d}, 1e-5, 1e-6));
+  }
+}
+
+TEST(reference_reduce_sum_forward_tests, shape_guard) {
+  const HandlerDefinition& h = handler(BackendOp::reduce_sum);
+  const Tensor& x = two_by_three();
+  ir::Node beyond = axis_node(OpKind::reduce_sum, x.shape, 1);
+  beyond.params = ir::AxisParams{.axis = 2};
+  EXPECT_EQ(error_of(h, beyond, {x}),
+            "input 0 has shape [2,3]; reduce_sum over axis 2 needs rank at least 3");
+  ir::Node wrong = axis_node(OpKind::reduce_sum, x.shape, 0);
+  wrong.shape = shape_of({2});
+  EXPECT_EQ(error_of(h, wrong, {x}),
+            "input 0 has shape [2,3]; reduce_sum over axis 0 gives [3], not the node's shape [2]");
+  ir::Node not_scalar = sum_node();
+  not_scalar.shape = shape_of({1});
+  EXPECT_EQ(error_of(h, not_scalar, {x}),
+            "the output has shape [1]; sum gives a scalar (shape [])");
+  EXPECT_EQ(error_of(h, sum_node(), {x, x}), "2 inputs given; sum takes 1");
+  EXPECT_EQ(error_of(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x}),
+            "node kind reduce_mean does not run on the reduce_sum kernel");
+}
+
+TEST(reference_reduce_sum_vjp_tests, finite_differences) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = random_tensor(shapes()[s], 1000 + static_cast<std::uint32_t>(s));
+    for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
+      EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_sum),
+                            axis_node(OpKind::reduce_sum, x.shape, axis), {x}));
+    }
+    EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_sum), sum_node(), {x}));
+  }
+}
+
+// The cotangent spreads back over the reduced axis, added onto the gradient given.
+TEST(reference_reduce_sum_vjp_tests, hand_cases) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, axis_node(OpKind::reduce_sum, x.shape, 1), {x},
+                           tensor({2}, {10.0F, 20.0F})),
+            (std::vector<std::vector<float>>{{11.0F, 11.0F, 11.0F, 21.0F, 21.0F, 21.0F}}));
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, axis_node(OpKind::reduce_sum, x.shape, 0), {x},
+                           tensor({3}, {1.0F, 2.0F, 3.0F})),
+            (std::vector<std::vector<float>>{{2.0F, 3.0F, 4.0F, 2.0F, 3.0F, 4.0F}}));
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, sum_node(), {x}, tensor({}, {-2.0F})),
+            (std::vector<std::vector<float>>{{-1.0F, -1.0F, -1.0F, -1.0F, -1.0F, -1.0F}}));
+}
+
+TEST(reference_reduce_mean_forward_tests, hand_cases) {
+  const HandlerDefinition& h = handler(BackendOp::reduce_mean);
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x})->values,
+            (std::vector<float>{2.5F, 3.5F, 4.5F}));
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, x.shape, 1), {x})->values,
+            (std::vector<float>{2.0F, 5.0F}));
+  // The sum first, then one division: (1 + 1 + 2) / 3 rounded once.
+  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, shape_of({3}), 0),
+                        {tensor({3}, {1.0F, 1.0F, 2.0F})})
+                ->values,
+            (std::vector<float>{4.0F / 3.0F}));
+  // An empty axis: 0 / 0.
+  const auto empty =
+      run_forward(h, axis_node(OpKind::reduce_mean, shape_of({2, 0}), 1), {tensor({2, 0}, {})});
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_TRUE(std::isnan(empty->values[0]) && std::isnan(empty->values[1]));
+}
+
+TEST(reference_reduce_mean_forward_tests, float64_oracle) {
+  expect_axis_oracle(BackendOp::reduce_mean, OpKind::reduce_mean, true);
+}
+
+TEST(reference_reduce_mean_forward_tests, shape_guard) {
+  const HandlerDefinition& h = handler(BackendOp::reduce_mean);
+  const Tensor& x = two_by_three();
+  ir::Node beyond = axis_node(OpKind::reduce_mean, x.shape, 0);
+  beyond.params = ir::AxisParams{.axis = 5};
+  EXPECT_EQ(error_of(h, beyond, {x}),
+            "input 0 has shape [2,3]; reduce_mean over axis 5 needs rank at least 6");
+  ir::Node wrong = axis_node(OpKind::reduce_mean, x.shape, 1);
+  wrong.shape = shape_of({3});
+  EXPECT_EQ(error_of(h, wrong, {x}),
+            "input 0 has shape [2,3]; reduce_mean over axis 1 gives [2], not the node's shape [3]");
+  EXPECT_EQ(error_of(h, axis_node(OpKind::reduce_mean, x.shape, 1), {}),
+            "0 inputs given; reduce_mean takes 1");
+  EXPECT_EQ(error_of(h, sum_node(), {x}), "node kind sum does not run on the reduce_mean kernel");
+}
+
+TEST(reference_reduce_mean_vjp_tests, finite_differences) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = random_tensor(shapes()[s], 1100 + static_cast<std::uint32_t>(s));
+    for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
+      EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_mean),
+                            axis_node(OpKind::reduce_mean, x.shape, axis), {x}));
+    }
+  }
+}
+
+TEST(reference_reduce_mean_vjp_tests, hand_cases) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_mean, axis_node(OpKind::reduce_mean, x.shape, 0), {x},
+                           tensor({3}, {2.0F, 4.0F, -6.0F})),
+            (std::vector<std::vector<float>>{{2.0F, 3.0F, -2.0F, 2.0F, 3.0F, -2.0F}}));
+}
+
+TEST(reference_mse_loss_forward_tests, hand_cases) {
+  const HandlerDefinition& h = handler(BackendOp::mse_loss);
+  // (0 + 4 + 4) / 3.
+  EXPECT_EQ(
+      run_forward(h, mse_node(), {tensor({3}, {1.0F, 2.0F, 3.0F}), tensor({3}, {1.0F, 0.0F, 5.0F})})
+          ->values,
+      (std::vector<float>{8.0F / 3.0F}));
+  EXPECT_EQ(run_forward(h, mse_node(), {tensor({}, {3.0F}), tensor({}, {-1.0F})})->values,
+            (std::vector<float>{16.0F}));
+  // The squares 1e16, 1, 1: left to right in float32 the ones vanish.
+  EXPECT_EQ(
+      run_forward(h, mse_node(), {tensor({3}, {1e8F, 1.0F, 1.0F}), tensor({3}, {0, 0, 0})})->values,
+      (std::vector<float>{1e16F / 3.0F}));
+}
+
+TEST(reference_mse_loss_forward_tests, float64_oracle) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    SCOPED_TRACE(ir::to_string(shapes()[s]));
+    const Tensor a = random_tensor(shapes()[s], 1200 + static_cast<std::uint32_t>(s));
+    const Tensor b = random_tensor(shapes()[s], 1300 + static_cast<std::uint32_t>(s));
+    const auto y = run_forward(handler(BackendOp::mse_loss), mse_node(), {a, b});
+    ASSERT_TRUE(y.has_value()) << y.error().message;
+    float f = 0.0F;
+    double d = 0.0;
+    for (std::size_t i = 0; i < a.values.size(); ++i) {
+      const float df = a.values[i] - b.values[i];
+      f += df * df;
+      const double dd = static_cast<double>(a.values[i]) - b.values[i];
+      d += dd * dd;
+    }
+    const auto n = static_cast<float>(a.values.size());
+    EXPECT_TRUE(same_bits(y->values, {f / n}));
+    EXPECT_TRUE(near_all(y->values, std::vector<double>{d / n}, 1e-5, 1e-6));
+    const auto again = run_forward(handler(BackendOp::mse_loss), mse_node(), {a, b});
+    ASSERT_TRUE(again.has_value());
+    EXPECT_TRUE(same_bits(y->values, again->values));
+  }
+}
+
+TEST(reference_mse_loss_forward_tests, shape_guard) {
+  const HandlerDefinition& h = handler(BackendOp::mse_loss);
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(error_of(h, mse_node(), {x, tensor({3}, {1, 2, 3})}),
+            "input 1 has shape [3]; mse_loss needs the shape of input 0, [2,3]");
+  EXPECT_EQ(error_of(h, mse_node(), {x}), "1 inputs given; mse_loss takes 2");
+  ir::Node not_scalar = mse_node();
+  not_scalar.shape = shape_of({1});
+  EXPECT_EQ(error_of(h, not_scalar, {x, x}),
+            "the output has shape [1]; mse_loss gives a scalar (shape [])");
+  ir::Node other = mse_node();
+  other.kind = OpKind::add;
+  EXPECT_EQ(error_of(h, other, {x, x}), "node kind add does not run on the mse_loss kernel");
+}
+
+TEST(reference_mse_loss_vjp_tests, finite_differences) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    SCOPED_TRACE(ir::to_string(shapes()[s]));
+    const Tensor a = random_tensor(shapes()[s], 1400 + static_cast<std::uint32_t>(s));
+    const Tensor b = random_tensor(shapes()[s], 1500 + static_cast<std::uint32_t>(s));
+    EXPECT_TRUE(check_vjp(handler(BackendOp::mse_loss), mse_node(), {a, b}));
+  }
+  EXPECT_TRUE(check_vjp(handler(BackendOp::mse_loss), mse_node(),
+                        {tensor({}, {0.5F}), tensor({}, {-0.25F})}));
+}
+
+// d/da = 2 (a - b) / n * g and d/db its negative: here n = 2, g = 3, added onto ones.
+TEST(reference_mse_loss_vjp_tests, hand_cases) {
+  EXPECT_EQ(
+      grads_plus_one(BackendOp::mse_loss, mse_node(),
+                     {tensor({2}, {1.0F, 2.0F}), tensor({2}, {0.0F, 4.0F})}, tensor({}, {3.0F})),
+      (std::vector<std::vector<float>>{{4.0F, -5.0F}, {-2.0F, 7.0F}}));
+}
+
+TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
+  ASSERT_EQ(reduction_handlers().size(), 3U);
+  for (const ReferenceHandler& row : reduction_handlers()) {
+    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
+                                      std::string(backend::to_string(row.op)) + "_forward");
+    EXPECT_FALSE(row.handler.in_place_safe);
+    EXPECT_NE(row.handler.vjp, nullptr);
+    EXPECT_EQ(row.handler.forward_tests.source, "tests/runtime/reference/reduction_test.cpp");
+  }
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::reference
