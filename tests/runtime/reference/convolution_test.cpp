@@ -84,7 +84,8 @@ ir::Shape weight_shape(const ir::ConvParams& p, bool is_transposed) {
   ir::Shape w;
   w.dims.push_back(is_transposed ? p.in_channels : p.out_channels);
   w.dims.push_back(is_transposed ? p.out_channels / p.groups : p.in_channels / p.groups);
-  for (std::uint32_t k : p.kernel) w.dims.push_back(k);
+  for (std::uint32_t k : p.kernel)
+    w.dims.push_back(k);
   return w;
 }
 
@@ -127,7 +128,8 @@ struct Layout {
 
 Layout layout_of(const ir::Shape& s, std::size_t channel_axis) {
   Layout l;
-  for (std::size_t i = 0; i < channel_axis; ++i) l.lead *= s.dims[i];
+  for (std::size_t i = 0; i < channel_axis; ++i)
+    l.lead *= s.dims[i];
   l.channels = s.dims[channel_axis];
   for (std::size_t i = channel_axis + 1; i < s.rank(); ++i) {
     l.spatial.push_back(static_cast<std::int64_t>(s.dims[i]));
@@ -145,7 +147,8 @@ std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::v
   const Layout out = layout_of(out_shape(x.shape, p, false), p.channel_axis);
   const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
   std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel) taps *= k;
+  for (std::uint32_t k : p.kernel)
+    taps *= k;
   const std::size_t cin_g = p.in_channels / p.groups;
   const std::size_t cout_g = p.out_channels / p.groups;
   std::vector<T> y;
@@ -185,7 +188,8 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
   const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
   const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
   std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel) taps *= k;
+  for (std::uint32_t k : p.kernel)
+    taps *= k;
   const std::size_t cin_g = p.in_channels / p.groups;
   const std::size_t cout_g = p.out_channels / p.groups;
   std::vector<double> y(out.lead * out.channels * out.plane, 0.0);
@@ -214,7 +218,8 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
   if (bias != nullptr) {
     for (std::size_t n = 0; n < out.lead; ++n) {
       for (std::size_t o = 0; o < out.channels; ++o) {
-        for (std::size_t i = 0; i < out.plane; ++i) y[(n * out.channels + o) * out.plane + i] += bias[o];
+        for (std::size_t i = 0; i < out.plane; ++i)
+          y[(n * out.channels + o) * out.plane + i] += bias[o];
       }
     }
   }
@@ -230,7 +235,8 @@ std::vector<float> gather_conv_transpose(const Tensor& x, const ir::ConvParams& 
   const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
   const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
   std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel) taps *= k;
+  for (std::uint32_t k : p.kernel)
+    taps *= k;
   const std::size_t cin_g = p.in_channels / p.groups;
   const std::size_t cout_g = p.out_channels / p.groups;
   std::vector<float> y;
@@ -267,8 +273,7 @@ std::vector<float> gather_conv_transpose(const Tensor& x, const ir::ConvParams& 
 
 Expected<Tensor> run(ir::OpKind kind, const Tensor& x, const ir::ConvParams& p, const Tensor& w,
                      const Tensor* bias = nullptr) {
-  const HandlerDefinition& h =
-      kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
+  const HandlerDefinition& h = kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
   return run_forward(h, conv_node(kind, x.shape, p), {x}, conv_store(w, bias));
 }
 
@@ -425,8 +430,7 @@ TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
 std::string guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvParams& p,
                           const ir::Shape& node_shape, const ir::Shape* w,
                           const ir::Shape* bias = nullptr) {
-  const HandlerDefinition& h =
-      kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
+  const HandlerDefinition& h = kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
   const ir::Node node{.id = 1, .kind = kind, .parents = {0}, .shape = node_shape, .params = p};
   format::PayloadStore store;
   if (w != nullptr) store.tensors[{1, "weight"}] = {.shape = *w, .data = zeros(*w).values};
@@ -537,7 +541,8 @@ TEST(reference_conv_transpose_forward_tests, HandComputedStrideTwoOutputPadding)
   ASSERT_TRUE(biased.has_value()) << biased.error().message;
   EXPECT_EQ(biased->values, (std::vector<float>{1.5F, 10.5F, 102.5F, 20.5F, 200.5F, 0.5F}));
   // Padding 1 on both sides cuts the first and the last of those.
-  auto padded = run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 3, 2, 1, 1, 1, 1, 1), {1}), w);
+  auto padded =
+      run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 3, 2, 1, 1, 1, 1, 1), {1}), w);
   ASSERT_TRUE(padded.has_value()) << padded.error().message;
   EXPECT_EQ(padded->values, (std::vector<float>{10, 102, 20, 200}));
   // Padding 1 before only, no output_padding: the same four.
@@ -550,13 +555,15 @@ TEST(reference_conv_transpose_forward_tests, HandComputedStrideTwoOutputPadding)
 TEST(reference_conv_transpose_forward_tests, HandComputedTwoDimensionalAndDilation) {
   const Tensor x = tensor({1, 1, 2, 2}, {1, 2, 3, 4});
   const Tensor w = tensor({1, 1, 2, 2}, {1, 1, 1, 1});
-  auto y = run(ir::OpKind::conv_transpose, x, transposed(uniform(2, 2, 1, 0, 0, 1, 1, 1), {0, 0}), w);
+  auto y =
+      run(ir::OpKind::conv_transpose, x, transposed(uniform(2, 2, 1, 0, 0, 1, 1, 1), {0, 0}), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 1, 3, 3}));
   EXPECT_EQ(y->values, (std::vector<float>{1, 3, 2, 4, 10, 6, 3, 7, 4}));
   const Tensor x1 = tensor({1, 1, 2}, {1, 2});
   const Tensor w1 = tensor({1, 1, 2}, {1, 10});
-  auto dilated = run(ir::OpKind::conv_transpose, x1, transposed(uniform(1, 2, 1, 0, 0, 2, 1, 1), {0}), w1);
+  auto dilated =
+      run(ir::OpKind::conv_transpose, x1, transposed(uniform(1, 2, 1, 0, 0, 2, 1, 1), {0}), w1);
   ASSERT_TRUE(dilated.has_value()) << dilated.error().message;
   EXPECT_EQ(dilated->values, (std::vector<float>{1, 2, 10, 20}));
 }
@@ -565,7 +572,8 @@ TEST(reference_conv_transpose_forward_tests, HandComputedGroups) {
   // groups 2, 2 -> 4 channels: input channel 0 feeds outputs 0 and 1, channel 1 outputs 2, 3.
   const Tensor x = tensor({1, 2, 2}, {1, 2, 3, 4});
   const Tensor w = tensor({2, 2, 1}, {2, 3, -1, 1});
-  auto y = run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 1, 1, 0, 0, 1, 2, 4, 2), {0}), w);
+  auto y =
+      run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 1, 1, 0, 0, 1, 2, 4, 2), {0}), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->values, (std::vector<float>{2, 4, 3, 6, -3, -4, 3, 4}));
 }
@@ -575,7 +583,8 @@ TEST(reference_conv_transpose_forward_tests, HandComputedGroups) {
 std::vector<ConvCase> conv_transpose_cases() {
   std::vector<ConvCase> cases;
   cases.push_back({shape_of({2, 4, 5}), transposed(uniform(1, 3, 2, 1, 0, 1, 4, 6, 2), {1}), true});
-  cases.push_back({shape_of({3, 4}), transposed(uniform(1, 2, 1, 0, 0, 2, 3, 2, 1, 0), {1}), false});
+  cases.push_back(
+      {shape_of({3, 4}), transposed(uniform(1, 2, 1, 0, 0, 2, 3, 2, 1, 0), {1}), false});
   ir::ConvParams mixed = transposed(uniform(2, 1, 1, 0, 0, 1, 3, 4), {1, 0});
   mixed.kernel = {3, 2};
   mixed.stride = {2, 1};
@@ -583,7 +592,8 @@ std::vector<ConvCase> conv_transpose_cases() {
   mixed.padding_after = {0, 1};
   mixed.dilation = {1, 2};
   cases.push_back({shape_of({1, 3, 4, 3}), mixed, true});
-  cases.push_back({shape_of({1, 4, 4, 4}), transposed(uniform(2, 3, 2, 1, 1, 1, 4, 4, 4), {1, 1}), false});
+  cases.push_back(
+      {shape_of({1, 4, 4, 4}), transposed(uniform(2, 3, 2, 1, 1, 1, 4, 4, 4), {1, 1}), false});
   ir::ConvParams volume = transposed(uniform(3, 1, 1, 0, 0, 1, 2, 3), {1, 0, 1});
   volume.kernel = {2, 2, 3};
   volume.stride = {2, 1, 1};
@@ -593,6 +603,14 @@ std::vector<ConvCase> conv_transpose_cases() {
   cases.push_back({shape_of({1, 2, 3, 2, 3}), volume, true});
   cases.push_back(
       {shape_of({2, 2, 4, 5}), transposed(uniform(1, 2, 3, 1, 2, 1, 4, 6, 2, 2), {2}), true});
+  // Six output channels in one group: a block of four and two single channels.
+  ir::ConvParams six = transposed(uniform(2, 1, 1, 0, 0, 1, 3, 6), {1, 1});
+  six.kernel = {2, 3};
+  six.stride = {1, 2};
+  six.padding = {0, 1};
+  six.padding_after = {1, 0};
+  six.dilation = {2, 1};
+  cases.push_back({shape_of({1, 3, 5, 4}), six, true});
   return cases;
 }
 
@@ -623,9 +641,8 @@ TEST(reference_conv_transpose_forward_tests, IsTheAdjointOfConv) {
     for (std::size_t d = 0; d < c.p.spatial_rank; ++d) {
       const std::uint64_t in = c.in.dims[c.p.channel_axis + 1 + d];
       const std::uint64_t window = std::uint64_t{c.p.dilation[d]} * (c.p.kernel[d] - 1) + 1;
-      t.output_padding.push_back(
-          static_cast<std::uint32_t>((in + c.p.padding[d] + c.p.padding_after[d] - window) %
-                                     c.p.stride[d]));
+      t.output_padding.push_back(static_cast<std::uint32_t>(
+          (in + c.p.padding[d] + c.p.padding_after[d] - window) % c.p.stride[d]));
     }
     ASSERT_EQ(out_shape(y_shape, t, true), c.in);
     const Tensor x = random_tensor(c.in, seed++);
@@ -637,8 +654,10 @@ TEST(reference_conv_transpose_forward_tests, IsTheAdjointOfConv) {
     ASSERT_TRUE(tu.has_value()) << tu.error().message;
     double lhs = 0;
     double rhs = 0;
-    for (std::size_t i = 0; i < u.values.size(); ++i) lhs += double{cx->values[i]} * u.values[i];
-    for (std::size_t i = 0; i < x.values.size(); ++i) rhs += double{x.values[i]} * tu->values[i];
+    for (std::size_t i = 0; i < u.values.size(); ++i)
+      lhs += double{cx->values[i]} * u.values[i];
+    for (std::size_t i = 0; i < x.values.size(); ++i)
+      rhs += double{x.values[i]} * tu->values[i];
     EXPECT_NEAR(lhs, rhs, 1e-4 * (1 + std::abs(lhs)));
   }
 }

@@ -47,8 +47,10 @@ std::vector<T> naive_matmul(const Tensor& a, const Tensor& b) {
   if (ad.size() == 1) ad.insert(ad.begin(), 1);
   if (bd.size() == 1) bd.push_back(1);
   const std::size_t nb = std::max(ad.size(), bd.size()) - 2;
-  while (ad.size() < nb + 2) ad.insert(ad.begin(), 1);
-  while (bd.size() < nb + 2) bd.insert(bd.begin(), 1);
+  while (ad.size() < nb + 2)
+    ad.insert(ad.begin(), 1);
+  while (bd.size() < nb + 2)
+    bd.insert(bd.begin(), 1);
   const std::size_t m = ad[nb];
   const std::size_t k = ad[nb + 1];
   const std::size_t n = bd[nb + 1];
@@ -301,7 +303,8 @@ TEST(reference_linear_forward_tests, MatchesFloat64OracleAndFixedOrder) {
     const Tensor w = random_tensor(shape_of({c.out, c.x.dims.back()}), seed++);
     const Tensor b = random_tensor(shape_of({c.out}), seed++);
     const ir::Node node = linear_node(linear_out(c));
-    auto y = run_forward(linear_handler(), node, {x}, linear_store(node.id, w, c.bias ? &b : nullptr));
+    auto y =
+        run_forward(linear_handler(), node, {x}, linear_store(node.id, w, c.bias ? &b : nullptr));
     ASSERT_TRUE(y.has_value()) << y.error().message;
     const float* bias = c.bias ? b.values.data() : nullptr;
     EXPECT_TRUE(near_all(y->values, naive_linear<double>(x, w.values, bias, c.out), 1e-5, 1e-6));
@@ -344,8 +347,7 @@ TEST(reference_linear_forward_tests, ShapeGuardNamesTheOperand) {
             "the output has shape [3,2]; linear needs the leading axes of input 0 [2,3]");
   EXPECT_EQ(message(shape_of({2, 3}), shape_of({2}), linear_store(1, w23, nullptr)),
             "the output has shape [2]; linear needs the rank of input 0 [2,3]");
-  EXPECT_EQ(message(shape_of({2, 3}), shape_of({2, 2}), linear_store(1, w23, nullptr)),
-            "accepted");
+  EXPECT_EQ(message(shape_of({2, 3}), shape_of({2, 2}), linear_store(1, w23, nullptr)), "accepted");
 }
 
 TEST(reference_linear_vjp_tests, MatchesFiniteDifferences) {

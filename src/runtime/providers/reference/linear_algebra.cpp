@@ -13,7 +13,9 @@
 namespace nnplan::runtime::reference {
 namespace {
 
-Expected<void> fail(Error e) { return std::unexpected(std::move(e)); }
+Expected<void> fail(Error e) {
+  return std::unexpected(std::move(e));
+}
 
 Expected<void> wrong_kind(const ir::Node& node, std::string_view handler) {
   return fail(make_error(ErrorKind::invalid_input,
@@ -37,17 +39,19 @@ struct MatmulShape {
 // The output shape torch.matmul gives for `a` x `b` (the rule of ir/check.cpp), or an error
 // naming the operand that does not fit.
 Expected<ir::Shape> matmul_output_shape(const ir::Shape& a, const ir::Shape& b) {
-  if (a.rank() == 0) return std::unexpected(operand_error("input 0", a, "matmul needs rank at least 1"));
-  if (b.rank() == 0) return std::unexpected(operand_error("input 1", b, "matmul needs rank at least 1"));
+  if (a.rank() == 0)
+    return std::unexpected(operand_error("input 0", a, "matmul needs rank at least 1"));
+  if (b.rank() == 0)
+    return std::unexpected(operand_error("input 1", b, "matmul needs rank at least 1"));
   const std::size_t ar = a.rank();
   const std::size_t br = b.rank();
   const ir::Dim ka = a.dims[ar - 1];
   const std::size_t b_k_axis = br == 1 ? 0 : br - 2;
   if (b.dims[b_k_axis] != ka) {
-    return std::unexpected(operand_error(
-        "input 1", b,
-        "matmul needs " + std::to_string(ka) + " (the last dimension of input 0 " +
-            ir::to_string(a) + ") on axis " + std::to_string(b_k_axis)));
+    return std::unexpected(operand_error("input 1", b,
+                                         "matmul needs " + std::to_string(ka) +
+                                             " (the last dimension of input 0 " + ir::to_string(a) +
+                                             ") on axis " + std::to_string(b_k_axis)));
   }
   const std::size_t a_batch = ar > 2 ? ar - 2 : 0;
   const std::size_t b_batch = br > 2 ? br - 2 : 0;
@@ -100,7 +104,8 @@ MatmulShape matmul_shape(const ir::Shape& a, const ir::Shape& b) {
 template <class Body>
 void for_each_batch(const MatmulShape& s, Body&& body) {
   std::size_t count = 1;
-  for (std::size_t d : s.batch_dims) count *= d;
+  for (std::size_t d : s.batch_dims)
+    count *= d;
   std::vector<std::size_t> index(s.batch_dims.size(), 0);
   std::size_t a_off = 0;
   std::size_t b_off = 0;
@@ -146,11 +151,13 @@ void matmul_forward(const KernelCall& call) {
   for_each_batch(s, [&](std::size_t a_off, std::size_t b_off, std::size_t o_off) {
     for (std::size_t i = 0; i < s.m; ++i) {
       float* row = out + o_off + i * s.n;
-      for (std::size_t j = 0; j < s.n; ++j) row[j] = 0.0F;
+      for (std::size_t j = 0; j < s.n; ++j)
+        row[j] = 0.0F;
       for (std::size_t p = 0; p < s.k; ++p) {
         const float av = a[a_off + i * s.k + p];
         const float* brow = b + b_off + p * s.n;
-        for (std::size_t j = 0; j < s.n; ++j) row[j] = row[j] + av * brow[j];
+        for (std::size_t j = 0; j < s.n; ++j)
+          row[j] = row[j] + av * brow[j];
       }
     }
   });
@@ -172,13 +179,15 @@ void matmul_vjp(const VjpCall& call) {
       for (std::size_t p = 0; p < s.k; ++p) {
         const float* brow = b + b_off + p * s.n;
         float acc = da[a_off + i * s.k + p];
-        for (std::size_t j = 0; j < s.n; ++j) acc = acc + grow[j] * brow[j];
+        for (std::size_t j = 0; j < s.n; ++j)
+          acc = acc + grow[j] * brow[j];
         da[a_off + i * s.k + p] = acc;
       }
       for (std::size_t p = 0; p < s.k; ++p) {
         const float av = a[a_off + i * s.k + p];
         float* dbrow = db + b_off + p * s.n;
-        for (std::size_t j = 0; j < s.n; ++j) dbrow[j] = dbrow[j] + av * grow[j];
+        for (std::size_t j = 0; j < s.n; ++j)
+          dbrow[j] = dbrow[j] + av * grow[j];
       }
     }
   });
@@ -193,8 +202,8 @@ Expected<void> linear_shape_guard(const KernelCall& call) {
   const ir::Shape& y = *call.output.shape;
   if (x.rank() == 0) return fail(operand_error("input 0", x, "linear needs rank at least 1"));
   if (y.rank() != x.rank()) {
-    return fail(operand_error("the output", y,
-                              "linear needs the rank of input 0 " + ir::to_string(x)));
+    return fail(
+        operand_error("the output", y, "linear needs the rank of input 0 " + ir::to_string(x)));
   }
   for (std::size_t i = 0; i + 1 < x.rank(); ++i) {
     if (y.dims[i] != x.dims[i]) {
@@ -209,9 +218,9 @@ Expected<void> linear_shape_guard(const KernelCall& call) {
   want_w.dims.push_back(in);
   const format::PayloadTensor* w = call.weights.find("weight");
   if (w == nullptr) {
-    return fail(make_error(ErrorKind::invalid_input,
-                           "the weight is missing; linear needs one of shape " +
-                               ir::to_string(want_w)));
+    return fail(
+        make_error(ErrorKind::invalid_input,
+                   "the weight is missing; linear needs one of shape " + ir::to_string(want_w)));
   }
   if (w->dtype != format::PayloadDtype::float32 || w->shape != want_w) {
     return fail(operand_error("the weight", w->shape,
@@ -248,7 +257,8 @@ void linear_forward(const KernelCall& call) {
     for (std::size_t o = 0; o < out; ++o) {
       const float* wrow = w + o * in;
       float acc = 0.0F;
-      for (std::size_t i = 0; i < in; ++i) acc = acc + xrow[i] * wrow[i];
+      for (std::size_t i = 0; i < in; ++i)
+        acc = acc + xrow[i] * wrow[i];
       if (bias != nullptr) acc = acc + bias->data[o];
       y[r * out + o] = acc;
     }
@@ -278,10 +288,12 @@ void linear_vjp(const VjpCall& call) {
     for (std::size_t o = 0; o < out; ++o) {
       const float gv = g[r * out + o];
       const float* wrow = w + o * in;
-      for (std::size_t i = 0; i < in; ++i) dxrow[i] = dxrow[i] + gv * wrow[i];
+      for (std::size_t i = 0; i < in; ++i)
+        dxrow[i] = dxrow[i] + gv * wrow[i];
       if (dw != nullptr) {
         float* dwrow = dw + o * in;
-        for (std::size_t i = 0; i < in; ++i) dwrow[i] = dwrow[i] + gv * xrow[i];
+        for (std::size_t i = 0; i < in; ++i)
+          dwrow[i] = dwrow[i] + gv * xrow[i];
       }
       if (db != nullptr) db[o] = db[o] + gv;
     }
@@ -313,6 +325,8 @@ constexpr ReferenceHandler kHandlers[] = {
 
 }  // namespace
 
-std::span<const ReferenceHandler> linear_algebra_handlers() { return kHandlers; }
+std::span<const ReferenceHandler> linear_algebra_handlers() {
+  return kHandlers;
+}
 
 }  // namespace nnplan::runtime::reference
