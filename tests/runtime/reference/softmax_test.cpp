@@ -63,6 +63,45 @@ std::vector<double> oracle_softmax(const Tensor& x, std::size_t axis, bool log) 
   return y;
 }
 
+// The VJP's input gradient for the output gradient `g`.
+std::vector<float> input_grad(const HandlerDefinition& h, const ir::Node& node, const Tensor& x,
+                              const Tensor& g) {
+  auto y = run_forward(h, node, {x});
+  EXPECT_TRUE(y.has_value());
+  Tensor dx = zeros(x.shape);
+  const TensorRef inputs[] = {view(x)};
+  const MutableTensorRef grads[] = {mutable_view(dx)};
+  h.vjp({.node = node,
+         .inputs = inputs,
+         .weights = {},
+         .output = view(*y),
+         .output_grad = view(g),
+         .input_grads = grads,
+         .weight_grads = {}});
+  return dx.values;
+}
+
+// The exact VJP of softmax (or log_softmax) along `axis` in float64, from the oracle's output:
+// y * (g - sum(g * y)), or g - softmax * sum(g).
+std::vector<double> oracle_softmax_vjp(const Tensor& x, std::size_t axis, bool log,
+                                       const Tensor& g) {
+  const std::vector<double> y = oracle_softmax(x, axis, false);
+  std::size_t inner = 1;
+  for (std::size_t i = axis + 1; i < x.shape.rank(); ++i) inner *= x.shape.dims[i];
+  const std::size_t len = x.shape.dims[axis];
+  std::vector<double> dx(y.size());
+  for (std::size_t e = 0; e < y.size(); ++e) {
+    const std::size_t first = e - ((e / inner) % len) * inner;
+    double gy = 0, gs = 0;
+    for (std::size_t k = 0; k < len; ++k) {
+      gy += g.values[first + k * inner] * y[first + k * inner];
+      gs += g.values[first + k * inner];
+    }
+    dx[e] = log ? g.values[e] - y[e] * gs : y[e] * (g.values[e] - gy);
+  }
+  return dx;
+}
+
 const std::vector<std::pair<ir::Shape, std::uint32_t>>& axis_cases() {
   static const std::vector<std::pair<ir::Shape, std::uint32_t>> cases = {
       {shape_of({2, 3, 4}), 2}, {shape_of({2, 3, 4}), 1}, {shape_of({2, 3, 4}), 0},
@@ -125,6 +164,17 @@ TEST(reference_softmax_vjp_tests, MatchesFiniteDifferencesOnEveryAxis) {
   }
 }
 
+TEST(reference_softmax_vjp_tests, MatchesTheExactVjp) {
+  std::uint32_t seed = 30;
+  for (const auto& [shape, axis] : axis_cases()) {
+    const Tensor x = random_tensor(shape, seed++, -2.0F, 2.0F);
+    const Tensor g = random_tensor(shape, seed++);
+    EXPECT_TRUE(near_all(input_grad(softmax(), axis_node(ir::OpKind::softmax, shape, axis), x, g),
+                         oracle_softmax_vjp(x, axis, false, g), 1e-5, 1e-6))
+        << ir::to_string(shape) << " axis " << axis;
+  }
+}
+
 // ---- log_softmax ----
 
 TEST(reference_log_softmax_forward_tests, HandComputed) {
@@ -176,6 +226,18 @@ TEST(reference_log_softmax_vjp_tests, MatchesFiniteDifferencesOnEveryAxis) {
   for (const auto& [shape, axis] : axis_cases()) {
     EXPECT_TRUE(check_vjp(log_softmax(), axis_node(ir::OpKind::log_softmax, shape, axis),
                           {random_tensor(shape, seed++, -2.0F, 2.0F)}))
+        << ir::to_string(shape) << " axis " << axis;
+  }
+}
+
+TEST(reference_log_softmax_vjp_tests, MatchesTheExactVjp) {
+  std::uint32_t seed = 50;
+  for (const auto& [shape, axis] : axis_cases()) {
+    const Tensor x = random_tensor(shape, seed++, -2.0F, 2.0F);
+    const Tensor g = random_tensor(shape, seed++);
+    EXPECT_TRUE(near_all(
+        input_grad(log_softmax(), axis_node(ir::OpKind::log_softmax, shape, axis), x, g),
+        oracle_softmax_vjp(x, axis, true, g), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
   }
 }
@@ -325,25 +387,16 @@ TEST(reference_hard_masked_softmax_vjp_tests, ForbiddenPositionsGetNoGradient) {
   auto y = run_forward(masked_softmax(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
   const Tensor g = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
-  Tensor dx = zeros(x.shape);
-  const TensorRef inputs[] = {view(x)};
-  const MutableTensorRef grads[] = {mutable_view(dx)};
-  masked_softmax().vjp({.node = node,
-                        .inputs = inputs,
-                        .weights = {},
-                        .output = view(*y),
-                        .output_grad = view(g),
-                        .input_grads = grads,
-                        .weight_grads = {}});
-  EXPECT_EQ(dx.values[1], 0.0F);
-  for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(dx.values[i], 0.0F);
+  const std::vector<float> dx = input_grad(masked_softmax(), node, x, g);
+  EXPECT_EQ(dx[1], 0.0F);
+  for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(dx[i], 0.0F);
   // Allowed: dx = y * (g - (g . y)), with y0 + y2 = 1 the two are opposite.
   const double y0 = y->values[0];
   const double y2 = y->values[2];
   const double dot = 1 * y0 + 3 * y2;
-  EXPECT_NEAR(dx.values[0], y0 * (1 - dot), 1e-6);
-  EXPECT_NEAR(dx.values[2], y2 * (3 - dot), 1e-6);
-  EXPECT_LT(dx.values[0], 0.0F);
+  EXPECT_NEAR(dx[0], y0 * (1 - dot), 1e-6);
+  EXPECT_NEAR(dx[2], y2 * (3 - dot), 1e-6);
+  EXPECT_LT(dx[0], 0.0F);
 }
 
 TEST(reference_hard_masked_softmax_vjp_tests, MatchesFiniteDifferences) {
