@@ -28,7 +28,8 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> convolution_handlers();  // conv, conv_transpose
 [[nodiscard]] std::span<const ReferenceHandler> pooling_handlers();      // max_pool, avg_pool
 [[nodiscard]] std::span<const ReferenceHandler> normalization_handlers();  // batch/layer norm
-[[nodiscard]] std::span<const ReferenceHandler> softmax_handlers();  // softmax family, attention
+[[nodiscard]] std::span<const ReferenceHandler> softmax_handlers();  // softmax family
+[[nodiscard]] std::span<const ReferenceHandler> attention_handlers();  // attention
 [[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();  // reduce_*, mse_loss
 [[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();  // reshape ... gather
 
