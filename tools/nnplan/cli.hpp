@@ -130,6 +130,8 @@ enum class Digest : bool { skip, compute };
 struct GraphFlags {
   std::string graph;
   std::vector<std::string> input_shapes;
+  // Whether the graph's weights are read and kept (nnplan run); planning never needs them.
+  bool keep_weights = false;
 
   // Registers the GRAPH positional and `--input-shape` on `command`.
   void add_to(CLI::App& command);

@@ -17,7 +17,8 @@ void register_reference_handlers(HandlerRegistry& registry) {
   const std::array tables = {elementwise_handlers(),   linear_algebra_handlers(),
                              convolution_handlers(),   pooling_handlers(),
                              normalization_handlers(), softmax_handlers(),
-                             reduction_handlers(),     data_movement_handlers()};
+                             attention_handlers(),     reduction_handlers(),
+                             data_movement_handlers()};
   for (const auto& table : tables) {
     for (const ReferenceHandler& row : table) {
       auto added = registry.add({.name = reference_capsule_name(row.op),
