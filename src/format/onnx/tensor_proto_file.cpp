@@ -1,0 +1,184 @@
+// The ONNX TensorProto codec of tensor_file.hpp: parse_tensor_proto (one serialized
+// onnx.TensorProto, its wire bytes checked by check_wire before protobuf parses them) and
+// tensor_proto_bytes (dims, data_type and raw_data).
+#include <onnx/onnx_pb.h>
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../message_text.hpp"
+#include "nnplan/format/limits.hpp"
+#include "nnplan/format/tensor_file.hpp"
+#include "tensor_decoding.hpp"
+#include "wire_check.hpp"
+
+namespace nnplan::format {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "TensorProto raw_data is little-endian; it is copied as is");
+
+constexpr std::string_view kHowToSave =
+    "save it with onnx.numpy_helper.from_array(array).SerializeToString()";
+
+Error pb_error(std::string_view source, const std::string& problem) {
+  return make_error(ErrorKind::invalid_input,
+                    detail::escape_controls(std::string(source) + ": " + problem));
+}
+
+// `FLOAT (float32)`, `DOUBLE (float64)`, `99 (unknown data type 99)`.
+std::string data_type_text(int t) {
+  const std::string name =
+      onnx::TensorProto_DataType_IsValid(t)
+          ? onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t))
+          : std::to_string(t);
+  return name + " (" + onnx_import::dtype_name(t) + ")";
+}
+
+// The typed data fields other than `own` that hold values, as the first one's name, or nullopt.
+std::optional<std::string> foreign_field(const onnx::TensorProto& t, std::string_view own) {
+  const std::pair<std::string_view, int> fields[] = {
+      {"float_data", t.float_data_size()},   {"int32_data", t.int32_data_size()},
+      {"string_data", t.string_data_size()}, {"int64_data", t.int64_data_size()},
+      {"double_data", t.double_data_size()}, {"uint64_data", t.uint64_data_size()}};
+  for (const auto& [name, size] : fields) {
+    if (name != own && size > 0) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
+                                           std::string_view source) {
+  const auto fail = [&](const std::string& problem) {
+    return std::unexpected(pb_error(source, problem));
+  };
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    return fail("file of " + std::to_string(bytes.size()) +
+                " bytes exceeds protobuf's 2 GiB message limit; save large tensors as .npy");
+  }
+  if (std::optional<std::string> problem = onnx_import::check_wire(
+          bytes, *onnx::TensorProto::descriptor(),
+          google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit())) {
+    return fail("not a serialized onnx.TensorProto: " + *problem + "; " + std::string(kHowToSave));
+  }
+  onnx::TensorProto t;
+  if (!t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return fail("not a serialized onnx.TensorProto (protobuf cannot parse it); " +
+                std::string(kHowToSave));
+  }
+  if (t.has_segment()) {
+    return fail("segmented tensors are not supported; save the whole tensor in one TensorProto");
+  }
+  if (t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL || t.external_data_size() > 0) {
+    return fail(
+        "the tensor's data is external (in another file); save it with its data in "
+        "raw_data (onnx.numpy_helper.from_array)");
+  }
+  PayloadTensor tensor;
+  std::size_t item = 0;
+  std::string_view own;
+  if (t.data_type() == onnx::TensorProto_DataType_FLOAT) {
+    tensor.dtype = PayloadDtype::float32;
+    item = 4;
+    own = "float_data";
+  } else if (t.data_type() == onnx::TensorProto_DataType_INT64) {
+    tensor.dtype = PayloadDtype::int64;
+    item = 8;
+    own = "int64_data";
+  } else {
+    return fail("data_type " + data_type_text(t.data_type()) +
+                " is not supported; expected FLOAT (float32) or INT64 (int64)");
+  }
+  if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
+    return fail("the tensor has " + std::to_string(t.dims_size()) + " dims; the limit is " +
+                std::to_string(kMaxRank));
+  }
+  ir::Dim count = 1;
+  for (int i = 0; i < t.dims_size(); ++i) {
+    const std::int64_t d = t.dims(i);
+    if (d < 0) {
+      return fail("dims[" + std::to_string(i) + "] is " + std::to_string(d) +
+                  "; dimensions must be non-negative");
+    }
+    if (static_cast<std::uint64_t>(d) > kMaxDim) {
+      return fail("dims[" + std::to_string(i) + "] is " + std::to_string(d) +
+                  ", above the limit 2^48");
+    }
+    tensor.shape.dims.push_back(static_cast<ir::Dim>(d));
+  }
+  const std::optional<ir::Dim> elements = ir::element_count(tensor.shape);
+  if (!elements || *elements > kMaxTensorElements) {
+    return fail("dims " + ir::to_string(tensor.shape) + " have more than 2^48 elements");
+  }
+  count = *elements;
+  const std::string dtype_text = tensor.dtype == PayloadDtype::float32 ? "float32" : "int64";
+  const std::string typed = tensor.dtype == PayloadDtype::float32 ? "FLOAT" : "INT64";
+  if (std::optional<std::string> other = foreign_field(t, own)) {
+    return fail("a " + typed + " tensor holds values in " + *other + "; " + dtype_text +
+                " values belong in " + std::string(own) + " or raw_data");
+  }
+  const int typed_size =
+      tensor.dtype == PayloadDtype::float32 ? t.float_data_size() : t.int64_data_size();
+  const auto n = static_cast<std::size_t>(count);
+  if (t.has_raw_data()) {
+    if (typed_size > 0) {
+      return fail("the tensor holds values in both raw_data and " + std::string(own) +
+                  "; keep them in one");
+    }
+    const std::string& raw = t.raw_data();
+    if (raw.size() != count * item) {
+      return fail("raw_data holds " + std::to_string(raw.size()) + " bytes; dims " +
+                  ir::to_string(tensor.shape) + " " + dtype_text + " need " +
+                  std::to_string(count * item));
+    }
+    if (tensor.dtype == PayloadDtype::float32) {
+      tensor.data.resize(n);
+      if (n != 0) std::memcpy(tensor.data.data(), raw.data(), raw.size());
+    } else {
+      tensor.ints.resize(n);
+      if (n != 0) std::memcpy(tensor.ints.data(), raw.data(), raw.size());
+    }
+    return tensor;
+  }
+  if (static_cast<std::uint64_t>(typed_size) != count) {
+    return fail(std::string(own) + " holds " + std::to_string(typed_size) + " values; dims " +
+                ir::to_string(tensor.shape) + " need " + std::to_string(count));
+  }
+  if (tensor.dtype == PayloadDtype::float32) {
+    tensor.data.assign(t.float_data().begin(), t.float_data().end());
+  } else {
+    tensor.ints.assign(t.int64_data().begin(), t.int64_data().end());
+  }
+  return tensor;
+}
+
+std::vector<std::byte> tensor_proto_bytes(const PayloadTensor& tensor) {
+  onnx::TensorProto t;
+  for (const ir::Dim d : tensor.shape.dims)
+    t.add_dims(static_cast<std::int64_t>(d));
+  const bool ints = tensor.dtype == PayloadDtype::int64;
+  t.set_data_type(ints ? onnx::TensorProto_DataType_INT64 : onnx::TensorProto_DataType_FLOAT);
+  const std::size_t bytes = tensor.size() * (ints ? 8 : 4);
+  std::string* raw = t.mutable_raw_data();
+  raw->resize(bytes);
+  if (bytes != 0) {
+    std::memcpy(raw->data(),
+                ints ? static_cast<const void*>(tensor.ints.data())
+                     : static_cast<const void*>(tensor.data.data()),
+                bytes);
+  }
+  std::string wire;
+  t.SerializeToString(&wire);
+  std::vector<std::byte> out(wire.size());
+  if (!wire.empty()) std::memcpy(out.data(), wire.data(), wire.size());
+  return out;
+}
+
+}  // namespace nnplan::format

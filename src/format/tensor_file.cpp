@@ -1,0 +1,80 @@
+// Tensor files by path (tensor_file.hpp): the format from the extension, reading through the
+// bounded file reader and writing through write_file_atomically. The codecs are npy_file.cpp and
+// onnx/tensor_proto_file.cpp.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "bounded_file.hpp"
+#include "nnplan/format/limits.hpp"
+#include "nnplan/format/output_file.hpp"
+#include "nnplan/format/tensor_file.hpp"
+
+namespace nnplan::format {
+namespace {
+
+// The largest files read: protobuf's 2 GiB message limit for `.pb`; for `.npy` the data of the
+// largest tensor (kMaxTensorElements of 8 bytes) is beyond any memory, so 64 GiB bounds what a
+// pipe can make the reader hold.
+constexpr std::uintmax_t kMaxTensorProtoFileBytes = std::numeric_limits<int>::max();
+constexpr std::uintmax_t kMaxNpyFileBytes = std::uintmax_t{1} << 36;
+
+}  // namespace
+
+Expected<TensorFileFormat> tensor_file_format(const std::filesystem::path& path) {
+  const std::string extension = path.extension().string();
+  if (extension == ".npy") return TensorFileFormat::npy;
+  if (extension == ".pb") return TensorFileFormat::tensor_proto;
+  return std::unexpected(detail::file_error(
+      path, (extension.empty() ? std::string("no file extension")
+                               : "unknown tensor file extension '" + extension + "'") +
+                "; tensor files are .npy (NumPy) or .pb (ONNX TensorProto)"));
+}
+
+Expected<PayloadTensor> read_tensor_file(const std::filesystem::path& path) {
+  auto format = tensor_file_format(path);
+  if (!format) return std::unexpected(std::move(format.error()));
+  const bool npy = *format == TensorFileFormat::npy;
+  auto file = detail::read_bounded_file(
+      path, "tensor file", npy ? kMaxNpyFileBytes : kMaxTensorProtoFileBytes,
+      npy ? detail::StreamCheck::none : detail::StreamCheck::protobuf);
+  if (!file) return std::unexpected(std::move(file.error()));
+  const std::string_view text = file->text();
+  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
+                                         text.size());
+  return npy ? parse_npy(bytes, path.string()) : parse_tensor_proto(bytes, path.string());
+}
+
+Expected<void> write_tensor_file(const std::filesystem::path& path, const PayloadTensor& tensor,
+                                 std::span<const std::filesystem::path> inputs) {
+  auto format = tensor_file_format(path);
+  if (!format) return std::unexpected(std::move(format.error()));
+  const std::optional<ir::Dim> count = ir::element_count(tensor.shape);
+  const bool ints = tensor.dtype == PayloadDtype::int64;
+  const std::size_t other = ints ? tensor.data.size() : tensor.ints.size();
+  if (!count || *count != tensor.size() || other != 0) {
+    return std::unexpected(detail::file_error(
+        path, "cannot write a tensor of shape " + ir::to_string(tensor.shape) + " holding " +
+                  std::to_string(tensor.size()) + (ints ? " int64" : " float32") +
+                  " values; the shape needs " +
+                  (count ? std::to_string(*count) : std::string("more than 2^64"))));
+  }
+  if (tensor.shape.rank() > kMaxRank) {
+    return std::unexpected(detail::file_error(
+        path, "cannot write a tensor of rank " + std::to_string(tensor.shape.rank()) +
+                  "; the limit is " + std::to_string(kMaxRank)));
+  }
+  if (*format == TensorFileFormat::tensor_proto &&
+      *count * (ints ? 8 : 4) > kMaxTensorProtoFileBytes - 4096) {
+    return std::unexpected(detail::file_error(
+        path, "a tensor of " + std::to_string(*count) +
+                  " values exceeds protobuf's 2 GiB message limit; write it as .npy"));
+  }
+  const std::vector<std::byte> bytes =
+      *format == TensorFileFormat::npy ? npy_bytes(tensor) : tensor_proto_bytes(tensor);
+  return write_file_atomically(
+      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), inputs);
+}
+
+}  // namespace nnplan::format
