@@ -16,8 +16,8 @@ namespace nnplan::runtime {
 
 // The library names tried in order when no other is given.
 inline constexpr std::string_view kCudaDriverLibrary = "libcuda.so.1";
-inline constexpr std::string_view kCublasLibraries[] = {"libcublas.so.12", "libcublas.so.11",
-                                                        "libcublas.so"};
+inline constexpr std::string_view kCublasLibraries[] = {"libcublas.so.13", "libcublas.so.12",
+                                                        "libcublas.so.11", "libcublas.so"};
 
 struct CudaDevice {
   int ordinal = 0;

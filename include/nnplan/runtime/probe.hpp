@@ -6,6 +6,7 @@
 // the plan against these findings (confirms, probe_finding) and never falls back.
 #pragma once
 
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,9 +57,8 @@ struct ProviderFinding {
 // exist, or one without the driver's symbols, to see each failure's message without a GPU.
 struct ProbeOptions {
   std::string cuda_library = std::string(kCudaDriverLibrary);
-  std::vector<std::string> cublas_libraries = {std::string(kCublasLibraries[0]),
-                                               std::string(kCublasLibraries[1]),
-                                               std::string(kCublasLibraries[2])};
+  std::vector<std::string> cublas_libraries =
+      std::vector<std::string>(std::begin(kCublasLibraries), std::end(kCublasLibraries));
 };
 
 struct HostProbe {
