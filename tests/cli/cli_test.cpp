@@ -125,14 +125,16 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"prefer_and_only", "plan-ops --prefer reference --only reference relu", 2,
                   "--prefer excludes --only"},
         ErrorCase{"no_ops", "plan-ops", 2, "nnplan: error: nnplan plan-ops: OP is required"},
-        ErrorCase{"no_subcommand", "", 2,
-                  "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: "
-                  "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, convert\n"},
-        ErrorCase{"unknown_subcommand", "plna", 2,
-                  "nnplan: error: unknown subcommand 'plna'; valid subcommands: targets, "
-                  "profiles, capsules, plan-ops, plan, verify, explain, dot, convert; did you "
-                  "mean plan?\n"},
-        ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert\n"},
+        ErrorCase{
+            "no_subcommand", "", 2,
+            "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: "
+            "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe\n"},
+        ErrorCase{
+            "unknown_subcommand", "plna", 2,
+            "nnplan: error: unknown subcommand 'plna'; valid subcommands: targets, "
+            "profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe; did you "
+            "mean plan?\n"},
+        ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert, probe\n"},
         ErrorCase{"unknown_subcommand_escaped", "\"$(printf 'pl\\033[8mna')\"", 2,
                   "unknown subcommand 'pl\\x1b[8mna'"},
         ErrorCase{"unknown_top_level_option", "--jsn", 2,
@@ -392,7 +394,7 @@ TEST(CliJson, PlanOpsArtifactIsDeterministicAndVersioned) {
 }
 
 TEST(CliHelp, EverySubcommandHasHelpWithAnExample) {
-  for (const std::string sub : {"targets", "profiles", "capsules", "plan-ops"}) {
+  for (const std::string sub : {"targets", "profiles", "capsules", "plan-ops", "probe"}) {
     const CliResult r = run_cli(sub + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_NE(r.out.find("Example: nnplan " + sub), std::string::npos) << sub << ":\n" << r.out;

@@ -1,0 +1,210 @@
+#include "nnplan/runtime/cuda_probe.hpp"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+
+namespace nnplan::runtime {
+
+namespace {
+
+// The few CUDA driver and cuBLAS types the probe calls with, declared here because nnplan builds
+// without CUDA's headers (none are installed where it is built) and never links CUDA: the values
+// are those of cuda.h and library_types.h, which NVIDIA keeps stable across releases.
+using CUresult = int;
+using CUdevice = int;
+constexpr CUresult kCudaSuccess = 0;
+constexpr int kComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+constexpr int kComputeCapabilityMinor = 76;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+using CuInit = CUresult (*)(unsigned int flags);
+using CuDriverGetVersion = CUresult (*)(int* version);
+using CuDeviceGetCount = CUresult (*)(int* count);
+using CuDeviceGet = CUresult (*)(CUdevice* device, int ordinal);
+using CuDeviceGetName = CUresult (*)(char* name, int length, CUdevice device);
+using CuDeviceGetAttribute = CUresult (*)(int* value, int attribute, CUdevice device);
+using CuGetErrorName = CUresult (*)(CUresult error, const char** name);
+
+using CublasStatus = int;         // cublasStatus_t; 0 is CUBLAS_STATUS_SUCCESS
+constexpr int kMajorVersion = 0;  // libraryPropertyType's MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL
+constexpr int kMinorVersion = 1;
+constexpr int kPatchLevel = 2;
+using CublasGetProperty = CublasStatus (*)(int property, int* value);
+
+Error unavailable(std::string message) {
+  return make_error(ErrorKind::unavailable, std::move(message));
+}
+
+// dlerror's text for the last dl call, or a fallback when it has none.
+std::string dl_error_text() {
+  const char* text = dlerror();
+  return text != nullptr ? std::string(text) : std::string("no reason given");
+}
+
+// An open library; closed on destruction unless `keep` was called.
+class Library {
+ public:
+  explicit Library(void* handle) : handle_(handle) {}
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+  ~Library() {
+    if (handle_ != nullptr) dlclose(handle_);
+  }
+  [[nodiscard]] void* get() const { return handle_; }
+  void keep() { handle_ = nullptr; }
+
+ private:
+  void* handle_;
+};
+
+template <class Fn>
+Expected<Fn> symbol(void* handle, std::string_view library, const char* name) {
+  dlerror();
+  void* address = dlsym(handle, name);
+  if (address == nullptr) {
+    return std::unexpected(
+        unavailable(std::string(library) + " has no " + name + ": " + dl_error_text()));
+  }
+  return reinterpret_cast<Fn>(address);
+}
+
+// "CUDA_ERROR_NO_DEVICE (100)", or "CUresult 100" when the driver cannot name it.
+std::string result_text(CuGetErrorName get_name, CUresult result) {
+  const char* name = nullptr;
+  if (get_name != nullptr && get_name(result, &name) == kCudaSuccess && name != nullptr) {
+    return std::string(name) + " (" + std::to_string(result) + ")";
+  }
+  return "CUresult " + std::to_string(result);
+}
+
+struct DriverSymbols {
+  CuInit init = nullptr;
+  CuDriverGetVersion driver_get_version = nullptr;
+  CuDeviceGetCount device_get_count = nullptr;
+  CuDeviceGet device_get = nullptr;
+  CuDeviceGetName device_get_name = nullptr;
+  CuDeviceGetAttribute device_get_attribute = nullptr;
+  CuGetErrorName get_error_name = nullptr;  // optional: only names results in messages
+};
+
+Expected<DriverSymbols> driver_symbols(void* handle, std::string_view library) {
+  DriverSymbols s;
+  auto init = symbol<CuInit>(handle, library, "cuInit");
+  if (!init) return std::unexpected(init.error());
+  auto version = symbol<CuDriverGetVersion>(handle, library, "cuDriverGetVersion");
+  if (!version) return std::unexpected(version.error());
+  auto count = symbol<CuDeviceGetCount>(handle, library, "cuDeviceGetCount");
+  if (!count) return std::unexpected(count.error());
+  auto get = symbol<CuDeviceGet>(handle, library, "cuDeviceGet");
+  if (!get) return std::unexpected(get.error());
+  auto name = symbol<CuDeviceGetName>(handle, library, "cuDeviceGetName");
+  if (!name) return std::unexpected(name.error());
+  auto attribute = symbol<CuDeviceGetAttribute>(handle, library, "cuDeviceGetAttribute");
+  if (!attribute) return std::unexpected(attribute.error());
+  s.init = *init;
+  s.driver_get_version = *version;
+  s.device_get_count = *count;
+  s.device_get = *get;
+  s.device_get_name = *name;
+  s.device_get_attribute = *attribute;
+  if (auto error_name = symbol<CuGetErrorName>(handle, library, "cuGetErrorName")) {
+    s.get_error_name = *error_name;
+  }
+  return s;
+}
+
+Expected<CudaDevice> device_at(const DriverSymbols& s, int ordinal) {
+  const std::string which = "device " + std::to_string(ordinal);
+  auto failed = [&](const char* call, CUresult r) {
+    return std::unexpected(unavailable(std::string(call) + " failed for " + which + ": " +
+                                       result_text(s.get_error_name, r)));
+  };
+  CUdevice device = 0;
+  if (CUresult r = s.device_get(&device, ordinal); r != kCudaSuccess)
+    return failed("cuDeviceGet", r);
+  std::array<char, 256> name{};
+  if (CUresult r = s.device_get_name(name.data(), static_cast<int>(name.size()), device);
+      r != kCudaSuccess) {
+    return failed("cuDeviceGetName", r);
+  }
+  CudaDevice out{.ordinal = ordinal};
+  out.name = std::string(name.data(), strnlen(name.data(), name.size()));
+  if (CUresult r = s.device_get_attribute(&out.compute_major, kComputeCapabilityMajor, device);
+      r != kCudaSuccess) {
+    return failed("cuDeviceGetAttribute", r);
+  }
+  if (CUresult r = s.device_get_attribute(&out.compute_minor, kComputeCapabilityMinor, device);
+      r != kCudaSuccess) {
+    return failed("cuDeviceGetAttribute", r);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string driver_version_text(int driver_version) {
+  return std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10);
+}
+
+Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library) {
+  const std::string soname(library);
+  dlerror();
+  Library handle(dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (handle.get() == nullptr) {
+    return std::unexpected(unavailable(soname + " could not be loaded: " + dl_error_text()));
+  }
+  auto s = driver_symbols(handle.get(), soname);
+  if (!s) return std::unexpected(s.error());
+  // cuInit may start driver threads that run code from the library; unloading it under them is
+  // undefined, and the runtime will call the same driver, so from here on it stays loaded.
+  handle.keep();
+  if (CUresult r = s->init(0); r != kCudaSuccess) {
+    return std::unexpected(unavailable("cuInit failed: " + result_text(s->get_error_name, r)));
+  }
+  CudaDriverProbe out{.library = soname};
+  if (CUresult r = s->driver_get_version(&out.driver_version); r != kCudaSuccess) {
+    return std::unexpected(
+        unavailable("cuDriverGetVersion failed: " + result_text(s->get_error_name, r)));
+  }
+  int count = 0;
+  if (CUresult r = s->device_get_count(&count); r != kCudaSuccess) {
+    return std::unexpected(
+        unavailable("cuDeviceGetCount failed: " + result_text(s->get_error_name, r)));
+  }
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
+    auto device = device_at(*s, ordinal);
+    if (!device) return std::unexpected(device.error());
+    out.devices.push_back(std::move(*device));
+  }
+  return out;
+}
+
+Expected<CublasProbe> probe_cublas(std::span<const std::string_view> libraries) {
+  std::string tried;
+  for (std::string_view library : libraries) {
+    const std::string soname(library);
+    dlerror();
+    Library handle(dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL));
+    if (handle.get() == nullptr) {
+      tried += (tried.empty() ? "" : "; ") + dl_error_text();
+      continue;
+    }
+    CublasProbe out{.library = soname};
+    // cublasGetProperty needs no handle (cublasGetVersion_v2 takes one, which would need a
+    // context on a device); a library without it is still reported as loaded.
+    if (auto get = symbol<CublasGetProperty>(handle.get(), soname, "cublasGetProperty")) {
+      int major = 0, minor = 0, patch = 0;
+      if ((*get)(kMajorVersion, &major) == 0 && (*get)(kMinorVersion, &minor) == 0 &&
+          (*get)(kPatchLevel, &patch) == 0) {
+        out.version =
+            std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+      }
+    }
+    return out;
+  }
+  if (libraries.empty()) return std::unexpected(unavailable("no cublas library was named"));
+  return std::unexpected(unavailable("cublas could not be loaded: " + tried));
+}
+
+}  // namespace nnplan::runtime
