@@ -170,6 +170,7 @@ ImportedModel ImportContext::finish() {
   step("the graph outputs");
   std::vector<NodeId> output_ids;
   output_ids.reserve(static_cast<std::size_t>(model_.graph().output_size()));
+  std::vector<std::string> output_names;
   for (const auto& output : model_.graph().output()) {
     const std::string& out = output.name();
     const std::optional<NodeId> out_node = node_of(out);
@@ -183,6 +184,7 @@ ImportedModel ImportContext::finish() {
                  " is not produced by any node, input or initializer");
     }
     output_ids.push_back(tensor(out, out_node));
+    output_names.push_back(out);
   }
   // A graph input no node consumed is still one the model declares: not dropped silently.
   if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
@@ -206,7 +208,7 @@ ImportedModel ImportContext::finish() {
   ImportedModel result{
       .checked = std::move(*checked), .payloads = std::move(payloads_), .opset = opset_};
   result.folded_sources = std::move(folded_sources_);
-  for (const auto& output : model_.graph().output()) result.output_names.push_back(output.name());
+  result.output_names = std::move(output_names);
   result.producer = model_.producer_name();
   if (!model_.producer_version().empty()) {
     result.producer += (result.producer.empty() ? "" : " ") + model_.producer_version();
