@@ -228,6 +228,29 @@ def transformer_block():
     return g, x, y, p
 
 
+def npy_bytes(shape, values):
+    """A float32 .npy file (version 1.0, C order), laid out as numpy.save writes it."""
+    dims = "".join(str(d) + ", " for d in shape) if len(shape) != 1 else str(shape[0]) + ","
+    if len(shape) > 1:
+        dims = ", ".join(str(d) for d in shape)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }"
+    # numpy leaves room for the first axis to grow by 21 digits, then pads to 64 bytes.
+    header += " " * 21
+    total = 10 + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    out = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode("latin1")
+    return out + b"".join(struct.pack("<f", v) for v in values)
+
+
+def example_input(shape, seed):
+    """Deterministic input values in [-1, 1), exact in float32."""
+    rng = SplitMix64(seed)
+    count = 1
+    for d in shape:
+        count *= d
+    return npy_bytes(shape, [rng.uniform(-1.0, 1.0) for _ in range(count)])
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "examples")
@@ -238,6 +261,9 @@ def main():
             f.write(ir_text(graph, input_id, output_id))
         with open(os.path.join(out_dir, name + ".payloads"), "wb") as f:
             f.write(payloads.to_bytes())
+        # The input the README's first command runs the example on.
+        with open(os.path.join(out_dir, name + "_input.npy"), "wb") as f:
+            f.write(example_input(graph.shape(input_id), 2024))
 
 
 if __name__ == "__main__":

@@ -203,5 +203,6 @@ void add_explain_command(CLI::App& app, int& exit_code);
 void add_dot_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);
+void add_run_command(CLI::App& app, int& exit_code);
 
 }  // namespace nnplan::cli

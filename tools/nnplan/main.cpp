@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   nnplan::cli::add_dot_command(app, exit_code);
   nnplan::cli::add_convert_command(app, exit_code);
   nnplan::cli::add_probe_command(app, exit_code);
+  nnplan::cli::add_run_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,333 @@
+// `nnplan run GRAPH`: plan a model, refuse it unless the probe of this machine confirms every
+// provider and device its groups use, compile it into a command buffer and run it on the inputs
+// given as .npy or ONNX TensorProto .pb files (SPEC §11). Prints the plan report, then each
+// output's summary (or writes it with --output), latency statistics with --repeat, and writes what
+// really ran to --trace as Chrome Trace Event JSON. Exit 0 ran, 1 rejected or refused (gate,
+// unprobed provider or device, unbound capsule, failed guard), 2 usage, 3 unreadable input, 4 an
+// unsupported model.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string_view>
+
+#include "cli.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/format/output_file.hpp"
+#include "nnplan/format/tensor_file.hpp"
+#include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "nnplan/runtime/probe.hpp"
+#include "nnplan/runtime/refusal.hpp"
+#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/text_escape.hpp"
+
+namespace nnplan::cli {
+
+using namespace nnplan::backend;
+
+namespace {
+
+// Execution errors carry their SPEC §11 kind in the first line (`unprobed-provider: group 0 ...`),
+// so a script can tell a refusal from a rejection.
+int fail_run(Error e, int code) {
+  switch (e.kind) {
+    case ErrorKind::unprobed_provider:
+    case ErrorKind::unprobed_device:
+    case ErrorKind::unbound_capsule:
+    case ErrorKind::guard_failed:
+    case ErrorKind::bad_input:
+      e.message = std::string(to_string(e.kind)) + ": " + e.message;
+      break;
+    default:
+      break;
+  }
+  return fail(e, code);
+}
+
+// NAME=FILE, or FILE alone (the model's only input); `=` may not appear in a name.
+struct FileBinding {
+  std::string name;  // empty: the only input or output
+  std::string path;
+};
+
+std::expected<FileBinding, int> parse_binding(std::string_view flag, const std::string& value) {
+  const auto eq = value.find('=');
+  if (eq == std::string::npos) return FileBinding{.name = {}, .path = value};
+  if (eq == 0 || eq + 1 == value.size()) {
+    return std::unexpected(fail(make_error(ErrorKind::invalid_input,
+                                           std::string(flag) + " '" + shown_argument(value) +
+                                               "': expected NAME=FILE (FILE a .npy or .pb file), "
+                                               "e.g. input=x.npy"),
+                                kExitUsage));
+  }
+  return FileBinding{.name = value.substr(0, eq), .path = value.substr(eq + 1)};
+}
+
+std::string io_list(std::span<const runtime::IoBinding> bindings) {
+  std::string s;
+  for (const auto& b : bindings) {
+    s += (s.empty() ? "'" : ", '") + escape_controls(b.name) + "' " + ir::to_string(*b.shape);
+  }
+  return s;
+}
+
+// The binding's name, or the only one's when none is given.
+std::expected<std::string, int> resolve_name(std::string_view what, const FileBinding& b,
+                                             std::span<const runtime::IoBinding> bindings) {
+  if (!b.name.empty()) return b.name;
+  if (bindings.size() == 1) return bindings.front().name;
+  return std::unexpected(fail_run(
+      make_error(ErrorKind::bad_input, "--" + std::string(what) + " '" + shown_argument(b.path) +
+                                           "' names no " + std::string(what) + "; the model has " +
+                                           std::to_string(bindings.size()) + ": " +
+                                           io_list(bindings) + "; write NAME=FILE"),
+      kExitBadInput));
+}
+
+std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
+    const std::vector<FileBinding>& files, const runtime::CommandBuffer& buffer) {
+  std::vector<runtime::NamedTensor> inputs;
+  for (const FileBinding& f : files) {
+    auto name = resolve_name("input", f, buffer.inputs());
+    if (!name) return std::unexpected(name.error());
+    auto tensor = format::read_tensor_file(f.path);
+    if (!tensor) {
+      Error e = std::move(tensor.error());
+      e.kind = ErrorKind::bad_input;
+      e.message = "input '" + escape_controls(*name) + "': " + e.message;
+      return std::unexpected(fail_run(e, kExitBadInput));
+    }
+    if (tensor->dtype != format::PayloadDtype::float32) {
+      return std::unexpected(fail_run(
+          make_error(ErrorKind::bad_input, "input '" + escape_controls(*name) + "' (" +
+                                               shown_argument(f.path) +
+                                               "): dtype int64; the model expects float32"),
+          kExitBadInput));
+    }
+    inputs.push_back({.name = *name,
+                      .tensor = {.dtype = runtime::DType::float32,
+                                 .shape = std::move(tensor->shape),
+                                 .values = std::move(tensor->data)}});
+  }
+  if (files.empty() && !buffer.inputs().empty()) {
+    return std::unexpected(fail_run(
+        make_error(ErrorKind::bad_input,
+                   "no --input given; the model's inputs: " + io_list(buffer.inputs()) +
+                       "; e.g. --input " + escape_controls(buffer.inputs().front().name) +
+                       "=x.npy"),
+        kExitBadInput));
+  }
+  return inputs;
+}
+
+// `output 'y' [1,10]: min -1.5 max 2.25 mean 0.125 first [0.5, -1.5, ...]`
+std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t) {
+  std::string line = "output '" + escape_controls(binding.name) + "' " + ir::to_string(t.shape);
+  if (t.values.empty()) return line + ": no values";
+  float lo = t.values.front();
+  float hi = t.values.front();
+  double sum = 0;
+  for (float v : t.values) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+  }
+  line += fmt::format(": min {:.6g} max {:.6g} mean {:.6g} first [", lo, hi,
+                      sum / static_cast<double>(t.values.size()));
+  const std::size_t shown = std::min<std::size_t>(t.values.size(), 6);
+  for (std::size_t i = 0; i < shown; ++i) line += fmt::format("{}{:.6g}", i ? ", " : "", t.values[i]);
+  return line + (t.values.size() > shown ? ", ...]" : "]");
+}
+
+int exit_code_of(const Error& e) {
+  switch (e.kind) {
+    case ErrorKind::bad_input:
+    case ErrorKind::invalid_input:
+    case ErrorKind::resource_exhausted:
+      return kExitBadInput;
+    case ErrorKind::unsupported:
+      return kExitUnsupported;
+    default:
+      return kExitRejected;
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "run", "Plan a model, check the plan against this machine's probe, compile it and run it");
+  cmd->footer(
+      "Example: nnplan run examples/cnn.json --input input=examples/cnn_input.npy --trace cnn.trace.json\n"
+      "         nnplan run model.onnx --input x=x.pb --output y=y.npy --repeat 20 --quiet\n"
+      "Inputs and outputs are NumPy .npy or ONNX TensorProto .pb files; --input FILE alone names\n"
+      "the model's only input. Without --output each output is summarised. The trace opens in\n"
+      "https://ui.perfetto.dev or chrome://tracing. Nothing falls back to another provider or\n"
+      "device: a plan whose providers the probe does not confirm is refused before it runs.\n"
+      "Exit codes: 0 ran, 1 rejected or refused (gate, unprobed-provider, unprobed-device,\n"
+      "unbound-capsule, guard-failed), 2 usage error, 3 unreadable graph or bad input (bad-input),\n"
+      "4 a valid model that uses something nnplan does not support.");
+  struct Flags {
+    ConfigFlags config;
+    GraphFlags graph;
+    std::optional<std::string> lowering;
+    std::vector<std::string> inputs;
+    std::vector<std::string> outputs;
+    std::optional<std::string> trace;
+    std::uint64_t repeat = 1;
+    bool quiet = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  flags->graph.keep_weights = true;
+  flags->graph.add_to(*cmd);
+  flags->config.add_to(*cmd);
+  cmd->add_option("--lowering", flags->lowering,
+                  "Lowering mode replacing the profile's: singleton or coalesced");
+  cmd->add_option("--input", flags->inputs, "An input, NAME=FILE (.npy or .pb); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--output", flags->outputs,
+                  "Write an output to a file, NAME=FILE (.npy or .pb); repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--trace", flags->trace, "Write what ran as Chrome Trace Event JSON to FILE");
+  cmd->add_option("--repeat", flags->repeat, "Run N times and print latency statistics")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
+  cmd->add_flag("--quiet", flags->quiet, "Do not print the plan report");
+  cmd->callback([flags, &exit_code] {
+    std::vector<std::filesystem::path> reads = command_inputs(flags->graph, flags->config);
+    std::vector<FileBinding> inputs;
+    std::vector<FileBinding> outputs;
+    for (const std::string& v : flags->inputs) {
+      auto b = parse_binding("--input", v);
+      if (!b) { exit_code = b.error(); return; }
+      reads.emplace_back(b->path);
+      inputs.push_back(std::move(*b));
+    }
+    for (const std::string& v : flags->outputs) {
+      auto b = parse_binding("--output", v);
+      if (!b) { exit_code = b.error(); return; }
+      outputs.push_back(std::move(*b));
+    }
+    for (const FileBinding& o : outputs) {
+      if (auto ok = format::check_output_path(o.path, reads); !ok) {
+        Error e = std::move(ok.error());
+        e.message = "--output " + e.message;
+        exit_code = fail(e, kExitUsage);
+        return;
+      }
+    }
+    if (flags->trace) {
+      if (auto ok = format::check_output_path(*flags->trace, reads); !ok) {
+        Error e = std::move(ok.error());
+        e.message = "--trace " + e.message;
+        exit_code = fail(e, kExitUsage);
+        return;
+      }
+    }
+
+    auto planned = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::compute);
+    if (!planned) { exit_code = planned.error(); return; }
+    const ir::Graph& graph = planned->graph.graph->graph();
+    const bool onnx = planned->graph.onnx();
+    if (!planned->model) {
+      fmt::print("{}\n{}\n", profile_summary(planned->profile), render(planned->model.error()));
+      exit_code = kExitRejected;
+      return;
+    }
+    if (!flags->quiet || !planned->model->accepted()) {
+      write_graph_report(planned->profile, planned->model->evaluation(), onnx ? &graph : nullptr,
+                         [](std::string_view text) { fmt::print("{}", text); });
+    }
+    if (!planned->model->accepted()) {
+      exit_code = fail(make_error(ErrorKind::rejected_by_policy,
+                                  "the plan was rejected by its gate; nothing was run"),
+                       kExitRejected);
+      return;
+    }
+    auto model = std::make_shared<const PlannedModel>(std::move(*planned->model));
+    const runtime::HostProbe probe = runtime::probe_host();
+    if (auto ok = runtime::check_probed(*model, probe); !ok) {
+      exit_code = fail_run(ok.error(), kExitRejected);
+      return;
+    }
+    auto buffer = runtime::compile(model, runtime::builtin_handlers(),
+                                   {.output_names = planned->graph.output_names});
+    if (!buffer) { exit_code = fail_run(buffer.error(), exit_code_of(buffer.error())); return; }
+    auto values = read_inputs(inputs, *buffer);
+    if (!values) { exit_code = values.error(); return; }
+    std::vector<std::pair<std::size_t, std::string>> output_files;
+    for (const FileBinding& o : outputs) {
+      auto name = resolve_name("output", o, buffer->outputs());
+      if (!name) { exit_code = name.error(); return; }
+      const auto outs = buffer->outputs();
+      const auto it = std::ranges::find(outs, *name, &runtime::IoBinding::name);
+      if (it == outs.end()) {
+        exit_code = fail_run(make_error(ErrorKind::bad_input,
+                                    "--output '" + escape_controls(*name) +
+                                        "' is not an output of the model; its outputs: " +
+                                        io_list(outs)),
+                         kExitBadInput);
+        return;
+      }
+      output_files.emplace_back(static_cast<std::size_t>(it - outs.begin()), o.path);
+    }
+
+    const std::size_t commands = buffer->commands().size();
+    const std::size_t peak = buffer->peak_arena_bytes();
+    const std::size_t no_reuse = buffer->no_reuse_bytes();
+    runtime::Executor executor(std::move(*buffer));
+    runtime::ExecutionTrace trace;
+    std::vector<double> latencies_ms;
+    Expected<std::vector<runtime::Tensor>> result;
+    for (std::uint64_t i = 0; i < flags->repeat; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      result = executor.run(*values, flags->trace ? &trace : nullptr);
+      const auto end = std::chrono::steady_clock::now();
+      if (!result) { exit_code = fail_run(result.error(), exit_code_of(result.error())); return; }
+      latencies_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    fmt::print("run: {} commands on the calling thread; arena {} bytes at peak ({} without reuse)\n",
+               commands, peak, no_reuse);
+    const auto out_bindings = executor.buffer().outputs();
+    for (const auto& [k, path] : output_files) {
+      const runtime::Tensor& t = (*result)[k];
+      format::PayloadTensor file{.shape = t.shape, .data = t.values, .ints = {},
+                                 .dtype = format::PayloadDtype::float32};
+      if (auto ok = format::write_tensor_file(path, file, reads); !ok) {
+        exit_code = fail(ok.error(), kExitBadInput);
+        return;
+      }
+      fmt::print("output '{}' {} written to {}\n", escape_controls(out_bindings[k].name),
+                 ir::to_string(t.shape), escape_controls(path));
+    }
+    if (output_files.empty()) {
+      for (std::size_t k = 0; k < result->size(); ++k) {
+        fmt::print("{}\n", summary(out_bindings[k], (*result)[k]));
+      }
+    }
+    if (flags->repeat > 1) {
+      std::vector<double> sorted = latencies_ms;
+      std::ranges::sort(sorted);
+      const std::size_t n = sorted.size();
+      const double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      fmt::print("latency over {} runs: min {:.3f} ms, median {:.3f} ms, max {:.3f} ms\n", n,
+                 sorted.front(), median, sorted.back());
+    }
+    if (flags->trace) {
+      const runtime::TraceMetadata meta{.graph_path = planned->graph.path,
+                                        .graph_digest = planned->graph.digest,
+                                        .onnx = onnx};
+      const std::string doc = runtime::chrome_trace_json(executor.buffer(), trace, meta);
+      if (!write_output_file(*flags->trace, doc, reads)) {
+        exit_code = kExitBadInput;
+        return;
+      }
+      fmt::print("trace: {} events written to {} (open it in https://ui.perfetto.dev)\n",
+                 trace.events.size(), escape_controls(*flags->trace));
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace nnplan::cli
