@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Quick start, step one: install dependencies, build, and plan the example CNN
-# (examples/cnn.json) under the default profile `checked_cpu`, printing where each node goes,
-# the audit, the coverage and the gate verdict. Extra arguments go to `nnplan plan`.
+# Quick start, step one: install dependencies, build, then plan and run the example CNN
+# (examples/cnn.json) under the default profile `checked_cpu` on its bundled input
+# (examples/cnn_input.npy): prints where each node goes and why, what ran, the output's summary,
+# and writes the trace of the run to cnn.trace.json. Extra arguments go to `nnplan run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-exec build/bin/nnplan plan examples/cnn.json "$@"
+exec build/bin/nnplan run examples/cnn.json --input examples/cnn_input.npy --trace cnn.trace.json "$@"
