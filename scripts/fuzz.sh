@@ -34,7 +34,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++-16 -DNNPLAN_FUZZ=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
-targets=(fuzz_ir_json fuzz_registry fuzz_plan_artifact fuzz_onnx fuzz_payloads)
+targets=(fuzz_ir_json fuzz_registry fuzz_plan_artifact fuzz_onnx fuzz_payloads fuzz_tensor_file)
 status=0
 summary=()
 start=$SECONDS

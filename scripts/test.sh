@@ -17,4 +17,4 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-asan --output-on-failure -j2
 
-scripts/fuzz.sh 60
+scripts/fuzz.sh 45
