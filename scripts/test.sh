@@ -2,7 +2,7 @@
 # Quick start, step two: install dependencies, build with warnings as errors, run every test.
 # Then builds the whole suite again with AddressSanitizer + UndefinedBehaviorSanitizer into
 # build-asan/ and runs it there; any sanitizer finding aborts its process and fails this script.
-# Last, runs each libFuzzer target for 60 seconds (scripts/fuzz.sh); any crash, leak, timeout or
+# Last, runs each libFuzzer target for 45 seconds (scripts/fuzz.sh); any crash, leak, timeout or
 # out-of-memory fails it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
