@@ -139,7 +139,10 @@ HostProbe probe_host(const ProbeOptions& options) {
                   .cublas = {}};
   const std::vector<std::string_view> cublas_libraries(options.cublas_libraries.begin(),
                                                        options.cublas_libraries.end());
-  probe.cublas = probe_cublas(cublas_libraries);
+  probe.cublas = options.cublas ? probe_cublas(cublas_libraries)
+                                : std::unexpected(make_error(
+                                      ErrorKind::unavailable,
+                                      "not probed: the plan uses no cuBLAS capsule"));
   add_findings(probe);
   return probe;
 }

@@ -57,6 +57,10 @@ struct ProviderFinding {
 // exist, or one without the driver's symbols, to see each failure's message without a GPU.
 struct ProbeOptions {
   std::string cuda_library = std::string(kCudaDriverLibrary);
+  // Whether to open cuBLAS. Loading it maps a library of several hundred megabytes, so `nnplan
+  // run` asks for it only when a group of the plan uses the cublas provider; when false the
+  // probe reports cuBLAS as not probed.
+  bool cublas = true;
   std::vector<std::string> cublas_libraries =
       std::vector<std::string>(std::begin(kCublasLibraries), std::end(kCublasLibraries));
 };
