@@ -1,0 +1,357 @@
+// The ONNX conformance corpus (../shared/conformance/onnx-node) run under the reference provider:
+// every model the planning suite (tests/format/onnx_conformance_test.cpp) plans is imported with
+// its weights, planned under checked_cpu, compiled, run on test_data_set_0's inputs and compared
+// with the data set's outputs within ONNX's tolerance (|got - want| <= atol + rtol * |want|, rtol
+// 1e-3, atol 1e-5; NaN matches NaN, an infinity the same infinity; shapes equal). Models whose
+// weights, shapes or axes are graph inputs, which the importer refuses ("is a graph input, not an
+// initializer" / "not a constant"), are run as ONNX's own runners treat constant inputs: a copy
+// of the ModelProto where those inputs are initializers holding the data set's tensors
+// (`weights-as-initializers`). tests/data/onnx_conformance_run_expectations.tsv records each
+// model's result (matches, not-planned or differs), checked exactly; its error columns are
+// informative. NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 rewrites it from the actual outcomes. Without
+// the corpus the tests skip.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/planned_model.hpp"
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/format/graph_file.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/tensor_file.hpp"
+#include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/executor.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace nnplan;
+
+const fs::path kCorpus = NNPLAN_ONNX_CONFORMANCE_DIR;
+const fs::path kPlanTable =
+    fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_expectations.tsv";
+const fs::path kRunTable =
+    fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_run_expectations.tsv";
+
+// The tolerance: rtol as ONNX's backend-test runner; atol 1e-5 where the runner's default is
+// 1e-7 (the table's max_abs_error column shows which models would also pass that).
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+std::vector<std::vector<std::string>> read_tsv(const fs::path& path, std::size_t columns) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.starts_with('#') || line.starts_with("test_name\t")) continue;
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, '\t');)
+      cells.push_back(cell);
+    cells.resize(columns);
+    rows.push_back(std::move(cells));
+  }
+  return rows;
+}
+
+std::set<std::string> corpus_models() {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kCorpus, ec)) {
+    if (fs::exists(entry.path() / "model.onnx")) names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+std::string file_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// What running one model gave: matches, not-planned or differs, the largest errors over the
+// finite expected values, and why (for not-planned and differs) or how it ran.
+struct Outcome {
+  std::string result;
+  double max_abs = 0;
+  double max_rel = 0;
+  std::string note;
+};
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\t', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+// The error's message without the file path, with its first note (an unsupported model names its
+// first unsupported node there).
+std::string reason(const Error& e) {
+  std::string message =
+      e.kind == ErrorKind::unsupported && !e.notes.empty() ? e.notes.front() : e.message;
+  if (const auto at = message.find("model.onnx: "); at != std::string::npos) {
+    message.erase(0, at + std::string_view("model.onnx: ").size());
+  }
+  return one_line(message);
+}
+
+// The data set's tensors, keyed by the name of the graph input each belongs to: the i-th
+// input_<i>.pb is the i-th graph input that is not an initializer.
+struct DataSet {
+  std::map<std::string, std::string> input_bytes;  // serialized TensorProtos
+  std::map<std::string, format::PayloadTensor> inputs;
+  std::vector<std::string> output_names;  // graph.output order
+  std::vector<format::PayloadTensor> outputs;
+};
+
+Expected<DataSet> read_data_set(const fs::path& dir, const onnx::ModelProto& model) {
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer())
+    initializers.insert(init.name());
+  DataSet set;
+  std::size_t i = 0;
+  for (const auto& input : model.graph().input()) {
+    if (initializers.contains(input.name())) continue;
+    const fs::path file = dir / ("input_" + std::to_string(i++) + ".pb");
+    auto tensor = format::read_tensor_file(file);
+    if (!tensor) return std::unexpected(tensor.error());
+    set.input_bytes[input.name()] = file_bytes(file);
+    set.inputs[input.name()] = std::move(*tensor);
+  }
+  for (int j = 0; j < model.graph().output_size(); ++j) {
+    auto tensor = format::read_tensor_file(dir / ("output_" + std::to_string(j) + ".pb"));
+    if (!tensor) return std::unexpected(tensor.error());
+    set.output_names.push_back(model.graph().output(j).name());
+    set.outputs.push_back(std::move(*tensor));
+  }
+  return set;
+}
+
+// A value with enough digits to tell two float32 values apart.
+std::string number(double v) {
+  std::ostringstream out;
+  out.precision(9);
+  out << v;
+  return out.str();
+}
+
+// Whether `got` is within tolerance of `want` everywhere; accumulates the largest errors.
+bool close(const runtime::Tensor& got, const format::PayloadTensor& want, Outcome& outcome,
+           std::string& why) {
+  if (got.shape != want.shape) {
+    why = "shape " + ir::to_string(got.shape) + ", expected " + ir::to_string(want.shape);
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t k = 0; k < got.values.size(); ++k) {
+    const double g = got.values[k];
+    const double w = want.dtype == format::PayloadDtype::int64 ? static_cast<double>(want.ints[k])
+                                                               : static_cast<double>(want.data[k]);
+    if (std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g)) {
+      const bool same = (std::isnan(w) && std::isnan(g)) || (std::isinf(w) && g == w);
+      if (!same && ok)
+        why = "element " + std::to_string(k) + " is " + number(g) + ", expected " + number(w);
+      ok = ok && same;
+      continue;
+    }
+    const double abs_error = std::fabs(g - w);
+    outcome.max_abs = std::max(outcome.max_abs, abs_error);
+    if (w != 0) outcome.max_rel = std::max(outcome.max_rel, abs_error / std::fabs(w));
+    if (abs_error > kAtol + kRtol * std::fabs(w)) {
+      if (ok) why = "element " + std::to_string(k) + " is " + number(g) + ", expected " + number(w);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Plans, compiles and runs the imported graph on the data set, then compares its outputs.
+Outcome run_and_compare(std::shared_ptr<const ir::CheckedGraph> graph,
+                        std::shared_ptr<const format::PayloadStore> payloads,
+                        std::vector<std::string> output_names, const DataSet& data,
+                        std::string note) {
+  Outcome outcome{.result = "not-planned", .note = note};
+  auto planned = backend::plan_model(backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                                     std::move(graph), std::move(payloads));
+  if (!planned || !planned->accepted()) {
+    outcome.note = one_line(planned ? std::string("gate rejected the plan")
+                                    : "planning: " + reason(planned.error()));
+    return outcome;
+  }
+  outcome.result = "differs";
+  auto shared = std::make_shared<const backend::PlannedModel>(std::move(*planned));
+  auto buffer =
+      runtime::compile(shared, runtime::builtin_handlers(), {.output_names = output_names});
+  if (!buffer) {
+    outcome.note = "compile: " + reason(buffer.error());
+    return outcome;
+  }
+  runtime::Executor exec(std::move(*buffer));
+  std::vector<runtime::NamedTensor> inputs;
+  for (const runtime::IoBinding& binding : exec.buffer().inputs()) {
+    const auto found = data.inputs.find(binding.name);
+    if (found == data.inputs.end() || found->second.dtype != format::PayloadDtype::float32) {
+      outcome.note = "graph input '" + binding.name + "' has no float32 tensor in the data set";
+      return outcome;
+    }
+    inputs.push_back({binding.name, {.shape = found->second.shape, .values = found->second.data}});
+  }
+  auto outputs = exec.run(inputs);
+  if (!outputs) {
+    outcome.note = "run: " + reason(outputs.error());
+    return outcome;
+  }
+  std::string why;
+  bool ok = true;
+  for (std::size_t j = 0; j < data.output_names.size(); ++j) {
+    const auto bindings = exec.buffer().outputs();
+    const auto at = std::find_if(bindings.begin(), bindings.end(),
+                                 [&](const auto& b) { return b.name == data.output_names[j]; });
+    if (at == bindings.end()) {
+      outcome.note = "output '" + data.output_names[j] + "' is not an output of the buffer";
+      return outcome;
+    }
+    std::string output_why;
+    if (!close((*outputs)[static_cast<std::size_t>(at - bindings.begin())], data.outputs[j],
+               outcome, output_why)) {
+      if (ok) why = "output '" + data.output_names[j] + "': " + output_why;
+      ok = false;
+    }
+  }
+  outcome.result = ok ? "matches" : "differs";
+  if (!ok) outcome.note = note.empty() ? why : note + "; " + why;
+  return outcome;
+}
+
+// The name of the graph input the importer wants constant: `... 'W' is a graph input, not ...`.
+std::optional<std::string> constant_input_named(const Error& e) {
+  std::vector<std::string> texts = e.notes;
+  texts.push_back(e.message);
+  for (const std::string& text : texts) {
+    const auto at = text.find("' is a graph input, not ");
+    if (at == std::string::npos) continue;
+    const auto open = text.rfind('\'', at - 1);
+    if (open == std::string::npos) continue;
+    return text.substr(open + 1, at - open - 1);
+  }
+  return std::nullopt;
+}
+
+// A model the importer refuses because a graph input should be constant: the inputs it names,
+// one import at a time, become initializers holding the data set's tensors, then the copy runs.
+Outcome run_with_inputs_as_initializers(onnx::ModelProto model, DataSet data, Error error) {
+  std::vector<std::string> moved;
+  for (;;) {
+    const std::optional<std::string> name = constant_input_named(error);
+    const auto bytes = name ? data.input_bytes.find(*name) : data.input_bytes.end();
+    if (bytes == data.input_bytes.end()) {
+      return {.result = "not-planned", .note = reason(error)};
+    }
+    onnx::TensorProto* init = model.mutable_graph()->add_initializer();
+    if (!init->ParseFromString(bytes->second)) {
+      return {.result = "not-planned", .note = "input '" + *name + "' does not parse"};
+    }
+    init->set_name(*name);
+    auto* graph_inputs = model.mutable_graph()->mutable_input();
+    graph_inputs->erase(std::remove_if(graph_inputs->begin(), graph_inputs->end(),
+                                       [&](const auto& in) { return in.name() == *name; }),
+                        graph_inputs->end());
+    data.inputs.erase(*name);
+    data.input_bytes.erase(bytes);
+    moved.push_back(*name);
+    const std::string serialized = model.SerializeAsString();
+    auto imported = format::import_onnx(
+        std::as_bytes(std::span(serialized.data(), serialized.size())), "model.onnx");
+    if (imported) {
+      std::string note = "weights-as-initializers:";
+      for (const std::string& m : moved)
+        note += " " + m;
+      return run_and_compare(
+          std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+          std::make_shared<const format::PayloadStore>(std::move(imported->payloads)),
+          imported->output_names, data, note);
+    }
+    error = imported.error();
+  }
+}
+
+Outcome run_model(const std::string& test_name, bool planned_by_import) {
+  const fs::path dir = kCorpus / test_name;
+  onnx::ModelProto model;
+  if (!model.ParseFromString(file_bytes(dir / "model.onnx"))) {
+    return {.result = "not-planned", .note = "model.onnx does not parse"};
+  }
+  auto loaded = format::read_graph_file(dir / "model.onnx", {.keep_weights = true});
+  EXPECT_EQ(loaded.has_value(), planned_by_import)
+      << test_name << ": the import disagrees with " << kPlanTable.string();
+  if (!loaded && !constant_input_named(loaded.error().error)) {
+    return {.result = "not-planned", .note = reason(loaded.error().error)};
+  }
+  auto data = read_data_set(dir / "test_data_set_0", model);
+  if (!data) return {.result = "not-planned", .note = "data set: " + reason(data.error())};
+  if (loaded)
+    return run_and_compare(loaded->graph, loaded->payloads, loaded->output_names, *data, "");
+  return run_with_inputs_as_initializers(std::move(model), std::move(*data), loaded.error().error);
+}
+
+TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
+  if (!fs::is_directory(kCorpus)) {
+    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  }
+  std::map<std::string, bool> planned_by_import;
+  for (const auto& row : read_tsv(kPlanTable, 3))
+    planned_by_import[row[0]] = row[1] == "planned";
+  std::map<std::string, std::string> expected;
+  for (const auto& row : read_tsv(kRunTable, 5)) {
+    EXPECT_TRUE(expected.emplace(row[0], row[1]).second) << "row listed twice: " << row[0];
+    EXPECT_TRUE(row[1] == "matches" || row[1] == "not-planned" || row[1] == "differs")
+        << row[0] << ": result is '" << row[1] << "', not matches, not-planned or differs";
+  }
+  const bool update = std::getenv("NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS") != nullptr;
+  std::string updated =
+      "# One row per model of the ONNX conformance corpus run under the reference provider\n"
+      "# (tests/runtime/onnx_conformance_run_test.cpp): matches, not-planned or differs, the "
+      "largest\n"
+      "# absolute and relative errors (informative), and a note. Regenerate with\n"
+      "# NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 and review every change by eye.\n"
+      "test_name\tresult\tmax_abs_error\tmax_rel_error\tnote\n";
+  const std::set<std::string> models = corpus_models();
+  for (const std::string& name : models) {
+    const Outcome outcome = run_model(name, planned_by_import[name]);
+    if (update) {
+      std::ostringstream row;
+      row << name << '\t' << outcome.result << '\t';
+      if (outcome.result != "not-planned") {
+        row.precision(3);
+        row << outcome.max_abs << '\t' << outcome.max_rel;
+      } else {
+        row << '\t';
+      }
+      row << '\t' << outcome.note << '\n';
+      updated += row.str();
+    }
+    const auto row = expected.find(name);
+    if (row == expected.end()) {
+      ADD_FAILURE() << "model missing from " << kRunTable.string() << ": " << name;
+      continue;
+    }
+    EXPECT_EQ(outcome.result, row->second) << name << ": " << outcome.note;
+  }
+  for (const auto& [name, result] : expected) {
+    EXPECT_TRUE(models.contains(name)) << "table row without a model: " << name;
+  }
+  if (update) std::ofstream(kRunTable, std::ios::binary | std::ios::trunc) << updated;
+}
+
+}  // namespace
