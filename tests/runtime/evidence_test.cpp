@@ -101,6 +101,20 @@ TEST(EvidenceResolution, EveryCapsuleThisBuildExecutesResolves) {
   EXPECT_GT(executed, 40u);
 }
 
+TEST(EvidenceResolution, NoMaintainedProfileHasUnresolvedEvidence) {
+  for (std::size_t p = 0; p < backend::kMaintainedProfileNames.size(); ++p) {
+    const backend::BackendProfile profile =
+        backend::make_profile(static_cast<backend::MaintainedProfile>(p));
+    const auto items = resolve_evidence(*profile.registry, builtin_handlers());
+    const auto counts = evidence_counts(items);
+    EXPECT_EQ(counts[static_cast<std::size_t>(EvidenceStatus::unresolved)], 0u) << profile.name;
+    EXPECT_EQ(counts[static_cast<std::size_t>(EvidenceStatus::external)], 0u) << profile.name;
+    EXPECT_EQ(counts[static_cast<std::size_t>(EvidenceStatus::resolved)],
+              4 * builtin_handlers().handlers().size())
+        << profile.name;
+  }
+}
+
 TEST(EvidenceResolution, ConvLinesSayWhereTheyResolve) {
   const backend::Registry& registry = backend::builtin_registry();
   const std::vector<EvidenceItem> items = resolve_evidence(registry, builtin_handlers());
