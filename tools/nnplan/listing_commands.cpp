@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "nnplan/format/listing_json.hpp"
 #include "nnplan/format/registry_file.hpp"
+#include "nnplan/runtime/evidence_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -27,6 +28,55 @@ std::string join(const Range& items, Fn name) {
 
 std::string str(std::string_view s) {
   return std::string(s);
+}
+
+// What a listing that matched nothing asked for: ` --op relu --device cpu`, or
+// ` (the registry is empty)` without filters.
+std::string asked(const format::CapsuleFilter& filter) {
+  std::string out;
+  if (filter.op) out += " --op " + str(to_string(*filter.op));
+  if (filter.provider) out += " --provider " + str(to_string(*filter.provider));
+  if (filter.device) out += " --device " + str(to_string(*filter.device));
+  return out.empty() ? " (the registry is empty)" : out;
+}
+
+// `nnplan capsules --evidence`: one block per kept capsule, one line per contract, then the
+// counts per status; or the nnplan.evidence.v1 document.
+void print_evidence(const BackendProfile& profile, const format::CapsuleFilter& filter, bool json) {
+  const Registry& registry = *profile.registry;
+  const runtime::HandlerRegistry& handlers = runtime::builtin_handlers();
+  std::vector<runtime::EvidenceItem> items;
+  for (runtime::EvidenceItem& item : runtime::resolve_evidence(registry, handlers)) {
+    if (filter.keeps(registry.capsule(item.capsule))) items.push_back(std::move(item));
+  }
+  if (json) {
+    fmt::print("{}", runtime::evidence_json(profile.name, filter, registry, handlers, items));
+    return;
+  }
+  std::size_t capsules = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const runtime::EvidenceItem& item = items[i];
+    if (i == 0 || items[i - 1].capsule != item.capsule) {
+      const KernelCapsule& c = registry.capsule(item.capsule);
+      ++capsules;
+      fmt::print("{} op={} provider={} device={} module={}\n", escape_controls(c.name),
+                 to_string(c.op), to_string(c.provider), to_string(c.device),
+                 escape_controls(registry.module_of(item.capsule)));
+    }
+    const std::string name = item.evidence.name.empty() ? "" : " " + item.evidence.name;
+    fmt::print("  {}: {}{}: {}: {}\n", to_string(item.field), to_string(item.evidence.kind),
+               escape_controls(name), to_string(item.status), escape_controls(item.detail));
+  }
+  if (items.empty()) {
+    fmt::print("no capsule of profile {} matches{}\n", escape_controls(profile.name),
+               asked(filter));
+  }
+  const auto counts = runtime::evidence_counts(items);
+  std::string per_status;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    per_status += fmt::format(" {}={}", runtime::kEvidenceStatusNames[i], counts[i]);
+  }
+  fmt::print("summary: capsules={} items={}{}\n", capsules, items.size(), per_status);
 }
 
 }  // namespace
@@ -87,6 +137,7 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Example: nnplan capsules --op scaled_dot_product_attention --device cuda\n"
       "         nnplan capsules --json > builtins.json   (a loadable nnplan.capsules.v1 file)\n"
+      "         nnplan capsules --evidence --provider reference\n"
       "With --op, --provider or --device, --json prints an nnplan.capsule-listing.v1 document\n"
       "(the matching capsules only), which --registry does not load: a module cut down to the\n"
       "matches would replace the whole module of that name.");
@@ -95,6 +146,7 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
     std::optional<std::string> op, provider, device;
     std::vector<std::string> registries;
     bool json = false;
+    bool evidence = false;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--profile", flags->profile, "Profile whose registry to list")
@@ -104,6 +156,9 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--device", flags->device, "Only capsules for this device");
   cmd->add_option("--registry", flags->registries, "Add modules from a registry file; repeatable")
       ->allow_extra_args(false);
+  cmd->add_flag("--evidence", flags->evidence,
+                "List each capsule's evidence and where it resolves in this build (with --json: "
+                "nnplan.evidence.v1)");
   cmd->add_flag(
       "--json", flags->json,
       "Print the registry as nnplan.capsules.v1 JSON (filtered: nnplan.capsule-listing.v1)");
@@ -119,6 +174,11 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
         !parse_flag(flags->provider, "--provider", parse_provider, filter.provider) ||
         !parse_flag(flags->device, "--device", parse_device, filter.device)) {
       exit_code = kExitUsage;
+      return;
+    }
+    if (flags->evidence) {
+      print_evidence(*profile, filter, flags->json);
+      exit_code = kExitOk;
       return;
     }
     const auto& modules = profile->registry->modules();
@@ -148,12 +208,8 @@ void add_capsules_command(CLI::App& app, int& exit_code) {
       }
     }
     if (!matched) {
-      std::string asked;
-      if (filter.op) asked += " --op " + str(to_string(*filter.op));
-      if (filter.provider) asked += " --provider " + str(to_string(*filter.provider));
-      if (filter.device) asked += " --device " + str(to_string(*filter.device));
       fmt::print("no capsule of profile {} matches{}\n", escape_controls(profile->name),
-                 asked.empty() ? " (the registry is empty)" : asked);
+                 asked(filter));
     }
     exit_code = kExitOk;
   });
