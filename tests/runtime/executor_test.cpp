@@ -145,6 +145,34 @@ TEST(Executor, MixedGraphMatchesFloat64ForwardWithInPlaceValues) {
   }
 }
 
+TEST(Executor, DetachedOutputOutlivesALaterInPlaceCandidate) {
+  // relu x is an output through a detach, so it is copied after the last command: tanh, its last
+  // reader among the commands, may not overwrite it in place.
+  GraphBuilder b;
+  const ir::NodeId x = b.add(K::input, {}, shape({2, 8}), {}, "x");
+  const ir::NodeId r = b.add(K::relu, {x}, shape({2, 8}));
+  const ir::NodeId d = b.add(K::detach, {r}, shape({2, 8}));
+  const ir::NodeId t = b.add(K::tanh, {r}, shape({2, 8}));
+  b.add(K::sigmoid, {t}, shape({2, 8}));
+  b.graph().output_ids = {4, d};
+  auto buffer = compiled(planned_cpu(checked_graph(std::move(b).build())));
+  ASSERT_TRUE(buffer.has_value());
+  EXPECT_EQ(buffer->memory().in_place_count, 0U);
+  EXPECT_EQ(buffer->memory().offsets, (std::vector<std::size_t>{0, 64}));
+  Executor exec(std::move(*buffer));
+  const Tensor input = seeded_tensor(shape({2, 8}), 21);
+  auto outputs = exec.run(std::vector<NamedTensor>{{"x", input}});
+  ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
+  std::vector<double> relu(16);
+  std::vector<double> out(16);
+  for (std::size_t i = 0; i < 16; ++i) {
+    relu[i] = std::max(double{input.values[i]}, 0.0);
+    out[i] = 1.0 / (1.0 + std::exp(-std::tanh(relu[i])));
+  }
+  expect_close((*outputs)[0], shape({2, 8}), out);
+  expect_close((*outputs)[1], shape({2, 8}), relu);
+}
+
 struct ExampleRun {
   std::string file;
   std::string input;
