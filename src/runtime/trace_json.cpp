@@ -35,7 +35,9 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                  {"command", t.command},
                  {"run", t.run},
                  {"node_ids", json::array({c.node->id})}};
-    args[metadata.onnx ? "onnx_node_names" : "node_names"] = json::array({c.node->source_name});
+    // A node without a name (a graph built in memory, an unnamed ONNX node) lists none.
+    args[metadata.onnx ? "onnx_node_names" : "node_names"] =
+        c.node->source_name.empty() ? json::array() : json::array({c.node->source_name});
     events.push_back({{"name", node_name},
                       {"cat", std::string(backend::to_string(capsule.provider))},
                       {"ph", "X"},

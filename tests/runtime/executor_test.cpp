@@ -1,0 +1,334 @@
+// Executor (runtime/executor.hpp): the examples run on seeded inputs and agree with float64
+// forwards written here (the MLP, and a small graph mixing element-wise ops, in-place takeovers
+// and a detach); runs are bit-identical across runs and executors; bad inputs and refused guards
+// stop the run with their full messages; the trace holds one event per command per run.
+#include "nnplan/runtime/executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../ir/graph_fixtures.hpp"
+#include "nnplan/runtime/handler_registry.hpp"
+#include "runtime_test_support.hpp"
+
+namespace nnplan::runtime {
+namespace {
+
+using ir::fixtures::GraphBuilder;
+using ir::fixtures::shape;
+using K = ir::OpKind;
+using testing::checked_graph;
+using testing::compiled;
+using testing::example_path;
+using testing::load;
+using testing::planned_cpu;
+using testing::seeded_tensor;
+
+// Every value within 1e-5 (absolute, plus 1e-5 relative) of the float64 reference.
+void expect_close(const Tensor& actual, const ir::Shape& expected_shape,
+                  const std::vector<double>& expected) {
+  ASSERT_EQ(actual.shape, expected_shape);
+  ASSERT_EQ(actual.values.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual.values[i], expected[i], 1e-5 + 1e-5 * std::abs(expected[i]))
+        << "element " << i;
+  }
+}
+
+bool bit_identical(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].shape != b[k].shape || a[k].values.size() != b[k].values.size()) return false;
+    if (std::memcmp(a[k].values.data(), b[k].values.data(), a[k].values.size() * sizeof(float)) !=
+        0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// y = x W^T + b in float64, for x [rows, in], W [out, in], b [out].
+std::vector<double> linear64(const std::vector<double>& x, std::size_t rows,
+                             const format::PayloadTensor& w, const format::PayloadTensor& b) {
+  const std::size_t out = w.shape.dims[0];
+  const std::size_t in = w.shape.dims[1];
+  std::vector<double> y(rows * out);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t o = 0; o < out; ++o) {
+      double s = b.data[o];
+      for (std::size_t i = 0; i < in; ++i) s += x[r * in + i] * double{w.data[o * in + i]};
+      y[r * out + o] = s;
+    }
+  }
+  return y;
+}
+
+TEST(Executor, MlpMatchesFloat64Forward) {
+  auto loaded = load(example_path("mlp.json"));
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  Executor exec(std::move(*buffer));
+  const format::PayloadStore& p = *loaded->payloads;
+  for (std::uint64_t seed : {1U, 2U, 3U}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Tensor image = seeded_tensor(shape({1, 784}), seed);
+    auto outputs = exec.run(std::vector<NamedTensor>{{"image", image}});
+    ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
+    ASSERT_EQ(outputs->size(), 1U);
+
+    std::vector<double> x(image.values.begin(), image.values.end());
+    std::vector<double> h = linear64(x, 1, *p.find_tensor(1, "weight"), *p.find_tensor(1, "bias"));
+    for (double& v : h) v = std::max(v, 0.0);
+    std::vector<double> z = linear64(h, 1, *p.find_tensor(3, "weight"), *p.find_tensor(3, "bias"));
+    const double m = *std::ranges::max_element(z);
+    double sum = 0.0;
+    for (double& v : z) {
+      v = std::exp(v - m);
+      sum += v;
+    }
+    for (double& v : z) v /= sum;
+    expect_close((*outputs)[0], shape({1, 10}), z);
+  }
+}
+
+// x, y [3,4] -> t = tanh x; m = t * y (in place over t); s = sigmoid m (m is read again: not in
+// place); d = m - detach(s) (in place over m); a = d + s (in place over d); relu a. Outputs:
+// relu a, and detach(s) (copied from the arena after the last command).
+std::shared_ptr<const ir::CheckedGraph> mixed_graph() {
+  GraphBuilder b;
+  const ir::NodeId x = b.add(K::input, {}, shape({3, 4}), {}, "x");
+  const ir::NodeId y = b.add(K::input, {}, shape({3, 4}), {}, "y");
+  const ir::NodeId t = b.add(K::tanh, {x}, shape({3, 4}));
+  const ir::NodeId m = b.add(K::mul_elem, {t, y}, shape({3, 4}));
+  const ir::NodeId s = b.add(K::sigmoid, {m}, shape({3, 4}));
+  const ir::NodeId ds = b.add(K::detach, {s}, shape({3, 4}));
+  const ir::NodeId d = b.add(K::sub, {m, ds}, shape({3, 4}));
+  const ir::NodeId a = b.add(K::add, {d, s}, shape({3, 4}));
+  const ir::NodeId r = b.add(K::relu, {a}, shape({3, 4}));
+  b.graph().output_ids = {r, ds};
+  return checked_graph(std::move(b).build());
+}
+
+TEST(Executor, MixedGraphMatchesFloat64ForwardWithInPlaceValues) {
+  auto buffer = compiled(planned_cpu(mixed_graph()), {.output_names = {"r", "s"}});
+  ASSERT_TRUE(buffer.has_value());
+  // tanh, mul, sigmoid, sub, add in the arena; mul, sub and add take their first input over.
+  EXPECT_EQ(buffer->memory().in_place_count, 3U);
+  EXPECT_EQ(buffer->memory().offsets, (std::vector<std::size_t>{0, 0, 64, 0, 0}));
+  EXPECT_EQ(buffer->peak_arena_bytes(), 128U);
+  EXPECT_EQ(buffer->no_reuse_bytes(), 320U);
+  Executor exec(std::move(*buffer));
+  for (std::uint64_t seed : {11U, 12U}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Tensor x = seeded_tensor(shape({3, 4}), seed, -2.0F, 2.0F);
+    const Tensor y = seeded_tensor(shape({3, 4}), seed + 100, -2.0F, 2.0F);
+    auto outputs = exec.run(std::vector<NamedTensor>{{"y", y}, {"x", x}});
+    ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
+    ASSERT_EQ(outputs->size(), 2U);
+    std::vector<double> r(12);
+    std::vector<double> s(12);
+    for (std::size_t i = 0; i < 12; ++i) {
+      const double m = std::tanh(double{x.values[i]}) * double{y.values[i]};
+      s[i] = 1.0 / (1.0 + std::exp(-m));
+      r[i] = std::max(m - s[i] + s[i], 0.0);
+    }
+    expect_close((*outputs)[0], shape({3, 4}), r);
+    expect_close((*outputs)[1], shape({3, 4}), s);
+  }
+}
+
+TEST(Executor, DetachedOutputOutlivesALaterInPlaceCandidate) {
+  // relu x is an output through a detach, so it is copied after the last command: tanh, its last
+  // reader among the commands, may not overwrite it in place.
+  GraphBuilder b;
+  const ir::NodeId x = b.add(K::input, {}, shape({2, 8}), {}, "x");
+  const ir::NodeId r = b.add(K::relu, {x}, shape({2, 8}));
+  const ir::NodeId d = b.add(K::detach, {r}, shape({2, 8}));
+  const ir::NodeId t = b.add(K::tanh, {r}, shape({2, 8}));
+  b.add(K::sigmoid, {t}, shape({2, 8}));
+  b.graph().output_ids = {4, d};
+  auto buffer = compiled(planned_cpu(checked_graph(std::move(b).build())));
+  ASSERT_TRUE(buffer.has_value());
+  EXPECT_EQ(buffer->memory().in_place_count, 0U);
+  EXPECT_EQ(buffer->memory().offsets, (std::vector<std::size_t>{0, 64}));
+  Executor exec(std::move(*buffer));
+  const Tensor input = seeded_tensor(shape({2, 8}), 21);
+  auto outputs = exec.run(std::vector<NamedTensor>{{"x", input}});
+  ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
+  std::vector<double> relu(16);
+  std::vector<double> out(16);
+  for (std::size_t i = 0; i < 16; ++i) {
+    relu[i] = std::max(double{input.values[i]}, 0.0);
+    out[i] = 1.0 / (1.0 + std::exp(-std::tanh(relu[i])));
+  }
+  expect_close((*outputs)[0], shape({2, 8}), out);
+  expect_close((*outputs)[1], shape({2, 8}), relu);
+}
+
+struct ExampleRun {
+  std::string file;
+  std::string input;
+  ir::Shape output_shape;
+};
+
+TEST(Executor, ExamplesRunBitIdenticallyAcrossRunsAndExecutors) {
+  const std::vector<ExampleRun> cases = {
+      {"mlp.json", "image", shape({1, 10})},
+      {"cnn.json", "image", shape({10})},
+      {"transformer_block.json", "tokens", shape({16, 64})},
+  };
+  for (const ExampleRun& c : cases) {
+    SCOPED_TRACE(c.file);
+    auto loaded = load(example_path(c.file));
+    ASSERT_TRUE(loaded.has_value());
+    const auto model = planned_cpu(loaded->graph, loaded->payloads);
+    auto first = compiled(model);
+    auto second = compiled(model);
+    ASSERT_TRUE(first.has_value() && second.has_value());
+    ASSERT_EQ(first->inputs().size(), 1U);
+    EXPECT_EQ(first->inputs()[0].name, c.input);
+    const Tensor input = seeded_tensor(*first->inputs()[0].shape, 42);
+    const std::vector<NamedTensor> inputs = {{c.input, input}};
+
+    Executor a(std::move(*first));
+    Executor b(std::move(*second));
+    auto a1 = a.run(inputs);
+    auto a2 = a.run(inputs);
+    auto b1 = b.run(inputs);
+    ASSERT_TRUE(a1.has_value()) << render(a1.error());
+    ASSERT_TRUE(a2.has_value() && b1.has_value());
+    ASSERT_EQ(a1->size(), 1U);
+    EXPECT_EQ((*a1)[0].shape, c.output_shape);
+    for (float v : (*a1)[0].values) EXPECT_TRUE(std::isfinite(v));
+    EXPECT_TRUE(bit_identical(*a1, *a2));
+    EXPECT_TRUE(bit_identical(*a1, *b1));
+    // A different input gives a different output.
+    auto other = a.run(std::vector<NamedTensor>{{c.input, seeded_tensor(input.shape, 43)}});
+    ASSERT_TRUE(other.has_value());
+    EXPECT_FALSE(bit_identical(*a1, *other));
+    if (c.file != "transformer_block.json") {
+      double sum = 0.0;
+      for (float v : (*a1)[0].values) sum += v;
+      EXPECT_NEAR(sum, 1.0, 1e-5) << "softmax output";
+    }
+  }
+}
+
+struct BadInputCase {
+  std::string name;
+  std::vector<NamedTensor> inputs;
+  std::string message;
+};
+
+TEST(Executor, BadInputsStopTheRunWithTheirMessages) {
+  auto loaded = load(example_path("mlp.json"));
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  Executor exec(std::move(*buffer));
+  const Tensor good = seeded_tensor(shape({1, 784}), 5);
+  Tensor short_values = good;
+  short_values.values.resize(10);
+  const std::vector<BadInputCase> cases = {
+      {"unknown_name",
+       {{"pixels", good}},
+       "input 'pixels' is not an input of the model; its inputs: 'image' [1,784]"},
+      {"missing", {}, "input 'image' [1,784] is not given; the model's inputs: 'image' [1,784]"},
+      {"given_twice", {{"image", good}, {"image", good}}, "input 'image' is given twice"},
+      {"wrong_shape",
+       {{"image", seeded_tensor(shape({784}), 5)}},
+       "input 'image' has shape [784]; the model expects [1,784]"},
+      {"wrong_value_count",
+       {{"image", short_values}},
+       "input 'image' holds 10 values; its shape [1,784] needs 784"},
+  };
+  for (const BadInputCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    ExecutionTrace trace;
+    auto outputs = exec.run(c.inputs, &trace);
+    ASSERT_FALSE(outputs.has_value());
+    EXPECT_EQ(outputs.error().kind, ErrorKind::bad_input);
+    EXPECT_EQ(outputs.error().message, c.message);
+    EXPECT_TRUE(trace.events.empty()) << "nothing runs";
+  }
+  // The executor still runs, and bad inputs did not count as runs.
+  ExecutionTrace trace;
+  ASSERT_TRUE(exec.run(std::vector<NamedTensor>{{"image", good}}, &trace).has_value());
+  ASSERT_FALSE(trace.events.empty());
+  EXPECT_EQ(trace.events[0].run, 0U);
+}
+
+Expected<void> refusing_guard(const KernelCall& call) {
+  return std::unexpected(make_error(ErrorKind::invalid_input,
+                                    "input 0 has shape " + ir::to_string(*call.inputs[0].shape) +
+                                        "; this test's guard refuses every launch"));
+}
+
+TEST(Executor, RefusedGuardStopsTheRun) {
+  // The built-in handlers, with relu's shape guard refusing.
+  HandlerRegistry handlers;
+  for (const auto& [identity, definition] : builtin_handlers().handlers()) {
+    HandlerDefinition d = definition;
+    if (identity.name == "reference.relu") d.shape_guard = refusing_guard;
+    ASSERT_TRUE(handlers.add(identity, d).has_value());
+  }
+  GraphBuilder b;
+  const ir::NodeId x = b.input(shape({4, 4}));
+  const ir::NodeId t = b.add(K::tanh, {x}, shape({4, 4}));
+  const ir::NodeId r = b.add(K::relu, {t}, shape({4, 4}), {}, "act");
+  b.add(K::sigmoid, {r}, shape({4, 4}));
+  auto buffer = compile(planned_cpu(checked_graph(std::move(b).build())), handlers);
+  ASSERT_TRUE(buffer.has_value()) << render(buffer.error());
+  Executor exec(std::move(*buffer));
+  ExecutionTrace trace;
+  auto outputs =
+      exec.run(std::vector<NamedTensor>{{"input", seeded_tensor(shape({4, 4}), 9)}}, &trace);
+  ASSERT_FALSE(outputs.has_value());
+  EXPECT_EQ(outputs.error().kind, ErrorKind::guard_failed);
+  EXPECT_EQ(outputs.error().message,
+            "node 2 (relu 'act'): capsule 'reference.relu': guard 'reference.relu.shape_guard' "
+            "refused the launch: input 0 has shape [4,4]; this test's guard refuses every launch");
+  // tanh ran; relu and sigmoid did not.
+  ASSERT_EQ(trace.events.size(), 1U);
+  EXPECT_EQ(trace.events[0].command, 0U);
+}
+
+TEST(Executor, TraceHoldsOneEventPerCommandPerRun) {
+  auto loaded = load(example_path("transformer_block.json"));
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  const std::size_t n = buffer->commands().size();
+  ASSERT_EQ(n, 17U);
+  Executor exec(std::move(*buffer));
+  const std::vector<NamedTensor> inputs = {{"tokens", seeded_tensor(shape({16, 64}), 3)}};
+  ExecutionTrace trace;
+  ASSERT_TRUE(exec.run(inputs, &trace).has_value());
+  ASSERT_TRUE(exec.run(inputs).has_value());  // an untraced run still counts
+  ASSERT_TRUE(exec.run(inputs, &trace).has_value());
+  ASSERT_EQ(trace.events.size(), 2 * n);
+  for (std::size_t k = 0; k < trace.events.size(); ++k) {
+    SCOPED_TRACE("event " + std::to_string(k));
+    const CommandTiming& e = trace.events[k];
+    EXPECT_EQ(e.command, k % n);
+    EXPECT_EQ(e.run, k < n ? 0U : 2U);
+    EXPECT_GE(e.start_ns, 0);
+    EXPECT_GE(e.duration_ns, 0);
+    if (k > 0) {
+      const CommandTiming& before = trace.events[k - 1];
+      EXPECT_GE(e.start_ns, before.start_ns);
+      EXPECT_GE(e.start_ns, before.start_ns + before.duration_ns) << "commands do not overlap";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nnplan::runtime

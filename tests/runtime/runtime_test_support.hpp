@@ -1,0 +1,96 @@
+// Shared helpers for the runtime-core tests (command buffer, executor, trace): load an example
+// graph with its weights, plan it under a profile, compile it, and make seeded input tensors.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+
+#include "nnplan/backend/planned_model.hpp"
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/format/graph_file.hpp"
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/check.hpp"
+#include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/tensor.hpp"
+
+namespace nnplan::runtime::testing {
+
+// examples/<name> under the source tree.
+inline std::string example_path(const std::string& name) {
+  return std::string(NNPLAN_SOURCE_DIR) + "/examples/" + name;
+}
+
+// A graph file read with its weights; fails the test when it does not load.
+inline std::optional<format::LoadedGraph> load(const std::string& path, bool keep_weights = true) {
+  auto loaded = format::read_graph_file(path, {.keep_weights = keep_weights});
+  if (!loaded) {
+    ADD_FAILURE() << path << ": " << render(loaded.error().error);
+    return std::nullopt;
+  }
+  return std::move(*loaded);
+}
+
+// `graph` checked, as a shared value; fails the test when the graph is malformed.
+inline std::shared_ptr<const ir::CheckedGraph> checked_graph(ir::Graph graph) {
+  auto checked = ir::check(std::move(graph));
+  if (!checked) {
+    ADD_FAILURE() << "test graph is malformed: " << render(checked.error());
+    return nullptr;
+  }
+  return std::make_shared<const ir::CheckedGraph>(std::move(*checked));
+}
+
+// The planned model of `graph` under `profile`; null (and a failure) when planning fails.
+inline std::shared_ptr<const backend::PlannedModel> planned(
+    const backend::BackendProfile& profile, std::shared_ptr<const ir::CheckedGraph> graph,
+    std::shared_ptr<const format::PayloadStore> weights = nullptr) {
+  auto model = backend::plan_model(profile, std::move(graph), std::move(weights));
+  if (!model) {
+    ADD_FAILURE() << "planning failed: " << render(model.error());
+    return nullptr;
+  }
+  return std::make_shared<const backend::PlannedModel>(std::move(*model));
+}
+
+inline std::shared_ptr<const backend::PlannedModel> planned_cpu(
+    std::shared_ptr<const ir::CheckedGraph> graph,
+    std::shared_ptr<const format::PayloadStore> weights = nullptr) {
+  return planned(backend::make_profile(backend::MaintainedProfile::checked_cpu), std::move(graph),
+                 std::move(weights));
+}
+
+// The command buffer of `model` with the built-in handlers; nullopt (and a failure) on error.
+inline std::optional<CommandBuffer> compiled(std::shared_ptr<const backend::PlannedModel> model,
+                                             const CompileOptions& options = {}) {
+  auto buffer = compile(std::move(model), builtin_handlers(), options);
+  if (!buffer) {
+    ADD_FAILURE() << "compile failed: " << render(buffer.error());
+    return std::nullopt;
+  }
+  return std::move(*buffer);
+}
+
+// A tensor of `shape` with values uniform in [lo, hi) from `seed`.
+inline Tensor seeded_tensor(const ir::Shape& shape, std::uint64_t seed, float lo = -1.0F,
+                            float hi = 1.0F) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Tensor t = zeros(shape);
+  for (float& v : t.values) v = dist(rng);
+  return t;
+}
+
+// A float32 payload tensor of `shape` with seeded values.
+inline format::PayloadTensor seeded_payload(const ir::Shape& shape, std::uint64_t seed) {
+  Tensor t = seeded_tensor(shape, seed);
+  return {.shape = shape, .data = std::move(t.values), .ints = {},
+          .dtype = format::PayloadDtype::float32};
+}
+
+}  // namespace nnplan::runtime::testing
