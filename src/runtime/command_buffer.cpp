@@ -145,7 +145,7 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     Command command{.node = &node,
                     .group = group,
                     .capsule = capsule_id,
-                    .handler = handler,
+                    .handler = *handler,
                     .inputs = {},
                     .output = {},
                     .weights = {},

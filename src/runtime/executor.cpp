@@ -125,7 +125,7 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
                 std::string(g.name) + "' refused the launch: " + ok.error().message));
       }
     }
-    c.handler->forward(call);
+    c.handler.forward(call);
     if (trace != nullptr) {
       const std::int64_t end = now_ns();
       trace->events.push_back({.command = i,

@@ -26,7 +26,7 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
     const std::string node_name =
         c.node->source_name.empty() ? std::string(ir::to_string(c.node->kind)) : c.node->source_name;
     json args = {{"capsule", capsule.name},
-                 {"handler", std::string(c.handler->symbol)},
+                 {"handler", std::string(c.handler.symbol)},
                  {"provider", std::string(backend::to_string(capsule.provider))},
                  {"device", std::string(backend::to_string(capsule.device))},
                  {"op", std::string(backend::to_string(capsule.op))},

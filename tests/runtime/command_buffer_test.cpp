@@ -16,6 +16,8 @@
 #include "../ir/graph_fixtures.hpp"
 #include "nnplan/backend/assurance_policy.hpp"
 #include "nnplan/runtime/handler_registry.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "runtime/providers/reference/reference_provider.hpp"
 #include "runtime_test_support.hpp"
 
 namespace nnplan::runtime {
@@ -87,16 +89,18 @@ TEST(CommandBuffer, ExamplesCompileOneBoundCommandPerPlannedNode) {
       const backend::KernelCapsule& capsule = buffer->capsule(command);
       EXPECT_EQ(capsule.name, expected_capsule_name(capsule.op));
       EXPECT_EQ(capsule.provider, Provider::reference);
-      EXPECT_EQ(command.handler, builtin_handlers().find(identity_of(capsule)));
-      ASSERT_NE(command.handler, nullptr);
+      const HandlerDefinition* registered = builtin_handlers().find(identity_of(capsule));
+      ASSERT_NE(registered, nullptr);
+      EXPECT_EQ(command.handler.forward, registered->forward);
+      EXPECT_EQ(command.handler.symbol, registered->symbol);
 
       ASSERT_EQ(command.guards.size(), 2U);
       EXPECT_EQ(command.guards[0].name, capsule.name + ".shape_guard");
       EXPECT_EQ(command.guards[1].name, capsule.name + ".layout_guard");
       EXPECT_EQ(command.guards[0].name, capsule.shape.evidence.name);
       EXPECT_EQ(command.guards[1].name, capsule.layout.evidence.name);
-      EXPECT_EQ(command.guards[0].check, command.handler->shape_guard);
-      EXPECT_EQ(command.guards[1].check, command.handler->layout_guard);
+      EXPECT_EQ(command.guards[0].check, command.handler.shape_guard);
+      EXPECT_EQ(command.guards[1].check, command.handler.layout_guard);
 
       ASSERT_EQ(command.inputs.size(), command.node->parents.size());
       EXPECT_EQ(command.output.shape, &command.node->shape);
@@ -114,6 +118,31 @@ TEST(CommandBuffer, ExamplesCompileOneBoundCommandPerPlannedNode) {
     EXPECT_LT(buffer->peak_arena_bytes(), buffer->no_reuse_bytes());
     EXPECT_EQ(buffer->peak_arena_bytes(), buffer->memory().peak_bytes);
   }
+}
+
+// A registry that dies before the buffer runs: the commands keep their handlers by value.
+HandlerRegistry temporary_reference_registry() {
+  HandlerRegistry r;
+  reference::register_reference_handlers(r);
+  return r;
+}
+
+TEST(CommandBuffer, OutlivesTheHandlerRegistryItWasCompiledAgainst) {
+  auto loaded = load(example_path("mlp.json"));
+  ASSERT_TRUE(loaded.has_value());
+  auto model = planned_cpu(loaded->graph, loaded->payloads);
+  auto buffer = compile(model, temporary_reference_registry());
+  ASSERT_TRUE(buffer.has_value()) << render(buffer.error());
+  Executor from_temporary(std::move(*buffer));
+  auto expected = compiled(model);
+  ASSERT_TRUE(expected.has_value());
+  Executor from_builtin(std::move(*expected));
+  const std::vector<NamedTensor> inputs = {
+      {.name = "image", .tensor = testing::seeded_tensor(loaded->graph->graph().nodes[0].shape, 3)}};
+  auto a = from_temporary.run(inputs);
+  auto b = from_builtin.run(inputs);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(*a, *b);
 }
 
 TEST(CommandBuffer, MlpArenaPlan) {
@@ -313,10 +342,11 @@ TEST(CommandBuffer, ErrorsNameWhatCannotBeCompiled) {
                                         relu_graph()),
                        lab);
   ASSERT_TRUE(bound.has_value()) << render(bound.error());
-  EXPECT_EQ(bound->commands()[0].handler, lab.find(CapsuleIdentity{
-                                               .name = "lab.relu", .op = BackendOp::relu,
-                                               .provider = Provider::reference,
-                                               .device = Device::cpu}));
+  const HandlerDefinition* registered = lab.find(CapsuleIdentity{
+      .name = "lab.relu", .op = BackendOp::relu, .provider = Provider::reference,
+      .device = Device::cpu});
+  ASSERT_NE(registered, nullptr);
+  EXPECT_EQ(bound->commands()[0].handler.forward, registered->forward);
 }
 
 }  // namespace

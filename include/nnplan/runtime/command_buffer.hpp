@@ -41,7 +41,9 @@ struct Command {
   const ir::Node* node = nullptr;
   std::uint32_t group = 0;  // the lowered group the node belongs to
   backend::CapsuleId capsule = 0;
-  const HandlerDefinition* handler = nullptr;
+  // A copy of the handler registered for the capsule (plain function pointers and static names),
+  // so the buffer does not depend on the registry it was compiled against outliving it.
+  HandlerDefinition handler;
   std::vector<ValueSlot> inputs;  // in parent order
   ValueSlot output;
   std::vector<WeightRef> weights;  // the node's payload tensors, in slot order
