@@ -100,7 +100,7 @@ void expect_command_events(const TracedRun& run, int runs, const std::string& na
 
     const json& args = e.at("args");
     EXPECT_EQ(args.at("capsule"), capsule.name);
-    EXPECT_EQ(args.at("handler"), std::string(c.handler->symbol));
+    EXPECT_EQ(args.at("handler"), std::string(c.handler.symbol));
     EXPECT_EQ(args.at("provider"), "reference");
     EXPECT_EQ(args.at("device"), "cpu");
     EXPECT_EQ(args.at("op"), std::string(backend::to_string(capsule.op)));
