@@ -160,7 +160,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "run", "Plan a model, check the plan against this machine's probe, compile it and run it");
   cmd->footer(
-      "Example: nnplan run examples/cnn.json --input input=examples/cnn_input.npy --trace cnn.trace.json\n"
+      "Example: nnplan run examples/cnn.json --input image=examples/cnn_input.npy "
+      "--trace cnn.trace.json\n"
       "         nnplan run model.onnx --input x=x.pb --output y=y.npy --repeat 20 --quiet\n"
       "Inputs and outputs are NumPy .npy or ONNX TensorProto .pb files; --input FILE alone names\n"
       "the model's only input. Without --output each output is summarised. The trace opens in\n"
@@ -211,6 +212,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     for (const FileBinding& o : outputs) {
       if (auto ok = format::check_output_path(o.path, reads); !ok) {
+        Error e = std::move(ok.error());
+        e.message = "--output " + e.message;
+        exit_code = fail(e, kExitUsage);
+        return;
+      }
+      if (auto ok = format::tensor_file_format(o.path); !ok) {
         Error e = std::move(ok.error());
         e.message = "--output " + e.message;
         exit_code = fail(e, kExitUsage);
@@ -293,8 +300,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
       if (!result) { exit_code = fail_run(result.error(), exit_code_of(result.error())); return; }
       latencies_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
-    fmt::print("run: {} commands on the calling thread; arena {} bytes at peak ({} without reuse)\n",
-               commands, peak, no_reuse);
+    fmt::print("run: {} command{} on the calling thread; arena {} bytes at peak ({} without "
+               "reuse)\n",
+               commands, commands == 1 ? "" : "s", peak, no_reuse);
     const auto out_bindings = executor.buffer().outputs();
     for (const auto& [k, path] : output_files) {
       const runtime::Tensor& t = (*result)[k];
