@@ -478,6 +478,19 @@ INSTANTIATE_TEST_SUITE_P(
                     OverwriteCase{"trace_onto_input", "cnn_input.npy", "--trace "}),
     [](const testing::TestParamInfo<OverwriteCase>& info) { return info.param.label; });
 
+// Two of the files a run writes may not be one file: the second write would replace the first.
+TEST(RunCli, OutputAndTraceOntoOneFileIsAUsageError) {
+  const fs::path dir = fresh_dir("one_file_twice");
+  const std::string y = (dir / "y.npy").string();
+  const CliResult r = run_cli("run " + source("examples/cnn.json") + " --quiet --input " +
+                              kCnnInput + " --output " + y + " --trace " + y);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "nnplan: error: --trace " + y + " names the file --output " + y +
+                       " writes; give each output and the trace its own file\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(fs::exists(y));
+}
+
 // A trace that cannot be written is found when it is written, after the run: exit 3 naming the
 // path and the system's reason, and no `trace:` line.
 TEST(RunCli, UnwritableTraceNamesThePath) {

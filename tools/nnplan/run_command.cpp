@@ -232,6 +232,25 @@ void add_run_command(CLI::App& app, int& exit_code) {
         return;
       }
     }
+    // Each file is written once: a second --output or the --trace onto the same file would
+    // replace what the first wrote.
+    std::vector<std::pair<std::string, std::filesystem::path>> writes;
+    for (const FileBinding& o : outputs) writes.emplace_back("--output " + o.path, o.path);
+    if (flags->trace) writes.emplace_back("--trace " + *flags->trace, *flags->trace);
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        std::error_code ec_i, ec_j;
+        const auto a = std::filesystem::weakly_canonical(writes[i].second, ec_i);
+        const auto b = std::filesystem::weakly_canonical(writes[j].second, ec_j);
+        if ((ec_i || ec_j) ? writes[i].second != writes[j].second : a != b) continue;
+        exit_code = fail(make_error(ErrorKind::invalid_input,
+                                    shown_argument(writes[i].first) + " names the file " +
+                                        shown_argument(writes[j].first) +
+                                        " writes; give each output and the trace its own file"),
+                         kExitUsage);
+        return;
+      }
+    }
 
     auto planned = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::compute);
     if (!planned) { exit_code = planned.error(); return; }
