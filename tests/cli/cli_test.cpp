@@ -127,14 +127,14 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"no_ops", "plan-ops", 2, "nnplan: error: nnplan plan-ops: OP is required"},
         ErrorCase{
             "no_subcommand", "", 2,
-            "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: "
-            "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe\n"},
+            "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: targets, "
+            "profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe, run\n"},
         ErrorCase{
             "unknown_subcommand", "plna", 2,
             "nnplan: error: unknown subcommand 'plna'; valid subcommands: targets, "
-            "profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe; did you "
-            "mean plan?\n"},
-        ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert, probe\n"},
+            "profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe, run; "
+            "did you mean plan?\n"},
+        ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert, probe, run\n"},
         ErrorCase{"unknown_subcommand_escaped", "\"$(printf 'pl\\033[8mna')\"", 2,
                   "unknown subcommand 'pl\\x1b[8mna'"},
         ErrorCase{"unknown_top_level_option", "--jsn", 2,
