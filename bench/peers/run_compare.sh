@@ -33,7 +33,7 @@ inputs=()
 while (($# > 0)); do
   case "$1" in
     --build) build_dir=$2; shift 2 ;;
-    -h | --help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) inputs+=("$1"); shift ;;
   esac
 done
@@ -45,7 +45,7 @@ work=${WORK:-$build_dir/run-compare}
 python=${PYTHON:-/usr/bin/python3}
 nnplan=$build_dir/bin/nnplan
 
-((${#inputs[@]} > 0)) || { sed -n '19,21p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+((${#inputs[@]} > 0)) || { sed -n '18,20p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 [[ -x $nnplan ]] || { echo "run_compare: $nnplan not built" >&2; exit 1; }
 command -v node >/dev/null || { echo "run_compare: node (Node.js) not found" >&2; exit 1; }
 [[ -d $here/node_modules/onnxruntime-node ]] ||
