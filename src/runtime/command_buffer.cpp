@@ -139,6 +139,15 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
           group_label(group, capsule) + " has no handler in this build; nnplan never runs "
                                         "another capsule in its place"));
     }
+    if (const backend::KernelCapsule* declared = handlers.declaration(identity_of(capsule));
+        declared != nullptr && *declared != capsule) {
+      return std::unexpected(make_error(
+          ErrorKind::unbound_capsule,
+          group_label(group, capsule) +
+              " has the identity of a built-in handler but not its record (contracts, evidence "
+              "or numerical policy differ from what the handler was written to); this build "
+              "runs that handler only under its own capsule"));
+    }
     auto guards = resolve_guards(capsule, group, handlers);
     if (!guards) return std::unexpected(std::move(guards.error()));
 
@@ -191,6 +200,20 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
       }
     }
     buffer.commands_.push_back(std::move(command));
+  }
+
+  // Inputs are bound by name, so two inputs may not share one.
+  for (std::size_t i = 0; i < buffer.inputs_.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (buffer.inputs_[i].name == buffer.inputs_[j].name) {
+        return std::unexpected(make_error(
+            ErrorKind::invalid_input,
+            "inputs node " + std::to_string(buffer.inputs_[j].node_id) + " and node " +
+                std::to_string(buffer.inputs_[i].node_id) + " are both named '" +
+                buffer.inputs_[i].name +
+                "': a run could not tell them apart; give each input node its own name"));
+      }
+    }
   }
 
   // Outputs a command did not write in place are copied after the last command; an arena value

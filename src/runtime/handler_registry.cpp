@@ -11,7 +11,8 @@ CapsuleIdentity identity_of(const backend::KernelCapsule& capsule) {
           .device = capsule.device};
 }
 
-Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition handler) {
+Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition handler,
+                                    std::optional<backend::KernelCapsule> declaration) {
   const auto refuse = [&](ErrorKind kind, std::string what) {
     return std::unexpected(make_error(kind, "handler for capsule '" + capsule.name + "': " + what));
   };
@@ -20,6 +21,10 @@ Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition h
     return refuse(ErrorKind::invalid_input, "a shape and a layout guard are required");
   }
   if (handlers_.contains(capsule)) return refuse(ErrorKind::already_exists, "registered twice");
+  if (declaration && identity_of(*declaration) != capsule) {
+    return refuse(ErrorKind::invalid_input, "its declaration is the record of capsule '" +
+                                                declaration->name + "'");
+  }
   const std::string shape_name = capsule.name + ".shape_guard";
   const std::string layout_name = capsule.name + ".layout_guard";
   if (guards_.contains(shape_name) || guards_.contains(layout_name)) {
@@ -27,6 +32,7 @@ Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition h
   }
   guards_.emplace(shape_name, RegisteredGuard{handler.shape_guard, capsule});
   guards_.emplace(layout_name, RegisteredGuard{handler.layout_guard, capsule});
+  if (declaration) declarations_.emplace(capsule, std::move(*declaration));
   handlers_.emplace(std::move(capsule), handler);
   return {};
 }
@@ -38,6 +44,11 @@ const HandlerDefinition* HandlerRegistry::find(const CapsuleIdentity& capsule) c
 
 const HandlerDefinition* HandlerRegistry::find(const backend::KernelCapsule& capsule) const {
   return find(identity_of(capsule));
+}
+
+const backend::KernelCapsule* HandlerRegistry::declaration(const CapsuleIdentity& capsule) const {
+  const auto it = declarations_.find(capsule);
+  return it == declarations_.end() ? nullptr : &it->second;
 }
 
 const RegisteredGuard* HandlerRegistry::find_guard(std::string_view name) const {

@@ -1,5 +1,7 @@
 #include "nnplan/runtime/probe.hpp"
 
+#include "nnplan/runtime/handler_registry.hpp"
+
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -79,6 +81,25 @@ std::string cuda_problem(const HostProbe& probe) {
   return {};
 }
 
+// Whether this build links handlers of `provider` (a provider is confirmed only when its code is
+// here and what it needs on the machine initialises).
+bool built_in(Provider provider) {
+  for (const auto& [identity, handler] : builtin_handlers().handlers()) {
+    if (identity.provider == provider) return true;
+  }
+  return false;
+}
+
+// The finding for a CUDA provider: the driver must report a device and the provider's kernels be
+// linked into this build.
+std::string cuda_provider_evidence(Provider provider, bool has_cuda, const std::string& seen) {
+  if (!has_cuda) return seen;
+  if (!built_in(provider)) {
+    return seen + "; but " + not_built(to_string(provider)) + " (its kernels are not linked)";
+  }
+  return seen;
+}
+
 void add_findings(HostProbe& probe) {
   const std::string cuda_missing = cuda_problem(probe);
   const bool has_cuda = cuda_missing.empty();
@@ -95,6 +116,9 @@ void add_findings(HostProbe& probe) {
     cublas.evidence = probe.cublas.error().message;
   } else if (!has_cuda) {
     cublas.evidence = probe.cublas->library + " loaded, but " + cuda_missing;
+  } else if (!built_in(Provider::cublas)) {
+    cublas.evidence = probe.cublas->library + " loaded and " + cuda_seen + "; but " +
+                      not_built(to_string(Provider::cublas)) + " (its kernels are not linked)";
   } else {
     cublas.confirmed = true;
     cublas.version = probe.cublas->version.value_or("");
@@ -113,9 +137,9 @@ void add_findings(HostProbe& probe) {
       {.name = std::string(to_string(Provider::libtorch)),
        .evidence = not_built(to_string(Provider::libtorch))},
       {.name = std::string(to_string(Provider::native_cuda)),
-       .confirmed = has_cuda,
+       .confirmed = has_cuda && built_in(Provider::native_cuda),
        .version = has_cuda ? driver_version_text(probe.cuda->driver_version) : std::string(),
-       .evidence = cuda_seen},
+       .evidence = cuda_provider_evidence(Provider::native_cuda, has_cuda, cuda_seen)},
       std::move(cublas),
   };
 }

@@ -23,7 +23,29 @@ std::string group_description(const backend::GraphLoweringPlan& lowering, std::s
 
 Expected<void> check_probed(const backend::PlannedModel& model, const HostProbe& probe) {
   const backend::GraphLoweringPlan& lowering = model.lowering();
-  const std::string target = target_name(model.profile().target);
+  const backend::Target& declared = model.profile().target;
+  const std::string target = target_name(declared);
+  // The target's operating system and architecture must be this machine's.
+  if (probe.platform) {
+    const PlatformProbe& here = *probe.platform;
+    const bool os_ok = declared.os == backend::OperatingSystem::unknown || declared.os == here.os;
+    const bool arch_ok =
+        declared.arch == backend::Architecture::unknown || declared.arch == here.arch;
+    if (!os_ok || !arch_ok) {
+      Error e = make_error(
+          ErrorKind::unprobed_device,
+          "target " + target + " declares os " + std::string(backend::to_string(declared.os)) +
+              " and arch " + std::string(backend::to_string(declared.arch)) +
+              ", but the probe found this machine to be " +
+              std::string(backend::to_string(here.os)) + " " +
+              std::string(backend::to_string(here.arch)) + " (uname: " + here.system + " " +
+              here.release + " " + here.machine + "); the plan's devices are not this machine's");
+      e.notes.push_back("nnplan does not run a plan made for another platform; plan for this one "
+                        "(--target linux-cpu, or a profile for it); `nnplan probe` shows what "
+                        "this machine is");
+      return std::unexpected(std::move(e));
+    }
+  }
   for (std::size_t g = 0; g < lowering.groups.size(); ++g) {
     const backend::KernelCapsule& capsule = lowering.capsule(lowering.groups[g]);
     const auto refuse = [&](ErrorKind kind, std::string_view what, std::string_view name,

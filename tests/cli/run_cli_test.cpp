@@ -7,6 +7,8 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -393,6 +395,40 @@ TEST(RunCli, UnprobedProviderIsRefusedBeforeRunning) {
                 "machine confirms\n");
   EXPECT_EQ(r.out, plan.out);
   EXPECT_FALSE(contains(r.out, "\nrun: ")) << r.out;
+}
+
+// A plan for another platform is refused before it runs: the probe says what this machine is.
+TEST(RunCli, PlanForAnotherPlatformIsRefused) {
+  const CliResult r = run_cli("run " + source("examples/cnn.json") +
+                              " --target macos-cpu --quiet --input " + kCnnInput);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(r.err.starts_with("nnplan: error: unprobed-device: target macos-cpu declares os "
+                                "macos and arch aarch64, but the probe found this machine to be "
+                                "linux x86_64 (uname: Linux "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "); the plan's devices are not this machine's\n  nnplan does not "
+                              "run a plan made for another platform"))
+      << r.err;
+  EXPECT_FALSE(contains(r.out, "run: ")) << r.out;
+}
+
+// NaNs in an output are counted; min and max are over the other values.
+TEST(RunCli, SummaryCountsNans) {
+  const fs::path dir = fresh_dir("nan_summary");
+  {
+    std::ofstream graph(dir / "log.json");
+    graph << R"({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [1], "nodes": [
+      {"id": 0, "kind": "input", "parents": [], "shape": [4], "name": "x"},
+      {"id": 1, "kind": "log", "parents": [0], "shape": [4]}]})";
+  }
+  write_tensor(dir / "x.npy", format::PayloadTensor{.shape = ir::Shape{{4}},
+                                                    .data = {1.0F, -1.0F, 2.0F, 3.0F},
+                                                    .ints = {},
+                                                    .dtype = format::PayloadDtype::float32});
+  const CliResult r = run_cli("run " + (dir / "log.json").string() + " --quiet --input " +
+                              (dir / "x.npy").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "output 'output' [4]: min 0 max 1.09861 nan 1 of 4 mean ")) << r.out;
 }
 
 // The gate's verdict comes before the inputs are read: the input given here is never looked at.

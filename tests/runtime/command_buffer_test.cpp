@@ -15,6 +15,7 @@
 #include "../backend/capsule_fixtures.hpp"
 #include "../ir/graph_fixtures.hpp"
 #include "nnplan/backend/assurance_policy.hpp"
+#include "nnplan/backend/builtin_modules.hpp"
 #include "nnplan/runtime/handler_registry.hpp"
 #include "nnplan/runtime/executor.hpp"
 #include "runtime/providers/reference/reference_provider.hpp"
@@ -283,6 +284,22 @@ TEST(CommandBuffer, ErrorsNameWhatCannotBeCompiled) {
   const ir::NodeId c = const_graph.add(K::const_, {}, shape({2}), ir::ConstParams{shape({2})});
   const_graph.add(K::add, {x, c}, shape({2}));
 
+  // A registry capsule that takes the built-in relu's identity with other claims.
+  backend::KernelCapsule borrowed;
+  for (const backend::KernelCapsule& k : backend::reference_module().capsules) {
+    if (k.name == "reference.relu") borrowed = k;
+  }
+  borrowed.numerical.contraction = backend::Contraction::fused;
+  borrowed.shape.evidence = {backend::EvidenceKind::theorem, "my.relu_safe"};
+
+  GraphBuilder twins;
+  const ir::NodeId a = twins.input(shape({2}));
+  const ir::NodeId b2 = twins.input(shape({2}));
+  twins.add(K::add, {a, b2}, shape({2}));
+  ir::Graph twin_graph = std::move(twins).build();
+  twin_graph.nodes[0].source_name = "x";
+  twin_graph.nodes[1].source_name = "x";
+
   const std::string not_loaded =
       " is missing: the graph's weights were not loaded (the payload file beside the graph, or "
       "the ONNX model's initializers)";
@@ -313,6 +330,15 @@ TEST(CommandBuffer, ErrorsNameWhatCannotBeCompiled) {
        &builtin_handlers(), ErrorKind::invalid_input, "node 1 (const): payload value" + not_loaded},
       {"no_model", nullptr, &builtin_handlers(), ErrorKind::invalid_input,
        "no planned model to compile"},
+      {"built_in_identity_other_claims", testing::planned(profile_with({borrowed}), relu_graph()),
+       &builtin_handlers(), ErrorKind::unbound_capsule,
+       "group 0: capsule 'reference.relu' (relu on reference/cpu) has the identity of a built-in "
+       "handler but not its record (contracts, evidence or numerical policy differ from what the "
+       "handler was written to); this build runs that handler only under its own capsule"},
+      {"two_inputs_one_name", planned_cpu(checked_graph(std::move(twin_graph))),
+       &builtin_handlers(), ErrorKind::invalid_input,
+       "inputs node 0 and node 1 are both named 'x': a run could not tell them apart; give each "
+       "input node its own name"},
   };
   const auto cuda = testing::planned(backend::make_profile(backend::MaintainedProfile::checked_cuda),
                                      relu_graph());

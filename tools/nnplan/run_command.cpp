@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <cstdio>
 #include <string_view>
 
@@ -126,16 +128,24 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
 std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t) {
   std::string line = "output '" + escape_controls(binding.name) + "' " + ir::to_string(t.shape);
   if (t.values.empty()) return line + ": no values";
-  float lo = t.values.front();
-  float hi = t.values.front();
+  // NaNs are counted, not compared: min and max are over the other values.
+  std::size_t nans = 0;
+  std::optional<float> lo;
+  std::optional<float> hi;
   double sum = 0;
   for (float v : t.values) {
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
     sum += v;
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    lo = lo ? std::min(*lo, v) : v;
+    hi = hi ? std::max(*hi, v) : v;
   }
-  line += fmt::format(": min {:.6g} max {:.6g} mean {:.6g} first [", lo, hi,
-                      sum / static_cast<double>(t.values.size()));
+  line += ":";
+  if (lo) line += fmt::format(" min {:.6g} max {:.6g}", *lo, *hi);
+  if (nans > 0) line += fmt::format(" nan {} of {}", nans, t.values.size());
+  line += fmt::format(" mean {:.6g} first [", sum / static_cast<double>(t.values.size()));
   const std::size_t shown = std::min<std::size_t>(t.values.size(), 6);
   for (std::size_t i = 0; i < shown; ++i) line += fmt::format("{}{:.6g}", i ? ", " : "", t.values[i]);
   return line + (t.values.size() > shown ? ", ...]" : "]");

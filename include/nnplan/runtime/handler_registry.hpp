@@ -8,6 +8,7 @@
 
 #include <compare>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,13 +40,20 @@ struct RegisteredGuard {
 class HandlerRegistry {
  public:
   // Registers `handler` for `capsule` and its guards as `<name>.shape_guard` and
-  // `<name>.layout_guard`. already_exists when the identity or a guard name is taken; invalid_input
-  // when the handler lacks its forward kernel or a guard.
-  [[nodiscard]] Expected<void> add(CapsuleIdentity capsule, HandlerDefinition handler);
+  // `<name>.layout_guard`. `declaration`, when given, is the capsule record the handler was
+  // written to (its contracts, evidence and numerical policy): compile binds the handler only to
+  // a planned capsule equal to it, so a registry file that reuses the identity with other claims
+  // does not borrow this code. already_exists when the identity or a guard name is taken;
+  // invalid_input when the handler lacks its forward kernel or a guard, or the declaration's
+  // identity is not `capsule`.
+  [[nodiscard]] Expected<void> add(CapsuleIdentity capsule, HandlerDefinition handler,
+                                   std::optional<backend::KernelCapsule> declaration = {});
 
   // The handler registered for exactly this capsule's identity, or null.
   [[nodiscard]] const HandlerDefinition* find(const backend::KernelCapsule& capsule) const;
   [[nodiscard]] const HandlerDefinition* find(const CapsuleIdentity& capsule) const;
+  // The capsule record the handler of `capsule` was registered with, or null when none was given.
+  [[nodiscard]] const backend::KernelCapsule* declaration(const CapsuleIdentity& capsule) const;
   // The guard registered under `name`, or null.
   [[nodiscard]] const RegisteredGuard* find_guard(std::string_view name) const;
 
@@ -55,6 +63,7 @@ class HandlerRegistry {
 
  private:
   std::map<CapsuleIdentity, HandlerDefinition> handlers_;
+  std::map<CapsuleIdentity, backend::KernelCapsule> declarations_;
   std::map<std::string, RegisteredGuard, std::less<>> guards_;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "nnplan/backend/builtin_modules.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::reference {
@@ -14,6 +15,8 @@ std::string reference_capsule_name(backend::BackendOp op) {
 }
 
 void register_reference_handlers(HandlerRegistry& registry) {
+  // Each handler is bound to the built-in capsule record it was written to.
+  const backend::CapsuleModule module = backend::reference_module();
   const std::array tables = {elementwise_handlers(),   linear_algebra_handlers(),
                              convolution_handlers(),   pooling_handlers(),
                              normalization_handlers(), softmax_handlers(),
@@ -21,11 +24,16 @@ void register_reference_handlers(HandlerRegistry& registry) {
                              data_movement_handlers()};
   for (const auto& table : tables) {
     for (const ReferenceHandler& row : table) {
-      auto added = registry.add({.name = reference_capsule_name(row.op),
+      const std::string name = reference_capsule_name(row.op);
+      std::optional<backend::KernelCapsule> declaration;
+      for (const backend::KernelCapsule& c : module.capsules) {
+        if (c.name == name && c.op == row.op) declaration = c;
+      }
+      auto added = registry.add({.name = name,
                                  .op = row.op,
                                  .provider = backend::Provider::reference,
                                  .device = backend::Device::cpu},
-                                row.handler);
+                                row.handler, std::move(declaration));
       if (!added) {
         std::fprintf(stderr, "nnplan: internal error: %s\n", added.error().message.c_str());
         std::abort();
