@@ -4,20 +4,12 @@
 // between the two, their shape guards, and finite differences.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "reference_test_support.hpp"
 
 namespace nnplan::runtime::reference {
 namespace {
 
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
+using namespace testing;
 
 using Ints = std::vector<std::uint32_t>;
 
@@ -26,10 +18,6 @@ const HandlerDefinition& conv_handler() {
 }
 const HandlerDefinition& conv_transpose_handler() {
   return handler_for(convolution_handlers(), backend::BackendOp::conv_transpose);
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // Parameters with the same kernel, stride, padding and dilation on every spatial axis.
@@ -420,10 +408,8 @@ TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(c.in, 31);
   const Tensor w = random_tensor(weight_shape(c.p, false), 32);
   const Tensor b = random_tensor(shape_of({c.p.out_channels}), 33);
-  auto first = run(ir::OpKind::conv, x, c.p, w, &b);
-  auto second = run(ir::OpKind::conv, x, c.p, w, &b);
-  ASSERT_TRUE(first.has_value() && second.has_value());
-  EXPECT_TRUE(same_bits(first->values, second->values));
+  EXPECT_TRUE(deterministic(conv_handler(), conv_node(ir::OpKind::conv, x.shape, c.p), {x},
+                            conv_store(w, &b)));
 }
 
 // The error a call of `kind` on input `in` with weight (and bias) shapes gives, or "accepted".
@@ -435,8 +421,7 @@ std::string guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvPa
   format::PayloadStore store;
   if (w != nullptr) store.tensors[{1, "weight"}] = {.shape = *w, .data = zeros(*w).values};
   if (bias != nullptr) store.tensors[{1, "bias"}] = {.shape = *bias, .data = zeros(*bias).values};
-  auto y = run_forward(h, node, {zeros(in)}, store);
-  return y.has_value() ? std::string("accepted") : y.error().message;
+  return testing::guard_message(h, node, {zeros(in)}, store);
 }
 
 TEST(reference_conv_forward_tests, ShapeGuardNamesTheOperand) {
@@ -506,23 +491,11 @@ TEST(reference_conv_vjp_tests, HandComputedGradients) {
   const format::PayloadStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 2}, {50, 80});
   const Tensor g = tensor({1, 1, 2}, {1, -1});
-  Tensor dx = zeros(x.shape);
-  Tensor dw = zeros(w.shape);
-  Tensor db = zeros(b.shape);
-  const TensorRef inputs[] = {view(x)};
-  const MutableTensorRef input_grads[] = {mutable_view(dx)};
-  const MutableTensorRef weight_grads[] = {mutable_view(dw), mutable_view(db)};
-  const testing::BoundWeights bound = testing::bind_weights(node, store);
-  conv_handler().vjp({.node = node,
-                      .inputs = inputs,
-                      .weights = bound.view(store, node.id),
-                      .output = view(y),
-                      .output_grad = view(g),
-                      .input_grads = input_grads,
-                      .weight_grads = weight_grads});
-  EXPECT_EQ(dx.values, (std::vector<float>{10, 20 - 10, -20}));
-  EXPECT_EQ(dw.values, (std::vector<float>{1 - 2, 2 - 3}));
-  EXPECT_EQ(db.values, (std::vector<float>{0}));
+  const VjpGradients grads = run_vjp(conv_handler(), node, {x}, y, g, store);
+  ASSERT_EQ(grads.weights.size(), 2U);
+  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10, 20 - 10, -20}));
+  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 - 2, 2 - 3}));
+  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{0}));
 }
 
 // ---- conv_transpose, hand-computed
@@ -667,10 +640,8 @@ TEST(reference_conv_transpose_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(c.in, 41);
   const Tensor w = random_tensor(weight_shape(c.p, true), 42);
   const Tensor b = random_tensor(shape_of({c.p.out_channels}), 43);
-  auto first = run(ir::OpKind::conv_transpose, x, c.p, w, &b);
-  auto second = run(ir::OpKind::conv_transpose, x, c.p, w, &b);
-  ASSERT_TRUE(first.has_value() && second.has_value());
-  EXPECT_TRUE(same_bits(first->values, second->values));
+  EXPECT_TRUE(deterministic(conv_transpose_handler(), conv_node(ir::OpKind::conv_transpose, x.shape, c.p), {x},
+                            conv_store(w, &b)));
 }
 
 TEST(reference_conv_transpose_forward_tests, ShapeGuardNamesTheOperand) {
@@ -726,23 +697,11 @@ TEST(reference_conv_transpose_vjp_tests, HandComputedGradients) {
   const format::PayloadStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 4}, {10, 20, 20, 40});
   const Tensor g = tensor({1, 1, 4}, {1, 2, 3, 4});
-  Tensor dx = zeros(x.shape);
-  Tensor dw = zeros(w.shape);
-  Tensor db = zeros(b.shape);
-  const TensorRef inputs[] = {view(x)};
-  const MutableTensorRef input_grads[] = {mutable_view(dx)};
-  const MutableTensorRef weight_grads[] = {mutable_view(dw), mutable_view(db)};
-  const testing::BoundWeights bound = testing::bind_weights(node, store);
-  conv_transpose_handler().vjp({.node = node,
-                                .inputs = inputs,
-                                .weights = bound.view(store, node.id),
-                                .output = view(y),
-                                .output_grad = view(g),
-                                .input_grads = input_grads,
-                                .weight_grads = weight_grads});
-  EXPECT_EQ(dx.values, (std::vector<float>{10 + 40, 30 + 80}));
-  EXPECT_EQ(dw.values, (std::vector<float>{1 + 6, 2 + 8}));
-  EXPECT_EQ(db.values, (std::vector<float>{10}));
+  const VjpGradients grads = run_vjp(conv_transpose_handler(), node, {x}, y, g, store);
+  ASSERT_EQ(grads.weights.size(), 2U);
+  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10 + 40, 30 + 80}));
+  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 + 6, 2 + 8}));
+  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{10}));
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -19,13 +18,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::OpKind;
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
+using namespace testing;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -101,11 +94,6 @@ ir::Node node_of(OpKind kind, ir::Shape shape) {
   return {.id = 2, .kind = kind, .parents = {0, 1}, .shape = std::move(shape)};
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
-}
-
 const std::vector<ir::Shape>& shapes() {
   static const std::vector<ir::Shape> s = {shape_of({}), shape_of({13}), shape_of({3, 4, 5}),
                                            shape_of({2, 1, 3, 2})};
@@ -146,9 +134,7 @@ void expect_oracle(BackendOp op) {
     }
     EXPECT_TRUE(near_all(y->values, want, 0, 0));
 
-    const auto again = run_forward(handler(op), node, {a, b});
-    ASSERT_TRUE(again.has_value());
-    EXPECT_TRUE(same_bits(*y, *again));
+    EXPECT_TRUE(same_on_rerun(handler(op), node, {a, b}, *y));
 
     Tensor buffer = a;
     const TensorRef in[] = {view(buffer), view(b)};
@@ -207,30 +193,7 @@ void expect_vjp(BackendOp op) {
 std::vector<std::vector<float>> input_grads(BackendOp op, const ir::Node& node,
                                             const std::vector<Tensor>& inputs, const Tensor& g,
                                             float start) {
-  const auto y = run_forward(handler(op), node, inputs);
-  EXPECT_TRUE(y.has_value());
-  std::vector<TensorRef> in;
-  std::vector<Tensor> grads;
-  for (const Tensor& t : inputs) {
-    in.push_back(view(t));
-    grads.push_back(zeros(t.shape));
-    for (float& v : grads.back().values)
-      v = start;
-  }
-  std::vector<MutableTensorRef> grad_refs;
-  for (Tensor& t : grads)
-    grad_refs.push_back(mutable_view(t));
-  handler(op).vjp({.node = node,
-                   .inputs = in,
-                   .weights = {},
-                   .output = view(*y),
-                   .output_grad = view(g),
-                   .input_grads = grad_refs,
-                   .weight_grads = {}});
-  std::vector<std::vector<float>> out;
-  for (const Tensor& t : grads)
-    out.push_back(t.values);
-  return out;
+  return testing::input_grads(handler(op), node, inputs, g, {}, start);
 }
 
 // The VJP on hand cases of node kind `kind`: gradients for cotangent 2, and the same again added
@@ -374,9 +337,7 @@ TEST(reference_safe_log_forward_tests, float64_oracle) {
       want.push_back(std::log(std::max<double>(v, 0.25)));
     EXPECT_TRUE(near_all(y->values, want, 5e-7, 0));
 
-    const auto again = run_forward(handler(BackendOp::safe_log), node, {x, eps});
-    ASSERT_TRUE(again.has_value());
-    EXPECT_TRUE(same_bits(*y, *again));
+    EXPECT_TRUE(same_on_rerun(handler(BackendOp::safe_log), node, {x, eps}, *y));
 
     Tensor buffer = x;
     const TensorRef in[] = {view(buffer), view(eps)};
