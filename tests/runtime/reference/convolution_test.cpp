@@ -126,19 +126,48 @@ Layout layout_of(const ir::Shape& s, std::size_t channel_axis) {
   return l;
 }
 
-// conv per output element with accumulator type T: acc = 0, then over the group's input channels
-// ascending and the kernel taps row-major, skipping taps in the padding; the bias last.
-template <class T>
-std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::vector<float>& w,
-                          const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, false), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
+// What the oracles index by: the input and output layouts, the kernel's extents and tap count,
+// and the input and output channels per group.
+struct OracleGeometry {
+  Layout in;
+  Layout out;
+  std::vector<std::int64_t> kernel;
   std::size_t taps = 1;
+  std::size_t cin_g = 1;
+  std::size_t cout_g = 1;
+};
+
+OracleGeometry oracle_geometry(const Tensor& x, const ir::ConvParams& p, bool is_transposed) {
+  OracleGeometry g{.in = layout_of(x.shape, p.channel_axis),
+                   .out = layout_of(out_shape(x.shape, p, is_transposed), p.channel_axis),
+                   .kernel = {p.kernel.begin(), p.kernel.end()}};
   for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
+    g.taps *= k;
+  g.cin_g = p.in_channels / p.groups;
+  g.cout_g = p.out_channels / p.groups;
+  return g;
+}
+
+// The spatial position tap k reaches from position `at`: at*stride + k*dilation - padding.
+std::vector<std::int64_t> tap_target(const std::vector<std::int64_t>& at,
+                                     const std::vector<std::int64_t>& k, const ir::ConvParams& p) {
+  std::vector<std::int64_t> t(at.size());
+  for (std::size_t d = 0; d < at.size(); ++d) {
+    t[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
+  }
+  return t;
+}
+
+// Per output element with accumulator type T: acc = 0, then over the group's input channels
+// ascending and the kernel taps row-major, the input position the tap reads, skipping taps
+// that read none; the bias last. conv reads z*stride + k*dilation - padding (nothing in the
+// padding); conv_transpose (is_transposed) reads (z + padding - k*dilation) / stride when that
+// divides and lies in range, which in float32 is the order its kernel documents.
+template <class T>
+std::vector<T> per_element_oracle(const Tensor& x, const ir::ConvParams& p,
+                                  const std::vector<float>& w, const float* bias,
+                                  bool is_transposed) {
+  const auto [in, out, kernel, taps, cin_g, cout_g] = oracle_geometry(x, p, is_transposed);
   std::vector<T> y;
   for (std::size_t n = 0; n < out.lead; ++n) {
     for (std::size_t o = 0; o < p.out_channels; ++o) {
@@ -151,13 +180,22 @@ std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::v
           for (std::size_t kk = 0; kk < taps; ++kk) {
             const std::vector<std::int64_t> k = coords_of(kk, kernel);
             std::vector<std::int64_t> src(at.size());
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              src[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
+            bool hit = true;
+            if (is_transposed) {
+              for (std::size_t d = 0; d < at.size(); ++d) {
+                const std::int64_t num = at[d] + p.padding[d] - k[d] * p.dilation[d];
+                hit = hit && num >= 0 && num % p.stride[d] == 0;
+                src[d] = hit ? num / p.stride[d] : -1;
+              }
+            } else {
+              src = tap_target(at, k, p);
             }
-            const std::int64_t f = flat_of(src, in.spatial);
+            const std::int64_t f = hit ? flat_of(src, in.spatial) : -1;
             if (f < 0) continue;
+            const std::size_t wi = is_transposed ? (c * cout_g + (o - grp * cout_g)) * taps + kk
+                                                 : (o * cin_g + cl) * taps + kk;
             acc = acc + static_cast<T>(x.values[(n * in.channels + c) * in.plane + f]) *
-                            static_cast<T>(w[(o * cin_g + cl) * taps + kk]);
+                            static_cast<T>(w[wi]);
           }
         }
         if (bias != nullptr) acc = acc + static_cast<T>(bias[o]);
@@ -168,18 +206,18 @@ std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::v
   return y;
 }
 
+// conv per output element with accumulator type T.
+template <class T>
+std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::vector<float>& w,
+                          const float* bias) {
+  return per_element_oracle<T>(x, p, w, bias, false);
+}
+
 // conv_transpose by scattering, in float64: every input element times every tap of its group's
 // weights lands on output position i*stride + k*dilation - padding when that is in range.
 std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams& p,
                                            const std::vector<float>& w, const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
-  std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
+  const auto [in, out, kernel, taps, cin_g, cout_g] = oracle_geometry(x, p, true);
   std::vector<double> y(out.lead * out.channels * out.plane, 0.0);
   for (std::size_t n = 0; n < in.lead; ++n) {
     for (std::size_t c = 0; c < p.in_channels; ++c) {
@@ -190,12 +228,7 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
         for (std::size_t ol = 0; ol < cout_g; ++ol) {
           const std::size_t o = grp * cout_g + ol;
           for (std::size_t kk = 0; kk < taps; ++kk) {
-            const std::vector<std::int64_t> k = coords_of(kk, kernel);
-            std::vector<std::int64_t> dst(at.size());
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              dst[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
-            }
-            const std::int64_t f = flat_of(dst, out.spatial);
+            const std::int64_t f = flat_of(tap_target(at, coords_of(kk, kernel), p), out.spatial);
             if (f < 0) continue;
             y[(n * out.channels + o) * out.plane + f] += xv * w[(c * cout_g + ol) * taps + kk];
           }
@@ -214,49 +247,10 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
   return y;
 }
 
-// conv_transpose in the documented float32 order: per output element, acc = 0, then over the
-// group's input channels ascending and the taps row-major, the input position (z + padding -
-// k*dilation) / stride when that divides and lies in range; the bias last.
+// conv_transpose in the documented float32 order (its gather form).
 std::vector<float> gather_conv_transpose(const Tensor& x, const ir::ConvParams& p,
                                          const std::vector<float>& w, const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
-  std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
-  std::vector<float> y;
-  for (std::size_t n = 0; n < out.lead; ++n) {
-    for (std::size_t o = 0; o < p.out_channels; ++o) {
-      const std::size_t grp = o / cout_g;
-      for (std::size_t i = 0; i < out.plane; ++i) {
-        const std::vector<std::int64_t> at = coords_of(i, out.spatial);
-        float acc = 0.0F;
-        for (std::size_t cl = 0; cl < cin_g; ++cl) {
-          const std::size_t c = grp * cin_g + cl;
-          for (std::size_t kk = 0; kk < taps; ++kk) {
-            const std::vector<std::int64_t> k = coords_of(kk, kernel);
-            std::vector<std::int64_t> src(at.size());
-            bool hit = true;
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              const std::int64_t num = at[d] + p.padding[d] - k[d] * p.dilation[d];
-              hit = hit && num >= 0 && num % p.stride[d] == 0;
-              src[d] = hit ? num / p.stride[d] : -1;
-            }
-            const std::int64_t f = hit ? flat_of(src, in.spatial) : -1;
-            if (f < 0) continue;
-            acc = acc + x.values[(n * in.channels + c) * in.plane + f] *
-                            w[(c * cout_g + (o - grp * cout_g)) * taps + kk];
-          }
-        }
-        if (bias != nullptr) acc = acc + bias[o];
-        y.push_back(acc);
-      }
-    }
-  }
-  return y;
+  return per_element_oracle<float>(x, p, w, bias, true);
 }
 
 Expected<Tensor> run(ir::OpKind kind, const Tensor& x, const ir::ConvParams& p, const Tensor& w,
