@@ -20,9 +20,6 @@ using backend::BackendOp;
 using ir::OpKind;
 using namespace testing;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 struct BinaryCase {
   BackendOp op;
   OpKind kind;

@@ -21,9 +21,6 @@ using backend::BackendOp;
 using ir::OpKind;
 using namespace testing;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 struct UnaryCase {
   std::string name;
   BackendOp op;

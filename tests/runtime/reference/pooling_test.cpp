@@ -18,8 +18,6 @@ namespace {
 
 using namespace testing;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
 const HandlerDefinition& max_pool() {
   return handler_for(pooling_handlers(), backend::BackendOp::max_pool);
 }

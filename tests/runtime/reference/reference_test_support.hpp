@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <span>
 #include <string>
@@ -25,6 +26,9 @@
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::reference::testing {
+
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // The handler for `op` in `table`; fails the test when there is none.
 inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> table,
