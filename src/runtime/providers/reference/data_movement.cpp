@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -107,6 +108,23 @@ std::vector<std::size_t> broadcast_strides(const ir::Shape& in, const ir::Shape&
     strides[lead + i] = in.dims[i] == 1 ? 0 : in_strides[i];
   }
   return strides;
+}
+
+// y[o] = x[offset(o)] for o in row-major order of y's shape, offset(o) walking `strides`.
+void strided_copy(const TensorRef& x, const MutableTensorRef& y, std::vector<std::size_t> strides) {
+  StridedWalk walk(*y.shape, std::move(strides));
+  const std::size_t n = y.size();
+  for (std::size_t o = 0; o < n; ++o, walk.next())
+    y.data[o] = x.data[walk.offset()];
+}
+
+// dx[offset(o)] += g[o] for o = 0, 1, ... in row-major order of g's shape, offset(o) walking
+// `strides`.
+void strided_add(const TensorRef& g, float* dx, std::vector<std::size_t> strides) {
+  StridedWalk walk(*g.shape, std::move(strides));
+  const std::size_t n = g.size();
+  for (std::size_t o = 0; o < n; ++o, walk.next())
+    dx[walk.offset()] += g.data[o];
 }
 
 // The clamped start and the number of elements taken, as ir::check's slice rule gives them.
@@ -250,20 +268,13 @@ Expected<void> permute_shape_guard(const KernelCall& call) {
 
 // y[o] = x[offset(o)], o in row-major output order.
 void permute_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  StridedWalk walk(*call.output.shape, permuted_strides(call.node, *x.shape));
-  const std::size_t n = call.output.size();
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    call.output.data[o] = x.data[walk.offset()];
+  strided_copy(call.inputs[0], call.output, permuted_strides(call.node, *call.inputs[0].shape));
 }
 
 // dx[offset(o)] += g[o]: the inverse permutation (each input element is read once).
 void permute_vjp(const VjpCall& call) {
-  StridedWalk walk(*call.output_grad.shape, permuted_strides(call.node, *call.inputs[0].shape));
-  const std::size_t n = call.output_grad.size();
-  float* dx = call.input_grads[0].data;
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    dx[walk.offset()] += call.output_grad.data[o];
+  strided_add(call.output_grad, call.input_grads[0].data,
+              permuted_strides(call.node, *call.inputs[0].shape));
 }
 
 // ---- broadcast (broadcast_to) --------------------------------------------------------------
@@ -303,22 +314,15 @@ Expected<void> broadcast_shape_guard(const KernelCall& call) {
 
 // y[o] = x[offset(o)], o in row-major output order.
 void broadcast_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  StridedWalk walk(*call.output.shape, broadcast_strides(*x.shape, *call.output.shape));
-  const std::size_t n = call.output.size();
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    call.output.data[o] = x.data[walk.offset()];
+  strided_copy(call.inputs[0], call.output,
+               broadcast_strides(*call.inputs[0].shape, *call.output.shape));
 }
 
 // dx[offset(o)] += g[o] for o = 0, 1, ...: each input element sums the gradients of the output
 // elements it was copied to, left to right in output index order.
 void broadcast_vjp(const VjpCall& call) {
-  const ir::Shape& out = *call.output_grad.shape;
-  StridedWalk walk(out, broadcast_strides(*call.inputs[0].shape, out));
-  const std::size_t n = call.output_grad.size();
-  float* dx = call.input_grads[0].data;
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    dx[walk.offset()] += call.output_grad.data[o];
+  strided_add(call.output_grad, call.input_grads[0].data,
+              broadcast_strides(*call.inputs[0].shape, *call.output_grad.shape));
 }
 
 // ---- concat --------------------------------------------------------------------------------
