@@ -170,19 +170,6 @@ const ir::ConvParams& params_of(const ir::Node& node) {
   return std::get<ir::ConvParams>(node.params);
 }
 
-// The gradient buffer of payload `name`, or null when it is not wanted.
-float* weight_grad(const VjpCall& call, std::string_view name) {
-  for (std::size_t k = 0; k < call.weights.tensors.size(); ++k) {
-    if (call.weights.tensors[k].name == name) return call.weight_grads[k].data;
-  }
-  return nullptr;
-}
-
-const float* bias_of(const NodeWeights& w) {
-  const format::PayloadTensor* b = w.find("bias");
-  return b == nullptr ? nullptr : b->data.data();
-}
-
 Expected<void> fail(std::string message) {
   return std::unexpected(make_error(ErrorKind::invalid_input, std::move(message)));
 }
@@ -403,7 +390,7 @@ void conv_family_forward(const KernelCall& call) {
   std::vector<std::size_t> counter(g.rank - 1);
   const float* x = call.inputs[0].data;
   const float* w = call.weights.find("weight")->data.data();
-  const float* bias = bias_of(call.weights);
+  const float* bias = weight_data(call.weights, "bias");
   float* y = call.output.data;
   for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
     if (size == kBlock) {

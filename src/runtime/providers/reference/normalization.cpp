@@ -37,20 +37,6 @@ Expected<void> check_weight(const KernelCall& call, std::string_view name, const
   return {};
 }
 
-// The data of weight `name`, or null when the slot is empty.
-const float* weight_data(const NodeWeights& weights, std::string_view name) {
-  const format::PayloadTensor* w = weights.find(name);
-  return w == nullptr ? nullptr : w->data.data();
-}
-
-// The gradient buffer of weight `name`, or null when it is not wanted.
-float* weight_grad(const VjpCall& call, std::string_view name) {
-  for (std::size_t i = 0; i < call.weights.tensors.size() && i < call.weight_grads.size(); ++i) {
-    if (call.weights.tensors[i].name == name) return call.weight_grads[i].data;
-  }
-  return nullptr;
-}
-
 Expected<void> batch_norm_shape_guard(const KernelCall& call) {
   if (call.node.kind != ir::OpKind::batch_norm_eval ||
       !std::holds_alternative<ir::ChannelAxisParams>(call.node.params)) {
