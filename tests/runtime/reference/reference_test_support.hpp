@@ -131,6 +131,26 @@ inline ::testing::AssertionResult same_on_rerun(const HandlerDefinition& h, cons
   return ::testing::AssertionSuccess();
 }
 
+// Runs the forward kernel with its output in input 0's buffer (the layout guard of an
+// in-place-safe handler must accept that) and compares the result with `want` bit for bit.
+inline ::testing::AssertionResult same_in_place(const HandlerDefinition& h, const ir::Node& node,
+                                                const std::vector<Tensor>& inputs,
+                                                const Tensor& want) {
+  Tensor buffer = inputs.at(0);
+  std::vector<TensorRef> refs{view(buffer)};
+  for (std::size_t i = 1; i < inputs.size(); ++i) refs.push_back(view(inputs[i]));
+  const KernelCall call{
+      .node = node, .inputs = refs, .weights = {}, .output = mutable_view(buffer)};
+  if (auto ok = h.layout_guard(call); !ok) {
+    return ::testing::AssertionFailure() << "the layout guard refuses: " << ok.error().message;
+  }
+  h.forward(call);
+  if (!same_bits(buffer, want)) {
+    return ::testing::AssertionFailure() << "the in-place output differs from the out-of-place one";
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Two forward runs give bit-identical outputs.
 inline ::testing::AssertionResult deterministic(const HandlerDefinition& h, const ir::Node& node,
                                                 const std::vector<Tensor>& inputs,
