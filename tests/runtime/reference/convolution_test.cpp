@@ -382,19 +382,31 @@ std::vector<ConvCase> conv_cases() {
   return cases;
 }
 
-TEST(reference_conv_forward_tests, MatchesFloat64OracleAndFixedOrder) {
-  std::uint32_t seed = 500;
-  for (const ConvCase& c : conv_cases()) {
+// Each case, with seeded tensors from `seed` on, against the float64 oracle and, bit for bit,
+// the documented float32 order: conv against naive_conv, conv_transpose against the scatter and
+// the gather form.
+void expect_matches_oracles(ir::OpKind kind, const std::vector<ConvCase>& cases,
+                            std::uint32_t seed) {
+  const bool is_transposed = kind == ir::OpKind::conv_transpose;
+  for (const ConvCase& c : cases) {
     SCOPED_TRACE(ir::to_string(c.in));
     const Tensor x = random_tensor(c.in, seed++);
-    const Tensor w = random_tensor(weight_shape(c.p, false), seed++);
+    const Tensor w = random_tensor(weight_shape(c.p, is_transposed), seed++);
     const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
-    auto y = run(ir::OpKind::conv, x, c.p, w, c.bias ? &b : nullptr);
+    auto y = run(kind, x, c.p, w, c.bias ? &b : nullptr);
     ASSERT_TRUE(y.has_value()) << y.error().message;
     const float* bias = c.bias ? b.values.data() : nullptr;
-    EXPECT_TRUE(near_all(y->values, naive_conv<double>(x, c.p, w.values, bias), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, naive_conv<float>(x, c.p, w.values, bias)));
+    const std::vector<double> want = is_transposed ? scatter_conv_transpose(x, c.p, w.values, bias)
+                                                   : naive_conv<double>(x, c.p, w.values, bias);
+    const std::vector<float> order = is_transposed ? gather_conv_transpose(x, c.p, w.values, bias)
+                                                   : naive_conv<float>(x, c.p, w.values, bias);
+    EXPECT_TRUE(near_all(y->values, want, 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->values, order));
   }
+}
+
+TEST(reference_conv_forward_tests, MatchesFloat64OracleAndFixedOrder) {
+  expect_matches_oracles(ir::OpKind::conv, conv_cases(), 500);
 }
 
 TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
@@ -582,18 +594,7 @@ std::vector<ConvCase> conv_transpose_cases() {
 }
 
 TEST(reference_conv_transpose_forward_tests, MatchesFloat64ScatterAndFixedOrder) {
-  std::uint32_t seed = 700;
-  for (const ConvCase& c : conv_transpose_cases()) {
-    SCOPED_TRACE(ir::to_string(c.in));
-    const Tensor x = random_tensor(c.in, seed++);
-    const Tensor w = random_tensor(weight_shape(c.p, true), seed++);
-    const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
-    auto y = run(ir::OpKind::conv_transpose, x, c.p, w, c.bias ? &b : nullptr);
-    ASSERT_TRUE(y.has_value()) << y.error().message;
-    const float* bias = c.bias ? b.values.data() : nullptr;
-    EXPECT_TRUE(near_all(y->values, scatter_conv_transpose(x, c.p, w.values, bias), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, gather_conv_transpose(x, c.p, w.values, bias)));
-  }
+  expect_matches_oracles(ir::OpKind::conv_transpose, conv_transpose_cases(), 700);
 }
 
 TEST(reference_conv_transpose_forward_tests, IsTheAdjointOfConv) {
