@@ -49,6 +49,15 @@ Expected<void> check_kind(const KernelCall& call, std::string_view handler,
   return {};
 }
 
+// The same for a handler of two kinds, `first` carrying FirstParams and `second` SecondParams.
+template <typename FirstParams, typename SecondParams>
+Expected<void> check_kinds(const KernelCall& call, std::string_view handler, ir::OpKind first,
+                           ir::OpKind second) {
+  const ir::OpKind kinds[] = {first, second};
+  return call.node.kind == second ? check_kind<SecondParams>(call, handler, kinds)
+                                  : check_kind<FirstParams>(call, handler, kinds);
+}
+
 // Walks the coordinates of a shape in row-major order and keeps the offset
 // sum(coordinate[i] * strides[i]) of a second tensor that the walk reads or writes.
 class StridedWalk {
@@ -164,10 +173,8 @@ GatherExtent gather_extent(const ir::Node& node, const ir::Shape& in,
 // ---- reshape (reshape, flatten) ------------------------------------------------------------
 
 Expected<void> reshape_shape_guard(const KernelCall& call) {
-  static constexpr ir::OpKind kinds[] = {ir::OpKind::reshape, ir::OpKind::flatten};
-  if (auto ok = call.node.kind == ir::OpKind::flatten
-                    ? check_kind<ir::FlattenParams>(call, "reshape", kinds)
-                    : check_kind<ir::ReshapeParams>(call, "reshape", kinds);
+  if (auto ok = check_kinds<ir::ReshapeParams, ir::FlattenParams>(
+          call, "reshape", ir::OpKind::reshape, ir::OpKind::flatten);
       !ok) {
     return ok;
   }
@@ -218,10 +225,8 @@ void reshape_vjp(const VjpCall& call) {
 // ---- permute (permute, transpose) ----------------------------------------------------------
 
 Expected<void> permute_shape_guard(const KernelCall& call) {
-  static constexpr ir::OpKind kinds[] = {ir::OpKind::permute, ir::OpKind::transpose};
-  if (auto ok = call.node.kind == ir::OpKind::transpose
-                    ? check_kind<ir::TransposeParams>(call, "permute", kinds)
-                    : check_kind<ir::PermuteParams>(call, "permute", kinds);
+  if (auto ok = check_kinds<ir::PermuteParams, ir::TransposeParams>(
+          call, "permute", ir::OpKind::permute, ir::OpKind::transpose);
       !ok) {
     return ok;
   }
