@@ -381,15 +381,8 @@ TEST(reference_safe_log_vjp_tests, hand_cases) {
 }
 
 TEST(ReferenceBinaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
-  for (const ReferenceHandler& row : elementwise_binary_handlers()) {
-    SCOPED_TRACE(std::string(backend::to_string(row.op)));
-    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
-                                      std::string(backend::to_string(row.op)) + "_forward");
-    EXPECT_TRUE(row.handler.in_place_safe);
-    EXPECT_NE(row.handler.vjp, nullptr);
-    EXPECT_EQ(row.handler.vjp_tests.source, "tests/runtime/reference/elementwise_binary_test.cpp");
-  }
-  EXPECT_EQ(elementwise_binary_handlers().size(), 6U);
+  expect_in_place_rows(elementwise_binary_handlers(),
+                       "tests/runtime/reference/elementwise_binary_test.cpp", 6U);
 }
 
 }  // namespace

@@ -689,16 +689,8 @@ TEST(reference_scale_vjp_tests, hand_cases) {
 }
 
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
-  for (const ReferenceHandler& row : elementwise_unary_handlers()) {
-    SCOPED_TRACE(std::string(backend::to_string(row.op)));
-    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
-                                      std::string(backend::to_string(row.op)) + "_forward");
-    EXPECT_TRUE(row.handler.in_place_safe);
-    EXPECT_NE(row.handler.vjp, nullptr);
-    EXPECT_EQ(row.handler.forward_tests.source,
-              "tests/runtime/reference/elementwise_unary_test.cpp");
-  }
-  EXPECT_EQ(elementwise_unary_handlers().size(), 14U);
+  expect_in_place_rows(elementwise_unary_handlers(),
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 14U);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,22 @@ inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> ta
   ADD_FAILURE() << "no reference handler for " << backend::to_string(op);
   static const HandlerDefinition none{};
   return none;
+}
+
+// Every row of an element-wise table: its symbol names its op's `<op>_forward` kernel, it runs
+// in place, it has a VJP, and both its suites live in `source`; the table has `rows` rows.
+inline void expect_in_place_rows(std::span<const ReferenceHandler> table, std::string_view source,
+                                 std::size_t rows) {
+  for (const ReferenceHandler& row : table) {
+    SCOPED_TRACE(std::string(backend::to_string(row.op)));
+    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
+                                      std::string(backend::to_string(row.op)) + "_forward");
+    EXPECT_TRUE(row.handler.in_place_safe);
+    EXPECT_NE(row.handler.vjp, nullptr);
+    EXPECT_EQ(row.handler.forward_tests.source, source);
+    EXPECT_EQ(row.handler.vjp_tests.source, source);
+  }
+  EXPECT_EQ(table.size(), rows);
 }
 
 inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
