@@ -635,7 +635,8 @@ TEST(reference_conv_transpose_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(c.in, 41);
   const Tensor w = random_tensor(weight_shape(c.p, true), 42);
   const Tensor b = random_tensor(shape_of({c.p.out_channels}), 43);
-  EXPECT_TRUE(deterministic(conv_transpose_handler(), conv_node(ir::OpKind::conv_transpose, x.shape, c.p), {x},
+  EXPECT_TRUE(deterministic(conv_transpose_handler(),
+                            conv_node(ir::OpKind::conv_transpose, x.shape, c.p), {x},
                             conv_store(w, &b)));
 }
 

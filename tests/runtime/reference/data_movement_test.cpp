@@ -247,29 +247,29 @@ TEST(reference_permute_forward_tests, GuardsNameTheMismatch) {
           {x}),
       "input 0 has shape [2,3]; permute with 3 perm entries needs rank 3");
   EXPECT_EQ(
-      guard_message(h,
-                  node_of(ir::OpKind::permute, shape_of({3, 2}), ir::PermuteParams{.perm = {1, 1}}),
-                  {x}),
+      guard_message(
+          h, node_of(ir::OpKind::permute, shape_of({3, 2}), ir::PermuteParams{.perm = {1, 1}}),
+          {x}),
       "perm entry 1 is repeated; permute needs a permutation of the axes of [2,3]");
   EXPECT_EQ(
-      guard_message(h,
-                  node_of(ir::OpKind::permute, shape_of({3, 2}), ir::PermuteParams{.perm = {2, 0}}),
-                  {x}),
+      guard_message(
+          h, node_of(ir::OpKind::permute, shape_of({3, 2}), ir::PermuteParams{.perm = {2, 0}}),
+          {x}),
       "perm entry 2 is out of range; permute needs a permutation of the axes of [2,3]");
   EXPECT_EQ(guard_message(h,
-                        node_of(ir::OpKind::transpose, shape_of({3, 2}),
-                                ir::TransposeParams{.axis1 = 0, .axis2 = 2}),
-                        {x}),
+                          node_of(ir::OpKind::transpose, shape_of({3, 2}),
+                                  ir::TransposeParams{.axis1 = 0, .axis2 = 2}),
+                          {x}),
             "input 0 has shape [2,3]; transpose of axes 0 and 2 needs rank at least 3");
   EXPECT_EQ(
-      guard_message(h,
-                  node_of(ir::OpKind::permute, shape_of({2, 3}), ir::PermuteParams{.perm = {1, 0}}),
-                  {x}),
+      guard_message(
+          h, node_of(ir::OpKind::permute, shape_of({2, 3}), ir::PermuteParams{.perm = {1, 0}}),
+          {x}),
       "the output has shape [2,3]; the permuted input 0 has shape [3,2]");
   EXPECT_EQ(
-      guard_message(h,
-                  node_of(ir::OpKind::reshape, shape_of({3, 2}), ir::PermuteParams{.perm = {1, 0}}),
-                  {x}),
+      guard_message(
+          h, node_of(ir::OpKind::reshape, shape_of({3, 2}), ir::PermuteParams{.perm = {1, 0}}),
+          {x}),
       "node kind reshape is not run by the permute handler (it runs permute, transpose)");
 }
 
@@ -378,8 +378,8 @@ TEST(reference_broadcast_vjp_tests, SumsLeftToRightInOutputOrder) {
   // order.
   const HandlerDefinition& h = handler(BackendOp::broadcast);
   const Tensor g = tensor({3, 2}, {1e8F, 1, -1e8F, 2, 1, 3});
-  const auto grads =
-      input_grads(h, broadcast_node(shape_of({1, 2}), shape_of({3, 2})), {zeros(shape_of({1, 2}))}, g);
+  const auto grads = input_grads(h, broadcast_node(shape_of({1, 2}), shape_of({3, 2})),
+                                 {zeros(shape_of({1, 2}))}, g);
   EXPECT_EQ(grads[0], (std::vector<float>{1, 6}));
 }
 
@@ -489,8 +489,9 @@ TEST(reference_concat_vjp_tests, SplitsTheGradient) {
                                   random_tensor(shape_of({2, 3}), 17)};
   EXPECT_TRUE(check_vjp(h, concat_node(zs, 0), zs));
   const Tensor g = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
-  const auto grads = input_grads(h, concat_node({zeros(shape_of({2, 1})), zeros(shape_of({2, 2}))}, 1),
-                             {zeros(shape_of({2, 1})), zeros(shape_of({2, 2}))}, g);
+  const auto grads =
+      input_grads(h, concat_node({zeros(shape_of({2, 1})), zeros(shape_of({2, 2}))}, 1),
+                  {zeros(shape_of({2, 1})), zeros(shape_of({2, 2}))}, g);
   EXPECT_EQ(grads[0], (std::vector<float>{1, 4}));
   EXPECT_EQ(grads[1], (std::vector<float>{2, 3, 5, 6}));
 }
@@ -588,7 +589,8 @@ TEST(reference_slice_vjp_tests, ScattersIntoTheGradient) {
   EXPECT_TRUE(check_vjp(h, slice_node(shape_of({6, 2, 3}), 0, 2, 100, 1),
                         {random_tensor(shape_of({6, 2, 3}), 19)}));
   const Tensor g = tensor({2}, {7, 8});
-  const auto grads = input_grads(h, slice_node(shape_of({5}), 0, 1, 5, 3), {zeros(shape_of({5}))}, g);
+  const auto grads =
+      input_grads(h, slice_node(shape_of({5}), 0, 1, 5, 3), {zeros(shape_of({5}))}, g);
   EXPECT_EQ(grads[0], (std::vector<float>{0, 7, 0, 0, 8}));
 }
 
@@ -731,8 +733,8 @@ TEST(reference_gather_vjp_tests, RepeatedIndicesSumLeftToRight) {
   const HandlerDefinition& h = handler(BackendOp::gather);
   const format::PayloadStore store = indices_store(shape_of({4}), {1, 0, 1, 1});
   const Tensor g = tensor({4}, {1e8F, 5, -1e8F, 1});
-  const auto grads =
-      input_grads(h, gather_node(shape_of({3}), 0, shape_of({4})), {zeros(shape_of({3}))}, g, store);
+  const auto grads = input_grads(h, gather_node(shape_of({3}), 0, shape_of({4})),
+                                 {zeros(shape_of({3}))}, g, store);
   EXPECT_EQ(grads[0], (std::vector<float>{5, 1, 0}));
 }
 

@@ -234,7 +234,8 @@ TEST(reference_reduce_mean_forward_tests, shape_guard) {
             "input 0 has shape [2,3]; reduce_mean over axis 1 gives [2], not the node's shape [3]");
   EXPECT_EQ(guard_message(h, axis_node(OpKind::reduce_mean, x.shape, 1), {}),
             "0 inputs given; reduce_mean takes 1");
-  EXPECT_EQ(guard_message(h, sum_node(), {x}), "node kind sum does not run on the reduce_mean kernel");
+  EXPECT_EQ(guard_message(h, sum_node(), {x}),
+            "node kind sum does not run on the reduce_mean kernel");
 }
 
 TEST(reference_reduce_mean_vjp_tests, finite_differences) {

@@ -155,7 +155,8 @@ inline ::testing::AssertionResult same_in_place(const HandlerDefinition& h, cons
                                                 const Tensor& want) {
   Tensor buffer = inputs.at(0);
   std::vector<TensorRef> refs{view(buffer)};
-  for (std::size_t i = 1; i < inputs.size(); ++i) refs.push_back(view(inputs[i]));
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    refs.push_back(view(inputs[i]));
   const KernelCall call{
       .node = node, .inputs = refs, .weights = {}, .output = mutable_view(buffer)};
   if (auto ok = h.layout_guard(call); !ok) {
@@ -191,13 +192,15 @@ inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
                             const format::PayloadStore& store = {}, float start = 0.0F) {
   VjpGradients grads;
   std::vector<TensorRef> refs;
-  for (const Tensor& t : inputs) refs.push_back(view(t));
+  for (const Tensor& t : inputs)
+    refs.push_back(view(t));
   for (const Tensor& t : inputs) {
     grads.inputs.push_back(zeros(t.shape));
     std::fill(grads.inputs.back().values.begin(), grads.inputs.back().values.end(), start);
   }
   std::vector<MutableTensorRef> input_grad_refs;
-  for (Tensor& t : grads.inputs) input_grad_refs.push_back(mutable_view(t));
+  for (Tensor& t : grads.inputs)
+    input_grad_refs.push_back(mutable_view(t));
   const BoundWeights bound = bind_weights(node, store);
   std::vector<MutableTensorRef> weight_grad_refs;
   grads.weights.reserve(bound.refs.size());
@@ -219,8 +222,7 @@ inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
 
 // The VJP's input gradients for cotangent `g`, the output from the forward pass, each added onto
 // gradients that start at `start` (0, as the tape gives them, unless told).
-inline std::vector<std::vector<float>> input_grads(const HandlerDefinition& h,
-                                                   const ir::Node& node,
+inline std::vector<std::vector<float>> input_grads(const HandlerDefinition& h, const ir::Node& node,
                                                    const std::vector<Tensor>& inputs,
                                                    const Tensor& g,
                                                    const format::PayloadStore& store = {},

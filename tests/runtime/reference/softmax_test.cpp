@@ -181,8 +181,9 @@ TEST(reference_log_softmax_forward_tests, ShapeGuardMessages) {
             "node kind softmax is not log_softmax");
   EXPECT_EQ(guard_message(log_softmax(), axis_node(ir::OpKind::log_softmax, x.shape, 1), {x}),
             "input 0 has shape [4]; log_softmax along axis 1 needs rank at least 2");
-  EXPECT_EQ(guard_message(log_softmax(), axis_node(ir::OpKind::log_softmax, shape_of({2, 2}), 0), {x}),
-            "input 0 has shape [4]; log_softmax keeps the shape, the node declares [2,2]");
+  EXPECT_EQ(
+      guard_message(log_softmax(), axis_node(ir::OpKind::log_softmax, shape_of({2, 2}), 0), {x}),
+      "input 0 has shape [4]; log_softmax keeps the shape, the node declares [2,2]");
 }
 
 TEST(reference_log_softmax_vjp_tests, MatchesFiniteDifferencesOnEveryAxis) {
@@ -334,10 +335,11 @@ TEST(reference_hard_masked_softmax_forward_tests, ShapeGuardMessages) {
   EXPECT_EQ(guard_message(masked_softmax(), masked_node(x.shape, shape_of({1, 2, 3}), {}), {x}),
             "input 0 has shape [2,3]; hard_masked_softmax needs its trailing axes to be the "
             "mask's shape [1,2,3]");
-  EXPECT_EQ(guard_message(masked_softmax(), masked_node(x.shape, shape_of({3}), {true, false}), {x}),
-            "the mask of shape [3] holds 2 flags; hard_masked_softmax needs 3");
+  EXPECT_EQ(
+      guard_message(masked_softmax(), masked_node(x.shape, shape_of({3}), {true, false}), {x}),
+      "the mask of shape [3] holds 2 flags; hard_masked_softmax needs 3");
   EXPECT_EQ(guard_message(masked_softmax(),
-                       masked_node(shape_of({3, 2}), shape_of({3}), {true, true, true}), {x}),
+                          masked_node(shape_of({3, 2}), shape_of({3}), {true, true, true}), {x}),
             "input 0 has shape [2,3]; hard_masked_softmax keeps the shape, the node declares "
             "[3,2]");
 }

@@ -21,8 +21,8 @@ inline Expected<void> check_kind(const KernelCall& call, ir::OpKind kind) {
 
 // A handler that reads element i before it writes element i, so its output may share an
 // input's buffer: the in-place canonical layout guard, `tests` for both suites.
-constexpr HandlerDefinition in_place_handler(std::string_view symbol, ForwardFn forward,
-                                             VjpFn vjp, GuardFn shape_guard, TestSuiteRef tests) {
+constexpr HandlerDefinition in_place_handler(std::string_view symbol, ForwardFn forward, VjpFn vjp,
+                                             GuardFn shape_guard, TestSuiteRef tests) {
   return {.symbol = symbol,
           .forward = forward,
           .vjp = vjp,

@@ -203,10 +203,12 @@ struct SliceMoments {
 
 SliceMoments slice_moments(const float* x, const LayerNormSlices& s) {
   float sum = 0.0F;
-  for (std::size_t j = 0; j < s.n; ++j) sum += x[j];
+  for (std::size_t j = 0; j < s.n; ++j)
+    sum += x[j];
   const float mean = sum / s.count;
   float squares = 0.0F;
-  for (std::size_t j = 0; j < s.n; ++j) squares += (x[j] - mean) * (x[j] - mean);
+  for (std::size_t j = 0; j < s.n; ++j)
+    squares += (x[j] - mean) * (x[j] - mean);
   return {.mean = mean, .denom = std::sqrt(squares / s.count + s.eps)};
 }
 
