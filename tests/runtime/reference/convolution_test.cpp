@@ -4,20 +4,12 @@
 // between the two, their shape guards, and finite differences.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "reference_test_support.hpp"
 
 namespace nnplan::runtime::reference {
 namespace {
 
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
+using namespace testing;
 
 using Ints = std::vector<std::uint32_t>;
 
@@ -26,10 +18,6 @@ const HandlerDefinition& conv_handler() {
 }
 const HandlerDefinition& conv_transpose_handler() {
   return handler_for(convolution_handlers(), backend::BackendOp::conv_transpose);
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // Parameters with the same kernel, stride, padding and dilation on every spatial axis.
@@ -138,19 +126,48 @@ Layout layout_of(const ir::Shape& s, std::size_t channel_axis) {
   return l;
 }
 
-// conv per output element with accumulator type T: acc = 0, then over the group's input channels
-// ascending and the kernel taps row-major, skipping taps in the padding; the bias last.
-template <class T>
-std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::vector<float>& w,
-                          const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, false), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
+// What the oracles index by: the input and output layouts, the kernel's extents and tap count,
+// and the input and output channels per group.
+struct OracleGeometry {
+  Layout in;
+  Layout out;
+  std::vector<std::int64_t> kernel;
   std::size_t taps = 1;
+  std::size_t cin_g = 1;
+  std::size_t cout_g = 1;
+};
+
+OracleGeometry oracle_geometry(const Tensor& x, const ir::ConvParams& p, bool is_transposed) {
+  OracleGeometry g{.in = layout_of(x.shape, p.channel_axis),
+                   .out = layout_of(out_shape(x.shape, p, is_transposed), p.channel_axis),
+                   .kernel = {p.kernel.begin(), p.kernel.end()}};
   for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
+    g.taps *= k;
+  g.cin_g = p.in_channels / p.groups;
+  g.cout_g = p.out_channels / p.groups;
+  return g;
+}
+
+// The spatial position tap k reaches from position `at`: at*stride + k*dilation - padding.
+std::vector<std::int64_t> tap_target(const std::vector<std::int64_t>& at,
+                                     const std::vector<std::int64_t>& k, const ir::ConvParams& p) {
+  std::vector<std::int64_t> t(at.size());
+  for (std::size_t d = 0; d < at.size(); ++d) {
+    t[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
+  }
+  return t;
+}
+
+// Per output element with accumulator type T: acc = 0, then over the group's input channels
+// ascending and the kernel taps row-major, the input position the tap reads, skipping taps
+// that read none; the bias last. conv reads z*stride + k*dilation - padding (nothing in the
+// padding); conv_transpose (is_transposed) reads (z + padding - k*dilation) / stride when that
+// divides and lies in range, which in float32 is the order its kernel documents.
+template <class T>
+std::vector<T> per_element_oracle(const Tensor& x, const ir::ConvParams& p,
+                                  const std::vector<float>& w, const float* bias,
+                                  bool is_transposed) {
+  const auto [in, out, kernel, taps, cin_g, cout_g] = oracle_geometry(x, p, is_transposed);
   std::vector<T> y;
   for (std::size_t n = 0; n < out.lead; ++n) {
     for (std::size_t o = 0; o < p.out_channels; ++o) {
@@ -163,13 +180,22 @@ std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::v
           for (std::size_t kk = 0; kk < taps; ++kk) {
             const std::vector<std::int64_t> k = coords_of(kk, kernel);
             std::vector<std::int64_t> src(at.size());
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              src[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
+            bool hit = true;
+            if (is_transposed) {
+              for (std::size_t d = 0; d < at.size(); ++d) {
+                const std::int64_t num = at[d] + p.padding[d] - k[d] * p.dilation[d];
+                hit = hit && num >= 0 && num % p.stride[d] == 0;
+                src[d] = hit ? num / p.stride[d] : -1;
+              }
+            } else {
+              src = tap_target(at, k, p);
             }
-            const std::int64_t f = flat_of(src, in.spatial);
+            const std::int64_t f = hit ? flat_of(src, in.spatial) : -1;
             if (f < 0) continue;
+            const std::size_t wi = is_transposed ? (c * cout_g + (o - grp * cout_g)) * taps + kk
+                                                 : (o * cin_g + cl) * taps + kk;
             acc = acc + static_cast<T>(x.values[(n * in.channels + c) * in.plane + f]) *
-                            static_cast<T>(w[(o * cin_g + cl) * taps + kk]);
+                            static_cast<T>(w[wi]);
           }
         }
         if (bias != nullptr) acc = acc + static_cast<T>(bias[o]);
@@ -180,18 +206,18 @@ std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::v
   return y;
 }
 
+// conv per output element with accumulator type T.
+template <class T>
+std::vector<T> naive_conv(const Tensor& x, const ir::ConvParams& p, const std::vector<float>& w,
+                          const float* bias) {
+  return per_element_oracle<T>(x, p, w, bias, false);
+}
+
 // conv_transpose by scattering, in float64: every input element times every tap of its group's
 // weights lands on output position i*stride + k*dilation - padding when that is in range.
 std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams& p,
                                            const std::vector<float>& w, const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
-  std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
+  const auto [in, out, kernel, taps, cin_g, cout_g] = oracle_geometry(x, p, true);
   std::vector<double> y(out.lead * out.channels * out.plane, 0.0);
   for (std::size_t n = 0; n < in.lead; ++n) {
     for (std::size_t c = 0; c < p.in_channels; ++c) {
@@ -202,12 +228,7 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
         for (std::size_t ol = 0; ol < cout_g; ++ol) {
           const std::size_t o = grp * cout_g + ol;
           for (std::size_t kk = 0; kk < taps; ++kk) {
-            const std::vector<std::int64_t> k = coords_of(kk, kernel);
-            std::vector<std::int64_t> dst(at.size());
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              dst[d] = at[d] * p.stride[d] + k[d] * p.dilation[d] - p.padding[d];
-            }
-            const std::int64_t f = flat_of(dst, out.spatial);
+            const std::int64_t f = flat_of(tap_target(at, coords_of(kk, kernel), p), out.spatial);
             if (f < 0) continue;
             y[(n * out.channels + o) * out.plane + f] += xv * w[(c * cout_g + ol) * taps + kk];
           }
@@ -226,49 +247,10 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
   return y;
 }
 
-// conv_transpose in the documented float32 order: per output element, acc = 0, then over the
-// group's input channels ascending and the taps row-major, the input position (z + padding -
-// k*dilation) / stride when that divides and lies in range; the bias last.
+// conv_transpose in the documented float32 order (its gather form).
 std::vector<float> gather_conv_transpose(const Tensor& x, const ir::ConvParams& p,
                                          const std::vector<float>& w, const float* bias) {
-  const Layout in = layout_of(x.shape, p.channel_axis);
-  const Layout out = layout_of(out_shape(x.shape, p, true), p.channel_axis);
-  const std::vector<std::int64_t> kernel(p.kernel.begin(), p.kernel.end());
-  std::size_t taps = 1;
-  for (std::uint32_t k : p.kernel)
-    taps *= k;
-  const std::size_t cin_g = p.in_channels / p.groups;
-  const std::size_t cout_g = p.out_channels / p.groups;
-  std::vector<float> y;
-  for (std::size_t n = 0; n < out.lead; ++n) {
-    for (std::size_t o = 0; o < p.out_channels; ++o) {
-      const std::size_t grp = o / cout_g;
-      for (std::size_t i = 0; i < out.plane; ++i) {
-        const std::vector<std::int64_t> at = coords_of(i, out.spatial);
-        float acc = 0.0F;
-        for (std::size_t cl = 0; cl < cin_g; ++cl) {
-          const std::size_t c = grp * cin_g + cl;
-          for (std::size_t kk = 0; kk < taps; ++kk) {
-            const std::vector<std::int64_t> k = coords_of(kk, kernel);
-            std::vector<std::int64_t> src(at.size());
-            bool hit = true;
-            for (std::size_t d = 0; d < at.size(); ++d) {
-              const std::int64_t num = at[d] + p.padding[d] - k[d] * p.dilation[d];
-              hit = hit && num >= 0 && num % p.stride[d] == 0;
-              src[d] = hit ? num / p.stride[d] : -1;
-            }
-            const std::int64_t f = hit ? flat_of(src, in.spatial) : -1;
-            if (f < 0) continue;
-            acc = acc + x.values[(n * in.channels + c) * in.plane + f] *
-                            w[(c * cout_g + (o - grp * cout_g)) * taps + kk];
-          }
-        }
-        if (bias != nullptr) acc = acc + bias[o];
-        y.push_back(acc);
-      }
-    }
-  }
-  return y;
+  return per_element_oracle<float>(x, p, w, bias, true);
 }
 
 Expected<Tensor> run(ir::OpKind kind, const Tensor& x, const ir::ConvParams& p, const Tensor& w,
@@ -400,19 +382,31 @@ std::vector<ConvCase> conv_cases() {
   return cases;
 }
 
-TEST(reference_conv_forward_tests, MatchesFloat64OracleAndFixedOrder) {
-  std::uint32_t seed = 500;
-  for (const ConvCase& c : conv_cases()) {
+// Each case, with seeded tensors from `seed` on, against the float64 oracle and, bit for bit,
+// the documented float32 order: conv against naive_conv, conv_transpose against the scatter and
+// the gather form.
+void expect_matches_oracles(ir::OpKind kind, const std::vector<ConvCase>& cases,
+                            std::uint32_t seed) {
+  const bool is_transposed = kind == ir::OpKind::conv_transpose;
+  for (const ConvCase& c : cases) {
     SCOPED_TRACE(ir::to_string(c.in));
     const Tensor x = random_tensor(c.in, seed++);
-    const Tensor w = random_tensor(weight_shape(c.p, false), seed++);
+    const Tensor w = random_tensor(weight_shape(c.p, is_transposed), seed++);
     const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
-    auto y = run(ir::OpKind::conv, x, c.p, w, c.bias ? &b : nullptr);
+    auto y = run(kind, x, c.p, w, c.bias ? &b : nullptr);
     ASSERT_TRUE(y.has_value()) << y.error().message;
     const float* bias = c.bias ? b.values.data() : nullptr;
-    EXPECT_TRUE(near_all(y->values, naive_conv<double>(x, c.p, w.values, bias), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, naive_conv<float>(x, c.p, w.values, bias)));
+    const std::vector<double> want = is_transposed ? scatter_conv_transpose(x, c.p, w.values, bias)
+                                                   : naive_conv<double>(x, c.p, w.values, bias);
+    const std::vector<float> order = is_transposed ? gather_conv_transpose(x, c.p, w.values, bias)
+                                                   : naive_conv<float>(x, c.p, w.values, bias);
+    EXPECT_TRUE(near_all(y->values, want, 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->values, order));
   }
+}
+
+TEST(reference_conv_forward_tests, MatchesFloat64OracleAndFixedOrder) {
+  expect_matches_oracles(ir::OpKind::conv, conv_cases(), 500);
 }
 
 TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
@@ -420,10 +414,8 @@ TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(c.in, 31);
   const Tensor w = random_tensor(weight_shape(c.p, false), 32);
   const Tensor b = random_tensor(shape_of({c.p.out_channels}), 33);
-  auto first = run(ir::OpKind::conv, x, c.p, w, &b);
-  auto second = run(ir::OpKind::conv, x, c.p, w, &b);
-  ASSERT_TRUE(first.has_value() && second.has_value());
-  EXPECT_TRUE(same_bits(first->values, second->values));
+  EXPECT_TRUE(deterministic(conv_handler(), conv_node(ir::OpKind::conv, x.shape, c.p), {x},
+                            conv_store(w, &b)));
 }
 
 // The error a call of `kind` on input `in` with weight (and bias) shapes gives, or "accepted".
@@ -435,8 +427,7 @@ std::string guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvPa
   format::PayloadStore store;
   if (w != nullptr) store.tensors[{1, "weight"}] = {.shape = *w, .data = zeros(*w).values};
   if (bias != nullptr) store.tensors[{1, "bias"}] = {.shape = *bias, .data = zeros(*bias).values};
-  auto y = run_forward(h, node, {zeros(in)}, store);
-  return y.has_value() ? std::string("accepted") : y.error().message;
+  return testing::guard_message(h, node, {zeros(in)}, store);
 }
 
 TEST(reference_conv_forward_tests, ShapeGuardNamesTheOperand) {
@@ -506,23 +497,11 @@ TEST(reference_conv_vjp_tests, HandComputedGradients) {
   const format::PayloadStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 2}, {50, 80});
   const Tensor g = tensor({1, 1, 2}, {1, -1});
-  Tensor dx = zeros(x.shape);
-  Tensor dw = zeros(w.shape);
-  Tensor db = zeros(b.shape);
-  const TensorRef inputs[] = {view(x)};
-  const MutableTensorRef input_grads[] = {mutable_view(dx)};
-  const MutableTensorRef weight_grads[] = {mutable_view(dw), mutable_view(db)};
-  const testing::BoundWeights bound = testing::bind_weights(node, store);
-  conv_handler().vjp({.node = node,
-                      .inputs = inputs,
-                      .weights = bound.view(store, node.id),
-                      .output = view(y),
-                      .output_grad = view(g),
-                      .input_grads = input_grads,
-                      .weight_grads = weight_grads});
-  EXPECT_EQ(dx.values, (std::vector<float>{10, 20 - 10, -20}));
-  EXPECT_EQ(dw.values, (std::vector<float>{1 - 2, 2 - 3}));
-  EXPECT_EQ(db.values, (std::vector<float>{0}));
+  const VjpGradients grads = run_vjp(conv_handler(), node, {x}, y, g, store);
+  ASSERT_EQ(grads.weights.size(), 2U);
+  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10, 20 - 10, -20}));
+  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 - 2, 2 - 3}));
+  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{0}));
 }
 
 // ---- conv_transpose, hand-computed
@@ -615,18 +594,7 @@ std::vector<ConvCase> conv_transpose_cases() {
 }
 
 TEST(reference_conv_transpose_forward_tests, MatchesFloat64ScatterAndFixedOrder) {
-  std::uint32_t seed = 700;
-  for (const ConvCase& c : conv_transpose_cases()) {
-    SCOPED_TRACE(ir::to_string(c.in));
-    const Tensor x = random_tensor(c.in, seed++);
-    const Tensor w = random_tensor(weight_shape(c.p, true), seed++);
-    const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
-    auto y = run(ir::OpKind::conv_transpose, x, c.p, w, c.bias ? &b : nullptr);
-    ASSERT_TRUE(y.has_value()) << y.error().message;
-    const float* bias = c.bias ? b.values.data() : nullptr;
-    EXPECT_TRUE(near_all(y->values, scatter_conv_transpose(x, c.p, w.values, bias), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, gather_conv_transpose(x, c.p, w.values, bias)));
-  }
+  expect_matches_oracles(ir::OpKind::conv_transpose, conv_transpose_cases(), 700);
 }
 
 TEST(reference_conv_transpose_forward_tests, IsTheAdjointOfConv) {
@@ -667,10 +635,9 @@ TEST(reference_conv_transpose_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(c.in, 41);
   const Tensor w = random_tensor(weight_shape(c.p, true), 42);
   const Tensor b = random_tensor(shape_of({c.p.out_channels}), 43);
-  auto first = run(ir::OpKind::conv_transpose, x, c.p, w, &b);
-  auto second = run(ir::OpKind::conv_transpose, x, c.p, w, &b);
-  ASSERT_TRUE(first.has_value() && second.has_value());
-  EXPECT_TRUE(same_bits(first->values, second->values));
+  EXPECT_TRUE(deterministic(conv_transpose_handler(),
+                            conv_node(ir::OpKind::conv_transpose, x.shape, c.p), {x},
+                            conv_store(w, &b)));
 }
 
 TEST(reference_conv_transpose_forward_tests, ShapeGuardNamesTheOperand) {
@@ -726,23 +693,11 @@ TEST(reference_conv_transpose_vjp_tests, HandComputedGradients) {
   const format::PayloadStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 4}, {10, 20, 20, 40});
   const Tensor g = tensor({1, 1, 4}, {1, 2, 3, 4});
-  Tensor dx = zeros(x.shape);
-  Tensor dw = zeros(w.shape);
-  Tensor db = zeros(b.shape);
-  const TensorRef inputs[] = {view(x)};
-  const MutableTensorRef input_grads[] = {mutable_view(dx)};
-  const MutableTensorRef weight_grads[] = {mutable_view(dw), mutable_view(db)};
-  const testing::BoundWeights bound = testing::bind_weights(node, store);
-  conv_transpose_handler().vjp({.node = node,
-                                .inputs = inputs,
-                                .weights = bound.view(store, node.id),
-                                .output = view(y),
-                                .output_grad = view(g),
-                                .input_grads = input_grads,
-                                .weight_grads = weight_grads});
-  EXPECT_EQ(dx.values, (std::vector<float>{10 + 40, 30 + 80}));
-  EXPECT_EQ(dw.values, (std::vector<float>{1 + 6, 2 + 8}));
-  EXPECT_EQ(db.values, (std::vector<float>{10}));
+  const VjpGradients grads = run_vjp(conv_transpose_handler(), node, {x}, y, g, store);
+  ASSERT_EQ(grads.weights.size(), 2U);
+  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10 + 40, 30 + 80}));
+  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 + 6, 2 + 8}));
+  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{10}));
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -19,16 +18,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::OpKind;
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using namespace testing;
 
 struct BinaryCase {
   BackendOp op;
@@ -101,11 +91,6 @@ ir::Node node_of(OpKind kind, ir::Shape shape) {
   return {.id = 2, .kind = kind, .parents = {0, 1}, .shape = std::move(shape)};
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
-}
-
 const std::vector<ir::Shape>& shapes() {
   static const std::vector<ir::Shape> s = {shape_of({}), shape_of({13}), shape_of({3, 4, 5}),
                                            shape_of({2, 1, 3, 2})};
@@ -146,17 +131,9 @@ void expect_oracle(BackendOp op) {
     }
     EXPECT_TRUE(near_all(y->values, want, 0, 0));
 
-    const auto again = run_forward(handler(op), node, {a, b});
-    ASSERT_TRUE(again.has_value());
-    EXPECT_TRUE(same_bits(*y, *again));
+    EXPECT_TRUE(same_on_rerun(handler(op), node, {a, b}, *y));
 
-    Tensor buffer = a;
-    const TensorRef in[] = {view(buffer), view(b)};
-    const KernelCall call{
-        .node = node, .inputs = in, .weights = {}, .output = mutable_view(buffer)};
-    ASSERT_TRUE(handler(op).layout_guard(call).has_value());
-    handler(op).forward(call);
-    EXPECT_TRUE(same_bits(buffer, *y));
+    EXPECT_TRUE(same_in_place(handler(op), node, {a, b}, *y));
   }
 }
 
@@ -207,30 +184,7 @@ void expect_vjp(BackendOp op) {
 std::vector<std::vector<float>> input_grads(BackendOp op, const ir::Node& node,
                                             const std::vector<Tensor>& inputs, const Tensor& g,
                                             float start) {
-  const auto y = run_forward(handler(op), node, inputs);
-  EXPECT_TRUE(y.has_value());
-  std::vector<TensorRef> in;
-  std::vector<Tensor> grads;
-  for (const Tensor& t : inputs) {
-    in.push_back(view(t));
-    grads.push_back(zeros(t.shape));
-    for (float& v : grads.back().values)
-      v = start;
-  }
-  std::vector<MutableTensorRef> grad_refs;
-  for (Tensor& t : grads)
-    grad_refs.push_back(mutable_view(t));
-  handler(op).vjp({.node = node,
-                   .inputs = in,
-                   .weights = {},
-                   .output = view(*y),
-                   .output_grad = view(g),
-                   .input_grads = grad_refs,
-                   .weight_grads = {}});
-  std::vector<std::vector<float>> out;
-  for (const Tensor& t : grads)
-    out.push_back(t.values);
-  return out;
+  return testing::input_grads(handler(op), node, inputs, g, {}, start);
 }
 
 // The VJP on hand cases of node kind `kind`: gradients for cotangent 2, and the same again added
@@ -374,17 +328,9 @@ TEST(reference_safe_log_forward_tests, float64_oracle) {
       want.push_back(std::log(std::max<double>(v, 0.25)));
     EXPECT_TRUE(near_all(y->values, want, 5e-7, 0));
 
-    const auto again = run_forward(handler(BackendOp::safe_log), node, {x, eps});
-    ASSERT_TRUE(again.has_value());
-    EXPECT_TRUE(same_bits(*y, *again));
+    EXPECT_TRUE(same_on_rerun(handler(BackendOp::safe_log), node, {x, eps}, *y));
 
-    Tensor buffer = x;
-    const TensorRef in[] = {view(buffer), view(eps)};
-    const KernelCall call{
-        .node = node, .inputs = in, .weights = {}, .output = mutable_view(buffer)};
-    ASSERT_TRUE(handler(BackendOp::safe_log).layout_guard(call).has_value());
-    handler(BackendOp::safe_log).forward(call);
-    EXPECT_TRUE(same_bits(buffer, *y));
+    EXPECT_TRUE(same_in_place(handler(BackendOp::safe_log), node, {x, eps}, *y));
   }
 }
 
@@ -435,15 +381,8 @@ TEST(reference_safe_log_vjp_tests, hand_cases) {
 }
 
 TEST(ReferenceBinaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
-  for (const ReferenceHandler& row : elementwise_binary_handlers()) {
-    SCOPED_TRACE(std::string(backend::to_string(row.op)));
-    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
-                                      std::string(backend::to_string(row.op)) + "_forward");
-    EXPECT_TRUE(row.handler.in_place_safe);
-    EXPECT_NE(row.handler.vjp, nullptr);
-    EXPECT_EQ(row.handler.vjp_tests.source, "tests/runtime/reference/elementwise_binary_test.cpp");
-  }
-  EXPECT_EQ(elementwise_binary_handlers().size(), 6U);
+  expect_in_place_rows(elementwise_binary_handlers(),
+                       "tests/runtime/reference/elementwise_binary_test.cpp", 6U);
 }
 
 }  // namespace

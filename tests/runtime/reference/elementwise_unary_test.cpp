@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -20,16 +19,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::OpKind;
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
-
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-constexpr float kInf = std::numeric_limits<float>::infinity();
+using namespace testing;
 
 struct UnaryCase {
   std::string name;
@@ -344,12 +334,6 @@ ir::Node node_of(const UnaryCase& c, ir::Shape shape) {
   return {.id = 1, .kind = c.kind, .parents = {0}, .shape = std::move(shape), .params = c.params};
 }
 
-// A float32 tensor's bits equal another's (NaN included).
-bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape == b.shape && a.values.size() == b.values.size() &&
-         std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) == 0;
-}
-
 void expect_hand_cases(BackendOp op) {
   for (const UnaryCase* c : cases_of(op)) {
     SCOPED_TRACE(c->name);
@@ -385,17 +369,9 @@ void expect_oracle(BackendOp op) {
       }
       EXPECT_TRUE(near_all(y->values, want, c->exact ? 0 : c->rtol, c->exact ? 0 : c->atol));
 
-      const auto again = run_forward(handler(op), node, {x});
-      ASSERT_TRUE(again.has_value());
-      EXPECT_TRUE(same_bits(*y, *again));
+      EXPECT_TRUE(same_on_rerun(handler(op), node, {x}, *y));
 
-      Tensor buffer = x;
-      const TensorRef in[] = {view(buffer)};
-      const KernelCall call{
-          .node = node, .inputs = in, .weights = {}, .output = mutable_view(buffer)};
-      ASSERT_TRUE(handler(op).layout_guard(call).has_value());
-      handler(op).forward(call);
-      EXPECT_TRUE(same_bits(buffer, *y));
+      EXPECT_TRUE(same_in_place(handler(op), node, {x}, *y));
     }
   }
 }
@@ -447,21 +423,7 @@ void expect_vjp(BackendOp op) {
 // The input gradient the handler's VJP gives for cotangent `g`, added onto `start`.
 std::vector<float> input_grad(BackendOp op, const ir::Node& node, const Tensor& x, const Tensor& g,
                               float start) {
-  const auto y = run_forward(handler(op), node, {x});
-  EXPECT_TRUE(y.has_value());
-  Tensor dx = zeros(x.shape);
-  for (float& v : dx.values)
-    v = start;
-  const TensorRef in[] = {view(x)};
-  const MutableTensorRef grads[] = {mutable_view(dx)};
-  handler(op).vjp({.node = node,
-                   .inputs = in,
-                   .weights = {},
-                   .output = view(*y),
-                   .output_grad = view(g),
-                   .input_grads = grads,
-                   .weight_grads = {}});
-  return dx.values;
+  return testing::input_grad(handler(op), node, x, g, start);
 }
 
 // The VJP at the points finite differences cannot probe (kinks, bounds), and that it adds to the
@@ -727,16 +689,8 @@ TEST(reference_scale_vjp_tests, hand_cases) {
 }
 
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
-  for (const ReferenceHandler& row : elementwise_unary_handlers()) {
-    SCOPED_TRACE(std::string(backend::to_string(row.op)));
-    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
-                                      std::string(backend::to_string(row.op)) + "_forward");
-    EXPECT_TRUE(row.handler.in_place_safe);
-    EXPECT_NE(row.handler.vjp, nullptr);
-    EXPECT_EQ(row.handler.forward_tests.source,
-              "tests/runtime/reference/elementwise_unary_test.cpp");
-  }
-  EXPECT_EQ(elementwise_unary_handlers().size(), 14U);
+  expect_in_place_rows(elementwise_unary_handlers(),
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 14U);
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,10 +16,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::OpKind;
-using testing::handler_for;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
+using namespace testing;
 
 const HandlerDefinition& handler(BackendOp op) {
   return handler_for(elementwise_handlers(), op);
@@ -70,10 +66,6 @@ double mean_of(const std::vector<float>& v) {
   for (float x : v)
     acc += x;
   return acc / static_cast<double>(v.size());
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 TEST(reference_rand_uniform_forward_tests, splitmix64_first_outputs) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,13 +16,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::OpKind;
-using testing::check_vjp;
-using testing::handler_for;
-using testing::near_all;
-using testing::random_tensor;
-using testing::run_forward;
-using testing::shape_of;
-using testing::tensor;
+using namespace testing;
 
 const HandlerDefinition& handler(BackendOp op) {
   return handler_for(reduction_handlers(), op);
@@ -48,17 +41,6 @@ ir::Node sum_node() {
 
 ir::Node mse_node() {
   return {.id = 2, .kind = OpKind::mse_loss, .parents = {0, 1}, .shape = shape_of({})};
-}
-
-// The guard's message, or "(no error)" when the call runs.
-std::string error_of(const HandlerDefinition& h, const ir::Node& node,
-                     const std::vector<Tensor>& inputs) {
-  const auto y = run_forward(h, node, inputs);
-  return y ? std::string("(no error)") : y.error().message;
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
 // Along `axis` of `x`: the float32 left-to-right sum from 0 (divided by the extent when `mean`),
@@ -110,9 +92,7 @@ void expect_axis_oracle(BackendOp op, OpKind kind, bool mean) {
       const AxisOracle want = oracle_along(x, axis, mean);
       EXPECT_TRUE(same_bits(y->values, want.f32));
       EXPECT_TRUE(near_all(y->values, want.f64, 1e-5, 1e-6));
-      const auto again = run_forward(handler(op), node, {x});
-      ASSERT_TRUE(again.has_value());
-      EXPECT_TRUE(same_bits(y->values, again->values));
+      EXPECT_TRUE(same_on_rerun(handler(op), node, {x}, *y));
     }
   }
 }
@@ -120,30 +100,7 @@ void expect_axis_oracle(BackendOp op, OpKind kind, bool mean) {
 // The cotangent's gradient for one input, added onto ones.
 std::vector<std::vector<float>> grads_plus_one(BackendOp op, const ir::Node& node,
                                                const std::vector<Tensor>& inputs, const Tensor& g) {
-  const auto y = run_forward(handler(op), node, inputs);
-  EXPECT_TRUE(y.has_value());
-  std::vector<TensorRef> in;
-  std::vector<Tensor> grads;
-  for (const Tensor& t : inputs) {
-    in.push_back(view(t));
-    grads.push_back(zeros(t.shape));
-    for (float& v : grads.back().values)
-      v = 1.0F;
-  }
-  std::vector<MutableTensorRef> refs;
-  for (Tensor& t : grads)
-    refs.push_back(mutable_view(t));
-  handler(op).vjp({.node = node,
-                   .inputs = in,
-                   .weights = {},
-                   .output = view(*y),
-                   .output_grad = view(g),
-                   .input_grads = refs,
-                   .weight_grads = {}});
-  std::vector<std::vector<float>> out;
-  for (const Tensor& t : grads)
-    out.push_back(t.values);
-  return out;
+  return input_grads(handler(op), node, inputs, g, {}, 1.0F);
 }
 
 const Tensor& two_by_three() {
@@ -191,7 +148,7 @@ TEST(reference_reduce_sum_forward_tests, float64_oracle) {
       f += v;
       d += v;
     }
-    EXPECT_TRUE(same_bits(y->values, {f}));
+    EXPECT_TRUE(same_bits(y->values, std::vector<float>{f}));
     EXPECT_TRUE(near_all(y->values, std::vector<double>{d}, 1e-5, 1e-6));
   }
 }
@@ -201,18 +158,18 @@ TEST(reference_reduce_sum_forward_tests, shape_guard) {
   const Tensor& x = two_by_three();
   ir::Node beyond = axis_node(OpKind::reduce_sum, x.shape, 1);
   beyond.params = ir::AxisParams{.axis = 2};
-  EXPECT_EQ(error_of(h, beyond, {x}),
+  EXPECT_EQ(guard_message(h, beyond, {x}),
             "input 0 has shape [2,3]; reduce_sum over axis 2 needs rank at least 3");
   ir::Node wrong = axis_node(OpKind::reduce_sum, x.shape, 0);
   wrong.shape = shape_of({2});
-  EXPECT_EQ(error_of(h, wrong, {x}),
+  EXPECT_EQ(guard_message(h, wrong, {x}),
             "input 0 has shape [2,3]; reduce_sum over axis 0 gives [3], not the node's shape [2]");
   ir::Node not_scalar = sum_node();
   not_scalar.shape = shape_of({1});
-  EXPECT_EQ(error_of(h, not_scalar, {x}),
+  EXPECT_EQ(guard_message(h, not_scalar, {x}),
             "the output has shape [1]; sum gives a scalar (shape [])");
-  EXPECT_EQ(error_of(h, sum_node(), {x, x}), "2 inputs given; sum takes 1");
-  EXPECT_EQ(error_of(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x}),
+  EXPECT_EQ(guard_message(h, sum_node(), {x, x}), "2 inputs given; sum takes 1");
+  EXPECT_EQ(guard_message(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x}),
             "node kind reduce_mean does not run on the reduce_sum kernel");
 }
 
@@ -269,15 +226,16 @@ TEST(reference_reduce_mean_forward_tests, shape_guard) {
   const Tensor& x = two_by_three();
   ir::Node beyond = axis_node(OpKind::reduce_mean, x.shape, 0);
   beyond.params = ir::AxisParams{.axis = 5};
-  EXPECT_EQ(error_of(h, beyond, {x}),
+  EXPECT_EQ(guard_message(h, beyond, {x}),
             "input 0 has shape [2,3]; reduce_mean over axis 5 needs rank at least 6");
   ir::Node wrong = axis_node(OpKind::reduce_mean, x.shape, 1);
   wrong.shape = shape_of({3});
-  EXPECT_EQ(error_of(h, wrong, {x}),
+  EXPECT_EQ(guard_message(h, wrong, {x}),
             "input 0 has shape [2,3]; reduce_mean over axis 1 gives [2], not the node's shape [3]");
-  EXPECT_EQ(error_of(h, axis_node(OpKind::reduce_mean, x.shape, 1), {}),
+  EXPECT_EQ(guard_message(h, axis_node(OpKind::reduce_mean, x.shape, 1), {}),
             "0 inputs given; reduce_mean takes 1");
-  EXPECT_EQ(error_of(h, sum_node(), {x}), "node kind sum does not run on the reduce_mean kernel");
+  EXPECT_EQ(guard_message(h, sum_node(), {x}),
+            "node kind sum does not run on the reduce_mean kernel");
 }
 
 TEST(reference_reduce_mean_vjp_tests, finite_differences) {
@@ -329,27 +287,25 @@ TEST(reference_mse_loss_forward_tests, float64_oracle) {
       d += dd * dd;
     }
     const auto n = static_cast<float>(a.values.size());
-    EXPECT_TRUE(same_bits(y->values, {f / n}));
+    EXPECT_TRUE(same_bits(y->values, std::vector<float>{f / n}));
     EXPECT_TRUE(near_all(y->values, std::vector<double>{d / n}, 1e-5, 1e-6));
-    const auto again = run_forward(handler(BackendOp::mse_loss), mse_node(), {a, b});
-    ASSERT_TRUE(again.has_value());
-    EXPECT_TRUE(same_bits(y->values, again->values));
+    EXPECT_TRUE(same_on_rerun(handler(BackendOp::mse_loss), mse_node(), {a, b}, *y));
   }
 }
 
 TEST(reference_mse_loss_forward_tests, shape_guard) {
   const HandlerDefinition& h = handler(BackendOp::mse_loss);
   const Tensor& x = two_by_three();
-  EXPECT_EQ(error_of(h, mse_node(), {x, tensor({3}, {1, 2, 3})}),
+  EXPECT_EQ(guard_message(h, mse_node(), {x, tensor({3}, {1, 2, 3})}),
             "input 1 has shape [3]; mse_loss needs the shape of input 0, [2,3]");
-  EXPECT_EQ(error_of(h, mse_node(), {x}), "1 inputs given; mse_loss takes 2");
+  EXPECT_EQ(guard_message(h, mse_node(), {x}), "1 inputs given; mse_loss takes 2");
   ir::Node not_scalar = mse_node();
   not_scalar.shape = shape_of({1});
-  EXPECT_EQ(error_of(h, not_scalar, {x, x}),
+  EXPECT_EQ(guard_message(h, not_scalar, {x, x}),
             "the output has shape [1]; mse_loss gives a scalar (shape [])");
   ir::Node other = mse_node();
   other.kind = OpKind::add;
-  EXPECT_EQ(error_of(h, other, {x, x}), "node kind add does not run on the mse_loss kernel");
+  EXPECT_EQ(guard_message(h, other, {x, x}), "node kind add does not run on the mse_loss kernel");
 }
 
 TEST(reference_mse_loss_vjp_tests, finite_differences) {

@@ -1,8 +1,9 @@
 // Test support for the reference provider's kernels: one call of a handler on owned tensors
-// (guards first, as the command buffer runs them), seeded random tensors, a float64 comparison
-// helper, and the finite-difference check every `reference.<op>.vjp_tests` suite uses. Each
-// family's test file builds its nodes by hand and compares against hand-computed values and a
-// float64 oracle written in the test.
+// (guards first, as the command buffer runs them), the guard's message, one VJP call and its
+// gradients, bitwise and rerun comparisons, seeded random tensors, a float64 comparison helper,
+// and the finite-difference check every `reference.<op>.vjp_tests` suite uses. Each family's
+// test file builds its nodes by hand and compares against hand-computed values and a float64
+// oracle written in the test.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,9 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "nnplan/format/payload_file.hpp"
@@ -23,6 +28,9 @@
 
 namespace nnplan::runtime::reference::testing {
 
+inline constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+inline constexpr float kInf = std::numeric_limits<float>::infinity();
+
 // The handler for `op` in `table`; fails the test when there is none.
 inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> table,
                                             backend::BackendOp op) {
@@ -32,6 +40,22 @@ inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> ta
   ADD_FAILURE() << "no reference handler for " << backend::to_string(op);
   static const HandlerDefinition none{};
   return none;
+}
+
+// Every row of an element-wise table: its symbol names its op's `<op>_forward` kernel, it runs
+// in place, it has a VJP, and both its suites live in `source`; the table has `rows` rows.
+inline void expect_in_place_rows(std::span<const ReferenceHandler> table, std::string_view source,
+                                 std::size_t rows) {
+  for (const ReferenceHandler& row : table) {
+    SCOPED_TRACE(std::string(backend::to_string(row.op)));
+    EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
+                                      std::string(backend::to_string(row.op)) + "_forward");
+    EXPECT_TRUE(row.handler.in_place_safe);
+    EXPECT_NE(row.handler.vjp, nullptr);
+    EXPECT_EQ(row.handler.forward_tests.source, source);
+    EXPECT_EQ(row.handler.vjp_tests.source, source);
+  }
+  EXPECT_EQ(table.size(), rows);
 }
 
 inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
@@ -94,6 +118,129 @@ inline Expected<Tensor> run_forward(const HandlerDefinition& h, const ir::Node& 
   return out;
 }
 
+// The two float32 sequences are the same bits (NaN payloads included).
+inline bool same_bits(std::span<const float> a, std::span<const float> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+inline bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.shape == b.shape && same_bits(a.values, b.values);
+}
+
+// The message of the guard that refuses `inputs`, or "accepted" when the guards pass and the
+// forward kernel runs.
+inline std::string guard_message(const HandlerDefinition& h, const ir::Node& node,
+                                 const std::vector<Tensor>& inputs,
+                                 const format::PayloadStore& store = {}) {
+  auto y = run_forward(h, node, inputs, store);
+  return y.has_value() ? std::string("accepted") : y.error().message;
+}
+
+// Runs the forward pass again and compares its output with `first` bit for bit.
+inline ::testing::AssertionResult same_on_rerun(const HandlerDefinition& h, const ir::Node& node,
+                                                const std::vector<Tensor>& inputs,
+                                                const Tensor& first,
+                                                const format::PayloadStore& store = {}) {
+  auto again = run_forward(h, node, inputs, store);
+  if (!again) return ::testing::AssertionFailure() << "rerun failed: " << again.error().message;
+  if (!same_bits(first, *again)) {
+    return ::testing::AssertionFailure() << "the rerun's output differs from the first run's";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Runs the forward kernel with its output in input 0's buffer (the layout guard of an
+// in-place-safe handler must accept that) and compares the result with `want` bit for bit.
+inline ::testing::AssertionResult same_in_place(const HandlerDefinition& h, const ir::Node& node,
+                                                const std::vector<Tensor>& inputs,
+                                                const Tensor& want) {
+  Tensor buffer = inputs.at(0);
+  std::vector<TensorRef> refs{view(buffer)};
+  for (std::size_t i = 1; i < inputs.size(); ++i)
+    refs.push_back(view(inputs[i]));
+  const KernelCall call{
+      .node = node, .inputs = refs, .weights = {}, .output = mutable_view(buffer)};
+  if (auto ok = h.layout_guard(call); !ok) {
+    return ::testing::AssertionFailure() << "the layout guard refuses: " << ok.error().message;
+  }
+  h.forward(call);
+  if (!same_bits(buffer, want)) {
+    return ::testing::AssertionFailure() << "the in-place output differs from the out-of-place one";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Two forward runs give bit-identical outputs.
+inline ::testing::AssertionResult deterministic(const HandlerDefinition& h, const ir::Node& node,
+                                                const std::vector<Tensor>& inputs,
+                                                const format::PayloadStore& store = {}) {
+  auto first = run_forward(h, node, inputs, store);
+  if (!first) return ::testing::AssertionFailure() << "run failed: " << first.error().message;
+  return same_on_rerun(h, node, inputs, *first, store);
+}
+
+// The gradients one VJP call writes: one per input, one per payload slot (empty, and not
+// wanted, unless the payload is float32).
+struct VjpGradients {
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> weights;
+};
+
+// Runs the handler's VJP once for output `y` and cotangent `g`: the input gradients start at
+// `start` (the VJP adds onto them), each float32 payload's gradient at 0.
+inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
+                            const std::vector<Tensor>& inputs, const Tensor& y, const Tensor& g,
+                            const format::PayloadStore& store = {}, float start = 0.0F) {
+  VjpGradients grads;
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : inputs)
+    refs.push_back(view(t));
+  for (const Tensor& t : inputs) {
+    grads.inputs.push_back(zeros(t.shape));
+    std::fill(grads.inputs.back().values.begin(), grads.inputs.back().values.end(), start);
+  }
+  std::vector<MutableTensorRef> input_grad_refs;
+  for (Tensor& t : grads.inputs)
+    input_grad_refs.push_back(mutable_view(t));
+  const BoundWeights bound = bind_weights(node, store);
+  std::vector<MutableTensorRef> weight_grad_refs;
+  grads.weights.reserve(bound.refs.size());
+  for (const WeightRef& w : bound.refs) {
+    const bool wanted = w.tensor != nullptr && w.tensor->dtype == format::PayloadDtype::float32;
+    grads.weights.push_back(wanted ? zeros(w.tensor->shape) : Tensor{});
+    weight_grad_refs.push_back(wanted ? mutable_view(grads.weights.back())
+                                      : MutableTensorRef{nullptr, &grads.weights.back().shape});
+  }
+  h.vjp({.node = node,
+         .inputs = refs,
+         .weights = bound.view(store, node.id),
+         .output = view(y),
+         .output_grad = view(g),
+         .input_grads = input_grad_refs,
+         .weight_grads = weight_grad_refs});
+  return grads;
+}
+
+// The VJP's input gradients for cotangent `g`, the output from the forward pass, each added onto
+// gradients that start at `start` (0, as the tape gives them, unless told).
+inline std::vector<std::vector<float>> input_grads(const HandlerDefinition& h, const ir::Node& node,
+                                                   const std::vector<Tensor>& inputs,
+                                                   const Tensor& g,
+                                                   const format::PayloadStore& store = {},
+                                                   float start = 0.0F) {
+  auto y = run_forward(h, node, inputs, store);
+  EXPECT_TRUE(y.has_value()) << y.error().message;
+  if (!y) return {};
+  std::vector<std::vector<float>> out;
+  for (Tensor& t : run_vjp(h, node, inputs, *y, g, store, start).inputs)
+    out.push_back(std::move(t.values));
+  return out;
+}
+inline std::vector<float> input_grad(const HandlerDefinition& h, const ir::Node& node,
+                                     const Tensor& x, const Tensor& g, float start = 0.0F) {
+  std::vector<std::vector<float>> grads = input_grads(h, node, {x}, g, {}, start);
+  return grads.empty() ? std::vector<float>{} : std::move(grads[0]);
+}
+
 // Element-wise comparison: |got - want| <= atol + rtol * |want| for every element, NaN only
 // where NaN is wanted.
 inline ::testing::AssertionResult near_all(std::span<const float> got,
@@ -144,33 +291,7 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
     return acc;
   };
 
-  std::vector<TensorRef> refs;
-  for (const Tensor& t : inputs) refs.push_back(view(t));
-  std::vector<Tensor> input_grads;
-  for (const Tensor& t : inputs) input_grads.push_back(zeros(t.shape));
-  std::vector<MutableTensorRef> input_grad_refs;
-  for (Tensor& t : input_grads) input_grad_refs.push_back(mutable_view(t));
-  const BoundWeights bound = bind_weights(node, store);
-  std::vector<Tensor> weight_grads;
-  for (const WeightRef& w : bound.refs) {
-    weight_grads.push_back(w.tensor != nullptr && w.tensor->dtype == format::PayloadDtype::float32
-                               ? zeros(w.tensor->shape)
-                               : Tensor{});
-  }
-  std::vector<MutableTensorRef> weight_grad_refs;
-  for (std::size_t i = 0; i < weight_grads.size(); ++i) {
-    const bool wanted = bound.refs[i].tensor != nullptr &&
-                        bound.refs[i].tensor->dtype == format::PayloadDtype::float32;
-    weight_grad_refs.push_back(wanted ? mutable_view(weight_grads[i])
-                                      : MutableTensorRef{nullptr, &weight_grads[i].shape});
-  }
-  h.vjp({.node = node,
-         .inputs = refs,
-         .weights = bound.view(store, node.id),
-         .output = view(*y),
-         .output_grad = view(g),
-         .input_grads = input_grad_refs,
-         .weight_grads = weight_grad_refs});
+  const VjpGradients grads = run_vjp(h, node, inputs, *y, g, store);
 
   const auto probe = [&](std::vector<float>& values, const std::vector<float>& analytic,
                          const std::string& what,
@@ -197,15 +318,16 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
     return ::testing::AssertionSuccess();
   };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    auto r = probe(inputs[k].values, input_grads[k].values, "input " + std::to_string(k),
+    auto r = probe(inputs[k].values, grads.inputs[k].values, "input " + std::to_string(k),
                    [&] { return loss(inputs, store); });
     if (!r) return r;
   }
+  const BoundWeights bound = bind_weights(node, store);
   for (std::size_t k = 0; k < bound.refs.size(); ++k) {
-    if (weight_grads[k].values.empty()) continue;
+    if (grads.weights[k].values.empty()) continue;
     const format::PayloadKey key{node.id, std::string(bound.refs[k].name)};
     auto& values = store.tensors.at(key).data;
-    auto r = probe(values, weight_grads[k].values, "weight " + key.name,
+    auto r = probe(values, grads.weights[k].values, "weight " + key.name,
                    [&] { return loss(inputs, store); });
     if (!r) return r;
   }

@@ -170,19 +170,6 @@ const ir::ConvParams& params_of(const ir::Node& node) {
   return std::get<ir::ConvParams>(node.params);
 }
 
-// The gradient buffer of payload `name`, or null when it is not wanted.
-float* weight_grad(const VjpCall& call, std::string_view name) {
-  for (std::size_t k = 0; k < call.weights.tensors.size(); ++k) {
-    if (call.weights.tensors[k].name == name) return call.weight_grads[k].data;
-  }
-  return nullptr;
-}
-
-const float* bias_of(const NodeWeights& w) {
-  const format::PayloadTensor* b = w.find("bias");
-  return b == nullptr ? nullptr : b->data.data();
-}
-
 Expected<void> fail(std::string message) {
   return std::unexpected(make_error(ErrorKind::invalid_input, std::move(message)));
 }
@@ -322,78 +309,51 @@ Expected<void> conv_transpose_shape_guard(const KernelCall& call) {
 // to this many output planes. Every output element keeps its own accumulator and order.
 constexpr std::size_t kBlock = 4;
 
-// conv's output channels o0 .. o0 + B - 1 (all in group grp) at leading index n.
-template <std::size_t B>
-void conv_forward_block(const Geometry& g, std::vector<std::size_t>& counter, const float* x,
-                        const float* w, const float* bias, float* y, std::size_t n, std::size_t grp,
-                        std::size_t o0) {
-  const std::size_t s = g.last_stride;
-  float* yp[B];
-  for (std::size_t i = 0; i < B; ++i) {
-    yp[i] = y + (n * g.out_channels + o0 + i) * g.out_plane;
-    std::fill(yp[i], yp[i] + g.out_plane, 0.0F);
-  }
-  for (std::size_t cl = 0; cl < g.in_per_group; ++cl) {
-    const std::size_t c = grp * g.in_per_group + cl;
-    const float* xp = x + (n * g.in_channels + c) * g.in_plane;
-    const float* wp[B];
-    for (std::size_t i = 0; i < B; ++i)
-      wp[i] = w + ((o0 + i) * g.in_per_group + cl) * g.kernel_size;
-    for_each_run(g, counter,
-                 [&](std::size_t tap, std::size_t dense, std::size_t strided, std::size_t count) {
-                   float wv[B];
-                   float* yr[B];
-                   for (std::size_t i = 0; i < B; ++i) {
-                     wv[i] = wp[i][tap];
-                     yr[i] = yp[i] + dense;
-                   }
-                   const float* xr = xp + strided;
-                   for (std::size_t j = 0; j < count; ++j) {
-                     const float xv = xr[j * s];
-                     for (std::size_t i = 0; i < B; ++i)
-                       yr[i][j] = yr[i][j] + xv * wv[i];
-                   }
-                 });
-  }
-  if (bias != nullptr) {
-    for (std::size_t i = 0; i < B; ++i) {
-      for (std::size_t q = 0; q < g.out_plane; ++q)
-        yp[i][q] = yp[i][q] + bias[o0 + i];
-    }
+// The row of kernel_size taps in w that pairs output channel o (in group grp) with the group's
+// input channel cl: conv's weight is (out_channels, in_channels/groups, kernel...),
+// conv_transpose's (in_channels, out_channels/groups, kernel...).
+template <bool Transposed>
+std::size_t weight_row(const Geometry& g, std::size_t grp, std::size_t cl, std::size_t o) {
+  if constexpr (Transposed) {
+    return (grp * g.in_per_group + cl) * g.out_per_group + (o - grp * g.out_per_group);
+  } else {
+    return o * g.in_per_group + cl;
   }
 }
 
-// conv_transpose's output channels o0 .. o0 + B - 1 (all in group grp) at leading index n.
-template <std::size_t B>
-void conv_transpose_forward_block(const Geometry& g, std::vector<std::size_t>& counter,
-                                  const float* x, const float* w, const float* bias, float* y,
-                                  std::size_t n, std::size_t grp, std::size_t o0) {
-  const std::size_t s = g.last_stride;
+// The output channels o0 .. o0 + B - 1 (all in group grp) at leading index n of conv, or of
+// conv_transpose when Transposed: the runs' dense side is conv's output and conv_transpose's
+// input, the strided side the other, stepping last_stride along the last spatial axis.
+template <bool Transposed, std::size_t B>
+void forward_block(const Geometry& g, std::vector<std::size_t>& counter, const float* x,
+                   const float* w, const float* bias, float* y, std::size_t n, std::size_t grp,
+                   std::size_t o0) {
+  const std::size_t xs = Transposed ? 1 : g.last_stride;
+  const std::size_t ys = Transposed ? g.last_stride : 1;
   float* yp[B];
   for (std::size_t i = 0; i < B; ++i) {
     yp[i] = y + (n * g.out_channels + o0 + i) * g.out_plane;
     std::fill(yp[i], yp[i] + g.out_plane, 0.0F);
   }
-  const std::size_t ol0 = o0 - grp * g.out_per_group;
   for (std::size_t cl = 0; cl < g.in_per_group; ++cl) {
     const std::size_t c = grp * g.in_per_group + cl;
     const float* xp = x + (n * g.in_channels + c) * g.in_plane;
     const float* wp[B];
     for (std::size_t i = 0; i < B; ++i)
-      wp[i] = w + (c * g.out_per_group + ol0 + i) * g.kernel_size;
+      wp[i] = w + weight_row<Transposed>(g, grp, cl, o0 + i) * g.kernel_size;
     for_each_run(g, counter,
                  [&](std::size_t tap, std::size_t dense, std::size_t strided, std::size_t count) {
                    float wv[B];
                    float* yr[B];
                    for (std::size_t i = 0; i < B; ++i) {
                      wv[i] = wp[i][tap];
-                     yr[i] = yp[i] + strided;
+                     yr[i] = yp[i] + (Transposed ? strided : dense);
                    }
-                   const float* xr = xp + dense;
+                   const float* xr = xp + (Transposed ? dense : strided);
                    for (std::size_t j = 0; j < count; ++j) {
-                     const float xv = xr[j];
+                     const float xv = xr[j * xs];
                      for (std::size_t i = 0; i < B; ++i)
-                       yr[i][j * s] = yr[i][j * s] + xv * wv[i];
+                       yr[i][j * ys] = yr[i][j * ys] + xv * wv[i];
                    }
                  });
   }
@@ -421,40 +381,37 @@ void for_each_output_block(const Geometry& g, Block&& block) {
   }
 }
 
-}  // namespace
-
-// y[n,o,t] = (sum over the group's input channels c ascending, then the kernel taps k in
-// row-major order, of x[n,c,t*stride + k*dilation - padding] * w[o,c,k]) + bias[o]: one
-// accumulator per output element starting at 0, taps that fall in the padding skipped, the bias
-// added last. The output planes are the accumulators; the loops over independent output
-// positions (and a block of output channels) run innermost.
-void conv_forward(const KernelCall& call) {
+// conv's forward pass, or conv_transpose's when Transposed: the output planes are the
+// accumulators, filled block by block of output channels.
+template <bool Transposed>
+void conv_family_forward(const KernelCall& call) {
   const ir::ConvParams& p = params_of(call.node);
-  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, false);
+  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, Transposed);
   std::vector<std::size_t> counter(g.rank - 1);
   const float* x = call.inputs[0].data;
   const float* w = call.weights.find("weight")->data.data();
-  const float* bias = bias_of(call.weights);
+  const float* bias = weight_data(call.weights, "bias");
   float* y = call.output.data;
   for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
     if (size == kBlock) {
-      conv_forward_block<kBlock>(g, counter, x, w, bias, y, n, grp, o0);
+      forward_block<Transposed, kBlock>(g, counter, x, w, bias, y, n, grp, o0);
     } else {
-      conv_forward_block<1>(g, counter, x, w, bias, y, n, grp, o0);
+      forward_block<Transposed, 1>(g, counter, x, w, bias, y, n, grp, o0);
     }
   });
 }
 
-// Each gradient element is its own accumulator, added to in this order: dx[n,c,i] over the
-// group's output channels o ascending, then the taps k row-major (g[n,o,t] * w[o,c,k] for the t
-// with t*stride + k*dilation - padding = i); dw[o,c,k] over n ascending, then the output
-// positions t row-major (g[n,o,t] * x[n,c,t*stride + k*dilation - padding]); db[o] over n, then
-// t (g[n,o,t]).
-void conv_vjp(const VjpCall& call) {
+// conv's VJP, or conv_transpose's when Transposed: per leading index, group and output channel
+// o, db[o] over the output plane, then per input channel of the group its runs, adding to dx
+// and (when wanted) to dw. The dw products keep each op's operand order (g * x for conv, x * g
+// for conv_transpose).
+template <bool Transposed>
+void conv_family_vjp(const VjpCall& call) {
   const ir::ConvParams& p = params_of(call.node);
-  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, false);
+  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, Transposed);
   std::vector<std::size_t> counter(g.rank - 1);
-  const std::size_t s = g.last_stride;
+  const std::size_t xs = Transposed ? 1 : g.last_stride;
+  const std::size_t gs = Transposed ? g.last_stride : 1;
   const float* x = call.inputs[0].data;
   const float* w = call.weights.find("weight")->data.data();
   const float* gy = call.output_grad.data;
@@ -476,21 +433,28 @@ void conv_vjp(const VjpCall& call) {
           const std::size_t c = grp * g.in_per_group + cl;
           const float* xp = x + (n * g.in_channels + c) * g.in_plane;
           float* dxp = dx + (n * g.in_channels + c) * g.in_plane;
-          const float* wp = w + (o * g.in_per_group + cl) * g.kernel_size;
-          float* dwp = dw == nullptr ? nullptr : dw + (o * g.in_per_group + cl) * g.kernel_size;
+          const std::size_t row = weight_row<Transposed>(g, grp, cl, o) * g.kernel_size;
+          const float* wp = w + row;
+          float* dwp = dw == nullptr ? nullptr : dw + row;
           for_each_run(
               g, counter,
               [&](std::size_t tap, std::size_t dense, std::size_t strided, std::size_t count) {
                 const float wv = wp[tap];
-                const float* gr = gp + dense;
-                float* dxr = dxp + strided;
+                const float* gr = gp + (Transposed ? strided : dense);
+                const std::size_t x_offset = Transposed ? dense : strided;
+                float* dxr = dxp + x_offset;
                 for (std::size_t j = 0; j < count; ++j)
-                  dxr[j * s] = dxr[j * s] + gr[j] * wv;
+                  dxr[j * xs] = dxr[j * xs] + gr[j * gs] * wv;
                 if (dwp != nullptr) {
-                  const float* xr = xp + strided;
+                  const float* xr = xp + x_offset;
                   float acc = dwp[tap];
-                  for (std::size_t j = 0; j < count; ++j)
-                    acc = acc + gr[j] * xr[j * s];
+                  for (std::size_t j = 0; j < count; ++j) {
+                    if constexpr (Transposed) {
+                      acc = acc + xr[j * xs] * gr[j * gs];
+                    } else {
+                      acc = acc + gr[j * gs] * xr[j * xs];
+                    }
+                  }
                   dwp[tap] = acc;
                 }
               });
@@ -498,6 +462,26 @@ void conv_vjp(const VjpCall& call) {
       }
     }
   }
+}
+
+}  // namespace
+
+// y[n,o,t] = (sum over the group's input channels c ascending, then the kernel taps k in
+// row-major order, of x[n,c,t*stride + k*dilation - padding] * w[o,c,k]) + bias[o]: one
+// accumulator per output element starting at 0, taps that fall in the padding skipped, the bias
+// added last. The output planes are the accumulators; the loops over independent output
+// positions (and a block of output channels) run innermost.
+void conv_forward(const KernelCall& call) {
+  conv_family_forward<false>(call);
+}
+
+// Each gradient element is its own accumulator, added to in this order: dx[n,c,i] over the
+// group's output channels o ascending, then the taps k row-major (g[n,o,t] * w[o,c,k] for the t
+// with t*stride + k*dilation - padding = i); dw[o,c,k] over n ascending, then the output
+// positions t row-major (g[n,o,t] * x[n,c,t*stride + k*dilation - padding]); db[o] over n, then
+// t (g[n,o,t]).
+void conv_vjp(const VjpCall& call) {
+  conv_family_vjp<false>(call);
 }
 
 // The gather form of the transpose: y[n,o,z] = (sum over the group's input channels c
@@ -507,20 +491,7 @@ void conv_vjp(const VjpCall& call) {
 // channel by channel and tap by tap, adds every output's products in exactly that order; the
 // accumulator starts at 0 and the bias comes last.
 void conv_transpose_forward(const KernelCall& call) {
-  const ir::ConvParams& p = params_of(call.node);
-  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, true);
-  std::vector<std::size_t> counter(g.rank - 1);
-  const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
-  const float* bias = bias_of(call.weights);
-  float* y = call.output.data;
-  for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
-    if (size == kBlock) {
-      conv_transpose_forward_block<kBlock>(g, counter, x, w, bias, y, n, grp, o0);
-    } else {
-      conv_transpose_forward_block<1>(g, counter, x, w, bias, y, n, grp, o0);
-    }
-  });
+  conv_family_forward<true>(call);
 }
 
 // Each gradient element is its own accumulator, added to in this order: dx[n,c,i] over the
@@ -529,53 +500,7 @@ void conv_transpose_forward(const KernelCall& call) {
 // positions i row-major (x[n,c,i] * g[n,o,i*stride + k*dilation - padding]); db[o] over n, then
 // the output positions (g[n,o,z]).
 void conv_transpose_vjp(const VjpCall& call) {
-  const ir::ConvParams& p = params_of(call.node);
-  const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, true);
-  std::vector<std::size_t> counter(g.rank - 1);
-  const std::size_t s = g.last_stride;
-  const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
-  const float* gy = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
-  float* dw = weight_grad(call, "weight");
-  float* db = weight_grad(call, "bias");
-  for (std::size_t n = 0; n < g.lead; ++n) {
-    for (std::size_t grp = 0; grp < g.groups; ++grp) {
-      for (std::size_t ol = 0; ol < g.out_per_group; ++ol) {
-        const std::size_t o = grp * g.out_per_group + ol;
-        const float* gp = gy + (n * g.out_channels + o) * g.out_plane;
-        if (db != nullptr) {
-          float acc = db[o];
-          for (std::size_t i = 0; i < g.out_plane; ++i)
-            acc = acc + gp[i];
-          db[o] = acc;
-        }
-        for (std::size_t cl = 0; cl < g.in_per_group; ++cl) {
-          const std::size_t c = grp * g.in_per_group + cl;
-          const float* xp = x + (n * g.in_channels + c) * g.in_plane;
-          float* dxp = dx + (n * g.in_channels + c) * g.in_plane;
-          const float* wp = w + (c * g.out_per_group + ol) * g.kernel_size;
-          float* dwp = dw == nullptr ? nullptr : dw + (c * g.out_per_group + ol) * g.kernel_size;
-          for_each_run(
-              g, counter,
-              [&](std::size_t tap, std::size_t dense, std::size_t strided, std::size_t count) {
-                const float wv = wp[tap];
-                const float* gr = gp + strided;
-                float* dxr = dxp + dense;
-                for (std::size_t j = 0; j < count; ++j)
-                  dxr[j] = dxr[j] + gr[j * s] * wv;
-                if (dwp != nullptr) {
-                  const float* xr = xp + dense;
-                  float acc = dwp[tap];
-                  for (std::size_t j = 0; j < count; ++j)
-                    acc = acc + xr[j] * gr[j * s];
-                  dwp[tap] = acc;
-                }
-              });
-        }
-      }
-    }
-  }
+  conv_family_vjp<true>(call);
 }
 
 namespace {

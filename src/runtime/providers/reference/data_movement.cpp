@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,15 @@ Expected<void> check_kind(const KernelCall& call, std::string_view handler,
                    " node carries parameters of another kind");
   }
   return {};
+}
+
+// The same for a handler of two kinds, `first` carrying FirstParams and `second` SecondParams.
+template <typename FirstParams, typename SecondParams>
+Expected<void> check_kinds(const KernelCall& call, std::string_view handler, ir::OpKind first,
+                           ir::OpKind second) {
+  const ir::OpKind kinds[] = {first, second};
+  return call.node.kind == second ? check_kind<SecondParams>(call, handler, kinds)
+                                  : check_kind<FirstParams>(call, handler, kinds);
 }
 
 // Walks the coordinates of a shape in row-major order and keeps the offset
@@ -109,6 +119,23 @@ std::vector<std::size_t> broadcast_strides(const ir::Shape& in, const ir::Shape&
   return strides;
 }
 
+// y[o] = x[offset(o)] for o in row-major order of y's shape, offset(o) walking `strides`.
+void strided_copy(const TensorRef& x, const MutableTensorRef& y, std::vector<std::size_t> strides) {
+  StridedWalk walk(*y.shape, std::move(strides));
+  const std::size_t n = y.size();
+  for (std::size_t o = 0; o < n; ++o, walk.next())
+    y.data[o] = x.data[walk.offset()];
+}
+
+// dx[offset(o)] += g[o] for o = 0, 1, ... in row-major order of g's shape, offset(o) walking
+// `strides`.
+void strided_add(const TensorRef& g, float* dx, std::vector<std::size_t> strides) {
+  StridedWalk walk(*g.shape, std::move(strides));
+  const std::size_t n = g.size();
+  for (std::size_t o = 0; o < n; ++o, walk.next())
+    dx[walk.offset()] += g.data[o];
+}
+
 // The clamped start and the number of elements taken, as ir::check's slice rule gives them.
 struct SliceExtent {
   std::size_t start = 0;
@@ -146,10 +173,8 @@ GatherExtent gather_extent(const ir::Node& node, const ir::Shape& in,
 // ---- reshape (reshape, flatten) ------------------------------------------------------------
 
 Expected<void> reshape_shape_guard(const KernelCall& call) {
-  static constexpr ir::OpKind kinds[] = {ir::OpKind::reshape, ir::OpKind::flatten};
-  if (auto ok = call.node.kind == ir::OpKind::flatten
-                    ? check_kind<ir::FlattenParams>(call, "reshape", kinds)
-                    : check_kind<ir::ReshapeParams>(call, "reshape", kinds);
+  if (auto ok = check_kinds<ir::ReshapeParams, ir::FlattenParams>(
+          call, "reshape", ir::OpKind::reshape, ir::OpKind::flatten);
       !ok) {
     return ok;
   }
@@ -200,10 +225,8 @@ void reshape_vjp(const VjpCall& call) {
 // ---- permute (permute, transpose) ----------------------------------------------------------
 
 Expected<void> permute_shape_guard(const KernelCall& call) {
-  static constexpr ir::OpKind kinds[] = {ir::OpKind::permute, ir::OpKind::transpose};
-  if (auto ok = call.node.kind == ir::OpKind::transpose
-                    ? check_kind<ir::TransposeParams>(call, "permute", kinds)
-                    : check_kind<ir::PermuteParams>(call, "permute", kinds);
+  if (auto ok = check_kinds<ir::PermuteParams, ir::TransposeParams>(
+          call, "permute", ir::OpKind::permute, ir::OpKind::transpose);
       !ok) {
     return ok;
   }
@@ -250,20 +273,13 @@ Expected<void> permute_shape_guard(const KernelCall& call) {
 
 // y[o] = x[offset(o)], o in row-major output order.
 void permute_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  StridedWalk walk(*call.output.shape, permuted_strides(call.node, *x.shape));
-  const std::size_t n = call.output.size();
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    call.output.data[o] = x.data[walk.offset()];
+  strided_copy(call.inputs[0], call.output, permuted_strides(call.node, *call.inputs[0].shape));
 }
 
 // dx[offset(o)] += g[o]: the inverse permutation (each input element is read once).
 void permute_vjp(const VjpCall& call) {
-  StridedWalk walk(*call.output_grad.shape, permuted_strides(call.node, *call.inputs[0].shape));
-  const std::size_t n = call.output_grad.size();
-  float* dx = call.input_grads[0].data;
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    dx[walk.offset()] += call.output_grad.data[o];
+  strided_add(call.output_grad, call.input_grads[0].data,
+              permuted_strides(call.node, *call.inputs[0].shape));
 }
 
 // ---- broadcast (broadcast_to) --------------------------------------------------------------
@@ -303,22 +319,15 @@ Expected<void> broadcast_shape_guard(const KernelCall& call) {
 
 // y[o] = x[offset(o)], o in row-major output order.
 void broadcast_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  StridedWalk walk(*call.output.shape, broadcast_strides(*x.shape, *call.output.shape));
-  const std::size_t n = call.output.size();
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    call.output.data[o] = x.data[walk.offset()];
+  strided_copy(call.inputs[0], call.output,
+               broadcast_strides(*call.inputs[0].shape, *call.output.shape));
 }
 
 // dx[offset(o)] += g[o] for o = 0, 1, ...: each input element sums the gradients of the output
 // elements it was copied to, left to right in output index order.
 void broadcast_vjp(const VjpCall& call) {
-  const ir::Shape& out = *call.output_grad.shape;
-  StridedWalk walk(out, broadcast_strides(*call.inputs[0].shape, out));
-  const std::size_t n = call.output_grad.size();
-  float* dx = call.input_grads[0].data;
-  for (std::size_t o = 0; o < n; ++o, walk.next())
-    dx[walk.offset()] += call.output_grad.data[o];
+  strided_add(call.output_grad, call.input_grads[0].data,
+              broadcast_strides(*call.inputs[0].shape, *call.output_grad.shape));
 }
 
 // ---- concat --------------------------------------------------------------------------------

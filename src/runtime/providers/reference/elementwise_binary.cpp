@@ -5,18 +5,11 @@
 #include <cmath>
 #include <string>
 
+#include "runtime/providers/reference/elementwise_support.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::reference {
 namespace {
-
-Expected<void> check_kind(const KernelCall& call, ir::OpKind kind) {
-  if (call.node.kind == kind) return {};
-  return std::unexpected(make_error(ErrorKind::invalid_input,
-                                    "node kind " + std::string(ir::to_string(call.node.kind)) +
-                                        " does not run on the " + std::string(ir::to_string(kind)) +
-                                        " kernel"));
-}
 
 // Input 0 has the node's shape (the output's, checked by check_arity_and_output).
 Expected<void> check_input0(const KernelCall& call) {
@@ -192,14 +185,7 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_bin
 
 constexpr HandlerDefinition binary(std::string_view symbol, ForwardFn forward, VjpFn vjp,
                                    GuardFn shape_guard) {
-  return {.symbol = symbol,
-          .forward = forward,
-          .vjp = vjp,
-          .shape_guard = shape_guard,
-          .layout_guard = canonical_layout_guard_in_place,
-          .in_place_safe = true,
-          .forward_tests = kTests,
-          .vjp_tests = kTests};
+  return in_place_handler(symbol, forward, vjp, shape_guard, kTests);
 }
 
 using backend::BackendOp;

@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "runtime/providers/reference/elementwise_support.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::reference {
@@ -14,12 +15,7 @@ namespace {
 // The kind that runs on the kernel, one input of the node's shape (the output's shape, checked by
 // check_arity_and_output).
 Expected<void> unary_shape_guard(const KernelCall& call, ir::OpKind kind) {
-  if (call.node.kind != kind) {
-    return std::unexpected(make_error(
-        ErrorKind::invalid_input, "node kind " + std::string(ir::to_string(call.node.kind)) +
-                                      " does not run on the " + std::string(ir::to_string(kind)) +
-                                      " kernel"));
-  }
+  if (auto ok = check_kind(call, kind); !ok) return ok;
   if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
   if (*call.inputs[0].shape != call.node.shape) {
     return std::unexpected(operand_error("input 0", *call.inputs[0].shape,
@@ -243,14 +239,7 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_una
 
 template <ir::OpKind Kind>
 constexpr HandlerDefinition unary(std::string_view symbol, ForwardFn forward, VjpFn vjp) {
-  return {.symbol = symbol,
-          .forward = forward,
-          .vjp = vjp,
-          .shape_guard = shape_guard<Kind>,
-          .layout_guard = canonical_layout_guard_in_place,
-          .in_place_safe = true,
-          .forward_tests = kTests,
-          .vjp_tests = kTests};
+  return in_place_handler(symbol, forward, vjp, shape_guard<Kind>, kTests);
 }
 
 using backend::BackendOp;

@@ -239,15 +239,26 @@ Expected<void> linear_shape_guard(const KernelCall& call) {
   return {};
 }
 
+// linear's extents: `rows` rows (every axis of x but the last) of `in` features each, `out`
+// features out.
+struct LinearExtents {
+  std::size_t in = 0;
+  std::size_t out = 0;
+  std::size_t rows = 1;
+};
+
+LinearExtents linear_extents(const ir::Shape& x, const ir::Shape& y) {
+  return {.in = static_cast<std::size_t>(x.dims.back()),
+          .out = static_cast<std::size_t>(y.dims.back()),
+          .rows = extent_product(x, 0, x.rank() - 1)};
+}
+
 }  // namespace
 
 // y[r,o] = (sum over i of x[r,i] * w[o,i]) + bias[o]: acc = 0, then acc = acc + x*w for i = 0 ..
 // in-1, then the bias added last (when there is one).
 void linear_forward(const KernelCall& call) {
-  const ir::Shape& xs = *call.inputs[0].shape;
-  const std::size_t in = static_cast<std::size_t>(xs.dims.back());
-  const std::size_t out = static_cast<std::size_t>(call.output.shape->dims.back());
-  const std::size_t rows = extent_product(xs, 0, xs.rank() - 1);
+  const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
   const float* x = call.inputs[0].data;
   const float* w = call.weights.find("weight")->data.data();
   const format::PayloadTensor* bias = call.weights.find("bias");
@@ -268,20 +279,13 @@ void linear_forward(const KernelCall& call) {
 // dx[r,i] += g[r,o] * w[o,i] (o ascending), dW[o,i] += g[r,o] * x[r,i] and db[o] += g[r,o] (r
 // ascending): each gradient element is its own accumulator.
 void linear_vjp(const VjpCall& call) {
-  const ir::Shape& xs = *call.inputs[0].shape;
-  const std::size_t in = static_cast<std::size_t>(xs.dims.back());
-  const std::size_t out = static_cast<std::size_t>(call.output.shape->dims.back());
-  const std::size_t rows = extent_product(xs, 0, xs.rank() - 1);
+  const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
   const float* x = call.inputs[0].data;
   const float* w = call.weights.find("weight")->data.data();
   const float* g = call.output_grad.data;
   float* dx = call.input_grads[0].data;
-  float* dw = nullptr;
-  float* db = nullptr;
-  for (std::size_t k = 0; k < call.weights.tensors.size(); ++k) {
-    if (call.weights.tensors[k].name == "weight") dw = call.weight_grads[k].data;
-    if (call.weights.tensors[k].name == "bias") db = call.weight_grads[k].data;
-  }
+  float* dw = weight_grad(call, "weight");
+  float* db = weight_grad(call, "bias");
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xrow = x + r * in;
     float* dxrow = dx + r * in;

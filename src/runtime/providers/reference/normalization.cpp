@@ -37,20 +37,6 @@ Expected<void> check_weight(const KernelCall& call, std::string_view name, const
   return {};
 }
 
-// The data of weight `name`, or null when the slot is empty.
-const float* weight_data(const NodeWeights& weights, std::string_view name) {
-  const format::PayloadTensor* w = weights.find(name);
-  return w == nullptr ? nullptr : w->data.data();
-}
-
-// The gradient buffer of weight `name`, or null when it is not wanted.
-float* weight_grad(const VjpCall& call, std::string_view name) {
-  for (std::size_t i = 0; i < call.weights.tensors.size() && i < call.weight_grads.size(); ++i) {
-    if (call.weights.tensors[i].name == name) return call.weight_grads[i].data;
-  }
-  return nullptr;
-}
-
 Expected<void> batch_norm_shape_guard(const KernelCall& call) {
   if (call.node.kind != ir::OpKind::batch_norm_eval ||
       !std::holds_alternative<ir::ChannelAxisParams>(call.node.params)) {
@@ -189,6 +175,43 @@ Expected<void> layer_norm_shape_guard(const KernelCall& call) {
   return {};
 }
 
+// One layer_norm call's slices: `outer` slices of n elements (the axes from `axis` on), n as a
+// float, and epsilon (default 1e-5) rounded to float32.
+struct LayerNormSlices {
+  std::size_t outer = 1;
+  std::size_t n = 1;
+  float count = 1.0F;
+  float eps = 0.0F;
+};
+
+LayerNormSlices layer_norm_slices(const ir::Node& node, const ir::Shape& shape,
+                                  const NodeWeights& weights) {
+  const std::uint32_t axis = std::get<ir::AxisParams>(node.params).axis;
+  LayerNormSlices s;
+  s.outer = extent_product(shape, 0, axis);
+  s.n = extent_product(shape, axis, shape.rank());
+  s.count = static_cast<float>(s.n);
+  s.eps = static_cast<float>(weights.attribute("epsilon").value_or(kLayerNormDefaultEpsilon));
+  return s;
+}
+
+// One slice's mean and d = sqrt(var + epsilon), both sums left to right from 0.
+struct SliceMoments {
+  float mean = 0.0F;
+  float denom = 1.0F;
+};
+
+SliceMoments slice_moments(const float* x, const LayerNormSlices& s) {
+  float sum = 0.0F;
+  for (std::size_t j = 0; j < s.n; ++j)
+    sum += x[j];
+  const float mean = sum / s.count;
+  float squares = 0.0F;
+  for (std::size_t j = 0; j < s.n; ++j)
+    squares += (x[j] - mean) * (x[j] - mean);
+  return {.mean = mean, .denom = std::sqrt(squares / s.count + s.eps)};
+}
+
 }  // namespace
 
 // Per slice of n elements (the axes from `axis` on), in float32:
@@ -197,24 +220,14 @@ Expected<void> layer_norm_shape_guard(const KernelCall& call) {
 //   y[j] = ((x[j] - mean) / sqrt(var + epsilon)) * gamma[j] + beta[j]
 // with gamma and beta skipped when absent and epsilon (default 1e-5) rounded to float32.
 void layer_norm_forward(const KernelCall& call) {
-  const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
-  const ir::Shape& shape = *call.inputs[0].shape;
-  const std::size_t outer = extent_product(shape, 0, axis);
-  const std::size_t n = extent_product(shape, axis, shape.rank());
-  const float count = static_cast<float>(n);
-  const float eps = static_cast<float>(
-      call.weights.attribute("epsilon").value_or(kLayerNormDefaultEpsilon));
+  const LayerNormSlices s = layer_norm_slices(call.node, *call.inputs[0].shape, call.weights);
+  const std::size_t n = s.n;
   const float* gamma = weight_data(call.weights, "gamma");
   const float* beta = weight_data(call.weights, "beta");
-  for (std::size_t o = 0; o < outer; ++o) {
+  for (std::size_t o = 0; o < s.outer; ++o) {
     const float* x = call.inputs[0].data + o * n;
     float* y = call.output.data + o * n;
-    float sum = 0.0F;
-    for (std::size_t j = 0; j < n; ++j) sum += x[j];
-    const float mean = sum / count;
-    float squares = 0.0F;
-    for (std::size_t j = 0; j < n; ++j) squares += (x[j] - mean) * (x[j] - mean);
-    const float denom = std::sqrt(squares / count + eps);
+    const auto [mean, denom] = slice_moments(x, s);
     for (std::size_t j = 0; j < n; ++j) {
       float v = (x[j] - mean) / denom;
       if (gamma != nullptr) v = v * gamma[j];
@@ -231,27 +244,18 @@ void layer_norm_forward(const KernelCall& call) {
 //   dgamma[j] += g[j] * xhat[j], dbeta[j] += g[j]   (accumulated over slices in order)
 // every sum left to right from 0.
 void layer_norm_vjp(const VjpCall& call) {
-  const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
-  const ir::Shape& shape = *call.inputs[0].shape;
-  const std::size_t outer = extent_product(shape, 0, axis);
-  const std::size_t n = extent_product(shape, axis, shape.rank());
-  const float count = static_cast<float>(n);
-  const float eps = static_cast<float>(
-      call.weights.attribute("epsilon").value_or(kLayerNormDefaultEpsilon));
+  const LayerNormSlices s = layer_norm_slices(call.node, *call.inputs[0].shape, call.weights);
+  const std::size_t n = s.n;
+  const float count = s.count;
   const float* gamma = weight_data(call.weights, "gamma");
   float* dgamma = gamma != nullptr ? weight_grad(call, "gamma") : nullptr;
   float* dbeta = weight_data(call.weights, "beta") != nullptr ? weight_grad(call, "beta")
                                                                : nullptr;
-  for (std::size_t o = 0; o < outer; ++o) {
+  for (std::size_t o = 0; o < s.outer; ++o) {
     const float* x = call.inputs[0].data + o * n;
     const float* g = call.output_grad.data + o * n;
     float* dx = call.input_grads[0].data + o * n;
-    float sum = 0.0F;
-    for (std::size_t j = 0; j < n; ++j) sum += x[j];
-    const float mean = sum / count;
-    float squares = 0.0F;
-    for (std::size_t j = 0; j < n; ++j) squares += (x[j] - mean) * (x[j] - mean);
-    const float denom = std::sqrt(squares / count + eps);
+    const auto [mean, denom] = slice_moments(x, s);
     float h_sum = 0.0F;
     float hx_sum = 0.0F;
     for (std::size_t j = 0; j < n; ++j) {

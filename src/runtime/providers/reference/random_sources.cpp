@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "runtime/providers/reference/elementwise_support.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::reference {
@@ -27,14 +28,6 @@ float uniform_at(std::uint64_t seed, std::size_t i) {
   const std::uint64_t counter = static_cast<std::uint64_t>(i) + 1;
   const std::uint64_t bits = splitmix64(seed + counter * 0x9E3779B97F4A7C15ULL) >> 40;
   return static_cast<float>(bits) * 0x1p-24F;
-}
-
-Expected<void> check_kind(const KernelCall& call, ir::OpKind kind) {
-  if (call.node.kind == kind) return {};
-  return std::unexpected(make_error(ErrorKind::invalid_input,
-                                    "node kind " + std::string(ir::to_string(call.node.kind)) +
-                                        " does not run on the " + std::string(ir::to_string(kind)) +
-                                        " kernel"));
 }
 
 // No inputs; the output has the declared shape.

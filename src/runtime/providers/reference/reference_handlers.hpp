@@ -7,6 +7,7 @@
 #pragma once
 
 #include <span>
+#include <string_view>
 
 #include "nnplan/backend/vocabulary.hpp"
 #include "nnplan/runtime/kernel.hpp"
@@ -46,5 +47,11 @@ struct ReferenceHandler {
 // Shared by the guards: checks that the call has `count` inputs and that the output has the
 // node's declared shape.
 [[nodiscard]] Expected<void> check_arity_and_output(const KernelCall& call, std::size_t count);
+
+// Shared by the kernels (weights.cpp): the data of payload `name`, or null when its slot is empty.
+[[nodiscard]] const float* weight_data(const NodeWeights& weights, std::string_view name);
+// Shared by the VJPs (weights.cpp): the gradient buffer of payload `name`, or null when the node
+// has no such payload or its gradient is not wanted.
+[[nodiscard]] float* weight_grad(const VjpCall& call, std::string_view name);
 
 }  // namespace nnplan::runtime::reference
