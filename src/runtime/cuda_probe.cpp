@@ -201,6 +201,10 @@ Expected<CublasProbe> probe_cublas(std::span<const std::string_view> libraries) 
             std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
       }
     }
+    // cuBLAS allocates when it loads and frees that only at process exit; unloading it here
+    // would strand those blocks (a leak report under the sanitizers) to save memory nothing
+    // else uses afterwards. Only `nnplan probe` and plans with cublas groups load it.
+    handle.keep();
     return out;
   }
   if (libraries.empty()) return std::unexpected(unavailable("no cublas library was named"));

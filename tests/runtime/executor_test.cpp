@@ -46,8 +46,9 @@ bool bit_identical(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (a[k].shape != b[k].shape || a[k].values.size() != b[k].values.size()) return false;
-    if (std::memcmp(a[k].values.data(), b[k].values.data(), a[k].values.size() * sizeof(float)) !=
-        0) {
+    if (!a[k].values.empty() &&
+        std::memcmp(a[k].values.data(), b[k].values.data(), a[k].values.size() * sizeof(float)) !=
+            0) {
       return false;
     }
   }

@@ -120,7 +120,8 @@ inline Expected<Tensor> run_forward(const HandlerDefinition& h, const ir::Node& 
 
 // The two float32 sequences are the same bits (NaN payloads included).
 inline bool same_bits(std::span<const float> a, std::span<const float> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 inline bool same_bits(const Tensor& a, const Tensor& b) {
   return a.shape == b.shape && same_bits(a.values, b.values);
