@@ -7,7 +7,8 @@ namespace {
 
 std::string target_name(const backend::Target& target) {
   if (const auto preset = backend::preset_of(target)) return std::string(backend::to_string(*preset));
-  return "of the profile (a custom target)";
+  return "'" + std::string(backend::to_string(target.os)) + "-" +
+         std::string(backend::to_string(target.arch)) + "' (the profile's custom target)";
 }
 
 std::string group_description(const backend::GraphLoweringPlan& lowering, std::size_t g) {
