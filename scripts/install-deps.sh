@@ -9,6 +9,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcpuinfo-dev pkg-config
+  libdnnl-dev
 )
 
 missing=()

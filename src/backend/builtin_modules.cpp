@@ -202,6 +202,79 @@ CapsuleModule libtorch_module() {
   return m;
 }
 
+namespace {
+
+// One capsule of the onednn module: `op` alone, or the chain `pattern` (root first).
+KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::string name,
+                             std::string notes) {
+  KernelCapsule c = make_capsule({
+      .name = std::move(name),
+      .op = op,
+      .provider = Provider::onednn,
+      .device = Device::cpu,
+      .trust = TrustLevel::fuzzed,
+      .vjp = VjpMode::none,
+      .layout = Layout::flat_row_major,
+      .numerical = {.rounding = Rounding::implementation_defined,
+                    .subnormals = Subnormals::implementation_defined,
+                    .contraction = Contraction::implementation_defined,
+                    .reduction = has_reduction_order(op) ? ReductionOrder::implementation_defined
+                                                         : ReductionOrder::na},
+      .notes = std::move(notes),
+  });
+  c.pattern = std::move(pattern);
+  std::string chain;
+  for (BackendOp p : c.pattern) chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
+  const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
+  c.value.summary = "forward values agree with the reference provider's " + what +
+                    " within the oracle's stated tolerance";
+  c.value.evidence = {EvidenceKind::fuzz_oracle, c.name + ".oracle"};
+  c.vjp.evidence = {EvidenceKind::test_suite, "onednn.forward_only_tests"};
+  return c;
+}
+
+}  // namespace
+
+CapsuleModule onednn_module() {
+  using enum BackendOp;
+  CapsuleModule m{.name = "onednn", .capsules = {}};
+  const auto single = [&](BackendOp op, std::string_view primitive) {
+    m.capsules.push_back(onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
+                                        "oneDNN " + std::string(primitive) + " primitive"));
+  };
+  single(matmul, "matmul");
+  single(linear, "inner product");
+  single(conv, "convolution");
+  single(conv_transpose, "deconvolution");
+  single(max_pool, "pooling (max)");
+  single(avg_pool, "pooling (avg)");
+  single(batch_norm, "batch normalization (inference)");
+  single(layer_norm, "layer normalization");
+  single(softmax, "softmax");
+  single(log_softmax, "softmax (logsoftmax)");
+  for (BackendOp op : {relu, gelu, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp}) {
+    single(op, "eltwise");
+  }
+  for (BackendOp op : {add, sub, mul, max, min}) single(op, "binary");
+  const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops) {
+    std::string name = "onednn";
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
+    }
+    const BackendOp root = pattern[0];
+    m.capsules.push_back(onednn_capsule(
+        root, std::move(pattern), std::move(name),
+        "one oneDNN primitive with post-ops " + std::string(post_ops)));
+  };
+  fused({conv, relu}, "eltwise relu");
+  fused({conv, add, relu}, "sum (the residual, added into the output), eltwise relu");
+  fused({conv, clamp}, "eltwise clip");
+  fused({linear, relu}, "eltwise relu");
+  fused({linear, gelu}, "eltwise gelu");
+  fused({matmul, add}, "binary add");
+  return m;
+}
+
 std::vector<CapsuleModule> builtin_modules() {
   return {attention_module(), native_cuda_module(), reference_module()};
 }

@@ -63,6 +63,17 @@ BackendProfile make_profile(MaintainedProfile which) {
       p.registry = std::make_shared<const Registry>(std::move(*registry));
       return p;
     }
+    case MaintainedProfile::fast_cpu: {
+      BackendProfile p = checked_cpu_on("fast_cpu", Target::linux_cpu_onednn());
+      p.config.preference = BackendPreference::prefer(Provider::onednn);
+      p.config.vjp_mode = VjpMode::none;
+      p.lowering = LoweringMode::fused;
+      // Built-in data, as above: onednn's identities never collide with the defaults.
+      auto registry = builtin_registry().with_modules({onednn_module()});
+      if (!registry) std::abort();
+      p.registry = std::make_shared<const Registry>(std::move(*registry));
+      return p;
+    }
   }
   return checked_cpu_on("checked_cpu", Target::portable_cpu());
 }

@@ -60,6 +60,27 @@ Error duplicate_identity(const KernelCapsule& capsule, const CapsuleModule& firs
   return make_error(ErrorKind::already_exists, std::move(message));
 }
 
+// A fused capsule's pattern has two ops or more and starts with the capsule's op (SPEC §7).
+Expected<void> check_pattern(const KernelCapsule& c, const CapsuleModule& m) {
+  if (c.pattern.empty()) return {};
+  const std::string where = source_prefix(m) + "capsule '" + c.name + "' of module '" + m.name + "'";
+  if (c.pattern.size() < 2) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input,
+        where + ": a fused capsule's pattern needs at least two ops (it lists only " +
+            std::string(to_string(c.pattern[0])) +
+            "); a capsule of one op leaves `pattern` out"));
+  }
+  if (c.pattern[0] != c.op) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input,
+        where + ": its pattern starts with " + std::string(to_string(c.pattern[0])) +
+            " but its op is " + std::string(to_string(c.op)) +
+            "; a fused capsule's op is the pattern's first (root) op"));
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
@@ -75,19 +96,25 @@ Expected<Registry> Registry::create(std::vector<CapsuleModule> modules) {
       if (const auto [it, fresh] = module_of_identity.emplace(identity_key(c), index); !fresh) {
         return std::unexpected(duplicate_identity(c, modules[it->second], modules[m]));
       }
+      if (auto ok = check_pattern(c, modules[m]); !ok) return std::unexpected(ok.error());
       r.capsules_.push_back(c);
       r.module_index_.push_back(index);
     }
   }
   // Counting sort by op keeps registry order within each op.
   std::array<std::uint32_t, kBackendOpCount + 1> counts{};
-  for (const KernelCapsule& c : r.capsules_)
-    ++counts[static_cast<std::size_t>(c.op) + 1];
+  for (const KernelCapsule& c : r.capsules_) {
+    if (!c.is_fused()) ++counts[static_cast<std::size_t>(c.op) + 1];
+  }
   for (std::size_t i = 1; i <= kBackendOpCount; ++i)
     counts[i] += counts[i - 1];
   r.op_begin_ = counts;
-  r.by_op_.resize(r.capsules_.size());
+  r.by_op_.resize(counts[kBackendOpCount]);
   for (std::size_t id = 0; id < r.capsules_.size(); ++id) {
+    if (r.capsules_[id].is_fused()) {
+      r.fused_.push_back(static_cast<CapsuleId>(id));
+      continue;
+    }
     r.by_op_[counts[static_cast<std::size_t>(r.capsules_[id].op)]++] = static_cast<CapsuleId>(id);
   }
   r.modules_ = std::move(modules);

@@ -28,6 +28,8 @@ std::optional<Provider> provider_of(BuildFeature feature) {
       return Provider::custom_chip;
     case BuildFeature::external_provider:
       return Provider::external;
+    case BuildFeature::onednn:
+      return Provider::onednn;
   }
   return std::nullopt;
 }
@@ -61,6 +63,11 @@ Target Target::portable_cpu(OperatingSystem os, Architecture arch) {
 }
 Target Target::linux_cpu(Architecture arch) {
   return portable_cpu(OperatingSystem::linux_os, arch);
+}
+Target Target::linux_cpu_onednn(Architecture arch) {
+  Target t = linux_cpu(arch);
+  t.features = {BuildFeature::onednn};
+  return t;
 }
 Target Target::macos_cpu(Architecture arch) {
   return portable_cpu(OperatingSystem::macos, arch);
@@ -153,6 +160,8 @@ Target target_of(TargetPreset preset) {
       return Target::portable_cpu();
     case TargetPreset::linux_cpu:
       return Target::linux_cpu();
+    case TargetPreset::linux_cpu_onednn:
+      return Target::linux_cpu_onednn();
     case TargetPreset::macos_cpu:
       return Target::macos_cpu();
     case TargetPreset::windows_cpu:

@@ -73,12 +73,6 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   CommandBuffer buffer;
   buffer.model_ = model;
 
-  std::vector<std::uint32_t> group_of(lowering.nodes.size(), 0);
-  for (std::uint32_t g = 0; g < lowering.groups.size(); ++g) {
-    for (std::uint32_t k = 0; k < lowering.groups[g].count; ++k) {
-      group_of[lowering.groups[g].first + k] = g;
-    }
-  }
   std::map<ir::NodeId, std::size_t> first_output;
   for (std::size_t k = 0; k < graph.output_ids.size(); ++k) {
     first_output.emplace(graph.output_ids[k], k);
@@ -86,51 +80,44 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   std::size_t input_nodes = 0;
   for (const ir::Node& n : graph.nodes) input_nodes += n.kind == ir::OpKind::input ? 1 : 0;
 
+  // A detach node's value is its parent's: uses look through it.
+  const auto source_of = [&](ir::NodeId id) {
+    while (graph.nodes[id].kind == ir::OpKind::detach) id = graph.nodes[id].parents[0];
+    return id;
+  };
+
   // Per node: its value's slot; for arena values, `index` is the arena value's number until the
-  // memory plan gives offsets.
+  // memory plan gives offsets. Inputs and consts first; kernels' values in lowering order.
   std::vector<ValueSlot> slots(graph.nodes.size());
   std::vector<ArenaValue> arena;
   std::vector<std::uint32_t> arena_value_of(graph.nodes.size(), kNoValue);
-  std::size_t planned = 0;
   for (const ir::Node& node : graph.nodes) {
     ValueSlot& slot = slots[node.id];
     slot.shape = &node.shape;
-    switch (node.kind) {
-      case ir::OpKind::input:
-        slot.home = ValueHome::input;
-        slot.index = buffer.inputs_.size();
-        buffer.inputs_.push_back({.name = input_name(node, input_nodes),
-                                  .node_id = node.id,
-                                  .shape = &node.shape});
-        continue;
-      case ir::OpKind::const_: {
-        const format::PayloadTensor* value =
-            store == nullptr ? nullptr : store->find_tensor(node.id, "value");
-        if (value == nullptr) {
-          return std::unexpected(make_error(
-              ErrorKind::invalid_input,
-              ir::describe(node) + ": payload value is missing: the graph's weights were not "
-                                   "loaded (the payload file beside the graph, or the ONNX "
-                                   "model's initializers)"));
-        }
-        slot.home = ValueHome::weight;
-        slot.weight = value->data.data();
-        continue;
+    if (node.kind == ir::OpKind::input) {
+      slot.home = ValueHome::input;
+      slot.index = buffer.inputs_.size();
+      buffer.inputs_.push_back(
+          {.name = input_name(node, input_nodes), .node_id = node.id, .shape = &node.shape});
+    } else if (node.kind == ir::OpKind::const_) {
+      const format::PayloadTensor* value =
+          store == nullptr ? nullptr : store->find_tensor(node.id, "value");
+      if (value == nullptr) {
+        return std::unexpected(make_error(
+            ErrorKind::invalid_input,
+            ir::describe(node) + ": payload value is missing: the graph's weights were not "
+                                 "loaded (the payload file beside the graph, or the ONNX "
+                                 "model's initializers)"));
       }
-      case ir::OpKind::detach:
-        slot = slots[node.parents[0]];
-        arena_value_of[node.id] = arena_value_of[node.parents[0]];
-        continue;
-      default:
-        break;
+      slot.home = ValueHome::weight;
+      slot.weight = value->data.data();
     }
-    if (planned >= lowering.nodes.size() || lowering.nodes[planned].node_id != node.id) {
-      return std::unexpected(make_error(ErrorKind::internal,
-                                        ir::describe(node) + " has no planned kernel"));
-    }
-    const std::uint32_t group = group_of[planned];
-    const backend::CapsuleId capsule_id = lowering.nodes[planned].capsule;
-    ++planned;
+  }
+
+  // One command per planned node, or one per fused group: its nodes root first, its inputs the
+  // root's parents then each later node's other operand.
+  const auto emit = [&](std::uint32_t group, backend::CapsuleId capsule_id,
+                        std::span<const backend::PlannedNodeKernel> members) -> Expected<void> {
     const backend::KernelCapsule& capsule = lowering.registry->capsule(capsule_id);
     const HandlerDefinition* handler = handlers.find(capsule);
     if (handler == nullptr) {
@@ -151,55 +138,108 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     auto guards = resolve_guards(capsule, group, handlers);
     if (!guards) return std::unexpected(std::move(guards.error()));
 
-    Command command{.node = &node,
+    const ir::Node& root = graph.nodes[members.front().node_id];
+    const ir::Node& last = graph.nodes[members.back().node_id];
+    Command command{.node = &root,
+                    .chain = {},
                     .group = group,
                     .capsule = capsule_id,
                     .handler = *handler,
                     .inputs = {},
                     .output = {},
                     .weights = {},
-                    .guards = std::move(*guards)};
-    for (ir::NodeId p : node.parents) command.inputs.push_back(slots[p]);
-    for (const format::PayloadSlot& s : format::payload_slots(node.kind)) {
+                    .guards = std::move(*guards),
+                    .state = nullptr};
+    std::vector<ir::NodeId> operands;
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const ir::Node& n = graph.nodes[members[m].node_id];
+      if (n.kind == ir::OpKind::input || n.kind == ir::OpKind::const_ ||
+          n.kind == ir::OpKind::detach) {
+        return std::unexpected(
+            make_error(ErrorKind::internal, ir::describe(n) + " has a planned kernel"));
+      }
+      command.chain.push_back(&n);
+      for (ir::NodeId p : n.parents) {
+        if (m > 0 && p == members[m - 1].node_id) continue;
+        operands.push_back(source_of(p));
+      }
+    }
+    for (ir::NodeId p : operands) command.inputs.push_back(slots[p]);
+    for (const format::PayloadSlot& s : format::payload_slots(root.kind)) {
       if (s.attribute) continue;
-      const format::PayloadTensor* t = store == nullptr ? nullptr : store->find_tensor(node.id, s.name);
+      const format::PayloadTensor* t =
+          store == nullptr ? nullptr : store->find_tensor(root.id, s.name);
       if (t == nullptr && s.required) {
         return std::unexpected(make_error(
             ErrorKind::invalid_input,
-            ir::describe(node) + ": payload " + std::string(s.name) +
+            ir::describe(root) + ": payload " + std::string(s.name) +
                 " is missing: the graph's weights were not loaded (the payload file beside "
                 "the graph, or the ONNX model's initializers)"));
       }
       command.weights.push_back({.name = s.name, .tensor = t});
     }
 
-    const auto out = first_output.find(node.id);
+    ValueSlot& slot = slots[last.id];
+    const auto command_index = static_cast<std::uint32_t>(buffer.commands_.size());
+    const auto out = first_output.find(last.id);
     if (out != first_output.end()) {
       slot.home = ValueHome::output;
       slot.index = out->second;
     } else {
       slot.home = ValueHome::arena;
       slot.index = arena.size();
-      arena_value_of[node.id] = static_cast<std::uint32_t>(arena.size());
-      const auto command_index = static_cast<std::uint32_t>(buffer.commands_.size());
-      ArenaValue value{.bytes = element_count_of(node.shape) * sizeof(float),
+      arena_value_of[last.id] = static_cast<std::uint32_t>(arena.size());
+      ArenaValue value{.bytes = element_count_of(last.shape) * sizeof(float),
                        .defined_at = command_index,
                        .last_use = command_index,
                        .in_place_of = std::nullopt};
-      if (handler->in_place_safe && !node.parents.empty()) {
-        const std::uint32_t first = arena_value_of[node.parents[0]];
+      if (handler->in_place_safe && !operands.empty()) {
+        const std::uint32_t first = arena_value_of[operands[0]];
         if (first != kNoValue && arena[first].bytes == value.bytes) value.in_place_of = first;
       }
       arena.push_back(value);
     }
     command.output = slot;
     // Each arena input is read here: its last use is at least this command.
-    for (ir::NodeId p : node.parents) {
-      if (arena_value_of[p] != kNoValue) {
-        arena[arena_value_of[p]].last_use = static_cast<std::uint32_t>(buffer.commands_.size());
+    for (ir::NodeId p : operands) {
+      if (arena_value_of[p] != kNoValue) arena[arena_value_of[p]].last_use = command_index;
+    }
+
+    if (handler->prepare != nullptr) {
+      std::vector<const ir::Shape*> shapes;
+      for (const ValueSlot& in : command.inputs) shapes.push_back(in.shape);
+      const PrepareCall call{
+          .node = root,
+          .chain = command.chain,
+          .input_shapes = shapes,
+          .weights = {.tensors = command.weights, .store = store, .node_id = root.id},
+          .output_shape = last.shape,
+          .settings = options.settings};
+      auto state = handler->prepare(call);
+      if (!state) {
+        Error e = std::move(state.error());
+        e.message = group_label(group, capsule) + ": " + ir::describe(root) +
+                    ": the handler could not prepare its launch: " + e.message;
+        return std::unexpected(std::move(e));
       }
+      command.state = std::shared_ptr<const KernelState>(std::move(*state));
     }
     buffer.commands_.push_back(std::move(command));
+    return {};
+  };
+
+  for (std::uint32_t g = 0; g < lowering.groups.size(); ++g) {
+    const backend::LoweredKernelGroup& group = lowering.groups[g];
+    const auto members = lowering.group_nodes(group);
+    if (group.grouping == backend::GroupingKind::fused) {
+      if (auto ok = emit(g, group.capsule, members); !ok) return std::unexpected(ok.error());
+      continue;
+    }
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      if (auto ok = emit(g, members[m].capsule, members.subspan(m, 1)); !ok) {
+        return std::unexpected(ok.error());
+      }
+    }
   }
 
   // Inputs are bound by name, so two inputs may not share one.
@@ -220,10 +260,11 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   // copied then lives to the end.
   const auto end = static_cast<std::uint32_t>(buffer.commands_.size());
   for (std::size_t k = 0; k < graph.output_ids.size(); ++k) {
-    const ir::NodeId id = graph.output_ids[k];
+    const ir::NodeId listed = graph.output_ids[k];
     buffer.outputs_.push_back({.name = output_name(options, k, graph.output_ids.size()),
-                               .node_id = id,
-                               .shape = &graph.nodes[id].shape});
+                               .node_id = listed,
+                               .shape = &graph.nodes[listed].shape});
+    const ir::NodeId id = source_of(listed);
     const ValueSlot& source = slots[id];
     if (source.home == ValueHome::output && source.index == k) {
       buffer.output_sources_.emplace_back(std::nullopt);

@@ -116,7 +116,9 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
     const KernelCall call{.node = *c.node,
                           .inputs = scratch_,
                           .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
-                          .output = {address(c.output), c.output.shape}};
+                          .output = {address(c.output), c.output.shape},
+                          .chain = c.chain,
+                          .state = c.state.get()};
     for (const CommandGuard& g : c.guards) {
       if (auto ok = g.check(call); !ok) {
         return std::unexpected(make_error(

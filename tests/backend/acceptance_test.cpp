@@ -143,7 +143,8 @@ TEST(AcceptedGraphPlan, OnlyThroughTheGate) {
   auto via_accept = accept_graph(profile, graph);
   auto plan = plan_graph(profile, graph);
   ASSERT_TRUE(via_accept.has_value() && plan.has_value());
-  auto via_gate = AcceptedGraphPlan::through_gate(lower(profile, *plan), profile.config.assurance);
+  auto via_gate = AcceptedGraphPlan::through_gate(lower(profile, graph.graph(), *plan),
+                                                  profile.config.assurance);
   ASSERT_TRUE(via_gate.has_value());
   EXPECT_EQ(via_gate->lowering().groups, via_accept->lowering().groups);
   EXPECT_EQ(via_gate->lowering().nodes, via_accept->lowering().nodes);
@@ -202,15 +203,16 @@ TEST(EvaluateGraph, AcceptedUnderCheckedCpu) {
 
 TEST(Lower, FollowsTheProfileMode) {
   BackendProfile profile = make_profile(MaintainedProfile::checked_cpu);
-  auto plan = plan_graph(profile, checked(small_mlp()));
+  const ir::CheckedGraph graph = checked(small_mlp());
+  auto plan = plan_graph(profile, graph);
   ASSERT_TRUE(plan.has_value());
   EXPECT_EQ(profile.lowering, LoweringMode::coalesced);
-  EXPECT_EQ(lower(profile, *plan).groups, to_coalesced_lowering_plan(*plan).groups);
+  EXPECT_EQ(lower(profile, graph.graph(), *plan).groups, to_coalesced_lowering_plan(*plan).groups);
   profile.lowering = LoweringMode::singleton;
-  EXPECT_EQ(lower(profile, *plan).groups, to_singleton_lowering_plan(*plan).groups);
+  EXPECT_EQ(lower(profile, graph.graph(), *plan).groups, to_singleton_lowering_plan(*plan).groups);
   // The rvalue overload gives the same lowering and takes the kernels over.
-  const GraphLoweringPlan copied = lower(profile, *plan);
-  const GraphLoweringPlan moved = lower(profile, std::move(*plan));
+  const GraphLoweringPlan copied = lower(profile, graph.graph(), *plan);
+  const GraphLoweringPlan moved = lower(profile, graph.graph(), std::move(*plan));
   EXPECT_EQ(moved.groups, copied.groups);
   EXPECT_EQ(moved.nodes, copied.nodes);
   auto evaluation = evaluate_graph(profile, checked(small_mlp()));

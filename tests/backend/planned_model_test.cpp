@@ -75,7 +75,7 @@ Results plan_everything(const BackendProfile& profile) {
   Results r;
   r.ops = plan_ops(profile, ops).value();
   r.plan = plan_graph(profile, *graph).value();
-  r.lowering = lower(profile, *r.plan);
+  r.lowering = lower(profile, graph->graph(), *r.plan);
   r.audit = r.lowering->audit();
   r.evaluation = evaluate_graph(profile, *graph).value();
   r.accepted = accept_graph(profile, *graph).value();

@@ -36,17 +36,21 @@ class AcceptedGraphPlan {
 
 // Everything planning a graph under a profile produced, whether or not the gate passed.
 struct GraphEvaluation {
-  GraphLoweringPlan lowering;  // its node array is the graph execution plan, in graph order
+  // Its node array is the graph execution plan, in graph order (fused lowering: in execution
+  // order, each fused chain at its last node's place).
+  GraphLoweringPlan lowering;
   ExecutionAudit audit;
   std::vector<GateFailure> gate_failures;
 
   [[nodiscard]] bool accepted() const { return gate_failures.empty(); }
 };
 
-// Lowers by the profile's lowering mode; the rvalue overload reuses the plan's kernel array.
-[[nodiscard]] GraphLoweringPlan lower(const BackendProfile& profile,
+// Lowers by the profile's lowering mode (`graph` is the graph `plan` was planned from: the fused
+// mode reads its consumers); the rvalue overload reuses the plan's kernel array.
+[[nodiscard]] GraphLoweringPlan lower(const BackendProfile& profile, const ir::Graph& graph,
                                       const GraphExecutionPlan& plan);
-[[nodiscard]] GraphLoweringPlan lower(const BackendProfile& profile, GraphExecutionPlan&& plan);
+[[nodiscard]] GraphLoweringPlan lower(const BackendProfile& profile, const ir::Graph& graph,
+                                      GraphExecutionPlan&& plan);
 
 // Plans, lowers, audits and gates. Fails only when some node has no admissible capsule.
 [[nodiscard]] Expected<GraphEvaluation> evaluate_graph(const BackendProfile& profile,

@@ -1,5 +1,5 @@
 // The built-in capsule modules of SPEC §4: `attention`, `native-cuda`, `reference` (the default
-// order) and the optional `libtorch` module. They are generated from compact per-op tables; the
+// order), the optional `libtorch` module and the `onednn` module of SPEC §12. They are generated from compact per-op tables; the
 // evidence they cite (guards, test suites, trusted boundaries) is a reference by name to evidence
 // kept by the providers, never something nnplan manufactures.
 #pragma once
@@ -15,6 +15,11 @@ namespace nnplan::backend {
 [[nodiscard]] CapsuleModule native_cuda_module();
 [[nodiscard]] CapsuleModule attention_module();
 [[nodiscard]] CapsuleModule libtorch_module();
+// The oneDNN CPU provider's capsules (SPEC §12): one per op it runs, then the fused capsules
+// (`onednn.conv_relu`, `onednn.conv_add_relu`, ...). Trust `fuzzed`: value evidence is the fuzz
+// oracle `<name>.oracle`, which compares the capsule with the reference provider. Not part of
+// builtin_modules(); the `fast_cpu` profile adds it.
+[[nodiscard]] CapsuleModule onednn_module();
 
 // attention, native-cuda, reference.
 [[nodiscard]] std::vector<CapsuleModule> builtin_modules();

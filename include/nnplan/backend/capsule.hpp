@@ -31,8 +31,14 @@ struct KernelCapsule {
   ContractDescriptor vjp;
   NumericalPolicy numerical;
   std::string notes;
+  // A fused capsule's pattern (SPEC §7): the chain of backend ops it runs as one kernel, root
+  // first (`op` is pattern[0]); empty for a capsule of one op. Its four contracts speak for the
+  // whole chain.
+  std::vector<BackendOp> pattern;
 
   bool operator==(const KernelCapsule&) const = default;
+
+  [[nodiscard]] bool is_fused() const { return !pattern.empty(); }
 
   [[nodiscard]] const ContractDescriptor& contract(ContractField field) const;
 };

@@ -1,7 +1,10 @@
 // Lowering (SPEC §7, seed "Backend Lowering Plans"): groups a graph execution plan's kernels into
 // backend calls. Singleton lowering makes one group per planned node; coalesced lowering appends a
 // node to the previous group exactly when op and capsule identity are equal, marking it
-// `same-capsule-run`. Grouping is for audit and scheduling; it never claims kernel fusion.
+// `same-capsule-run`; neither claims kernel fusion. Fused lowering first replaces each chain of
+// planned nodes that matches an admissible fused capsule's pattern with one `fused` group naming
+// that capsule, then coalesces the rest; the chain's nodes move, in chain order, to where its
+// last node was, so every group stays a range of the node array.
 //
 // Storage: the plan keeps the planned node kernels in one flat array in execution order; a group
 // is a range [first, first + count) of it plus its op, capsule and grouping kind (16 bytes). The
@@ -21,9 +24,10 @@ namespace nnplan::backend {
 
 class ExecutionAudit;
 
-enum class GroupingKind : std::uint8_t { singleton, same_capsule_run };
+// `fused`: a chain of nodes run by one fused capsule (SPEC §7), the only kind that claims fusion.
+enum class GroupingKind : std::uint8_t { singleton, same_capsule_run, fused };
 inline constexpr auto kGroupingKindNames =
-    enum_names<GroupingKind::same_capsule_run>({"singleton", "same-capsule-run"});
+    enum_names<GroupingKind::fused>({"singleton", "same-capsule-run", "fused"});
 [[nodiscard]] constexpr std::string_view to_string(GroupingKind v) {
   return enum_name(kGroupingKindNames, v);
 }
@@ -49,7 +53,7 @@ struct LoweredKernelGroup {
   }
   // Whether a planned node may join this group: same op and same capsule identity.
   [[nodiscard]] bool can_append(const PlannedNodeKernel& k) const {
-    return k.op == op && k.capsule == capsule;
+    return grouping != GroupingKind::fused && k.op == op && k.capsule == capsule;
   }
   // This group extended by the node stored right after its last one.
   [[nodiscard]] LoweredKernelGroup append_node(const PlannedNodeKernel& k) const;
@@ -96,6 +100,26 @@ struct LoweringState {
   // Adds one planned node, coalescing with the previous group when op and capsule are equal.
   void push_kernel(const PlannedNodeKernel& k);
 };
+
+// What the fused lowering decided about one (root node, fused capsule) candidate: taken, or the
+// first reason it was not. `chain` lists the nodes matched so far, root first.
+struct FusionDecision {
+  ir::NodeId root = 0;
+  CapsuleId capsule = 0;
+  bool taken = false;
+  std::vector<ir::NodeId> chain;
+  std::string reason;  // empty when taken
+
+  bool operator==(const FusionDecision&) const = default;
+};
+
+// The fused lowering of `plan` (planned from `graph`): a fused capsule is tried only when it is
+// admissible under `config` and `availability` admits it; among the candidates for one root,
+// longer patterns first, then registry order. A node joins at most one chain. When `decisions`
+// is given it receives every candidate tried, in root order.
+[[nodiscard]] GraphLoweringPlan to_fused_lowering_plan(
+    GraphExecutionPlan&& plan, const ir::Graph& graph, const ExecutionConfig& config,
+    const Availability& availability, std::vector<FusionDecision>* decisions = nullptr);
 
 // One group per planned node. The rvalue overloads (here and below) take the plan's kernel array
 // over as the lowering's node array instead of copying it; `plan.kernels` is left empty.

@@ -21,9 +21,11 @@
 
 namespace nnplan::backend {
 
-enum class LoweringMode : std::uint8_t { singleton, coalesced };
+// `fused` (SPEC §7): plan every node, then replace each chain that matches an admissible fused
+// capsule's pattern with one `fused` group; the rest is grouped as `coalesced` does.
+enum class LoweringMode : std::uint8_t { singleton, coalesced, fused };
 inline constexpr auto kLoweringModeNames =
-    enum_names<LoweringMode::coalesced>({"singleton", "coalesced"});
+    enum_names<LoweringMode::fused>({"singleton", "coalesced", "fused"});
 [[nodiscard]] constexpr std::string_view to_string(LoweringMode v) {
   return enum_name(kLoweringModeNames, v);
 }
@@ -55,11 +57,11 @@ enum class MaintainedProfile : std::uint8_t {
   checked_windows_x86_64_cpu,
   checked_cuda,
   libtorch_forward_cuda,
+  fast_cpu,  // SPEC §12: cpu, prefer onednn, checked, vjp none, linux-cpu-onednn, lowering fused
 };
-inline constexpr auto kMaintainedProfileNames =
-    enum_names<MaintainedProfile::libtorch_forward_cuda>(
-        {"checked_cpu", "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
-         "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda"});
+inline constexpr auto kMaintainedProfileNames = enum_names<MaintainedProfile::fast_cpu>(
+    {"checked_cpu", "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
+     "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda", "fast_cpu"});
 [[nodiscard]] constexpr std::string_view to_string(MaintainedProfile v) {
   return enum_name(kMaintainedProfileNames, v);
 }

@@ -31,6 +31,8 @@ class Registry {
   //   `b.json: duplicate backend capsule module 'acme'; a.json has a module of that name too`
   //   `r.json: duplicate backend capsule identity 'reference.relu' (op relu, provider reference,
   //   device cpu) in module 'acme'; built-in module 'reference' holds it too`
+  // A fused capsule whose pattern has fewer than two ops or does not start with its op is
+  // invalid_input, naming the capsule and its module.
   [[nodiscard]] static Expected<Registry> create(std::vector<CapsuleModule> modules);
 
   // The registry extended with `modules`: the new modules first, then the old ones whose name
@@ -41,12 +43,15 @@ class Registry {
   // All capsules, flattened in module order; a CapsuleId indexes this span.
   [[nodiscard]] std::span<const KernelCapsule> capsules() const { return capsules_; }
   [[nodiscard]] const KernelCapsule& capsule(CapsuleId id) const { return capsules_[id]; }
-  // The ids of the capsules implementing `op`, in registry order.
+  // The ids of the single-op capsules implementing `op`, in registry order (fused capsules are
+  // never chosen for one node; the fused lowering finds them through `fused()`).
   [[nodiscard]] std::span<const CapsuleId> implementing(BackendOp op) const {
     const auto i = static_cast<std::size_t>(op);
     return std::span<const CapsuleId>(by_op_).subspan(op_begin_[i],
                                                       op_begin_[i + 1] - op_begin_[i]);
   }
+  // The ids of the fused capsules (those with a pattern), in registry order.
+  [[nodiscard]] std::span<const CapsuleId> fused() const { return fused_; }
   // The module a capsule came from.
   [[nodiscard]] const std::string& module_of(CapsuleId id) const {
     return modules_[module_index_[id]].name;
@@ -60,6 +65,7 @@ class Registry {
   std::vector<KernelCapsule> capsules_;
   std::vector<std::uint32_t> module_index_;
   std::vector<CapsuleId> by_op_;
+  std::vector<CapsuleId> fused_;
   std::array<std::uint32_t, kBackendOpCount + 1> op_begin_{};
 };
 

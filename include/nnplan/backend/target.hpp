@@ -48,10 +48,11 @@ enum class BuildFeature : std::uint8_t {
   neuron,
   custom_chip,
   external_provider,
+  onednn,  // nnplan's own: the oneDNN-backed CPU provider (SPEC §12)
 };
-inline constexpr auto kBuildFeatureNames = enum_names<BuildFeature::external_provider>(
+inline constexpr auto kBuildFeatureNames = enum_names<BuildFeature::onednn>(
     {"native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas", "cudnn", "cufft", "xla",
-     "neuron", "custom-chip", "external-provider"});
+     "neuron", "custom-chip", "external-provider", "onednn"});
 
 [[nodiscard]] constexpr std::string_view to_string(OperatingSystem v) {
   return enum_name(kOperatingSystemNames, v);
@@ -95,6 +96,8 @@ struct Target {
   [[nodiscard]] static Target portable_cpu(OperatingSystem os = OperatingSystem::unknown,
                                            Architecture arch = Architecture::unknown);
   [[nodiscard]] static Target linux_cpu(Architecture arch = Architecture::x86_64);
+  // Linux CPU with the `onednn` build feature (SPEC §12).
+  [[nodiscard]] static Target linux_cpu_onednn(Architecture arch = Architecture::x86_64);
   [[nodiscard]] static Target macos_cpu(Architecture arch = Architecture::aarch64);
   [[nodiscard]] static Target windows_cpu(Architecture arch = Architecture::x86_64);
   [[nodiscard]] static Target linux_cuda(bool enable_libtorch = false);
@@ -134,11 +137,12 @@ enum class TargetPreset : std::uint8_t {
   linux_trainium,
   custom_chip,
   external,
+  linux_cpu_onednn,  // Linux CPU with nnplan's onednn feature (SPEC §12)
 };
-inline constexpr auto kTargetPresetNames = enum_names<TargetPreset::external>(
+inline constexpr auto kTargetPresetNames = enum_names<TargetPreset::linux_cpu_onednn>(
     {"portable-cpu", "linux-cpu", "macos-cpu", "windows-cpu", "linux-cuda", "linux-cuda-libtorch",
      "windows-cuda", "windows-cuda-libtorch", "linux-rocm", "macos-metal", "wasm", "linux-tpu",
-     "linux-trainium", "custom-chip", "external"});
+     "linux-trainium", "custom-chip", "external", "linux-cpu-onednn"});
 [[nodiscard]] constexpr std::string_view to_string(TargetPreset v) {
   return enum_name(kTargetPresetNames, v);
 }

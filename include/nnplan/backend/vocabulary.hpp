@@ -35,10 +35,11 @@ enum class Provider : std::uint8_t {
   neuron,
   custom_chip,
   external,
+  onednn,  // nnplan's fast CPU provider (SPEC §12), added after the seed's providers
 };
-inline constexpr auto kProviderNames = enum_names<Provider::external>(
+inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
     {"reference", "torchlean", "native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas",
-     "cudnn", "cufft", "xla", "neuron", "custom-chip", "external"});
+     "cudnn", "cufft", "xla", "neuron", "custom-chip", "external", "onednn"});
 
 // The closed operation vocabulary; the planner never accepts free-form op strings.
 enum class BackendOp : std::uint8_t {

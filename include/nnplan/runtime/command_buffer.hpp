@@ -38,7 +38,10 @@ struct CommandGuard {
 };
 
 struct Command {
+  // The node the command runs; for a fused group, the chain's root (`chain` lists them all).
   const ir::Node* node = nullptr;
+  // The command's nodes, root first: one for a plain command, the whole chain for a fused one.
+  std::vector<const ir::Node*> chain;
   std::uint32_t group = 0;  // the lowered group the node belongs to
   backend::CapsuleId capsule = 0;
   // A copy of the handler registered for the capsule (plain function pointers and static names),
@@ -48,6 +51,8 @@ struct Command {
   ValueSlot output;
   std::vector<WeightRef> weights;  // the node's payload tensors, in slot order
   std::vector<CommandGuard> guards;
+  // What the handler's prepare built when the buffer was compiled; null when it has none.
+  std::shared_ptr<const KernelState> state;
 };
 
 // A graph input or output as callers bind it: its name, node and shape.
@@ -61,6 +66,8 @@ struct CompileOptions {
   // The graph outputs' names, in graph order (an ONNX model's output names); empty: `output`
   // for a single output, else `output0`, `output1`, ...
   std::vector<std::string> output_names;
+  // Passed to every handler's prepare (threads for onednn).
+  KernelSettings settings;
 };
 
 class CommandBuffer {

@@ -2,9 +2,16 @@
 // code behind one capsule: a forward kernel, the reverse rule a tape consumes (the vector-Jacobian
 // product), and the shape and layout guards that run before every launch under the names the
 // capsule's evidence gives. Handlers are plain functions over views: the command buffer owns every
-// buffer, and a handler neither allocates tensors it returns nor keeps state between calls.
+// buffer, and a handler never allocates the tensors it returns. A handler may prepare state once,
+// when the buffer is compiled (packed weights, a oneDNN primitive): the buffer owns that state and
+// passes it to every launch; it does not change between launches.
+//
+// A command runs one node, or one fused chain (SPEC §7): the chain's nodes root first, its inputs
+// the root's parents followed by each later node's extra operand (the parent that is not the
+// previous node's value), in chain order, and its output the last node's value.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -44,14 +51,41 @@ struct NodeWeights {
   }
 };
 
-// One forward launch: the node (its kind and parameters), its parents' values in parent order,
-// its payloads, and the output to fill. `output` may alias `inputs[0]` only when the handler
-// declared `in_place_safe`.
+// What a handler prepared at compile time; each handler derives its own type.
+struct KernelState {
+  virtual ~KernelState() = default;
+};
+
+// The launch-independent settings a buffer is compiled with.
+struct KernelSettings {
+  // Threads a multi-threaded provider (onednn) may use per launch; 0 leaves its default (every
+  // core). The reference provider ignores it and runs on the calling thread.
+  int threads = 0;
+};
+
+// One forward launch: the node (its kind and parameters; for a fused chain, the root), its
+// inputs, its payloads (for a fused chain, the root's), and the output to fill. `chain` lists
+// the command's nodes: just `node` for a plain command, root first for a fused one. `state` is
+// what the handler's prepare returned (null when it has none). `output` may alias `inputs[0]`
+// only when the handler declared `in_place_safe`.
 struct KernelCall {
   const ir::Node& node;
   std::span<const TensorRef> inputs;
   NodeWeights weights;
   MutableTensorRef output;
+  std::span<const ir::Node* const> chain = {};
+  const KernelState* state = nullptr;
+};
+
+// What a handler's prepare sees when the buffer is compiled: the launch's node, chain and
+// payloads, its inputs' and output's shapes (data is not bound yet) and the settings.
+struct PrepareCall {
+  const ir::Node& node;
+  std::span<const ir::Node* const> chain;
+  std::span<const ir::Shape* const> input_shapes;
+  NodeWeights weights;
+  const ir::Shape& output_shape;
+  KernelSettings settings;
 };
 
 // One reverse launch: the forward launch's node, inputs, weights and output value, the gradient
@@ -71,6 +105,8 @@ struct VjpCall {
 };
 
 using ForwardFn = void (*)(const KernelCall&);
+// Builds a command's state once; an error (say, a shape the library cannot run) fails compile.
+using PrepareFn = Expected<std::unique_ptr<KernelState>> (*)(const PrepareCall&);
 using VjpFn = void (*)(const VjpCall&);
 // A guard: nothing when the call is one the kernel handles in bounds, else an error whose message
 // says what is wrong with which operand and its shape ("input 0 has shape [2,3]; conv needs rank
@@ -93,6 +129,8 @@ struct HandlerDefinition {
   VjpFn vjp = nullptr;
   GuardFn shape_guard = nullptr;
   GuardFn layout_guard = nullptr;
+  // Null when the handler keeps no state.
+  PrepareFn prepare = nullptr;
   // Whether the output may share its buffer with input 0 (element-wise ops that read each input
   // element before writing the same output element).
   bool in_place_safe = false;
