@@ -202,9 +202,9 @@ bool match_chain(const ir::Graph& graph, const Registry& registry,
     }
     if (kernels[k].op != fused.pattern[step]) {
       d.reason = "the only consumer of " + node_label(graph, value) + " is " +
-                 node_label(graph, next) + " (op " + std::string(to_string(kernels[k].op)) +
-                 "); the pattern needs " + std::string(to_string(fused.pattern[step])) +
-                 " there";
+                 node_label(graph, next) + ", whose op is " +
+                 std::string(to_string(kernels[k].op)) + "; the pattern needs " +
+                 std::string(to_string(fused.pattern[step])) + " there";
       return false;
     }
     if (claimed[k]) {

@@ -75,9 +75,9 @@ std::string element(std::string_view path, std::size_t index) {
 // The fields each object may hold, in canonical (writing) order.
 constexpr std::array<std::string_view, 2> kDocumentFields = {"format", "modules"};
 constexpr std::array<std::string_view, 2> kModuleFields = {"name", "capsules"};
-constexpr std::array<std::string_view, 10> kCapsuleFields = {
-    "name", "op",        "provider",  "device", "trust", "supports_forward",
-    "vjp",  "contracts", "numerical", "notes"};
+constexpr std::array<std::string_view, 11> kCapsuleFields = {
+    "name",      "op",        "provider", "device",  "trust", "supports_forward",
+    "vjp",       "contracts", "numerical", "notes", "pattern"};
 constexpr std::array<std::string_view, 4> kContractsFields = {"shape", "layout", "value", "vjp"};
 constexpr std::array<std::string_view, 4> kDescriptorFields = {"claim", "summary", "evidence",
                                                                "provenance"};
@@ -169,6 +169,7 @@ class Reader {
   Expected<Evidence> evidence(const Json& json, const std::string& path);
   Expected<Provenance> provenance(const Json& json, const std::string& path);
   Expected<NumericalPolicy> numerical(const Json& json, const std::string& path);
+  Expected<std::vector<BackendOp>> fused_pattern(const Json& json, BackendOp op);
 
   Expected<void> expect_type(const Json& json, Json::value_t type, std::string_view type_name,
                              std::string_view path) const;
@@ -467,7 +468,42 @@ Expected<KernelCapsule> Reader::capsule(const Json& json) {
   auto notes = optional_string(json, "notes", "");
   if (!notes) return std::unexpected(notes.error());
   out.notes = std::move(*notes);
+  if (const auto it = json.find("pattern"); it != json.end()) {
+    auto pattern = fused_pattern(*it, out.op);
+    if (!pattern) return std::unexpected(pattern.error());
+    out.pattern = std::move(*pattern);
+  }
   return out;
+}
+
+Expected<std::vector<BackendOp>> Reader::fused_pattern(const Json& json, BackendOp op) {
+  if (auto ok = expect_type(json, Json::value_t::array, "array", "pattern"); !ok) {
+    return std::unexpected(ok.error());
+  }
+  std::vector<BackendOp> pattern;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const std::string where = element("pattern", i);
+    if (auto ok = expect_type(json[i], Json::value_t::string, "string", where); !ok) {
+      return std::unexpected(ok.error());
+    }
+    auto parsed = backend::parse_backend_op(shown(json[i].get_ref<const std::string&>()));
+    if (!parsed) return std::unexpected(fail(where, parsed.error().message));
+    pattern.push_back(*parsed);
+  }
+  if (pattern.size() < 2) {
+    return std::unexpected(fail(
+        "pattern", "a fused capsule's pattern lists at least two ops in chain order (for "
+                   "example [\"conv\", \"relu\"]); it lists " +
+                       std::to_string(pattern.size()) +
+                       "; a capsule of one op leaves the field out"));
+  }
+  if (pattern[0] != op) {
+    return std::unexpected(fail(
+        "pattern", "the pattern starts with " + std::string(to_string(pattern[0])) +
+                       " but the capsule's op is " + std::string(to_string(op)) +
+                       "; a fused capsule's op is its pattern's first (root) op"));
+  }
+  return pattern;
 }
 
 Expected<ContractDescriptor> Reader::descriptor(const Json& json, const std::string& path) {
@@ -738,6 +774,11 @@ Json capsule_json(const KernelCapsule& c) {
   numerical["reduction"] = std::string(to_string(c.numerical.reduction));
   out["numerical"] = std::move(numerical);
   out["notes"] = c.notes;
+  if (c.is_fused()) {
+    Json pattern = Json::array();
+    for (BackendOp op : c.pattern) pattern.push_back(std::string(to_string(op)));
+    out["pattern"] = std::move(pattern);
+  }
   return out;
 }
 

@@ -23,8 +23,20 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
   for (const CommandTiming& t : trace.events) {
     const Command& c = commands[t.command];
     const backend::KernelCapsule& capsule = buffer.capsule(c);
-    const std::string node_name =
-        c.node->source_name.empty() ? std::string(ir::to_string(c.node->kind)) : c.node->source_name;
+    // A fused command is named after its chain ("conv+relu", or the ONNX names joined by '+')
+    // and lists every source node; a plain one has a chain of one.
+    std::string node_name;
+    json ids = json::array();
+    json names = json::array();
+    json kinds = json::array();
+    for (const ir::Node* n : c.chain) {
+      if (!node_name.empty()) node_name += "+";
+      node_name += n->source_name.empty() ? std::string(ir::to_string(n->kind)) : n->source_name;
+      ids.push_back(n->id);
+      kinds.push_back(std::string(ir::to_string(n->kind)));
+      // A node without a name (a graph built in memory, an unnamed ONNX node) lists none.
+      if (!n->source_name.empty()) names.push_back(n->source_name);
+    }
     json args = {{"capsule", capsule.name},
                  {"handler", std::string(c.handler.symbol)},
                  {"provider", std::string(backend::to_string(capsule.provider))},
@@ -32,12 +44,20 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                  {"op", std::string(backend::to_string(capsule.op))},
                  {"kind", std::string(ir::to_string(c.node->kind))},
                  {"group", c.group},
+                 {"grouping", std::string(backend::to_string(
+                                  buffer.model().lowering().groups[c.group].grouping))},
                  {"command", t.command},
                  {"run", t.run},
-                 {"node_ids", json::array({c.node->id})}};
-    // A node without a name (a graph built in memory, an unnamed ONNX node) lists none.
-    args[metadata.onnx ? "onnx_node_names" : "node_names"] =
-        c.node->source_name.empty() ? json::array() : json::array({c.node->source_name});
+                 {"node_ids", std::move(ids)},
+                 {"kinds", std::move(kinds)}};
+    if (capsule.is_fused()) {
+      json pattern = json::array();
+      for (backend::BackendOp op : capsule.pattern) {
+        pattern.push_back(std::string(backend::to_string(op)));
+      }
+      args["pattern"] = std::move(pattern);
+    }
+    args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
     events.push_back({{"name", node_name},
                       {"cat", std::string(backend::to_string(capsule.provider))},
                       {"ph", "X"},

@@ -493,9 +493,11 @@ TEST(GroupingKind, SpellingsRoundTripAndErrorsListThem) {
   EXPECT_EQ(to_string(G::same_capsule_run), "same-capsule-run");
   EXPECT_EQ(parse_grouping_kind("same-capsule-run"), G::same_capsule_run);
   EXPECT_EQ(parse_grouping_kind("singleton"), G::singleton);
-  auto bad = parse_grouping_kind("fused");
+  EXPECT_EQ(to_string(G::fused), "fused");
+  EXPECT_EQ(parse_grouping_kind("fused"), G::fused);
+  auto bad = parse_grouping_kind("fusion");
   ASSERT_FALSE(bad.has_value());
-  EXPECT_NE(bad.error().message.find("singleton, same-capsule-run"), std::string::npos)
+  EXPECT_NE(bad.error().message.find("singleton, same-capsule-run, fused"), std::string::npos)
       << bad.error().message;
 }
 

@@ -54,7 +54,8 @@ TEST_P(MaintainedProfileTest, Fields) {
   EXPECT_EQ(p.config.assurance, c.assurance);
   EXPECT_EQ(p.config.vjp_mode, c.vjp);
   EXPECT_EQ(p.target, c.target);
-  EXPECT_EQ(p.lowering, LoweringMode::coalesced);
+  EXPECT_EQ(p.lowering, c.which == MaintainedProfile::fast_cpu ? LoweringMode::fused
+                                                                : LoweringMode::coalesced);
   EXPECT_EQ(module_names(p), c.modules);
   EXPECT_EQ(p.availability(), declared_availability(c.target));
   EXPECT_TRUE(p.has_device_capsule());
@@ -97,7 +98,15 @@ INSTANTIATE_TEST_SUITE_P(
                     AssurancePolicy::external(),
                     VjpMode::torchlean_tape,
                     Target::linux_cuda(true),
-                    {"libtorch", "attention", "native-cuda", "reference"}}),
+                    {"libtorch", "attention", "native-cuda", "reference"}},
+        ProfileCase{MaintainedProfile::fast_cpu,
+                    "fast_cpu",
+                    Device::cpu,
+                    BackendPreference::prefer(Provider::onednn),
+                    AssurancePolicy::checked(),
+                    VjpMode::none,
+                    Target::linux_cpu_onednn(),
+                    {"onednn", "attention", "native-cuda", "reference"}}),
     [](const ::testing::TestParamInfo<ProfileCase>& info) { return info.param.name; });
 
 TEST(ProfileByName, UnknownNameListsTheProfiles) {
@@ -107,7 +116,7 @@ TEST(ProfileByName, UnknownNameListsTheProfiles) {
   EXPECT_EQ(p.error().message,
             "unknown profile 'checked_gpu'; valid: checked_cpu, checked_linux_x86_64_cpu, "
             "checked_macos_aarch64_cpu, checked_windows_x86_64_cpu, checked_cuda, "
-            "libtorch_forward_cuda");
+            "libtorch_forward_cuda, fast_cpu");
 }
 
 // --- The SPEC's planning examples ---------------------------------------------------------

@@ -197,8 +197,13 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // Every preset exactly once in the table above.
-TEST(TargetPreset, FifteenPresets) {
-  EXPECT_EQ(kTargetPresetNames.size(), 15u);
+TEST(TargetPreset, SixteenPresets) {
+  EXPECT_EQ(kTargetPresetNames.size(), 16u);
+  EXPECT_EQ(target_of(TargetPreset::linux_cpu_onednn),
+            (Target{.os = OS::linux_os,
+                    .arch = Arch::x86_64,
+                    .accelerator = Accelerator::none,
+                    .features = {F::onednn}}));
 }
 
 // Non-default arguments are honoured and such targets are not presets.
@@ -258,6 +263,7 @@ TEST(ProviderOf, EveryFeatureExposesTheProviderOfTheSameName) {
       {F::neuron, P::neuron},
       {F::custom_chip, P::custom_chip},
       {F::external_provider, P::external},
+      {F::onednn, P::onednn},
   };
   ASSERT_EQ(std::size(cases), kBuildFeatureNames.size());
   for (const FeatureCase& c : cases) {

@@ -72,7 +72,7 @@ std::vector<VocabularyCase> all_vocabularies() {
       vocabulary<Provider>(
           "provider", kProviderNames,
           {"reference", "torchlean", "native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas",
-           "cudnn", "cufft", "xla", "neuron", "custom-chip", "external"},
+           "cudnn", "cufft", "xla", "neuron", "custom-chip", "external", "onednn"},
           parse_provider),
       vocabulary<BackendOp>("backend op", kBackendOpNames,
                             {"rand_uniform",
@@ -181,20 +181,21 @@ std::vector<VocabularyCase> all_vocabularies() {
       vocabulary<BuildFeature>(
           "build feature", kBuildFeatureNames,
           {"native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas", "cudnn", "cufft", "xla",
-           "neuron", "custom-chip", "external-provider"},
+           "neuron", "custom-chip", "external-provider", "onednn"},
           parse_build_feature),
       vocabulary<TargetPreset>(
           "target preset", kTargetPresetNames,
           {"portable-cpu", "linux-cpu", "macos-cpu", "windows-cpu", "linux-cuda",
            "linux-cuda-libtorch", "windows-cuda", "windows-cuda-libtorch", "linux-rocm",
-           "macos-metal", "wasm", "linux-tpu", "linux-trainium", "custom-chip", "external"},
+           "macos-metal", "wasm", "linux-tpu", "linux-trainium", "custom-chip", "external",
+           "linux-cpu-onednn"},
           parse_target_preset),
-      vocabulary<LoweringMode>("lowering mode", kLoweringModeNames, {"singleton", "coalesced"},
+      vocabulary<LoweringMode>("lowering mode", kLoweringModeNames, {"singleton", "coalesced", "fused"},
                                parse_lowering_mode),
       vocabulary<MaintainedProfile>(
           "profile", kMaintainedProfileNames,
           {"checked_cpu", "checked_linux_x86_64_cpu", "checked_macos_aarch64_cpu",
-           "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda"},
+           "checked_windows_x86_64_cpu", "checked_cuda", "libtorch_forward_cuda", "fast_cpu"},
           parse_maintained_profile),
   };
 }

@@ -236,9 +236,9 @@ TEST(GraphCliPlan, UnreadableGraphExitsThree) {
 }
 
 TEST(GraphCliPlan, UnknownLoweringIsAUsageError) {
-  const CliResult r = run_cli("plan " + source("examples/mlp.json") + " --lowering fused");
+  const CliResult r = run_cli("plan " + source("examples/mlp.json") + " --lowering fusion");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "unknown lowering mode 'fused'; valid: singleton, coalesced"))
+  EXPECT_TRUE(contains(r.err, "unknown lowering mode 'fusion'; valid: singleton, coalesced, fused"))
       << r.err;
 }
 

@@ -103,6 +103,19 @@ TEST(RegistryFileRoundTrip, BuiltinsAndLibtorchReadBackEqual) {
   EXPECT_EQ(write_registry_json(*parsed), text);
 }
 
+TEST(RegistryFileRoundTrip, FusedCapsulesKeepTheirPattern) {
+  const std::vector<CapsuleModule> modules = {backend::onednn_module()};
+  const std::string text = write_registry_json(modules);
+  EXPECT_NE(text.find(R"("pattern": [)"), std::string::npos);
+  const auto parsed = parse_registry_json(text, "<memory>");
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_EQ(*parsed, read_from(modules, "<memory>"));
+  EXPECT_EQ(write_registry_json(*parsed), text);
+  // A capsule of one op writes no pattern field.
+  const std::vector<CapsuleModule> plain = {backend::reference_module()};
+  EXPECT_EQ(write_registry_json(plain).find("pattern"), std::string::npos);
+}
+
 TEST(RegistryFileRoundTrip, CanonicalTextIsAFixedPoint) {
   // Non-canonical input (SPEC spacing, defaults omitted) becomes canonical after one pass.
   for (const std::string_view input : {kSpecExample, kMinimalRegistry}) {
@@ -582,12 +595,24 @@ std::vector<MalformedCase> malformed_cases() {
        at("field vjp: unknown vjp mode 'tape'; valid: none, torchlean-tape, backend-vjp")},
       {"unknown_capsule_field", set_in_capsule("/trust_level", R"("checked")", "add"), kInvalid,
        at("field trust_level: unknown field for capsule; valid: name, op, provider, device, "
-          "trust, supports_forward, vjp, contracts, numerical, notes")},
+          "trust, supports_forward, vjp, contracts, numerical, notes, pattern")},
       {"repeated_capsule_key",
        edited(R"("op": "relu", "provider")", R"("op": "relu", "op": "gelu", "provider")"), kInvalid,
        at("field op: field appears more than once")},
       {"notes_wrong_type", set_in_capsule("/notes", "5"), kInvalid,
        at("field notes: expected string, found number")},
+      {"pattern_not_array", set_in_capsule("/pattern", R"("relu")", "add"), kInvalid,
+       at("field pattern: expected array, found string")},
+      {"pattern_element_not_string", set_in_capsule("/pattern", R"(["relu", 3])", "add"), kInvalid,
+       at("field pattern[1]: expected string, found number")},
+      {"pattern_unknown_op", set_in_capsule("/pattern", R"(["relu", "frobnicate"])", "add"), kInvalid,
+       at("field pattern[1]: unknown backend op 'frobnicate'")},
+      {"pattern_of_one_op", set_in_capsule("/pattern", R"(["relu"])", "add"), kInvalid,
+       at("field pattern: a fused capsule's pattern lists at least two ops in chain order (for "
+          "example [\"conv\", \"relu\"]); it lists 1; a capsule of one op leaves the field out")},
+      {"pattern_not_rooted_at_op", set_in_capsule("/pattern", R"(["add", "relu"])", "add"), kInvalid,
+       at("field pattern: the pattern starts with add but the capsule's op is relu; a fused "
+          "capsule's op is its pattern's first (root) op")},
       {"second_capsule_named",
        patched(R"([{"op": "copy", "from": "/modules/0/capsules/0", "path": "/modules/0/capsules/-"},
                    {"op": "replace", "path": "/modules/0/capsules/1/name", "value": "acme.gelu"},

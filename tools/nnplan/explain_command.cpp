@@ -3,10 +3,17 @@
 // planning chooses, the admissible ones it passes over, and the rejected ones with every reason
 // (SPEC §10 codes, availability misses included). Exit 0 when a capsule is chosen or the node
 // has no runtime work, 1 when no capsule is admissible, 2 when N is not a node of the graph.
+// Then, for every fused capsule whose pattern holds the op, whether the node's chain was fused
+// and, if not, why (the fused lowering's own decision, or the capsule's rejection reasons).
 #include <fmt/core.h>
+
+#include <algorithm>
+#include <optional>
 
 #include "cli.hpp"
 #include "nnplan/backend/admissibility.hpp"
+#include "nnplan/backend/graph_plan.hpp"
+#include "nnplan/backend/lowering.hpp"
 #include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/report.hpp"
@@ -40,6 +47,88 @@ std::string choice_rule(const BackendPreference& preference) {
       break;
   }
   return "planning takes the first admissible one";
+}
+
+std::string pattern_text(const KernelCapsule& c) {
+  std::string text;
+  for (BackendOp op : c.pattern) text += (text.empty() ? "" : ", ") + std::string(to_string(op));
+  return text;
+}
+
+// The fusion part of explain: every fused capsule whose pattern holds `op`, and what the fused
+// lowering decided about the chains through `node`.
+std::string explain_fusion(const BackendProfile& profile, const ir::CheckedGraph& checked,
+                           const ir::Node& node, BackendOp op) {
+  const Registry& registry = *profile.registry;
+  std::vector<CapsuleId> relevant;
+  for (CapsuleId id : registry.fused()) {
+    const auto& pattern = registry.capsule(id).pattern;
+    if (std::ranges::find(pattern, op) != pattern.end()) relevant.push_back(id);
+  }
+  if (relevant.empty()) return {};
+  std::string out = "fused capsules whose pattern holds " + std::string(to_string(op)) + ":\n";
+  if (profile.lowering != LoweringMode::fused) {
+    for (CapsuleId id : relevant) {
+      out += "  " + escape_controls(registry.capsule(id).name) + " [" +
+             pattern_text(registry.capsule(id)) + "]\n";
+    }
+    out += "fusion: not tried: lowering " + std::string(to_string(profile.lowering)) +
+           " never fuses (--lowering fused, or --profile fast_cpu, does)\n";
+    return out;
+  }
+  auto plan = plan_graph(profile, checked);
+  std::vector<FusionDecision> decisions;
+  std::optional<GraphLoweringPlan> lowering;
+  if (plan) {
+    lowering = to_fused_lowering_plan(std::move(*plan), checked.graph(), profile.config,
+                                      profile.availability(), &decisions);
+  }
+  const Availability availability = profile.availability();
+  for (CapsuleId id : relevant) {
+    const KernelCapsule& c = registry.capsule(id);
+    out += "  " + escape_controls(c.name) + " [" + pattern_text(c) + "]: ";
+    const auto reasons = rejection_reasons(profile.config, c, &availability);
+    if (!reasons.empty()) {
+      out += "not admissible\n";
+      for (const Rejection& r : reasons) {
+        out += "    " + std::string(to_string(r.reason));
+        if (!r.detail.empty()) out += ": " + escape_controls(r.detail);
+        out += "\n";
+      }
+      continue;
+    }
+    if (!plan) {
+      out += "not tried: the graph does not plan (" + escape_controls(plan.error().message) +
+             ")\n";
+      continue;
+    }
+    std::string verdicts;
+    for (const FusionDecision& d : decisions) {
+      if (d.capsule != id || std::ranges::find(d.chain, node.id) == d.chain.end()) continue;
+      std::string nodes;
+      for (ir::NodeId n : d.chain) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
+      verdicts += "    from node " + std::to_string(d.root) + " (nodes " + nodes + "): " +
+                  (d.taken ? std::string("taken") : "not taken: " + escape_controls(d.reason)) +
+                  "\n";
+    }
+    out += verdicts.empty() ? "no chain through this node was tried (no candidate root reaches "
+                              "it)\n"
+                            : "\n" + verdicts;
+  }
+  if (lowering) {
+    for (std::size_t g = 0; g < lowering->groups.size(); ++g) {
+      const LoweredKernelGroup& group = lowering->groups[g];
+      if (group.grouping != GroupingKind::fused) continue;
+      const auto ids = lowering->group_node_ids(group);
+      if (std::ranges::find(ids, node.id) == ids.end()) continue;
+      std::string nodes;
+      for (ir::NodeId n : ids) nodes += (nodes.empty() ? "" : ", ") + std::to_string(n);
+      return out + "fusion: node " + std::to_string(node.id) + " runs in fused group " +
+             std::to_string(g) + " (" + escape_controls(lowering->capsule(group).name) +
+             ", nodes " + nodes + ")\n";
+    }
+  }
+  return out + "fusion: node " + std::to_string(node.id) + " is not fused\n";
 }
 
 }  // namespace
@@ -151,6 +240,7 @@ void add_explain_command(CLI::App& app, int& exit_code) {
     } else {
       out += "chosen: none (" + escape_controls(chosen.error().message) + ")\n";
     }
+    out += explain_fusion(*profile, *input->graph.graph, node, *op);
     fmt::print("{}", out);
     exit_code = chosen ? kExitOk : kExitRejected;
   });

@@ -69,7 +69,8 @@ struct EvidenceSources {
 [[nodiscard]] std::string fuzz_target_file(std::string_view evidence_name);
 
 // Whether the capsule `id` of `registry` is one nnplan builds in: its module has no source and is
-// one of backend::builtin_modules() or backend::libtorch_module(), capsule for capsule.
+// one of backend::builtin_modules(), backend::libtorch_module() or backend::onednn_module(),
+// capsule for capsule.
 [[nodiscard]] bool is_builtin_capsule(const backend::Registry& registry, backend::CapsuleId id);
 
 // Whether some ir::OpKind lowers to `op` (the backend_op column of ir/op_kinds.def).
