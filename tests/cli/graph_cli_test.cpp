@@ -470,6 +470,44 @@ TEST(GraphCliExplain, PreferredCapsuleIsChosenOverAnEarlierAdmissibleOne) {
       << r.out;
 }
 
+TEST(GraphCliExplain, ShowsWhyAFusionWasTaken) {
+  // examples/mlp.json: linear (1) -> relu (2) -> linear (3) -> softmax (4).
+  const CliResult r =
+      run_cli("explain " + source("examples/mlp.json") + " --node 2 --profile fast_cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "fused capsules whose pattern holds relu:\n"
+                              "  onednn.linear_relu [linear, relu]:\n"
+                              "    from node 1 (nodes 1, 2): taken\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "fusion: node 2 runs in fused group 0 (onednn.linear_relu, nodes 1, "
+                              "2)\n"))
+      << r.out;
+  // Patterns whose root is elsewhere and never reached node 2 are not listed.
+  EXPECT_FALSE(contains(r.out, "onednn.conv_relu")) << r.out;
+}
+
+TEST(GraphCliExplain, ShowsWhyAFusionWasNotTaken) {
+  const CliResult r =
+      run_cli("explain " + source("examples/mlp.json") + " --node 3 --profile fast_cpu");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "  onednn.linear_gelu [linear, gelu]:\n"
+                              "    from node 3 (nodes 3): not taken: the only consumer of node 3 "
+                              "(linear 'fc2') is node 4 (softmax 'probs'), whose op is softmax; the pattern "
+                              "needs gelu there\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "fusion: node 3 is not fused\n")) << r.out;
+}
+
+TEST(GraphCliExplain, AChainPlannedOnAnotherProviderIsNotFused) {
+  const CliResult r = run_cli("explain " + source("examples/mlp.json") +
+                              " --node 1 --profile fast_cpu --prefer reference");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Under prefer reference the linear node is planned on reference.linear, so the chain breaks.
+  EXPECT_TRUE(contains(r.out, "not taken: node 1 (linear 'fc1') is planned on capsule "
+                              "'reference.linear' (provider reference), not on onednn\n"))
+      << r.out;
+}
+
 TEST(GraphCliDot, PlanningFailureExplainsOnStderr) {
   const CliResult r =
       run_cli("dot " + source("tests/data/graphs/cli_sin.json") + " --profile checked_cuda");

@@ -84,12 +84,13 @@ std::string explain_fusion(const BackendProfile& profile, const ir::CheckedGraph
                                       profile.availability(), &decisions);
   }
   const Availability availability = profile.availability();
+  // Capsules no chain through the node reached (their root op is elsewhere) are left out.
   for (CapsuleId id : relevant) {
     const KernelCapsule& c = registry.capsule(id);
-    out += "  " + escape_controls(c.name) + " [" + pattern_text(c) + "]: ";
+    const std::string head = "  " + escape_controls(c.name) + " [" + pattern_text(c) + "]:";
     const auto reasons = rejection_reasons(profile.config, c, &availability);
     if (!reasons.empty()) {
-      out += "not admissible\n";
+      out += head + " not admissible\n";
       for (const Rejection& r : reasons) {
         out += "    " + std::string(to_string(r.reason));
         if (!r.detail.empty()) out += ": " + escape_controls(r.detail);
@@ -98,8 +99,8 @@ std::string explain_fusion(const BackendProfile& profile, const ir::CheckedGraph
       continue;
     }
     if (!plan) {
-      out += "not tried: the graph does not plan (" + escape_controls(plan.error().message) +
-             ")\n";
+      out += head + " not tried: the graph does not plan (" +
+             escape_controls(plan.error().message) + ")\n";
       continue;
     }
     std::string verdicts;
@@ -111,9 +112,7 @@ std::string explain_fusion(const BackendProfile& profile, const ir::CheckedGraph
                   (d.taken ? std::string("taken") : "not taken: " + escape_controls(d.reason)) +
                   "\n";
     }
-    out += verdicts.empty() ? "no chain through this node was tried (no candidate root reaches "
-                              "it)\n"
-                            : "\n" + verdicts;
+    if (!verdicts.empty()) out += head + "\n" + verdicts;
   }
   if (lowering) {
     for (std::size_t g = 0; g < lowering->groups.size(); ++g) {
