@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Times ONNX Runtime's inference (onnxruntime-node) on one ONNX model, for the comparison of
 // `nnplan run` (bench/peers/run_compare.sh): one InferenceSession created with
-// graphOptimizationLevel 'all', intraOpNumThreads 1 and interOpNumThreads 1 on the CPU provider,
+// graphOptimizationLevel 'all', intraOpNumThreads T (--threads, default 1) and interOpNumThreads 1
+// on the CPU provider,
 // then W untimed warm-up runs and N timed `session.run` calls on the same feeds. Each graph input
 // is read from DIR/<name>.npy when that file exists, else filled with seeded normal values (dynamic
 // dimensions taken as 1) and written there as .npy, so that nnplan runs on the same bytes. Each
@@ -13,7 +14,7 @@
 // Node.js process: Node itself, the onnxruntime native library, the session and the runs);
 // node_rss_kb is the same figure read before onnxruntime-node was loaded (Node alone).
 // Then one `ort_input NAME FILE` and one `ort_output NAME FILE` line per input and output.
-// Usage: node ort_run.js [--runs N] [--warmup W] [--seed S] --inputs DIR --outputs OUT_DIR MODEL
+// Usage: node ort_run.js [--runs N] [--warmup W] [--seed S] [--threads T] --inputs DIR --outputs OUT_DIR MODEL
 'use strict';
 
 const nodeRssKb = process.resourceUsage().maxRSS;
@@ -23,12 +24,13 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 function parseArgs(argv) {
-  const options = { runs: 10, warmup: 1, seed: 20261201, inputs: null, outputs: null, model: null };
+  const options = { runs: 10, warmup: 1, seed: 20261201, threads: 1, inputs: null, outputs: null, model: null };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
     if (a === '--runs') options.runs = Number(argv[++i]);
     else if (a === '--warmup') options.warmup = Number(argv[++i]);
     else if (a === '--seed') options.seed = Number(argv[++i]);
+    else if (a === '--threads') options.threads = Number(argv[++i]);
     else if (a === '--inputs') options.inputs = argv[++i];
     else if (a === '--outputs') options.outputs = argv[++i];
     else if (options.model === null) options.model = a;
@@ -36,7 +38,8 @@ function parseArgs(argv) {
   }
   const ok =
     Number.isInteger(options.runs) && options.runs >= 1 && Number.isInteger(options.warmup) &&
-    options.warmup >= 0 && Number.isInteger(options.seed) && options.inputs && options.outputs &&
+    options.warmup >= 0 && Number.isInteger(options.seed) &&
+    Number.isInteger(options.threads) && options.threads >= 1 && options.inputs && options.outputs &&
     options.model;
   if (!ok) {
     console.error(
@@ -122,7 +125,7 @@ async function main() {
   const session = await ort.InferenceSession.create(options.model, {
     executionProviders: ['cpu'],
     graphOptimizationLevel: 'all',
-    intraOpNumThreads: 1,
+    intraOpNumThreads: options.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
   });

@@ -15,8 +15,13 @@
 # A model that does not plan under checked_cpu (`nnplan plan --assurance checked`) is skipped, and
 # so is one whose single `nnplan run` takes over NNPLAN_SKIP_S seconds (the probe run, below).
 #
-# Usage: bench/peers/run_compare.sh [--build BUILD_DIR] MODEL.onnx|MODEL_DIR...
+# Usage: bench/peers/run_compare.sh [--build BUILD_DIR] [--profile P] [--threads T] [--reference]
+#                                   MODEL.onnx|MODEL_DIR...
 #   BUILD_DIR  a built nnplan build tree (default: build), for bin/nnplan.
+#   P          the profile nnplan plans and runs under (default checked_cpu; fast_cpu for oneDNN).
+#   T          threads for both: ORT's intraOpNumThreads and `nnplan run --threads` (default 1).
+#   --reference  also run each model once under checked_cpu (the exact reference provider) and
+#              report the largest error of P's outputs against it.
 #   MODEL_DIR  every *.onnx in it (e.g. the models bench/models/export_models.py writes).
 # Environment: RUNS (default 5) timed runs of each; NNPLAN_SKIP_S (default 60): the bound on the
 # probe, one `nnplan run --repeat 1`, which also sizes K: K = RUNS, lowered (to at least 3) so
@@ -29,11 +34,17 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 build_dir=build
+profile=checked_cpu
+threads=1
+reference=0
 inputs=()
 while (($# > 0)); do
   case "$1" in
     --build) build_dir=$2; shift 2 ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --profile) profile=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --reference) reference=1; shift ;;
+    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) inputs+=("$1"); shift ;;
   esac
 done
@@ -45,7 +56,7 @@ work=${WORK:-$build_dir/run-compare}
 python=${PYTHON:-/usr/bin/python3}
 nnplan=$build_dir/bin/nnplan
 
-((${#inputs[@]} > 0)) || { sed -n '18,20p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+((${#inputs[@]} > 0)) || { sed -n '18,26p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 [[ -x $nnplan ]] || { echo "run_compare: $nnplan not built" >&2; exit 1; }
 command -v node >/dev/null || { echo "run_compare: node (Node.js) not found" >&2; exit 1; }
 [[ -d $here/node_modules/onnxruntime-node ]] ||
@@ -71,11 +82,15 @@ rss_of() { sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p' "
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "onnxruntime-node $(node -p "require('$here/node_modules/onnxruntime-node/package.json').version"), node $(node --version); RUNS=$runs NNPLAN_SKIP_S=$skip_s NNPLAN_BUDGET_S=$budget_s"
+echo "nnplan --profile $profile --threads $threads; ORT intraOpNumThreads $threads"
 echo
-printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' model "nnplan run median" \
+ref_head=""
+ref_rule=""
+if ((reference)); then ref_head=" max rel error vs reference provider |"; ref_rule="---:|"; fi
+printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' model "nnplan run median" \
   "ORT run median" "nnplan / ORT" "nnplan peak RSS" "ORT peak RSS (Node alone)" \
-  "RSS nnplan / ORT" "max abs error" "max rel error (of max abs ORT; per element)"
-echo '|---|---:|---:|---:|---:|---:|---:|---:|---:|'
+  "RSS nnplan / ORT" "max abs error" "max rel error (of max abs ORT; per element)" "$ref_head"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|$ref_rule"
 skipped=()
 for model in "${models[@]}"; do
   name=$(basename "$model" .onnx)
@@ -83,12 +98,12 @@ for model in "${models[@]}"; do
   rm -rf "$dir"
   mkdir -p "$dir/nnplan"
   plan_rc=0
-  "$nnplan" plan --assurance checked "$model" >"$dir/plan.txt" 2>"$dir/plan.err" || plan_rc=$?
+  "$nnplan" plan --profile "$profile" "$model" >"$dir/plan.txt" 2>"$dir/plan.err" || plan_rc=$?
   if ((plan_rc != 0)); then
-    skipped+=("$name: does not plan under checked_cpu (nnplan plan exit $plan_rc: $(head -c 160 "$dir/plan.err" | head -1))")
+    skipped+=("$name: does not plan under $profile (nnplan plan exit $plan_rc: $(head -c 160 "$dir/plan.err" | head -1))")
     continue
   fi
-  if ! node "$here/ort_run.js" --runs "$runs" --warmup 1 --inputs "$dir/inputs" \
+  if ! node "$here/ort_run.js" --runs "$runs" --warmup 1 --threads "$threads" --inputs "$dir/inputs" \
       --outputs "$dir/ort" "$model" >"$dir/ort.txt" 2>"$dir/ort.err"; then
     skipped+=("$name: ONNX Runtime failed: $(head -c 160 "$dir/ort.err" | head -1)")
     continue
@@ -97,12 +112,17 @@ for model in "${models[@]}"; do
   ort_ms=$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$ort_line")
   ort_rss=$(sed -n 's/.*max_rss_kb=\([0-9]*\).*/\1/p' <<<"$ort_line")
   node_rss=$(sed -n 's/.*node_rss_kb=\([0-9]*\).*/\1/p' <<<"$ort_line")
-  run_args=()
-  while read -r _ in_name in_file; do run_args+=(--input "$in_name=$in_file"); done \
+  run_args=(--profile "$profile" --threads "$threads")
+  ref_args=()
+  while read -r _ in_name in_file; do
+    run_args+=(--input "$in_name=$in_file")
+    ref_args+=(--input "$in_name=$in_file")
+  done \
     < <(grep '^ort_input ' "$dir/ort.txt")
   out_pairs=()
   while read -r _ out_name out_file; do
     run_args+=(--output "$out_name=$dir/nnplan/$(basename "$out_file")")
+    ref_args+=(--output "$out_name=$dir/reference/$(basename "$out_file")")
     out_pairs+=("$out_name $dir/nnplan/$(basename "$out_file") $out_file")
   done < <(grep '^ort_output ' "$dir/ort.txt")
 
@@ -138,10 +158,24 @@ for model in "${models[@]}"; do
     errors_abs+="${errors_abs:+, }$(sed -n 's/.*max_abs=\([^ ]*\).*/\1/p' <<<"$cmp_line")"
     errors_rel+="${errors_rel:+, }$(sed -n 's/.*max_rel=\([^ ]*\) max_rel_elem=\([^ ]*\).*/\1; \2/p' <<<"$cmp_line")"
   done
-  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx | %s MiB | %s MiB (%s) | %s | %s | %s |\n' \
+  ref_cell=""
+  if ((reference)); then
+    mkdir -p "$dir/reference"
+    if "$nnplan" run "$model" --profile checked_cpu "${ref_args[@]}" --quiet >"$dir/reference.txt" 2>&1; then
+      for pair in "${out_pairs[@]}"; do
+        read -r out_name nn_file ort_file <<<"$pair"
+        ref_line=$("$python" "$here/compare_outputs.py" "$nn_file" "$dir/reference/$(basename "$ort_file")") || true
+        ref_cell+="${ref_cell:+, }$(sed -n 's/.*max_rel=\([^ ]*\).*/\1/p' <<<"$ref_line")"
+      done
+    else
+      ref_cell="reference run failed"
+    fi
+    ref_cell=" $ref_cell |"
+  fi
+  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx | %s MiB | %s MiB (%s) | %s | %s | %s |%s\n' \
     "$name" "$nn_ms" "$repeat" "$ort_ms" "$runs" "$(ratio "$nn_ms" "$ort_ms")" \
     "$(kib_to_mib "$nn_rss")" "$(kib_to_mib "$ort_rss")" "$(kib_to_mib "$node_rss")" \
-    "$(ratio "$nn_rss" "$ort_rss")" "$errors_abs" "$errors_rel"
+    "$(ratio "$nn_rss" "$ort_rss")" "$errors_abs" "$errors_rel" "$ref_cell"
 done
 echo
 for s in "${skipped[@]}"; do echo "skipped: $s"; done
