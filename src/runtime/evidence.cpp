@@ -137,6 +137,7 @@ CapsuleOrigin origin_of(const backend::Registry& registry, backend::CapsuleId id
   static const std::vector<backend::CapsuleModule> builtins = [] {
     std::vector<backend::CapsuleModule> modules = backend::builtin_modules();
     modules.push_back(backend::libtorch_module());
+    modules.push_back(backend::onednn_module());
     return modules;
   }();
   const std::string& name = registry.module_of(id);

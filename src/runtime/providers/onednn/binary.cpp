@@ -24,10 +24,6 @@ Expected<std::unique_ptr<KernelState>> prepare_binary(const PrepareCall& call) {
   });
 }
 
-template <backend::BackendOp Op>
-Expected<void> binary_guard(const KernelCall& call) {
-  return reference_then_prepared(call, Op);
-}
 
 void binary_forward(const KernelCall& call) {
   execute(call);
@@ -40,9 +36,9 @@ constexpr OnednnHandler row(std::string_view capsule) {
           .handler = {.symbol = "nnplan::runtime::onednn::binary_forward",
                       .forward = binary_forward,
                       .vjp = nullptr,
-                      .shape_guard = binary_guard<Op>,
+                      .shape_guard = prepared_guard<reference_shapes<Op>>,
                       .layout_guard = flat_row_major_guard_in_place,
-                      .prepare = prepare_binary<Algorithm>,
+                      .prepare = checked_prepare<reference_shapes<Op>, prepare_binary<Algorithm>>,
                       .in_place_safe = true,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};

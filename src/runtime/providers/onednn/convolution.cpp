@@ -167,10 +167,9 @@ void conv_transpose_forward(const KernelCall& call) {
 }
 
 template <backend::BackendOp Op>
-Expected<void> conv_guard(const KernelCall& call) {
-  if (auto ok = reference_shape_guard(Op)(call); !ok) return ok;
-  if (auto ok = conv_limits(call.node); !ok) return ok;
-  return check_prepared(call);
+Expected<void> conv_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  return conv_limits(call.node);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_conv(const PrepareCall& call) {
@@ -186,9 +185,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::conv_forward",
                  .forward = conv_forward,
                  .vjp = nullptr,
-                 .shape_guard = conv_guard<backend::BackendOp::conv>,
+                 .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_conv,
+                 .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv>, prepare_conv>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.conv_transpose",
@@ -196,9 +195,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::conv_transpose_forward",
                  .forward = conv_transpose_forward,
                  .vjp = nullptr,
-                 .shape_guard = conv_guard<backend::BackendOp::conv_transpose>,
+                 .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv_transpose>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_conv_transpose,
+                 .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv_transpose>, prepare_conv_transpose>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

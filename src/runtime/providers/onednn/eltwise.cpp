@@ -60,10 +60,6 @@ Expected<std::unique_ptr<KernelState>> prepare_eltwise(const PrepareCall& call) 
   });
 }
 
-template <backend::BackendOp Op>
-Expected<void> eltwise_guard(const KernelCall& call) {
-  return reference_then_prepared(call, Op);
-}
 
 void eltwise_forward(const KernelCall& call) {
   execute(call);
@@ -76,9 +72,9 @@ constexpr OnednnHandler row(std::string_view capsule) {
           .handler = {.symbol = "nnplan::runtime::onednn::eltwise_forward",
                       .forward = eltwise_forward,
                       .vjp = nullptr,
-                      .shape_guard = eltwise_guard<Op>,
+                      .shape_guard = prepared_guard<reference_shapes<Op>>,
                       .layout_guard = flat_row_major_guard_in_place,
-                      .prepare = prepare_eltwise,
+                      .prepare = checked_prepare<reference_shapes<Op>, prepare_eltwise>,
                       .in_place_safe = true,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};

@@ -119,9 +119,9 @@ Expected<PostOps> post_ops_of(std::span<const ir::Node* const> chain) {
 
 // The guard of a fused capsule: the chain is the pattern; the root's and each later node's
 // operands, seen as each node's own call, pass that op's reference shape guard (and the root's
-// onednn limits); every input is consumed; then the prepared shapes.
+// onednn limits); every input is consumed.
 template <std::size_t Row>
-Expected<void> fused_guard(const KernelCall& call) {
+Expected<void> fused_shapes(const KernelCall& call) {
   const Pattern& p = kPatterns[Row];
   if (auto ok = check_chain(p, call.chain); !ok) return ok;
   const ir::Node& root = *call.chain.front();
@@ -176,7 +176,7 @@ Expected<void> fused_guard(const KernelCall& call) {
     return std::unexpected(unsupported(std::to_string(call.inputs.size()) + " inputs given; " +
                                        std::string(p.capsule) + " takes " + std::to_string(next)));
   }
-  return check_prepared(call);
+  return {};
 }
 
 template <std::size_t Row>
@@ -203,9 +203,9 @@ constexpr OnednnHandler row() {
           .handler = {.symbol = "nnplan::runtime::onednn::fused_forward",
                       .forward = fused_forward,
                       .vjp = nullptr,
-                      .shape_guard = fused_guard<Row>,
+                      .shape_guard = prepared_guard<fused_shapes<Row>>,
                       .layout_guard = flat_row_major_guard,
-                      .prepare = prepare_fused<Row>,
+                      .prepare = checked_prepare<fused_shapes<Row>, prepare_fused<Row>>,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }

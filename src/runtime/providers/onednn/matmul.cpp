@@ -124,15 +124,11 @@ void linear_forward(const KernelCall& call) {
   execute(call);
 }
 
-Expected<void> matmul_guard(const KernelCall& call) {
-  if (auto ok = reference_shape_guard(backend::BackendOp::matmul)(call); !ok) return ok;
-  if (auto ok = matmul_limits(*call.inputs[0].shape, *call.inputs[1].shape); !ok) return ok;
-  return check_prepared(call);
+Expected<void> matmul_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<backend::BackendOp::matmul>(call); !ok) return ok;
+  return matmul_limits(*call.inputs[0].shape, *call.inputs[1].shape);
 }
-
-Expected<void> linear_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::linear);
-}
+constexpr GuardFn kLinearShapes = reference_shapes<backend::BackendOp::linear>;
 
 Expected<std::unique_ptr<KernelState>> prepare_matmul(const PrepareCall& call) {
   return prepare_matmul_with(call, {});
@@ -148,9 +144,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::matmul_forward",
                  .forward = matmul_forward,
                  .vjp = nullptr,
-                 .shape_guard = matmul_guard,
+                 .shape_guard = prepared_guard<matmul_shapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_matmul,
+                 .prepare = checked_prepare<matmul_shapes, prepare_matmul>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.linear",
@@ -158,9 +154,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::linear_forward",
                  .forward = linear_forward,
                  .vjp = nullptr,
-                 .shape_guard = linear_guard,
+                 .shape_guard = prepared_guard<kLinearShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_linear,
+                 .prepare = checked_prepare<kLinearShapes, prepare_linear>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -81,12 +81,8 @@ Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& cal
   });
 }
 
-Expected<void> batch_norm_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::batch_norm);
-}
-Expected<void> layer_norm_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::layer_norm);
-}
+constexpr GuardFn kBatchNormShapes = reference_shapes<backend::BackendOp::batch_norm>;
+constexpr GuardFn kLayerNormShapes = reference_shapes<backend::BackendOp::layer_norm>;
 
 void batch_norm_forward(const KernelCall& call) {
   execute(call);
@@ -101,9 +97,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::batch_norm_forward",
                  .forward = batch_norm_forward,
                  .vjp = nullptr,
-                 .shape_guard = batch_norm_guard,
+                 .shape_guard = prepared_guard<kBatchNormShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_batch_norm,
+                 .prepare = checked_prepare<kBatchNormShapes, prepare_batch_norm>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.layer_norm",
@@ -111,9 +107,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::layer_norm_forward",
                  .forward = layer_norm_forward,
                  .vjp = nullptr,
-                 .shape_guard = layer_norm_guard,
+                 .shape_guard = prepared_guard<kLayerNormShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_layer_norm,
+                 .prepare = checked_prepare<kLayerNormShapes, prepare_layer_norm>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -150,15 +150,16 @@ GuardFn reference_shape_guard(backend::BackendOp op) {
   return nullptr;
 }
 
-Expected<void> reference_then_prepared(const KernelCall& call, backend::BackendOp op) {
-  const GuardFn guard = reference_shape_guard(op);
-  if (guard == nullptr) {
-    return std::unexpected(make_error(ErrorKind::internal,
-                                      "no reference shape guard for " +
-                                          std::string(backend::to_string(op))));
-  }
-  if (auto ok = guard(call); !ok) return ok;
-  return check_prepared(call);
+Expected<void> precheck(const PrepareCall& call, GuardFn shapes) {
+  std::vector<TensorRef> inputs;
+  for (const ir::Shape* s : call.input_shapes) inputs.push_back({.data = nullptr, .shape = s});
+  const KernelCall probe{.node = call.node,
+                         .inputs = inputs,
+                         .weights = call.weights,
+                         .output = {.data = nullptr, .shape = &call.output_shape},
+                         .chain = call.chain,
+                         .state = nullptr};
+  return shapes(probe);
 }
 
 Expected<void> flat_row_major_guard(const KernelCall& call) {

@@ -40,10 +40,9 @@ Expected<void> pool_limits(const ir::Node& node) {
 }
 
 template <backend::BackendOp Op>
-Expected<void> pool_guard(const KernelCall& call) {
-  if (auto ok = reference_shape_guard(Op)(call); !ok) return ok;
-  if (auto ok = pool_limits(call.node); !ok) return ok;
-  return check_prepared(call);
+Expected<void> pool_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  return pool_limits(call.node);
 }
 
 template <dnnl::algorithm Algorithm>
@@ -84,9 +83,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::max_pool_forward",
                  .forward = max_pool_forward,
                  .vjp = nullptr,
-                 .shape_guard = pool_guard<backend::BackendOp::max_pool>,
+                 .shape_guard = prepared_guard<pool_shapes<backend::BackendOp::max_pool>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_pool<dnnl::algorithm::pooling_max>,
+                 .prepare = checked_prepare<pool_shapes<backend::BackendOp::max_pool>, prepare_pool<dnnl::algorithm::pooling_max>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.avg_pool",
@@ -94,9 +93,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::avg_pool_forward",
                  .forward = avg_pool_forward,
                  .vjp = nullptr,
-                 .shape_guard = pool_guard<backend::BackendOp::avg_pool>,
+                 .shape_guard = prepared_guard<pool_shapes<backend::BackendOp::avg_pool>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_pool<dnnl::algorithm::pooling_avg_include_padding>,
+                 .prepare = checked_prepare<pool_shapes<backend::BackendOp::avg_pool>, prepare_pool<dnnl::algorithm::pooling_avg_include_padding>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -33,12 +33,8 @@ Expected<std::unique_ptr<KernelState>> prepare_softmax(const PrepareCall& call) 
   });
 }
 
-Expected<void> softmax_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::softmax);
-}
-Expected<void> log_softmax_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::log_softmax);
-}
+constexpr GuardFn kSoftmaxShapes = reference_shapes<backend::BackendOp::softmax>;
+constexpr GuardFn kLogSoftmaxShapes = reference_shapes<backend::BackendOp::log_softmax>;
 
 void softmax_forward(const KernelCall& call) {
   execute(call);
@@ -53,9 +49,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::softmax_forward",
                  .forward = softmax_forward,
                  .vjp = nullptr,
-                 .shape_guard = softmax_guard,
+                 .shape_guard = prepared_guard<kSoftmaxShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_softmax<dnnl::algorithm::softmax_accurate>,
+                 .prepare = checked_prepare<kSoftmaxShapes, prepare_softmax<dnnl::algorithm::softmax_accurate>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.log_softmax",
@@ -63,9 +59,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::log_softmax_forward",
                  .forward = log_softmax_forward,
                  .vjp = nullptr,
-                 .shape_guard = log_softmax_guard,
+                 .shape_guard = prepared_guard<kLogSoftmaxShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_softmax<dnnl::algorithm::softmax_log>,
+                 .prepare = checked_prepare<kLogSoftmaxShapes, prepare_softmax<dnnl::algorithm::softmax_log>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };
