@@ -191,8 +191,21 @@ TEST(ProbeHost, ProvidersOfThisBuild) {
     const char* name;
     const char* finding;
   };
+#ifdef NNPLAN_HAVE_ONEDNN
+  // The onednn provider is linked: the probe confirms it with the library's version and ISA.
+  const auto onednn = std::ranges::find(probe.providers, "onednn", &ProviderFinding::name);
+  ASSERT_NE(onednn, probe.providers.end());
+  EXPECT_TRUE(onednn->confirmed) << onednn->evidence;
+  EXPECT_TRUE(confirms(probe, Provider::onednn));
+  EXPECT_FALSE(onednn->version.empty());
+  EXPECT_TRUE(onednn->evidence.starts_with("oneDNN " + onednn->version + " linked"))
+      << onednn->evidence;
+  EXPECT_NE(onednn->evidence.find("dispatches to ISA "), std::string::npos) << onednn->evidence;
+#endif
   for (const Case& c : {Case{"torchlean", "not built: this build has no torchlean provider"},
+#ifndef NNPLAN_HAVE_ONEDNN
                         Case{"onednn", "not built: this build has no onednn provider"},
+#endif
                         Case{"libtorch", "not built: this build has no libtorch provider"}}) {
     const auto it = std::ranges::find(probe.providers, std::string(c.name), &ProviderFinding::name);
     ASSERT_NE(it, probe.providers.end()) << c.name;

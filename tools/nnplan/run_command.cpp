@@ -218,7 +218,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
               if (used == v.size() && n >= 1) return {};
             } catch (const std::exception&) {
             }
-            return "--threads needs a whole number of threads, at least 1; got '" + v + "'";
+            return "needs a whole number of threads, at least 1; got '" + v + "'";
           },
           "N>=1"));
   cmd->add_flag("--quiet", flags->quiet, "Do not print the plan report");
