@@ -95,8 +95,14 @@ TEST(ProbeHost, MissingDriverConfirmsNoCudaDeviceOrProvider) {
   EXPECT_EQ(probe_finding(probe, Device::cuda), expected);
   EXPECT_EQ(probe_finding(probe, Provider::native_cuda), expected);
   EXPECT_THAT(probe_finding(probe, Provider::cublas), HasSubstr("cublas could not be loaded"));
+#ifdef NNPLAN_HAVE_ONEDNN
+  EXPECT_EQ(probed_availability(probe),
+            (backend::Availability{.devices = {Device::cpu},
+                                   .providers = {Provider::reference, Provider::onednn}}));
+#else
   EXPECT_EQ(probed_availability(probe),
             (backend::Availability{.devices = {Device::cpu}, .providers = {Provider::reference}}));
+#endif
 }
 
 // This machine's driver, whatever it is: a failure is reported as the loader or driver put it, a
@@ -271,9 +277,16 @@ TEST(ProbeJson, FieldsAndTypes) {
   EXPECT_TRUE(doc["devices"][0]["evidence"].is_string());
   EXPECT_EQ(doc["providers"][0]["provider"], "reference");
   EXPECT_TRUE(doc["providers"][0]["version"].is_string());
-  EXPECT_TRUE(doc["providers"][2]["version"].is_null());
   EXPECT_EQ(doc["availability"]["devices"], nlohmann::json::array({"cpu"}));
+#ifdef NNPLAN_HAVE_ONEDNN
+  EXPECT_EQ(doc["providers"][2]["provider"], "onednn");
+  EXPECT_TRUE(doc["providers"][2]["version"].is_string());
+  EXPECT_TRUE(doc["providers"][3]["version"].is_null());
+  EXPECT_EQ(doc["availability"]["providers"], nlohmann::json::array({"reference", "onednn"}));
+#else
+  EXPECT_TRUE(doc["providers"][2]["version"].is_null());
   EXPECT_EQ(doc["availability"]["providers"], nlohmann::json::array({"reference"}));
+#endif
   EXPECT_EQ(doc["target"]["name"], "linux-cuda");
   EXPECT_TRUE(doc["target"]["os_matches"].is_boolean());
   EXPECT_FALSE(doc["target"]["all_confirmed"].get<bool>());

@@ -48,11 +48,14 @@ TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSid
   }
 }
 
-TEST(onednn_conv_clamp_forward_tests, MatchesReference) {
-  Command c = conv_root();
-  c.chain.push_back(node(2, ir::OpKind::clamp, {1}, c.chain[0].shape,
-                         ir::ClampParams{.min = 0.0F, .max = 0.6F}));
-  expect_matches_reference("onednn.conv_clamp", c, kLinearRel, kFusedAbs);
+TEST(onednn_conv_clamp_forward_tests, MatchesReferenceWithEitherBoundAbsent) {
+  for (const ir::ClampParams& bounds :
+       {ir::ClampParams{.min = 0.0F, .max = 0.6F}, ir::ClampParams{.min = -0.2F},
+        ir::ClampParams{.max = 0.1F}}) {
+    Command c = conv_root();
+    c.chain.push_back(node(2, ir::OpKind::clamp, {1}, c.chain[0].shape, bounds));
+    expect_matches_reference("onednn.conv_clamp", c, kLinearRel, kFusedAbs);
+  }
 }
 
 Command linear_root() {

@@ -139,16 +139,6 @@ Expected<void> conv_limits(const ir::Node& node) {
                                        "; onednn " + std::string(ir::to_string(node.kind)) +
                                        " needs 1 to 3 spatial axes"));
   }
-  if (node.kind == ir::OpKind::conv_transpose) {
-    for (std::size_t i = 0; i < p->output_padding.size() && i < p->padding_after.size(); ++i) {
-      if (p->output_padding[i] > p->padding_after[i] + p->stride[i]) {
-        return std::unexpected(unsupported(
-            "output_padding " + std::to_string(p->output_padding[i]) + " on spatial axis " +
-            std::to_string(i) + "; onednn conv_transpose needs it at most padding_after plus "
-                                "the stride"));
-      }
-    }
-  }
   return {};
 }
 
