@@ -17,10 +17,16 @@ constexpr double kConvAbs = 1e-5;
 ir::ConvParams params(std::uint32_t rank, Ints kernel, Ints stride, Ints pad, Ints pad_after,
                       Ints dilation, std::uint32_t in, std::uint32_t out, std::uint32_t groups,
                       std::uint32_t channel_axis = 1) {
-  return {.spatial_rank = rank, .kernel = std::move(kernel), .stride = std::move(stride),
-          .padding = std::move(pad), .dilation = std::move(dilation),
-          .padding_after = std::move(pad_after), .groups = groups,
-          .channel_axis = channel_axis, .in_channels = in, .out_channels = out};
+  return {.spatial_rank = rank,
+          .kernel = std::move(kernel),
+          .stride = std::move(stride),
+          .padding = std::move(pad),
+          .dilation = std::move(dilation),
+          .padding_after = std::move(pad_after),
+          .groups = groups,
+          .channel_axis = channel_axis,
+          .in_channels = in,
+          .out_channels = out};
 }
 
 // The output extent of one conv axis.
@@ -38,13 +44,13 @@ Command conv_case(ir::Shape x, ir::ConvParams p, bool transposed, bool bias) {
     y.dims[p.channel_axis + 1 + d] = conv_extent(x.dims[p.channel_axis + 1 + d], p, d, transposed);
   }
   Command c;
-  c.chain.push_back(
-      node(1, transposed ? ir::OpKind::conv_transpose : ir::OpKind::conv, {0}, y, p));
+  c.chain.push_back(node(1, transposed ? ir::OpKind::conv_transpose : ir::OpKind::conv, {0}, y, p));
   c.inputs.push_back(random_tensor(x, 11));
   ir::Shape w;
   w.dims.push_back(transposed ? p.in_channels : p.out_channels);
   w.dims.push_back(transposed ? p.out_channels / p.groups : p.in_channels / p.groups);
-  for (std::uint32_t k : p.kernel) w.dims.push_back(k);
+  for (std::uint32_t k : p.kernel)
+    w.dims.push_back(k);
   c.store.tensors[{1, "weight"}] = payload(w, 12);
   if (bias) c.store.tensors[{1, "bias"}] = payload(shape_of({p.out_channels}), 13);
   return c;
@@ -99,14 +105,13 @@ TEST(onednn_conv_forward_tests, OneAndThreeSpatialAxesAndLeadingAxes) {
 TEST(onednn_conv_transpose_forward_tests, MatchesReference) {
   expect_matches_reference(
       "onednn.conv_transpose",
-      conv_case(shape_of({2, 4, 5, 6}),
-                params(2, {3, 3}, {2, 2}, {1, 0}, {0, 1}, {1, 1}, 4, 6, 2), true, true),
+      conv_case(shape_of({2, 4, 5, 6}), params(2, {3, 3}, {2, 2}, {1, 0}, {0, 1}, {1, 1}, 4, 6, 2),
+                true, true),
       kLinearRel, kConvAbs);
   ir::ConvParams p = params(2, {3, 2}, {2, 3}, {1, 1}, {1, 1}, {2, 1}, 3, 2, 1);
   p.output_padding = {1, 2};
   expect_matches_reference("onednn.conv_transpose",
-                           conv_case(shape_of({1, 3, 4, 5}), p, true, false), kLinearRel,
-                           kConvAbs);
+                           conv_case(shape_of({1, 3, 4, 5}), p, true, false), kLinearRel, kConvAbs);
 }
 
 TEST(onednn_conv_forward_tests, ShapeGuardRefusesWrongChannels) {

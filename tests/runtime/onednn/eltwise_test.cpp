@@ -2,7 +2,8 @@
 // exact; sqrt within 1e-6 relative; exp, sigmoid, tanh, softplus and gelu (erf and tanh forms)
 // within 1e-5 relative + 1e-6 absolute, log within 1e-5 relative + 4e-6 absolute (oneDNN's
 // polynomial approximations; on this machine's AVX-512 path exp was off by 1.7e-7 relative, log
-// by 1.5e-6 absolute near 1, the others matched exactly: the test prints the worst it saw). Also clamp with absent bounds, in-place runs, and the guards' refusals.
+// by 1.5e-6 absolute near 1, the others matched exactly: the test prints the worst it saw). Also
+// clamp with absent bounds, in-place runs, and the guards' refusals.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -49,10 +50,10 @@ TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
   expect_unary("onednn.tanh", unary_case(ir::OpKind::tanh), 1e-5, 1e-6);
   expect_unary("onednn.softplus", unary_case(ir::OpKind::softplus), 1e-5, 1e-6);
   expect_unary("onednn.gelu", unary_case(ir::OpKind::gelu, ir::GeluParams{}), 1e-5, 1e-6);
-  expect_unary("onednn.gelu",
-               unary_case(ir::OpKind::gelu,
-                          ir::GeluParams{.approximate = ir::GeluApproximation::tanh}),
-               1e-5, 1e-6);
+  expect_unary(
+      "onednn.gelu",
+      unary_case(ir::OpKind::gelu, ir::GeluParams{.approximate = ir::GeluApproximation::tanh}),
+      1e-5, 1e-6);
 }
 
 TEST(onednn_eltwise_forward_tests, RunsInPlace) {
@@ -61,13 +62,21 @@ TEST(onednn_eltwise_forward_tests, RunsInPlace) {
   const HandlerDefinition& h = handler_named("onednn.tanh");
   EXPECT_TRUE(h.in_place_safe);
   std::vector<const ir::Shape*> shapes{&c.inputs[0].shape};
-  auto state = h.prepare({.node = c.chain[0], .chain = {}, .input_shapes = shapes, .weights = {},
-                          .output_shape = c.chain[0].shape, .settings = {}});
+  auto state = h.prepare({.node = c.chain[0],
+                          .chain = {},
+                          .input_shapes = shapes,
+                          .weights = {},
+                          .output_shape = c.chain[0].shape,
+                          .settings = {}});
   ASSERT_TRUE(state.has_value());
   Tensor buffer = c.inputs[0];
   const TensorRef in[] = {view(buffer)};
-  const KernelCall call{.node = c.chain[0], .inputs = in, .weights = {},
-                        .output = mutable_view(buffer), .chain = {}, .state = state->get()};
+  const KernelCall call{.node = c.chain[0],
+                        .inputs = in,
+                        .weights = {},
+                        .output = mutable_view(buffer),
+                        .chain = {},
+                        .state = state->get()};
   ASSERT_TRUE(h.layout_guard(call).has_value());
   ASSERT_TRUE(h.shape_guard(call).has_value());
   h.forward(call);

@@ -15,11 +15,19 @@ using Ints = std::vector<std::uint32_t>;
 
 constexpr double kFusedAbs = 1e-5;
 
-// conv of x [2,4,7,6] to [2,6,7,3]: 6 output channels, groups 2, stride 1x2, asymmetric padding: node 1.
+// conv of x [2,4,7,6] to [2,6,7,3]: 6 output channels, groups 2, stride 1x2, asymmetric padding:
+// node 1.
 Command conv_root() {
-  const ir::ConvParams p{.spatial_rank = 2, .kernel = {3, 3}, .stride = {1, 2},
-                         .padding = {1, 0}, .dilation = {1, 1}, .padding_after = {1, 2},
-                         .groups = 2, .channel_axis = 1, .in_channels = 4, .out_channels = 6};
+  const ir::ConvParams p{.spatial_rank = 2,
+                         .kernel = {3, 3},
+                         .stride = {1, 2},
+                         .padding = {1, 0},
+                         .dilation = {1, 1},
+                         .padding_after = {1, 2},
+                         .groups = 2,
+                         .channel_axis = 1,
+                         .in_channels = 4,
+                         .out_channels = 6};
   Command c;
   c.chain.push_back(node(1, ir::OpKind::conv, {0}, shape_of({2, 6, 7, 3}), p));
   c.inputs.push_back(random_tensor(shape_of({2, 4, 7, 6}), 81));
@@ -39,9 +47,9 @@ TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSid
     SCOPED_TRACE(conv_first);
     Command c = conv_root();
     const ir::Shape s = c.chain[0].shape;
-    c.chain.push_back(node(3, ir::OpKind::add, conv_first ? std::vector<ir::NodeId>{1, 2}
-                                                          : std::vector<ir::NodeId>{2, 1},
-                           s));
+    c.chain.push_back(
+        node(3, ir::OpKind::add,
+             conv_first ? std::vector<ir::NodeId>{1, 2} : std::vector<ir::NodeId>{2, 1}, s));
     c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
     c.inputs.push_back(random_tensor(s, 84));
     expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);

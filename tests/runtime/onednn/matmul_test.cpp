@@ -23,17 +23,18 @@ TEST(onednn_matmul_forward_tests, MatchesReferenceWithBroadcastAndPromotion) {
                            matmul_case(shape_of({3, 5}), shape_of({5, 4}), shape_of({3, 4})),
                            kLinearRel, kLinearAbs);
   expect_matches_reference(
-      "onednn.matmul", matmul_case(shape_of({2, 1, 3, 7}), shape_of({4, 7, 5}), shape_of({2, 4, 3, 5})),
-      kLinearRel, kLinearAbs);
+      "onednn.matmul",
+      matmul_case(shape_of({2, 1, 3, 7}), shape_of({4, 7, 5}), shape_of({2, 4, 3, 5})), kLinearRel,
+      kLinearAbs);
   expect_matches_reference("onednn.matmul",
                            matmul_case(shape_of({7}), shape_of({2, 7, 3}), shape_of({2, 3})),
                            kLinearRel, kLinearAbs);
   expect_matches_reference("onednn.matmul",
                            matmul_case(shape_of({2, 3, 7}), shape_of({7}), shape_of({2, 3})),
                            kLinearRel, kLinearAbs);
-  expect_matches_reference("onednn.matmul",
-                           matmul_case(shape_of({64, 128}), shape_of({128, 96}), shape_of({64, 96})),
-                           kLinearRel, 1e-5);
+  expect_matches_reference(
+      "onednn.matmul", matmul_case(shape_of({64, 128}), shape_of({128, 96}), shape_of({64, 96})),
+      kLinearRel, 1e-5);
 }
 
 TEST(onednn_matmul_forward_tests, ShapeGuardRefusesMismatchedContraction) {
@@ -56,8 +57,8 @@ Command linear_case(ir::Shape x, ir::Dim out, bool bias) {
 TEST(onednn_linear_forward_tests, MatchesReferenceWithAndWithoutBias) {
   expect_matches_reference("onednn.linear", linear_case(shape_of({4, 6}), 3, true), kLinearRel,
                            kLinearAbs);
-  expect_matches_reference("onednn.linear", linear_case(shape_of({2, 3, 6}), 5, false),
-                           kLinearRel, kLinearAbs);
+  expect_matches_reference("onednn.linear", linear_case(shape_of({2, 3, 6}), 5, false), kLinearRel,
+                           kLinearAbs);
   expect_matches_reference("onednn.linear", linear_case(shape_of({6}), 2, true), kLinearRel,
                            kLinearAbs);
   expect_matches_reference("onednn.linear", linear_case(shape_of({32, 200}), 64, true), kLinearRel,
@@ -89,20 +90,28 @@ TEST(onednn_linear_forward_tests, GuardRefusesShapesOtherThanPrepared) {
   std::vector<const ir::Shape*> shapes{&c.inputs[0].shape};
   const auto weights = bind_weights(c.chain[0], c.store);
   const NodeWeights nw{.tensors = weights, .store = &c.store, .node_id = 1};
-  auto state = h.prepare({.node = c.chain[0], .chain = {}, .input_shapes = shapes, .weights = nw,
-                          .output_shape = c.chain[0].shape, .settings = {}});
+  auto state = h.prepare({.node = c.chain[0],
+                          .chain = {},
+                          .input_shapes = shapes,
+                          .weights = nw,
+                          .output_shape = c.chain[0].shape,
+                          .settings = {}});
   ASSERT_TRUE(state.has_value());
   ir::Node other = node(1, ir::OpKind::linear, {0}, shape_of({2, 3}));
   Tensor x = random_tensor(shape_of({2, 6}), 1);
   Tensor y = zeros(other.shape);
   const TensorRef in[] = {view(x)};
-  const KernelCall call{.node = other, .inputs = in, .weights = nw, .output = mutable_view(y),
-                        .chain = {}, .state = state->get()};
+  const KernelCall call{.node = other,
+                        .inputs = in,
+                        .weights = nw,
+                        .output = mutable_view(y),
+                        .chain = {},
+                        .state = state->get()};
   auto ok = h.shape_guard(call);
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().message, "input 0 has shape [2,6]; the primitive was prepared for [4,6]");
-  const KernelCall unprepared{.node = other, .inputs = in, .weights = nw,
-                              .output = mutable_view(y)};
+  const KernelCall unprepared{
+      .node = other, .inputs = in, .weights = nw, .output = mutable_view(y)};
   auto no_state = h.shape_guard(unprepared);
   ASSERT_FALSE(no_state.has_value());
   EXPECT_NE(no_state.error().message.find("the handler was not prepared"), std::string::npos);
@@ -113,8 +122,7 @@ TEST(onednn_matmul_forward_tests, LayoutGuardRefusesOverlappingOutput) {
   const HandlerDefinition& h = handler_named("onednn.matmul");
   Tensor a = c.inputs[0];
   const TensorRef in[] = {view(a), view(c.inputs[1])};
-  const KernelCall call{.node = c.chain[0], .inputs = in, .weights = {},
-                        .output = mutable_view(a)};
+  const KernelCall call{.node = c.chain[0], .inputs = in, .weights = {}, .output = mutable_view(a)};
   auto ok = h.layout_guard(call);
   ASSERT_FALSE(ok.has_value());
   EXPECT_NE(ok.error().message.find("overlaps input 0"), std::string::npos) << ok.error().message;

@@ -16,9 +16,9 @@ constexpr double kNormAbs = 1e-5;
 Command batch_norm_case(ir::Shape x, std::uint32_t axis) {
   const ir::Dim c = x.dims[axis];
   Command cmd;
-  cmd.chain.push_back(node(1, ir::OpKind::batch_norm_eval, {0}, x,
-                           ir::ChannelAxisParams{.channel_axis = axis,
-                                                 .channels = static_cast<std::uint32_t>(c)}));
+  cmd.chain.push_back(
+      node(1, ir::OpKind::batch_norm_eval, {0}, x,
+           ir::ChannelAxisParams{.channel_axis = axis, .channels = static_cast<std::uint32_t>(c)}));
   cmd.inputs.push_back(random_tensor(x, 31));
   cmd.store.tensors[{1, "scale"}] = payload(shape_of({c}), 32);
   cmd.store.tensors[{1, "bias"}] = payload(shape_of({c}), 33);
@@ -33,8 +33,8 @@ TEST(onednn_batch_norm_forward_tests, MatchesReference) {
                            kLinearRel, kNormAbs);
   expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({4, 6}), 1), kLinearRel,
                            kNormAbs);
-  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 5}), 2),
-                           kLinearRel, kNormAbs);
+  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 5}), 2), kLinearRel,
+                           kNormAbs);
 }
 
 TEST(onednn_batch_norm_forward_tests, RefusesMissingEpsilon) {
@@ -49,7 +49,8 @@ Command layer_norm_case(ir::Shape x, std::uint32_t axis, bool affine) {
   cmd.inputs.push_back(random_tensor(x, 41));
   if (affine) {
     ir::Shape normalized;
-    for (std::size_t i = axis; i < x.rank(); ++i) normalized.dims.push_back(x.dims[i]);
+    for (std::size_t i = axis; i < x.rank(); ++i)
+      normalized.dims.push_back(x.dims[i]);
     cmd.store.tensors[{1, "gamma"}] = payload(normalized, 42);
     cmd.store.tensors[{1, "beta"}] = payload(normalized, 43);
   }

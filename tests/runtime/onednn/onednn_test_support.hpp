@@ -25,7 +25,8 @@ namespace nnplan::runtime::onednn::testing {
 
 inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
   ir::Shape s;
-  for (ir::Dim d : dims) s.dims.push_back(d);
+  for (ir::Dim d : dims)
+    s.dims.push_back(d);
   return s;
 }
 
@@ -35,14 +36,17 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t = zeros(shape);
-  for (float& v : t.values) v = dist(gen);
+  for (float& v : t.values)
+    v = dist(gen);
   return t;
 }
 
 inline format::PayloadTensor payload(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
                                      float hi = 1.0F) {
   Tensor t = random_tensor(shape, seed, lo, hi);
-  return {.shape = shape, .data = std::move(t.values), .ints = {},
+  return {.shape = shape,
+          .data = std::move(t.values),
+          .ints = {},
           .dtype = format::PayloadDtype::float32};
 }
 
@@ -81,7 +85,8 @@ inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd,
     return std::unexpected(make_error(ErrorKind::internal, "handler lacks prepare or forward"));
   }
   std::vector<const ir::Node*> chain;
-  for (const ir::Node& n : cmd.chain) chain.push_back(&n);
+  for (const ir::Node& n : cmd.chain)
+    chain.push_back(&n);
   std::vector<const ir::Shape*> shapes;
   std::vector<TensorRef> refs;
   for (const Tensor& t : cmd.inputs) {
@@ -121,7 +126,8 @@ inline Tensor run_reference(const Command& cmd) {
     const ir::Node& node = cmd.chain[k];
     std::vector<TensorRef> refs;
     if (k == 0) {
-      for (std::size_t i = 0; i < node.parents.size(); ++i) refs.push_back(view(cmd.inputs[i]));
+      for (std::size_t i = 0; i < node.parents.size(); ++i)
+        refs.push_back(view(cmd.inputs[i]));
     } else {
       for (ir::NodeId p : node.parents) {
         refs.push_back(p == cmd.chain[k - 1].id ? view(value) : view(cmd.inputs[next++]));
@@ -196,7 +202,8 @@ inline ir::Node node(ir::NodeId id, ir::OpKind kind, std::vector<ir::NodeId> par
   ir::Node n;
   n.id = id;
   n.kind = kind;
-  for (ir::NodeId p : parents) n.parents.push_back(p);
+  for (ir::NodeId p : parents)
+    n.parents.push_back(p);
   n.shape = std::move(shape);
   n.params = std::move(params);
   return n;

@@ -22,20 +22,23 @@ Command pool_case(ir::OpKind kind, ir::Shape x, Ints kernel, Ints stride, Ints p
   Command c;
   c.chain.push_back(node(1, kind, {0}, y,
                          ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
-                                        .kernel = kernel, .stride = stride, .padding = pad}));
+                                        .kernel = kernel,
+                                        .stride = stride,
+                                        .padding = pad}));
   c.inputs.push_back(random_tensor(x, 21));
   return c;
 }
 
 TEST(onednn_max_pool_forward_tests, MatchesReference) {
+  expect_matches_reference(
+      "onednn.max_pool",
+      pool_case(ir::OpKind::max_pool, shape_of({2, 3, 8, 7}), {2, 2}, {2, 2}, {0, 0}), 0.0, 0.0);
+  expect_matches_reference(
+      "onednn.max_pool",
+      pool_case(ir::OpKind::max_pool, shape_of({2, 3, 9, 9}), {3, 3}, {2, 1}, {1, 1}), 0.0, 0.0);
   expect_matches_reference("onednn.max_pool",
-                           pool_case(ir::OpKind::max_pool, shape_of({2, 3, 8, 7}), {2, 2}, {2, 2}, {0, 0}),
-                           0.0, 0.0);
-  expect_matches_reference("onednn.max_pool",
-                           pool_case(ir::OpKind::max_pool, shape_of({2, 3, 9, 9}), {3, 3}, {2, 1}, {1, 1}),
-                           0.0, 0.0);
-  expect_matches_reference("onednn.max_pool",
-                           pool_case(ir::OpKind::max_pool, shape_of({3, 10}), {3}, {2}, {1}), 0.0, 0.0);
+                           pool_case(ir::OpKind::max_pool, shape_of({3, 10}), {3}, {2}, {1}), 0.0,
+                           0.0);
   expect_matches_reference(
       "onednn.max_pool",
       pool_case(ir::OpKind::max_pool, shape_of({1, 2, 5, 6, 4}), {2, 3, 2}, {1, 2, 2}, {1, 1, 0}),
@@ -43,17 +46,17 @@ TEST(onednn_max_pool_forward_tests, MatchesReference) {
 }
 
 TEST(onednn_avg_pool_forward_tests, MatchesReferenceCountingPadding) {
-  expect_matches_reference("onednn.avg_pool",
-                           pool_case(ir::OpKind::avg_pool, shape_of({2, 3, 8, 7}), {3, 2}, {2, 2}, {1, 1}),
-                           kLinearRel, kLinearAbs);
+  expect_matches_reference(
+      "onednn.avg_pool",
+      pool_case(ir::OpKind::avg_pool, shape_of({2, 3, 8, 7}), {3, 2}, {2, 2}, {1, 1}), kLinearRel,
+      kLinearAbs);
   expect_matches_reference("onednn.avg_pool",
                            pool_case(ir::OpKind::avg_pool, shape_of({4, 2, 3, 9}), {2}, {3}, {1}),
                            kLinearRel, kLinearAbs);
 }
 
 TEST(onednn_max_pool_forward_tests, RefusesPaddingAsWideAsTheKernel) {
-  const Command c =
-      pool_case(ir::OpKind::max_pool, shape_of({1, 1, 6, 6}), {2, 2}, {1, 1}, {2, 2});
+  const Command c = pool_case(ir::OpKind::max_pool, shape_of({1, 1, 6, 6}), {2, 2}, {1, 1}, {2, 2});
   EXPECT_EQ(refusal("onednn.max_pool", c),
             "padding 2 on spatial axis 0 is not smaller than the kernel 2; onednn max_pool needs "
             "every window to reach the input");

@@ -10,20 +10,20 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/binary_test.cpp"};
 
 template <dnnl::algorithm Algorithm>
 Expected<std::unique_ptr<KernelState>> prepare_binary(const PrepareCall& call) {
-  return guarded_prepare("create a binary primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const auto md = row_major_desc({extent(call.node.shape, 0, call.node.shape.rank())});
-    const dnnl::binary::desc desc(Algorithm, md, md, md);
-    const dnnl::binary::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::binary(pd);
-    state->bindings = {{.arg = DNNL_ARG_SRC_0, .input = 0, .desc = md},
-                       {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
+  return guarded_prepare(
+      "create a binary primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const auto md = row_major_desc({extent(call.node.shape, 0, call.node.shape.rank())});
+        const dnnl::binary::desc desc(Algorithm, md, md, md);
+        const dnnl::binary::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::binary(pd);
+        state->bindings = {{.arg = DNNL_ARG_SRC_0, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
-
 
 void binary_forward(const KernelCall& call) {
   execute(call);

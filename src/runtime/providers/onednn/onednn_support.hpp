@@ -106,8 +106,9 @@ template <backend::BackendOp Op>
 Expected<void> reference_shapes(const KernelCall& call) {
   const GuardFn guard = reference_shape_guard(Op);
   if (guard == nullptr) {
-    return std::unexpected(make_error(ErrorKind::internal, "no reference shape guard for " +
-                                                               std::string(backend::to_string(Op))));
+    return std::unexpected(
+        make_error(ErrorKind::internal,
+                   "no reference shape guard for " + std::string(backend::to_string(Op))));
   }
   return guard(call);
 }
