@@ -33,7 +33,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
   flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
-                  "Lowering mode replacing the profile's: singleton or coalesced");
+                  "Lowering mode replacing the profile's: singleton, coalesced or fused");
   cmd->add_option("-o,--output", flags->output, "Write the DOT document to FILE, not stdout");
   cmd->callback([flags, &exit_code] {
     const auto inputs = command_inputs(flags->graph, flags->config);

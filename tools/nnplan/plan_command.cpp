@@ -55,7 +55,7 @@ void add_plan_command(CLI::App& app, int& exit_code) {
   flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
-                  "Lowering mode replacing the profile's: singleton or coalesced");
+                  "Lowering mode replacing the profile's: singleton, coalesced or fused");
   cmd->add_flag("--json", flags->json, "Print the nnplan.plan.v1 artifact instead of the report");
   cmd->add_option("-o,--output", flags->output, "Also write the nnplan.plan.v1 artifact to FILE");
   cmd->callback([flags, &exit_code] {

@@ -198,7 +198,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
-                  "Lowering mode replacing the profile's: singleton or coalesced");
+                  "Lowering mode replacing the profile's: singleton, coalesced or fused");
   cmd->add_option("--input", flags->inputs, "An input, NAME=FILE (.npy or .pb); repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--output", flags->outputs,

@@ -184,7 +184,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->description("Maintained profile to start from instead of the recorded one")
       ->default_str("");
   cmd->add_option("--lowering", flags->lowering,
-                  "Lowering mode replacing the recorded one: singleton or coalesced");
+                  "Lowering mode replacing the recorded one: singleton, coalesced or fused");
   cmd->callback([flags, &exit_code] {
     // A regular file can be read again: its text is let go once the envelope is read, and held
     // again only to diff. A pipe can be read once only, so its text is kept.
