@@ -1,5 +1,6 @@
 #include "nnplan/format/plan_dot.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -28,7 +29,10 @@ constexpr std::array<std::string_view, kProviderNames.size()> kProviderColors = 
     "#bc80bd",  // neuron
     "#ccebc5",  // custom-chip
     "#ffed6f",  // external
+    "#66c2a5",  // onednn
 };
+// Every provider has its color: a provider added to the vocabulary must be added here too.
+static_assert(std::ranges::none_of(kProviderColors, &std::string_view::empty));
 
 // A DOT double-quoted string body: control characters escaped as in every text output
 // (nnplan/text_escape.hpp), then quotes and backslashes escaped for DOT, so a name shows as
