@@ -1,0 +1,263 @@
+#include "draws.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace nnplan::oracles {
+namespace {
+
+std::string list(const std::vector<std::uint32_t>& v) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out += (i == 0 ? "" : ",") + std::to_string(v[i]);
+  return out + "]";
+}
+
+std::string bound(std::optional<float> v) {
+  return v ? std::to_string(*v) : std::string("none");
+}
+
+}  // namespace
+
+ir::NodeId draw_conv(CaseBuilder& b, bool transposed) {
+  Draw& d = b.draw();
+  const std::uint32_t r = d.pick<std::uint32_t>({1, 2, 2, 2, 3});
+  const std::uint32_t style = d.between(0, 5);  // 0-2: groups 1, 3-4: a few groups, 5: depthwise
+  std::uint32_t groups = 1;
+  std::uint32_t in_c = 0;
+  std::uint32_t out_c = 0;
+  if (style == 5) {
+    in_c = d.between(1, 8);
+    groups = in_c;
+    out_c = in_c * d.between(1, 2);
+  } else {
+    groups = style <= 2 ? 1 : d.between(2, 3);
+    in_c = groups * d.between(1, r == 3 ? 2 : 4);
+    out_c = groups * d.between(1, r == 3 ? 2 : 4);
+  }
+  ir::ConvParams p{.spatial_rank = r, .groups = groups, .in_channels = in_c, .out_channels = out_c};
+  ir::Shape in{{d.between(1, 2), in_c}};
+  for (std::uint32_t i = 0; i < r; ++i) {
+    const std::uint32_t k = d.between(1, r == 3 ? 2 : 3);
+    const std::uint32_t s = d.pick<std::uint32_t>({1, 1, 2, 3});
+    const std::uint32_t dil = d.pick<std::uint32_t>({1, 1, 2});
+    const std::uint32_t reach = dil * (k - 1);
+    std::uint32_t before = d.between(0, std::min<std::uint32_t>(2, reach));
+    std::uint32_t after = d.between(0, std::min<std::uint32_t>(2, reach));
+    std::uint32_t x = 0;
+    std::uint32_t out_pad = 0;
+    if (transposed) {
+      x = d.between(1, r == 3 ? 3 : 6);
+      out_pad = d.between(0, std::max(s, dil) - 1);
+      const std::uint32_t full = (x - 1) * s + reach + out_pad + 1;
+      if (before + after >= full) {
+        after = 0;
+        before = std::min(before, full - 1);
+      }
+    } else {
+      const std::uint32_t need = reach + 1 > before + after ? reach + 1 - before - after : 1;
+      x = d.between(std::max(1U, need), std::max(1U, need) + (r == 3 ? 3 : 7));
+    }
+    in.dims.push_back(x);
+    p.kernel.push_back(k);
+    p.stride.push_back(s);
+    p.dilation.push_back(dil);
+    p.padding.push_back(before);
+    p.padding_after.push_back(after);
+    if (transposed) p.output_padding.push_back(out_pad);
+  }
+  const Values values = d.signed_values();
+  const ir::NodeId x = b.input(in, values);
+  ir::Shape weight =
+      transposed ? ir::Shape{{in_c, out_c / groups}} : ir::Shape{{out_c, in_c / groups}};
+  for (std::uint32_t k : p.kernel)
+    weight.dims.push_back(k);
+  b.note(std::string(transposed ? "conv_transpose " : "conv ") + std::to_string(r) + "-D groups " +
+         std::to_string(groups) + (style == 5 ? " (depthwise)" : "") + " in_c " +
+         std::to_string(in_c) + " out_c " + std::to_string(out_c) + " kernel " + list(p.kernel) +
+         " stride " + list(p.stride) + " dilation " + list(p.dilation) + " pads " +
+         list(p.padding) + " before " + list(p.padding_after) + " after" +
+         (transposed ? " output_padding " + list(p.output_padding) : std::string()));
+  const bool bias = d.chance(0.7);
+  const ir::NodeId conv =
+      b.target(transposed ? ir::OpKind::conv_transpose : ir::OpKind::conv, {x}, std::move(p));
+  b.weight(conv, "weight", weight, d.signed_values());
+  if (bias) b.weight(conv, "bias", ir::Shape{{out_c}}, d.signed_values());
+  b.note(std::string("weight ") + ir::to_string(weight) + (bias ? " with bias" : " no bias"));
+  return conv;
+}
+
+ir::NodeId draw_pool(CaseBuilder& b, bool max) {
+  Draw& d = b.draw();
+  const std::uint32_t r = d.pick<std::uint32_t>({1, 2, 2, 3});
+  const bool global = d.chance(0.15);
+  ir::PoolParams p{.spatial_rank = r};
+  ir::Shape in{{d.between(1, 2), d.between(1, 4)}};
+  for (std::uint32_t i = 0; i < r; ++i) {
+    const std::uint32_t x = d.between(1, r == 3 ? 5 : 9);
+    const std::uint32_t k = global ? x : d.between(1, 3);
+    const std::uint32_t s = global ? 1 : d.between(1, 3);
+    const std::uint32_t pad = global ? 0 : d.between(0, std::min<std::uint32_t>(2, k - 1));
+    in.dims.push_back(std::max(x, k > 2 * pad ? k - 2 * pad : 1));
+    p.kernel.push_back(k);
+    p.stride.push_back(s);
+    p.padding.push_back(pad);
+  }
+  const Values values = d.signed_values();
+  ir::NodeId x = b.input(in, values);
+  if (max && !global && d.chance(0.3)) {
+    // The importer's asymmetric pads and ceil_mode overhang: -inf concatenated on one axis.
+    const std::uint32_t axis = 2 + d.between(0, r - 1);
+    const std::uint32_t before = d.between(0, 1);
+    const std::uint32_t after = before == 0 ? d.between(1, 2) : d.between(0, 2);
+    ir::Shape side = in;
+    std::vector<ir::NodeId> parts;
+    if (before > 0) {
+      side.dims[axis] = before;
+      parts.push_back(b.constant(side, -std::numeric_limits<float>::infinity()));
+    }
+    parts.push_back(x);
+    if (after > 0) {
+      side.dims[axis] = after;
+      parts.push_back(b.constant(side, -std::numeric_limits<float>::infinity()));
+    }
+    x = b.add(ir::OpKind::concat, parts, ir::AxisParams{.axis = axis});
+    b.note("-inf border on axis " + std::to_string(axis) + ": " + std::to_string(before) +
+           " before, " + std::to_string(after) + " after (asymmetric pads / ceil_mode)");
+  }
+  b.note(std::string(max ? "max_pool " : "avg_pool ") + std::to_string(r) + "-D" +
+         (global ? " global" : "") + " kernel " + list(p.kernel) + " stride " + list(p.stride) +
+         " padding " + list(p.padding));
+  return b.target(max ? ir::OpKind::max_pool : ir::OpKind::avg_pool, {x}, std::move(p));
+}
+
+ir::NodeId draw_matmul(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const std::uint32_t form = d.between(0, 4);  // 0-1: 2-D, 2-3: equal 3-D batch, 4: general
+  const ir::Dim m = d.between(1, 24);
+  const ir::Dim k = d.between(1, 48);
+  const ir::Dim n = d.between(1, 24);
+  ir::Shape a;
+  ir::Shape c;
+  if (form <= 1) {
+    a = ir::Shape{{m, k}};
+    c = ir::Shape{{k, n}};
+  } else if (form <= 3) {
+    const ir::Dim batch = d.between(1, 4);
+    a = ir::Shape{{batch, m, k}};
+    c = ir::Shape{{batch, k, n}};
+  } else {
+    const std::uint32_t ar = d.between(1, 4);
+    const std::uint32_t br = d.between(1, 4);
+    const std::uint32_t batch = std::max({ar, br, 2U}) - 2;
+    std::vector<ir::Dim> extents;
+    for (std::uint32_t i = 0; i < batch; ++i)
+      extents.push_back(d.between(1, 3));
+    for (std::uint32_t i = batch + 2 - ar; i < batch; ++i) {
+      a.dims.push_back(d.chance(0.4) ? 1 : extents[i]);
+    }
+    for (std::uint32_t i = batch + 2 - br; i < batch; ++i) {
+      c.dims.push_back(d.chance(0.4) ? 1 : extents[i]);
+    }
+    if (ar >= 2) a.dims.push_back(m);
+    a.dims.push_back(k);
+    c.dims.push_back(k);
+    if (br >= 2) c.dims.push_back(n);
+  }
+  const ir::NodeId x = b.input(a, d.signed_values());
+  const ir::NodeId y = b.input(c, d.signed_values());
+  b.note(form == 4 ? "matmul, broadcast batch" : "matmul");
+  return b.target(ir::OpKind::matmul, {x, y});
+}
+
+ir::NodeId draw_linear(CaseBuilder& b) {
+  Draw& d = b.draw();
+  ir::Shape in = d.shape(1, 3, 4, 24);
+  const ir::Dim features = d.between(1, 64);
+  in.dims.push_back(features);
+  const ir::Dim out = d.between(1, 48);
+  ir::Shape declared = in;
+  declared.dims.back() = out;
+  const ir::NodeId x = b.input(in, d.signed_values());
+  const ir::NodeId linear = b.target(ir::OpKind::linear, {x}, {}, declared);
+  b.weight(linear, "weight", ir::Shape{{out, features}}, d.signed_values());
+  const bool bias = d.chance(0.7);
+  if (bias) b.weight(linear, "bias", ir::Shape{{out}}, d.signed_values());
+  b.note("linear " + std::to_string(features) + " -> " + std::to_string(out) +
+         (bias ? " with bias" : " no bias"));
+  return linear;
+}
+
+ir::ClampParams draw_clamp(CaseBuilder& b, const Values& values) {
+  Draw& d = b.draw();
+  ir::ClampParams p;
+  switch (d.between(0, 4)) {
+    case 0:
+      p = {.min = 0.0F, .max = 6.0F};
+      break;
+    case 1:
+      p.min = d.value(values);
+      break;
+    case 2:
+      p.max = d.value(values);
+      break;
+    case 3:
+      p.min = p.max = d.value(values);
+      break;
+    default: {
+      const float lo = d.value(values);
+      const float hi = d.value(values);
+      p = {.min = std::min(lo, hi), .max = std::max(lo, hi)};
+    }
+  }
+  b.note("clamp min " + bound(p.min) + " max " + bound(p.max));
+  return p;
+}
+
+ir::GeluParams draw_gelu(CaseBuilder& b) {
+  const bool tanh = b.draw().chance(0.5);
+  b.note(tanh ? "gelu tanh" : "gelu erf");
+  return {.approximate = tanh ? ir::GeluApproximation::tanh : ir::GeluApproximation::none};
+}
+
+ir::NodeId draw_operand(CaseBuilder& b, const ir::Shape& shape, const Values& values,
+                        std::optional<ir::NodeId> self) {
+  Draw& d = b.draw();
+  const std::uint32_t style = d.between(0, 9);
+  if (self && style == 9) {
+    b.note("operand: the same value");
+    return *self;
+  }
+  if (style < 5 || shape.rank() == 0) return b.input(shape, values);
+  // numpy broadcasting as the importer writes it: a smaller input broadcast to `shape`.
+  ir::Shape from;
+  const std::uint32_t drop = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  for (std::size_t a = drop; a < shape.rank(); ++a) {
+    from.dims.push_back(d.chance(0.5) ? 1 : shape.dims[a]);
+  }
+  const ir::NodeId small = b.input(from, values);
+  b.note("operand broadcast from " + ir::to_string(from));
+  return b.add(ir::OpKind::broadcast_to, {small}, ir::BroadcastParams{.from = from, .to = shape});
+}
+
+ir::NodeId draw_unary(CaseBuilder& b, ir::OpKind kind, const Values& values, ir::OpParams params) {
+  const ir::NodeId x = b.input(b.draw().shape(1, 4, 16), values);
+  return b.target(kind, {x}, std::move(params));
+}
+
+ir::NodeId draw_binary(CaseBuilder& b, ir::OpKind kind) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 16);
+  const Values values = d.signed_values();
+  const ir::NodeId x = b.input(shape, values);
+  const ir::NodeId y = draw_operand(b, shape, values, x);
+  if (d.chance(0.5)) {
+    b.note("operands swapped");
+    return b.target(kind, {y, x});
+  }
+  return b.target(kind, {x, y});
+}
+
+}  // namespace nnplan::oracles
