@@ -25,17 +25,21 @@ ir::NodeId draw_conv(CaseBuilder& b, bool transposed) {
   Draw& d = b.draw();
   const std::uint32_t r = d.pick<std::uint32_t>({1, 2, 2, 2, 3});
   const std::uint32_t style = d.between(0, 5);  // 0-2: groups 1, 3-4: a few groups, 5: depthwise
+  // A quarter of the 1-D and 2-D cases are wide enough for oneDNN's blocked kernels and their
+  // channel and spatial tails.
+  const bool wide = r <= 2 && d.chance(0.25);
+  const std::uint32_t per_group = wide ? 24 : (r == 3 ? 2 : 4);
   std::uint32_t groups = 1;
   std::uint32_t in_c = 0;
   std::uint32_t out_c = 0;
   if (style == 5) {
-    in_c = d.between(1, 8);
+    in_c = d.between(1, wide ? 40 : 8);
     groups = in_c;
     out_c = in_c * d.between(1, 2);
   } else {
     groups = style <= 2 ? 1 : d.between(2, 3);
-    in_c = groups * d.between(1, r == 3 ? 2 : 4);
-    out_c = groups * d.between(1, r == 3 ? 2 : 4);
+    in_c = groups * d.between(1, per_group);
+    out_c = groups * d.between(1, per_group);
   }
   ir::ConvParams p{.spatial_rank = r, .groups = groups, .in_channels = in_c, .out_channels = out_c};
   ir::Shape in{{d.between(1, 2), in_c}};
@@ -58,7 +62,7 @@ ir::NodeId draw_conv(CaseBuilder& b, bool transposed) {
       }
     } else {
       const std::uint32_t need = reach + 1 > before + after ? reach + 1 - before - after : 1;
-      x = d.between(std::max(1U, need), std::max(1U, need) + (r == 3 ? 3 : 7));
+      x = d.between(std::max(1U, need), std::max(1U, need) + (r == 3 ? 3 : wide ? 15 : 7));
     }
     in.dims.push_back(x);
     p.kernel.push_back(k);
@@ -74,11 +78,12 @@ ir::NodeId draw_conv(CaseBuilder& b, bool transposed) {
       transposed ? ir::Shape{{in_c, out_c / groups}} : ir::Shape{{out_c, in_c / groups}};
   for (std::uint32_t k : p.kernel)
     weight.dims.push_back(k);
-  b.note(std::string(transposed ? "conv_transpose " : "conv ") + std::to_string(r) + "-D groups " +
-         std::to_string(groups) + (style == 5 ? " (depthwise)" : "") + " in_c " +
-         std::to_string(in_c) + " out_c " + std::to_string(out_c) + " kernel " + list(p.kernel) +
-         " stride " + list(p.stride) + " dilation " + list(p.dilation) + " pads " +
-         list(p.padding) + " before " + list(p.padding_after) + " after" +
+  b.note(std::string(transposed ? "conv_transpose " : "conv ") + std::to_string(r) + "-D" +
+         (wide ? " wide" : "") + " groups " + std::to_string(groups) +
+         (style == 5 ? " (depthwise)" : "") + " in_c " + std::to_string(in_c) + " out_c " +
+         std::to_string(out_c) + " kernel " + list(p.kernel) + " stride " + list(p.stride) +
+         " dilation " + list(p.dilation) + " pads " + list(p.padding) + " before " +
+         list(p.padding_after) + " after" +
          (transposed ? " output_padding " + list(p.output_padding) : std::string()));
   const bool bias = d.chance(0.7);
   const ir::NodeId conv =
@@ -136,9 +141,10 @@ ir::NodeId draw_pool(CaseBuilder& b, bool max) {
 ir::NodeId draw_matmul(CaseBuilder& b) {
   Draw& d = b.draw();
   const std::uint32_t form = d.between(0, 4);  // 0-1: 2-D, 2-3: equal 3-D batch, 4: general
-  const ir::Dim m = d.between(1, 24);
-  const ir::Dim k = d.between(1, 48);
-  const ir::Dim n = d.between(1, 24);
+  const bool wide = d.chance(0.25);
+  const ir::Dim m = d.between(1, wide ? 64 : 24);
+  const ir::Dim k = d.between(1, wide ? 160 : 48);
+  const ir::Dim n = d.between(1, wide ? 64 : 24);
   ir::Shape a;
   ir::Shape c;
   if (form <= 1) {
@@ -175,7 +181,7 @@ ir::NodeId draw_matmul(CaseBuilder& b) {
 ir::NodeId draw_linear(CaseBuilder& b) {
   Draw& d = b.draw();
   ir::Shape in = d.shape(1, 3, 4, 24);
-  const ir::Dim features = d.between(1, 64);
+  const ir::Dim features = d.between(1, d.chance(0.25) ? 256 : 64);
   in.dims.push_back(features);
   const ir::Dim out = d.between(1, 48);
   ir::Shape declared = in;

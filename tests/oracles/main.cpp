@@ -109,6 +109,14 @@ int main(int argc, char** argv) {
       selected.push_back(&o);
   }
 
+  // Every fuzz-oracle citation of the profile under test must name a registered oracle, and every
+  // oracle its capsule and file: a missing or misfiled oracle fails the run, provider or not.
+  const std::vector<std::string> problems =
+      registration_problems(registered_oracles(), RunSetup{}.under_test);
+  for (const std::string& p : problems)
+    std::cout << "registration: " << p << "\n";
+  if (!problems.empty()) return 1;
+
   std::uint64_t failed_cases = 0;
   std::uint64_t run_cases = 0;
   std::size_t failed_oracles = 0;

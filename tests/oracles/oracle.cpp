@@ -8,6 +8,8 @@
 #include <sstream>
 #include <utility>
 
+#include "nnplan/runtime/evidence.hpp"
+
 namespace nnplan::oracles {
 namespace {
 
@@ -241,9 +243,49 @@ const Oracle* find_oracle(std::string_view name) {
   return nullptr;
 }
 
-OracleRegistration::OracleRegistration(const Oracle& oracle) {
+OracleRegistration::OracleRegistration(const Oracle& oracle, std::source_location where) {
   std::vector<Oracle>& table = oracle_table();
-  table.insert(std::ranges::upper_bound(table, oracle.name, {}, &Oracle::name), oracle);
+  Oracle registered = oracle;
+  registered.source = where.file_name();
+  table.insert(std::ranges::upper_bound(table, oracle.name, {}, &Oracle::name), registered);
+}
+
+std::vector<std::string> registration_problems(std::span<const Oracle> oracles,
+                                               const backend::BackendProfile& profile) {
+  std::vector<std::string> problems;
+  const backend::Registry& registry = *profile.registry;
+  for (const Oracle& o : oracles) {
+    const std::string name(o.name);
+    if (name != std::string(o.capsule) + ".oracle") {
+      problems.push_back("oracle " + name + " tests capsule " + std::string(o.capsule) +
+                         ", whose evidence name would be " + std::string(o.capsule) + ".oracle");
+    }
+    const auto capsules = registry.capsules();
+    const auto capsule = std::ranges::find(capsules, o.capsule, &backend::KernelCapsule::name);
+    if (capsule == capsules.end()) {
+      problems.push_back("oracle " + name + " tests capsule " + std::string(o.capsule) +
+                         ", which profile " + profile.name + " does not have");
+    } else if (capsule->value.evidence.kind != backend::EvidenceKind::fuzz_oracle ||
+               capsule->value.evidence.name != name) {
+      problems.push_back("capsule " + capsule->name + " does not cite oracle " + name +
+                         " as its value evidence");
+    }
+    const std::string file = runtime::oracle_file(name);
+    if (!o.source.ends_with("/" + file) && o.source != file) {
+      problems.push_back("oracle " + name + " is registered in " + std::string(o.source) +
+                         ", not in " + file + " where its evidence name resolves");
+    }
+  }
+  for (const backend::KernelCapsule& c : registry.capsules()) {
+    const backend::Evidence& e = c.value.evidence;
+    if (c.provider == backend::Provider::reference) continue;
+    if (e.kind != backend::EvidenceKind::fuzz_oracle) continue;
+    if (std::ranges::find(oracles, e.name, &Oracle::name) == oracles.end()) {
+      problems.push_back("capsule " + c.name + " cites fuzz oracle " + e.name +
+                         ", which no file of nnplan_oracles registers");
+    }
+  }
+  return problems;
 }
 
 Comparison compare(std::span<const runtime::Tensor> got, std::span<const runtime::Tensor> want,

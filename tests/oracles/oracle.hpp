@@ -16,6 +16,7 @@
 #include <initializer_list>
 #include <optional>
 #include <random>
+#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -137,16 +138,27 @@ struct Oracle {
   void (*build)(CaseBuilder&) = nullptr;
   // What the oracle's draws cover, for --list.
   std::string_view covers;
+  // The file that registered it (set by OracleRegistration).
+  std::string_view source;
 };
 
 // Every registered oracle, in name order.
 [[nodiscard]] std::span<const Oracle> registered_oracles();
 // The oracle named `name`, or null.
 [[nodiscard]] const Oracle* find_oracle(std::string_view name);
-// Registers an oracle from a static initializer: `const OracleRegistration r{{...}};`.
+// Registers an oracle from a static initializer: `const OracleRegistration r{{...}};`, noting the
+// file it is written in.
 struct OracleRegistration {
-  explicit OracleRegistration(const Oracle& oracle);
+  explicit OracleRegistration(const Oracle& oracle,
+                              std::source_location where = std::source_location::current());
 };
+
+// What is wrong with the registered oracles against the capsules of `profile`, one line each:
+// an oracle whose name is not its capsule's evidence name `<capsule>.oracle`, whose capsule is
+// not in the registry, or that is not written in the file its name resolves to
+// (runtime::oracle_file); a capsule whose fuzz-oracle evidence names no registered oracle.
+[[nodiscard]] std::vector<std::string> registration_problems(
+    std::span<const Oracle> oracles, const backend::BackendProfile& profile);
 
 // The worst element of a comparison: the one whose error is the largest share of what the
 // tolerance allows there (or the first NaN/infinity mismatch, or a shape or count mismatch).
