@@ -1,6 +1,9 @@
 #include "nnplan/runtime/handler_registry.hpp"
 
 #include "runtime/providers/reference/reference_provider.hpp"
+#ifdef NNPLAN_HAVE_ONEDNN
+#include "runtime/providers/onednn/onednn_provider.hpp"
+#endif
 
 namespace nnplan::runtime {
 
@@ -60,6 +63,9 @@ const HandlerRegistry& builtin_handlers() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;
     reference::register_reference_handlers(r);
+#ifdef NNPLAN_HAVE_ONEDNN
+    onednn::register_onednn_handlers(r);
+#endif
     return r;
   }();
   return registry;

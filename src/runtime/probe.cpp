@@ -1,6 +1,9 @@
 #include "nnplan/runtime/probe.hpp"
 
 #include "nnplan/runtime/handler_registry.hpp"
+#ifdef NNPLAN_HAVE_ONEDNN
+#include "runtime/providers/onednn/onednn_provider.hpp"
+#endif
 
 #include <sys/utsname.h>
 
@@ -133,7 +136,12 @@ void add_findings(HostProbe& probe) {
        .evidence = "built into this build (nnplan " NNPLAN_VERSION ")"},
       {.name = std::string(to_string(Provider::torchlean)),
        .evidence = not_built(to_string(Provider::torchlean))},
-      {.name = "onednn", .evidence = not_built("onednn")},
+#ifdef NNPLAN_HAVE_ONEDNN
+      onednn::probe_onednn(),
+#else
+      {.name = std::string(to_string(Provider::onednn)),
+       .evidence = not_built(to_string(Provider::onednn))},
+#endif
       {.name = std::string(to_string(Provider::libtorch)),
        .evidence = not_built(to_string(Provider::libtorch))},
       {.name = std::string(to_string(Provider::native_cuda)),

@@ -1,0 +1,212 @@
+// onednn handlers: the convolution family. conv on oneDNN's convolution primitive (direct
+// algorithm), conv_transpose on its deconvolution primitive, both for 1 to 3 spatial axes with
+// groups, dilation, strides and asymmetric padding. The axes before the channel axis fold into
+// oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout.
+#include <string>
+#include <variant>
+
+#include "runtime/providers/onednn/onednn_roots.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/convolution_test.cpp"};
+
+dnnl::memory::dims to_dims(const std::vector<std::uint32_t>& v, int offset = 0) {
+  dnnl::memory::dims d;
+  for (std::uint32_t x : v) d.push_back(static_cast<dnnl::memory::dim>(x) + offset);
+  return d;
+}
+
+// The dims oneDNN sees for a conv operand: {lead, channels, spatial...}.
+dnnl::memory::dims conv_operand_dims(const ir::Shape& s, std::size_t channel_axis) {
+  dnnl::memory::dims d{extent(s, 0, channel_axis),
+                       static_cast<dnnl::memory::dim>(s.dims[channel_axis])};
+  for (std::size_t i = channel_axis + 1; i < s.rank(); ++i) {
+    d.push_back(static_cast<dnnl::memory::dim>(s.dims[i]));
+  }
+  return d;
+}
+
+// The weight's logical dims for oneDNN ({g, oc/g, ic/g, k...} when grouped, else {oc, ic, k...})
+// and the strides of the payload's row-major layout in those dims: conv's payload is (oc,
+// ic/g, k...), conv_transpose's (ic, oc/g, k...).
+dnnl::memory::desc payload_weight_desc(const ir::ConvParams& p, bool transposed) {
+  const dnnl::memory::dim g = p.groups;
+  const dnnl::memory::dim ocg = p.out_channels / p.groups;
+  const dnnl::memory::dim icg = p.in_channels / p.groups;
+  dnnl::memory::dim k = 1;
+  for (std::uint32_t x : p.kernel) k *= x;
+  dnnl::memory::dims kernel = to_dims(p.kernel);
+  dnnl::memory::dims kstrides(kernel.size(), 1);
+  for (std::size_t i = kernel.size(); i-- > 1;) kstrides[i - 1] = kstrides[i] * kernel[i];
+  // Strides of one output and one input channel (within the group) and of one group.
+  const dnnl::memory::dim o_stride = transposed ? k : icg * k;
+  const dnnl::memory::dim i_stride = transposed ? ocg * k : k;
+  const dnnl::memory::dim g_stride = ocg * icg * k;
+  dnnl::memory::dims dims;
+  dnnl::memory::dims strides;
+  if (p.groups > 1) {
+    dims = {g, ocg, icg};
+    strides = {g_stride, o_stride, i_stride};
+  } else {
+    dims = {ocg, icg};
+    strides = {o_stride, i_stride};
+  }
+  dims.insert(dims.end(), kernel.begin(), kernel.end());
+  strides.insert(strides.end(), kstrides.begin(), kstrides.end());
+  return {dims, dnnl::memory::data_type::f32, strides};
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& call,
+                                                           const PostOps& post_ops,
+                                                           bool transposed) {
+  if (auto ok = conv_limits(call.node); !ok) return std::unexpected(ok.error());
+  const auto& p = std::get<ir::ConvParams>(call.node.params);
+  const format::PayloadTensor* w = call.weights.find("weight");
+  if (w == nullptr || call.input_shapes.empty()) {
+    return std::unexpected(unsupported("conv needs one input and a weight"));
+  }
+  const format::PayloadTensor* bias = call.weights.find("bias");
+  const std::string what = transposed ? "create a deconvolution primitive"
+                                      : "create a convolution primitive";
+  return guarded_prepare(what, [&]() -> Expected<std::unique_ptr<KernelState>> {
+    const ThreadLimit limit(call.settings.threads);
+    const std::size_t ca = p.channel_axis;
+    const auto src_md = row_major_desc(conv_operand_dims(*call.input_shapes[0], ca));
+    const auto dst_md = row_major_desc(conv_operand_dims(call.node.shape, ca));
+    const auto w_plain = payload_weight_desc(p, transposed);
+    const auto w_any = any_desc(w_plain.dims());
+    const auto b_md = row_major_desc({static_cast<dnnl::memory::dim>(p.out_channels)});
+    const dnnl::memory::dims strides = to_dims(p.stride);
+    const dnnl::memory::dims dilates = to_dims(p.dilation, -1);
+    const dnnl::memory::dims pad_l = to_dims(p.padding);
+    dnnl::memory::dims pad_r = to_dims(p.padding_after);
+    if (transposed) {
+      // The output padding extends the output past the padded end: less padding on the right.
+      for (std::size_t i = 0; i < pad_r.size(); ++i) {
+        pad_r[i] -= static_cast<dnnl::memory::dim>(p.output_padding[i]);
+      }
+    }
+    dnnl::primitive_attr attr;
+    std::vector<Binding> extra;
+    attr.set_post_ops(materialize(post_ops, dst_md, extra));
+    auto state = new_state(call);
+    dnnl::memory::desc w_target;
+    const auto prop = dnnl::prop_kind::forward_inference;
+    if (!transposed) {
+      const auto desc =
+          bias != nullptr
+              ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, src_md,
+                                                w_any, b_md, dst_md, strides, dilates, pad_l,
+                                                pad_r)
+              : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, src_md,
+                                                w_any, dst_md, strides, dilates, pad_l, pad_r);
+      const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+      state->primitive = dnnl::convolution_forward(pd);
+      w_target = pd.weights_desc();
+    } else {
+      const auto desc =
+          bias != nullptr
+              ? dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct,
+                                                  src_md, w_any, b_md, dst_md, strides, dilates,
+                                                  pad_l, pad_r)
+              : dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct,
+                                                  src_md, w_any, dst_md, strides, dilates, pad_l,
+                                                  pad_r);
+      const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
+      state->primitive = dnnl::deconvolution_forward(pd);
+      w_target = pd.weights_desc();
+    }
+    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(w->data, w_plain, w_target));
+    if (bias != nullptr) {
+      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->data, b_md, b_md));
+    }
+    state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
+                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};
+    state->bindings.insert(state->bindings.end(), extra.begin(), extra.end());
+    return std::unique_ptr<KernelState>(std::move(state));
+  });
+}
+
+}  // namespace
+
+Expected<void> conv_limits(const ir::Node& node) {
+  const auto* p = std::get_if<ir::ConvParams>(&node.params);
+  if (p == nullptr) return std::unexpected(unsupported("the node carries no conv parameters"));
+  if (p->spatial_rank < 1 || p->spatial_rank > 3) {
+    return std::unexpected(unsupported("spatial_rank " + std::to_string(p->spatial_rank) +
+                                       "; onednn " + std::string(ir::to_string(node.kind)) +
+                                       " needs 1 to 3 spatial axes"));
+  }
+  if (node.kind == ir::OpKind::conv_transpose) {
+    for (std::size_t i = 0; i < p->output_padding.size() && i < p->padding_after.size(); ++i) {
+      if (p->output_padding[i] > p->padding_after[i] + p->stride[i]) {
+        return std::unexpected(unsupported(
+            "output_padding " + std::to_string(p->output_padding[i]) + " on spatial axis " +
+            std::to_string(i) + "; onednn conv_transpose needs it at most padding_after plus "
+                                "the stride"));
+      }
+    }
+  }
+  return {};
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_conv_with(const PrepareCall& call,
+                                                         const PostOps& post_ops) {
+  return prepare_conv_family(call, post_ops, false);
+}
+
+namespace {
+
+void conv_forward(const KernelCall& call) {
+  execute(call);
+}
+void conv_transpose_forward(const KernelCall& call) {
+  execute(call);
+}
+
+template <backend::BackendOp Op>
+Expected<void> conv_guard(const KernelCall& call) {
+  if (auto ok = reference_shape_guard(Op)(call); !ok) return ok;
+  if (auto ok = conv_limits(call.node); !ok) return ok;
+  return check_prepared(call);
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_conv(const PrepareCall& call) {
+  return prepare_conv_family(call, {}, false);
+}
+Expected<std::unique_ptr<KernelState>> prepare_conv_transpose(const PrepareCall& call) {
+  return prepare_conv_family(call, {}, true);
+}
+
+constexpr OnednnHandler kHandlers[] = {
+    {.capsule = "onednn.conv",
+     .op = backend::BackendOp::conv,
+     .handler = {.symbol = "nnplan::runtime::onednn::conv_forward",
+                 .forward = conv_forward,
+                 .vjp = nullptr,
+                 .shape_guard = conv_guard<backend::BackendOp::conv>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = prepare_conv,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.conv_transpose",
+     .op = backend::BackendOp::conv_transpose,
+     .handler = {.symbol = "nnplan::runtime::onednn::conv_transpose_forward",
+                 .forward = conv_transpose_forward,
+                 .vjp = nullptr,
+                 .shape_guard = conv_guard<backend::BackendOp::conv_transpose>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = prepare_conv_transpose,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+};
+
+}  // namespace
+
+std::span<const OnednnHandler> convolution_handlers() {
+  return kHandlers;
+}
+
+}  // namespace nnplan::runtime::onednn

@@ -1,0 +1,221 @@
+// onednn handlers: the fused capsules (SPEC §7, §12). Each runs one chain, root first, as one
+// oneDNN primitive with post-ops: conv with relu, with a residual add then relu, or with clamp
+// (clip); linear with relu or gelu; matmul with a residual add. A command's inputs are the root's
+// parents, then each later node's operand that is not the previous node's value (an add's
+// residual, which has the root's output shape: the IR's elementwise_binary rule); its output is
+// the last node's value. The residual is a binary_add post-op reading its own buffer.
+#include <array>
+#include <string>
+
+#include "runtime/providers/onednn/onednn_roots.hpp"
+#include "runtime/providers/reference/reference_handlers.hpp"
+
+namespace nnplan::runtime::onednn {
+
+dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
+                           std::vector<Binding>& bindings) {
+  dnnl::post_ops ops;
+  const dnnl::memory::desc residual = row_major_desc(dst.dims());
+  for (const PostOpStep& step : post_ops.steps) {
+    if (step.binary_add) {
+      const int index = ops.len();
+      ops.append_binary(dnnl::algorithm::binary_add, residual);
+      bindings.push_back({.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,
+                          .input = step.input,
+                          .desc = residual});
+    } else {
+      ops.append_eltwise(1.0F, step.eltwise.algorithm, step.eltwise.alpha, step.eltwise.beta);
+    }
+  }
+  return ops;
+}
+
+namespace {
+
+constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/fused_test.cpp"};
+
+// A fused capsule's chain of IR kinds, root first.
+struct Pattern {
+  std::string_view capsule;
+  backend::BackendOp root = backend::BackendOp::conv;
+  std::array<ir::OpKind, 3> kinds{};
+  std::size_t length = 0;
+};
+
+using ir::OpKind;
+constexpr std::array kPatterns = {
+    Pattern{"onednn.conv_relu", backend::BackendOp::conv, {OpKind::conv, OpKind::relu}, 2},
+    Pattern{"onednn.conv_add_relu",
+            backend::BackendOp::conv,
+            {OpKind::conv, OpKind::add, OpKind::relu},
+            3},
+    Pattern{"onednn.conv_clamp", backend::BackendOp::conv, {OpKind::conv, OpKind::clamp}, 2},
+    Pattern{"onednn.linear_relu", backend::BackendOp::linear, {OpKind::linear, OpKind::relu}, 2},
+    Pattern{"onednn.linear_gelu", backend::BackendOp::linear, {OpKind::linear, OpKind::gelu}, 2},
+    Pattern{"onednn.matmul_add", backend::BackendOp::matmul, {OpKind::matmul, OpKind::add}, 2},
+};
+
+std::string chain_text(std::span<const ir::Node* const> chain) {
+  std::string s;
+  for (const ir::Node* n : chain) s += (s.empty() ? "" : ", ") + std::string(ir::to_string(n->kind));
+  return "[" + s + "]";
+}
+
+std::string pattern_text(const Pattern& p) {
+  std::string s;
+  for (std::size_t i = 0; i < p.length; ++i) {
+    s += (i == 0 ? "" : ", ") + std::string(ir::to_string(p.kinds[i]));
+  }
+  return "[" + s + "]";
+}
+
+backend::BackendOp op_of(OpKind kind) {
+  switch (kind) {
+    case OpKind::conv: return backend::BackendOp::conv;
+    case OpKind::linear: return backend::BackendOp::linear;
+    case OpKind::matmul: return backend::BackendOp::matmul;
+    case OpKind::add: return backend::BackendOp::add;
+    case OpKind::relu: return backend::BackendOp::relu;
+    case OpKind::gelu: return backend::BackendOp::gelu;
+    default: return backend::BackendOp::clamp;
+  }
+}
+
+Expected<void> check_chain(const Pattern& p, std::span<const ir::Node* const> chain) {
+  bool same = chain.size() == p.length;
+  for (std::size_t i = 0; same && i < p.length; ++i) same = chain[i]->kind == p.kinds[i];
+  if (!same) {
+    return std::unexpected(unsupported("the command's chain is " + chain_text(chain) + "; " +
+                                       std::string(p.capsule) + " runs " + pattern_text(p)));
+  }
+  for (std::size_t k = 1; k < chain.size(); ++k) {
+    std::size_t extra = 0;
+    for (ir::NodeId parent : chain[k]->parents) extra += parent == chain[k - 1]->id ? 0 : 1;
+    if (extra + 1 != chain[k]->parents.size()) {
+      return std::unexpected(unsupported(
+          ir::describe(*chain[k]) + " reads the previous node's value " +
+          std::to_string(chain[k]->parents.size() - extra) + " times; " + std::string(p.capsule) +
+          " needs it once"));
+    }
+  }
+  return {};
+}
+
+// The chain's post-ops, with each residual's call input.
+Expected<PostOps> post_ops_of(std::span<const ir::Node* const> chain) {
+  PostOps ops;
+  int next_input = static_cast<int>(chain.front()->parents.size());
+  for (std::size_t k = 1; k < chain.size(); ++k) {
+    if (chain[k]->kind == OpKind::add) {
+      ops.steps.push_back({.binary_add = true, .eltwise = {}, .input = next_input++});
+      continue;
+    }
+    auto e = eltwise_of(*chain[k]);
+    if (!e) return std::unexpected(e.error());
+    ops.steps.push_back({.binary_add = false, .eltwise = *e, .input = 0});
+  }
+  return ops;
+}
+
+// The guard of a fused capsule: the chain is the pattern; the root's and each later node's
+// operands, seen as each node's own call, pass that op's reference shape guard (and the root's
+// onednn limits); every input is consumed; then the prepared shapes.
+template <std::size_t Row>
+Expected<void> fused_guard(const KernelCall& call) {
+  const Pattern& p = kPatterns[Row];
+  if (auto ok = check_chain(p, call.chain); !ok) return ok;
+  const ir::Node& root = *call.chain.front();
+  const std::size_t root_inputs = root.parents.size();
+  if (call.inputs.size() < root_inputs) {
+    return std::unexpected(unsupported(std::to_string(call.inputs.size()) + " inputs given; " +
+                                       std::string(p.capsule) + " needs at least " +
+                                       std::to_string(root_inputs)));
+  }
+  const bool root_last = call.chain.size() == 1;
+  MutableTensorRef root_out{.data = nullptr, .shape = &root.shape};
+  const KernelCall root_call{.node = root,
+                             .inputs = call.inputs.first(root_inputs),
+                             .weights = call.weights,
+                             .output = root_last ? call.output : root_out};
+  if (auto ok = reference_shape_guard(p.root)(root_call); !ok) return ok;
+  if (p.root == backend::BackendOp::conv) {
+    if (auto ok = conv_limits(root); !ok) return ok;
+  } else if (p.root == backend::BackendOp::matmul) {
+    if (auto ok = matmul_limits(*call.inputs[0].shape, *call.inputs[1].shape); !ok) return ok;
+  }
+  std::size_t next = root_inputs;
+  for (std::size_t k = 1; k < call.chain.size(); ++k) {
+    const ir::Node& node = *call.chain[k];
+    const ir::Node& prev = *call.chain[k - 1];
+    std::vector<TensorRef> operands;
+    for (ir::NodeId parent : node.parents) {
+      if (parent == prev.id) {
+        operands.push_back({.data = nullptr, .shape = &prev.shape});
+        continue;
+      }
+      if (next >= call.inputs.size()) {
+        return std::unexpected(unsupported(std::to_string(call.inputs.size()) +
+                                           " inputs given; " + std::string(p.capsule) +
+                                           " needs one for the operand of " + ir::describe(node)));
+      }
+      operands.push_back(call.inputs[next++]);
+    }
+    MutableTensorRef out{.data = nullptr, .shape = &node.shape};
+    const KernelCall node_call{.node = node,
+                               .inputs = operands,
+                               .weights = {},
+                               .output = k + 1 == call.chain.size() ? call.output : out};
+    if (auto ok = reference_shape_guard(op_of(node.kind))(node_call); !ok) return ok;
+    if (node.shape != root.shape) {
+      return std::unexpected(reference::operand_error(
+          "the value of " + ir::describe(node), node.shape,
+          std::string(p.capsule) + " needs the root's output shape " + ir::to_string(root.shape)));
+    }
+  }
+  if (next != call.inputs.size()) {
+    return std::unexpected(unsupported(std::to_string(call.inputs.size()) + " inputs given; " +
+                                       std::string(p.capsule) + " takes " + std::to_string(next)));
+  }
+  return check_prepared(call);
+}
+
+template <std::size_t Row>
+Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
+  const Pattern& p = kPatterns[Row];
+  if (auto ok = check_chain(p, call.chain); !ok) return std::unexpected(ok.error());
+  auto ops = post_ops_of(call.chain);
+  if (!ops) return std::unexpected(ops.error());
+  switch (p.root) {
+    case backend::BackendOp::conv: return prepare_conv_with(call, *ops);
+    case backend::BackendOp::linear: return prepare_linear_with(call, *ops);
+    default: return prepare_matmul_with(call, *ops);
+  }
+}
+
+void fused_forward(const KernelCall& call) {
+  execute(call);
+}
+
+template <std::size_t Row>
+constexpr OnednnHandler row() {
+  return {.capsule = kPatterns[Row].capsule,
+          .op = kPatterns[Row].root,
+          .handler = {.symbol = "nnplan::runtime::onednn::fused_forward",
+                      .forward = fused_forward,
+                      .vjp = nullptr,
+                      .shape_guard = fused_guard<Row>,
+                      .layout_guard = flat_row_major_guard,
+                      .prepare = prepare_fused<Row>,
+                      .forward_tests = kTests,
+                      .vjp_tests = kForwardOnlyTests}};
+}
+
+constexpr OnednnHandler kHandlers[] = {row<0>(), row<1>(), row<2>(), row<3>(), row<4>(), row<5>()};
+
+}  // namespace
+
+std::span<const OnednnHandler> fused_handlers() {
+  return kHandlers;
+}
+
+}  // namespace nnplan::runtime::onednn

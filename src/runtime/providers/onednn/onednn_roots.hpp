@@ -1,0 +1,59 @@
+// The primitives a fused command is built on (SPEC §7, §12): conv, linear and matmul, each
+// prepared with the post-ops of the chain's later nodes. The single-op capsules prepare the same
+// primitives with no post-ops; fused.cpp supplies the post-ops and the bindings of their extra
+// operands (a binary add's residual).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "runtime/providers/onednn/onednn_support.hpp"
+
+namespace nnplan::runtime::onednn {
+
+// The eltwise algorithm and parameters of a unary node (see eltwise_of below).
+struct EltwiseOp {
+  dnnl::algorithm algorithm = dnnl::algorithm::eltwise_relu;
+  float alpha = 0.0F;
+  float beta = 0.0F;
+};
+
+// One post-op of a fused chain: an eltwise, or a binary add of call input `input` (the residual,
+// of the root's output shape).
+struct PostOpStep {
+  bool binary_add = false;
+  EltwiseOp eltwise;
+  int input = 0;
+};
+
+// The post-ops appended to a root primitive, in chain order.
+struct PostOps {
+  std::vector<PostOpStep> steps;
+};
+
+// `post_ops` as oneDNN post-ops on a primitive whose destination is `dst`; each binary add's
+// operand is bound (viewed as `dst`'s dims, row-major) into `bindings`.
+[[nodiscard]] dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
+                                         std::vector<Binding>& bindings);
+
+// Each prepares the root `call.node` (its shapes from call.input_shapes and call.node.shape)
+// with `post_ops`; an unsupported parameter combination is an invalid_input error saying why.
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_matmul_with(const PrepareCall& call,
+                                                                         const PostOps& post_ops);
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_linear_with(const PrepareCall& call,
+                                                                         const PostOps& post_ops);
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_conv_with(const PrepareCall& call,
+                                                                       const PostOps& post_ops);
+
+// The oneDNN eltwise algorithm and its alpha, beta that compute a unary node (relu, gelu with
+// its approximation, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp with its bounds, an
+// absent bound infinite); an error for any other kind.
+[[nodiscard]] Expected<EltwiseOp> eltwise_of(const ir::Node& node);
+
+// The onednn limits on a conv call beyond the reference's (spatial rank 1 to 3); shared by the
+// conv guard, the fused conv guards and prepare.
+[[nodiscard]] Expected<void> conv_limits(const ir::Node& node);
+// The onednn limits on a matmul call (rank at most 12 once promoted).
+[[nodiscard]] Expected<void> matmul_limits(const ir::Shape& a, const ir::Shape& b);
+
+}  // namespace nnplan::runtime::onednn

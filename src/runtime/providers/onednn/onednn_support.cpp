@@ -1,0 +1,172 @@
+// The shared pieces of the onednn handlers: engine, streams, descriptors, errors, the thread
+// bound, constant memories, launch and the guards every capsule shares.
+#include "runtime/providers/onednn/onednn_support.hpp"
+
+#include <omp.h>
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/providers/reference/reference_handlers.hpp"
+
+namespace nnplan::runtime::onednn {
+
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream& cpu_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+dnnl::memory::dims dims_of(const ir::Shape& shape) {
+  if (shape.rank() == 0) return {1};
+  dnnl::memory::dims dims;
+  for (ir::Dim d : shape.dims) dims.push_back(static_cast<dnnl::memory::dim>(d));
+  return dims;
+}
+
+dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims) {
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return {dims, dnnl::memory::data_type::f32, strides};
+}
+
+dnnl::memory::desc any_desc(const dnnl::memory::dims& dims) {
+  return {dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any};
+}
+
+dnnl::memory::dim extent(const ir::Shape& shape, std::size_t begin, std::size_t end) {
+  dnnl::memory::dim p = 1;
+  for (std::size_t i = begin; i < end; ++i) p *= static_cast<dnnl::memory::dim>(shape.dims[i]);
+  return p;
+}
+
+Error dnnl_failure(const dnnl::error& e, std::string_view what) {
+  return make_error(ErrorKind::invalid_input, "oneDNN could not " + std::string(what) + ": " +
+                                                  e.what() + " (status " +
+                                                  std::to_string(static_cast<int>(e.status)) +
+                                                  ")");
+}
+
+Error unsupported(std::string message) {
+  return make_error(ErrorKind::invalid_input, std::move(message));
+}
+
+ThreadLimit::ThreadLimit(int threads) {
+  if (threads <= 0) return;
+  saved_ = omp_get_max_threads();
+  if (saved_ == threads) return;
+  active_ = true;
+  omp_set_num_threads(threads);
+}
+
+ThreadLimit::~ThreadLimit() {
+  if (active_) omp_set_num_threads(saved_);
+}
+
+std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call) {
+  auto state = std::make_unique<PrimitiveState>();
+  for (const ir::Shape* s : call.input_shapes) state->input_shapes.push_back(*s);
+  state->output_shape = call.output_shape;
+  state->threads = call.settings.threads;
+  return state;
+}
+
+dnnl::memory constant_memory(std::span<const float> data, const dnnl::memory::desc& plain,
+                             const dnnl::memory::desc& target) {
+  dnnl::memory src(plain, cpu_engine());
+  if (!data.empty()) {
+    std::memcpy(src.get_data_handle(), data.data(), data.size() * sizeof(float));
+  }
+  if (target == plain) return src;
+  dnnl::memory dst(target, cpu_engine());
+  dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
+  cpu_stream().wait();
+  return dst;
+}
+
+void execute(const KernelCall& call) {
+  const auto& state = static_cast<const PrimitiveState&>(*call.state);
+  try {
+    std::unordered_map<int, dnnl::memory> args = state.constants;
+    for (const Binding& b : state.bindings) {
+      void* data = b.input == Binding::kOutput
+                       ? static_cast<void*>(call.output.data)
+                       : const_cast<float*>(call.inputs[static_cast<std::size_t>(b.input)].data);
+      args.insert_or_assign(b.arg, dnnl::memory(b.desc, cpu_engine(), data));
+    }
+    const ThreadLimit limit(state.threads);
+    state.primitive.execute(cpu_stream(), args);
+    cpu_stream().wait();
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
+                 dnnl_failure(e, "run a prepared primitive").message.c_str());
+    std::abort();
+  }
+}
+
+Expected<void> check_prepared(const KernelCall& call) {
+  const auto* state = dynamic_cast<const PrimitiveState*>(call.state);
+  if (state == nullptr) {
+    return std::unexpected(unsupported(
+        "the handler was not prepared: onednn handlers build their primitive when the command "
+        "buffer is compiled"));
+  }
+  if (call.inputs.size() != state->input_shapes.size()) {
+    return std::unexpected(unsupported(std::to_string(call.inputs.size()) +
+                                       " inputs given; the primitive was prepared for " +
+                                       std::to_string(state->input_shapes.size())));
+  }
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    if (*call.inputs[i].shape != state->input_shapes[i]) {
+      return std::unexpected(reference::operand_error(
+          "input " + std::to_string(i), *call.inputs[i].shape,
+          "the primitive was prepared for " + ir::to_string(state->input_shapes[i])));
+    }
+  }
+  if (*call.output.shape != state->output_shape) {
+    return std::unexpected(reference::operand_error(
+        "the output", *call.output.shape,
+        "the primitive was prepared for " + ir::to_string(state->output_shape)));
+  }
+  return {};
+}
+
+GuardFn reference_shape_guard(backend::BackendOp op) {
+  const std::array tables = {reference::elementwise_handlers(), reference::linear_algebra_handlers(),
+                             reference::convolution_handlers(), reference::pooling_handlers(),
+                             reference::normalization_handlers(), reference::softmax_handlers()};
+  for (const auto& table : tables) {
+    for (const reference::ReferenceHandler& row : table) {
+      if (row.op == op) return row.handler.shape_guard;
+    }
+  }
+  return nullptr;
+}
+
+Expected<void> reference_then_prepared(const KernelCall& call, backend::BackendOp op) {
+  const GuardFn guard = reference_shape_guard(op);
+  if (guard == nullptr) {
+    return std::unexpected(make_error(ErrorKind::internal,
+                                      "no reference shape guard for " +
+                                          std::string(backend::to_string(op))));
+  }
+  if (auto ok = guard(call); !ok) return ok;
+  return check_prepared(call);
+}
+
+Expected<void> flat_row_major_guard(const KernelCall& call) {
+  return reference::canonical_layout_guard(call);
+}
+
+Expected<void> flat_row_major_guard_in_place(const KernelCall& call) {
+  return reference::canonical_layout_guard_in_place(call);
+}
+
+}  // namespace nnplan::runtime::onednn

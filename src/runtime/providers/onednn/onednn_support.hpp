@@ -1,0 +1,123 @@
+// What every onednn handler shares (SPEC §12): the CPU engine and a stream per calling thread,
+// memory descriptors for the flat row-major tensors at a capsule's boundary, the conversion of
+// oneDNN's exceptions into nnplan errors, the bound on a launch's OpenMP threads, and the prepared
+// state every handler keeps: one primitive, its constant operands (weights already reordered into
+// the primitive's preferred layout, bias, statistics) and the descriptors a launch binds the
+// call's input and output buffers with. The per-family files (matmul.cpp ... fused.cpp) build that
+// state in their prepare functions; `execute` runs it.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "nnplan/error.hpp"
+#include "nnplan/ir/graph.hpp"
+#include "nnplan/runtime/kernel.hpp"
+#include "runtime/providers/onednn/onednn_handlers.hpp"
+
+namespace nnplan::runtime::onednn {
+
+// The process's oneDNN CPU engine, created on first use.
+[[nodiscard]] const dnnl::engine& cpu_engine();
+// The calling thread's in-order stream on cpu_engine().
+[[nodiscard]] dnnl::stream& cpu_stream();
+
+// The dims of `shape` (a scalar is one element: {1}).
+[[nodiscard]] dnnl::memory::dims dims_of(const ir::Shape& shape);
+// A float32 descriptor of `dims` in plain row-major order (the last axis dense).
+[[nodiscard]] dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims);
+// A float32 descriptor of `dims` whose layout the primitive chooses (format_tag::any).
+[[nodiscard]] dnnl::memory::desc any_desc(const dnnl::memory::dims& dims);
+// The product of shape's axes [begin, end) (1 when empty).
+[[nodiscard]] dnnl::memory::dim extent(const ir::Shape& shape, std::size_t begin, std::size_t end);
+
+// An error for a oneDNN exception raised while `what`: oneDNN's message and status.
+[[nodiscard]] Error dnnl_failure(const dnnl::error& e, std::string_view what);
+// An invalid_input error with `message`.
+[[nodiscard]] Error unsupported(std::string message);
+
+// Bounds the calling thread's OpenMP team (oneDNN's CPU runtime) to `threads` while alive;
+// `threads` 0 leaves the default. Primitives are created and executed under the same bound, so
+// their per-thread scratch sizes agree.
+class ThreadLimit {
+ public:
+  explicit ThreadLimit(int threads);
+  ~ThreadLimit();
+  ThreadLimit(const ThreadLimit&) = delete;
+  ThreadLimit& operator=(const ThreadLimit&) = delete;
+
+ private:
+  int saved_ = 0;
+  bool active_ = false;
+};
+
+// Where one launch-time argument of the primitive comes from: input `input` of the call, or the
+// call's output when `input` is kOutput, viewed through `desc`.
+struct Binding {
+  static constexpr int kOutput = -1;
+  int arg = 0;
+  int input = kOutput;
+  dnnl::memory::desc desc;
+};
+
+// A prepared onednn command: its primitive, the constant arguments it owns (packed weights,
+// bias, statistics), the bindings of the call's buffers, the shapes it was prepared for and its
+// thread bound.
+struct PrimitiveState : KernelState {
+  dnnl::primitive primitive;
+  std::unordered_map<int, dnnl::memory> constants;
+  std::vector<Binding> bindings;
+  std::vector<ir::Shape> input_shapes;
+  ir::Shape output_shape;
+  int threads = 0;
+};
+
+// A state for `call` with its shapes and thread bound filled in (primitive and arguments left to
+// the family's prepare).
+[[nodiscard]] std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call);
+
+// `data` copied into a new memory of `desc` (plain), or reordered into `target` when that layout
+// differs: the weights a primitive keeps in its preferred layout.
+[[nodiscard]] dnnl::memory constant_memory(std::span<const float> data,
+                                           const dnnl::memory::desc& plain,
+                                           const dnnl::memory::desc& target);
+
+// Runs the prepared primitive on the call's buffers and waits for it. A oneDNN failure here is a
+// bug the guards should have caught: it is reported on stderr and aborts.
+void execute(const KernelCall& call);
+
+// The guard part every onednn shape guard ends with: the call carries the state its prepare
+// built, and its input and output shapes are the ones that state was prepared for.
+[[nodiscard]] Expected<void> check_prepared(const KernelCall& call);
+
+// The reference provider's shape guard for `op`: the onednn handlers accept exactly the calls
+// the reference kernels accept (same messages), then add their own limits.
+[[nodiscard]] GuardFn reference_shape_guard(backend::BackendOp op);
+
+// Runs reference_shape_guard(op), then check_prepared.
+[[nodiscard]] Expected<void> reference_then_prepared(const KernelCall& call, backend::BackendOp op);
+
+// The layout guard of every onednn capsule (flat-row-major): every operand a non-null (unless
+// empty), float-aligned dense row-major view; the output overlaps no input, except that an
+// in-place handler's output may be exactly input 0.
+[[nodiscard]] Expected<void> flat_row_major_guard(const KernelCall& call);
+[[nodiscard]] Expected<void> flat_row_major_guard_in_place(const KernelCall& call);
+
+// Turns a prepare body that throws dnnl::error into an Expected, naming `what` it was building.
+template <class Body>
+Expected<std::unique_ptr<KernelState>> guarded_prepare(std::string_view what, Body&& body) {
+  try {
+    return body();
+  } catch (const dnnl::error& e) {
+    return std::unexpected(dnnl_failure(e, what));
+  }
+}
+
+}  // namespace nnplan::runtime::onednn
