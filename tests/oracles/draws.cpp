@@ -98,40 +98,64 @@ ir::NodeId draw_pool(CaseBuilder& b, bool max) {
   Draw& d = b.draw();
   const std::uint32_t r = d.pick<std::uint32_t>({1, 2, 2, 3});
   const bool global = d.chance(0.15);
+  // Max pooling, sometimes: one axis drawn as ONNX pads (before and after, each below the
+  // kernel) and ceil_mode, lowered as the importer lowers them (src/format/onnx/operators/
+  // pooling.cpp): the common part as the node's padding, the rest and the ceil overhang as -inf
+  // borders concatenated before the pool.
+  const std::uint32_t onnx_axis = max && !global && d.chance(0.4) ? d.between(0, r - 1) : r;
   ir::PoolParams p{.spatial_rank = r};
   ir::Shape in{{d.between(1, 2), d.between(1, 4)}};
+  std::uint32_t border_before = 0;
+  std::uint32_t border_after = 0;
+  std::string onnx_text;
   for (std::uint32_t i = 0; i < r; ++i) {
-    const std::uint32_t x = d.between(1, r == 3 ? 5 : 9);
+    std::uint32_t x = d.between(1, r == 3 ? 5 : 9);
     const std::uint32_t k = global ? x : d.between(1, 3);
     const std::uint32_t s = global ? 1 : d.between(1, 3);
-    const std::uint32_t pad = global ? 0 : d.between(0, std::min<std::uint32_t>(2, k - 1));
-    in.dims.push_back(std::max(x, k > 2 * pad ? k - 2 * pad : 1));
+    std::uint32_t pad = global ? 0 : d.between(0, std::min<std::uint32_t>(2, k - 1));
+    if (i == onnx_axis) {
+      const std::uint32_t pb = d.between(0, k - 1);
+      const std::uint32_t pe = d.between(0, k - 1);
+      const bool ceil = d.chance(0.5);
+      x = std::max(x, k > pb + pe ? k - pb - pe : 1);
+      const std::uint32_t span = x + pb + pe;
+      const std::uint32_t floor_out = (span - k) / s + 1;
+      std::uint32_t out = ceil ? (span - k + s - 1) / s + 1 : floor_out;
+      if (out > floor_out && (out - 1) * s >= x + pb) --out;
+      const std::uint32_t extra = out > floor_out ? (out - 1) * s + k - span : 0;
+      pad = std::min(pb, pe + extra);
+      border_before = pb - pad;
+      border_after = pe + extra - pad;
+      onnx_text = "axis " + std::to_string(2 + i) + " from ONNX pads " + std::to_string(pb) +
+                  " before, " + std::to_string(pe) + " after" + (ceil ? ", ceil_mode" : "") +
+                  ": -inf borders " + std::to_string(border_before) + " before, " +
+                  std::to_string(border_after) + " after";
+    } else {
+      x = std::max(x, k > 2 * pad ? k - 2 * pad : 1);
+    }
+    in.dims.push_back(x);
     p.kernel.push_back(k);
     p.stride.push_back(s);
     p.padding.push_back(pad);
   }
   const Values values = d.signed_values();
   ir::NodeId x = b.input(in, values);
-  if (max && !global && d.chance(0.3)) {
-    // The importer's asymmetric pads and ceil_mode overhang: -inf concatenated on one axis.
-    const std::uint32_t axis = 2 + d.between(0, r - 1);
-    const std::uint32_t before = d.between(0, 1);
-    const std::uint32_t after = before == 0 ? d.between(1, 2) : d.between(0, 2);
+  if (border_before > 0 || border_after > 0) {
+    const std::uint32_t axis = 2 + onnx_axis;
     ir::Shape side = in;
     std::vector<ir::NodeId> parts;
-    if (before > 0) {
-      side.dims[axis] = before;
+    if (border_before > 0) {
+      side.dims[axis] = border_before;
       parts.push_back(b.constant(side, -std::numeric_limits<float>::infinity()));
     }
     parts.push_back(x);
-    if (after > 0) {
-      side.dims[axis] = after;
+    if (border_after > 0) {
+      side.dims[axis] = border_after;
       parts.push_back(b.constant(side, -std::numeric_limits<float>::infinity()));
     }
     x = b.add(ir::OpKind::concat, parts, ir::AxisParams{.axis = axis});
-    b.note("-inf border on axis " + std::to_string(axis) + ": " + std::to_string(before) +
-           " before, " + std::to_string(after) + " after (asymmetric pads / ceil_mode)");
   }
+  if (!onnx_text.empty()) b.note(onnx_text);
   b.note(std::string(max ? "max_pool " : "avg_pool ") + std::to_string(r) + "-D" +
          (global ? " global" : "") + " kernel " + list(p.kernel) + " stride " + list(p.stride) +
          " padding " + list(p.padding));
