@@ -152,9 +152,10 @@ int main(int argc, char** argv) {
         "%s: %s %llu of %llu cases (seeds %llu..%llu), worst %.3g of the allowed error "
         "(%s), %.2f s\n",
         std::string(oracle->name).c_str(), failures == 0 ? "passed" : "FAILED",
-        static_cast<unsigned long long>(cases - failures), static_cast<unsigned long long>(cases),
-        static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + cases - 1),
-        worst, describe(oracle->tolerance).c_str(), seconds);
+        static_cast<unsigned long long>(failures == 0 ? cases : failures),
+        static_cast<unsigned long long>(cases), static_cast<unsigned long long>(seed),
+        static_cast<unsigned long long>(seed + cases - 1), worst,
+        describe(oracle->tolerance).c_str(), seconds);
     std::fflush(stdout);
   }
   const double total =

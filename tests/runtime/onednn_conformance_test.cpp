@@ -70,15 +70,16 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
                   const std::string& what) {
   ASSERT_FALSE(want.empty()) << what;
   const oracles::Comparison cmp = oracles::compare(got, want, kTolerance);
-  EXPECT_TRUE(cmp.passed) << what << ": " << cmp.problem << " output " << cmp.output
-                          << " element " << cmp.element << ": " << cmp.got << " vs " << cmp.want
-                          << " (error " << cmp.error << ", allowed " << cmp.allowed << ")";
+  EXPECT_TRUE(cmp.passed) << what << ": " << cmp.problem << " output " << cmp.output << " element "
+                          << cmp.element << ": " << cmp.got << " vs " << cmp.want << " (error "
+                          << cmp.error << ", allowed " << cmp.allowed << ")";
 }
 
 // Runs `graph` fused, coalesced and under the reference on the same seeded inputs; returns the
 // fused plan's fused capsule names.
-std::vector<std::string> check_fusion_keeps_values(std::shared_ptr<const ir::CheckedGraph> graph,
-                                                   std::shared_ptr<const format::PayloadStore> weights) {
+std::vector<std::string> check_fusion_keeps_values(
+    std::shared_ptr<const ir::CheckedGraph> graph,
+    std::shared_ptr<const format::PayloadStore> weights) {
   auto fused = testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), graph, weights);
   auto separate = testing::planned(coalesced_fast_cpu(), graph, weights);
   auto reference = testing::planned_cpu(graph, weights);
@@ -140,7 +141,8 @@ ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId 
 
 ir::NodeId op(ir::CheckedGraphBuilder& b, OpKind kind, std::vector<ir::NodeId> parents) {
   ir::Parents ps;
-  for (ir::NodeId p : parents) ps.push_back(p);
+  for (ir::NodeId p : parents)
+    ps.push_back(p);
   auto id = b.add(ir::Node{.kind = kind, .parents = std::move(ps)});
   EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
   return id ? *id : 0;
@@ -152,8 +154,8 @@ TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
-  auto x = b.add(ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 16, 12, 12}},
-                          .source_name = "x"});
+  auto x = b.add(
+      ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 16, 12, 12}}, .source_name = "x"});
   ASSERT_TRUE(x.has_value());
   const ir::NodeId c1 = conv(b, w, *x, 16, 16, 3, 1);
   const ir::NodeId r1 = op(b, OpKind::relu, {c1});
@@ -168,9 +170,9 @@ TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
   const ir::NodeId block2 = op(b, OpKind::relu, {s2});
   auto checked = std::move(b).finish(*x, {block2});
   ASSERT_TRUE(checked.has_value()) << checked.error().message;
-  std::vector<std::string> fused = check_fusion_keeps_values(
-      std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-      std::make_shared<const format::PayloadStore>(std::move(w)));
+  std::vector<std::string> fused =
+      check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
+                                std::make_shared<const format::PayloadStore>(std::move(w)));
   std::ranges::sort(fused);
   // c1+r1, c3+r3: conv_relu; c2+s1+relu, and one conv of the second add with it: conv_add_relu.
   EXPECT_EQ(fused, (std::vector<std::string>{"onednn.conv_add_relu", "onednn.conv_add_relu",
