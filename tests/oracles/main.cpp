@@ -28,7 +28,7 @@ namespace {
 
 using nnplan::oracles::Oracle;
 
-constexpr std::uint64_t kDefaultCases = 64;
+constexpr std::uint64_t kDefaultCases = 128;
 constexpr int kSkipped = 77;
 
 int usage(const std::string& problem) {
