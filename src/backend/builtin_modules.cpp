@@ -267,7 +267,7 @@ CapsuleModule onednn_module() {
         "one oneDNN primitive with post-ops " + std::string(post_ops)));
   };
   fused({conv, relu}, "eltwise relu");
-  fused({conv, add, relu}, "sum (the residual, added into the output), eltwise relu");
+  fused({conv, add, relu}, "binary add (the residual, read from its own buffer), eltwise relu");
   fused({conv, clamp}, "eltwise clip");
   fused({linear, relu}, "eltwise relu");
   fused({linear, gelu}, "eltwise gelu");

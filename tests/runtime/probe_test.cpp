@@ -95,8 +95,14 @@ TEST(ProbeHost, MissingDriverConfirmsNoCudaDeviceOrProvider) {
   EXPECT_EQ(probe_finding(probe, Device::cuda), expected);
   EXPECT_EQ(probe_finding(probe, Provider::native_cuda), expected);
   EXPECT_THAT(probe_finding(probe, Provider::cublas), HasSubstr("cublas could not be loaded"));
+#ifdef NNPLAN_HAVE_ONEDNN
+  EXPECT_EQ(probed_availability(probe),
+            (backend::Availability{.devices = {Device::cpu},
+                                   .providers = {Provider::reference, Provider::onednn}}));
+#else
   EXPECT_EQ(probed_availability(probe),
             (backend::Availability{.devices = {Device::cpu}, .providers = {Provider::reference}}));
+#endif
 }
 
 // This machine's driver, whatever it is: a failure is reported as the loader or driver put it, a
@@ -191,8 +197,21 @@ TEST(ProbeHost, ProvidersOfThisBuild) {
     const char* name;
     const char* finding;
   };
+#ifdef NNPLAN_HAVE_ONEDNN
+  // The onednn provider is linked: the probe confirms it with the library's version and ISA.
+  const auto onednn = std::ranges::find(probe.providers, "onednn", &ProviderFinding::name);
+  ASSERT_NE(onednn, probe.providers.end());
+  EXPECT_TRUE(onednn->confirmed) << onednn->evidence;
+  EXPECT_TRUE(confirms(probe, Provider::onednn));
+  EXPECT_FALSE(onednn->version.empty());
+  EXPECT_TRUE(onednn->evidence.starts_with("oneDNN " + onednn->version + " linked"))
+      << onednn->evidence;
+  EXPECT_NE(onednn->evidence.find("dispatches to ISA "), std::string::npos) << onednn->evidence;
+#endif
   for (const Case& c : {Case{"torchlean", "not built: this build has no torchlean provider"},
+#ifndef NNPLAN_HAVE_ONEDNN
                         Case{"onednn", "not built: this build has no onednn provider"},
+#endif
                         Case{"libtorch", "not built: this build has no libtorch provider"}}) {
     const auto it = std::ranges::find(probe.providers, std::string(c.name), &ProviderFinding::name);
     ASSERT_NE(it, probe.providers.end()) << c.name;
@@ -258,9 +277,16 @@ TEST(ProbeJson, FieldsAndTypes) {
   EXPECT_TRUE(doc["devices"][0]["evidence"].is_string());
   EXPECT_EQ(doc["providers"][0]["provider"], "reference");
   EXPECT_TRUE(doc["providers"][0]["version"].is_string());
-  EXPECT_TRUE(doc["providers"][2]["version"].is_null());
   EXPECT_EQ(doc["availability"]["devices"], nlohmann::json::array({"cpu"}));
+#ifdef NNPLAN_HAVE_ONEDNN
+  EXPECT_EQ(doc["providers"][2]["provider"], "onednn");
+  EXPECT_TRUE(doc["providers"][2]["version"].is_string());
+  EXPECT_TRUE(doc["providers"][3]["version"].is_null());
+  EXPECT_EQ(doc["availability"]["providers"], nlohmann::json::array({"reference", "onednn"}));
+#else
+  EXPECT_TRUE(doc["providers"][2]["version"].is_null());
   EXPECT_EQ(doc["availability"]["providers"], nlohmann::json::array({"reference"}));
+#endif
   EXPECT_EQ(doc["target"]["name"], "linux-cuda");
   EXPECT_TRUE(doc["target"]["os_matches"].is_boolean());
   EXPECT_FALSE(doc["target"]["all_confirmed"].get<bool>());

@@ -173,6 +173,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "Example: nnplan run examples/cnn.json --input image=examples/cnn_input.npy "
       "--trace cnn.trace.json\n"
       "         nnplan run model.onnx --input x=x.pb --output y=y.npy --repeat 20 --quiet\n"
+      "         nnplan run examples/cnn.json --input examples/cnn_input.npy --profile fast_cpu "
+      "--threads 4\n"
       "Inputs and outputs are NumPy .npy or ONNX TensorProto .pb files; --input FILE alone names\n"
       "the model's only input. Without --output each output is summarised. The trace opens in\n"
       "https://ui.perfetto.dev or chrome://tracing. Nothing falls back to another provider or\n"
@@ -188,6 +190,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::vector<std::string> outputs;
     std::optional<std::string> trace;
     std::uint64_t repeat = 1;
+    std::optional<int> threads;
     bool quiet = false;
   };
   auto flags = std::make_shared<Flags>();
@@ -204,6 +207,20 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--trace", flags->trace, "Write what ran as Chrome Trace Event JSON to FILE");
   cmd->add_option("--repeat", flags->repeat, "Run N times and print latency statistics")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
+  cmd->add_option("--threads", flags->threads,
+                  "Threads each onednn command may use (at least 1; default: every core); the "
+                  "reference provider always runs on the calling thread")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            try {
+              std::size_t used = 0;
+              const int n = std::stoi(v, &used);
+              if (used == v.size() && n >= 1) return {};
+            } catch (const std::exception&) {
+            }
+            return "needs a whole number of threads, at least 1; got '" + v + "'";
+          },
+          "N>=1"));
   cmd->add_flag("--quiet", flags->quiet, "Do not print the plan report");
   cmd->callback([flags, &exit_code] {
     std::vector<std::filesystem::path> reads = command_inputs(flags->graph, flags->config);
@@ -294,7 +311,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       return;
     }
     auto buffer = runtime::compile(model, runtime::builtin_handlers(),
-                                   {.output_names = planned->graph.output_names});
+                                   {.output_names = planned->graph.output_names,
+                                    .settings = {.threads = flags->threads.value_or(0)}});
     if (!buffer) { exit_code = fail_run(buffer.error(), exit_code_of(buffer.error())); return; }
     auto values = read_inputs(inputs, *buffer);
     if (!values) { exit_code = values.error(); return; }

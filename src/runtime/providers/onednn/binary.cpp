@@ -10,23 +10,19 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/binary_test.cpp"};
 
 template <dnnl::algorithm Algorithm>
 Expected<std::unique_ptr<KernelState>> prepare_binary(const PrepareCall& call) {
-  return guarded_prepare("create a binary primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const auto md = row_major_desc({extent(call.node.shape, 0, call.node.shape.rank())});
-    const dnnl::binary::desc desc(Algorithm, md, md, md);
-    const dnnl::binary::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::binary(pd);
-    state->bindings = {{.arg = DNNL_ARG_SRC_0, .input = 0, .desc = md},
-                       {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
-}
-
-template <backend::BackendOp Op>
-Expected<void> binary_guard(const KernelCall& call) {
-  return reference_then_prepared(call, Op);
+  return guarded_prepare(
+      "create a binary primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const auto md = row_major_desc({extent(call.node.shape, 0, call.node.shape.rank())});
+        const dnnl::binary::desc desc(Algorithm, md, md, md);
+        const dnnl::binary::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::binary(pd);
+        state->bindings = {{.arg = DNNL_ARG_SRC_0, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
 void binary_forward(const KernelCall& call) {
@@ -40,9 +36,9 @@ constexpr OnednnHandler row(std::string_view capsule) {
           .handler = {.symbol = "nnplan::runtime::onednn::binary_forward",
                       .forward = binary_forward,
                       .vjp = nullptr,
-                      .shape_guard = binary_guard<Op>,
+                      .shape_guard = prepared_guard<reference_shapes<Op>>,
                       .layout_guard = flat_row_major_guard_in_place,
-                      .prepare = prepare_binary<Algorithm>,
+                      .prepare = checked_prepare<reference_shapes<Op>, prepare_binary<Algorithm>>,
                       .in_place_safe = true,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};

@@ -14,7 +14,8 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/convolution_test.c
 
 dnnl::memory::dims to_dims(const std::vector<std::uint32_t>& v, int offset = 0) {
   dnnl::memory::dims d;
-  for (std::uint32_t x : v) d.push_back(static_cast<dnnl::memory::dim>(x) + offset);
+  for (std::uint32_t x : v)
+    d.push_back(static_cast<dnnl::memory::dim>(x) + offset);
   return d;
 }
 
@@ -36,10 +37,12 @@ dnnl::memory::desc payload_weight_desc(const ir::ConvParams& p, bool transposed)
   const dnnl::memory::dim ocg = p.out_channels / p.groups;
   const dnnl::memory::dim icg = p.in_channels / p.groups;
   dnnl::memory::dim k = 1;
-  for (std::uint32_t x : p.kernel) k *= x;
+  for (std::uint32_t x : p.kernel)
+    k *= x;
   dnnl::memory::dims kernel = to_dims(p.kernel);
   dnnl::memory::dims kstrides(kernel.size(), 1);
-  for (std::size_t i = kernel.size(); i-- > 1;) kstrides[i - 1] = kstrides[i] * kernel[i];
+  for (std::size_t i = kernel.size(); i-- > 1;)
+    kstrides[i - 1] = kstrides[i] * kernel[i];
   // Strides of one output and one input channel (within the group) and of one group.
   const dnnl::memory::dim o_stride = transposed ? k : icg * k;
   const dnnl::memory::dim i_stride = transposed ? ocg * k : k;
@@ -68,8 +71,8 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     return std::unexpected(unsupported("conv needs one input and a weight"));
   }
   const format::PayloadTensor* bias = call.weights.find("bias");
-  const std::string what = transposed ? "create a deconvolution primitive"
-                                      : "create a convolution primitive";
+  const std::string what =
+      transposed ? "create a deconvolution primitive" : "create a convolution primitive";
   return guarded_prepare(what, [&]() -> Expected<std::unique_ptr<KernelState>> {
     const ThreadLimit limit(call.settings.threads);
     const std::size_t ca = p.channel_axis;
@@ -98,22 +101,19 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
       const auto desc =
           bias != nullptr
               ? dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, src_md,
-                                                w_any, b_md, dst_md, strides, dilates, pad_l,
-                                                pad_r)
+                                                w_any, b_md, dst_md, strides, dilates, pad_l, pad_r)
               : dnnl::convolution_forward::desc(prop, dnnl::algorithm::convolution_direct, src_md,
                                                 w_any, dst_md, strides, dilates, pad_l, pad_r);
       const dnnl::convolution_forward::primitive_desc pd(desc, attr, cpu_engine());
       state->primitive = dnnl::convolution_forward(pd);
       w_target = pd.weights_desc();
     } else {
-      const auto desc =
-          bias != nullptr
-              ? dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct,
-                                                  src_md, w_any, b_md, dst_md, strides, dilates,
-                                                  pad_l, pad_r)
-              : dnnl::deconvolution_forward::desc(prop, dnnl::algorithm::deconvolution_direct,
-                                                  src_md, w_any, dst_md, strides, dilates, pad_l,
-                                                  pad_r);
+      const auto desc = bias != nullptr ? dnnl::deconvolution_forward::desc(
+                                              prop, dnnl::algorithm::deconvolution_direct, src_md,
+                                              w_any, b_md, dst_md, strides, dilates, pad_l, pad_r)
+                                        : dnnl::deconvolution_forward::desc(
+                                              prop, dnnl::algorithm::deconvolution_direct, src_md,
+                                              w_any, dst_md, strides, dilates, pad_l, pad_r);
       const dnnl::deconvolution_forward::primitive_desc pd(desc, attr, cpu_engine());
       state->primitive = dnnl::deconvolution_forward(pd);
       w_target = pd.weights_desc();
@@ -139,16 +139,6 @@ Expected<void> conv_limits(const ir::Node& node) {
                                        "; onednn " + std::string(ir::to_string(node.kind)) +
                                        " needs 1 to 3 spatial axes"));
   }
-  if (node.kind == ir::OpKind::conv_transpose) {
-    for (std::size_t i = 0; i < p->output_padding.size() && i < p->padding_after.size(); ++i) {
-      if (p->output_padding[i] > p->padding_after[i] + p->stride[i]) {
-        return std::unexpected(unsupported(
-            "output_padding " + std::to_string(p->output_padding[i]) + " on spatial axis " +
-            std::to_string(i) + "; onednn conv_transpose needs it at most padding_after plus "
-                                "the stride"));
-      }
-    }
-  }
   return {};
 }
 
@@ -167,10 +157,9 @@ void conv_transpose_forward(const KernelCall& call) {
 }
 
 template <backend::BackendOp Op>
-Expected<void> conv_guard(const KernelCall& call) {
-  if (auto ok = reference_shape_guard(Op)(call); !ok) return ok;
-  if (auto ok = conv_limits(call.node); !ok) return ok;
-  return check_prepared(call);
+Expected<void> conv_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  return conv_limits(call.node);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_conv(const PrepareCall& call) {
@@ -186,9 +175,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::conv_forward",
                  .forward = conv_forward,
                  .vjp = nullptr,
-                 .shape_guard = conv_guard<backend::BackendOp::conv>,
+                 .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_conv,
+                 .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv>, prepare_conv>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.conv_transpose",
@@ -196,9 +185,10 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::conv_transpose_forward",
                  .forward = conv_transpose_forward,
                  .vjp = nullptr,
-                 .shape_guard = conv_guard<backend::BackendOp::conv_transpose>,
+                 .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv_transpose>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_conv_transpose,
+                 .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv_transpose>,
+                                            prepare_conv_transpose>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

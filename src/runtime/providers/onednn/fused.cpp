@@ -57,7 +57,8 @@ constexpr std::array kPatterns = {
 
 std::string chain_text(std::span<const ir::Node* const> chain) {
   std::string s;
-  for (const ir::Node* n : chain) s += (s.empty() ? "" : ", ") + std::string(ir::to_string(n->kind));
+  for (const ir::Node* n : chain)
+    s += (s.empty() ? "" : ", ") + std::string(ir::to_string(n->kind));
   return "[" + s + "]";
 }
 
@@ -71,31 +72,40 @@ std::string pattern_text(const Pattern& p) {
 
 backend::BackendOp op_of(OpKind kind) {
   switch (kind) {
-    case OpKind::conv: return backend::BackendOp::conv;
-    case OpKind::linear: return backend::BackendOp::linear;
-    case OpKind::matmul: return backend::BackendOp::matmul;
-    case OpKind::add: return backend::BackendOp::add;
-    case OpKind::relu: return backend::BackendOp::relu;
-    case OpKind::gelu: return backend::BackendOp::gelu;
-    default: return backend::BackendOp::clamp;
+    case OpKind::conv:
+      return backend::BackendOp::conv;
+    case OpKind::linear:
+      return backend::BackendOp::linear;
+    case OpKind::matmul:
+      return backend::BackendOp::matmul;
+    case OpKind::add:
+      return backend::BackendOp::add;
+    case OpKind::relu:
+      return backend::BackendOp::relu;
+    case OpKind::gelu:
+      return backend::BackendOp::gelu;
+    default:
+      return backend::BackendOp::clamp;
   }
 }
 
 Expected<void> check_chain(const Pattern& p, std::span<const ir::Node* const> chain) {
   bool same = chain.size() == p.length;
-  for (std::size_t i = 0; same && i < p.length; ++i) same = chain[i]->kind == p.kinds[i];
+  for (std::size_t i = 0; same && i < p.length; ++i)
+    same = chain[i]->kind == p.kinds[i];
   if (!same) {
     return std::unexpected(unsupported("the command's chain is " + chain_text(chain) + "; " +
                                        std::string(p.capsule) + " runs " + pattern_text(p)));
   }
   for (std::size_t k = 1; k < chain.size(); ++k) {
     std::size_t extra = 0;
-    for (ir::NodeId parent : chain[k]->parents) extra += parent == chain[k - 1]->id ? 0 : 1;
+    for (ir::NodeId parent : chain[k]->parents)
+      extra += parent == chain[k - 1]->id ? 0 : 1;
     if (extra + 1 != chain[k]->parents.size()) {
-      return std::unexpected(unsupported(
-          ir::describe(*chain[k]) + " reads the previous node's value " +
-          std::to_string(chain[k]->parents.size() - extra) + " times; " + std::string(p.capsule) +
-          " needs it once"));
+      return std::unexpected(unsupported(ir::describe(*chain[k]) +
+                                         " reads the previous node's value " +
+                                         std::to_string(chain[k]->parents.size() - extra) +
+                                         " times; " + std::string(p.capsule) + " needs it once"));
     }
   }
   return {};
@@ -119,9 +129,9 @@ Expected<PostOps> post_ops_of(std::span<const ir::Node* const> chain) {
 
 // The guard of a fused capsule: the chain is the pattern; the root's and each later node's
 // operands, seen as each node's own call, pass that op's reference shape guard (and the root's
-// onednn limits); every input is consumed; then the prepared shapes.
+// onednn limits); every input is consumed.
 template <std::size_t Row>
-Expected<void> fused_guard(const KernelCall& call) {
+Expected<void> fused_shapes(const KernelCall& call) {
   const Pattern& p = kPatterns[Row];
   if (auto ok = check_chain(p, call.chain); !ok) return ok;
   const ir::Node& root = *call.chain.front();
@@ -154,8 +164,8 @@ Expected<void> fused_guard(const KernelCall& call) {
         continue;
       }
       if (next >= call.inputs.size()) {
-        return std::unexpected(unsupported(std::to_string(call.inputs.size()) +
-                                           " inputs given; " + std::string(p.capsule) +
+        return std::unexpected(unsupported(std::to_string(call.inputs.size()) + " inputs given; " +
+                                           std::string(p.capsule) +
                                            " needs one for the operand of " + ir::describe(node)));
       }
       operands.push_back(call.inputs[next++]);
@@ -176,7 +186,7 @@ Expected<void> fused_guard(const KernelCall& call) {
     return std::unexpected(unsupported(std::to_string(call.inputs.size()) + " inputs given; " +
                                        std::string(p.capsule) + " takes " + std::to_string(next)));
   }
-  return check_prepared(call);
+  return {};
 }
 
 template <std::size_t Row>
@@ -186,9 +196,12 @@ Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
   auto ops = post_ops_of(call.chain);
   if (!ops) return std::unexpected(ops.error());
   switch (p.root) {
-    case backend::BackendOp::conv: return prepare_conv_with(call, *ops);
-    case backend::BackendOp::linear: return prepare_linear_with(call, *ops);
-    default: return prepare_matmul_with(call, *ops);
+    case backend::BackendOp::conv:
+      return prepare_conv_with(call, *ops);
+    case backend::BackendOp::linear:
+      return prepare_linear_with(call, *ops);
+    default:
+      return prepare_matmul_with(call, *ops);
   }
 }
 
@@ -203,9 +216,9 @@ constexpr OnednnHandler row() {
           .handler = {.symbol = "nnplan::runtime::onednn::fused_forward",
                       .forward = fused_forward,
                       .vjp = nullptr,
-                      .shape_guard = fused_guard<Row>,
+                      .shape_guard = prepared_guard<fused_shapes<Row>>,
                       .layout_guard = flat_row_major_guard,
-                      .prepare = prepare_fused<Row>,
+                      .prepare = checked_prepare<fused_shapes<Row>, prepare_fused<Row>>,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }

@@ -32,28 +32,30 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
     return std::unexpected(unsupported(
         "batch_norm needs the payloads scale, bias, mean and var and the attribute epsilon"));
   }
-  return guarded_prepare("create a batch normalization primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const ir::Shape& x = *call.input_shapes[0];
-    const std::size_t ca = p.channel_axis;
-    const auto md = row_major_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
-                                    extent(x, ca + 1, x.rank())});
-    const auto flags = dnnl::normalization_flags::use_global_stats |
-                       dnnl::normalization_flags::use_scale |
-                       dnnl::normalization_flags::use_shift;
-    const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md,
-                                                       static_cast<float>(*eps), flags);
-    const dnnl::batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::batch_normalization_forward(pd);
-    state->constants.emplace(DNNL_ARG_SCALE, vector_memory(*scale));
-    state->constants.emplace(DNNL_ARG_SHIFT, vector_memory(*shift));
-    state->constants.emplace(DNNL_ARG_MEAN, vector_memory(*mean));
-    state->constants.emplace(DNNL_ARG_VARIANCE, vector_memory(*var));
-    state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
+  return guarded_prepare(
+      "create a batch normalization primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const ir::Shape& x = *call.input_shapes[0];
+        const std::size_t ca = p.channel_axis;
+        const auto md =
+            row_major_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
+                            extent(x, ca + 1, x.rank())});
+        const auto flags = dnnl::normalization_flags::use_global_stats |
+                           dnnl::normalization_flags::use_scale |
+                           dnnl::normalization_flags::use_shift;
+        const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md,
+                                                           static_cast<float>(*eps), flags);
+        const dnnl::batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::batch_normalization_forward(pd);
+        state->constants.emplace(DNNL_ARG_SCALE, vector_memory(*scale));
+        state->constants.emplace(DNNL_ARG_SHIFT, vector_memory(*shift));
+        state->constants.emplace(DNNL_ARG_MEAN, vector_memory(*mean));
+        state->constants.emplace(DNNL_ARG_VARIANCE, vector_memory(*var));
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& call) {
@@ -61,32 +63,29 @@ Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& cal
   const format::PayloadTensor* gamma = call.weights.find("gamma");
   const format::PayloadTensor* beta = call.weights.find("beta");
   const double eps = call.weights.attribute("epsilon").value_or(kLayerNormDefaultEpsilon);
-  return guarded_prepare("create a layer normalization primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const ir::Shape& x = *call.input_shapes[0];
-    const auto md = row_major_desc({extent(x, 0, axis), extent(x, axis, x.rank())});
-    auto flags = dnnl::normalization_flags::none;
-    if (gamma != nullptr) flags |= dnnl::normalization_flags::use_scale;
-    if (beta != nullptr) flags |= dnnl::normalization_flags::use_shift;
-    const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md,
-                                                       static_cast<float>(eps), flags);
-    const dnnl::layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::layer_normalization_forward(pd);
-    if (gamma != nullptr) state->constants.emplace(DNNL_ARG_SCALE, vector_memory(*gamma));
-    if (beta != nullptr) state->constants.emplace(DNNL_ARG_SHIFT, vector_memory(*beta));
-    state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
+  return guarded_prepare(
+      "create a layer normalization primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const ir::Shape& x = *call.input_shapes[0];
+        const auto md = row_major_desc({extent(x, 0, axis), extent(x, axis, x.rank())});
+        auto flags = dnnl::normalization_flags::none;
+        if (gamma != nullptr) flags |= dnnl::normalization_flags::use_scale;
+        if (beta != nullptr) flags |= dnnl::normalization_flags::use_shift;
+        const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md,
+                                                           static_cast<float>(eps), flags);
+        const dnnl::layer_normalization_forward::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::layer_normalization_forward(pd);
+        if (gamma != nullptr) state->constants.emplace(DNNL_ARG_SCALE, vector_memory(*gamma));
+        if (beta != nullptr) state->constants.emplace(DNNL_ARG_SHIFT, vector_memory(*beta));
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
-Expected<void> batch_norm_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::batch_norm);
-}
-Expected<void> layer_norm_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::layer_norm);
-}
+constexpr GuardFn kBatchNormShapes = reference_shapes<backend::BackendOp::batch_norm>;
+constexpr GuardFn kLayerNormShapes = reference_shapes<backend::BackendOp::layer_norm>;
 
 void batch_norm_forward(const KernelCall& call) {
   execute(call);
@@ -101,9 +100,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::batch_norm_forward",
                  .forward = batch_norm_forward,
                  .vjp = nullptr,
-                 .shape_guard = batch_norm_guard,
+                 .shape_guard = prepared_guard<kBatchNormShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_batch_norm,
+                 .prepare = checked_prepare<kBatchNormShapes, prepare_batch_norm>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.layer_norm",
@@ -111,9 +110,9 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::layer_norm_forward",
                  .forward = layer_norm_forward,
                  .vjp = nullptr,
-                 .shape_guard = layer_norm_guard,
+                 .shape_guard = prepared_guard<kLayerNormShapes>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_layer_norm,
+                 .prepare = checked_prepare<kLayerNormShapes, prepare_layer_norm>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

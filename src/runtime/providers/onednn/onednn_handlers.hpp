@@ -30,7 +30,7 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> fused_handlers();          // conv_relu ... matmul_add
 
 // The file every onednn handler's vjp_tests names: the suite onednn_forward_only_tests.
-inline constexpr TestSuiteRef kForwardOnlyTests{
-    .source = "tests/runtime/onednn/forward_only_test.cpp"};
+inline constexpr TestSuiteRef kForwardOnlyTests{.source =
+                                                    "tests/runtime/onednn/forward_only_test.cpp"};
 
 }  // namespace nnplan::runtime::onednn

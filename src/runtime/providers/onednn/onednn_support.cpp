@@ -27,13 +27,15 @@ dnnl::stream& cpu_stream() {
 dnnl::memory::dims dims_of(const ir::Shape& shape) {
   if (shape.rank() == 0) return {1};
   dnnl::memory::dims dims;
-  for (ir::Dim d : shape.dims) dims.push_back(static_cast<dnnl::memory::dim>(d));
+  for (ir::Dim d : shape.dims)
+    dims.push_back(static_cast<dnnl::memory::dim>(d));
   return dims;
 }
 
 dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims) {
   dnnl::memory::dims strides(dims.size(), 1);
-  for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  for (std::size_t i = dims.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * dims[i];
   return {dims, dnnl::memory::data_type::f32, strides};
 }
 
@@ -43,15 +45,15 @@ dnnl::memory::desc any_desc(const dnnl::memory::dims& dims) {
 
 dnnl::memory::dim extent(const ir::Shape& shape, std::size_t begin, std::size_t end) {
   dnnl::memory::dim p = 1;
-  for (std::size_t i = begin; i < end; ++i) p *= static_cast<dnnl::memory::dim>(shape.dims[i]);
+  for (std::size_t i = begin; i < end; ++i)
+    p *= static_cast<dnnl::memory::dim>(shape.dims[i]);
   return p;
 }
 
 Error dnnl_failure(const dnnl::error& e, std::string_view what) {
   return make_error(ErrorKind::invalid_input, "oneDNN could not " + std::string(what) + ": " +
                                                   e.what() + " (status " +
-                                                  std::to_string(static_cast<int>(e.status)) +
-                                                  ")");
+                                                  std::to_string(static_cast<int>(e.status)) + ")");
 }
 
 Error unsupported(std::string message) {
@@ -72,7 +74,8 @@ ThreadLimit::~ThreadLimit() {
 
 std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call) {
   auto state = std::make_unique<PrimitiveState>();
-  for (const ir::Shape* s : call.input_shapes) state->input_shapes.push_back(*s);
+  for (const ir::Shape* s : call.input_shapes)
+    state->input_shapes.push_back(*s);
   state->output_shape = call.output_shape;
   state->threads = call.settings.threads;
   return state;
@@ -139,9 +142,10 @@ Expected<void> check_prepared(const KernelCall& call) {
 }
 
 GuardFn reference_shape_guard(backend::BackendOp op) {
-  const std::array tables = {reference::elementwise_handlers(), reference::linear_algebra_handlers(),
-                             reference::convolution_handlers(), reference::pooling_handlers(),
-                             reference::normalization_handlers(), reference::softmax_handlers()};
+  const std::array tables = {
+      reference::elementwise_handlers(),   reference::linear_algebra_handlers(),
+      reference::convolution_handlers(),   reference::pooling_handlers(),
+      reference::normalization_handlers(), reference::softmax_handlers()};
   for (const auto& table : tables) {
     for (const reference::ReferenceHandler& row : table) {
       if (row.op == op) return row.handler.shape_guard;
@@ -150,15 +154,17 @@ GuardFn reference_shape_guard(backend::BackendOp op) {
   return nullptr;
 }
 
-Expected<void> reference_then_prepared(const KernelCall& call, backend::BackendOp op) {
-  const GuardFn guard = reference_shape_guard(op);
-  if (guard == nullptr) {
-    return std::unexpected(make_error(ErrorKind::internal,
-                                      "no reference shape guard for " +
-                                          std::string(backend::to_string(op))));
-  }
-  if (auto ok = guard(call); !ok) return ok;
-  return check_prepared(call);
+Expected<void> precheck(const PrepareCall& call, GuardFn shapes) {
+  std::vector<TensorRef> inputs;
+  for (const ir::Shape* s : call.input_shapes)
+    inputs.push_back({.data = nullptr, .shape = s});
+  const KernelCall probe{.node = call.node,
+                         .inputs = inputs,
+                         .weights = call.weights,
+                         .output = {.data = nullptr, .shape = &call.output_shape},
+                         .chain = call.chain,
+                         .state = nullptr};
+  return shapes(probe);
 }
 
 Expected<void> flat_row_major_guard(const KernelCall& call) {

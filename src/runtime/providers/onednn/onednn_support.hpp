@@ -101,14 +101,42 @@ void execute(const KernelCall& call);
 // the reference kernels accept (same messages), then add their own limits.
 [[nodiscard]] GuardFn reference_shape_guard(backend::BackendOp op);
 
-// Runs reference_shape_guard(op), then check_prepared.
-[[nodiscard]] Expected<void> reference_then_prepared(const KernelCall& call, backend::BackendOp op);
+// Runs reference_shape_guard(Op): the shape checks of a handler with no limits of its own.
+template <backend::BackendOp Op>
+Expected<void> reference_shapes(const KernelCall& call) {
+  const GuardFn guard = reference_shape_guard(Op);
+  if (guard == nullptr) {
+    return std::unexpected(
+        make_error(ErrorKind::internal,
+                   "no reference shape guard for " + std::string(backend::to_string(Op))));
+  }
+  return guard(call);
+}
 
 // The layout guard of every onednn capsule (flat-row-major): every operand a non-null (unless
 // empty), float-aligned dense row-major view; the output overlaps no input, except that an
 // in-place handler's output may be exactly input 0.
 [[nodiscard]] Expected<void> flat_row_major_guard(const KernelCall& call);
 [[nodiscard]] Expected<void> flat_row_major_guard_in_place(const KernelCall& call);
+
+// Runs a handler's shape checks (`shapes`: its guard without check_prepared) on what prepare
+// sees: the call's input and output shapes with no data bound.
+[[nodiscard]] Expected<void> precheck(const PrepareCall& call, GuardFn shapes);
+
+// A shape guard: `Shapes`, then check_prepared.
+template <GuardFn Shapes>
+Expected<void> prepared_guard(const KernelCall& call) {
+  if (auto ok = Shapes(call); !ok) return ok;
+  return check_prepared(call);
+}
+
+// A prepare: `Shapes` on the prepared shapes first (so compile refuses a call the guard would,
+// with the guard's message), then `Body`.
+template <GuardFn Shapes, PrepareFn Body>
+Expected<std::unique_ptr<KernelState>> checked_prepare(const PrepareCall& call) {
+  if (auto ok = precheck(call, Shapes); !ok) return std::unexpected(ok.error());
+  return Body(call);
+}
 
 // Turns a prepare body that throws dnnl::error into an Expected, naming `what` it was building.
 template <class Body>

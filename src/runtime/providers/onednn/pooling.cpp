@@ -16,7 +16,8 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/pooling_test.cpp"}
 dnnl::memory::dims pool_dims(const ir::Shape& s, std::size_t rank) {
   const std::size_t first = s.rank() - rank;
   dnnl::memory::dims d{extent(s, 0, first), 1};
-  for (std::size_t i = first; i < s.rank(); ++i) d.push_back(static_cast<dnnl::memory::dim>(s.dims[i]));
+  for (std::size_t i = first; i < s.rank(); ++i)
+    d.push_back(static_cast<dnnl::memory::dim>(s.dims[i]));
   return d;
 }
 
@@ -40,35 +41,35 @@ Expected<void> pool_limits(const ir::Node& node) {
 }
 
 template <backend::BackendOp Op>
-Expected<void> pool_guard(const KernelCall& call) {
-  if (auto ok = reference_shape_guard(Op)(call); !ok) return ok;
-  if (auto ok = pool_limits(call.node); !ok) return ok;
-  return check_prepared(call);
+Expected<void> pool_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  return pool_limits(call.node);
 }
 
 template <dnnl::algorithm Algorithm>
 Expected<std::unique_ptr<KernelState>> prepare_pool(const PrepareCall& call) {
   if (auto ok = pool_limits(call.node); !ok) return std::unexpected(ok.error());
   const auto& p = std::get<ir::PoolParams>(call.node.params);
-  return guarded_prepare("create a pooling primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const auto src_md = row_major_desc(pool_dims(*call.input_shapes[0], p.spatial_rank));
-    const auto dst_md = row_major_desc(pool_dims(call.node.shape, p.spatial_rank));
-    dnnl::memory::dims kernel, strides, padding;
-    for (std::size_t i = 0; i < p.spatial_rank; ++i) {
-      kernel.push_back(p.kernel[i]);
-      strides.push_back(p.stride[i]);
-      padding.push_back(p.padding[i]);
-    }
-    const dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, Algorithm, src_md,
-                                           dst_md, strides, kernel, padding, padding);
-    const dnnl::pooling_forward::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::pooling_forward(pd);
-    state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
+  return guarded_prepare(
+      "create a pooling primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const auto src_md = row_major_desc(pool_dims(*call.input_shapes[0], p.spatial_rank));
+        const auto dst_md = row_major_desc(pool_dims(call.node.shape, p.spatial_rank));
+        dnnl::memory::dims kernel, strides, padding;
+        for (std::size_t i = 0; i < p.spatial_rank; ++i) {
+          kernel.push_back(p.kernel[i]);
+          strides.push_back(p.stride[i]);
+          padding.push_back(p.padding[i]);
+        }
+        const dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, Algorithm,
+                                               src_md, dst_md, strides, kernel, padding, padding);
+        const dnnl::pooling_forward::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::pooling_forward(pd);
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
 void max_pool_forward(const KernelCall& call) {
@@ -84,9 +85,10 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::max_pool_forward",
                  .forward = max_pool_forward,
                  .vjp = nullptr,
-                 .shape_guard = pool_guard<backend::BackendOp::max_pool>,
+                 .shape_guard = prepared_guard<pool_shapes<backend::BackendOp::max_pool>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_pool<dnnl::algorithm::pooling_max>,
+                 .prepare = checked_prepare<pool_shapes<backend::BackendOp::max_pool>,
+                                            prepare_pool<dnnl::algorithm::pooling_max>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.avg_pool",
@@ -94,9 +96,11 @@ constexpr OnednnHandler kHandlers[] = {
      .handler = {.symbol = "nnplan::runtime::onednn::avg_pool_forward",
                  .forward = avg_pool_forward,
                  .vjp = nullptr,
-                 .shape_guard = pool_guard<backend::BackendOp::avg_pool>,
+                 .shape_guard = prepared_guard<pool_shapes<backend::BackendOp::avg_pool>>,
                  .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_pool<dnnl::algorithm::pooling_avg_include_padding>,
+                 .prepare =
+                     checked_prepare<pool_shapes<backend::BackendOp::avg_pool>,
+                                     prepare_pool<dnnl::algorithm::pooling_avg_include_padding>>,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -13,32 +13,30 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/softmax_test.cpp"}
 template <dnnl::algorithm Algorithm>
 Expected<std::unique_ptr<KernelState>> prepare_softmax(const PrepareCall& call) {
   const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
-  return guarded_prepare("create a softmax primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
-    const ThreadLimit limit(call.settings.threads);
-    const ir::Shape& x = *call.input_shapes[0];
-    if (axis >= x.rank()) {
-      return std::unexpected(unsupported("axis " + std::to_string(axis) + " is outside input 0 " +
-                                         ir::to_string(x)));
-    }
-    const auto md = row_major_desc({extent(x, 0, axis), static_cast<dnnl::memory::dim>(x.dims[axis]),
-                                    extent(x, axis + 1, x.rank())});
-    const dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference, Algorithm, md, md,
-                                              1);
-    const dnnl::softmax_v2_forward::primitive_desc pd(desc, cpu_engine());
-    auto state = new_state(call);
-    state->primitive = dnnl::softmax_v2_forward(pd);
-    state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
-                       {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-    return std::unique_ptr<KernelState>(std::move(state));
-  });
+  return guarded_prepare(
+      "create a softmax primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const ir::Shape& x = *call.input_shapes[0];
+        if (axis >= x.rank()) {
+          return std::unexpected(unsupported("axis " + std::to_string(axis) +
+                                             " is outside input 0 " + ir::to_string(x)));
+        }
+        const auto md =
+            row_major_desc({extent(x, 0, axis), static_cast<dnnl::memory::dim>(x.dims[axis]),
+                            extent(x, axis + 1, x.rank())});
+        const dnnl::softmax_v2_forward::desc desc(dnnl::prop_kind::forward_inference, Algorithm, md,
+                                                  md, 1);
+        const dnnl::softmax_v2_forward::primitive_desc pd(desc, cpu_engine());
+        auto state = new_state(call);
+        state->primitive = dnnl::softmax_v2_forward(pd);
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
-Expected<void> softmax_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::softmax);
-}
-Expected<void> log_softmax_guard(const KernelCall& call) {
-  return reference_then_prepared(call, backend::BackendOp::log_softmax);
-}
+constexpr GuardFn kSoftmaxShapes = reference_shapes<backend::BackendOp::softmax>;
+constexpr GuardFn kLogSoftmaxShapes = reference_shapes<backend::BackendOp::log_softmax>;
 
 void softmax_forward(const KernelCall& call) {
   execute(call);
@@ -50,24 +48,28 @@ void log_softmax_forward(const KernelCall& call) {
 constexpr OnednnHandler kHandlers[] = {
     {.capsule = "onednn.softmax",
      .op = backend::BackendOp::softmax,
-     .handler = {.symbol = "nnplan::runtime::onednn::softmax_forward",
-                 .forward = softmax_forward,
-                 .vjp = nullptr,
-                 .shape_guard = softmax_guard,
-                 .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_softmax<dnnl::algorithm::softmax_accurate>,
-                 .forward_tests = kTests,
-                 .vjp_tests = kForwardOnlyTests}},
+     .handler =
+         {.symbol = "nnplan::runtime::onednn::softmax_forward",
+          .forward = softmax_forward,
+          .vjp = nullptr,
+          .shape_guard = prepared_guard<kSoftmaxShapes>,
+          .layout_guard = flat_row_major_guard,
+          .prepare =
+              checked_prepare<kSoftmaxShapes, prepare_softmax<dnnl::algorithm::softmax_accurate>>,
+          .forward_tests = kTests,
+          .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.log_softmax",
      .op = backend::BackendOp::log_softmax,
-     .handler = {.symbol = "nnplan::runtime::onednn::log_softmax_forward",
-                 .forward = log_softmax_forward,
-                 .vjp = nullptr,
-                 .shape_guard = log_softmax_guard,
-                 .layout_guard = flat_row_major_guard,
-                 .prepare = prepare_softmax<dnnl::algorithm::softmax_log>,
-                 .forward_tests = kTests,
-                 .vjp_tests = kForwardOnlyTests}},
+     .handler =
+         {.symbol = "nnplan::runtime::onednn::log_softmax_forward",
+          .forward = log_softmax_forward,
+          .vjp = nullptr,
+          .shape_guard = prepared_guard<kLogSoftmaxShapes>,
+          .layout_guard = flat_row_major_guard,
+          .prepare =
+              checked_prepare<kLogSoftmaxShapes, prepare_softmax<dnnl::algorithm::softmax_log>>,
+          .forward_tests = kTests,
+          .vjp_tests = kForwardOnlyTests}},
 };
 
 }  // namespace

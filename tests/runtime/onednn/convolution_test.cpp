@@ -1,0 +1,136 @@
+// The onednn convolution handlers (onednn.conv, onednn.conv_transpose) against the reference
+// provider within 1e-5 relative + 1e-5 absolute (sums of up to a few hundred products in oneDNN's
+// order): 1 to 3 spatial axes, groups, dilation, strides, asymmetric padding, leading axes before
+// the channel axis, output padding, and the guards' refusals.
+#include <gtest/gtest.h>
+
+#include "onednn_test_support.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+using namespace testing;
+using Ints = std::vector<std::uint32_t>;
+
+constexpr double kConvAbs = 1e-5;
+
+ir::ConvParams params(std::uint32_t rank, Ints kernel, Ints stride, Ints pad, Ints pad_after,
+                      Ints dilation, std::uint32_t in, std::uint32_t out, std::uint32_t groups,
+                      std::uint32_t channel_axis = 1) {
+  return {.spatial_rank = rank,
+          .kernel = std::move(kernel),
+          .stride = std::move(stride),
+          .padding = std::move(pad),
+          .dilation = std::move(dilation),
+          .padding_after = std::move(pad_after),
+          .groups = groups,
+          .channel_axis = channel_axis,
+          .in_channels = in,
+          .out_channels = out};
+}
+
+// The output extent of one conv axis.
+ir::Dim conv_extent(ir::Dim in, const ir::ConvParams& p, std::size_t d, bool transposed) {
+  const ir::Dim window = ir::Dim{p.dilation[d]} * (p.kernel[d] - 1) + 1;
+  if (!transposed) return (in + p.padding[d] + p.padding_after[d] - window) / p.stride[d] + 1;
+  return (in - 1) * p.stride[d] + window + p.output_padding[d] - p.padding[d] - p.padding_after[d];
+}
+
+Command conv_case(ir::Shape x, ir::ConvParams p, bool transposed, bool bias) {
+  if (transposed && p.output_padding.empty()) p.output_padding.assign(p.spatial_rank, 0);
+  ir::Shape y = x;
+  y.dims[p.channel_axis] = p.out_channels;
+  for (std::size_t d = 0; d < p.spatial_rank; ++d) {
+    y.dims[p.channel_axis + 1 + d] = conv_extent(x.dims[p.channel_axis + 1 + d], p, d, transposed);
+  }
+  Command c;
+  c.chain.push_back(node(1, transposed ? ir::OpKind::conv_transpose : ir::OpKind::conv, {0}, y, p));
+  c.inputs.push_back(random_tensor(x, 11));
+  ir::Shape w;
+  w.dims.push_back(transposed ? p.in_channels : p.out_channels);
+  w.dims.push_back(transposed ? p.out_channels / p.groups : p.in_channels / p.groups);
+  for (std::uint32_t k : p.kernel)
+    w.dims.push_back(k);
+  c.store.tensors[{1, "weight"}] = payload(w, 12);
+  if (bias) c.store.tensors[{1, "bias"}] = payload(shape_of({p.out_channels}), 13);
+  return c;
+}
+
+TEST(onednn_conv_forward_tests, Conv2dMatchesReference) {
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({2, 3, 9, 8}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 3, 4, 1),
+                false, true),
+      kLinearRel, kConvAbs);
+}
+
+TEST(onednn_conv_forward_tests, GroupsDilationStrideAsymmetricPadding) {
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({2, 6, 11, 10}),
+                params(2, {3, 2}, {2, 3}, {2, 0}, {0, 1}, {2, 1}, 6, 4, 2), false, true),
+      kLinearRel, kConvAbs);
+  // Depthwise, no bias.
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({1, 4, 7, 7}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 4, 4, 4),
+                false, false),
+      kLinearRel, kConvAbs);
+}
+
+TEST(onednn_conv_forward_tests, OneAndThreeSpatialAxesAndLeadingAxes) {
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({2, 3, 12}), params(1, {4}, {2}, {1}, {2}, {2}, 3, 5, 1), false, true),
+      kLinearRel, kConvAbs);
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({1, 2, 5, 6, 4}),
+                params(3, {2, 3, 2}, {1, 2, 1}, {1, 0, 1}, {0, 1, 0}, {1, 1, 2}, 2, 3, 1), false,
+                true),
+      kLinearRel, kConvAbs);
+  // Two batch-like axes before the channel axis (channel_axis 2), and none (channel_axis 0).
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({2, 3, 2, 6, 6}),
+                params(2, {3, 3}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 2, 3, 1, 2), false, true),
+      kLinearRel, kConvAbs);
+  expect_matches_reference(
+      "onednn.conv",
+      conv_case(shape_of({2, 6, 6}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 2, 3, 1, 0),
+                false, true),
+      kLinearRel, kConvAbs);
+}
+
+TEST(onednn_conv_transpose_forward_tests, MatchesReference) {
+  expect_matches_reference(
+      "onednn.conv_transpose",
+      conv_case(shape_of({2, 4, 5, 6}), params(2, {3, 3}, {2, 2}, {1, 0}, {0, 1}, {1, 1}, 4, 6, 2),
+                true, true),
+      kLinearRel, kConvAbs);
+  ir::ConvParams p = params(2, {3, 2}, {2, 3}, {1, 1}, {1, 1}, {2, 1}, 3, 2, 1);
+  p.output_padding = {1, 2};
+  expect_matches_reference("onednn.conv_transpose",
+                           conv_case(shape_of({1, 3, 4, 5}), p, true, false), kLinearRel, kConvAbs);
+}
+
+TEST(onednn_conv_forward_tests, ShapeGuardRefusesWrongChannels) {
+  Command c = conv_case(shape_of({1, 3, 6, 6}),
+                        params(2, {3, 3}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 3, 4, 1), false, true);
+  c.inputs[0] = random_tensor(shape_of({1, 2, 6, 6}), 1);
+  const std::string m = refusal("onednn.conv", c);
+  EXPECT_NE(m.find("input 0 has shape [1,2,6,6]; conv needs in_channels 3 on axis 1"),
+            std::string::npos)
+      << m;
+}
+
+TEST(onednn_conv_forward_tests, RefusesFourSpatialAxes) {
+  const Command c = conv_case(
+      shape_of({1, 1, 3, 3, 3, 3}),
+      params(4, {1, 1, 1, 1}, {1, 1, 1, 1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 1, 1, 1}, 1, 1, 1),
+      false, false);
+  EXPECT_EQ(refusal("onednn.conv", c), "spatial_rank 4; onednn conv needs 1 to 3 spatial axes");
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::onednn

@@ -1,0 +1,124 @@
+// The onednn fused capsules against the reference provider run node by node: conv with relu,
+// with a residual add then relu (the conv output as either operand of the add), with clamp;
+// linear with relu and gelu; matmul with a residual add. Tolerances: 1e-5 relative + 1e-5
+// absolute (gelu's approximation included). Also the guard's refusals: a chain that is not the
+// capsule's pattern, a residual of the wrong shape, a missing residual input.
+#include <gtest/gtest.h>
+
+#include "onednn_test_support.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+using namespace testing;
+using Ints = std::vector<std::uint32_t>;
+
+constexpr double kFusedAbs = 1e-5;
+
+// conv of x [2,4,7,6] to [2,6,7,3]: 6 output channels, groups 2, stride 1x2, asymmetric padding:
+// node 1.
+Command conv_root() {
+  const ir::ConvParams p{.spatial_rank = 2,
+                         .kernel = {3, 3},
+                         .stride = {1, 2},
+                         .padding = {1, 0},
+                         .dilation = {1, 1},
+                         .padding_after = {1, 2},
+                         .groups = 2,
+                         .channel_axis = 1,
+                         .in_channels = 4,
+                         .out_channels = 6};
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::conv, {0}, shape_of({2, 6, 7, 3}), p));
+  c.inputs.push_back(random_tensor(shape_of({2, 4, 7, 6}), 81));
+  c.store.tensors[{1, "weight"}] = payload(shape_of({6, 2, 3, 3}), 82);
+  c.store.tensors[{1, "bias"}] = payload(shape_of({6}), 83);
+  return c;
+}
+
+TEST(onednn_conv_relu_forward_tests, MatchesReference) {
+  Command c = conv_root();
+  c.chain.push_back(node(2, ir::OpKind::relu, {1}, c.chain[0].shape));
+  expect_matches_reference("onednn.conv_relu", c, kLinearRel, kFusedAbs);
+}
+
+TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSide) {
+  for (bool conv_first : {true, false}) {
+    SCOPED_TRACE(conv_first);
+    Command c = conv_root();
+    const ir::Shape s = c.chain[0].shape;
+    c.chain.push_back(
+        node(3, ir::OpKind::add,
+             conv_first ? std::vector<ir::NodeId>{1, 2} : std::vector<ir::NodeId>{2, 1}, s));
+    c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
+    c.inputs.push_back(random_tensor(s, 84));
+    expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
+  }
+}
+
+TEST(onednn_conv_clamp_forward_tests, MatchesReferenceWithEitherBoundAbsent) {
+  for (const ir::ClampParams& bounds :
+       {ir::ClampParams{.min = 0.0F, .max = 0.6F}, ir::ClampParams{.min = -0.2F},
+        ir::ClampParams{.max = 0.1F}}) {
+    Command c = conv_root();
+    c.chain.push_back(node(2, ir::OpKind::clamp, {1}, c.chain[0].shape, bounds));
+    expect_matches_reference("onednn.conv_clamp", c, kLinearRel, kFusedAbs);
+  }
+}
+
+Command linear_root() {
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::linear, {0}, shape_of({3, 4, 9})));
+  c.inputs.push_back(random_tensor(shape_of({3, 4, 10}), 91));
+  c.store.tensors[{1, "weight"}] = payload(shape_of({9, 10}), 92);
+  c.store.tensors[{1, "bias"}] = payload(shape_of({9}), 93);
+  return c;
+}
+
+TEST(onednn_linear_relu_forward_tests, MatchesReference) {
+  Command c = linear_root();
+  c.chain.push_back(node(2, ir::OpKind::relu, {1}, c.chain[0].shape));
+  expect_matches_reference("onednn.linear_relu", c, kLinearRel, kFusedAbs);
+}
+
+TEST(onednn_linear_gelu_forward_tests, MatchesReferenceForBothApproximations) {
+  for (ir::GeluApproximation a : {ir::GeluApproximation::none, ir::GeluApproximation::tanh}) {
+    Command c = linear_root();
+    c.chain.push_back(
+        node(2, ir::OpKind::gelu, {1}, c.chain[0].shape, ir::GeluParams{.approximate = a}));
+    expect_matches_reference("onednn.linear_gelu", c, kLinearRel, kFusedAbs);
+  }
+}
+
+TEST(onednn_matmul_add_forward_tests, MatchesReference) {
+  Command c;
+  c.chain.push_back(node(2, ir::OpKind::matmul, {0, 1}, shape_of({2, 3, 5})));
+  c.chain.push_back(node(4, ir::OpKind::add, {3, 2}, shape_of({2, 3, 5})));
+  c.inputs.push_back(random_tensor(shape_of({2, 3, 8}), 101));
+  c.inputs.push_back(random_tensor(shape_of({8, 5}), 102));
+  c.inputs.push_back(random_tensor(shape_of({2, 3, 5}), 103));
+  expect_matches_reference("onednn.matmul_add", c, kLinearRel, kFusedAbs);
+}
+
+TEST(onednn_conv_relu_forward_tests, GuardRefusesAnotherChain) {
+  Command c = conv_root();
+  c.chain.push_back(node(2, ir::OpKind::tanh, {1}, c.chain[0].shape));
+  EXPECT_EQ(refusal("onednn.conv_relu", c),
+            "the command's chain is [conv, tanh]; onednn.conv_relu runs [conv, relu]");
+}
+
+TEST(onednn_conv_add_relu_forward_tests, GuardRefusesWrongResidual) {
+  Command c = conv_root();
+  const ir::Shape s = c.chain[0].shape;
+  c.chain.push_back(node(3, ir::OpKind::add, {1, 2}, s));
+  c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
+  c.inputs.push_back(random_tensor(shape_of({2, 6, 7, 4}), 84));
+  EXPECT_EQ(refusal("onednn.conv_add_relu", c),
+            "input 1 has shape [2,6,7,4]; add needs the shape of input 0, [2,6,7,3]");
+  c.inputs.pop_back();
+  EXPECT_EQ(refusal("onednn.conv_add_relu", c),
+            "1 inputs given; onednn.conv_add_relu needs one for the operand of node 3 (add)");
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::onednn

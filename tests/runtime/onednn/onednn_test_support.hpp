@@ -1,0 +1,217 @@
+// Test support for the onednn provider's handlers: a command (one node or a fused chain, root
+// first) run through the onednn handler the way the command buffer runs it (prepare, guards,
+// forward), the same command run through the reference handlers node by node, and a comparison
+// within a stated tolerance that reports the worst element.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/graph.hpp"
+#include "nnplan/runtime/handler_registry.hpp"
+#include "nnplan/runtime/kernel.hpp"
+#include "nnplan/runtime/tensor.hpp"
+
+namespace nnplan::runtime::onednn::testing {
+
+inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
+  ir::Shape s;
+  for (ir::Dim d : dims)
+    s.dims.push_back(d);
+  return s;
+}
+
+// Values uniform in [lo, hi), from a fixed seed.
+inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
+                            float hi = 1.0F) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Tensor t = zeros(shape);
+  for (float& v : t.values)
+    v = dist(gen);
+  return t;
+}
+
+inline format::PayloadTensor payload(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
+                                     float hi = 1.0F) {
+  Tensor t = random_tensor(shape, seed, lo, hi);
+  return {.shape = shape,
+          .data = std::move(t.values),
+          .ints = {},
+          .dtype = format::PayloadDtype::float32};
+}
+
+// The registered handler of capsule `name` (provider onednn or reference); fails when absent.
+inline const HandlerDefinition& handler_named(std::string_view name) {
+  for (const auto& [identity, handler] : builtin_handlers().handlers()) {
+    if (identity.name == name) return handler;
+  }
+  ADD_FAILURE() << "no handler for capsule " << name;
+  static const HandlerDefinition none{};
+  return none;
+}
+
+// A command to run: its nodes (root first; node ids are the indices the parents use), the
+// command's inputs in the command buffer's order, and the root's payloads.
+struct Command {
+  std::vector<ir::Node> chain;
+  std::vector<Tensor> inputs;
+  format::PayloadStore store;
+};
+
+inline std::vector<WeightRef> bind_weights(const ir::Node& node, const format::PayloadStore& s) {
+  std::vector<WeightRef> refs;
+  for (const format::PayloadSlot& slot : format::payload_slots(node.kind)) {
+    if (slot.attribute) continue;
+    refs.push_back({.name = slot.name, .tensor = s.find_tensor(node.id, slot.name)});
+  }
+  return refs;
+}
+
+// Prepares the onednn handler `capsule` for `cmd` with `threads`, runs its guards and forward
+// kernel. A prepare or guard error comes back unchanged.
+inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd, int threads = 0) {
+  const HandlerDefinition& h = handler_named(capsule);
+  if (h.forward == nullptr || h.prepare == nullptr) {
+    return std::unexpected(make_error(ErrorKind::internal, "handler lacks prepare or forward"));
+  }
+  std::vector<const ir::Node*> chain;
+  for (const ir::Node& n : cmd.chain)
+    chain.push_back(&n);
+  std::vector<const ir::Shape*> shapes;
+  std::vector<TensorRef> refs;
+  for (const Tensor& t : cmd.inputs) {
+    shapes.push_back(&t.shape);
+    refs.push_back(view(t));
+  }
+  const ir::Node& root = cmd.chain.front();
+  const std::vector<WeightRef> weights = bind_weights(root, cmd.store);
+  const NodeWeights nw{.tensors = weights, .store = &cmd.store, .node_id = root.id};
+  const PrepareCall prep{.node = root,
+                         .chain = chain,
+                         .input_shapes = shapes,
+                         .weights = nw,
+                         .output_shape = cmd.chain.back().shape,
+                         .settings = {.threads = threads}};
+  auto state = h.prepare(prep);
+  if (!state) return std::unexpected(state.error());
+  Tensor out = zeros(cmd.chain.back().shape);
+  const KernelCall call{.node = root,
+                        .inputs = refs,
+                        .weights = nw,
+                        .output = mutable_view(out),
+                        .chain = chain,
+                        .state = state->get()};
+  if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
+  if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
+  h.forward(call);
+  return out;
+}
+
+// The reference provider's result for `cmd`: each node of the chain run by reference.<op>, the
+// previous node's value standing in for its parent of that id.
+inline Tensor run_reference(const Command& cmd) {
+  std::size_t next = cmd.chain.front().parents.size();
+  Tensor value;
+  for (std::size_t k = 0; k < cmd.chain.size(); ++k) {
+    const ir::Node& node = cmd.chain[k];
+    std::vector<TensorRef> refs;
+    if (k == 0) {
+      for (std::size_t i = 0; i < node.parents.size(); ++i)
+        refs.push_back(view(cmd.inputs[i]));
+    } else {
+      for (ir::NodeId p : node.parents) {
+        refs.push_back(p == cmd.chain[k - 1].id ? view(value) : view(cmd.inputs[next++]));
+      }
+    }
+    std::string name = "reference." + std::string(ir::to_string(node.kind));
+    if (node.kind == ir::OpKind::batch_norm_eval) name = "reference.batch_norm";
+    if (node.kind == ir::OpKind::layernorm) name = "reference.layer_norm";
+    if (node.kind == ir::OpKind::mul_elem) name = "reference.mul";
+    if (node.kind == ir::OpKind::max_elem) name = "reference.max";
+    if (node.kind == ir::OpKind::min_elem) name = "reference.min";
+    const HandlerDefinition& h = handler_named(name);
+    Tensor out = zeros(node.shape);
+    const std::vector<WeightRef> weights = bind_weights(node, cmd.store);
+    const KernelCall call{.node = node,
+                          .inputs = refs,
+                          .weights = {.tensors = weights, .store = &cmd.store, .node_id = node.id},
+                          .output = mutable_view(out)};
+    if (auto ok = h.shape_guard(call); !ok) {
+      ADD_FAILURE() << name << " refused the test case: " << ok.error().message;
+      return out;
+    }
+    h.forward(call);
+    value = std::move(out);
+  }
+  return value;
+}
+
+// Every element of `got` within abs + rel * |want| of `want` (NaN matching NaN); reports the
+// worst element and returns the largest relative error seen (for the tolerances the tests state).
+inline double expect_close(const Tensor& got, const Tensor& want, double rel, double abs) {
+  EXPECT_EQ(got.shape, want.shape);
+  if (got.values.size() != want.values.size()) return 0.0;
+  double worst = 0.0;
+  std::size_t worst_i = 0;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.values.size(); ++i) {
+    const double g = got.values[i];
+    const double w = want.values[i];
+    if (std::isnan(w) && std::isnan(g)) continue;
+    const double err = std::fabs(g - w);
+    if (!(err <= abs + rel * std::fabs(w))) ++bad;
+    const double r = err / std::max(std::fabs(w), 1e-30);
+    if (err > abs && r > worst) {
+      worst = r;
+      worst_i = i;
+    }
+  }
+  EXPECT_EQ(bad, 0U) << bad << " elements outside " << rel << " relative + " << abs
+                     << " absolute; worst at " << worst_i << ": got " << got.values[worst_i]
+                     << ", want " << want.values[worst_i];
+  return worst;
+}
+
+// Runs `capsule` on `cmd` and compares it with the reference within (rel, abs).
+inline void expect_matches_reference(std::string_view capsule, const Command& cmd, double rel,
+                                     double abs) {
+  auto got = run_onednn(capsule, cmd);
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  expect_close(*got, run_reference(cmd), rel, abs);
+}
+
+// The message of the error `capsule` gives on `cmd` (prepare or guard), or "" when it ran.
+inline std::string refusal(std::string_view capsule, const Command& cmd) {
+  auto got = run_onednn(capsule, cmd);
+  return got ? std::string() : got.error().message;
+}
+
+// A node of `kind` with `parents`, shape and params.
+inline ir::Node node(ir::NodeId id, ir::OpKind kind, std::vector<ir::NodeId> parents,
+                     ir::Shape shape, ir::OpParams params = {}) {
+  ir::Node n;
+  n.id = id;
+  n.kind = kind;
+  for (ir::NodeId p : parents)
+    n.parents.push_back(p);
+  n.shape = std::move(shape);
+  n.params = std::move(params);
+  return n;
+}
+
+// Linear ops (matmul, linear, conv, pooling, normalization, binary): 1e-5 relative + 1e-6
+// absolute (oneDNN's sums run in its own order, with FMA).
+inline constexpr double kLinearRel = 1e-5;
+inline constexpr double kLinearAbs = 1e-6;
+
+}  // namespace nnplan::runtime::onednn::testing

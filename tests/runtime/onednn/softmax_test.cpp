@@ -1,0 +1,47 @@
+// The onednn softmax handlers (onednn.softmax, onednn.log_softmax) against the reference
+// provider along every axis on inputs in [-4, 4): softmax within 1e-5 relative + 1e-6 absolute,
+// log_softmax within 1e-5 relative + 1e-5 absolute (x - max - log(sum) cancels near 0; oneDNN's
+// exp and log are its own approximations: 3.4e-6 absolute was the worst seen), and the guards'
+// refusals.
+#include <gtest/gtest.h>
+
+#include "onednn_test_support.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+using namespace testing;
+
+Command softmax_case(ir::OpKind kind, ir::Shape x, std::uint32_t axis) {
+  Command c;
+  c.chain.push_back(node(1, kind, {0}, x, ir::AxisParams{.axis = axis}));
+  c.inputs.push_back(random_tensor(x, 51, -4.0F, 4.0F));
+  return c;
+}
+
+TEST(onednn_softmax_forward_tests, MatchesReferenceAlongEveryAxis) {
+  for (std::uint32_t axis = 0; axis < 3; ++axis) {
+    SCOPED_TRACE(axis);
+    expect_matches_reference("onednn.softmax",
+                             softmax_case(ir::OpKind::softmax, shape_of({3, 5, 4}), axis),
+                             kLinearRel, kLinearAbs);
+  }
+}
+
+TEST(onednn_log_softmax_forward_tests, MatchesReferenceAlongEveryAxis) {
+  for (std::uint32_t axis = 0; axis < 3; ++axis) {
+    SCOPED_TRACE(axis);
+    expect_matches_reference("onednn.log_softmax",
+                             softmax_case(ir::OpKind::log_softmax, shape_of({3, 5, 4}), axis),
+                             kLinearRel, 1e-5);
+  }
+}
+
+TEST(onednn_softmax_forward_tests, ShapeGuardRefusesAxisOutsideRank) {
+  const std::string m =
+      refusal("onednn.softmax", softmax_case(ir::OpKind::softmax, shape_of({3, 5}), 2));
+  EXPECT_NE(m.find("input 0 has shape [3,5]"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::onednn
