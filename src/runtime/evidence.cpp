@@ -93,15 +93,28 @@ void resolve_suite(const KernelCapsule& capsule, const HandlerDefinition& handle
                 suite + ".*')";
 }
 
+// A libFuzzer target first, then a differential oracle of nnplan_oracles: either is a program
+// a reader can run that compares or exercises the capsule.
 void resolve_fuzz(const EvidenceSources& sources, EvidenceItem& item) {
   const std::string file = fuzz_target_file(item.evidence.name);
-  if (!listed(sources.fuzz_targets, file)) {
-    item.detail = "no fuzz target " + file + " in this build; add it under tests/fuzz/";
+  if (listed(sources.fuzz_targets, file)) {
+    item.status = EvidenceStatus::resolved;
+    item.target = file;
+    item.detail = "fuzz target " + file + " (built with -DNNPLAN_FUZZ=ON)";
     return;
   }
-  item.status = EvidenceStatus::resolved;
-  item.target = file;
-  item.detail = "fuzz target " + file + " (built with -DNNPLAN_FUZZ=ON)";
+  const std::string oracle = oracle_file(item.evidence.name);
+  if (listed(sources.oracle_files, oracle)) {
+    item.status = EvidenceStatus::resolved;
+    item.target = oracle;
+    item.detail = "differential oracle " + item.evidence.name + " in " + oracle +
+                  " (ctest --test-dir build -R oracles, or build/bin/nnplan_oracles " +
+                  item.evidence.name + " [--cases N] [--seed S])";
+    return;
+  }
+  item.detail = "no fuzz target " + file + " and no differential oracle " + oracle +
+                " in this build; add a libFuzzer target under tests/fuzz/ or an oracle of "
+                "nnplan_oracles under tests/oracles/";
 }
 
 std::string not_built_detail(const KernelCapsule& capsule) {
@@ -118,7 +131,9 @@ std::string not_built_detail(const KernelCapsule& capsule) {
 }  // namespace
 
 EvidenceSources this_build_sources() {
-  return {.test_files = kBuildTestFiles, .fuzz_targets = kBuildFuzzTargets};
+  return {.test_files = kBuildTestFiles,
+          .fuzz_targets = kBuildFuzzTargets,
+          .oracle_files = kBuildOracleFiles};
 }
 
 std::string gtest_suite_name(std::string_view evidence_name) {
@@ -127,6 +142,10 @@ std::string gtest_suite_name(std::string_view evidence_name) {
 
 std::string fuzz_target_file(std::string_view evidence_name) {
   return "tests/fuzz/" + dotted_to_underscored(evidence_name) + ".cpp";
+}
+
+std::string oracle_file(std::string_view evidence_name) {
+  return "tests/oracles/" + dotted_to_underscored(evidence_name) + ".cpp";
 }
 
 bool is_builtin_capsule(const backend::Registry& registry, backend::CapsuleId id) {

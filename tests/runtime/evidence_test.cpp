@@ -182,10 +182,32 @@ TEST(EvidenceResolution, ListedSourcesExistInTheRepository) {
     EXPECT_TRUE(file.starts_with("tests/fuzz/") && file.ends_with(".cpp")) << file;
     EXPECT_TRUE(std::filesystem::is_regular_file(root / file)) << file;
   }
+  for (std::string_view file : sources.oracle_files) {
+    EXPECT_TRUE(file.starts_with("tests/oracles/") && file.ends_with("_oracle.cpp")) << file;
+    EXPECT_TRUE(std::filesystem::is_regular_file(root / file)) << file;
+  }
+  EXPECT_NE(std::ranges::find(sources.oracle_files, "tests/oracles/onednn_conv_oracle.cpp"),
+            sources.oracle_files.end());
   EXPECT_NE(std::ranges::find(sources.test_files, "tests/runtime/evidence_test.cpp"),
             sources.test_files.end());
   EXPECT_NE(std::ranges::find(sources.fuzz_targets, "tests/fuzz/fuzz_registry.cpp"),
             sources.fuzz_targets.end());
+}
+
+// SPEC §12: every onednn capsule's value evidence is a fuzz oracle whose file this build
+// compiles into nnplan_oracles, whether or not the build links oneDNN.
+TEST(EvidenceResolution, EveryOnednnValueOracleIsCompiledIntoTheOracleProgram) {
+  const EvidenceSources sources = this_build_sources();
+  const backend::CapsuleModule module = backend::onednn_module();
+  ASSERT_FALSE(module.capsules.empty());
+  for (const KernelCapsule& capsule : module.capsules) {
+    const backend::Evidence& evidence = capsule.value.evidence;
+    EXPECT_EQ(evidence.kind, EvidenceKind::fuzz_oracle) << capsule.name;
+    EXPECT_EQ(evidence.name, capsule.name + ".oracle");
+    EXPECT_NE(std::ranges::find(sources.oracle_files, oracle_file(evidence.name)),
+              sources.oracle_files.end())
+        << capsule.name << ": " << oracle_file(evidence.name);
+  }
 }
 
 TEST(EvidenceResolution, EveryReferenceCapsuleAGraphReachesHasAHandler) {
@@ -403,8 +425,30 @@ TEST(EvidenceResolution, PlantedEvidenceResolvesOnlyToWhatExists) {
        here,
        EvidenceStatus::unresolved,
        "",
-       "no fuzz target tests/fuzz/reference_relu_other_fuzz.cpp in this build; add it under "
-       "tests/fuzz/"},
+       "no fuzz target tests/fuzz/reference_relu_other_fuzz.cpp and no differential oracle "
+       "tests/oracles/reference_relu_other_fuzz.cpp in this build; add a libFuzzer target under "
+       "tests/fuzz/ or an oracle of nnplan_oracles under tests/oracles/"},
+      {"listed differential oracle",
+       ContractField::value,
+       {EvidenceKind::fuzz_oracle, "reference.relu.oracle"},
+       here,
+       here,
+       EvidenceStatus::resolved,
+       "tests/oracles/reference_relu_oracle.cpp",
+       "differential oracle reference.relu.oracle in tests/oracles/reference_relu_oracle.cpp "
+       "(ctest "
+       "--test-dir build -R oracles, or build/bin/nnplan_oracles reference.relu.oracle [--cases N] "
+       "[--seed S])"},
+      {"oracle file not compiled into nnplan_oracles",
+       ContractField::value,
+       {EvidenceKind::fuzz_oracle, "reference.relu.unbuilt_oracle"},
+       here,
+       here,
+       EvidenceStatus::unresolved,
+       "",
+       "no fuzz target tests/fuzz/reference_relu_unbuilt_oracle.cpp and no differential oracle "
+       "tests/oracles/reference_relu_unbuilt_oracle.cpp in this build; add a libFuzzer target "
+       "under tests/fuzz/ or an oracle of nnplan_oracles under tests/oracles/"},
       {"theorem",
        ContractField::value,
        {EvidenceKind::theorem, "Relu.refines"},
@@ -440,7 +484,9 @@ TEST(EvidenceResolution, PlantedEvidenceResolvesOnlyToWhatExists) {
   };
   const std::vector<std::string_view> test_files = {here};
   const std::vector<std::string_view> fuzz_targets = {"tests/fuzz/reference_relu_value_fuzz.cpp"};
-  const EvidenceSources sources{.test_files = test_files, .fuzz_targets = fuzz_targets};
+  const std::vector<std::string_view> oracle_files = {"tests/oracles/reference_relu_oracle.cpp"};
+  const EvidenceSources sources{
+      .test_files = test_files, .fuzz_targets = fuzz_targets, .oracle_files = oracle_files};
   const CapsuleOrigin origin{.module = "reference", .source = "", .built_in = true};
   for (const PlantedCase& tc : cases) {
     HandlerRegistry handlers;
@@ -482,6 +528,8 @@ TEST(EvidenceResolution, CountsPerStatus) {
   EXPECT_EQ(evidence_counts(items), (std::array<std::size_t, kEvidenceStatusCount>{3, 0, 1, 1, 1}));
   EXPECT_EQ(gtest_suite_name("a.b.c_d"), "a_b_c_d");
   EXPECT_EQ(fuzz_target_file("onednn.conv.oracle"), "tests/fuzz/onednn_conv_oracle.cpp");
+  EXPECT_EQ(oracle_file("onednn.conv_add_relu.oracle"),
+            "tests/oracles/onednn_conv_add_relu_oracle.cpp");
   EXPECT_EQ(to_string(EvidenceStatus::declared_not_built), "declared-not-built");
 }
 

@@ -10,6 +10,14 @@
 // model's result (matches, not-planned or differs), checked exactly; its error columns are
 // informative. NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 rewrites it from the actual outcomes. Without
 // the corpus the tests skip.
+//
+// The same corpus runs under fast_cpu (SPEC §12: onednn capsules, fused lowering) in a build with
+// the onednn handlers: every model that plans there must match the data set's outputs within the
+// looser kFastTolerance (rtol 2e-3, atol 1e-4: oneDNN sums in its own order and evaluates
+// transcendental functions with its own approximations).
+// tests/data/onnx_conformance_fast_cpu_expectations.tsv records each model's result the same way
+// (NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 rewrites both tables), with a note saying how many of its
+// groups ran on onednn.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -46,10 +54,25 @@ const fs::path kPlanTable =
 const fs::path kRunTable =
     fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_run_expectations.tsv";
 
-// The tolerance: rtol as ONNX's backend-test runner; atol 1e-5 where the runner's default is
-// 1e-7 (the table's max_abs_error column shows which models would also pass that).
-constexpr double kRtol = 1e-3;
-constexpr double kAtol = 1e-5;
+const fs::path kFastTable =
+    fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_fast_cpu_expectations.tsv";
+
+struct Tolerance {
+  double rtol = 0;
+  double atol = 0;
+};
+// The reference's tolerance: rtol as ONNX's backend-test runner; atol 1e-5 where the runner's
+// default is 1e-7 (the table's max_abs_error column shows which models would also pass that).
+constexpr Tolerance kReferenceTolerance{.rtol = 1e-3, .atol = 1e-5};
+constexpr Tolerance kFastTolerance{.rtol = 2e-3, .atol = 1e-4};
+
+// What the corpus runs under: the profile, the tolerance and the expectations table.
+struct CorpusRun {
+  backend::BackendProfile profile;
+  Tolerance tolerance;
+  fs::path table;
+  std::string title;  // the table's first comment line
+};
 
 std::vector<std::vector<std::string>> read_tsv(const fs::path& path, std::size_t columns) {
   std::vector<std::vector<std::string>> rows;
@@ -147,8 +170,8 @@ std::string number(double v) {
 }
 
 // Whether `got` is within tolerance of `want` everywhere; accumulates the largest errors.
-bool close(const runtime::Tensor& got, const format::PayloadTensor& want, Outcome& outcome,
-           std::string& why) {
+bool close(const runtime::Tensor& got, const format::PayloadTensor& want, const Tolerance& tol,
+           Outcome& outcome, std::string& why) {
   if (got.shape != want.shape) {
     why = "shape " + ir::to_string(got.shape) + ", expected " + ir::to_string(want.shape);
     return false;
@@ -168,7 +191,7 @@ bool close(const runtime::Tensor& got, const format::PayloadTensor& want, Outcom
     const double abs_error = std::fabs(g - w);
     outcome.max_abs = std::max(outcome.max_abs, abs_error);
     if (w != 0) outcome.max_rel = std::max(outcome.max_rel, abs_error / std::fabs(w));
-    if (abs_error > kAtol + kRtol * std::fabs(w)) {
+    if (abs_error > tol.atol + tol.rtol * std::fabs(w)) {
       if (ok) why = "element " + std::to_string(k) + " is " + number(g) + ", expected " + number(w);
       ok = false;
     }
@@ -177,19 +200,36 @@ bool close(const runtime::Tensor& got, const format::PayloadTensor& want, Outcom
 }
 
 // Plans, compiles and runs the imported graph on the data set, then compares its outputs.
-Outcome run_and_compare(std::shared_ptr<const ir::CheckedGraph> graph,
+// How many of the plan's groups run on onednn, for the fast_cpu table's notes.
+std::string onednn_share(const backend::PlannedModel& model) {
+  std::size_t onednn = 0;
+  std::size_t fused = 0;
+  for (const backend::LoweredKernelGroup& g : model.lowering().groups) {
+    if (model.lowering().capsule(g).provider != backend::Provider::onednn) continue;
+    ++onednn;
+    if (g.grouping == backend::GroupingKind::fused) ++fused;
+  }
+  return "onednn " + std::to_string(onednn) + " of " +
+         std::to_string(model.lowering().groups.size()) + " groups" +
+         (fused > 0 ? " (" + std::to_string(fused) + " fused)" : "");
+}
+
+Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::CheckedGraph> graph,
                         std::shared_ptr<const format::PayloadStore> payloads,
                         std::vector<std::string> output_names, const DataSet& data,
                         std::string note) {
   Outcome outcome{.result = "not-planned", .note = note};
-  auto planned = backend::plan_model(backend::make_profile(backend::MaintainedProfile::checked_cpu),
-                                     std::move(graph), std::move(payloads));
+  auto planned = backend::plan_model(corpus.profile, std::move(graph), std::move(payloads));
   if (!planned || !planned->accepted()) {
     outcome.note = one_line(planned ? std::string("gate rejected the plan")
                                     : "planning: " + reason(planned.error()));
     return outcome;
   }
   outcome.result = "differs";
+  if (corpus.profile.config.preference.provider == backend::Provider::onednn) {
+    note = note.empty() ? onednn_share(*planned) : note + "; " + onednn_share(*planned);
+    outcome.note = note;
+  }
   auto shared = std::make_shared<const backend::PlannedModel>(std::move(*planned));
   auto buffer =
       runtime::compile(shared, runtime::builtin_handlers(), {.output_names = output_names});
@@ -224,7 +264,7 @@ Outcome run_and_compare(std::shared_ptr<const ir::CheckedGraph> graph,
     }
     std::string output_why;
     if (!close((*outputs)[static_cast<std::size_t>(at - bindings.begin())], data.outputs[j],
-               outcome, output_why)) {
+               corpus.tolerance, outcome, output_why)) {
       if (ok) why = "output '" + data.output_names[j] + "': " + output_why;
       ok = false;
     }
@@ -250,7 +290,8 @@ std::optional<std::string> constant_input_named(const Error& e) {
 
 // A model the importer refuses because a graph input should be constant: the inputs it names,
 // one import at a time, become initializers holding the data set's tensors, then the copy runs.
-Outcome run_with_inputs_as_initializers(onnx::ModelProto model, DataSet data, Error error) {
+Outcome run_with_inputs_as_initializers(const CorpusRun& corpus, onnx::ModelProto model,
+                                        DataSet data, Error error) {
   std::vector<std::string> moved;
   for (;;) {
     const std::optional<std::string> name = constant_input_named(error);
@@ -278,7 +319,7 @@ Outcome run_with_inputs_as_initializers(onnx::ModelProto model, DataSet data, Er
       for (const std::string& m : moved)
         note += " " + m;
       return run_and_compare(
-          std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+          corpus, std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
           std::make_shared<const format::PayloadStore>(std::move(imported->payloads)),
           imported->output_names, data, note);
     }
@@ -286,7 +327,7 @@ Outcome run_with_inputs_as_initializers(onnx::ModelProto model, DataSet data, Er
   }
 }
 
-Outcome run_model(const std::string& test_name, bool planned_by_import) {
+Outcome run_model(const CorpusRun& corpus, const std::string& test_name, bool planned_by_import) {
   const fs::path dir = kCorpus / test_name;
   onnx::ModelProto model;
   if (!model.ParseFromString(file_bytes(dir / "model.onnx"))) {
@@ -301,34 +342,37 @@ Outcome run_model(const std::string& test_name, bool planned_by_import) {
   auto data = read_data_set(dir / "test_data_set_0", model);
   if (!data) return {.result = "not-planned", .note = "data set: " + reason(data.error())};
   if (loaded)
-    return run_and_compare(loaded->graph, loaded->payloads, loaded->output_names, *data, "");
-  return run_with_inputs_as_initializers(std::move(model), std::move(*data), loaded.error().error);
+    return run_and_compare(corpus, loaded->graph, loaded->payloads, loaded->output_names, *data,
+                           "");
+  return run_with_inputs_as_initializers(corpus, std::move(model), std::move(*data),
+                                         loaded.error().error);
 }
 
-TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
-  if (!fs::is_directory(kCorpus)) {
-    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
-  }
+// Runs every model of the corpus under `corpus` and checks each outcome against its table.
+void check_corpus(const CorpusRun& corpus) {
   std::map<std::string, bool> planned_by_import;
   for (const auto& row : read_tsv(kPlanTable, 3))
     planned_by_import[row[0]] = row[1] == "planned";
   std::map<std::string, std::string> expected;
-  for (const auto& row : read_tsv(kRunTable, 5)) {
+  for (const auto& row : read_tsv(corpus.table, 5)) {
     EXPECT_TRUE(expected.emplace(row[0], row[1]).second) << "row listed twice: " << row[0];
     EXPECT_TRUE(row[1] == "matches" || row[1] == "not-planned" || row[1] == "differs")
         << row[0] << ": result is '" << row[1] << "', not matches, not-planned or differs";
   }
   const bool update = std::getenv("NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS") != nullptr;
   std::string updated =
-      "# One row per model of the ONNX conformance corpus run under the reference provider\n"
-      "# (tests/runtime/onnx_conformance_run_test.cpp): matches, not-planned or differs, the "
+      corpus.title +
+      "\n# (tests/runtime/onnx_conformance_run_test.cpp): matches, not-planned or differs, the "
       "largest\n"
       "# absolute and relative errors (informative), and a note. Regenerate with\n"
       "# NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 and review every change by eye.\n"
       "test_name\tresult\tmax_abs_error\tmax_rel_error\tnote\n";
   const std::set<std::string> models = corpus_models();
   for (const std::string& name : models) {
-    const Outcome outcome = run_model(name, planned_by_import[name]);
+    const Outcome outcome = run_model(corpus, name, planned_by_import[name]);
+    // A model that plans must match, whatever the table says: `differs` is a bug.
+    EXPECT_NE(outcome.result, "differs")
+        << name << " under " << corpus.profile.name << ": " << outcome.note;
     if (update) {
       std::ostringstream row;
       row << name << '\t' << outcome.result << '\t';
@@ -343,7 +387,7 @@ TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
     }
     const auto row = expected.find(name);
     if (row == expected.end()) {
-      ADD_FAILURE() << "model missing from " << kRunTable.string() << ": " << name;
+      ADD_FAILURE() << "model missing from " << corpus.table.string() << ": " << name;
       continue;
     }
     EXPECT_EQ(outcome.result, row->second) << name << ": " << outcome.note;
@@ -351,7 +395,35 @@ TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
   for (const auto& [name, result] : expected) {
     EXPECT_TRUE(models.contains(name)) << "table row without a model: " << name;
   }
-  if (update) std::ofstream(kRunTable, std::ios::binary | std::ios::trunc) << updated;
+  if (update) std::ofstream(corpus.table, std::ios::binary | std::ios::trunc) << updated;
+}
+
+TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
+  if (!fs::is_directory(kCorpus)) {
+    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  }
+  check_corpus({.profile = backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                .tolerance = kReferenceTolerance,
+                .table = kRunTable,
+                .title = "# One row per model of the ONNX conformance corpus run under the "
+                         "reference provider"});
+}
+
+TEST(OnnxConformanceRun, EveryModelMatchesItsExpectationUnderFastCpu) {
+  if (!fs::is_directory(kCorpus)) {
+    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  }
+  const auto& handlers = runtime::builtin_handlers().handlers();
+  if (std::none_of(handlers.begin(), handlers.end(), [](const auto& entry) {
+        return entry.first.provider == backend::Provider::onednn;
+      })) {
+    GTEST_SKIP() << "this build has no onednn handlers";
+  }
+  check_corpus({.profile = backend::make_profile(backend::MaintainedProfile::fast_cpu),
+                .tolerance = kFastTolerance,
+                .table = kFastTable,
+                .title = "# One row per model of the ONNX conformance corpus run under fast_cpu "
+                         "(onednn, fused lowering)"});
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 // resolves in this build. A runtime-guard name resolves to the guard its capsule's handler
 // registered, a test-suite name to the GoogleTest suite of that name (every '.' as '_') in
 // nnplan_tests, defined in the file the handler's TestSuiteRef names, and a fuzz-oracle name to a
-// fuzz target tests/fuzz/<name, '.' as '_'>.cpp. Capsules from registry files are the user's word
+// libFuzzer target tests/fuzz/<name, '.' as '_'>.cpp or, failing that, to a differential oracle
+// of the nnplan_oracles program, tests/oracles/<name, '.' as '_'>.cpp (a seeded comparison of the
+// capsule with the reference provider; tests/oracles/oracle.hpp). Capsules from registry files are
+// the user's word
 // (`external`); built-in capsules without a handler in this build keep their declarations for
 // planning only (`declared-not-built`). `nnplan capsules --evidence` prints the result.
 #pragma once
@@ -54,10 +57,13 @@ struct EvidenceItem {
 using CapsuleEvidence = std::array<EvidenceItem, backend::kContractFieldNames.size()>;
 
 // What this build can resolve against besides the handlers: the source files of nnplan_tests
-// (paths relative to the repository root) and the fuzz targets' files (tests/fuzz/<name>.cpp).
+// (paths relative to the repository root), the fuzz targets' files (tests/fuzz/<name>.cpp) and
+// the oracle files compiled into nnplan_oracles (tests/oracles/<name>.cpp; empty when this build
+// does not build that program).
 struct EvidenceSources {
   std::span<const std::string_view> test_files;
   std::span<const std::string_view> fuzz_targets;
+  std::span<const std::string_view> oracle_files = {};
 };
 
 // This build's lists, compiled in when the build is configured.
@@ -67,6 +73,8 @@ struct EvidenceSources {
 [[nodiscard]] std::string gtest_suite_name(std::string_view evidence_name);
 // `onednn.conv.oracle` -> `tests/fuzz/onednn_conv_oracle.cpp`.
 [[nodiscard]] std::string fuzz_target_file(std::string_view evidence_name);
+// `onednn.conv.oracle` -> `tests/oracles/onednn_conv_oracle.cpp`.
+[[nodiscard]] std::string oracle_file(std::string_view evidence_name);
 
 // Whether the capsule `id` of `registry` is one nnplan builds in: its module has no source and is
 // one of backend::builtin_modules(), backend::libtorch_module() or backend::onednn_module(),

@@ -1,0 +1,26 @@
+// onednn.sub.oracle: compares the capsule onednn.sub (fast_cpu) with reference.sub
+// (checked_cpu).
+// Draws: rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as the
+// importer writes numpy broadcasting), both operands one value, either order.
+// Tolerance: abs 0, rel 0, norm 0 (|got - want| <= abs + rel * |want| + norm * max|want|):
+// the operation rounds at most once, so both must agree exactly.
+#include "draws.hpp"
+
+namespace nnplan::oracles {
+namespace {
+
+void build(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::sub);
+}
+
+const OracleRegistration registration{{
+    .name = "onednn.sub.oracle",
+    .capsule = "onednn.sub",
+    .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+    .build = build,
+    .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
+              "the importer writes numpy broadcasting), both operands one value, either order",
+}};
+
+}  // namespace
+}  // namespace nnplan::oracles

@@ -1,0 +1,183 @@
+// Fusion keeps the values (SPEC §7, §12): a model planned under fast_cpu with its `fused`
+// lowering and the same model under fast_cpu with `coalesced` lowering (every node its own
+// onednn command) give the same outputs within kTolerance, and both agree with the reference
+// provider (checked_cpu) within it; on examples/cnn.json and on generated ResNet-like blocks
+// (an identity shortcut, and a strided block whose shortcut is a 1x1 conv), whose fused plans
+// must hold the conv_relu and conv_add_relu groups. Skipped in a build without the onednn
+// handlers. The ONNX corpus under fast_cpu is in onnx_conformance_run_test.cpp.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "oracle.hpp"
+#include "runtime_test_support.hpp"
+
+namespace nnplan::runtime {
+namespace {
+
+using backend::MaintainedProfile;
+using ir::OpKind;
+using testing::seeded_tensor;
+
+// Fused and separate oneDNN primitives round the same sums in different orders (post-ops act
+// on the accumulator), so values agree to rounding, measured against each output's scale.
+constexpr oracles::Tolerance kTolerance{.abs = 1e-5, .rel = 1e-4, .norm = 1e-5};
+
+bool onednn_built() {
+  return oracles::provider_built(builtin_handlers(), backend::Provider::onednn);
+}
+
+backend::BackendProfile coalesced_fast_cpu() {
+  auto p = backend::apply_overrides(backend::make_profile(MaintainedProfile::fast_cpu),
+                                    {.lowering = backend::LoweringMode::coalesced});
+  EXPECT_TRUE(p.has_value());
+  return p ? *p : backend::make_profile(MaintainedProfile::fast_cpu);
+}
+
+std::vector<std::string> fused_capsules(const backend::PlannedModel& model) {
+  std::vector<std::string> names;
+  for (const backend::LoweredKernelGroup& g : model.lowering().groups) {
+    if (g.grouping == backend::GroupingKind::fused) {
+      names.push_back(model.lowering().capsule(g).name);
+    }
+  }
+  return names;
+}
+
+std::size_t onednn_groups(const backend::PlannedModel& model) {
+  return static_cast<std::size_t>(
+      std::ranges::count_if(model.lowering().groups, [&](const backend::LoweredKernelGroup& g) {
+        return model.lowering().capsule(g).provider == backend::Provider::onednn;
+      }));
+}
+
+std::vector<Tensor> run(const std::shared_ptr<const backend::PlannedModel>& model,
+                        const std::vector<NamedTensor>& inputs) {
+  auto buffer = testing::compiled(model);
+  if (!buffer) return {};
+  Executor exec(std::move(*buffer));
+  auto outputs = exec.run(inputs);
+  EXPECT_TRUE(outputs.has_value()) << render(outputs.error());
+  return outputs ? std::move(*outputs) : std::vector<Tensor>{};
+}
+
+void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                  const std::string& what) {
+  ASSERT_FALSE(want.empty()) << what;
+  const oracles::Comparison cmp = oracles::compare(got, want, kTolerance);
+  EXPECT_TRUE(cmp.passed) << what << ": " << cmp.problem << " output " << cmp.output << " element "
+                          << cmp.element << ": " << cmp.got << " vs " << cmp.want << " (error "
+                          << cmp.error << ", allowed " << cmp.allowed << ")";
+}
+
+// Runs `graph` fused, coalesced and under the reference on the same seeded inputs; returns the
+// fused plan's fused capsule names.
+std::vector<std::string> check_fusion_keeps_values(
+    std::shared_ptr<const ir::CheckedGraph> graph,
+    std::shared_ptr<const format::PayloadStore> weights) {
+  auto fused = testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), graph, weights);
+  auto separate = testing::planned(coalesced_fast_cpu(), graph, weights);
+  auto reference = testing::planned_cpu(graph, weights);
+  if (!fused || !separate || !reference) return {};
+  EXPECT_TRUE(fused_capsules(*separate).empty());
+  EXPECT_GT(onednn_groups(*separate), 0U) << "the unfused plan runs no onednn capsule";
+  for (std::uint64_t seed : {1U, 2U, 3U}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<NamedTensor> inputs;
+    for (const ir::Node& n : graph->graph().nodes) {
+      if (n.kind != OpKind::input) continue;
+      inputs.push_back({n.source_name.empty() ? "input" : n.source_name,
+                        seeded_tensor(n.shape, seed + n.id * 100, -2.0F, 2.0F)});
+    }
+    const std::vector<Tensor> a = run(fused, inputs);
+    const std::vector<Tensor> b = run(separate, inputs);
+    const std::vector<Tensor> r = run(reference, inputs);
+    expect_close(a, b, "fused vs coalesced");
+    expect_close(a, r, "fused vs reference");
+    expect_close(b, r, "coalesced vs reference");
+  }
+  return fused_capsules(*fused);
+}
+
+TEST(OnednnConformance, CnnExampleFusedAndUnfusedAgree) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  auto loaded = testing::load(testing::example_path("cnn.json"));
+  ASSERT_TRUE(loaded.has_value());
+  // conv, batch_norm, relu: the batch norm sits between conv and relu, so nothing fuses here;
+  // every op still runs on onednn.
+  EXPECT_EQ(check_fusion_keeps_values(loaded->graph, loaded->payloads), std::vector<std::string>{});
+}
+
+// A conv of `in` to `out_c` channels with a 3x3 (pad 1) or 1x1 kernel and a seeded weight and bias.
+ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,
+                std::uint32_t in_c, std::uint32_t out_c, std::uint32_t k, std::uint32_t stride) {
+  const std::uint32_t pad = k / 2;
+  auto id = b.add(ir::Node{.kind = OpKind::conv,
+                           .parents = {x},
+                           .params = ir::ConvParams{.spatial_rank = 2,
+                                                    .kernel = {k, k},
+                                                    .stride = {stride, stride},
+                                                    .padding = {pad, pad},
+                                                    .dilation = {1, 1},
+                                                    .padding_after = {pad, pad},
+                                                    .groups = 1,
+                                                    .in_channels = in_c,
+                                                    .out_channels = out_c}});
+  EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
+  if (!id) return 0;
+  // He-like scale keeps activations near unit size through the block.
+  const float scale = 1.0F / static_cast<float>(k * std::max(1U, in_c / 4));
+  Tensor weight = seeded_tensor(ir::Shape{{out_c, in_c, k, k}}, *id * 7 + 1, -scale, scale);
+  w.tensors[{*id, "weight"}] = {.shape = weight.shape, .data = std::move(weight.values)};
+  Tensor bias = seeded_tensor(ir::Shape{{out_c}}, *id * 7 + 2, -0.1F, 0.1F);
+  w.tensors[{*id, "bias"}] = {.shape = bias.shape, .data = std::move(bias.values)};
+  return *id;
+}
+
+ir::NodeId op(ir::CheckedGraphBuilder& b, OpKind kind, std::vector<ir::NodeId> parents) {
+  ir::Parents ps;
+  for (ir::NodeId p : parents)
+    ps.push_back(p);
+  auto id = b.add(ir::Node{.kind = kind, .parents = std::move(ps)});
+  EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
+  return id ? *id : 0;
+}
+
+// x [1,16,12,12] -> conv3x3 -> relu -> conv3x3 -> add(x) -> relu, then (downsampling) conv3x3
+// stride 2 -> relu -> conv3x3 -> add(conv1x1 stride 2 of the block's input) -> relu.
+TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  auto x = b.add(
+      ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 16, 12, 12}}, .source_name = "x"});
+  ASSERT_TRUE(x.has_value());
+  const ir::NodeId c1 = conv(b, w, *x, 16, 16, 3, 1);
+  const ir::NodeId r1 = op(b, OpKind::relu, {c1});
+  const ir::NodeId c2 = conv(b, w, r1, 16, 16, 3, 1);
+  const ir::NodeId s1 = op(b, OpKind::add, {c2, *x});
+  const ir::NodeId block1 = op(b, OpKind::relu, {s1});
+  const ir::NodeId c3 = conv(b, w, block1, 16, 32, 3, 2);
+  const ir::NodeId r3 = op(b, OpKind::relu, {c3});
+  const ir::NodeId shortcut = conv(b, w, block1, 16, 32, 1, 2);
+  const ir::NodeId c4 = conv(b, w, r3, 32, 32, 3, 1);
+  const ir::NodeId s2 = op(b, OpKind::add, {shortcut, c4});
+  const ir::NodeId block2 = op(b, OpKind::relu, {s2});
+  auto checked = std::move(b).finish(*x, {block2});
+  ASSERT_TRUE(checked.has_value()) << checked.error().message;
+  std::vector<std::string> fused =
+      check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
+                                std::make_shared<const format::PayloadStore>(std::move(w)));
+  std::ranges::sort(fused);
+  // c1+r1, c3+r3: conv_relu; c2+s1+relu, and one conv of the second add with it: conv_add_relu.
+  EXPECT_EQ(fused, (std::vector<std::string>{"onednn.conv_add_relu", "onednn.conv_add_relu",
+                                             "onednn.conv_relu", "onednn.conv_relu"}));
+}
+
+}  // namespace
+}  // namespace nnplan::runtime
