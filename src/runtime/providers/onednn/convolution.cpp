@@ -2,6 +2,8 @@
 // algorithm), conv_transpose on its deconvolution primitive, both for 1 to 3 spatial axes with
 // groups, dilation, strides and asymmetric padding. The axes before the channel axis fold into
 // oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -77,7 +79,7 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     const ThreadLimit limit(call.settings.threads);
     const std::size_t ca = p.channel_axis;
     const auto src_md = row_major_desc(conv_operand_dims(*call.input_shapes[0], ca));
-    const auto dst_md = row_major_desc(conv_operand_dims(call.node.shape, ca));
+    auto dst_md = row_major_desc(conv_operand_dims(call.node.shape, ca));
     const auto w_plain = payload_weight_desc(p, transposed);
     const auto w_any = any_desc(w_plain.dims());
     const auto b_md = row_major_desc({static_cast<dnnl::memory::dim>(p.out_channels)});
@@ -85,10 +87,29 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     const dnnl::memory::dims dilates = to_dims(p.dilation, -1);
     const dnnl::memory::dims pad_l = to_dims(p.padding);
     dnnl::memory::dims pad_r = to_dims(p.padding_after);
+    bool trimmed = false;
+    std::optional<dnnl::memory::desc> view;
     if (transposed) {
       // The output padding extends the output past the padded end: less padding on the right.
+      // oneDNN refuses a negative right padding; there the output's last positions lie past
+      // every position an input reaches (they hold only the bias), so the primitive writes a
+      // dense output without them, which the launch copies into a view of the output after
+      // filling the whole output with the bias.
+      dnnl::memory::dims dims = dst_md.dims();
       for (std::size_t i = 0; i < pad_r.size(); ++i) {
         pad_r[i] -= static_cast<dnnl::memory::dim>(p.output_padding[i]);
+        if (pad_r[i] < 0) {
+          dims[2 + i] += pad_r[i];
+          pad_r[i] = 0;
+          trimmed = true;
+        }
+      }
+      if (trimmed) {
+        dnnl::memory::dims strides(dims.size(), 1);
+        const dnnl::memory::dims full = dst_md.dims();
+        for (std::size_t i = full.size(); i-- > 1;) strides[i - 1] = strides[i] * full[i];
+        view = dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+        dst_md = row_major_desc(dims);
       }
     }
     dnnl::primitive_attr attr;
@@ -121,6 +142,12 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(w->data, w_plain, w_target));
     if (bias != nullptr) {
       state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->data, b_md, b_md));
+    }
+    if (trimmed) {
+      state->output_fill.assign(p.out_channels, 0.0F);
+      if (bias != nullptr) std::ranges::copy(bias->data, state->output_fill.begin());
+      state->fill_axis = ca;
+      state->output_view = view;
     }
     state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
                        {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};

@@ -2,6 +2,8 @@
 // bound, constant memories, launch and the guards every capsule shares.
 #include "runtime/providers/onednn/onednn_support.hpp"
 
+#include <algorithm>
+
 #include <omp.h>
 
 #include <array>
@@ -96,9 +98,29 @@ dnnl::memory constant_memory(std::span<const float> data, const dnnl::memory::de
 
 void execute(const KernelCall& call) {
   const auto& state = static_cast<const PrimitiveState&>(*call.state);
+  if (!state.output_fill.empty()) {
+    const ir::Shape& shape = state.output_shape;
+    std::size_t outer = 1;
+    std::size_t inner = 1;
+    for (std::size_t i = 0; i < state.fill_axis; ++i) outer *= shape.dims[i];
+    for (std::size_t i = state.fill_axis + 1; i < shape.rank(); ++i) inner *= shape.dims[i];
+    float* out = call.output.data;
+    for (std::size_t o = 0; o < outer; ++o) {
+      for (const float value : state.output_fill) {
+        std::fill_n(out, inner, value);
+        out += inner;
+      }
+    }
+  }
   try {
     std::unordered_map<int, dnnl::memory> args = state.constants;
+    std::optional<dnnl::memory> temporary;
     for (const Binding& b : state.bindings) {
+      if (b.input == Binding::kOutput && state.output_view) {
+        temporary.emplace(b.desc, cpu_engine());
+        args.insert_or_assign(b.arg, *temporary);
+        continue;
+      }
       void* data = b.input == Binding::kOutput
                        ? static_cast<void*>(call.output.data)
                        : const_cast<float*>(call.inputs[static_cast<std::size_t>(b.input)].data);
@@ -106,6 +128,10 @@ void execute(const KernelCall& call) {
     }
     const ThreadLimit limit(state.threads);
     state.primitive.execute(cpu_stream(), args);
+    if (temporary) {
+      dnnl::memory view(*state.output_view, cpu_engine(), call.output.data);
+      dnnl::reorder(*temporary, view).execute(cpu_stream(), *temporary, view);
+    }
     cpu_stream().wait();
   } catch (const dnnl::error& e) {
     std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,6 +78,14 @@ struct PrimitiveState : KernelState {
   std::vector<ir::Shape> input_shapes;
   ir::Shape output_shape;
   int threads = 0;
+  // When not empty, execute() first fills the output with one value per channel (axis
+  // `fill_axis` of the output): the positions the primitive leaves unwritten then hold it (a
+  // conv_transpose's output padding past every position an input reaches holds the bias).
+  std::vector<float> output_fill;
+  std::size_t fill_axis = 1;
+  // When set, the primitive writes a dense temporary (the output binding's descriptor) that the
+  // launch then copies into the output through this strided view of part of it.
+  std::optional<dnnl::memory::desc> output_view;
 };
 
 // A state for `call` with its shapes and thread bound filled in (primitive and arguments left to
