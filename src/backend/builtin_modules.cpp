@@ -256,6 +256,9 @@ CapsuleModule onednn_module() {
     single(op, "eltwise");
   }
   for (BackendOp op : {add, sub, mul, max, min}) single(op, "binary");
+  m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
+                                      "oneDNN matmul (scores, scaled and causally masked by "
+                                      "post-ops), softmax and matmul primitives"));
   const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops) {
     std::string name = "onednn";
     for (std::size_t i = 0; i < pattern.size(); ++i) {

@@ -139,6 +139,7 @@ inline Tensor run_reference(const Command& cmd) {
     if (node.kind == ir::OpKind::mul_elem) name = "reference.mul";
     if (node.kind == ir::OpKind::max_elem) name = "reference.max";
     if (node.kind == ir::OpKind::min_elem) name = "reference.min";
+    if (node.kind == ir::OpKind::scaled_dot_product_attention) name = "reference.attention";
     const HandlerDefinition& h = handler_named(name);
     Tensor out = zeros(node.shape);
     const std::vector<WeightRef> weights = bind_weights(node, cmd.store);

@@ -28,6 +28,7 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> eltwise_handlers();        // relu ... clamp
 [[nodiscard]] std::span<const OnednnHandler> binary_handlers();         // add ... min
 [[nodiscard]] std::span<const OnednnHandler> fused_handlers();          // conv_relu ... matmul_add
+[[nodiscard]] std::span<const OnednnHandler> attention_handlers();      // attention
 
 // The file every onednn handler's vjp_tests names: the suite onednn_forward_only_tests.
 inline constexpr TestSuiteRef kForwardOnlyTests{.source =

@@ -171,7 +171,8 @@ GuardFn reference_shape_guard(backend::BackendOp op) {
   const std::array tables = {
       reference::elementwise_handlers(),   reference::linear_algebra_handlers(),
       reference::convolution_handlers(),   reference::pooling_handlers(),
-      reference::normalization_handlers(), reference::softmax_handlers()};
+      reference::normalization_handlers(), reference::softmax_handlers(),
+      reference::attention_handlers()};
   for (const auto& table : tables) {
     for (const reference::ReferenceHandler& row : table) {
       if (row.op == op) return row.handler.shape_guard;
