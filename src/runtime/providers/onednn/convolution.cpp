@@ -129,8 +129,8 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
       return bias != nullptr ? choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, b_md, dst,
                                                               strides, dilates, pad_l, pad_r),
                                                  attr)
-                             : choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, dst,
-                                                              strides, dilates, pad_l, pad_r),
+                             : choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, dst, strides,
+                                                              dilates, pad_l, pad_r),
                                                  attr);
     };
     // Every conv takes oneDNN's layout choice. Measured on ResNet-18/50 and MobileNet-v2

@@ -101,7 +101,8 @@ Binding staged_binding(int arg, int input, const dnnl::memory::desc& plain,
   Binding b{.arg = arg, .input = input, .desc = plain};
   if (chosen == plain) return b;
   b.staged = chosen;
-  b.into_staged = dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plain, cpu_engine(), chosen));
+  b.into_staged =
+      dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plain, cpu_engine(), chosen));
   b.out_of_staged =
       dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), chosen, cpu_engine(), plain));
   return b;
