@@ -238,14 +238,19 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
 CapsuleModule onednn_module() {
   using enum BackendOp;
   CapsuleModule m{.name = "onednn", .capsules = {}};
-  const auto single = [&](BackendOp op, std::string_view primitive) {
-    m.capsules.push_back(onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
-                                        "oneDNN " + std::string(primitive) + " primitive"));
+  // The conv family runs on the src and dst layouts oneDNN prefers; the launch reorders its flat
+  // row-major operands into them and the result back.
+  const std::string staged = ", on the src and dst layouts it prefers (reordered from and to the "
+                             "flat buffers inside the launch)";
+  const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
+    m.capsules.push_back(onednn_capsule(
+        op, {}, "onednn." + std::string(to_string(op)),
+        "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
   };
   single(matmul, "matmul");
   single(linear, "inner product");
-  single(conv, "convolution");
-  single(conv_transpose, "deconvolution");
+  single(conv, "convolution", staged);
+  single(conv_transpose, "deconvolution", staged);
   single(max_pool, "pooling (max)");
   single(avg_pool, "pooling (avg)");
   single(batch_norm, "batch normalization (inference)");
@@ -267,10 +272,13 @@ CapsuleModule onednn_module() {
     const BackendOp root = pattern[0];
     m.capsules.push_back(onednn_capsule(
         root, std::move(pattern), std::move(name),
-        "one oneDNN primitive with post-ops " + std::string(post_ops)));
+        "one oneDNN primitive with post-ops " + std::string(post_ops) +
+            (root == conv ? staged : std::string())));
   };
   fused({conv, relu}, "eltwise relu");
-  fused({conv, add, relu}, "binary add (the residual, read from its own buffer), eltwise relu");
+  fused({conv, add, relu},
+        "sum (the residual, copied into the destination before the convolution runs), eltwise "
+        "relu");
   fused({conv, clamp}, "eltwise clip");
   fused({linear, relu}, "eltwise relu");
   fused({linear, gelu}, "eltwise gelu");

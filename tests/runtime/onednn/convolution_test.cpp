@@ -1,10 +1,17 @@
 // The onednn convolution handlers (onednn.conv, onednn.conv_transpose) against the reference
 // provider within 1e-5 relative + 1e-5 absolute (sums of up to a few hundred products in oneDNN's
 // order): 1 to 3 spatial axes, groups, dilation, strides, asymmetric padding, leading axes before
-// the channel axis, output padding, and the guards' refusals.
+// the channel axis, output padding, layers oneDNN runs on a blocked layout (staged through
+// scratch), one prepared state run from two threads at once, and the guards' refusals.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cmath>
+#include <string>
+#include <thread>
+
 #include "onednn_test_support.hpp"
+#include "runtime/providers/onednn/onednn_support.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
@@ -112,6 +119,70 @@ TEST(onednn_conv_transpose_forward_tests, MatchesReference) {
   p.output_padding = {1, 2};
   expect_matches_reference("onednn.conv_transpose",
                            conv_case(shape_of({1, 3, 4, 5}), p, true, false), kLinearRel, kConvAbs);
+}
+
+// Whether the prepared conv state moves its output through a scratch buffer of a layout oneDNN
+// chose (blocked or channels-last), the path the layers of real models take.
+bool stages_output(const KernelState& state) {
+  for (const Binding& b : static_cast<const PrimitiveState&>(state).bindings) {
+    if (b.arg == DNNL_ARG_DST) return !b.staged.is_zero();
+  }
+  return false;
+}
+
+// 24 input and 40 output channels (not multiples of oneDNN's 16-channel blocks): oneDNN picks a
+// layout other than plain nchw for src and dst, so the launch reorders through scratch.
+TEST(onednn_conv_forward_tests, StagedLayoutMatchesReference) {
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed);
+    const Command c =
+        conv_case(shape_of({2, 24, 9, 8}),
+                  params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 24, 40, 1), transposed, true);
+    const std::string capsule = transposed ? "onednn.conv_transpose" : "onednn.conv";
+    auto state = prepare_onednn(capsule, c);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    EXPECT_TRUE(stages_output(**state));
+    expect_matches_reference(capsule, c, kLinearRel, kConvAbs);
+  }
+}
+
+// One prepared state (what copies of a command buffer share) run from two threads at once, each
+// on its own input: every result matches the reference for that input.
+TEST(onednn_conv_forward_tests, OneStateRunsOnTwoThreadsAtOnce) {
+  std::array<Command, 2> cases;
+  for (std::size_t t = 0; t < cases.size(); ++t) {
+    cases[t] = conv_case(shape_of({1, 32, 14, 14}),
+                         params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 32, 48, 1), false, true);
+    cases[t].inputs[0] = random_tensor(cases[t].inputs[0].shape, 40 + static_cast<int>(t));
+  }
+  auto state = prepare_onednn("onednn.conv", cases[0], 1);
+  ASSERT_TRUE(state.has_value()) << state.error().message;
+  ASSERT_TRUE(stages_output(**state));
+  std::array<Tensor, 2> want{run_reference(cases[0]), run_reference(cases[1])};
+  std::array<std::size_t, 2> mismatches{};
+  std::array<std::thread, 2> threads;
+  for (std::size_t t = 0; t < threads.size(); ++t) {
+    threads[t] = std::thread([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        auto got = run_onednn("onednn.conv", cases[t], 1, state->get());
+        if (!got) {
+          ++mismatches[t];
+          continue;
+        }
+        for (std::size_t k = 0; k < got->values.size(); ++k) {
+          const double err = std::fabs(got->values[k] - want[t].values[k]);
+          if (err > kConvAbs + kLinearRel * std::fabs(want[t].values[k])) {
+            ++mismatches[t];
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+  EXPECT_EQ(mismatches[0], 0U);
+  EXPECT_EQ(mismatches[1], 0U);
 }
 
 TEST(onednn_conv_forward_tests, ShapeGuardRefusesWrongChannels) {

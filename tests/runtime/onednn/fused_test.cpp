@@ -1,11 +1,13 @@
 // The onednn fused capsules against the reference provider run node by node: conv with relu,
-// with a residual add then relu (the conv output as either operand of the add), with clamp;
-// linear with relu and gelu; matmul with a residual add. Tolerances: 1e-5 relative + 1e-5
-// absolute (gelu's approximation included). Also the guard's refusals: a chain that is not the
-// capsule's pattern, a residual of the wrong shape, a missing residual input.
+// with a residual add then relu (the conv output as either operand of the add; and on a layout
+// oneDNN stages through scratch), with clamp; linear with relu and gelu; matmul with a residual
+// add. Tolerances: 1e-5 relative + 1e-5 absolute (gelu's approximation included). Also the
+// guard's refusals: a chain that is not the capsule's pattern, a residual of the wrong shape, a
+// missing residual input.
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
+#include "runtime/providers/onednn/onednn_support.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
@@ -54,6 +56,68 @@ TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSid
     c.inputs.push_back(random_tensor(s, 84));
     expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
   }
+}
+
+// 32 input and 24 output channels: oneDNN runs the conv on a blocked or channels-last layout, so
+// the residual is reordered into the scratch destination the sum post-op accumulates into.
+TEST(onednn_conv_add_relu_forward_tests, StagedLayoutMatchesReference) {
+  const ir::ConvParams p{.spatial_rank = 2,
+                         .kernel = {3, 3},
+                         .stride = {1, 1},
+                         .padding = {1, 1},
+                         .dilation = {1, 1},
+                         .padding_after = {1, 1},
+                         .groups = 1,
+                         .channel_axis = 1,
+                         .in_channels = 32,
+                         .out_channels = 24};
+  const ir::Shape s = shape_of({1, 24, 10, 9});
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::conv, {0}, s, p));
+  c.chain.push_back(node(3, ir::OpKind::add, {2, 1}, s));
+  c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
+  c.inputs.push_back(random_tensor(shape_of({1, 32, 10, 9}), 91));
+  c.inputs.push_back(random_tensor(s, 92));
+  c.store.tensors[{1, "weight"}] = payload(shape_of({24, 32, 3, 3}), 93);
+  c.store.tensors[{1, "bias"}] = payload(shape_of({24}), 94);
+  auto state = prepare_onednn("onednn.conv_add_relu", c);
+  ASSERT_TRUE(state.has_value()) << state.error().message;
+  bool staged = false;
+  for (const Binding& b : static_cast<const PrimitiveState&>(**state).bindings) {
+    staged = staged || (b.arg == DNNL_ARG_DST && !b.staged.is_zero() && b.seed == 1);
+  }
+  EXPECT_TRUE(staged) << "the destination is not staged with the residual as its seed";
+  expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
+}
+
+// A padding of 4 rows with a 3-row kernel: the first output row's window reads only padding.
+// oneDNN 2.6's brgconv kernel crashes at launch with a sum post-op there, so the residual goes
+// through a binary add post-op (no destination seed), and the result still matches.
+TEST(onednn_conv_add_relu_forward_tests, WindowInPaddingTakesTheBinaryAdd) {
+  const ir::ConvParams p{.spatial_rank = 2,
+                         .kernel = {3, 3},
+                         .stride = {1, 1},
+                         .padding = {4, 1},
+                         .dilation = {1, 1},
+                         .padding_after = {4, 1},
+                         .groups = 1,
+                         .channel_axis = 1,
+                         .in_channels = 16,
+                         .out_channels = 16};
+  const ir::Shape s = shape_of({1, 16, 12, 6});
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::conv, {0}, s, p));
+  c.chain.push_back(node(3, ir::OpKind::add, {2, 1}, s));
+  c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
+  c.inputs.push_back(random_tensor(shape_of({1, 16, 6, 6}), 95));
+  c.inputs.push_back(random_tensor(s, 96));
+  c.store.tensors[{1, "weight"}] = payload(shape_of({16, 16, 3, 3}), 97);
+  auto state = prepare_onednn("onednn.conv_add_relu", c);
+  ASSERT_TRUE(state.has_value()) << state.error().message;
+  for (const Binding& b : static_cast<const PrimitiveState&>(**state).bindings) {
+    EXPECT_EQ(b.seed, Binding::kNoSeed) << "argument " << b.arg << " is seeded with the residual";
+  }
+  expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
 }
 
 TEST(onednn_conv_clamp_forward_tests, MatchesReferenceWithEitherBoundAbsent) {

@@ -78,8 +78,10 @@ inline std::vector<WeightRef> bind_weights(const ir::Node& node, const format::P
 }
 
 // Prepares the onednn handler `capsule` for `cmd` with `threads`, runs its guards and forward
-// kernel. A prepare or guard error comes back unchanged.
-inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd, int threads = 0) {
+// kernel (on the state `shared` when given, else on one prepared here). A prepare or guard error
+// comes back unchanged.
+inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd, int threads = 0,
+                                   const KernelState* shared = nullptr) {
   const HandlerDefinition& h = handler_named(capsule);
   if (h.forward == nullptr || h.prepare == nullptr) {
     return std::unexpected(make_error(ErrorKind::internal, "handler lacks prepare or forward"));
@@ -102,19 +104,43 @@ inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd,
                          .weights = nw,
                          .output_shape = cmd.chain.back().shape,
                          .settings = {.threads = threads}};
-  auto state = h.prepare(prep);
-  if (!state) return std::unexpected(state.error());
+  Expected<std::unique_ptr<KernelState>> state = std::unique_ptr<KernelState>();
+  if (shared == nullptr) {
+    state = h.prepare(prep);
+    if (!state) return std::unexpected(state.error());
+    shared = state->get();
+  }
   Tensor out = zeros(cmd.chain.back().shape);
   const KernelCall call{.node = root,
                         .inputs = refs,
                         .weights = nw,
                         .output = mutable_view(out),
                         .chain = chain,
-                        .state = state->get()};
+                        .state = shared};
   if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
   if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
   h.forward(call);
   return out;
+}
+
+// The state the onednn handler `capsule` prepares for `cmd` with `threads`.
+inline Expected<std::unique_ptr<KernelState>> prepare_onednn(std::string_view capsule,
+                                                             const Command& cmd, int threads = 0) {
+  std::vector<const ir::Node*> chain;
+  for (const ir::Node& n : cmd.chain)
+    chain.push_back(&n);
+  std::vector<const ir::Shape*> shapes;
+  for (const Tensor& t : cmd.inputs)
+    shapes.push_back(&t.shape);
+  const ir::Node& root = cmd.chain.front();
+  const std::vector<WeightRef> weights = bind_weights(root, cmd.store);
+  return handler_named(capsule).prepare(
+      {.node = root,
+       .chain = chain,
+       .input_shapes = shapes,
+       .weights = {.tensors = weights, .store = &cmd.store, .node_id = root.id},
+       .output_shape = cmd.chain.back().shape,
+       .settings = {.threads = threads}});
 }
 
 // The reference provider's result for `cmd`: each node of the chain run by reference.<op>, the

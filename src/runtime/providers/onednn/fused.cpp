@@ -3,7 +3,9 @@
 // (clip); linear with relu or gelu; matmul with a residual add. A command's inputs are the root's
 // parents, then each later node's operand that is not the previous node's value (an add's
 // residual, which has the root's output shape: the IR's elementwise_binary rule); its output is
-// the last node's value. The residual is a binary_add post-op reading its own buffer.
+// the last node's value. A conv root's residual is a sum post-op: the launch first copies (or
+// reorders) it into the destination the primitive accumulates into. A linear or matmul root's
+// residual is a binary_add post-op reading its own buffer.
 #include <array>
 #include <string>
 
@@ -13,11 +15,14 @@
 namespace nnplan::runtime::onednn {
 
 dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
-                           std::vector<Binding>& bindings) {
+                           std::vector<Binding>& bindings, int* seed) {
   dnnl::post_ops ops;
   const dnnl::memory::desc residual = row_major_desc(dst.dims());
   for (const PostOpStep& step : post_ops.steps) {
-    if (step.binary_add) {
+    if (step.binary_add && seed != nullptr && *seed == Binding::kNoSeed) {
+      ops.append_sum(1.0F);
+      *seed = step.input;
+    } else if (step.binary_add) {
       const int index = ops.len();
       ops.append_binary(dnnl::algorithm::binary_add, residual);
       bindings.push_back({.arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1,

@@ -31,10 +31,12 @@ struct PostOps {
   std::vector<PostOpStep> steps;
 };
 
-// `post_ops` as oneDNN post-ops on a primitive whose destination is `dst`; each binary add's
-// operand is bound (viewed as `dst`'s dims, row-major) into `bindings`.
+// `post_ops` as oneDNN post-ops on a primitive whose destination is `dst`. Given `seed`, the
+// first binary add becomes a sum post-op: the destination is to hold that residual before the
+// primitive runs, and *seed names its call input (left kNoSeed when there is no add). Every other
+// binary add's operand is bound (viewed as `dst`'s dims, row-major) into `bindings`.
 [[nodiscard]] dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
-                                         std::vector<Binding>& bindings);
+                                         std::vector<Binding>& bindings, int* seed = nullptr);
 
 // Each prepares the root `call.node` (its shapes from call.input_shapes and call.node.shape)
 // with `post_ops`; an unsupported parameter combination is an invalid_input error saying why.

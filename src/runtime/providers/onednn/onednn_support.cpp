@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "runtime/providers/reference/reference_handlers.hpp"
 
@@ -96,6 +98,59 @@ dnnl::memory constant_memory(std::span<const float> data, const dnnl::memory::de
   return dst;
 }
 
+Binding staged_binding(int arg, int input, const dnnl::memory::desc& plain,
+                       const dnnl::memory::desc& chosen) {
+  Binding b{.arg = arg, .input = input, .desc = plain};
+  if (chosen == plain) return b;
+  b.staged = chosen;
+  b.into_staged =
+      dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), plain, cpu_engine(), chosen));
+  b.out_of_staged =
+      dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), chosen, cpu_engine(), plain));
+  return b;
+}
+
+namespace {
+
+// The calling thread's scratch buffers for staged bindings, one per staged binding of a launch
+// (in binding order), each grown to the largest size asked of it and kept for the thread's life.
+class ThreadScratch {
+ public:
+  void* get(std::size_t slot, std::size_t bytes) {
+    if (slot >= buffers_.size()) buffers_.resize(slot + 1);
+    Buffer& b = buffers_[slot];
+    if (b.bytes < bytes) {
+      constexpr std::size_t kAlign = 64;
+      const std::size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+      b.data.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, rounded)));
+      if (b.data == nullptr) {
+        std::fprintf(stderr, "nnplan: out of memory for a %zu-byte onednn scratch buffer\n",
+                     rounded);
+        std::abort();
+      }
+      b.bytes = rounded;
+    }
+    return b.data.get();
+  }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
+  struct Buffer {
+    std::unique_ptr<std::byte, Free> data;
+    std::size_t bytes = 0;
+  };
+  std::vector<Buffer> buffers_;
+};
+
+ThreadScratch& thread_scratch() {
+  thread_local ThreadScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
 void execute(const KernelCall& call) {
   const auto& state = static_cast<const PrimitiveState&>(*call.state);
   if (!state.output_fill.empty()) {
@@ -113,26 +168,48 @@ void execute(const KernelCall& call) {
     }
   }
   try {
+    const ThreadLimit limit(state.threads);
+    dnnl::stream& stream = cpu_stream();
+    const auto input_data = [&](int input) {
+      return const_cast<float*>(call.inputs[static_cast<std::size_t>(input)].data);
+    };
     std::unordered_map<int, dnnl::memory> args = state.constants;
-    std::optional<dnnl::memory> temporary;
+    // The staged output and its scratch, reordered out once the primitive has run.
+    const Binding* staged_output = nullptr;
+    dnnl::memory user_output;
+    dnnl::memory scratch_output;
+    std::size_t slot = 0;
     for (const Binding& b : state.bindings) {
-      if (b.input == Binding::kOutput && state.output_view) {
-        temporary.emplace(b.desc, cpu_engine());
-        args.insert_or_assign(b.arg, *temporary);
+      const bool is_output = b.input == Binding::kOutput;
+      void* data = is_output ? static_cast<void*>(call.output.data) : input_data(b.input);
+      dnnl::memory user(b.desc, cpu_engine(), data);
+      if (b.staged.is_zero()) {
+        if (b.seed != Binding::kNoSeed && b.desc.get_size() != 0) {
+          std::memcpy(data, input_data(b.seed), b.desc.get_size());
+        }
+        args.insert_or_assign(b.arg, user);
         continue;
       }
-      void* data = b.input == Binding::kOutput
-                       ? static_cast<void*>(call.output.data)
-                       : const_cast<float*>(call.inputs[static_cast<std::size_t>(b.input)].data);
-      args.insert_or_assign(b.arg, dnnl::memory(b.desc, cpu_engine(), data));
+      dnnl::memory scratch(b.staged, cpu_engine(),
+                           thread_scratch().get(slot++, b.staged.get_size()));
+      if (!is_output) {
+        b.into_staged.execute(stream, user, scratch);
+      } else {
+        if (b.seed != Binding::kNoSeed) {
+          dnnl::memory seed(b.desc, cpu_engine(), input_data(b.seed));
+          b.into_staged.execute(stream, seed, scratch);
+        }
+        staged_output = &b;
+        user_output = user;
+        scratch_output = scratch;
+      }
+      args.insert_or_assign(b.arg, scratch);
     }
-    const ThreadLimit limit(state.threads);
-    state.primitive.execute(cpu_stream(), args);
-    if (temporary) {
-      dnnl::memory view(*state.output_view, cpu_engine(), call.output.data);
-      dnnl::reorder(*temporary, view).execute(cpu_stream(), *temporary, view);
+    state.primitive.execute(stream, args);
+    if (staged_output != nullptr) {
+      staged_output->out_of_staged.execute(stream, scratch_output, user_output);
     }
-    cpu_stream().wait();
+    stream.wait();
   } catch (const dnnl::error& e) {
     std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
                  dnnl_failure(e, "run a prepared primitive").message.c_str());

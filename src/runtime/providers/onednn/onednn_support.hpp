@@ -60,13 +60,28 @@ class ThreadLimit {
 };
 
 // Where one launch-time argument of the primitive comes from: input `input` of the call, or the
-// call's output when `input` is kOutput, viewed through `desc`.
+// call's output when `input` is kOutput, viewed through `desc` (flat row-major). When the
+// primitive runs on another layout (`staged` non-empty: a blocked layout oneDNN chose), the
+// launch passes it a scratch buffer of that layout instead: an input is reordered into it
+// (`into_staged`) before the primitive runs, the output reordered out of it (`out_of_staged`)
+// after. `seed`, when not kNoSeed, is the call input the destination holds before the primitive
+// runs (a sum post-op's residual): copied into the output, or reordered into its scratch.
 struct Binding {
   static constexpr int kOutput = -1;
+  static constexpr int kNoSeed = -1;
   int arg = 0;
   int input = kOutput;
   dnnl::memory::desc desc;
+  dnnl::memory::desc staged;
+  dnnl::reorder into_staged;
+  dnnl::reorder out_of_staged;
+  int seed = kNoSeed;
 };
+
+// A binding of `arg` to call input `input` (or the output), whose primitive runs on `chosen`:
+// staged through a scratch buffer when `chosen` differs from `plain`, the reorders built here.
+[[nodiscard]] Binding staged_binding(int arg, int input, const dnnl::memory::desc& plain,
+                                     const dnnl::memory::desc& chosen);
 
 // A prepared onednn command: its primitive, the constant arguments it owns (packed weights,
 // bias, statistics), the bindings of the call's buffers, the shapes it was prepared for and its
@@ -83,9 +98,6 @@ struct PrimitiveState : KernelState {
   // conv_transpose's output padding past every position an input reaches holds the bias).
   std::vector<float> output_fill;
   std::size_t fill_axis = 1;
-  // When set, the primitive writes a dense temporary (the output binding's descriptor) that the
-  // launch then copies into the output through this strided view of part of it.
-  std::optional<dnnl::memory::desc> output_view;
 };
 
 // A state for `call` with its shapes and thread bound filled in (primitive and arguments left to
@@ -98,8 +110,11 @@ struct PrimitiveState : KernelState {
                                            const dnnl::memory::desc& plain,
                                            const dnnl::memory::desc& target);
 
-// Runs the prepared primitive on the call's buffers and waits for it. A oneDNN failure here is a
-// bug the guards should have caught: it is reported on stderr and aborts.
+// Runs the prepared primitive on the call's buffers and waits for it, staging the bindings that
+// need it through scratch buffers owned by the calling thread (so copies of a command buffer
+// sharing one state can run on several threads at once; a launch finishes before it returns, so
+// one thread's launches never overlap). A oneDNN failure here is a bug the guards should have
+// caught: it is reported on stderr and aborts.
 void execute(const KernelCall& call);
 
 // The guard part every onednn shape guard ends with: the call carries the state its prepare

@@ -1,6 +1,8 @@
 // onednn handlers: the pooling family. max_pool and avg_pool on oneDNN's pooling primitive over
-// the last spatial_rank (1 to 3) axes with symmetric padding; the leading axes fold into oneDNN's
-// batch axis with one channel. avg_pool divides by the full kernel volume (padding included),
+// the last spatial_rank (1 to 3) axes with symmetric padding; the axis before them is oneDNN's
+// channel axis (oneDNN's jit kernels run flat nchw only with the channels as their own axis;
+// folded into the batch, only its far slower simple_nchw kernel does) and the leading axes fold
+// into its batch axis. avg_pool divides by the full kernel volume (padding included),
 // as the reference does.
 #include <string>
 #include <variant>
@@ -12,10 +14,12 @@ namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/pooling_test.cpp"};
 
-// {outer, 1, spatial...} for a pool operand of `rank` spatial axes.
+// {outer, channels, spatial...} for a pool operand of `rank` spatial axes: the axis before the
+// spatial ones is oneDNN's channel axis (1 when there is none), the axes before it its batch.
 dnnl::memory::dims pool_dims(const ir::Shape& s, std::size_t rank) {
   const std::size_t first = s.rank() - rank;
-  dnnl::memory::dims d{extent(s, 0, first), 1};
+  const std::size_t channel = first == 0 ? 0 : first - 1;
+  dnnl::memory::dims d{extent(s, 0, channel), extent(s, channel, first)};
   for (std::size_t i = first; i < s.rank(); ++i)
     d.push_back(static_cast<dnnl::memory::dim>(s.dims[i]));
   return d;
