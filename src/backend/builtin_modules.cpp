@@ -227,7 +227,7 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
   for (BackendOp p : c.pattern) chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
   const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
   c.value.summary = "forward values agree with the reference provider's " + what +
-                    " within the oracle's stated tolerance";
+                    " within the oracle's stated tolerance on finite inputs";
   c.value.evidence = {EvidenceKind::fuzz_oracle, c.name + ".oracle"};
   c.vjp.evidence = {EvidenceKind::test_suite, "onednn.forward_only_tests"};
   return c;
@@ -242,6 +242,9 @@ CapsuleModule onednn_module() {
   // row-major operands into them and the result back.
   const std::string staged = ", on the src and dst layouts it prefers (reordered from and to the "
                              "flat buffers inside the launch)";
+  // Where oneDNN does not propagate NaN as the reference does (tests/runtime/onednn/nan_test.cpp).
+  const std::string relu_nan = "; NaN becomes 0 (oneDNN's relu)";
+  const std::string clip_nan = "; NaN becomes the lower bound, -inf without one (oneDNN's clip)";
   const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
     m.capsules.push_back(onednn_capsule(
         op, {}, "onednn." + std::string(to_string(op)),
@@ -257,14 +260,20 @@ CapsuleModule onednn_module() {
   single(layer_norm, "layer normalization");
   single(softmax, "softmax");
   single(log_softmax, "softmax (logsoftmax)");
-  for (BackendOp op : {relu, gelu, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp}) {
-    single(op, "eltwise");
+  single(relu, "eltwise", relu_nan);
+  for (BackendOp op : {gelu, sigmoid, tanh, softplus}) single(op, "eltwise");
+  single(exp, "eltwise", "; NaN becomes +inf (oneDNN's exp)");
+  for (BackendOp op : {log, sqrt, abs}) single(op, "eltwise");
+  single(clamp, "eltwise", clip_nan);
+  for (BackendOp op : {add, sub, mul}) single(op, "binary");
+  for (BackendOp op : {max, min}) {
+    single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
   }
-  for (BackendOp op : {add, sub, mul, max, min}) single(op, "binary");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));
-  const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops) {
+  const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops,
+                         const std::string& nan = std::string()) {
     std::string name = "onednn";
     for (std::size_t i = 0; i < pattern.size(); ++i) {
       name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
@@ -273,14 +282,15 @@ CapsuleModule onednn_module() {
     m.capsules.push_back(onednn_capsule(
         root, std::move(pattern), std::move(name),
         "one oneDNN primitive with post-ops " + std::string(post_ops) +
-            (root == conv ? staged : std::string())));
+            (root == conv ? staged : std::string()) + nan));
   };
-  fused({conv, relu}, "eltwise relu");
+  fused({conv, relu}, "eltwise relu", relu_nan);
   fused({conv, add, relu},
-        "sum (the residual, copied into the destination before the convolution runs), eltwise "
-        "relu");
-  fused({conv, clamp}, "eltwise clip");
-  fused({linear, relu}, "eltwise relu");
+        "sum (the residual, copied into the destination before the convolution runs; a binary add "
+        "reading it where some window covers only padding), eltwise relu",
+        relu_nan);
+  fused({conv, clamp}, "eltwise clip", clip_nan);
+  fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
   fused({matmul, add}, "binary add");
   return m;

@@ -91,7 +91,11 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   std::vector<ValueSlot> slots(graph.nodes.size());
   std::vector<ArenaValue> arena;
   std::vector<std::uint32_t> arena_value_of(graph.nodes.size(), kNoValue);
+  // Whether a node's value has its slot yet: inputs and consts at once, kernels' values when
+  // their command is emitted.
+  std::vector<bool> defined(graph.nodes.size(), false);
   for (const ir::Node& node : graph.nodes) {
+    defined[node.id] = node.kind == ir::OpKind::input || node.kind == ir::OpKind::const_;
     ValueSlot& slot = slots[node.id];
     slot.shape = &node.shape;
     if (node.kind == ir::OpKind::input) {
@@ -164,7 +168,15 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
         operands.push_back(source_of(p));
       }
     }
-    for (ir::NodeId p : operands) command.inputs.push_back(slots[p]);
+    for (ir::NodeId p : operands) {
+      if (!defined[p]) {
+        return std::unexpected(make_error(
+            ErrorKind::internal, ir::describe(root) + " reads node " + std::to_string(p) +
+                                     " before any command defines it: the lowering is not in "
+                                     "execution order"));
+      }
+      command.inputs.push_back(slots[p]);
+    }
     for (const format::PayloadSlot& s : format::payload_slots(root.kind)) {
       if (s.attribute) continue;
       const format::PayloadTensor* t =
@@ -180,6 +192,7 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     }
 
     ValueSlot& slot = slots[last.id];
+    defined[last.id] = true;
     const auto command_index = static_cast<std::uint32_t>(buffer.commands_.size());
     const auto out = first_output.find(last.id);
     if (out != first_output.end()) {
@@ -265,6 +278,11 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
                                .node_id = listed,
                                .shape = &graph.nodes[listed].shape});
     const ir::NodeId id = source_of(listed);
+    if (!defined[id]) {
+      return std::unexpected(make_error(ErrorKind::internal,
+                                        "graph output " + ir::describe(graph.nodes[id]) +
+                                            " is defined by no command of the lowering"));
+    }
     const ValueSlot& source = slots[id];
     if (source.home == ValueHome::output && source.index == k) {
       buffer.output_sources_.emplace_back(std::nullopt);

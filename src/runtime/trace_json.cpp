@@ -34,9 +34,13 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
       node_name += n->source_name.empty() ? std::string(ir::to_string(n->kind)) : n->source_name;
       ids.push_back(n->id);
       kinds.push_back(std::string(ir::to_string(n->kind)));
-      // A node without a name (a graph built in memory, an unnamed ONNX node) lists none.
-      if (!n->source_name.empty()) names.push_back(n->source_name);
+      names.push_back(n->source_name);
     }
+    // Names line up with node_ids; a command none of whose nodes has a name (a graph built in
+    // memory, unnamed ONNX nodes) lists none.
+    bool named = false;
+    for (const ir::Node* n : c.chain) named = named || !n->source_name.empty();
+    if (!named) names = json::array();
     json args = {{"capsule", capsule.name},
                  {"handler", std::string(c.handler.symbol)},
                  {"provider", std::string(backend::to_string(capsule.provider))},

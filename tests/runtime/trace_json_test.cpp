@@ -198,3 +198,44 @@ TEST(TraceJson, OnnxTraceCarriesOnnxNodeNames) {
 
 }  // namespace
 }  // namespace nnplan::runtime
+
+namespace nnplan::runtime {
+namespace {
+
+using nlohmann::json;
+using testing::example_path;
+
+// A fused command (examples/mlp.json under fast_cpu: linear 'fc1' and relu 'relu1' as
+// onednn.linear_relu) is one event named after its chain, listing both nodes, their kinds and
+// names in step, the grouping and the capsule's pattern.
+TEST(TraceJson, AFusedCommandListsEveryNodeOfItsChain) {
+  auto loaded = format::read_graph_file(example_path("mlp.json"),
+                                        {.digest = false, .keep_weights = true});
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  auto buffer =
+      testing::compiled(testing::planned(backend::make_profile(backend::MaintainedProfile::fast_cpu),
+                                         loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  Executor exec(std::move(*buffer));
+  std::vector<NamedTensor> inputs;
+  for (const IoBinding& b : exec.buffer().inputs()) {
+    inputs.push_back({b.name, testing::seeded_tensor(*b.shape, 3)});
+  }
+  ExecutionTrace trace;
+  ASSERT_TRUE(exec.run(inputs, &trace).has_value());
+  const json doc = json::parse(chrome_trace_json(exec.buffer(), trace, {.graph_path = "mlp.json"}));
+  const json& fused = doc.at("traceEvents").at(2);
+  EXPECT_EQ(fused.at("name"), "fc1+relu1");
+  const json& args = fused.at("args");
+  EXPECT_EQ(args.at("capsule"), "onednn.linear_relu");
+  EXPECT_EQ(args.at("grouping"), "fused");
+  EXPECT_EQ(args.at("node_ids"), json::array({1, 2}));
+  EXPECT_EQ(args.at("kinds"), json::array({"linear", "relu"}));
+  EXPECT_EQ(args.at("node_names"), json::array({"fc1", "relu1"}));
+  EXPECT_EQ(args.at("pattern"), json::array({"linear", "relu"}));
+  // The next command is a plain one: no pattern.
+  EXPECT_FALSE(doc.at("traceEvents").at(3).at("args").contains("pattern"));
+}
+
+}  // namespace
+}  // namespace nnplan::runtime

@@ -4,8 +4,9 @@
 // parents, then each later node's operand that is not the previous node's value (an add's
 // residual, which has the root's output shape: the IR's elementwise_binary rule); its output is
 // the last node's value. A conv root's residual is a sum post-op: the launch first copies (or
-// reorders) it into the destination the primitive accumulates into. A linear or matmul root's
-// residual is a binary_add post-op reading its own buffer.
+// reorders) it into the destination the primitive accumulates into; where some output window
+// covers only padding (oneDNN 2.6's brgconv crashes with sum there) and for a linear or matmul
+// root, it is a binary_add post-op reading its own buffer.
 #include <array>
 #include <string>
 
