@@ -85,6 +85,7 @@ Expected<std::unique_ptr<KernelState>> prepare_attention(const PrepareCall& call
 
 void attention_forward(const KernelCall& call) {
   const auto& state = static_cast<const AttentionState&>(*call.state);
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
   try {
     const dnnl::engine& engine = cpu_engine();
     dnnl::stream& stream = cpu_stream();

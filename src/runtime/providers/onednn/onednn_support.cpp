@@ -153,6 +153,7 @@ ThreadScratch& thread_scratch() {
 
 void execute(const KernelCall& call) {
   const auto& state = static_cast<const PrimitiveState&>(*call.state);
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
   if (!state.output_fill.empty()) {
     const ir::Shape& shape = state.output_shape;
     std::size_t outer = 1;

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -98,6 +99,10 @@ struct PrimitiveState : KernelState {
   // conv_transpose's output padding past every position an input reaches holds the bias).
   std::vector<float> output_fill;
   std::size_t fill_axis = 1;
+  // Held for the whole of a launch: oneDNN 2.6 (built without concurrent execution) keeps one
+  // library-managed scratchpad per primitive, so two threads running copies of one command
+  // buffer at once must not run the same primitive together; they take turns per command.
+  mutable std::mutex launch;
 };
 
 // A state for `call` with its shapes and thread bound filled in (primitive and arguments left to
@@ -111,10 +116,10 @@ struct PrimitiveState : KernelState {
                                            const dnnl::memory::desc& target);
 
 // Runs the prepared primitive on the call's buffers and waits for it, staging the bindings that
-// need it through scratch buffers owned by the calling thread (so copies of a command buffer
-// sharing one state can run on several threads at once; a launch finishes before it returns, so
-// one thread's launches never overlap). A oneDNN failure here is a bug the guards should have
-// caught: it is reported on stderr and aborts.
+// need it through scratch buffers owned by the calling thread, under the state's `launch` lock
+// (copies of a command buffer sharing one state may run on several threads; the same command
+// runs on one of them at a time). A oneDNN failure here is a bug the guards should have caught:
+// it is reported on stderr and aborts.
 void execute(const KernelCall& call);
 
 // The guard part every onednn shape guard ends with: the call carries the state its prepare
