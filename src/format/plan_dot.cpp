@@ -32,7 +32,8 @@ constexpr std::array<std::string_view, kProviderNames.size()> kProviderColors = 
     "#66c2a5",  // onednn
 };
 // Every provider has its color: a provider added to the vocabulary must be added here too.
-static_assert(std::ranges::none_of(kProviderColors, &std::string_view::empty));
+static_assert(std::ranges::none_of(kProviderColors,
+                                   [](std::string_view color) { return color.empty(); }));
 
 // A DOT double-quoted string body: control characters escaped as in every text output
 // (nnplan/text_escape.hpp), then quotes and backslashes escaped for DOT, so a name shows as
