@@ -59,6 +59,23 @@ const RegisteredGuard* HandlerRegistry::find_guard(std::string_view name) const 
   return it == guards_.end() ? nullptr : &it->second;
 }
 
+Expected<void> HandlerRegistry::add_reorder(backend::Provider provider,
+                                            HandlerDefinition handler) {
+  const std::string who = "reorder of provider " + std::string(backend::to_string(provider));
+  if (handler.forward == nullptr) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, who + ": no forward kernel"));
+  }
+  if (!reorders_.emplace(provider, handler).second) {
+    return std::unexpected(make_error(ErrorKind::already_exists, who + ": registered twice"));
+  }
+  return {};
+}
+
+const HandlerDefinition* HandlerRegistry::reorder(backend::Provider provider) const {
+  const auto it = reorders_.find(provider);
+  return it == reorders_.end() ? nullptr : &it->second;
+}
+
 const HandlerRegistry& builtin_handlers() {
   static const HandlerRegistry registry = [] {
     HandlerRegistry r;

@@ -41,6 +41,32 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
     bool named = false;
     for (const ir::Node* n : c.chain) named = named || !n->source_name.empty();
     if (!named) names = json::array();
+    if (c.reorder) {
+      // A reorder belongs to no capsule: it names the value it copies, the two layouts, and
+      // the group of the command that needed it.
+      json args = {{"reorder",
+                    {{"from", std::string(to_string(c.reorder->from))},
+                     {"to", std::string(to_string(c.reorder->to))}}},
+                   {"handler", std::string(c.handler.symbol)},
+                   {"provider", std::string(backend::to_string(capsule.provider))},
+                   {"device", std::string(backend::to_string(capsule.device))},
+                   {"kind", std::string(ir::to_string(c.node->kind))},
+                   {"group", c.group},
+                   {"command", t.command},
+                   {"run", t.run},
+                   {"node_ids", std::move(ids)},
+                   {"kinds", std::move(kinds)}};
+      args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
+      events.push_back({{"name", "reorder " + node_name},
+                        {"cat", std::string(backend::to_string(capsule.provider))},
+                        {"ph", "X"},
+                        {"pid", 1},
+                        {"tid", 1},
+                        {"ts", static_cast<double>(t.start_ns) / 1000.0},
+                        {"dur", static_cast<double>(t.duration_ns) / 1000.0},
+                        {"args", std::move(args)}});
+      continue;
+    }
     json args = {{"capsule", capsule.name},
                  {"handler", std::string(c.handler.symbol)},
                  {"provider", std::string(backend::to_string(capsule.provider))},
@@ -50,6 +76,7 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                  {"group", c.group},
                  {"grouping", std::string(backend::to_string(
                                   buffer.model().lowering().groups[c.group].grouping))},
+                 {"layout", std::string(to_string(c.layout))},
                  {"command", t.command},
                  {"run", t.run},
                  {"node_ids", std::move(ids)},

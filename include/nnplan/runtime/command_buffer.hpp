@@ -1,5 +1,6 @@
 // Command buffers (SPEC §11): an accepted plan compiled for this build. One command per planned
-// node, in execution order, each bound to the handler registered under exactly its capsule's
+// node (or fused group), in execution order, plus the reorders that change a value's layout
+// between commands whose handlers run on channels-last data (SPEC §12); each bound to the handler registered under exactly its capsule's
 // identity, with the guards its capsule's runtime-guard evidence names, its operands' homes (a
 // graph input, a weight, the arena or a graph output) and its payloads resolved. The buffer owns
 // the planned model it was compiled from (and through it the graph and weights every command
@@ -37,8 +38,15 @@ struct CommandGuard {
   GuardFn check = nullptr;
 };
 
+// What a reorder command does: copy its node's value from layout `from` (input 0) to `to`.
+struct LayoutChange {
+  TensorLayout from = TensorLayout::flat;
+  TensorLayout to = TensorLayout::flat;
+};
+
 struct Command {
-  // The node the command runs; for a fused group, the chain's root (`chain` lists them all).
+  // The node the command runs; for a fused group, the chain's root (`chain` lists them all). For
+  // a reorder, the node whose value it copies.
   const ir::Node* node = nullptr;
   // The command's nodes, root first: one for a plain command, the whole chain for a fused one.
   std::vector<const ir::Node*> chain;
@@ -53,6 +61,12 @@ struct Command {
   std::vector<CommandGuard> guards;
   // What the handler's prepare built when the buffer was compiled; null when it has none.
   std::shared_ptr<const KernelState> state;
+  // The layout of every input and of the output of a kernel command.
+  TensorLayout layout = TensorLayout::flat;
+  // Set on a reorder: its handler is the reorder (HandlerRegistry::reorder) of the provider whose
+  // command runs channels-last on its side (the reader, for a reorder to channels-last; the
+  // producer, for one to flat), `group` and `capsule` are that command's, and it has no guards.
+  std::optional<LayoutChange> reorder;
 };
 
 // A graph input or output as callers bind it: its name, node and shape.
@@ -68,6 +82,9 @@ struct CompileOptions {
   std::vector<std::string> output_names;
   // Passed to every handler's prepare (threads for onednn).
   KernelSettings settings;
+  // Whether a value may stay channels-last between commands whose handlers run on it (SPEC §12;
+  // kernel.hpp, LayoutSupport); false keeps every value flat and adds no reorder.
+  bool channels_last = true;
 };
 
 class CommandBuffer {
@@ -101,7 +118,10 @@ class CommandBuffer {
   MemoryPlan memory_;
 };
 
-// Compiles an accepted planned model. Errors: a model that is not accepted
+// Compiles an accepted planned model. A command whose handler prefers channels-last runs on it,
+// as does an element-wise command whose every input is channels-last; a value is reordered once
+// for each other layout its readers need, the reorder placed just before its first such reader
+// (after its producer, for a graph output). Errors: a model that is not accepted
 // (rejected_by_policy); a capsule without a handler of its identity in `handlers`, or one whose
 // runtime-guard evidence names a guard `handlers` does not register (unbound_capsule, naming the
 // group and capsule); a node whose required payload is missing (invalid_input, naming the node

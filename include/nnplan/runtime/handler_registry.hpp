@@ -57,6 +57,14 @@ class HandlerRegistry {
   // The guard registered under `name`, or null.
   [[nodiscard]] const RegisteredGuard* find_guard(std::string_view name) const;
 
+  // Registers the reorder of `provider` (SPEC §12): the handler of the commands that change a
+  // value between the layouts its handlers run on (kernel.hpp, TensorLayout). It belongs to no
+  // capsule: it copies every element to its place in the other layout and computes nothing.
+  // already_exists when the provider has one; invalid_input without a forward kernel.
+  [[nodiscard]] Expected<void> add_reorder(backend::Provider provider, HandlerDefinition handler);
+  // The reorder registered for `provider`, or null.
+  [[nodiscard]] const HandlerDefinition* reorder(backend::Provider provider) const;
+
   [[nodiscard]] const std::map<CapsuleIdentity, HandlerDefinition>& handlers() const {
     return handlers_;
   }
@@ -65,6 +73,7 @@ class HandlerRegistry {
   std::map<CapsuleIdentity, HandlerDefinition> handlers_;
   std::map<CapsuleIdentity, backend::KernelCapsule> declarations_;
   std::map<std::string, RegisteredGuard, std::less<>> guards_;
+  std::map<backend::Provider, HandlerDefinition> reorders_;
 };
 
 // The handlers this build contains: every reference capsule a graph can reach (and the providers

@@ -11,6 +11,7 @@
 // previous node's value), in chain order, and its output the last node's value.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -51,6 +52,37 @@ struct NodeWeights {
   }
 };
 
+// How a value's elements lie in memory (SPEC §12). `flat`: dense row-major, as every value at a
+// command buffer's boundary (graph inputs, weights, graph outputs) and at every capsule's layout
+// contract. `channels_last`: the same elements with axis 1 (the channel axis) moved last, (N,
+// spatial..., C), dense and of the same size; only values of rank 3 or more take it, and only
+// between two commands whose handlers run on it. Every change between the two is a reorder
+// command of its own in the command buffer and the trace.
+enum class TensorLayout : std::uint8_t { flat, channels_last };
+
+[[nodiscard]] constexpr std::string_view to_string(TensorLayout layout) {
+  switch (layout) {
+    case TensorLayout::flat:
+      return "flat";
+    case TensorLayout::channels_last:
+      return "channels-last";
+  }
+  return "flat";
+}
+
+// Which layouts a handler runs on.
+enum class LayoutSupport : std::uint8_t {
+  // every input and the output flat (every reference handler)
+  flat_only,
+  // runs on the layout all its inputs share and writes its output in it (element-wise ops over
+  // operands of one shape, pooling over the axes after the channel axis), where its
+  // `takes_channels_last`, when set, allows the call
+  any_shared,
+  // runs with every input and the output channels-last where its `takes_channels_last` says the
+  // library's fastest kernel for the call takes that layout; else flat
+  channels_last,
+};
+
 // What a handler prepared at compile time; each handler derives its own type.
 struct KernelState {
   virtual ~KernelState() = default;
@@ -78,7 +110,9 @@ struct KernelCall {
 };
 
 // What a handler's prepare sees when the buffer is compiled: the launch's node, chain and
-// payloads, its inputs' and output's shapes (data is not bound yet) and the settings.
+// payloads, its inputs' and output's shapes (data is not bound yet), the layouts its inputs
+// arrive in and its output is to be written in (both the same for a kernel; a reorder changes
+// one into the other) and the settings.
 struct PrepareCall {
   const ir::Node& node;
   std::span<const ir::Node* const> chain;
@@ -86,6 +120,8 @@ struct PrepareCall {
   NodeWeights weights;
   const ir::Shape& output_shape;
   KernelSettings settings;
+  TensorLayout input_layout = TensorLayout::flat;
+  TensorLayout output_layout = TensorLayout::flat;
 };
 
 // One reverse launch: the forward launch's node, inputs, weights and output value, the gradient
@@ -107,6 +143,8 @@ struct VjpCall {
 using ForwardFn = void (*)(const KernelCall&);
 // Builds a command's state once; an error (say, a shape the library cannot run) fails compile.
 using PrepareFn = Expected<std::unique_ptr<KernelState>> (*)(const PrepareCall&);
+// Whether a call (described flat) may run, or runs fastest, channels-last (LayoutSupport).
+using LayoutPreferenceFn = bool (*)(const PrepareCall&);
 using VjpFn = void (*)(const VjpCall&);
 // A guard: nothing when the call is one the kernel handles in bounds, else an error whose message
 // says what is wrong with which operand and its shape ("input 0 has shape [2,3]; conv needs rank
@@ -134,6 +172,10 @@ struct HandlerDefinition {
   // Whether the output may share its buffer with input 0 (element-wise ops that read each input
   // element before writing the same output element).
   bool in_place_safe = false;
+  // The layouts the handler runs on, and the check LayoutSupport describes (required for
+  // channels_last; optional for any_shared).
+  LayoutSupport layouts = LayoutSupport::flat_only;
+  LayoutPreferenceFn takes_channels_last = nullptr;
   // The files holding the forward and VJP test suites.
   TestSuiteRef forward_tests;
   TestSuiteRef vjp_tests;

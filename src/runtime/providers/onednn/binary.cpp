@@ -40,6 +40,7 @@ constexpr OnednnHandler row(std::string_view capsule) {
                       .layout_guard = flat_row_major_guard_in_place,
                       .prepare = checked_prepare<reference_shapes<Op>, prepare_binary<Algorithm>>,
                       .in_place_safe = true,
+                      .layouts = LayoutSupport::any_shared,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }

@@ -95,8 +95,19 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
   return guarded_prepare(what, [&]() -> Expected<std::unique_ptr<KernelState>> {
     const ThreadLimit limit(call.settings.threads);
     const std::size_t ca = p.channel_axis;
-    const auto src_md = row_major_desc(conv_operand_dims(*call.input_shapes[0], ca));
-    auto dst_md = row_major_desc(conv_operand_dims(call.node.shape, ca));
+    // A channels-last call (channel axis 1, never transposed) runs on that layout as it lies.
+    const TensorLayout layout = transposed || ca != 1 ? TensorLayout::flat : call.input_layout;
+    if (layout != call.input_layout || layout != call.output_layout) {
+      return std::unexpected(unsupported("the conv was asked to run with its input " +
+                                         std::string(to_string(call.input_layout)) +
+                                         " and its output " +
+                                         std::string(to_string(call.output_layout)) +
+                                         "; it runs on one layout, channels-last only for a "
+                                         "convolution with channel axis 1"));
+    }
+    const bool channels_last = layout == TensorLayout::channels_last;
+    const auto src_md = layout_desc(conv_operand_dims(*call.input_shapes[0], ca), layout);
+    auto dst_md = layout_desc(conv_operand_dims(call.node.shape, ca), layout);
     const auto w_plain = payload_weight_desc(p, transposed);
     const auto w_any = any_desc(w_plain.dims());
     const auto b_md = row_major_desc({static_cast<dnnl::memory::dim>(p.out_channels)});
@@ -175,7 +186,10 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     // (AVX-512, one thread), its blocked and channels-last kernels beat its kernels for plain
     // nchw (gemm based, and slow with sum and clip post-ops), reorders included, on every layer
     // but some large 1x1 ones, where plain won or lost by less than the run-to-run noise.
-    const ConvChoice chosen = build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
+    // A channels-last call was given that layout because oneDNN chose it
+    // (conv_prefers_channels_last): it is built on it.
+    const ConvChoice chosen = channels_last ? build(src_md, dst_md)
+                                            : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
     state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(w->data, w_plain, chosen.weights));
@@ -209,6 +223,29 @@ Expected<void> conv_limits(const ir::Node& node) {
                                        " needs 1 to 3 spatial axes"));
   }
   return {};
+}
+
+bool conv_prefers_channels_last(const PrepareCall& call) {
+  const auto* p = std::get_if<ir::ConvParams>(&call.node.params);
+  if (p == nullptr || p->channel_axis != 1 || call.input_shapes.empty() || !conv_limits(call.node)) {
+    return false;
+  }
+  try {
+    const ThreadLimit limit(call.settings.threads);
+    const auto src = conv_operand_dims(*call.input_shapes[0], 1);
+    const auto dst = conv_operand_dims(call.node.shape, 1);
+    const auto w = payload_weight_desc(*p, false).dims();
+    const dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any_desc(src),
+        any_desc(w), any_desc(dst), to_dims(p->stride), to_dims(p->dilation, -1),
+        to_dims(p->padding), to_dims(p->padding_after));
+    const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
+    return pd.src_desc() == layout_desc(src, TensorLayout::channels_last) &&
+           pd.dst_desc() == layout_desc(dst, TensorLayout::channels_last);
+  } catch (const dnnl::error&) {
+    // prepare reports the failure with oneDNN's message; flat is what it then refuses.
+    return false;
+  }
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_conv_with(const PrepareCall& call,
@@ -247,6 +284,8 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv>>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv>, prepare_conv>,
+                 .layouts = LayoutSupport::channels_last,
+                 .takes_channels_last = conv_prefers_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.conv_transpose",

@@ -18,7 +18,7 @@ namespace nnplan::runtime::onednn {
 dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
                            std::vector<Binding>& bindings, int* seed) {
   dnnl::post_ops ops;
-  const dnnl::memory::desc residual = row_major_desc(dst.dims());
+  const dnnl::memory::desc& residual = dst;
   for (const PostOpStep& step : post_ops.steps) {
     if (step.binary_add && seed != nullptr && *seed == Binding::kNoSeed) {
       ops.append_sum(1.0F);
@@ -225,6 +225,12 @@ constexpr OnednnHandler row() {
                       .shape_guard = prepared_guard<fused_shapes<Row>>,
                       .layout_guard = flat_row_major_guard,
                       .prepare = checked_prepare<fused_shapes<Row>, prepare_fused<Row>>,
+                      .layouts = kPatterns[Row].root == backend::BackendOp::conv
+                                     ? LayoutSupport::channels_last
+                                     : LayoutSupport::flat_only,
+                      .takes_channels_last = kPatterns[Row].root == backend::BackendOp::conv
+                                                   ? conv_prefers_channels_last
+                                                   : nullptr,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }

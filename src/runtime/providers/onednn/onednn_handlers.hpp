@@ -30,6 +30,9 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> fused_handlers();          // conv_relu ... matmul_add
 [[nodiscard]] std::span<const OnednnHandler> attention_handlers();      // attention
 
+// The reorder between flat and channels-last (reorder.cpp), registered for provider onednn.
+[[nodiscard]] HandlerDefinition reorder_handler();
+
 // The file every onednn handler's vjp_tests names: the suite onednn_forward_only_tests.
 inline constexpr TestSuiteRef kForwardOnlyTests{.source =
                                                     "tests/runtime/onednn/forward_only_test.cpp"};

@@ -37,6 +37,10 @@ void register_onednn_handlers(HandlerRegistry& registry) {
       }
     }
   }
+  if (auto added = registry.add_reorder(backend::Provider::onednn, reorder_handler()); !added) {
+    std::fprintf(stderr, "nnplan: internal error: %s\n", added.error().message.c_str());
+    std::abort();
+  }
 }
 
 namespace {

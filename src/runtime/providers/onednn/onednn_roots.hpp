@@ -31,10 +31,11 @@ struct PostOps {
   std::vector<PostOpStep> steps;
 };
 
-// `post_ops` as oneDNN post-ops on a primitive whose destination is `dst`. Given `seed`, the
-// first binary add becomes a sum post-op: the destination is to hold that residual before the
-// primitive runs, and *seed names its call input (left kNoSeed when there is no add). Every other
-// binary add's operand is bound (viewed as `dst`'s dims, row-major) into `bindings`.
+// `post_ops` as oneDNN post-ops on a primitive whose destination is `dst` (the call's output as
+// it lies in memory). Given `seed`, the first binary add becomes a sum post-op: the destination is
+// to hold that residual before the primitive runs, and *seed names its call input (left kNoSeed
+// when there is no add). Every other binary add's operand is bound (laid out as `dst`) into
+// `bindings`.
 [[nodiscard]] dnnl::post_ops materialize(const PostOps& post_ops, const dnnl::memory::desc& dst,
                                          std::vector<Binding>& bindings, int* seed = nullptr);
 
@@ -52,6 +53,10 @@ struct PostOps {
 // absent bound infinite); an error for any other kind.
 [[nodiscard]] Expected<EltwiseOp> eltwise_of(const ir::Node& node);
 
+// Whether oneDNN's convolution for a flat conv call (a conv capsule or a fused chain rooted at
+// one) runs channels-last when left to choose: then the command buffer keeps its operands
+// channels-last (kernel.hpp, LayoutSupport::channels_last). Only for channel axis 1.
+[[nodiscard]] bool conv_prefers_channels_last(const PrepareCall& call);
 // The onednn limits on a conv call beyond the reference's (spatial rank 1 to 3); shared by the
 // conv guard, the fused conv guards and prepare.
 [[nodiscard]] Expected<void> conv_limits(const ir::Node& node);

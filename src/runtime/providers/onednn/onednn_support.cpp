@@ -43,6 +43,19 @@ dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims) {
   return {dims, dnnl::memory::data_type::f32, strides};
 }
 
+dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout) {
+  if (layout == TensorLayout::flat || dims.size() < 3) return row_major_desc(dims);
+  // Physical order: axis 0, the axes from 2 on, then axis 1.
+  dnnl::memory::dims strides(dims.size(), 1);
+  dnnl::memory::dim step = dims[1];
+  for (std::size_t i = dims.size(); i-- > 2;) {
+    strides[i] = step;
+    step *= dims[i];
+  }
+  strides[0] = step;
+  return {dims, dnnl::memory::data_type::f32, strides};
+}
+
 dnnl::memory::desc any_desc(const dnnl::memory::dims& dims) {
   return {dims, dnnl::memory::data_type::f32, dnnl::memory::format_tag::any};
 }

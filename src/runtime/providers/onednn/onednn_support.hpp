@@ -35,6 +35,9 @@ namespace nnplan::runtime::onednn {
 [[nodiscard]] dnnl::memory::dims dims_of(const ir::Shape& shape);
 // A float32 descriptor of `dims` in plain row-major order (the last axis dense).
 [[nodiscard]] dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims);
+// A float32 descriptor of `dims` laid out as `layout` (kernel.hpp): row-major, or with axis 1
+// moved last (dims of rank 3 or more; a smaller rank has no channels-last of its own).
+[[nodiscard]] dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout);
 // A float32 descriptor of `dims` whose layout the primitive chooses (format_tag::any).
 [[nodiscard]] dnnl::memory::desc any_desc(const dnnl::memory::dims& dims);
 // The product of shape's axes [begin, end) (1 when empty).

@@ -50,6 +50,14 @@ Expected<void> pool_shapes(const KernelCall& call) {
   return pool_limits(call.node);
 }
 
+// Whether the pool's channel axis (the axis before its spatial ones) is axis 1, where a
+// channels-last value has its channels last.
+bool pool_takes_channels_last(const PrepareCall& call) {
+  const auto* p = std::get_if<ir::PoolParams>(&call.node.params);
+  return p != nullptr && !call.input_shapes.empty() &&
+         call.input_shapes[0]->rank() == p->spatial_rank + 2;
+}
+
 template <dnnl::algorithm Algorithm>
 Expected<std::unique_ptr<KernelState>> prepare_pool(const PrepareCall& call) {
   if (auto ok = pool_limits(call.node); !ok) return std::unexpected(ok.error());
@@ -57,8 +65,17 @@ Expected<std::unique_ptr<KernelState>> prepare_pool(const PrepareCall& call) {
   return guarded_prepare(
       "create a pooling primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
-        const auto src_md = row_major_desc(pool_dims(*call.input_shapes[0], p.spatial_rank));
-        const auto dst_md = row_major_desc(pool_dims(call.node.shape, p.spatial_rank));
+        // Channels-last only where the pool's channel axis is axis 1 (pool_takes_channels_last).
+        const TensorLayout layout = call.input_layout;
+        if (layout != call.output_layout ||
+            (layout == TensorLayout::channels_last && !pool_takes_channels_last(call))) {
+          return std::unexpected(unsupported(
+              "the pool was asked to run with its input " + std::string(to_string(layout)) +
+              " and its output " + std::string(to_string(call.output_layout)) +
+              "; it runs on one layout, channels-last only when its channel axis is axis 1"));
+        }
+        const auto src_md = layout_desc(pool_dims(*call.input_shapes[0], p.spatial_rank), layout);
+        const auto dst_md = layout_desc(pool_dims(call.node.shape, p.spatial_rank), layout);
         dnnl::memory::dims kernel, strides, padding;
         for (std::size_t i = 0; i < p.spatial_rank; ++i) {
           kernel.push_back(p.kernel[i]);
@@ -93,6 +110,8 @@ constexpr OnednnHandler kHandlers[] = {
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<pool_shapes<backend::BackendOp::max_pool>,
                                             prepare_pool<dnnl::algorithm::pooling_max>>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = pool_takes_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.avg_pool",
@@ -105,6 +124,8 @@ constexpr OnednnHandler kHandlers[] = {
                  .prepare =
                      checked_prepare<pool_shapes<backend::BackendOp::avg_pool>,
                                      prepare_pool<dnnl::algorithm::pooling_avg_include_padding>>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = pool_takes_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };
