@@ -1,11 +1,13 @@
 // onednn.conv_clamp.oracle: compares the fused capsule onednn.conv_clamp (one `fused` group
 // under fast_cpu) with the reference provider running the chain node by node (checked_cpu).
 // Draws: draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6).
-// Tolerance: abs 1e-05, rel 0.0001, norm 2e-05 (|got - want| <= abs + rel * |want| + norm *
+// Tolerance: abs 0.0001, rel 0.0001, norm 2e-05 (|got - want| <= abs + rel * |want| + norm *
 // max|want|):
 // oneDNN sums in its own order and may contract multiply-adds; the reference sums left to right
 // in float32 without contraction, so long sums differ by rounding that scales with the summed
-// terms (the norm term).
+// terms. The clamp bounds max|want| to its range while the sums before it are up to ten times
+// larger, so the absolute term carries what the norm term carries for onednn.conv (measured: up
+// to 6.3e-5 with AVX2's kernels, seed 18).
 #include "draws.hpp"
 
 namespace nnplan::oracles {
@@ -19,7 +21,7 @@ void build(CaseBuilder& b) {
 const OracleRegistration registration{{
     .name = "onednn.conv_clamp.oracle",
     .capsule = "onednn.conv_clamp",
-    .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+    .tolerance = {.abs = 0.0001, .rel = 0.0001, .norm = 2e-05},
     .build = build,
     .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)",
 }};

@@ -14,6 +14,7 @@
 
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/runtime/executor.hpp"
+#include "onednn_graph_builders.hpp"
 #include "oracle.hpp"
 #include "runtime_test_support.hpp"
 
@@ -22,6 +23,8 @@ namespace {
 
 using backend::MaintainedProfile;
 using ir::OpKind;
+using testing::conv;
+using testing::op;
 using testing::seeded_tensor;
 
 // Fused and separate oneDNN primitives round the same sums in different orders (post-ops act
@@ -111,41 +114,6 @@ TEST(OnednnConformance, CnnExampleFusedAndUnfusedAgree) {
   // conv, batch_norm, relu: the batch norm sits between conv and relu, so nothing fuses here;
   // every op still runs on onednn.
   EXPECT_EQ(check_fusion_keeps_values(loaded->graph, loaded->payloads), std::vector<std::string>{});
-}
-
-// A conv of `in` to `out_c` channels with a 3x3 (pad 1) or 1x1 kernel and a seeded weight and bias.
-ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,
-                std::uint32_t in_c, std::uint32_t out_c, std::uint32_t k, std::uint32_t stride) {
-  const std::uint32_t pad = k / 2;
-  auto id = b.add(ir::Node{.kind = OpKind::conv,
-                           .parents = {x},
-                           .params = ir::ConvParams{.spatial_rank = 2,
-                                                    .kernel = {k, k},
-                                                    .stride = {stride, stride},
-                                                    .padding = {pad, pad},
-                                                    .dilation = {1, 1},
-                                                    .padding_after = {pad, pad},
-                                                    .groups = 1,
-                                                    .in_channels = in_c,
-                                                    .out_channels = out_c}});
-  EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
-  if (!id) return 0;
-  // He-like scale keeps activations near unit size through the block.
-  const float scale = 1.0F / static_cast<float>(k * std::max(1U, in_c / 4));
-  Tensor weight = seeded_tensor(ir::Shape{{out_c, in_c, k, k}}, *id * 7 + 1, -scale, scale);
-  w.tensors[{*id, "weight"}] = {.shape = weight.shape, .data = std::move(weight.values)};
-  Tensor bias = seeded_tensor(ir::Shape{{out_c}}, *id * 7 + 2, -0.1F, 0.1F);
-  w.tensors[{*id, "bias"}] = {.shape = bias.shape, .data = std::move(bias.values)};
-  return *id;
-}
-
-ir::NodeId op(ir::CheckedGraphBuilder& b, OpKind kind, std::vector<ir::NodeId> parents) {
-  ir::Parents ps;
-  for (ir::NodeId p : parents)
-    ps.push_back(p);
-  auto id = b.add(ir::Node{.kind = kind, .parents = std::move(ps)});
-  EXPECT_TRUE(id.has_value()) << (id ? "" : id.error().message);
-  return id ? *id : 0;
 }
 
 // x [1,16,12,12] -> conv3x3 -> relu -> conv3x3 -> add(x) -> relu, then (downsampling) conv3x3

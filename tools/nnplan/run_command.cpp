@@ -334,6 +334,23 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
 
     const std::size_t commands = buffer->commands().size();
+    std::size_t reorders = 0;
+    std::size_t onednn_commands = 0;
+    for (const runtime::Command& c : buffer->commands()) {
+      reorders += c.reorder ? 1 : 0;
+      onednn_commands += buffer->capsule(c).provider == Provider::onednn ? 1 : 0;
+    }
+    // Where the commands run: the executor launches every command from the calling thread; a
+    // onednn command's primitive may spread over oneDNN's OpenMP threads.
+    std::string where = "on the calling thread";
+    if (onednn_commands > 0) {
+      const int t = flags->threads.value_or(0);
+      where = "from the calling thread, onednn's on " +
+              (t > 0 ? fmt::format("up to {} thread{}", t, t == 1 ? "" : "s")
+                     : std::string("oneDNN's default threads (one per core)"));
+    }
+    const std::string reorder_count =
+        reorders == 0 ? "" : fmt::format(" ({} reorder{})", reorders, reorders == 1 ? "" : "s");
     const std::size_t peak = buffer->peak_arena_bytes();
     const std::size_t no_reuse = buffer->no_reuse_bytes();
     runtime::Executor executor(std::move(*buffer));
@@ -347,9 +364,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       if (!result) { exit_code = fail_run(result.error(), exit_code_of(result.error())); return; }
       latencies_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
-    fmt::print("run: {} command{} on the calling thread; arena {} bytes at peak ({} without "
-               "reuse)\n",
-               commands, commands == 1 ? "" : "s", peak, no_reuse);
+    fmt::print("run: {} command{}{} {}; arena {} bytes at peak ({} without reuse)\n", commands,
+               commands == 1 ? "" : "s", reorder_count, where, peak, no_reuse);
     const auto out_bindings = executor.buffer().outputs();
     for (const auto& [k, path] : output_files) {
       const runtime::Tensor& t = (*result)[k];

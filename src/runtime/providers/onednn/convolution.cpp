@@ -1,10 +1,11 @@
 // onednn handlers: the convolution family. conv on oneDNN's convolution primitive (direct
 // algorithm), conv_transpose on its deconvolution primitive, both for 1 to 3 spatial axes with
 // groups, dilation, strides and asymmetric padding. The axes before the channel axis fold into
-// oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout, and
-// src and dst take the layouts the primitive prefers (format_tag::any): a blocked or
-// channels-last one is staged at launch, the flat input reordered into scratch before the
-// primitive runs and the result reordered back into the flat output after.
+// oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout. A conv
+// the command buffer runs channels-last (conv_prefers_channels_last) reads and writes that layout
+// in place. Otherwise src and dst take the layouts the primitive prefers (format_tag::any): a
+// blocked or channels-last one is staged at launch, the flat input reordered into scratch before
+// the primitive runs and the result reordered back into the flat output after.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -235,13 +236,23 @@ bool conv_prefers_channels_last(const PrepareCall& call) {
     const auto src = conv_operand_dims(*call.input_shapes[0], 1);
     const auto dst = conv_operand_dims(call.node.shape, 1);
     const auto w = payload_weight_desc(*p, false).dims();
-    const dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, any_desc(src),
-        any_desc(w), any_desc(dst), to_dims(p->stride), to_dims(p->dilation, -1),
-        to_dims(p->padding), to_dims(p->padding_after));
-    const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
-    return pd.src_desc() == layout_desc(src, TensorLayout::channels_last) &&
-           pd.dst_desc() == layout_desc(dst, TensorLayout::channels_last);
+    const auto src_cl = layout_desc(src, TensorLayout::channels_last);
+    const auto dst_cl = layout_desc(dst, TensorLayout::channels_last);
+    const auto pd_for = [&](const dnnl::memory::desc& x, const dnnl::memory::desc& y) {
+      const dnnl::convolution_forward::desc desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, any_desc(w),
+          y, to_dims(p->stride), to_dims(p->dilation, -1), to_dims(p->padding),
+          to_dims(p->padding_after));
+      return dnnl::convolution_forward::primitive_desc(desc, cpu_engine());
+    };
+    // oneDNN's own choice (brgconv on AVX-512 takes channels-last)...
+    const auto chosen = pd_for(any_desc(src), any_desc(dst));
+    if (chosen.src_desc() == src_cl && chosen.dst_desc() == dst_cl) return true;
+    // ... or a jit kernel of its own for channels-last operands, where it would pick a blocked
+    // layout (AVX2's jit convs choose nChw8c): running there saves the reorders to and from
+    // the blocked layout around every conv. Its gemm and reference kernels do not qualify.
+    const std::string impl = pd_for(src_cl, dst_cl).impl_info_str();
+    return impl.starts_with("jit") || impl.starts_with("brg");
   } catch (const dnnl::error&) {
     // prepare reports the failure with oneDNN's message; flat is what it then refuses.
     return false;

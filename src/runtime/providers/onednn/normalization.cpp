@@ -21,6 +21,14 @@ dnnl::memory vector_memory(const format::PayloadTensor& t) {
   return constant_memory(t.data, md, md);
 }
 
+// Whether the channel axis is axis 1 of a tensor of rank 3 or more, where a channels-last value
+// has its channels last.
+bool batch_norm_takes_channels_last(const PrepareCall& call) {
+  const auto* p = std::get_if<ir::ChannelAxisParams>(&call.node.params);
+  return p != nullptr && p->channel_axis == 1 && !call.input_shapes.empty() &&
+         call.input_shapes[0]->rank() >= 3;
+}
+
 Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& call) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
   const format::PayloadTensor* scale = call.weights.find("scale");
@@ -37,9 +45,19 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
         const ThreadLimit limit(call.settings.threads);
         const ir::Shape& x = *call.input_shapes[0];
         const std::size_t ca = p.channel_axis;
+        // Channels-last only with channel axis 1 (batch_norm_takes_channels_last).
+        const TensorLayout layout = call.input_layout;
+        if (layout != call.output_layout ||
+            (layout == TensorLayout::channels_last && !batch_norm_takes_channels_last(call))) {
+          return std::unexpected(unsupported(
+              "the batch_norm was asked to run with its input " + std::string(to_string(layout)) +
+              " and its output " + std::string(to_string(call.output_layout)) +
+              "; it runs on one layout, channels-last only with channel axis 1"));
+        }
         const auto md =
-            row_major_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
-                            extent(x, ca + 1, x.rank())});
+            layout_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
+                         extent(x, ca + 1, x.rank())},
+                        layout);
         const auto flags = dnnl::normalization_flags::use_global_stats |
                            dnnl::normalization_flags::use_scale |
                            dnnl::normalization_flags::use_shift;
@@ -103,6 +121,8 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kBatchNormShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kBatchNormShapes, prepare_batch_norm>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = batch_norm_takes_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.layer_norm",

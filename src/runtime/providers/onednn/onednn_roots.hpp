@@ -53,9 +53,10 @@ struct PostOps {
 // absent bound infinite); an error for any other kind.
 [[nodiscard]] Expected<EltwiseOp> eltwise_of(const ir::Node& node);
 
-// Whether oneDNN's convolution for a flat conv call (a conv capsule or a fused chain rooted at
-// one) runs channels-last when left to choose: then the command buffer keeps its operands
-// channels-last (kernel.hpp, LayoutSupport::channels_last). Only for channel axis 1.
+// Whether a conv call (a conv capsule or a fused chain rooted at one) should run channels-last:
+// oneDNN chooses that layout when left to choose, or has a jit kernel for it where it would
+// choose a blocked one. Then the command buffer keeps its operands channels-last (kernel.hpp,
+// LayoutSupport::channels_last). Only for channel axis 1.
 [[nodiscard]] bool conv_prefers_channels_last(const PrepareCall& call);
 // The onednn limits on a conv call beyond the reference's (spatial rank 1 to 3); shared by the
 // conv guard, the fused conv guards and prepare.

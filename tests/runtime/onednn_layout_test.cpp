@@ -1,0 +1,253 @@
+// Layouts between onednn commands (SPEC §12; command_buffer.hpp): under fast_cpu a value stays
+// channels-last from one onednn command that runs on it to the next, and every change between
+// flat and channels-last is a reorder command of its own, placed just before the first command
+// that needs it (right after its producer for a graph output), with no guards and the group of
+// the channels-last command it serves. Each case lists the commands compile emits, then runs
+// the buffer against the same plan compiled all flat (CompileOptions::channels_last false) and
+// against checked_cpu (the reference provider).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "nnplan/runtime/trace_json.hpp"
+#include "onednn/onednn_test_support.hpp"
+#include "onednn_graph_builders.hpp"
+#include "oracle.hpp"
+#include "runtime_test_support.hpp"
+
+namespace nnplan::runtime {
+namespace {
+
+using backend::MaintainedProfile;
+using ir::OpKind;
+using testing::conv;
+using testing::op;
+
+bool onednn_built() {
+  return oracles::provider_built(builtin_handlers(), backend::Provider::onednn);
+}
+
+// One command as the expectations spell it: "reorder <node> flat>channels-last" or
+// "<capsule> <node> <layout>".
+std::string describe(const CommandBuffer& buffer, const Command& c) {
+  const std::string node = std::to_string(c.node->id);
+  if (c.reorder) {
+    return "reorder " + node + " " + std::string(to_string(c.reorder->from)) + ">" +
+           std::string(to_string(c.reorder->to));
+  }
+  return buffer.capsule(c).name + " " + node + " " + std::string(to_string(c.layout));
+}
+
+std::vector<std::string> described(const CommandBuffer& buffer) {
+  std::vector<std::string> out;
+  for (const Command& c : buffer.commands()) out.push_back(describe(buffer, c));
+  return out;
+}
+
+std::vector<Tensor> run(CommandBuffer buffer, const std::vector<NamedTensor>& inputs,
+                        ExecutionTrace* trace = nullptr) {
+  Executor exec(std::move(buffer));
+  auto outputs = exec.run(inputs, trace);
+  EXPECT_TRUE(outputs.has_value()) << render(outputs.error());
+  return outputs ? std::move(*outputs) : std::vector<Tensor>{};
+}
+
+struct Model {
+  std::shared_ptr<const ir::CheckedGraph> graph;
+  std::shared_ptr<const format::PayloadStore> weights;
+};
+
+Model finished(ir::CheckedGraphBuilder b, format::PayloadStore w, ir::NodeId input,
+               std::vector<ir::NodeId> outputs) {
+  auto checked = std::move(b).finish(input, std::move(outputs));
+  EXPECT_TRUE(checked.has_value()) << (checked ? "" : checked.error().message);
+  if (!checked) return {};
+  return {std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
+          std::make_shared<const format::PayloadStore>(std::move(w))};
+}
+
+// Compiles `m` under fast_cpu with and without channels-last, checks the commands of the first
+// against `expected`, that the second has no reorder and only flat commands, and that both run
+// to the reference provider's values; returns the channels-last buffer.
+std::optional<CommandBuffer> check_layouts(const Model& m, const std::vector<std::string>& expected) {
+  auto fast = testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), m.graph,
+                               m.weights);
+  auto checked = testing::planned_cpu(m.graph, m.weights);
+  if (fast == nullptr || checked == nullptr) return std::nullopt;
+  auto channels_last = testing::compiled(fast);
+  auto flat = testing::compiled(fast, {.output_names = {}, .settings = {}, .channels_last = false});
+  auto reference = testing::compiled(checked);
+  if (!channels_last || !flat || !reference) return std::nullopt;
+  EXPECT_EQ(described(*channels_last), expected);
+  for (const Command& c : flat->commands()) {
+    EXPECT_FALSE(c.reorder.has_value()) << describe(*flat, c);
+    EXPECT_EQ(c.layout, TensorLayout::flat) << describe(*flat, c);
+  }
+  for (const Command& c : channels_last->commands()) {
+    if (!c.reorder) continue;
+    EXPECT_TRUE(c.guards.empty()) << describe(*channels_last, c);
+    EXPECT_EQ(c.handler.symbol, "nnplan::runtime::onednn::reorder_forward");
+    EXPECT_EQ(channels_last->capsule(c).provider, backend::Provider::onednn);
+  }
+  std::vector<NamedTensor> inputs;
+  for (const IoBinding& in : channels_last->inputs()) {
+    inputs.push_back({in.name, testing::seeded_tensor(*in.shape, 11 + in.node_id, -2.0F, 2.0F)});
+  }
+  const auto got = run(*channels_last, inputs);
+  const auto all_flat = run(std::move(*flat), inputs);
+  const auto want = run(std::move(*reference), inputs);
+  EXPECT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size() && i < want.size() && i < all_flat.size(); ++i) {
+    SCOPED_TRACE("output " + std::to_string(i));
+    onednn::testing::expect_close(got[i], all_flat[i], 1e-5, 1e-6);
+    onednn::testing::expect_close(got[i], want[i], 1e-4, 1e-5);
+  }
+  return channels_last;
+}
+
+ir::NodeId input(ir::CheckedGraphBuilder& b, ir::Shape shape) {
+  auto x = b.add(ir::Node{.kind = OpKind::input, .shape = std::move(shape), .source_name = "x"});
+  EXPECT_TRUE(x.has_value());
+  return x ? *x : 0;
+}
+
+TEST(OnednnLayouts, ConvChainStaysChannelsLastWithOneReorderAtEachEnd) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 32, 12, 12}});  // 0
+  const ir::NodeId c1 = conv(b, w, x, 32, 32, 3, 1);          // 1
+  const ir::NodeId r1 = op(b, OpKind::relu, {c1});             // 2: conv_relu with 1
+  const ir::NodeId c2 = conv(b, w, r1, 32, 32, 1, 1);          // 3
+  const ir::NodeId t = op(b, OpKind::tanh, {c2});              // 4: element-wise, follows
+  const ir::NodeId s = op(b, OpKind::add, {t, r1});            // 5: both inputs channels-last
+  const auto buffer = check_layouts(finished(std::move(b), std::move(w), x, {s}),
+                                    {"reorder 0 flat>channels-last",
+                                     "onednn.conv_relu 1 channels-last",
+                                     "onednn.conv 3 channels-last", "onednn.tanh 4 channels-last",
+                                     "onednn.add 5 channels-last",
+                                     "reorder 5 channels-last>flat"});
+  ASSERT_TRUE(buffer.has_value());
+  // The reorders carry the groups of the commands they serve: the conv_relu and the add.
+  const auto commands = buffer->commands();
+  EXPECT_EQ(commands[0].group, commands[1].group);
+  EXPECT_EQ(commands[5].group, commands[4].group);
+}
+
+// A value read both ways gets one reorder per layout: x feeds the conv (channels-last) and the
+// add (flat, since x is a graph input); the conv's value is reordered to flat for the add.
+TEST(OnednnLayouts, ValueReadInBothLayoutsIsReorderedOncePerLayout) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{2, 16, 9, 7}});  // 0
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+  const ir::NodeId r = op(b, OpKind::relu, {x});             // 2: reads x flat
+  const ir::NodeId s = op(b, OpKind::add, {c, r});           // 3
+  const ir::NodeId c2 = conv(b, w, c, 16, 16, 1, 1);         // 4: reads c channels-last
+  const ir::NodeId s2 = op(b, OpKind::add, {s, c2});         // 5
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {s2}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.relu 2 flat", "reorder 1 channels-last>flat",
+                             "onednn.add 3 flat", "onednn.conv 4 channels-last",
+                             "reorder 4 channels-last>flat", "onednn.add 5 flat"})
+                  .has_value());
+}
+
+// A graph output computed channels-last is reordered into its place at once, and still read
+// channels-last by the next conv; the last conv's output likewise.
+TEST(OnednnLayouts, GraphOutputComputedChannelsLastIsReorderedIntoPlace) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 24, 10, 10}});  // 0
+  const ir::NodeId c1 = conv(b, w, x, 24, 24, 3, 1);          // 1
+  const ir::NodeId r1 = op(b, OpKind::relu, {c1});             // 2: an output
+  const ir::NodeId c2 = conv(b, w, r1, 24, 8, 3, 2);           // 3: an output
+  const auto buffer =
+      check_layouts(finished(std::move(b), std::move(w), x, {r1, c2}),
+                    {"reorder 0 flat>channels-last", "onednn.conv_relu 1 channels-last",
+                     "reorder 2 channels-last>flat", "onednn.conv 3 channels-last",
+                     "reorder 3 channels-last>flat"});
+  ASSERT_TRUE(buffer.has_value());
+  // Both outputs are written by their reorders in place: nothing is copied after the run.
+  for (const auto& source : buffer->output_sources()) EXPECT_FALSE(source.has_value());
+}
+
+// Pooling and batch norm follow the conv channels-last; a flatten (reference reshape) reads
+// flat, so the pool's value is reordered before it.
+TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  auto loaded = testing::load(testing::example_path("cnn.json"));
+  ASSERT_TRUE(loaded.has_value());
+  const auto buffer = check_layouts(
+      {loaded->graph, loaded->payloads},
+      {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+       "onednn.batch_norm 2 channels-last", "onednn.relu 3 channels-last",
+       "onednn.max_pool 4 channels-last", "reorder 4 channels-last>flat",
+       "reference.reshape 5 flat", "onednn.linear 6 flat", "onednn.softmax 7 flat"});
+  ASSERT_TRUE(buffer.has_value());
+  // The trace names each reorder after its value and gives both layouts; kernel commands give
+  // theirs.
+  ExecutionTrace trace;
+  std::vector<NamedTensor> inputs = {
+      {buffer->inputs()[0].name, testing::seeded_tensor(*buffer->inputs()[0].shape, 3)}};
+  Executor exec{CommandBuffer{*buffer}};
+  ASSERT_TRUE(exec.run(inputs, &trace).has_value());
+  const auto doc = nlohmann::json::parse(
+      chrome_trace_json(exec.buffer(), trace,
+                        {.graph_path = "cnn.json", .graph_digest = {}, .onnx = false}));
+  std::vector<std::string> names;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    names.push_back(e["name"].get<std::string>());
+    if (e["args"].contains("reorder")) {
+      EXPECT_FALSE(e["args"].contains("capsule")) << e.dump();
+      EXPECT_EQ(e["args"]["handler"], "nnplan::runtime::onednn::reorder_forward");
+    } else {
+      EXPECT_TRUE(e["args"].contains("layout")) << e.dump();
+    }
+  }
+  EXPECT_EQ(names.front(), "reorder image");
+  EXPECT_EQ(names[5], "reorder pool1");
+  EXPECT_EQ(doc["traceEvents"][2]["args"]["reorder"],
+            nlohmann::json({{"from", "flat"}, {"to", "channels-last"}}));
+  EXPECT_EQ(doc["traceEvents"][3]["args"]["layout"], "channels-last");
+}
+
+// conv_transpose is never channels-last: its neighbours reorder around it.
+TEST(OnednnLayouts, ConvTransposeStaysFlat) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 16, 6, 6}});  // 0
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+  auto up = b.add(ir::Node{.kind = OpKind::conv_transpose,
+                           .parents = {c},
+                           .params = ir::ConvParams{.spatial_rank = 2,
+                                                    .kernel = {2, 2},
+                                                    .stride = {2, 2},
+                                                    .padding = {0, 0},
+                                                    .dilation = {1, 1},
+                                                    .padding_after = {0, 0},
+                                                    .groups = 1,
+                                                    .in_channels = 16,
+                                                    .out_channels = 8,
+                                                    .output_padding = {0, 0}}});
+  ASSERT_TRUE(up.has_value()) << up.error().message;
+  Tensor weight = testing::seeded_tensor(ir::Shape{{16, 8, 2, 2}}, 5, -0.2F, 0.2F);
+  w.tensors[{*up, "weight"}] = {.shape = weight.shape, .data = std::move(weight.values)};
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {*up}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "reorder 1 channels-last>flat", "onednn.conv_transpose 2 flat"})
+                  .has_value());
+}
+
+}  // namespace
+}  // namespace nnplan::runtime
