@@ -238,10 +238,13 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
 CapsuleModule onednn_module() {
   using enum BackendOp;
   CapsuleModule m{.name = "onednn", .capsules = {}};
-  // The conv family runs on the src and dst layouts oneDNN prefers; the launch reorders its flat
-  // row-major operands into them and the result back.
-  const std::string staged = ", on the src and dst layouts it prefers (reordered from and to the "
-                             "flat buffers inside the launch)";
+  // The conv family runs channels-last where the command buffer keeps its operands so (its
+  // reorders are commands of their own), else on the src and dst layouts oneDNN prefers, which
+  // the launch reorders its flat operands into and the result back from.
+  const std::string staged =
+      ", channels-last between onednn commands where oneDNN runs that layout (reorder commands "
+      "around it), else on the src and dst layouts it prefers (reordered from and to the flat "
+      "buffers inside the launch)";
   // Where oneDNN does not propagate NaN as the reference does (tests/runtime/onednn/nan_test.cpp).
   const std::string relu_nan = "; NaN becomes 0 (oneDNN's relu)";
   const std::string clip_nan = "; NaN becomes the lower bound, -inf without one (oneDNN's clip)";
@@ -269,6 +272,8 @@ CapsuleModule onednn_module() {
   for (BackendOp op : {max, min}) {
     single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
   }
+  single(broadcast, "reorder",
+         " reading the input with stride 0 along each added or stretched axis: a copy");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

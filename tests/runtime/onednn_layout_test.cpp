@@ -221,6 +221,38 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
   EXPECT_EQ(doc["traceEvents"][3]["args"]["layout"], "channels-last");
 }
 
+// A squeeze-excite block as EfficientNet's ONNX export writes it: a global average pool of the
+// conv's value, sigmoid, the importer's broadcast back to the conv's shape, and the mul: all
+// channels-last on onednn (the broadcast reads the pooled [1,C,1,1] value through a stride-0
+// view), so only the graph's ends reorder.
+TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 16, 7, 9}});  // 0
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+  auto pool = b.add(ir::Node{.kind = OpKind::avg_pool,
+                             .parents = {c},
+                             .params = ir::PoolParams{.spatial_rank = 2,
+                                                      .kernel = {7, 9},
+                                                      .stride = {1, 1},
+                                                      .padding = {0, 0}}});  // 2
+  ASSERT_TRUE(pool.has_value()) << pool.error().message;
+  const ir::NodeId s = op(b, OpKind::sigmoid, {*pool});  // 3
+  auto wide = b.add(ir::Node{.kind = OpKind::broadcast_to,
+                             .parents = {s},
+                             .params = ir::BroadcastParams{.from = ir::Shape{{1, 16, 1, 1}},
+                                                           .to = ir::Shape{{1, 16, 7, 9}}}});  // 4
+  ASSERT_TRUE(wide.has_value()) << wide.error().message;
+  const ir::NodeId m = op(b, OpKind::mul_elem, {c, *wide});  // 5
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {m}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.avg_pool 2 channels-last", "onednn.sigmoid 3 channels-last",
+                             "onednn.broadcast 4 channels-last", "onednn.mul 5 channels-last",
+                             "reorder 5 channels-last>flat"})
+                  .has_value());
+}
+
 // conv_transpose is never channels-last: its neighbours reorder around it.
 TEST(OnednnLayouts, ConvTransposeStaysFlat) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";

@@ -17,6 +17,7 @@
 
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/runtime/handler_registry.hpp"
 #include "nnplan/runtime/kernel.hpp"
 #include "nnplan/runtime/tensor.hpp"
@@ -159,13 +160,10 @@ inline Tensor run_reference(const Command& cmd) {
         refs.push_back(p == cmd.chain[k - 1].id ? view(value) : view(cmd.inputs[next++]));
       }
     }
-    std::string name = "reference." + std::string(ir::to_string(node.kind));
-    if (node.kind == ir::OpKind::batch_norm_eval) name = "reference.batch_norm";
-    if (node.kind == ir::OpKind::layernorm) name = "reference.layer_norm";
-    if (node.kind == ir::OpKind::mul_elem) name = "reference.mul";
-    if (node.kind == ir::OpKind::max_elem) name = "reference.max";
-    if (node.kind == ir::OpKind::min_elem) name = "reference.min";
-    if (node.kind == ir::OpKind::scaled_dot_product_attention) name = "reference.attention";
+    // The reference capsule of the node's backend op (the attention capsule has a short name).
+    const std::optional<backend::BackendOp> op = backend::backend_op_of(node.kind);
+    std::string name = "reference." + (op ? std::string(backend::to_string(*op)) : std::string());
+    if (op == backend::BackendOp::scaled_dot_product_attention) name = "reference.attention";
     const HandlerDefinition& h = handler_named(name);
     Tensor out = zeros(node.shape);
     const std::vector<WeightRef> weights = bind_weights(node, cmd.store);

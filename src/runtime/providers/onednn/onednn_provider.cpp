@@ -19,7 +19,8 @@ void register_onednn_handlers(HandlerRegistry& registry) {
   const backend::CapsuleModule module = backend::onednn_module();
   const std::array tables = {matmul_handlers(),        convolution_handlers(), pooling_handlers(),
                              normalization_handlers(), softmax_handlers(),     eltwise_handlers(),
-                             binary_handlers(),        fused_handlers(),       attention_handlers()};
+                             binary_handlers(),        fused_handlers(),       attention_handlers(),
+                             broadcast_handlers()};
   for (const auto& table : tables) {
     for (const OnednnHandler& row : table) {
       std::optional<backend::KernelCapsule> declaration;

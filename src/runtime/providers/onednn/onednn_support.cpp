@@ -43,17 +43,25 @@ dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims) {
   return {dims, dnnl::memory::data_type::f32, strides};
 }
 
-dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout) {
-  if (layout == TensorLayout::flat || dims.size() < 3) return row_major_desc(dims);
-  // Physical order: axis 0, the axes from 2 on, then axis 1.
+dnnl::memory::dims layout_strides(const dnnl::memory::dims& dims, TensorLayout layout) {
   dnnl::memory::dims strides(dims.size(), 1);
+  if (layout == TensorLayout::flat || dims.size() < 3) {
+    for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    return strides;
+  }
+  // Physical order: axis 0, the axes from 2 on, then axis 1.
   dnnl::memory::dim step = dims[1];
   for (std::size_t i = dims.size(); i-- > 2;) {
     strides[i] = step;
     step *= dims[i];
   }
   strides[0] = step;
-  return {dims, dnnl::memory::data_type::f32, strides};
+  return strides;
+}
+
+dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout) {
+  if (layout == TensorLayout::flat || dims.size() < 3) return row_major_desc(dims);
+  return {dims, dnnl::memory::data_type::f32, layout_strides(dims, layout)};
 }
 
 dnnl::memory::desc any_desc(const dnnl::memory::dims& dims) {
@@ -263,7 +271,7 @@ GuardFn reference_shape_guard(backend::BackendOp op) {
       reference::elementwise_handlers(),   reference::linear_algebra_handlers(),
       reference::convolution_handlers(),   reference::pooling_handlers(),
       reference::normalization_handlers(), reference::softmax_handlers(),
-      reference::attention_handlers()};
+      reference::attention_handlers(),     reference::data_movement_handlers()};
   for (const auto& table : tables) {
     for (const reference::ReferenceHandler& row : table) {
       if (row.op == op) return row.handler.shape_guard;

@@ -38,6 +38,8 @@ namespace nnplan::runtime::onednn {
 // A float32 descriptor of `dims` laid out as `layout` (kernel.hpp): row-major, or with axis 1
 // moved last (dims of rank 3 or more; a smaller rank has no channels-last of its own).
 [[nodiscard]] dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout);
+// The strides of layout_desc(dims, layout), in elements.
+[[nodiscard]] dnnl::memory::dims layout_strides(const dnnl::memory::dims& dims, TensorLayout layout);
 // A float32 descriptor of `dims` whose layout the primitive chooses (format_tag::any).
 [[nodiscard]] dnnl::memory::desc any_desc(const dnnl::memory::dims& dims);
 // The product of shape's axes [begin, end) (1 when empty).
