@@ -274,6 +274,10 @@ CapsuleModule onednn_module() {
   }
   single(broadcast, "reorder",
          " reading the input with stride 0 along each added or stretched axis: a copy");
+  single(permute, "reorder", " reading the input through its strides in the permuted order: a copy");
+  single(slice, "reorder",
+         " reading the input from the first element taken, the sliced axis's stride times the "
+         "step: a copy");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

@@ -1,0 +1,174 @@
+// onednn handlers: the data movement family, each one oneDNN reorder primitive reading the input
+// through a strided view of the output's dims, so every output element is one input element,
+// unchanged. broadcast (IR kind broadcast_to): stride 0 along every added or stretched axis;
+// channels-last when its input is (same rank: the view walks the input's channels-last strides).
+// permute (and transpose): the input's strides in the permuted order. slice: the input's strides,
+// the sliced axis's times the step, from the offset of the first element taken.
+#include <algorithm>
+#include <variant>
+
+#include "runtime/providers/onednn/onednn_support.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/data_movement_test.cpp"};
+
+// The input as a view of the output's dims: its strides (in `layout`) right-aligned, 0 where an
+// axis is added or stretched from 1.
+dnnl::memory::desc broadcast_view(const ir::Shape& in, const ir::Shape& out, TensorLayout layout) {
+  const dnnl::memory::dims out_dims = dims_of(out);
+  dnnl::memory::dims strides(out_dims.size(), 0);
+  if (in.rank() > 0) {
+    const dnnl::memory::dims in_strides = layout_strides(dims_of(in), layout);
+    const std::size_t lead = out.rank() - in.rank();
+    for (std::size_t i = 0; i < in.rank(); ++i) {
+      strides[lead + i] = in.dims[i] == 1 && out.dims[lead + i] != 1 ? 0 : in_strides[i];
+    }
+  }
+  return {out_dims, dnnl::memory::data_type::f32, strides};
+}
+
+// Channels-last needs the input and output of one rank (3 or more), so that axis 1 is the
+// channel axis of both.
+bool broadcast_takes_channels_last(const PrepareCall& call) {
+  return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&
+         call.output_shape.rank() >= 3;
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_broadcast(const PrepareCall& call) {
+  const TensorLayout layout = call.input_layout;
+  if (layout != call.output_layout ||
+      (layout == TensorLayout::channels_last && !broadcast_takes_channels_last(call))) {
+    return std::unexpected(unsupported(
+        "the broadcast was asked to run with its input " + std::string(to_string(layout)) +
+        " and its output " + std::string(to_string(call.output_layout)) +
+        "; it runs on one layout, channels-last only from an input of the output's rank"));
+  }
+  return guarded_prepare(
+      "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const ir::Shape& in = *call.input_shapes[0];
+        const auto from = broadcast_view(in, call.output_shape, layout);
+        const auto to = layout_desc(dims_of(call.output_shape), layout);
+        auto state = new_state(call);
+        state->primitive =
+            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+        // The input buffer holds only the input's elements: bind it through the view.
+        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
+                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+// A reorder from `from` (a view of input 0) to the dense flat output.
+Expected<std::unique_ptr<KernelState>> prepare_view_copy(const PrepareCall& call,
+                                                         const dnnl::memory::desc& from) {
+  return guarded_prepare(
+      "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const auto to = row_major_desc(dims_of(call.output_shape));
+        auto state = new_state(call);
+        state->primitive =
+            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
+                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+// The axes of the input each output axis walks: the node's perm, or the identity with a
+// transpose's two axes swapped.
+std::vector<std::uint32_t> permutation_of(const ir::Node& node, std::size_t rank) {
+  if (const auto* p = std::get_if<ir::PermuteParams>(&node.params)) return p->perm;
+  std::vector<std::uint32_t> perm(rank);
+  for (std::size_t i = 0; i < rank; ++i) perm[i] = static_cast<std::uint32_t>(i);
+  if (const auto* t = std::get_if<ir::TransposeParams>(&node.params)) {
+    std::swap(perm[t->axis1], perm[t->axis2]);
+  }
+  return perm;
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_permute(const PrepareCall& call) {
+  const ir::Shape& in = *call.input_shapes[0];
+  const std::vector<std::uint32_t> perm = permutation_of(call.node, in.rank());
+  const dnnl::memory::dims in_strides = layout_strides(dims_of(in), TensorLayout::flat);
+  dnnl::memory::dims strides;
+  for (const std::uint32_t axis : perm) strides.push_back(in_strides[axis]);
+  if (in.rank() == 0) strides = {1};
+  return prepare_view_copy(
+      call, dnnl::memory::desc(dims_of(call.output_shape), dnnl::memory::data_type::f32, strides));
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
+  const auto& p = std::get<ir::SliceParams>(call.node.params);
+  const ir::Shape& in = *call.input_shapes[0];
+  dnnl::memory::dims strides = layout_strides(dims_of(in), TensorLayout::flat);
+  const auto start =
+      static_cast<dnnl::memory::dim>(std::min<std::uint64_t>(p.start, in.dims[p.axis]));
+  dnnl::memory::desc from(dims_of(call.output_shape), dnnl::memory::data_type::f32, [&] {
+    dnnl::memory::dims s = strides;
+    s[p.axis] *= static_cast<dnnl::memory::dim>(p.step);
+    return s;
+  }());
+  // The view starts at the first element taken (none when the slice is empty).
+  if (call.output_shape.dims[p.axis] > 0) from.data.offset0 = start * strides[p.axis];
+  return prepare_view_copy(call, from);
+}
+
+void broadcast_forward(const KernelCall& call) {
+  execute(call);
+}
+void permute_forward(const KernelCall& call) {
+  execute(call);
+}
+void slice_forward(const KernelCall& call) {
+  execute(call);
+}
+
+constexpr GuardFn kShapes = reference_shapes<backend::BackendOp::broadcast>;
+constexpr GuardFn kPermuteShapes = reference_shapes<backend::BackendOp::permute>;
+constexpr GuardFn kSliceShapes = reference_shapes<backend::BackendOp::slice>;
+
+constexpr OnednnHandler kHandlers[] = {
+    {.capsule = "onednn.broadcast",
+     .op = backend::BackendOp::broadcast,
+     .handler = {.symbol = "nnplan::runtime::onednn::broadcast_forward",
+                 .forward = broadcast_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<kShapes>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = checked_prepare<kShapes, prepare_broadcast>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = broadcast_takes_channels_last,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.permute",
+     .op = backend::BackendOp::permute,
+     .handler = {.symbol = "nnplan::runtime::onednn::permute_forward",
+                 .forward = permute_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<kPermuteShapes>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = checked_prepare<kPermuteShapes, prepare_permute>,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.slice",
+     .op = backend::BackendOp::slice,
+     .handler = {.symbol = "nnplan::runtime::onednn::slice_forward",
+                 .forward = slice_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<kSliceShapes>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = checked_prepare<kSliceShapes, prepare_slice>,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+};
+
+}  // namespace
+
+std::span<const OnednnHandler> data_movement_handlers() {
+  return kHandlers;
+}
+
+}  // namespace nnplan::runtime::onednn

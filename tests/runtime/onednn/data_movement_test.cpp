@@ -1,0 +1,100 @@
+// The onednn data movement handlers (oneDNN reorders from strided views of the input) against the
+// reference provider, exactly, since they copy: broadcast (added leading axes, stretched size-1
+// axes, both, nothing stretched), permute and transpose, slice (steps, bounds past the extent,
+// an empty slice). Also the guards' refusals.
+#include <gtest/gtest.h>
+
+#include "onednn_test_support.hpp"
+
+namespace nnplan::runtime::onednn {
+namespace {
+
+using namespace testing;
+
+Command broadcast_case(const ir::Shape& from, const ir::Shape& to) {
+  Command c;
+  c.chain.push_back(
+      node(1, ir::OpKind::broadcast_to, {0}, to, ir::BroadcastParams{.from = from, .to = to}));
+  c.inputs.push_back(random_tensor(from, 17));
+  return c;
+}
+
+TEST(onednn_broadcast_forward_tests, MatchesReferenceExactly) {
+  const std::vector<std::pair<ir::Shape, ir::Shape>> cases = {
+      {shape_of({5}), shape_of({3, 5})},                   // an added leading axis
+      {shape_of({1, 6, 1, 1}), shape_of({2, 6, 4, 3})},    // squeeze-excite's scale
+      {shape_of({4, 1}), shape_of({2, 3, 4, 7})},          // both
+      {shape_of({2, 3}), shape_of({2, 3})},                // nothing to stretch
+      {shape_of({1}), shape_of({9, 2})},                   // a scalar-like value
+  };
+  for (const auto& [from, to] : cases) {
+    SCOPED_TRACE(ir::to_string(from) + " to " + ir::to_string(to));
+    const Command c = broadcast_case(from, to);
+    auto got = run_onednn("onednn.broadcast", c);
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    expect_close(*got, run_reference(c), 0.0, 0.0);
+  }
+}
+
+TEST(onednn_broadcast_forward_tests, GuardRefusesASourceThatDoesNotBroadcast) {
+  Command c = broadcast_case(shape_of({3}), shape_of({2, 3}));
+  c.chain[0].params = ir::BroadcastParams{.from = shape_of({3}), .to = shape_of({2, 4})};
+  c.chain[0].shape = shape_of({2, 4});
+  EXPECT_EQ(refusal("onednn.broadcast", c),
+            "input 0 has shape [3]; broadcast_to [2,4] needs axis 0 to be 1 or 4");
+}
+
+Command one_node(ir::OpKind kind, const ir::Shape& in, const ir::Shape& out, ir::OpParams params) {
+  Command c;
+  c.chain.push_back(node(1, kind, {0}, out, std::move(params)));
+  c.inputs.push_back(random_tensor(in, 23));
+  return c;
+}
+
+void expect_exact(std::string_view capsule, const Command& c) {
+  auto got = run_onednn(capsule, c);
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  expect_close(*got, run_reference(c), 0.0, 0.0);
+}
+
+TEST(onednn_permute_forward_tests, MatchesReferenceExactly) {
+  expect_exact("onednn.permute", one_node(ir::OpKind::permute, shape_of({2, 3, 4, 5}),
+                                          shape_of({4, 2, 5, 3}),
+                                          ir::PermuteParams{.perm = {2, 0, 3, 1}}));
+  // BERT's heads: [B, S, H, D] to [B, H, S, D].
+  expect_exact("onednn.permute", one_node(ir::OpKind::permute, shape_of({1, 16, 4, 8}),
+                                          shape_of({1, 4, 16, 8}),
+                                          ir::PermuteParams{.perm = {0, 2, 1, 3}}));
+  expect_exact("onednn.permute",
+               one_node(ir::OpKind::transpose, shape_of({6, 7}), shape_of({7, 6}),
+                        ir::TransposeParams{.axis1 = 0, .axis2 = 1}));
+  expect_exact("onednn.permute", one_node(ir::OpKind::permute, shape_of({9}), shape_of({9}),
+                                          ir::PermuteParams{.perm = {0}}));
+}
+
+TEST(onednn_slice_forward_tests, MatchesReferenceExactly) {
+  // BERT's QKV split: thirds of the last axis.
+  expect_exact("onednn.slice",
+               one_node(ir::OpKind::slice, shape_of({8, 24}), shape_of({8, 8}),
+                        ir::SliceParams{.axis = 1, .start = 8, .end = 16, .step = 1}));
+  expect_exact("onednn.slice",
+               one_node(ir::OpKind::slice, shape_of({3, 10, 2}), shape_of({3, 3, 2}),
+                        ir::SliceParams{.axis = 1, .start = 1, .end = 8, .step = 3}));
+  // An end past the extent takes up to the end.
+  expect_exact("onednn.slice",
+               one_node(ir::OpKind::slice, shape_of({5, 4}), shape_of({2, 4}),
+                        ir::SliceParams{.axis = 0, .start = 3, .end = 100, .step = 1}));
+  // An empty slice writes nothing and succeeds.
+  expect_exact("onednn.slice",
+               one_node(ir::OpKind::slice, shape_of({5, 4}), shape_of({5, 0}),
+                        ir::SliceParams{.axis = 1, .start = 2, .end = 2, .step = 1}));
+}
+
+TEST(onednn_slice_forward_tests, GuardRefusesAStepOfZero) {
+  const Command c = one_node(ir::OpKind::slice, shape_of({5, 4}), shape_of({5, 4}),
+                             ir::SliceParams{.axis = 1, .start = 0, .end = 4, .step = 0});
+  EXPECT_EQ(refusal("onednn.slice", c), "slice step 0 is not allowed (must be at least 1)");
+}
+
+}  // namespace
+}  // namespace nnplan::runtime::onednn
