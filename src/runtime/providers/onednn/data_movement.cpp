@@ -2,9 +2,12 @@
 // through a strided view of the output's dims, so every output element is one input element,
 // unchanged. broadcast (IR kind broadcast_to): stride 0 along every added or stretched axis;
 // channels-last when its input is (same rank: the view walks the input's channels-last strides).
-// permute (and transpose): the input's strides in the permuted order. slice: the input's strides,
-// the sliced axis's times the step, from the offset of the first element taken.
+// permute (and transpose): the input's strides in the permuted order. slice: the input's strides
+// from the first element taken, one reorder for the whole slice with step 1, one per plane of the
+// sliced axis with a larger step.
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <variant>
 
 #include "runtime/providers/onednn/onednn_support.hpp"
@@ -100,20 +103,47 @@ Expected<std::unique_ptr<KernelState>> prepare_permute(const PrepareCall& call) 
       call, dnnl::memory::desc(dims_of(call.output_shape), dnnl::memory::data_type::f32, strides));
 }
 
+// A prepared slice. With step 1 the reorder reads one view of the input. A larger step has no
+// such view oneDNN accepts (its strides must not let an axis's extent reach past the next
+// larger stride), so the reorder copies one plane of the sliced axis at a time: `planes` launches,
+// the input advancing `input_step` and the output `output_step` elements each.
+struct SliceState : PrimitiveState {
+  std::size_t planes = 0;
+  dnnl::memory::dim input_offset = 0;
+  dnnl::memory::dim input_step = 0;
+  dnnl::memory::dim output_step = 0;
+};
+
 Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
   const auto& p = std::get<ir::SliceParams>(call.node.params);
   const ir::Shape& in = *call.input_shapes[0];
-  dnnl::memory::dims strides = layout_strides(dims_of(in), TensorLayout::flat);
+  const dnnl::memory::dims in_strides = layout_strides(dims_of(in), TensorLayout::flat);
+  const dnnl::memory::dims out_dims = dims_of(call.output_shape);
   const auto start =
       static_cast<dnnl::memory::dim>(std::min<std::uint64_t>(p.start, in.dims[p.axis]));
-  dnnl::memory::desc from(dims_of(call.output_shape), dnnl::memory::data_type::f32, [&] {
-    dnnl::memory::dims s = strides;
-    s[p.axis] *= static_cast<dnnl::memory::dim>(p.step);
-    return s;
-  }());
-  // The view starts at the first element taken (none when the slice is empty).
-  if (call.output_shape.dims[p.axis] > 0) from.data.offset0 = start * strides[p.axis];
-  return prepare_view_copy(call, from);
+  return guarded_prepare(
+      "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        auto state = std::make_unique<SliceState>();
+        for (const ir::Shape* shape : call.input_shapes) state->input_shapes.push_back(*shape);
+        state->output_shape = call.output_shape;
+        state->threads = call.settings.threads;
+        const bool stepped = p.step > 1 && out_dims[p.axis] > 1;
+        dnnl::memory::dims dims = out_dims;
+        if (stepped) dims[p.axis] = 1;
+        const dnnl::memory::desc from(dims, dnnl::memory::data_type::f32, in_strides);
+        const dnnl::memory::desc to(dims, dnnl::memory::data_type::f32,
+                                    layout_strides(out_dims, TensorLayout::flat));
+        state->primitive =
+            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
+                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
+        state->planes = stepped ? static_cast<std::size_t>(out_dims[p.axis]) : 1;
+        state->input_offset = start * in_strides[p.axis];
+        state->input_step = static_cast<dnnl::memory::dim>(p.step) * in_strides[p.axis];
+        state->output_step = layout_strides(out_dims, TensorLayout::flat)[p.axis];
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
 }
 
 void broadcast_forward(const KernelCall& call) {
@@ -123,7 +153,27 @@ void permute_forward(const KernelCall& call) {
   execute(call);
 }
 void slice_forward(const KernelCall& call) {
-  execute(call);
+  if (call.output.size() == 0) return;
+  const auto& state = static_cast<const SliceState&>(*call.state);
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
+  try {
+    const ThreadLimit limit(state.threads);
+    dnnl::stream& stream = cpu_stream();
+    const float* in = call.inputs[0].data + state.input_offset;
+    float* out = call.output.data;
+    for (std::size_t j = 0; j < state.planes; ++j) {
+      dnnl::memory from(state.bindings[0].desc, cpu_engine(),
+                        const_cast<float*>(in + static_cast<dnnl::memory::dim>(j) * state.input_step));
+      dnnl::memory to(state.bindings[1].desc, cpu_engine(),
+                      out + static_cast<dnnl::memory::dim>(j) * state.output_step);
+      state.primitive.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+    }
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
+                 dnnl_failure(e, "run a prepared primitive").message.c_str());
+    std::abort();
+  }
 }
 
 constexpr GuardFn kShapes = reference_shapes<backend::BackendOp::broadcast>;

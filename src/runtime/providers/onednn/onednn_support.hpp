@@ -120,7 +120,8 @@ struct PrimitiveState : KernelState {
                                            const dnnl::memory::desc& plain,
                                            const dnnl::memory::desc& target);
 
-// Runs the prepared primitive on the call's buffers and waits for it, staging the bindings that
+// Runs the prepared primitive on the call's buffers and waits for it (nothing for an empty
+// output), staging the bindings that
 // need it through scratch buffers owned by the calling thread, under the state's `launch` lock
 // (copies of a command buffer sharing one state may run on several threads; the same command
 // runs on one of them at a time). A oneDNN failure here is a bug the guards should have caught:
