@@ -23,8 +23,10 @@
 #   --reference  also run each model once under checked_cpu (the exact reference provider) and
 #              report the largest error of P's outputs against it.
 #   MODEL_DIR  every *.onnx in it (e.g. the models bench/models/export_models.py writes).
-# Environment: RUNS (default 5) timed runs of each; NNPLAN_SKIP_S (default 60): the bound on the
-# probe, one `nnplan run --repeat 1`, which also sizes K: K = RUNS, lowered (to at least 3) so
+# Environment: ROUNDS (default 1): with more, ORT's and nnplan's timed runs alternate that many
+# times per model, and the table gives the median of each side's per-round medians and every
+# round's ratio (a noisy VM moves them between rounds); RUNS (default 5) timed runs of each
+# per round; NNPLAN_SKIP_S (default 60): the bound on the probe, one `nnplan run --repeat 1`, which also sizes K: K = RUNS, lowered (to at least 3) so
 # that K probe times fit NNPLAN_BUDGET_S (default 90) seconds; WORK (default
 # BUILD_DIR/run-compare) receives the inputs, outputs and logs per model; PYTHON (default
 # /usr/bin/python3) needs numpy.
@@ -44,19 +46,20 @@ while (($# > 0)); do
     --profile) profile=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --reference) reference=1; shift ;;
-    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,32p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) inputs+=("$1"); shift ;;
   esac
 done
 [[ $build_dir = /* ]] || build_dir="$root/$build_dir"
 runs=${RUNS:-5}
+rounds=${ROUNDS:-1}
 skip_s=${NNPLAN_SKIP_S:-60}
 budget_s=${NNPLAN_BUDGET_S:-90}
 work=${WORK:-$build_dir/run-compare}
 python=${PYTHON:-/usr/bin/python3}
 nnplan=$build_dir/bin/nnplan
 
-((${#inputs[@]} > 0)) || { sed -n '18,26p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+((${#inputs[@]} > 0)) || { sed -n '18,25p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 [[ -x $nnplan ]] || { echo "run_compare: $nnplan not built" >&2; exit 1; }
 command -v node >/dev/null || { echo "run_compare: node (Node.js) not found" >&2; exit 1; }
 [[ -d $here/node_modules/onnxruntime-node ]] ||
@@ -81,16 +84,20 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rss_of() { sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p' "$1"; }
 
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "onnxruntime-node $(node -p "require('$here/node_modules/onnxruntime-node/package.json').version"), node $(node --version); RUNS=$runs NNPLAN_SKIP_S=$skip_s NNPLAN_BUDGET_S=$budget_s"
+echo "onnxruntime-node $(node -p "require('$here/node_modules/onnxruntime-node/package.json').version"), node $(node --version); ROUNDS=$rounds RUNS=$runs NNPLAN_SKIP_S=$skip_s NNPLAN_BUDGET_S=$budget_s"
 echo "nnplan --profile $profile --threads $threads; ORT intraOpNumThreads $threads"
 echo
 ref_head=""
 ref_rule=""
 if ((reference)); then ref_head=" max rel error vs reference provider |"; ref_rule="---:|"; fi
-printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n' model "nnplan run median" \
-  "ORT run median" "nnplan / ORT" "nnplan peak RSS" "ORT peak RSS (Node alone)" \
+rounds_head=""
+rounds_rule=""
+if ((rounds > 1)); then rounds_head=" nnplan / ORT per round |"; rounds_rule="---|"; fi
+printf '| %s | %s | %s | %s |%s %s | %s | %s | %s | %s |%s\n' model "nnplan run median" \
+  "ORT run median" "nnplan / ORT" "$rounds_head" "nnplan peak RSS" "ORT peak RSS (Node alone)" \
   "RSS nnplan / ORT" "max abs error" "max rel error (of max abs ORT; per element)" "$ref_head"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|$ref_rule"
+echo "|---|---:|---:|---:|$rounds_rule---:|---:|---:|---:|---:|$ref_rule"
+median_of() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 skipped=()
 for model in "${models[@]}"; do
   name=$(basename "$model" .onnx)
@@ -149,6 +156,27 @@ for model in "${models[@]}"; do
   fi
   nn_ms=$(sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' "$dir/run.txt")
   nn_rss=$(rss_of "$dir/run.time")
+  # Further rounds: ORT's timed runs, then nnplan's, again; each side's median of medians.
+  rounds_cell=""
+  if ((rounds > 1)); then
+    ort_all="$ort_ms"
+    nn_all="$nn_ms"
+    per_round="$(ratio "$nn_ms" "$ort_ms")"
+    for ((r = 2; r <= rounds; ++r)); do
+      node "$here/ort_run.js" --runs "$runs" --warmup 1 --threads "$threads" --inputs "$dir/inputs" \
+        --outputs "$dir/ort_round" "$model" >"$dir/ort_round.txt" 2>>"$dir/ort.err" || break
+      ort_r=$(sed -n 's/^ort_run .*median_ms=\([0-9.]*\).*/\1/p' "$dir/ort_round.txt")
+      "$nnplan" run "$model" "${run_args[@]}" --quiet --repeat "$repeat" >"$dir/run_round.txt" 2>&1 ||
+        break
+      nn_r=$(sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' "$dir/run_round.txt")
+      ort_all+=" $ort_r"
+      nn_all+=" $nn_r"
+      per_round+=", $(ratio "$nn_r" "$ort_r")"
+    done
+    ort_ms=$(median_of <<<"$ort_all")
+    nn_ms=$(median_of <<<"$nn_all")
+    rounds_cell=" $per_round |"
+  fi
   errors_abs=""
   errors_rel=""
   for pair in "${out_pairs[@]}"; do
@@ -172,8 +200,9 @@ for model in "${models[@]}"; do
     fi
     ref_cell=" $ref_cell |"
   fi
-  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx | %s MiB | %s MiB (%s) | %s | %s | %s |%s\n' \
-    "$name" "$nn_ms" "$repeat" "$ort_ms" "$runs" "$(ratio "$nn_ms" "$ort_ms")" \
+  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx |%s %s MiB | %s MiB (%s) | %s | %s | %s |%s\n' \
+    "$name" "$nn_ms" "$((repeat * rounds))" "$ort_ms" "$((runs * rounds))" \
+    "$(ratio "$nn_ms" "$ort_ms")" "$rounds_cell" \
     "$(kib_to_mib "$nn_rss")" "$(kib_to_mib "$ort_rss")" "$(kib_to_mib "$node_rss")" \
     "$(ratio "$nn_rss" "$ort_rss")" "$errors_abs" "$errors_rel" "$ref_cell"
 done
