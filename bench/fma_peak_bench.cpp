@@ -12,19 +12,25 @@ constexpr int kChains = 12;
 constexpr int kSteps = 4096;
 
 __attribute__((target("avx2,fma"))) void fma_peak_256(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    state.SkipWithError("this CPU has no AVX2 and FMA");
+    return;
+  }
   __m256 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm256_set1_ps(static_cast<float>(i));
+  for (int i = 0; i < kChains; ++i)
+    acc[i] = _mm256_set1_ps(static_cast<float>(i));
   const __m256 a = _mm256_set1_ps(0.999F);
   const __m256 b = _mm256_set1_ps(0.001F);
   for (auto _ : state) {
     for (int s = 0; s < kSteps; ++s) {
-      for (int i = 0; i < kChains; ++i) acc[i] = _mm256_fmadd_ps(acc[i], a, b);
+      for (int i = 0; i < kChains; ++i)
+        acc[i] = _mm256_fmadd_ps(acc[i], a, b);
     }
     benchmark::DoNotOptimize(acc);
   }
-  state.counters["flops"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kSteps * kChains * 8 * 2,
-      benchmark::Counter::kIsRate);
+  state.counters["flops"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kSteps * kChains * 8 * 2,
+                         benchmark::Counter::kIsRate);
 }
 
 __attribute__((target("avx512f"))) void fma_peak_512(benchmark::State& state) {
@@ -33,18 +39,20 @@ __attribute__((target("avx512f"))) void fma_peak_512(benchmark::State& state) {
     return;
   }
   __m512 acc[kChains];
-  for (int i = 0; i < kChains; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+  for (int i = 0; i < kChains; ++i)
+    acc[i] = _mm512_set1_ps(static_cast<float>(i));
   const __m512 a = _mm512_set1_ps(0.999F);
   const __m512 b = _mm512_set1_ps(0.001F);
   for (auto _ : state) {
     for (int s = 0; s < kSteps; ++s) {
-      for (int i = 0; i < kChains; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+      for (int i = 0; i < kChains; ++i)
+        acc[i] = _mm512_fmadd_ps(acc[i], a, b);
     }
     benchmark::DoNotOptimize(acc);
   }
-  state.counters["flops"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kSteps * kChains * 16 * 2,
-      benchmark::Counter::kIsRate);
+  state.counters["flops"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * kSteps * kChains * 16 * 2,
+                         benchmark::Counter::kIsRate);
 }
 
 }  // namespace

@@ -224,7 +224,8 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
   });
   c.pattern = std::move(pattern);
   std::string chain;
-  for (BackendOp p : c.pattern) chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
+  for (BackendOp p : c.pattern)
+    chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
   const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
   c.value.summary = "forward values agree with the reference provider's " + what +
                     " within the oracle's stated tolerance on finite inputs";
@@ -249,14 +250,16 @@ CapsuleModule onednn_module() {
   const std::string relu_nan = "; NaN becomes 0 (oneDNN's relu)";
   const std::string clip_nan = "; NaN becomes the lower bound, -inf without one (oneDNN's clip)";
   const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
-    m.capsules.push_back(onednn_capsule(
-        op, {}, "onednn." + std::string(to_string(op)),
-        "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
+    m.capsules.push_back(
+        onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
+                       "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
   };
   single(matmul, "matmul");
   single(linear, "inner product");
   single(conv, "convolution", staged);
-  single(conv_transpose, "deconvolution", staged);
+  single(conv_transpose, "deconvolution",
+         ", on the src and dst layouts it prefers (reordered from and to the flat buffers inside "
+         "the launch)");
   single(max_pool, "pooling (max)");
   single(avg_pool, "pooling (avg)");
   single(batch_norm, "batch normalization (inference)");
@@ -264,17 +267,21 @@ CapsuleModule onednn_module() {
   single(softmax, "softmax");
   single(log_softmax, "softmax (logsoftmax)");
   single(relu, "eltwise", relu_nan);
-  for (BackendOp op : {gelu, sigmoid, tanh, softplus}) single(op, "eltwise");
+  for (BackendOp op : {gelu, sigmoid, tanh, softplus})
+    single(op, "eltwise");
   single(exp, "eltwise", "; NaN becomes +inf (oneDNN's exp)");
-  for (BackendOp op : {log, sqrt, abs}) single(op, "eltwise");
+  for (BackendOp op : {log, sqrt, abs})
+    single(op, "eltwise");
   single(clamp, "eltwise", clip_nan);
-  for (BackendOp op : {add, sub, mul}) single(op, "binary");
+  for (BackendOp op : {add, sub, mul})
+    single(op, "binary");
   for (BackendOp op : {max, min}) {
     single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
   }
   single(broadcast, "reorder",
          " reading the input with stride 0 along each added or stretched axis: a copy");
-  single(permute, "reorder", " reading the input through its strides in the permuted order: a copy");
+  single(permute, "reorder",
+         " reading the input through its strides in the permuted order: a copy");
   single(slice, "reorder",
          " reading the input from the first element taken, the sliced axis's stride times the "
          "step: a copy");
@@ -288,10 +295,10 @@ CapsuleModule onednn_module() {
       name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
     }
     const BackendOp root = pattern[0];
-    m.capsules.push_back(onednn_capsule(
-        root, std::move(pattern), std::move(name),
-        "one oneDNN primitive with post-ops " + std::string(post_ops) +
-            (root == conv ? staged : std::string()) + nan));
+    m.capsules.push_back(onednn_capsule(root, std::move(pattern), std::move(name),
+                                        "one oneDNN primitive with post-ops " +
+                                            std::string(post_ops) +
+                                            (root == conv ? staged : std::string()) + nan));
   };
   fused({conv, relu}, "eltwise relu", relu_nan);
   fused({conv, add, relu},

@@ -60,11 +60,11 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     return std::unexpected(make_error(ErrorKind::invalid_input, "no planned model to compile"));
   }
   if (!model->accepted()) {
-    return std::unexpected(make_error(
-        ErrorKind::rejected_by_policy,
-        "the plan was rejected by its gate under assurance " +
-            std::string(backend::label(model->profile().config.assurance)) +
-            "; only an accepted plan is compiled"));
+    return std::unexpected(
+        make_error(ErrorKind::rejected_by_policy,
+                   "the plan was rejected by its gate under assurance " +
+                       std::string(backend::label(model->profile().config.assurance)) +
+                       "; only an accepted plan is compiled"));
   }
   const ir::Graph& graph = model->graph();
   const backend::GraphLoweringPlan& lowering = model->lowering();
@@ -78,11 +78,13 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     first_output.emplace(graph.output_ids[k], k);
   }
   std::size_t input_nodes = 0;
-  for (const ir::Node& n : graph.nodes) input_nodes += n.kind == ir::OpKind::input ? 1 : 0;
+  for (const ir::Node& n : graph.nodes)
+    input_nodes += n.kind == ir::OpKind::input ? 1 : 0;
 
   // A detach node's value is its parent's: uses look through it.
   const auto source_of = [&](ir::NodeId id) {
-    while (graph.nodes[id].kind == ir::OpKind::detach) id = graph.nodes[id].parents[0];
+    while (graph.nodes[id].kind == ir::OpKind::detach)
+      id = graph.nodes[id].parents[0];
     return id;
   };
 
@@ -133,10 +135,10 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     const backend::KernelCapsule& capsule = lowering.registry->capsule(capsule_id);
     const HandlerDefinition* handler = handlers.find(capsule);
     if (handler == nullptr) {
-      return std::unexpected(make_error(
-          ErrorKind::unbound_capsule,
-          group_label(group, capsule) + " has no handler in this build; nnplan never runs "
-                                        "another capsule in its place"));
+      return std::unexpected(make_error(ErrorKind::unbound_capsule,
+                                        group_label(group, capsule) +
+                                            " has no handler in this build; nnplan never runs "
+                                            "another capsule in its place"));
     }
     if (const backend::KernelCapsule* declared = handlers.declaration(identity_of(capsule));
         declared != nullptr && *declared != capsule) {
@@ -218,21 +220,20 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
 
   // What a command's prepare sees, its operands' shapes in `shapes`.
   const auto prepare_call = [&](const Command& c, const std::vector<const ir::Shape*>& shapes,
-                                const ir::Shape& output_shape, TensorLayout from,
-                                TensorLayout to) {
-    return PrepareCall{
-        .node = *c.node,
-        .chain = c.chain,
-        .input_shapes = shapes,
-        .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
-        .output_shape = output_shape,
-        .settings = options.settings,
-        .input_layout = from,
-        .output_layout = to};
+                                const ir::Shape& output_shape, TensorLayout from, TensorLayout to) {
+    return PrepareCall{.node = *c.node,
+                       .chain = c.chain,
+                       .input_shapes = shapes,
+                       .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
+                       .output_shape = output_shape,
+                       .settings = options.settings,
+                       .input_layout = from,
+                       .output_layout = to};
   };
   const auto operand_shapes = [&](const Pending& p) {
     std::vector<const ir::Shape*> shapes;
-    for (ir::NodeId id : p.operands) shapes.push_back(&graph.nodes[id].shape);
+    for (ir::NodeId id : p.operands)
+      shapes.push_back(&graph.nodes[id].shape);
     return shapes;
   };
 
@@ -321,8 +322,7 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   // Emits the reorder of node `id`'s value from `from` to `to` for command `needing`, into
   // `into` when given (a graph output), else into a new arena value; returns the arena value
   // written (kNoValue for `into`).
-  const auto emit_reorder = [&](ir::NodeId id, TensorLayout from, TensorLayout to,
-                                Needing needing,
+  const auto emit_reorder = [&](ir::NodeId id, TensorLayout from, TensorLayout to, Needing needing,
                                 std::optional<ValueSlot> into) -> Expected<std::uint32_t> {
     const ir::Node& node = graph.nodes[id];
     const backend::Provider provider = lowering.registry->capsule(needing.capsule).provider;
@@ -413,7 +413,8 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
       }
       command.output = arena_slot(last.shape, written);
       if (channels_last) {
-        channels_last_of[last.id] = {.present = true, .slot = command.output, .arena_value = written};
+        channels_last_of[last.id] = {
+            .present = true, .slot = command.output, .arena_value = written};
       } else {
         slots[last.id] = command.output;
         arena_value_of[last.id] = written;
@@ -425,8 +426,8 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
       if (value != kNoValue) arena[value].last_use = command_index;
     }
     const auto shapes = operand_shapes(p);
-    if (auto ok = prepared(command, prepare_call(command, shapes, last.shape, command.layout,
-                                                 command.layout));
+    if (auto ok = prepared(
+            command, prepare_call(command, shapes, last.shape, command.layout, command.layout));
         !ok) {
       return std::unexpected(std::move(ok.error()));
     }
@@ -480,9 +481,9 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
                                .shape = &graph.nodes[listed].shape});
     const ir::NodeId id = source_of(listed);
     if (!defined[id]) {
-      return std::unexpected(make_error(ErrorKind::internal,
-                                        "graph output " + ir::describe(graph.nodes[id]) +
-                                            " is defined by no command of the lowering"));
+      return std::unexpected(
+          make_error(ErrorKind::internal, "graph output " + ir::describe(graph.nodes[id]) +
+                                              " is defined by no command of the lowering"));
     }
     const ValueSlot& source = slots[id];
     if (source.home == ValueHome::output && source.index == k) {
@@ -501,7 +502,8 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     if (s.home == ValueHome::arena) s.index = buffer.memory_.offsets[s.index];
   };
   for (Command& c : buffer.commands_) {
-    for (ValueSlot& s : c.inputs) to_offset(s);
+    for (ValueSlot& s : c.inputs)
+      to_offset(s);
     to_offset(c.output);
   }
   for (std::optional<ValueSlot>& s : buffer.output_sources_) {

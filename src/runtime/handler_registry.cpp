@@ -25,8 +25,8 @@ Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition h
   }
   if (handlers_.contains(capsule)) return refuse(ErrorKind::already_exists, "registered twice");
   if (declaration && identity_of(*declaration) != capsule) {
-    return refuse(ErrorKind::invalid_input, "its declaration is the record of capsule '" +
-                                                declaration->name + "'");
+    return refuse(ErrorKind::invalid_input,
+                  "its declaration is the record of capsule '" + declaration->name + "'");
   }
   const std::string shape_name = capsule.name + ".shape_guard";
   const std::string layout_name = capsule.name + ".layout_guard";
@@ -59,8 +59,7 @@ const RegisteredGuard* HandlerRegistry::find_guard(std::string_view name) const 
   return it == guards_.end() ? nullptr : &it->second;
 }
 
-Expected<void> HandlerRegistry::add_reorder(backend::Provider provider,
-                                            HandlerDefinition handler) {
+Expected<void> HandlerRegistry::add_reorder(backend::Provider provider, HandlerDefinition handler) {
   const std::string who = "reorder of provider " + std::string(backend::to_string(provider));
   if (handler.forward == nullptr) {
     return std::unexpected(make_error(ErrorKind::invalid_input, who + ": no forward kernel"));

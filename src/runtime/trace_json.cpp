@@ -39,7 +39,8 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
     // Names line up with node_ids; a command none of whose nodes has a name (a graph built in
     // memory, unnamed ONNX nodes) lists none.
     bool named = false;
-    for (const ir::Node* n : c.chain) named = named || !n->source_name.empty();
+    for (const ir::Node* n : c.chain)
+      named = named || !n->source_name.empty();
     if (!named) names = json::array();
     if (c.reorder) {
       // A reorder belongs to no capsule: it names the value it copies, the two layouts, and
@@ -67,20 +68,21 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                         {"args", std::move(args)}});
       continue;
     }
-    json args = {{"capsule", capsule.name},
-                 {"handler", std::string(c.handler.symbol)},
-                 {"provider", std::string(backend::to_string(capsule.provider))},
-                 {"device", std::string(backend::to_string(capsule.device))},
-                 {"op", std::string(backend::to_string(capsule.op))},
-                 {"kind", std::string(ir::to_string(c.node->kind))},
-                 {"group", c.group},
-                 {"grouping", std::string(backend::to_string(
-                                  buffer.model().lowering().groups[c.group].grouping))},
-                 {"layout", std::string(to_string(c.layout))},
-                 {"command", t.command},
-                 {"run", t.run},
-                 {"node_ids", std::move(ids)},
-                 {"kinds", std::move(kinds)}};
+    json args = {
+        {"capsule", capsule.name},
+        {"handler", std::string(c.handler.symbol)},
+        {"provider", std::string(backend::to_string(capsule.provider))},
+        {"device", std::string(backend::to_string(capsule.device))},
+        {"op", std::string(backend::to_string(capsule.op))},
+        {"kind", std::string(ir::to_string(c.node->kind))},
+        {"group", c.group},
+        {"grouping",
+         std::string(backend::to_string(buffer.model().lowering().groups[c.group].grouping))},
+        {"layout", std::string(to_string(c.layout))},
+        {"command", t.command},
+        {"run", t.run},
+        {"node_ids", std::move(ids)},
+        {"kinds", std::move(kinds)}};
     if (capsule.is_fused()) {
       json pattern = json::array();
       for (backend::BackendOp op : capsule.pattern) {

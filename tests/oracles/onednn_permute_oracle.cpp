@@ -27,9 +27,11 @@ void build(CaseBuilder& b) {
   }
   std::vector<std::uint32_t> perm(rank);
   std::iota(perm.begin(), perm.end(), 0U);
-  for (std::uint32_t i = rank; i > 1; --i) std::swap(perm[i - 1], perm[d.between(0, i - 1)]);
+  for (std::uint32_t i = rank; i > 1; --i)
+    std::swap(perm[i - 1], perm[d.between(0, i - 1)]);
   std::string text;
-  for (std::uint32_t axis : perm) text += (text.empty() ? "" : ",") + std::to_string(axis);
+  for (std::uint32_t axis : perm)
+    text += (text.empty() ? "" : ",") + std::to_string(axis);
   b.note("perm [" + text + "]");
   b.target(ir::OpKind::permute, {x}, ir::PermuteParams{.perm = perm});
 }

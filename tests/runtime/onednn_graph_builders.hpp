@@ -16,7 +16,8 @@ namespace nnplan::runtime::testing {
 
 // A conv of `in` to `out_c` channels with a 3x3 (pad 1) or 1x1 kernel and a seeded weight and bias.
 inline ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,
-                       std::uint32_t in_c, std::uint32_t out_c, std::uint32_t k, std::uint32_t stride) {
+                       std::uint32_t in_c, std::uint32_t out_c, std::uint32_t k,
+                       std::uint32_t stride) {
   const std::uint32_t pad = k / 2;
   auto id = b.add(ir::Node{.kind = ir::OpKind::conv,
                            .parents = {x},

@@ -46,7 +46,8 @@ std::string describe(const CommandBuffer& buffer, const Command& c) {
 
 std::vector<std::string> described(const CommandBuffer& buffer) {
   std::vector<std::string> out;
-  for (const Command& c : buffer.commands()) out.push_back(describe(buffer, c));
+  for (const Command& c : buffer.commands())
+    out.push_back(describe(buffer, c));
   return out;
 }
 
@@ -75,9 +76,10 @@ Model finished(ir::CheckedGraphBuilder b, format::PayloadStore w, ir::NodeId inp
 // Compiles `m` under fast_cpu with and without channels-last, checks the commands of the first
 // against `expected`, that the second has no reorder and only flat commands, and that both run
 // to the reference provider's values; returns the channels-last buffer.
-std::optional<CommandBuffer> check_layouts(const Model& m, const std::vector<std::string>& expected) {
-  auto fast = testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), m.graph,
-                               m.weights);
+std::optional<CommandBuffer> check_layouts(const Model& m,
+                                           const std::vector<std::string>& expected) {
+  auto fast =
+      testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), m.graph, m.weights);
   auto checked = testing::planned_cpu(m.graph, m.weights);
   if (fast == nullptr || checked == nullptr) return std::nullopt;
   auto channels_last = testing::compiled(fast);
@@ -111,28 +113,57 @@ std::optional<CommandBuffer> check_layouts(const Model& m, const std::vector<std
   return channels_last;
 }
 
+// Whether this machine's oneDNN runs a plain 3x3 conv channels-last (conv_prefers_channels_last:
+// its jit or brgconv kernels on x86 with AVX2 or AVX-512). Without such a kernel every conv stays
+// flat and the command lists below do not apply.
+bool convs_run_channels_last();
+
+#define SKIP_WITHOUT_CHANNELS_LAST_CONVS()                                                       \
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";                      \
+  if (!convs_run_channels_last()) {                                                              \
+    GTEST_SKIP() << "oneDNN on this CPU has no fast channels-last conv kernel: convs stay flat"; \
+  }
+
 ir::NodeId input(ir::CheckedGraphBuilder& b, ir::Shape shape) {
   auto x = b.add(ir::Node{.kind = OpKind::input, .shape = std::move(shape), .source_name = "x"});
   EXPECT_TRUE(x.has_value());
   return x ? *x : 0;
 }
 
+bool convs_run_channels_last() {
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 16, 8, 8}});
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);
+  const Model m = finished(std::move(b), std::move(w), x, {c});
+  auto fast =
+      testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), m.graph, m.weights);
+  if (fast == nullptr) return false;
+  auto buffer = testing::compiled(fast);
+  if (!buffer) return false;
+  for (const Command& c2 : buffer->commands()) {
+    if (!c2.reorder && buffer->capsule(c2).name == "onednn.conv") {
+      return c2.layout == TensorLayout::channels_last;
+    }
+  }
+  return false;
+}
+
 TEST(OnednnLayouts, ConvChainStaysChannelsLastWithOneReorderAtEachEnd) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 32, 12, 12}});  // 0
   const ir::NodeId c1 = conv(b, w, x, 32, 32, 3, 1);          // 1
-  const ir::NodeId r1 = op(b, OpKind::relu, {c1});             // 2: conv_relu with 1
-  const ir::NodeId c2 = conv(b, w, r1, 32, 32, 1, 1);          // 3
-  const ir::NodeId t = op(b, OpKind::tanh, {c2});              // 4: element-wise, follows
-  const ir::NodeId s = op(b, OpKind::add, {t, r1});            // 5: both inputs channels-last
-  const auto buffer = check_layouts(finished(std::move(b), std::move(w), x, {s}),
-                                    {"reorder 0 flat>channels-last",
-                                     "onednn.conv_relu 1 channels-last",
-                                     "onednn.conv 3 channels-last", "onednn.tanh 4 channels-last",
-                                     "onednn.add 5 channels-last",
-                                     "reorder 5 channels-last>flat"});
+  const ir::NodeId r1 = op(b, OpKind::relu, {c1});            // 2: conv_relu with 1
+  const ir::NodeId c2 = conv(b, w, r1, 32, 32, 1, 1);         // 3
+  const ir::NodeId t = op(b, OpKind::tanh, {c2});             // 4: element-wise, follows
+  const ir::NodeId s = op(b, OpKind::add, {t, r1});           // 5: both inputs channels-last
+  const auto buffer =
+      check_layouts(finished(std::move(b), std::move(w), x, {s}),
+                    {"reorder 0 flat>channels-last", "onednn.conv_relu 1 channels-last",
+                     "onednn.conv 3 channels-last", "onednn.tanh 4 channels-last",
+                     "onednn.add 5 channels-last", "reorder 5 channels-last>flat"});
   ASSERT_TRUE(buffer.has_value());
   // The reorders carry the groups of the commands they serve: the conv_relu and the add.
   const auto commands = buffer->commands();
@@ -141,17 +172,18 @@ TEST(OnednnLayouts, ConvChainStaysChannelsLastWithOneReorderAtEachEnd) {
 }
 
 // A value read both ways gets one reorder per layout: x feeds the conv (channels-last) and the
-// add (flat, since x is a graph input); the conv's value is reordered to flat for the add.
+// relu (flat, since x is a graph input), so the add of their values runs flat and the conv's
+// value is reordered to flat for it, while the second conv reads it channels-last.
 TEST(OnednnLayouts, ValueReadInBothLayoutsIsReorderedOncePerLayout) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
   const ir::NodeId x = input(b, ir::Shape{{2, 16, 9, 7}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
-  const ir::NodeId r = op(b, OpKind::relu, {x});             // 2: reads x flat
-  const ir::NodeId s = op(b, OpKind::add, {c, r});           // 3
-  const ir::NodeId c2 = conv(b, w, c, 16, 16, 1, 1);         // 4: reads c channels-last
-  const ir::NodeId s2 = op(b, OpKind::add, {s, c2});         // 5
+  const ir::NodeId r = op(b, OpKind::relu, {x});            // 2: reads x flat
+  const ir::NodeId s = op(b, OpKind::add, {c, r});          // 3
+  const ir::NodeId c2 = conv(b, w, c, 16, 16, 1, 1);        // 4: reads c channels-last
+  const ir::NodeId s2 = op(b, OpKind::add, {s, c2});        // 5
   EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {s2}),
                             {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
                              "onednn.relu 2 flat", "reorder 1 channels-last>flat",
@@ -163,13 +195,13 @@ TEST(OnednnLayouts, ValueReadInBothLayoutsIsReorderedOncePerLayout) {
 // A graph output computed channels-last is reordered into its place at once, and still read
 // channels-last by the next conv; the last conv's output likewise.
 TEST(OnednnLayouts, GraphOutputComputedChannelsLastIsReorderedIntoPlace) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 24, 10, 10}});  // 0
   const ir::NodeId c1 = conv(b, w, x, 24, 24, 3, 1);          // 1
-  const ir::NodeId r1 = op(b, OpKind::relu, {c1});             // 2: an output
-  const ir::NodeId c2 = conv(b, w, r1, 24, 8, 3, 2);           // 3: an output
+  const ir::NodeId r1 = op(b, OpKind::relu, {c1});            // 2: an output
+  const ir::NodeId c2 = conv(b, w, r1, 24, 8, 3, 2);          // 3: an output
   const auto buffer =
       check_layouts(finished(std::move(b), std::move(w), x, {r1, c2}),
                     {"reorder 0 flat>channels-last", "onednn.conv_relu 1 channels-last",
@@ -177,21 +209,22 @@ TEST(OnednnLayouts, GraphOutputComputedChannelsLastIsReorderedIntoPlace) {
                      "reorder 3 channels-last>flat"});
   ASSERT_TRUE(buffer.has_value());
   // Both outputs are written by their reorders in place: nothing is copied after the run.
-  for (const auto& source : buffer->output_sources()) EXPECT_FALSE(source.has_value());
+  for (const auto& source : buffer->output_sources())
+    EXPECT_FALSE(source.has_value());
 }
 
 // Pooling and batch norm follow the conv channels-last; a flatten (reference reshape) reads
 // flat, so the pool's value is reordered before it.
 TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   auto loaded = testing::load(testing::example_path("cnn.json"));
   ASSERT_TRUE(loaded.has_value());
-  const auto buffer = check_layouts(
-      {loaded->graph, loaded->payloads},
-      {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
-       "onednn.batch_norm 2 channels-last", "onednn.relu 3 channels-last",
-       "onednn.max_pool 4 channels-last", "reorder 4 channels-last>flat",
-       "reference.reshape 5 flat", "onednn.linear 6 flat", "onednn.softmax 7 flat"});
+  const auto buffer =
+      check_layouts({loaded->graph, loaded->payloads},
+                    {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                     "onednn.batch_norm 2 channels-last", "onednn.relu 3 channels-last",
+                     "onednn.max_pool 4 channels-last", "reorder 4 channels-last>flat",
+                     "reference.reshape 5 flat", "onednn.linear 6 flat", "onednn.softmax 7 flat"});
   ASSERT_TRUE(buffer.has_value());
   // The trace names each reorder after its value and gives both layouts; kernel commands give
   // theirs.
@@ -200,9 +233,8 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
       {buffer->inputs()[0].name, testing::seeded_tensor(*buffer->inputs()[0].shape, 3)}};
   Executor exec{CommandBuffer{*buffer}};
   ASSERT_TRUE(exec.run(inputs, &trace).has_value());
-  const auto doc = nlohmann::json::parse(
-      chrome_trace_json(exec.buffer(), trace,
-                        {.graph_path = "cnn.json", .graph_digest = {}, .onnx = false}));
+  const auto doc = nlohmann::json::parse(chrome_trace_json(
+      exec.buffer(), trace, {.graph_path = "cnn.json", .graph_digest = {}, .onnx = false}));
   std::vector<std::string> names;
   for (const auto& e : doc["traceEvents"]) {
     if (e["ph"] != "X") continue;
@@ -226,17 +258,16 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
 // channels-last on onednn (the broadcast reads the pooled [1,C,1,1] value through a stride-0
 // view), so only the graph's ends reorder.
 TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 7, 9}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
-  auto pool = b.add(ir::Node{.kind = OpKind::avg_pool,
-                             .parents = {c},
-                             .params = ir::PoolParams{.spatial_rank = 2,
-                                                      .kernel = {7, 9},
-                                                      .stride = {1, 1},
-                                                      .padding = {0, 0}}});  // 2
+  auto pool = b.add(ir::Node{
+      .kind = OpKind::avg_pool,
+      .parents = {c},
+      .params = ir::PoolParams{
+          .spatial_rank = 2, .kernel = {7, 9}, .stride = {1, 1}, .padding = {0, 0}}});  // 2
   ASSERT_TRUE(pool.has_value()) << pool.error().message;
   const ir::NodeId s = op(b, OpKind::sigmoid, {*pool});  // 3
   auto wide = b.add(ir::Node{.kind = OpKind::broadcast_to,
@@ -253,9 +284,90 @@ TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
                   .has_value());
 }
 
+// A pool over only the first spatial axis leaves [N, C, 1, W]: its channels-last layout differs
+// from flat, and the broadcast back to [N, C, H, W] reads it through channels-last strides.
+TEST(OnednnLayouts, BroadcastReadsAChannelsLastInputThroughItsStrides) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{2, 16, 7, 9}});  // 0
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+  auto pool = b.add(ir::Node{.kind = OpKind::max_pool,
+                             .parents = {c},
+                             .params = ir::PoolParams{.spatial_rank = 2,
+                                                      .kernel = {7, 1},
+                                                      .stride = {1, 1},
+                                                      .padding = {0, 0}}});  // 2: [2,16,1,9]
+  ASSERT_TRUE(pool.has_value()) << pool.error().message;
+  auto wide = b.add(ir::Node{.kind = OpKind::broadcast_to,
+                             .parents = {*pool},
+                             .params = ir::BroadcastParams{.from = ir::Shape{{2, 16, 1, 9}},
+                                                           .to = ir::Shape{{2, 16, 7, 9}}}});  // 3
+  ASSERT_TRUE(wide.has_value()) << wide.error().message;
+  const ir::NodeId m = op(b, OpKind::sub, {c, *wide});  // 4
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {m}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.max_pool 2 channels-last", "onednn.broadcast 3 channels-last",
+                             "onednn.sub 4 channels-last", "reorder 4 channels-last>flat"})
+                  .has_value());
+}
+
+// A graph output listed only through a detach of a channels-last value is reordered after the
+// last command and copied to its place; listed again directly (twice), it is reordered into the
+// first direct listing's place right after its producer and copied to the others.
+TEST(OnednnLayouts, OutputsThroughDetachAndListedTwiceGetTheirFlatValues) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  for (bool direct : {false, true}) {
+    SCOPED_TRACE(direct ? "listed through a detach and twice directly" : "only through a detach");
+    ir::CheckedGraphBuilder b;
+    format::PayloadStore w;
+    const ir::NodeId x = input(b, ir::Shape{{1, 16, 6, 6}});  // 0
+    const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+    const ir::NodeId r = op(b, OpKind::relu, {c});            // 2
+    const ir::NodeId d = op(b, OpKind::detach, {r});          // 3
+    const std::vector<ir::NodeId> outputs =
+        direct ? std::vector<ir::NodeId>{d, r, r} : std::vector<ir::NodeId>{d};
+    const auto buffer =
+        check_layouts(finished(std::move(b), std::move(w), x, outputs),
+                      {"reorder 0 flat>channels-last", "onednn.conv_relu 1 channels-last",
+                       "reorder 2 channels-last>flat"});
+    ASSERT_TRUE(buffer.has_value());
+    const auto sources = buffer->output_sources();
+    ASSERT_EQ(sources.size(), outputs.size());
+    // The detach's listing is always a copy; the first direct listing is written in place.
+    EXPECT_TRUE(sources[0].has_value());
+    if (direct) {
+      EXPECT_FALSE(sources[1].has_value());
+      EXPECT_TRUE(sources[2].has_value());
+    }
+  }
+}
+
+// An element-wise command that could run in place on a channels-last value may not when that
+// value is still read afterwards (here by its reorder to flat for a reshape): the values stay
+// right, which check_layouts compares against the reference provider.
+TEST(OnednnLayouts, InPlaceNeverOverwritesAValueAReorderStillReads) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 16, 5, 5}});  // 0
+  const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
+  const ir::NodeId r = op(b, OpKind::relu, {c});            // 2: its own command (c has 2 uses)
+  auto flat = b.add(ir::Node{.kind = OpKind::reshape,
+                             .parents = {c},
+                             .params = ir::ReshapeParams{.in = ir::Shape{{1, 16, 5, 5}},
+                                                         .out = ir::Shape{{16, 25}}}});  // 3
+  ASSERT_TRUE(flat.has_value()) << flat.error().message;
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {r, *flat}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.relu 2 channels-last", "reorder 2 channels-last>flat",
+                             "reorder 1 channels-last>flat", "reference.reshape 3 flat"})
+                  .has_value());
+}
+
 // conv_transpose is never channels-last: its neighbours reorder around it.
 TEST(OnednnLayouts, ConvTransposeStaysFlat) {
-  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 6, 6}});  // 0

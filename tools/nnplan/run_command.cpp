@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <optional>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 #include "cli.hpp"
@@ -58,11 +58,11 @@ std::expected<FileBinding, int> parse_binding(std::string_view flag, const std::
   const auto eq = value.find('=');
   if (eq == std::string::npos) return FileBinding{.name = {}, .path = value};
   if (eq == 0 || eq + 1 == value.size()) {
-    return std::unexpected(fail(make_error(ErrorKind::invalid_input,
-                                           std::string(flag) + " '" + shown_argument(value) +
-                                               "': expected NAME=FILE (FILE a .npy or .pb file), "
-                                               "e.g. input=x.npy"),
-                                kExitUsage));
+    return std::unexpected(fail(
+        make_error(ErrorKind::invalid_input, std::string(flag) + " '" + shown_argument(value) +
+                                                 "': expected NAME=FILE (FILE a .npy or .pb file), "
+                                                 "e.g. input=x.npy"),
+        kExitUsage));
   }
   return FileBinding{.name = value.substr(0, eq), .path = value.substr(eq + 1)};
 }
@@ -114,12 +114,12 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
                                  .values = std::move(tensor->data)}});
   }
   if (files.empty() && !buffer.inputs().empty()) {
-    return std::unexpected(fail_run(
-        make_error(ErrorKind::bad_input,
-                   "no --input given; the model's inputs: " + io_list(buffer.inputs()) +
-                       "; e.g. --input " + escape_controls(buffer.inputs().front().name) +
-                       "=x.npy"),
-        kExitBadInput));
+    return std::unexpected(
+        fail_run(make_error(ErrorKind::bad_input,
+                            "no --input given; the model's inputs: " + io_list(buffer.inputs()) +
+                                "; e.g. --input " + escape_controls(buffer.inputs().front().name) +
+                                "=x.npy"),
+                 kExitBadInput));
   }
   return inputs;
 }
@@ -147,7 +147,8 @@ std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t)
   if (nans > 0) line += fmt::format(" nan {} of {}", nans, t.values.size());
   line += fmt::format(" mean {:.6g} first [", sum / static_cast<double>(t.values.size()));
   const std::size_t shown = std::min<std::size_t>(t.values.size(), 6);
-  for (std::size_t i = 0; i < shown; ++i) line += fmt::format("{}{:.6g}", i ? ", " : "", t.values[i]);
+  for (std::size_t i = 0; i < shown; ++i)
+    line += fmt::format("{}{:.6g}", i ? ", " : "", t.values[i]);
   return line + (t.values.size() > shown ? ", ...]" : "]");
 }
 
@@ -180,7 +181,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       "https://ui.perfetto.dev or chrome://tracing. Nothing falls back to another provider or\n"
       "device: a plan whose providers the probe does not confirm is refused before it runs.\n"
       "Exit codes: 0 ran, 1 rejected or refused (gate, unprobed-provider, unprobed-device,\n"
-      "unbound-capsule, guard-failed), 2 usage error, 3 unreadable graph or bad input (bad-input),\n"
+      "unbound-capsule, guard-failed), 2 usage error, 3 unreadable graph or bad input "
+      "(bad-input),\n"
       "4 a valid model that uses something nnplan does not support.");
   struct Flags {
     ConfigFlags config;
@@ -228,13 +230,19 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::vector<FileBinding> outputs;
     for (const std::string& v : flags->inputs) {
       auto b = parse_binding("--input", v);
-      if (!b) { exit_code = b.error(); return; }
+      if (!b) {
+        exit_code = b.error();
+        return;
+      }
       reads.emplace_back(b->path);
       inputs.push_back(std::move(*b));
     }
     for (const std::string& v : flags->outputs) {
       auto b = parse_binding("--output", v);
-      if (!b) { exit_code = b.error(); return; }
+      if (!b) {
+        exit_code = b.error();
+        return;
+      }
       outputs.push_back(std::move(*b));
     }
     for (const FileBinding& o : outputs) {
@@ -262,7 +270,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     // Each file is written once: a second --output or the --trace onto the same file would
     // replace what the first wrote.
     std::vector<std::pair<std::string, std::filesystem::path>> writes;
-    for (const FileBinding& o : outputs) writes.emplace_back("--output " + o.path, o.path);
+    for (const FileBinding& o : outputs)
+      writes.emplace_back("--output " + o.path, o.path);
     if (flags->trace) writes.emplace_back("--trace " + *flags->trace, *flags->trace);
     for (std::size_t i = 0; i < writes.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
@@ -280,7 +289,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
 
     auto planned = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::compute);
-    if (!planned) { exit_code = planned.error(); return; }
+    if (!planned) {
+      exit_code = planned.error();
+      return;
+    }
     const ir::Graph& graph = planned->graph.graph->graph();
     const bool onnx = planned->graph.onnx();
     if (!planned->model) {
@@ -313,21 +325,30 @@ void add_run_command(CLI::App& app, int& exit_code) {
     auto buffer = runtime::compile(model, runtime::builtin_handlers(),
                                    {.output_names = planned->graph.output_names,
                                     .settings = {.threads = flags->threads.value_or(0)}});
-    if (!buffer) { exit_code = fail_run(buffer.error(), exit_code_of(buffer.error())); return; }
+    if (!buffer) {
+      exit_code = fail_run(buffer.error(), exit_code_of(buffer.error()));
+      return;
+    }
     auto values = read_inputs(inputs, *buffer);
-    if (!values) { exit_code = values.error(); return; }
+    if (!values) {
+      exit_code = values.error();
+      return;
+    }
     std::vector<std::pair<std::size_t, std::string>> output_files;
     for (const FileBinding& o : outputs) {
       auto name = resolve_name("output", o, buffer->outputs());
-      if (!name) { exit_code = name.error(); return; }
+      if (!name) {
+        exit_code = name.error();
+        return;
+      }
       const auto outs = buffer->outputs();
       const auto it = std::ranges::find(outs, *name, &runtime::IoBinding::name);
       if (it == outs.end()) {
-        exit_code = fail_run(make_error(ErrorKind::bad_input,
-                                    "--output '" + escape_controls(*name) +
-                                        "' is not an output of the model; its outputs: " +
-                                        io_list(outs)),
-                         kExitBadInput);
+        exit_code = fail_run(
+            make_error(ErrorKind::bad_input,
+                       "--output '" + escape_controls(*name) +
+                           "' is not an output of the model; its outputs: " + io_list(outs)),
+            kExitBadInput);
         return;
       }
       output_files.emplace_back(static_cast<std::size_t>(it - outs.begin()), o.path);
@@ -345,9 +366,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string where = "on the calling thread";
     if (onednn_commands > 0) {
       const int t = flags->threads.value_or(0);
-      where = "from the calling thread, onednn's on " +
-              (t > 0 ? fmt::format("up to {} thread{}", t, t == 1 ? "" : "s")
-                     : std::string("oneDNN's default threads (one per core)"));
+      where =
+          "from the calling thread, onednn's on " +
+          (t > 0
+               ? fmt::format("up to {} thread{}", t, t == 1 ? "" : "s")
+               : std::string("OpenMP's default threads (one per logical CPU, or OMP_NUM_THREADS)"));
     }
     const std::string reorder_count =
         reorders == 0 ? "" : fmt::format(" ({} reorder{})", reorders, reorders == 1 ? "" : "s");
@@ -361,7 +384,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
       const auto start = std::chrono::steady_clock::now();
       result = executor.run(*values, flags->trace ? &trace : nullptr);
       const auto end = std::chrono::steady_clock::now();
-      if (!result) { exit_code = fail_run(result.error(), exit_code_of(result.error())); return; }
+      if (!result) {
+        exit_code = fail_run(result.error(), exit_code_of(result.error()));
+        return;
+      }
       latencies_ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
     fmt::print("run: {} command{}{} {}; arena {} bytes at peak ({} without reuse)\n", commands,
@@ -369,8 +395,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     const auto out_bindings = executor.buffer().outputs();
     for (const auto& [k, path] : output_files) {
       const runtime::Tensor& t = (*result)[k];
-      format::PayloadTensor file{.shape = t.shape, .data = t.values, .ints = {},
-                                 .dtype = format::PayloadDtype::float32};
+      format::PayloadTensor file{
+          .shape = t.shape, .data = t.values, .ints = {}, .dtype = format::PayloadDtype::float32};
       if (auto ok = format::write_tensor_file(path, file, reads); !ok) {
         exit_code = fail(ok.error(), kExitBadInput);
         return;
@@ -392,9 +418,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                  sorted.front(), median, sorted.back());
     }
     if (flags->trace) {
-      const runtime::TraceMetadata meta{.graph_path = planned->graph.path,
-                                        .graph_digest = planned->graph.digest,
-                                        .onnx = onnx};
+      const runtime::TraceMetadata meta{
+          .graph_path = planned->graph.path, .graph_digest = planned->graph.digest, .onnx = onnx};
       const std::string doc = runtime::chrome_trace_json(executor.buffer(), trace, meta);
       if (!write_output_file(*flags->trace, doc, reads)) {
         exit_code = kExitBadInput;

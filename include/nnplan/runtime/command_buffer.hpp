@@ -1,10 +1,10 @@
 // Command buffers (SPEC §11): an accepted plan compiled for this build. One command per planned
 // node (or fused group), in execution order, plus the reorders that change a value's layout
-// between commands whose handlers run on channels-last data (SPEC §12); each bound to the handler registered under exactly its capsule's
-// identity, with the guards its capsule's runtime-guard evidence names, its operands' homes (a
-// graph input, a weight, the arena or a graph output) and its payloads resolved. The buffer owns
-// the planned model it was compiled from (and through it the graph and weights every command
-// points into), and the memory plan of its arena.
+// between commands whose handlers run on channels-last data (SPEC §12); each bound to the handler
+// registered under exactly its capsule's identity, with the guards its capsule's runtime-guard
+// evidence names, its operands' homes (a graph input, a weight, the arena or a graph output) and
+// its payloads resolved. The buffer owns the planned model it was compiled from (and through it the
+// graph and weights every command points into), and the memory plan of its arena.
 #pragma once
 
 #include <cstdint>
@@ -119,7 +119,8 @@ class CommandBuffer {
 };
 
 // Compiles an accepted planned model. A command whose handler prefers channels-last runs on it,
-// as does an element-wise command whose every input is channels-last; a value is reordered once
+// as does a command whose handler follows its inputs' layout (LayoutSupport::any_shared) when
+// every input is channels-last and its `takes_channels_last` allows it; a value is reordered once
 // for each other layout its readers need, the reorder placed just before its first such reader
 // (after its producer, for a graph output). Errors: a model that is not accepted
 // (rejected_by_policy); a capsule without a handler of its identity in `handlers`, or one whose

@@ -75,8 +75,8 @@ enum class LayoutSupport : std::uint8_t {
   // every input and the output flat (every reference handler)
   flat_only,
   // runs on the layout all its inputs share and writes its output in it (element-wise ops over
-  // operands of one shape, pooling over the axes after the channel axis), where its
-  // `takes_channels_last`, when set, allows the call
+  // operands of one shape; pooling and batch norm with the channel axis at 1; broadcast between
+  // two shapes of one rank), where its `takes_channels_last`, when set, allows the call
   any_shared,
   // runs with every input and the output channels-last where its `takes_channels_last` says the
   // library's fastest kernel for the call takes that layout; else flat

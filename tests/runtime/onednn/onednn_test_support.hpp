@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/graph.hpp"
-#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/runtime/handler_registry.hpp"
 #include "nnplan/runtime/kernel.hpp"
 #include "nnplan/runtime/tensor.hpp"

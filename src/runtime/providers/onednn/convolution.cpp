@@ -3,9 +3,9 @@
 // groups, dilation, strides and asymmetric padding. The axes before the channel axis fold into
 // oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout. A conv
 // the command buffer runs channels-last (conv_prefers_channels_last) reads and writes that layout
-// in place. Otherwise src and dst take the layouts the primitive prefers (format_tag::any): a
-// blocked or channels-last one is staged at launch, the flat input reordered into scratch before
-// the primitive runs and the result reordered back into the flat output after.
+// directly, without staging. Otherwise src and dst take the layouts the primitive prefers
+// (format_tag::any): a blocked or channels-last one is staged at launch, the flat input reordered
+// into scratch before the primitive runs and the result reordered back into the flat output after.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -99,12 +99,11 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     // A channels-last call (channel axis 1, never transposed) runs on that layout as it lies.
     const TensorLayout layout = transposed || ca != 1 ? TensorLayout::flat : call.input_layout;
     if (layout != call.input_layout || layout != call.output_layout) {
-      return std::unexpected(unsupported("the conv was asked to run with its input " +
-                                         std::string(to_string(call.input_layout)) +
-                                         " and its output " +
-                                         std::string(to_string(call.output_layout)) +
-                                         "; it runs on one layout, channels-last only for a "
-                                         "convolution with channel axis 1"));
+      return std::unexpected(unsupported(
+          "the conv was asked to run with its input " + std::string(to_string(call.input_layout)) +
+          " and its output " + std::string(to_string(call.output_layout)) +
+          "; it runs on one layout, channels-last only for a "
+          "convolution with channel axis 1"));
     }
     const bool channels_last = layout == TensorLayout::channels_last;
     const auto src_md = layout_desc(conv_operand_dims(*call.input_shapes[0], ca), layout);
@@ -136,7 +135,8 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
       if (trimmed) {
         dnnl::memory::dims strides(dims.size(), 1);
         const dnnl::memory::dims full = dst_md.dims();
-        for (std::size_t i = full.size(); i-- > 1;) strides[i - 1] = strides[i] * full[i];
+        for (std::size_t i = full.size(); i-- > 1;)
+          strides[i - 1] = strides[i] * full[i];
         view = dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
         dst_md = row_major_desc(dims);
       }
@@ -183,14 +183,12 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                                               dilates, pad_l, pad_r),
                                                  attr);
     };
-    // Every conv takes oneDNN's layout choice. Measured on ResNet-18/50 and MobileNet-v2
-    // (AVX-512, one thread), its blocked and channels-last kernels beat its kernels for plain
-    // nchw (gemm based, and slow with sum and clip post-ops), reorders included, on every layer
-    // but some large 1x1 ones, where plain won or lost by less than the run-to-run noise.
-    // A channels-last call was given that layout because oneDNN chose it
-    // (conv_prefers_channels_last): it is built on it.
-    const ConvChoice chosen = channels_last ? build(src_md, dst_md)
-                                            : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
+    // A channels-last call (conv_prefers_channels_last said oneDNN runs that layout fast) is
+    // built on it; a flat one takes oneDNN's layout choice for src and dst, staged at launch
+    // (docs/decisions.md, "Channels-last between commands").
+    const ConvChoice chosen = channels_last
+                                  ? build(src_md, dst_md)
+                                  : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
     state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(w->data, w_plain, chosen.weights));
@@ -204,8 +202,8 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     }
     // A trimmed output is written through its view of the flat output (always staged: the view
     // is not dense, the primitive's destination is).
-    Binding out = staged_binding(DNNL_ARG_DST, Binding::kOutput, trimmed ? *view : dst_md,
-                                 chosen.dst);
+    Binding out =
+        staged_binding(DNNL_ARG_DST, Binding::kOutput, trimmed ? *view : dst_md, chosen.dst);
     out.seed = seed;
     state->bindings = {staged_binding(DNNL_ARG_SRC, 0, src_md, chosen.src), std::move(out)};
     state->bindings.insert(state->bindings.end(), extra.begin(), extra.end());
@@ -228,7 +226,8 @@ Expected<void> conv_limits(const ir::Node& node) {
 
 bool conv_prefers_channels_last(const PrepareCall& call) {
   const auto* p = std::get_if<ir::ConvParams>(&call.node.params);
-  if (p == nullptr || p->channel_axis != 1 || call.input_shapes.empty() || !conv_limits(call.node)) {
+  if (p == nullptr || p->channel_axis != 1 || call.input_shapes.empty() ||
+      !conv_limits(call.node)) {
     return false;
   }
   try {

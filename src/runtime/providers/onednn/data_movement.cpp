@@ -11,11 +11,38 @@
 #include <variant>
 
 #include "runtime/providers/onednn/onednn_support.hpp"
+#include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/data_movement_test.cpp"};
+
+// oneDNN's memory descriptors hold at most DNNL_MAX_NDIMS axes; the IR allows more.
+Expected<void> rank_limit(const KernelCall& call) {
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    if (call.inputs[i].rank() > DNNL_MAX_NDIMS) {
+      return std::unexpected(
+          reference::operand_error("input " + std::to_string(i), *call.inputs[i].shape,
+                                   "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                       " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+    }
+  }
+  if (call.output.rank() > DNNL_MAX_NDIMS) {
+    return std::unexpected(
+        reference::operand_error("the output", *call.output.shape,
+                                 "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                     " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+  }
+  return {};
+}
+
+// The reference provider's shape checks for `Op`, then oneDNN's rank limit.
+template <backend::BackendOp Op>
+Expected<void> copy_shapes(const KernelCall& call) {
+  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  return rank_limit(call);
+}
 
 // The input as a view of the output's dims: its strides (in `layout`) right-aligned, 0 where an
 // axis is added or stretched from 1.
@@ -64,12 +91,14 @@ Expected<std::unique_ptr<KernelState>> prepare_broadcast(const PrepareCall& call
       });
 }
 
-// A reorder from `from` (a view of input 0) to the dense flat output.
-Expected<std::unique_ptr<KernelState>> prepare_view_copy(const PrepareCall& call,
-                                                         const dnnl::memory::desc& from) {
+// A reorder from the view `view()` builds of input 0 to the dense flat output (the view built
+// inside, so oneDNN's refusal of it is an error, not an exception).
+template <class View>
+Expected<std::unique_ptr<KernelState>> prepare_view_copy(const PrepareCall& call, View view) {
   return guarded_prepare(
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
+        const dnnl::memory::desc from = view();
         const auto to = row_major_desc(dims_of(call.output_shape));
         auto state = new_state(call);
         state->primitive =
@@ -85,7 +114,8 @@ Expected<std::unique_ptr<KernelState>> prepare_view_copy(const PrepareCall& call
 std::vector<std::uint32_t> permutation_of(const ir::Node& node, std::size_t rank) {
   if (const auto* p = std::get_if<ir::PermuteParams>(&node.params)) return p->perm;
   std::vector<std::uint32_t> perm(rank);
-  for (std::size_t i = 0; i < rank; ++i) perm[i] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = 0; i < rank; ++i)
+    perm[i] = static_cast<std::uint32_t>(i);
   if (const auto* t = std::get_if<ir::TransposeParams>(&node.params)) {
     std::swap(perm[t->axis1], perm[t->axis2]);
   }
@@ -97,10 +127,12 @@ Expected<std::unique_ptr<KernelState>> prepare_permute(const PrepareCall& call) 
   const std::vector<std::uint32_t> perm = permutation_of(call.node, in.rank());
   const dnnl::memory::dims in_strides = layout_strides(dims_of(in), TensorLayout::flat);
   dnnl::memory::dims strides;
-  for (const std::uint32_t axis : perm) strides.push_back(in_strides[axis]);
+  for (const std::uint32_t axis : perm)
+    strides.push_back(in_strides[axis]);
   if (in.rank() == 0) strides = {1};
-  return prepare_view_copy(
-      call, dnnl::memory::desc(dims_of(call.output_shape), dnnl::memory::data_type::f32, strides));
+  return prepare_view_copy(call, [&] {
+    return dnnl::memory::desc(dims_of(call.output_shape), dnnl::memory::data_type::f32, strides);
+  });
 }
 
 // A prepared slice. With step 1 the reorder reads one view of the input. A larger step has no
@@ -125,7 +157,8 @@ Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
         auto state = std::make_unique<SliceState>();
-        for (const ir::Shape* shape : call.input_shapes) state->input_shapes.push_back(*shape);
+        for (const ir::Shape* shape : call.input_shapes)
+          state->input_shapes.push_back(*shape);
         state->output_shape = call.output_shape;
         state->threads = call.settings.threads;
         const bool stepped = p.step > 1 && out_dims[p.axis] > 1;
@@ -162,8 +195,9 @@ void slice_forward(const KernelCall& call) {
     const float* in = call.inputs[0].data + state.input_offset;
     float* out = call.output.data;
     for (std::size_t j = 0; j < state.planes; ++j) {
-      dnnl::memory from(state.bindings[0].desc, cpu_engine(),
-                        const_cast<float*>(in + static_cast<dnnl::memory::dim>(j) * state.input_step));
+      dnnl::memory from(
+          state.bindings[0].desc, cpu_engine(),
+          const_cast<float*>(in + static_cast<dnnl::memory::dim>(j) * state.input_step));
       dnnl::memory to(state.bindings[1].desc, cpu_engine(),
                       out + static_cast<dnnl::memory::dim>(j) * state.output_step);
       state.primitive.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
@@ -176,9 +210,9 @@ void slice_forward(const KernelCall& call) {
   }
 }
 
-constexpr GuardFn kShapes = reference_shapes<backend::BackendOp::broadcast>;
-constexpr GuardFn kPermuteShapes = reference_shapes<backend::BackendOp::permute>;
-constexpr GuardFn kSliceShapes = reference_shapes<backend::BackendOp::slice>;
+constexpr GuardFn kShapes = copy_shapes<backend::BackendOp::broadcast>;
+constexpr GuardFn kPermuteShapes = copy_shapes<backend::BackendOp::permute>;
+constexpr GuardFn kSliceShapes = copy_shapes<backend::BackendOp::slice>;
 
 constexpr OnednnHandler kHandlers[] = {
     {.capsule = "onednn.broadcast",

@@ -229,8 +229,8 @@ constexpr OnednnHandler row() {
                                      ? LayoutSupport::channels_last
                                      : LayoutSupport::flat_only,
                       .takes_channels_last = kPatterns[Row].root == backend::BackendOp::conv
-                                                   ? conv_prefers_channels_last
-                                                   : nullptr,
+                                                 ? conv_prefers_channels_last
+                                                 : nullptr,
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }

@@ -54,10 +54,9 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
               " and its output " + std::string(to_string(call.output_layout)) +
               "; it runs on one layout, channels-last only with channel axis 1"));
         }
-        const auto md =
-            layout_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
-                         extent(x, ca + 1, x.rank())},
-                        layout);
+        const auto md = layout_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
+                                     extent(x, ca + 1, x.rank())},
+                                    layout);
         const auto flags = dnnl::normalization_flags::use_global_stats |
                            dnnl::normalization_flags::use_scale |
                            dnnl::normalization_flags::use_shift;

@@ -2,8 +2,9 @@
 // (capsule name, backend op, handler) rows, and onednn_provider.cpp registers every row under its
 // capsule record of backend::onednn_module() on provider onednn, device cpu. Every handler is
 // forward-only (vjp none), prepares one oneDNN primitive when the buffer is compiled, and runs it
-// on dense buffers, flat or (convs, pools, batch norm and the element-wise ops, where the
-// command buffer says so) channels-last; the order of its sums and its thread count are oneDNN's.
+// on dense buffers, flat or (convs, pools, batch norm, broadcast and the element-wise ops, where
+// the command buffer says so) channels-last; the order of its sums and its thread count are
+// oneDNN's.
 #pragma once
 
 #include <span>

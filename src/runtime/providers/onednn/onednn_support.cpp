@@ -46,7 +46,8 @@ dnnl::memory::desc row_major_desc(const dnnl::memory::dims& dims) {
 dnnl::memory::dims layout_strides(const dnnl::memory::dims& dims, TensorLayout layout) {
   dnnl::memory::dims strides(dims.size(), 1);
   if (layout == TensorLayout::flat || dims.size() < 3) {
-    for (std::size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+    for (std::size_t i = dims.size(); i-- > 1;)
+      strides[i - 1] = strides[i] * dims[i];
     return strides;
   }
   // Physical order: axis 0, the axes from 2 on, then axis 1.
@@ -182,8 +183,10 @@ void execute(const KernelCall& call) {
     const ir::Shape& shape = state.output_shape;
     std::size_t outer = 1;
     std::size_t inner = 1;
-    for (std::size_t i = 0; i < state.fill_axis; ++i) outer *= shape.dims[i];
-    for (std::size_t i = state.fill_axis + 1; i < shape.rank(); ++i) inner *= shape.dims[i];
+    for (std::size_t i = 0; i < state.fill_axis; ++i)
+      outer *= shape.dims[i];
+    for (std::size_t i = state.fill_axis + 1; i < shape.rank(); ++i)
+      inner *= shape.dims[i];
     float* out = call.output.data;
     for (std::size_t o = 0; o < outer; ++o) {
       for (const float value : state.output_fill) {

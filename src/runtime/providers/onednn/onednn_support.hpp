@@ -39,7 +39,8 @@ namespace nnplan::runtime::onednn {
 // moved last (dims of rank 3 or more; a smaller rank has no channels-last of its own).
 [[nodiscard]] dnnl::memory::desc layout_desc(const dnnl::memory::dims& dims, TensorLayout layout);
 // The strides of layout_desc(dims, layout), in elements.
-[[nodiscard]] dnnl::memory::dims layout_strides(const dnnl::memory::dims& dims, TensorLayout layout);
+[[nodiscard]] dnnl::memory::dims layout_strides(const dnnl::memory::dims& dims,
+                                                TensorLayout layout);
 // A float32 descriptor of `dims` whose layout the primitive chooses (format_tag::any).
 [[nodiscard]] dnnl::memory::desc any_desc(const dnnl::memory::dims& dims);
 // The product of shape's axes [begin, end) (1 when empty).
@@ -66,7 +67,8 @@ class ThreadLimit {
 };
 
 // Where one launch-time argument of the primitive comes from: input `input` of the call, or the
-// call's output when `input` is kOutput, viewed through `desc` (flat row-major). When the
+// call's output when `input` is kOutput, viewed through `desc` (how the buffer lies: flat,
+// channels-last, or a strided view of it). When the
 // primitive runs on another layout (`staged` non-empty: a blocked layout oneDNN chose), the
 // launch passes it a scratch buffer of that layout instead: an input is reordered into it
 // (`into_staged`) before the primitive runs, the output reordered out of it (`out_of_staged`)
