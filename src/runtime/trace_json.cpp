@@ -20,6 +20,18 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                     {"tid", 1},
                     {"args", {{"name", "executor (calling thread)"}}}});
   const auto commands = buffer.commands();
+  // One complete event ("ph": "X") of a command's timing on the executor's thread.
+  const auto complete_event = [&](std::string name, std::string_view provider,
+                                  const CommandTiming& t, json args) {
+    events.push_back({{"name", std::move(name)},
+                      {"cat", std::string(provider)},
+                      {"ph", "X"},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"ts", static_cast<double>(t.start_ns) / 1000.0},
+                      {"dur", static_cast<double>(t.duration_ns) / 1000.0},
+                      {"args", std::move(args)}});
+  };
   for (const CommandTiming& t : trace.events) {
     const Command& c = commands[t.command];
     const backend::KernelCapsule& capsule = buffer.capsule(c);
@@ -58,14 +70,8 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                    {"node_ids", std::move(ids)},
                    {"kinds", std::move(kinds)}};
       args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
-      events.push_back({{"name", "reorder " + node_name},
-                        {"cat", std::string(backend::to_string(capsule.provider))},
-                        {"ph", "X"},
-                        {"pid", 1},
-                        {"tid", 1},
-                        {"ts", static_cast<double>(t.start_ns) / 1000.0},
-                        {"dur", static_cast<double>(t.duration_ns) / 1000.0},
-                        {"args", std::move(args)}});
+      complete_event("reorder " + node_name, backend::to_string(capsule.provider), t,
+                     std::move(args));
       continue;
     }
     json args = {
@@ -91,14 +97,7 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
       args["pattern"] = std::move(pattern);
     }
     args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
-    events.push_back({{"name", node_name},
-                      {"cat", std::string(backend::to_string(capsule.provider))},
-                      {"ph", "X"},
-                      {"pid", 1},
-                      {"tid", 1},
-                      {"ts", static_cast<double>(t.start_ns) / 1000.0},
-                      {"dur", static_cast<double>(t.duration_ns) / 1000.0},
-                      {"args", std::move(args)}});
+    complete_event(node_name, backend::to_string(capsule.provider), t, std::move(args));
   }
   json other = {{"format", std::string(kTraceFormat)},
                 {"graph", metadata.graph_path},

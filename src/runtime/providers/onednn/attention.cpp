@@ -44,7 +44,8 @@ Expected<std::unique_ptr<KernelState>> prepare_attention(const PrepareCall& call
         const float scale = params.scale.value_or(1.0F / std::sqrt(static_cast<float>(e)));
 
         auto state = std::make_unique<AttentionState>();
-        for (const ir::Shape* in : call.input_shapes) state->input_shapes.push_back(*in);
+        for (const ir::Shape* in : call.input_shapes)
+          state->input_shapes.push_back(*in);
         state->output_shape = call.output_shape;
         state->threads = call.settings.threads;
         state->q_md = row_major_desc({b, l, e});
@@ -105,7 +106,8 @@ void attention_forward(const KernelCall& call) {
     }
     state.scores.execute(stream, args);
     state.softmax.execute(stream, {{DNNL_ARG_SRC, scores}, {DNNL_ARG_DST, scores}});
-    state.context.execute(stream, {{DNNL_ARG_SRC, scores}, {DNNL_ARG_WEIGHTS, v}, {DNNL_ARG_DST, out}});
+    state.context.execute(stream,
+                          {{DNNL_ARG_SRC, scores}, {DNNL_ARG_WEIGHTS, v}, {DNNL_ARG_DST, out}});
     stream.wait();
   } catch (const dnnl::error& e) {
     std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),

@@ -78,16 +78,10 @@ Expected<std::unique_ptr<KernelState>> prepare_broadcast(const PrepareCall& call
   return guarded_prepare(
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
-        const ir::Shape& in = *call.input_shapes[0];
-        const auto from = broadcast_view(in, call.output_shape, layout);
-        const auto to = layout_desc(dims_of(call.output_shape), layout);
-        auto state = new_state(call);
-        state->primitive =
-            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-        // The input buffer holds only the input's elements: bind it through the view.
-        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
-                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
-        return std::unique_ptr<KernelState>(std::move(state));
+        // The input buffer holds only the input's elements: it is read through the view.
+        return std::unique_ptr<KernelState>(
+            reorder_state(call, broadcast_view(*call.input_shapes[0], call.output_shape, layout),
+                          layout_desc(dims_of(call.output_shape), layout)));
       });
 }
 
@@ -98,14 +92,8 @@ Expected<std::unique_ptr<KernelState>> prepare_view_copy(const PrepareCall& call
   return guarded_prepare(
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
-        const dnnl::memory::desc from = view();
-        const auto to = row_major_desc(dims_of(call.output_shape));
-        auto state = new_state(call);
-        state->primitive =
-            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
-                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
-        return std::unique_ptr<KernelState>(std::move(state));
+        return std::unique_ptr<KernelState>(
+            reorder_state(call, view(), row_major_desc(dims_of(call.output_shape))));
       });
 }
 

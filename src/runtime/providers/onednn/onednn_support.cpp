@@ -107,6 +107,17 @@ std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call) {
   return state;
 }
 
+std::unique_ptr<PrimitiveState> reorder_state(const PrepareCall& call,
+                                              const dnnl::memory::desc& from,
+                                              const dnnl::memory::desc& to) {
+  auto state = new_state(call);
+  state->primitive =
+      dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+  state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
+                     {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
+  return state;
+}
+
 dnnl::memory constant_memory(std::span<const float> data, const dnnl::memory::desc& plain,
                              const dnnl::memory::desc& target) {
   dnnl::memory src(plain, cpu_engine());

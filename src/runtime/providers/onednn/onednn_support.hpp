@@ -116,6 +116,13 @@ struct PrimitiveState : KernelState {
 // the family's prepare).
 [[nodiscard]] std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call);
 
+// A state for `call` whose primitive is a reorder of call input 0, viewed through `from`, into
+// the output, laid out as `to`: every copy the provider makes (reorder commands, broadcast,
+// permute, slice). oneDNN's exceptions propagate: call it inside guarded_prepare.
+[[nodiscard]] std::unique_ptr<PrimitiveState> reorder_state(const PrepareCall& call,
+                                                            const dnnl::memory::desc& from,
+                                                            const dnnl::memory::desc& to);
+
 // `data` copied into a new memory of `desc` (plain), or reordered into `target` when that layout
 // differs: the weights a primitive keeps in its preferred layout.
 [[nodiscard]] dnnl::memory constant_memory(std::span<const float> data,

@@ -12,14 +12,8 @@ Expected<std::unique_ptr<KernelState>> prepare_reorder(const PrepareCall& call) 
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
         const auto dims = dims_of(call.output_shape);
-        const auto from = layout_desc(dims, call.input_layout);
-        const auto to = layout_desc(dims, call.output_layout);
-        auto state = new_state(call);
-        state->primitive =
-            dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
-        state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
-                           {.arg = DNNL_ARG_TO, .input = Binding::kOutput, .desc = to}};
-        return std::unique_ptr<KernelState>(std::move(state));
+        return std::unique_ptr<KernelState>(reorder_state(
+            call, layout_desc(dims, call.input_layout), layout_desc(dims, call.output_layout)));
       });
 }
 
