@@ -278,13 +278,18 @@ CapsuleModule onednn_module() {
   for (BackendOp op : {max, min}) {
     single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
   }
-  single(broadcast, "reorder",
-         " reading the input with stride 0 along each added or stretched axis: a copy");
-  single(permute, "reorder",
-         " reading the input through its strides in the permuted order: a copy");
-  single(slice, "reorder",
-         " reading the input from the first element taken, the sliced axis's stride times the "
-         "step: a copy");
+  // The copies compute nothing: no multiply-add to contract, and every value leaves as it came
+  // (the reference's copies make the same claim).
+  const auto copy = [&](BackendOp op, std::string_view view) {
+    single(op, "reorder", view);
+    m.capsules.back().numerical.rounding = Rounding::scalar_context;
+    m.capsules.back().numerical.contraction = Contraction::na;
+  };
+  copy(broadcast, " reading the input with stride 0 along each added or stretched axis: a copy");
+  copy(permute, " reading the input through its strides in the permuted order: a copy");
+  copy(slice,
+       " reading the input from the first element taken, the sliced axis's stride times the "
+       "step: a copy");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

@@ -237,8 +237,9 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     return shapes;
   };
 
-  // Layouts (SPEC §12): channels-last where the handler prefers it, or where an element-wise
-  // handler's inputs all come channels-last; flat everywhere else.
+  // Layouts (SPEC §12): channels-last where the handler prefers it (LayoutSupport::channels_last)
+  // or follows its inputs and they all come channels-last (any_shared), when its
+  // takes_channels_last allows the call; flat everywhere else.
   constexpr int kNoProducer = -1;
   std::vector<int> producer(graph.nodes.size(), kNoProducer);
   for (std::size_t k = 0; k < pending.size(); ++k) {
@@ -247,24 +248,19 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     const backend::Provider provider = lowering.registry->capsule(c.capsule).provider;
     const bool possible = options.channels_last && handlers.reorder(provider) != nullptr &&
                           graph.nodes[p.last].shape.rank() >= 3;
-    bool channels_last = false;
-    if (possible && c.handler.layouts == LayoutSupport::channels_last &&
-        c.handler.takes_channels_last != nullptr) {
-      const auto shapes = operand_shapes(p);
-      channels_last = c.handler.takes_channels_last(prepare_call(
-          c, shapes, graph.nodes[p.last].shape, TensorLayout::flat, TensorLayout::flat));
-    } else if (possible && c.handler.layouts == LayoutSupport::any_shared) {
+    bool channels_last = possible && c.handler.layouts == LayoutSupport::channels_last;
+    if (possible && c.handler.layouts == LayoutSupport::any_shared) {
       channels_last = !p.operands.empty();
       for (ir::NodeId id : p.operands) {
         channels_last = channels_last && producer[id] != kNoProducer &&
                         pending[static_cast<std::size_t>(producer[id])].command.layout ==
                             TensorLayout::channels_last;
       }
-      if (channels_last && c.handler.takes_channels_last != nullptr) {
-        const auto shapes = operand_shapes(p);
-        channels_last = c.handler.takes_channels_last(prepare_call(
-            c, shapes, graph.nodes[p.last].shape, TensorLayout::flat, TensorLayout::flat));
-      }
+    }
+    if (channels_last && c.handler.takes_channels_last != nullptr) {
+      const auto shapes = operand_shapes(p);
+      channels_last = c.handler.takes_channels_last(prepare_call(
+          c, shapes, graph.nodes[p.last].shape, TensorLayout::flat, TensorLayout::flat));
     }
     c.layout = channels_last ? TensorLayout::channels_last : TensorLayout::flat;
     producer[p.last] = static_cast<int>(k);

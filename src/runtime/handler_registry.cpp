@@ -23,6 +23,11 @@ Expected<void> HandlerRegistry::add(CapsuleIdentity capsule, HandlerDefinition h
   if (handler.shape_guard == nullptr || handler.layout_guard == nullptr) {
     return refuse(ErrorKind::invalid_input, "a shape and a layout guard are required");
   }
+  if (handler.layouts == LayoutSupport::channels_last && handler.takes_channels_last == nullptr) {
+    return refuse(ErrorKind::invalid_input,
+                  "it runs channels-last where it prefers, but has no takes_channels_last to say "
+                  "where");
+  }
   if (handlers_.contains(capsule)) return refuse(ErrorKind::already_exists, "registered twice");
   if (declaration && identity_of(*declaration) != capsule) {
     return refuse(ErrorKind::invalid_input,

@@ -24,16 +24,13 @@ namespace {
 using backend::MaintainedProfile;
 using ir::OpKind;
 using testing::conv;
+using testing::onednn_built;
 using testing::op;
 using testing::seeded_tensor;
 
 // Fused and separate oneDNN primitives round the same sums in different orders (post-ops act
 // on the accumulator), so values agree to rounding, measured against each output's scale.
 constexpr oracles::Tolerance kTolerance{.abs = 1e-5, .rel = 1e-4, .norm = 1e-5};
-
-bool onednn_built() {
-  return oracles::provider_built(builtin_handlers(), backend::Provider::onednn);
-}
 
 backend::BackendProfile coalesced_fast_cpu() {
   auto p = backend::apply_overrides(backend::make_profile(MaintainedProfile::fast_cpu),

@@ -1,5 +1,6 @@
 // Builders of small onednn test graphs (tests/runtime/onednn_*): a conv with seeded weights and
-// bias, and a node of any kind over given parents, appended to an ir::CheckedGraphBuilder.
+// bias, and a node of any kind over given parents, appended to an ir::CheckedGraphBuilder; and
+// whether this build has the onednn handlers at all.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,9 +11,15 @@
 
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
+#include "oracle.hpp"
 #include "runtime_test_support.hpp"
 
 namespace nnplan::runtime::testing {
+
+// Whether the build registered the onednn handlers (NNPLAN_ONEDNN).
+inline bool onednn_built() {
+  return oracles::provider_built(builtin_handlers(), backend::Provider::onednn);
+}
 
 // A conv of `in` to `out_c` channels with a 3x3 (pad 1) or 1x1 kernel and a seeded weight and bias.
 inline ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,

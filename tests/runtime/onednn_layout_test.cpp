@@ -27,11 +27,8 @@ namespace {
 using backend::MaintainedProfile;
 using ir::OpKind;
 using testing::conv;
+using testing::onednn_built;
 using testing::op;
-
-bool onednn_built() {
-  return oracles::provider_built(builtin_handlers(), backend::Provider::onednn);
-}
 
 // One command as the expectations spell it: "reorder <node> flat>channels-last" or
 // "<capsule> <node> <layout>".

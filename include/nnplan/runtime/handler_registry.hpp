@@ -45,7 +45,8 @@ class HandlerRegistry {
   // a planned capsule equal to it, so a registry file that reuses the identity with other claims
   // does not borrow this code. already_exists when the identity or a guard name is taken;
   // invalid_input when the handler lacks its forward kernel or a guard, or the declaration's
-  // identity is not `capsule`.
+  // identity is not `capsule`, or the handler declares LayoutSupport::channels_last without its
+  // takes_channels_last.
   [[nodiscard]] Expected<void> add(CapsuleIdentity capsule, HandlerDefinition handler,
                                    std::optional<backend::KernelCapsule> declaration = {});
 

@@ -145,10 +145,7 @@ Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
         auto state = std::make_unique<SliceState>();
-        for (const ir::Shape* shape : call.input_shapes)
-          state->input_shapes.push_back(*shape);
-        state->output_shape = call.output_shape;
-        state->threads = call.settings.threads;
+        fill_state(*state, call);
         const bool stepped = p.step > 1 && out_dims[p.axis] > 1;
         dnnl::memory::dims dims = out_dims;
         if (stepped) dims[p.axis] = 1;

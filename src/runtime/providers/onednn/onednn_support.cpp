@@ -98,12 +98,16 @@ ThreadLimit::~ThreadLimit() {
   if (active_) omp_set_num_threads(saved_);
 }
 
+void fill_state(PrimitiveState& state, const PrepareCall& call) {
+  for (const ir::Shape* s : call.input_shapes)
+    state.input_shapes.push_back(*s);
+  state.output_shape = call.output_shape;
+  state.threads = call.settings.threads;
+}
+
 std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call) {
   auto state = std::make_unique<PrimitiveState>();
-  for (const ir::Shape* s : call.input_shapes)
-    state->input_shapes.push_back(*s);
-  state->output_shape = call.output_shape;
-  state->threads = call.settings.threads;
+  fill_state(*state, call);
   return state;
 }
 

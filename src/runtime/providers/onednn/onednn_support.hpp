@@ -113,8 +113,9 @@ struct PrimitiveState : KernelState {
 };
 
 // A state for `call` with its shapes and thread bound filled in (primitive and arguments left to
-// the family's prepare).
+// the family's prepare); `fill_state` does the same for a state type derived from it.
 [[nodiscard]] std::unique_ptr<PrimitiveState> new_state(const PrepareCall& call);
+void fill_state(PrimitiveState& state, const PrepareCall& call);
 
 // A state for `call` whose primitive is a reorder of call input 0, viewed through `from`, into
 // the output, laid out as `to`: every copy the provider makes (reorder commands, broadcast,
