@@ -9,7 +9,9 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libcpuinfo-dev pkg-config
+  graphviz chromium
   libdnnl-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
 )
 
 missing=()

@@ -128,13 +128,13 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{
             "no_subcommand", "", 2,
             "nnplan: error: no subcommand given (see nnplan --help); valid subcommands: "
-            "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe, "
-            "run\n"},
+            "targets, profiles, capsules, plan-ops, plan, verify, explain, dot, report, convert, "
+            "probe, run\n"},
         ErrorCase{
             "unknown_subcommand", "plna", 2,
             "nnplan: error: unknown subcommand 'plna'; valid subcommands: targets, "
-            "profiles, capsules, plan-ops, plan, verify, explain, dot, convert, probe, run; did "
-            "you mean plan?\n"},
+            "profiles, capsules, plan-ops, plan, verify, explain, dot, report, convert, probe, "
+            "run; did you mean plan?\n"},
         ErrorCase{"unknown_subcommand_far_from_all", "frobnicate", 2, "convert, probe, run\n"},
         ErrorCase{"unknown_subcommand_escaped", "\"$(printf 'pl\\033[8mna')\"", 2,
                   "unknown subcommand 'pl\\x1b[8mna'"},
@@ -395,8 +395,8 @@ TEST(CliJson, PlanOpsArtifactIsDeterministicAndVersioned) {
 }
 
 TEST(CliHelp, EverySubcommandHasHelpWithAnExample) {
-  for (const std::string sub : {"targets", "profiles", "capsules", "plan-ops", "plan",
-                                  "verify", "explain", "dot", "convert", "probe", "run"}) {
+  for (const std::string sub : {"targets", "profiles", "capsules", "plan-ops", "plan", "verify",
+                                "explain", "dot", "report", "convert", "probe", "run"}) {
     const CliResult r = run_cli(sub + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_NE(r.out.find("Example: nnplan " + sub), std::string::npos) << sub << ":\n" << r.out;

@@ -201,6 +201,7 @@ void add_plan_command(CLI::App& app, int& exit_code);
 void add_verify_command(CLI::App& app, int& exit_code);
 void add_explain_command(CLI::App& app, int& exit_code);
 void add_dot_command(CLI::App& app, int& exit_code);
+void add_report_command(CLI::App& app, int& exit_code);
 void add_convert_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);
 void add_run_command(CLI::App& app, int& exit_code);

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   nnplan::cli::add_verify_command(app, exit_code);
   nnplan::cli::add_explain_command(app, exit_code);
   nnplan::cli::add_dot_command(app, exit_code);
+  nnplan::cli::add_report_command(app, exit_code);
   nnplan::cli::add_convert_command(app, exit_code);
   nnplan::cli::add_probe_command(app, exit_code);
   nnplan::cli::add_run_command(app, exit_code);

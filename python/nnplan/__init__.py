@@ -1,0 +1,349 @@
+"""nnplan: decide which backend kernel may run each operation of a model, prove why, and run it.
+
+The functions mirror the command line (`nnplan --help`): plan, explain, verify, probe, run,
+capsules, targets and profiles. A model is a path to an ONNX file or a torchlean.ir.v1 JSON graph.
+Every planning function takes the same configuration keywords as the command line's flags:
+
+    profile     maintained profile to start from (nnplan.profiles()); default checked_cpu, or the
+                maintained profile for `device` when only that is given
+    device      cpu or cuda
+    prefer      a provider planning tries first (reference, onednn, cublas, libtorch, ...)
+    only        the one provider planning may use
+    assurance   verified, checked or external
+    vjp         none, torchlean-tape or backend-vjp (the gradient mode the run needs)
+    target      a target preset (nnplan.targets())
+    registries  registry files (nnplan.capsules.v1) whose modules are added to the profile
+    lowering    singleton, coalesced or fused
+    input_shapes  {input name: [dims]} fixing an ONNX model's dynamic input dimensions
+
+Errors are exceptions of nnplan.errors (NnplanError and one class per kind), carrying the
+structured context.
+
+Example:
+    >>> import numpy, nnplan
+    >>> plan = nnplan.plan("examples/cnn.json")
+    >>> plan.accepted
+    True
+    >>> outputs = nnplan.run("examples/cnn.json", {"image": numpy.load("examples/cnn_input.npy")})
+"""
+
+import json
+import os
+
+from . import _nnplan
+from .errors import (  # noqa: F401  (re-exported)
+    AlreadyExistsError,
+    BadInputError,
+    GuardFailedError,
+    InternalError,
+    InvalidInputError,
+    NnplanError,
+    NotFoundError,
+    RejectedError,
+    ResourceExhaustedError,
+    UnavailableError,
+    UnboundCapsuleError,
+    UnprobedDeviceError,
+    UnprobedProviderError,
+    UnsupportedError,
+)
+
+__version__ = _nnplan.version
+
+__all__ = [
+    "Plan",
+    "plan",
+    "explain",
+    "verify",
+    "probe",
+    "run",
+    "capsules",
+    "targets",
+    "profiles",
+    "NnplanError",
+]
+
+
+def _path(value, what):
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}")
+    return os.fspath(value)
+
+
+def _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
+            input_shapes):
+    for name, value in (("profile", profile), ("device", device), ("prefer", prefer),
+                        ("only", only), ("assurance", assurance), ("vjp", vjp),
+                        ("target", target), ("lowering", lowering)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+    if prefer is not None and only is not None:
+        raise InvalidInputError("prefer= and only= exclude each other; give one of them")
+    if isinstance(registries, (str, os.PathLike)):
+        registries = [registries]
+    shapes = None
+    if input_shapes is not None:
+        if not isinstance(input_shapes, dict):
+            raise TypeError("input_shapes must be a dict {input name: [dims]}")
+        shapes = {}
+        for name, dims in input_shapes.items():
+            dims = list(dims)
+            if not dims or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+                raise TypeError(f"input_shapes[{name!r}] must be a non-empty list of ints")
+            shapes[str(name)] = dims
+    return {
+        "profile": profile, "device": device, "prefer": prefer, "only": only,
+        "assurance": assurance, "vjp": vjp, "target": target, "lowering": lowering,
+        "registries": [_path(r, "each registry") for r in (registries or [])],
+        "input_shapes": shapes,
+    }
+
+
+class Plan:
+    """A planned model: its groups, audit and gate verdict, as `nnplan plan` reports them.
+
+    Attributes (plain Python data, from the nnplan.plan.v1 artifact):
+        accepted       True when every node was planned and the gate passed
+        profile        the profile's record {name, device, preference, assurance, vjp, target,
+                       lowering, modules}
+        groups         the lowered groups in execution order, each {node_ids, kinds, op, capsule,
+                       provider, device, trust, grouping}
+        audit          {kernels: one entry per distinct capsule with its four contracts, evidence
+                       and numerical policy; rows: each group's index into kernels;
+                       trusted_external_ops}
+        gate_failures  each {kind, groups, node_ids, obligations}, in the gate's order
+
+    Methods: report() the text report, to_json() the artifact, dot() the placement picture
+    (Graphviz DOT), save(path) writes the artifact, run(inputs) runs the plan (made with
+    weights=True).
+    """
+
+    def __init__(self, native):
+        self._native = native
+        self._artifact = None
+
+    def _document(self):
+        if self._artifact is None:
+            self._artifact = json.loads(self._native.artifact())
+        return self._artifact
+
+    @property
+    def accepted(self):
+        return self._native.accepted
+
+    @property
+    def profile(self):
+        return self._document()["profile"]
+
+    @property
+    def groups(self):
+        return self._document()["groups"]
+
+    @property
+    def audit(self):
+        return self._document()["audit"]
+
+    @property
+    def gate_failures(self):
+        return self._document()["gate_failures"]
+
+    def report(self):
+        """The text report `nnplan plan MODEL` prints."""
+        return self._native.report()
+
+    def to_json(self):
+        """The nnplan.plan.v1 artifact `nnplan plan MODEL --json` prints (a str)."""
+        return self._native.artifact()
+
+    def dot(self):
+        """The Graphviz DOT picture `nnplan dot MODEL` prints: groups colored by provider."""
+        return self._native.dot()
+
+    def save(self, path):
+        """Writes the artifact to `path` (atomically; never onto the model or its payload file).
+
+        Check it later with nnplan.verify(model, path).
+        """
+        self._native.save(_path(path, "path"))
+
+    def run(self, inputs, trace=None, threads=None):
+        """Runs the accepted plan on `inputs` and returns {output name: numpy.ndarray}.
+
+        inputs   {input name: numpy array of float32}; a single-input model also takes one array
+        trace    a path: writes what ran as Chrome Trace Event JSON (open it in ui.perfetto.dev)
+        threads  threads each onednn command may use (default: every core); the reference
+                 provider always runs on the calling thread
+
+        The first run for a `threads` value compiles the plan (after checking this machine's
+        probe confirms its providers); later runs reuse the compiled buffer and its arena.
+        The returned arrays own their memory: nothing is copied out of the run.
+        """
+        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
+                                    or threads < 1):
+            raise InvalidInputError(f"threads={threads!r}: needs a whole number, at least 1")
+        return self._native.run(_bind_inputs(self, inputs), threads or 0,
+                                None if trace is None else _path(trace, "trace"))
+
+    def compiled(self, threads=None):
+        """How the plan compiles for `threads`: {commands, reorders, peak_arena_bytes, inputs,
+        outputs}, inputs and outputs as (name, shape) pairs."""
+        return self._native.compiled(threads or 0)
+
+    def __repr__(self):
+        verdict = "accepted" if self.accepted else "rejected"
+        return f"<nnplan.Plan {self._native.path!r} under {self._native.profile_name}: {verdict}>"
+
+
+def _bind_inputs(plan, inputs):
+    import numpy
+    if not plan.accepted:
+        return {}  # the native run refuses a rejected plan before it reads an input
+    if isinstance(inputs, numpy.ndarray):
+        names = [name for name, _ in plan.compiled()["inputs"]]
+        if len(names) != 1:
+            raise BadInputError(
+                f"an array alone names the model's only input; the model has {len(names)}: "
+                f"{names}; pass a dict {{name: array}}")
+        return {names[0]: inputs}
+    if not isinstance(inputs, dict):
+        raise TypeError(f"inputs must be a dict {{name: numpy array}}, not {type(inputs).__name__}")
+    bound = {}
+    for name, value in inputs.items():
+        if not isinstance(value, numpy.ndarray):
+            raise TypeError(f"input {name!r} must be a numpy array, not {type(value).__name__}")
+        bound[str(name)] = value
+    return bound
+
+
+def plan(model, profile=None, *, device=None, prefer=None, only=None, assurance=None, vjp=None,
+         target=None, registries=(), lowering=None, input_shapes=None, weights=False):
+    """Plans a model graph: lowered groups, full audit and gate verdict (`nnplan plan`).
+
+    Returns a Plan; a plan its gate rejects is returned with accepted False and its
+    gate_failures. Raises RejectedError when some node has no admissible capsule (its
+    `candidates` say why each was rejected, its `artifact` records the failure),
+    InvalidInputError for an unreadable or malformed model or an unknown name,
+    UnsupportedError for a valid model that uses something nnplan does not support.
+    weights=True also reads the weights, so that Plan.run can run it.
+
+    Example:
+        >>> p = nnplan.plan("examples/cnn.json", profile="checked_cuda")
+        >>> [(g["op"], g["capsule"]) for g in p.groups]
+        >>> p.save("cnn.plan.json")
+        >>> nnplan.plan("model.onnx", input_shapes={"input": [1, 3, 224, 224]}).report()
+    """
+    config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
+                     input_shapes)
+    return Plan(_nnplan.plan(_path(model, "model"), config, bool(weights)))
+
+
+def explain(model, node, profile=None, *, device=None, prefer=None, only=None, assurance=None,
+            vjp=None, target=None, registries=(), lowering=None, input_shapes=None):
+    """Why one node runs where it runs (`nnplan explain MODEL --node N`).
+
+    Returns {profile, node, kind, name, shape, parents, op, capsules, chosen, fused_group}:
+    `capsules` lists every capsule of the registry implementing the node's op in registry order,
+    each {capsule, module, provider, device, trust, verdict ("chosen", "admissible" or
+    "rejected"), reasons: [{code, detail}]}; `chosen` is the capsule planning takes (None when
+    none is admissible, with `why_none`); `fused_group` is {group, capsule, nodes} when the node
+    runs in a fused group. A node without runtime work has op None. Raises NotFoundError for a
+    node id outside the graph.
+
+    Example:
+        >>> nnplan.explain("examples/cnn.json", 1)["chosen"]
+        'reference.conv'
+    """
+    if not isinstance(node, int) or isinstance(node, bool) or node < 0:
+        raise TypeError(f"node must be a non-negative int (a node id), not {node!r}")
+    config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
+                     input_shapes)
+    return _nnplan.explain(_path(model, "model"), node, config)
+
+
+def verify(model, artifact, profile=None, *, device=None, prefer=None, only=None, assurance=None,
+           vjp=None, target=None, registries=(), lowering=None, input_shapes=None):
+    """Re-plans a model under an artifact's recorded profile and compares (`nnplan verify`).
+
+    Keywords given here override single recorded fields; profile= starts over from that profile.
+    Returns {verified, profile, recorded_accepted, differences, total_differences}: verified is
+    True when the fresh artifact equals the recorded one byte for byte; differences lists one
+    line per difference (`groups[0].capsule: artifact has ..., re-planning gives ...`).
+
+    Example:
+        >>> nnplan.plan("examples/mlp.json").save("mlp.plan.json")
+        >>> nnplan.verify("examples/mlp.json", "mlp.plan.json")["verified"]
+        True
+    """
+    config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
+                     input_shapes)
+    return _nnplan.verify(_path(model, "model"), _path(artifact, "artifact"), config)
+
+
+def probe(profile=None, *, target=None):
+    """This machine's probe and how it matches a profile's target (`nnplan probe --json`).
+
+    Returns the nnplan.probe.v1 document as a dict: the platform, CPU (model, cores, ISA
+    features), CUDA driver and cuBLAS findings, the devices and providers the probe confirms,
+    and the target check.
+    """
+    config = _config(profile, None, None, None, None, None, target, (), None, None)
+    return json.loads(_nnplan.probe(config))
+
+
+def run(model, inputs, profile=None, *, trace=None, threads=None, device=None, prefer=None,
+        only=None, assurance=None, vjp=None, target=None, registries=(), lowering=None,
+        input_shapes=None):
+    """Plans, checks against this machine's probe, compiles and runs a model (`nnplan run`).
+
+    inputs is {input name: numpy float32 array} (one array alone for a single-input model);
+    returns {output name: numpy.ndarray}. Nothing falls back to another provider or device: a
+    plan whose providers the probe does not confirm raises UnprobedProviderError before anything
+    runs, a gate-rejected plan raises RejectedError, inputs that do not match the model raise
+    BadInputError naming the input. trace= writes the Chrome trace; threads= bounds each onednn
+    command's threads. To run one model many times, plan it once with weights=True and call
+    Plan.run.
+
+    Example:
+        >>> x = numpy.load("examples/cnn_input.npy")
+        >>> nnplan.run("examples/cnn.json", {"image": x}, profile="fast_cpu")["output"].shape
+    """
+    planned = plan(model, profile, device=device, prefer=prefer, only=only, assurance=assurance,
+                   vjp=vjp, target=target, registries=registries, lowering=lowering,
+                   input_shapes=input_shapes, weights=True)
+    return planned.run(inputs, trace=trace, threads=threads)
+
+
+def capsules(profile=None, *, op=None, provider=None, device=None, evidence=False,
+             registries=()):
+    """The capsules of a profile's registry (`nnplan capsules --json`), optionally filtered.
+
+    Returns a list of capsule dicts (name, op, provider, device, trust, vjp, contracts,
+    numerical, ... as in nnplan.capsules.v1, plus the `module` holding each). evidence=True
+    returns instead each contract's evidence and where it resolves in this build
+    (`nnplan capsules --evidence --json`, the nnplan.evidence.v1 document as a dict).
+    """
+    for name, value in (("op", op), ("provider", provider), ("device", device)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
+    config = _config(profile, None, None, None, None, None, None, registries, None, None)
+    config.update({"op": op, "provider": provider, "capsule_device": device})
+    document = json.loads(_nnplan.capsules(config, bool(evidence)))
+    if evidence:
+        return document
+    listed = []
+    for module in document["modules"]:
+        for capsule in module["capsules"]:
+            listed.append(dict(capsule, module=module["name"]))
+    return listed
+
+
+def targets():
+    """The target presets (`nnplan targets --json`): a list of {name, os, arch, accelerator,
+    features, devices, providers}."""
+    return json.loads(_nnplan.targets())["targets"]
+
+
+def profiles():
+    """The maintained profiles (`nnplan profiles --json`): a list of {name, device, preference,
+    assurance, vjp, target, lowering, modules}."""
+    return json.loads(_nnplan.profiles())["profiles"]

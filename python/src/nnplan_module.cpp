@@ -1,0 +1,520 @@
+// The native half of the nnplan Python module (pybind11), `nnplan._nnplan`: planning, explaining,
+// verifying, probing, listing and running through the library. Every function takes plain values
+// (strings, a config dict, NumPy arrays) and returns plain values or a `NativePlan`; documents go
+// out as the library's versioned JSON text, which nnplan/__init__.py turns into Python data. An
+// nnplan::Error is raised as the exception class nnplan/errors.py keeps for its kind, carrying the
+// error's structured context. The public functions, their keyword signatures and docstrings are in
+// nnplan/__init__.py.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/admissibility.hpp"
+#include "nnplan/backend/op_mapping.hpp"
+#include "nnplan/backend/planned_model.hpp"
+#include "nnplan/backend/planner.hpp"
+#include "nnplan/backend/profile.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/error.hpp"
+#include "nnplan/format/graph_file.hpp"
+#include "nnplan/format/listing_json.hpp"
+#include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/output_file.hpp"
+#include "nnplan/format/plan_artifact.hpp"
+#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/format/registry_file.hpp"
+#include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/evidence.hpp"
+#include "nnplan/runtime/evidence_json.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "nnplan/runtime/probe.hpp"
+#include "nnplan/runtime/probe_json.hpp"
+#include "nnplan/runtime/refusal.hpp"
+#include "nnplan/runtime/trace_json.hpp"
+
+namespace py = pybind11;
+using namespace nnplan;
+using namespace nnplan::backend;
+
+namespace {
+
+// Raises `error` as its nnplan.errors class; `artifact` is the nnplan.plan.v1 document of a
+// planning failure, when there is one.
+[[noreturn]] void raise_error(const Error& error, std::optional<std::string> artifact = {}) {
+  const py::object errors = py::module_::import("nnplan.errors");
+  const py::object cls = errors.attr("class_for_kind")(to_string(error.kind));
+  py::list candidates;
+  for (const CandidateReport& c : error.candidates) {
+    py::list reasons;
+    for (const ReasonReport& r : c.reasons) {
+      py::dict reason;
+      reason["code"] = r.code;
+      reason["detail"] = r.detail;
+      reasons.append(reason);
+    }
+    py::dict candidate;
+    candidate["capsule"] = c.capsule;
+    candidate["provider"] = c.provider;
+    candidate["device"] = c.device;
+    candidate["reasons"] = reasons;
+    candidates.append(candidate);
+  }
+  const py::object exc = cls(render(error));
+  exc.attr("kind") = to_string(error.kind);
+  exc.attr("message") = error.message;
+  exc.attr("context") = error.context;
+  exc.attr("notes") = error.notes;
+  exc.attr("candidates") = candidates;
+  exc.attr("node_id") = error.position ? py::object(py::int_(*error.position)) : py::none();
+  exc.attr("artifact") = artifact ? py::object(py::str(*artifact)) : py::none();
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw py::error_already_set();
+}
+
+template <class T>
+T take(Expected<T> value, std::string_view context = {}) {
+  if (!value) {
+    Error e = std::move(value.error());
+    if (!context.empty()) e.with_context(std::string(context));
+    raise_error(e);
+  }
+  return std::move(*value);
+}
+
+void take(Expected<void> done, std::string_view context = {}) {
+  if (!done) {
+    Error e = std::move(done.error());
+    if (!context.empty()) e.with_context(std::string(context));
+    raise_error(e);
+  }
+}
+
+std::optional<std::string> text_of(const py::dict& config, const char* key) {
+  if (!config.contains(key) || config[key].is_none()) return std::nullopt;
+  return py::str(config[key]).cast<std::string>();
+}
+
+// Parses the config value `key` with `parse`; an unknown spelling raises, naming the argument.
+template <class T, class Parse>
+std::optional<T> parsed(const py::dict& config, const char* key, Parse parse) {
+  const auto text = text_of(config, key);
+  if (!text) return std::nullopt;
+  return take(parse(*text), std::string("in ") + key + "=");
+}
+
+std::vector<CapsuleModule> registry_modules(const py::dict& config) {
+  std::vector<std::filesystem::path> files;
+  if (config.contains("registries") && !config["registries"].is_none()) {
+    for (const py::handle item : config["registries"]) files.emplace_back(py::str(item).cast<std::string>());
+  }
+  return take(format::read_registry_files(files));
+}
+
+// The profile a config dict describes, as the command line's config flags do: `profile`, else the
+// maintained profile for `device`, else checked_cpu; then the other keys as overrides.
+BackendProfile resolve_profile(const py::dict& config) {
+  BackendProfile base = make_profile(MaintainedProfile::checked_cpu);
+  const auto device = parsed<Device>(config, "device", parse_device);
+  if (const auto name = text_of(config, "profile")) {
+    base = take(profile_by_name(*name), "in profile=");
+  } else if (device) {
+    base = take(maintained_for_device(*device), "in device= (pass profile= to start elsewhere)");
+  }
+  ProfileOverrides overrides{
+      .device = device,
+      .assurance = parsed<AssurancePreset>(config, "assurance", parse_assurance_preset),
+      .vjp_mode = parsed<VjpMode>(config, "vjp", parse_vjp_mode),
+      .target = parsed<TargetPreset>(config, "target", parse_target_preset),
+      .lowering = parsed<LoweringMode>(config, "lowering", parse_lowering_mode),
+      .modules = registry_modules(config)};
+  if (const auto p = parsed<Provider>(config, "prefer", parse_provider)) {
+    overrides.preference = BackendPreference::prefer(*p);
+  }
+  if (const auto p = parsed<Provider>(config, "only", parse_provider)) {
+    overrides.preference = BackendPreference::only(*p);
+  }
+  return take(apply_overrides(std::move(base), std::move(overrides)), "while adding registries");
+}
+
+format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
+  format::GraphFileOptions options{.digest = true, .keep_weights = weights};
+  if (config.contains("input_shapes") && !config["input_shapes"].is_none()) {
+    for (const auto [name, dims] : config["input_shapes"].cast<py::dict>()) {
+      std::vector<std::uint64_t> shape;
+      for (const py::handle d : dims) {
+        const auto dim = d.cast<long long>();
+        if (dim <= 0) {
+          raise_error(make_error(ErrorKind::invalid_input,
+                                 "input_shapes['" + py::str(name).cast<std::string>() +
+                                     "']: dimension " + std::to_string(dim) +
+                                     " is not a positive integer"));
+        }
+        shape.push_back(static_cast<std::uint64_t>(dim));
+      }
+      options.onnx.input_shapes.emplace(py::str(name).cast<std::string>(), std::move(shape));
+    }
+  }
+  take(format::check_graph_file_options(path, options), "in input_shapes=");
+  auto graph = format::read_graph_file(path, options);
+  if (!graph) raise_error(graph.error().error);
+  return std::move(*graph);
+}
+
+// A planned model with what the formats need to write it, and the compiled executors of its runs.
+class NativePlan {
+ public:
+  NativePlan(BackendProfile profile, format::LoadedGraph graph, PlannedModel model, bool weights)
+      : profile_(std::move(profile)),
+        graph_(std::move(graph)),
+        weights_(weights),
+        model_(std::make_shared<const PlannedModel>(std::move(model))) {}
+
+  bool accepted() const { return model_->accepted(); }
+  std::string profile_name() const { return profile_.name; }
+  std::string path() const { return graph_.path; }
+  bool has_weights() const { return weights_; }
+
+  std::string artifact() const {
+    return format::plan_artifact_json(profile_, graph_.digest.value_or(""), graph_.graph->graph(),
+                                      Expected<PlannedModel>(*model_), graph_.onnx());
+  }
+  std::string report() const {
+    return graph_report(profile_, model_->evaluation(), graph_.onnx() ? &graph_.graph->graph() : nullptr);
+  }
+  std::string dot() const {
+    return format::plan_dot(profile_, graph_.graph->graph(), model_->evaluation(), graph_.onnx());
+  }
+  void save(const std::string& path) const {
+    const std::vector<std::filesystem::path> inputs = {graph_.path,
+                                                       format::payload_path_for(graph_.path)};
+    take(format::write_file_atomically(path, artifact(), inputs));
+  }
+
+  // Runs the plan once on `inputs` (name -> float32 array); the outputs come back as arrays that
+  // own the run's output buffers (no copy). With `trace`, writes the Chrome trace there.
+  py::dict run(const py::dict& inputs, int threads, const std::optional<std::string>& trace) {
+    if (!accepted()) {
+      raise_error(make_error(ErrorKind::rejected_by_policy,
+                             "the plan was rejected by its gate; nothing was run"));
+    }
+    std::lock_guard lock(mutex_);
+    runtime::Executor& executor = executor_for(threads);
+    std::vector<runtime::NamedTensor> bound;
+    for (const auto [key, value] : inputs) {
+      const std::string name = py::str(key).cast<std::string>();
+      const py::array array = py::reinterpret_borrow<py::object>(value).cast<py::array>();
+      if (!array.dtype().is(py::dtype::of<float>())) {
+        raise_error(make_error(ErrorKind::bad_input,
+                               "input '" + name + "': dtype " +
+                                   py::str(array.dtype()).cast<std::string>() +
+                                   "; the model expects float32 (convert it with "
+                                   "array.astype(numpy.float32))"));
+      }
+      const auto dense = py::array_t<float, py::array::c_style>::ensure(array);
+      runtime::Tensor tensor;
+      for (py::ssize_t axis = 0; axis < dense.ndim(); ++axis)
+        tensor.shape.dims.push_back(static_cast<ir::Dim>(dense.shape(axis)));
+      tensor.values.assign(dense.data(), dense.data() + dense.size());
+      bound.push_back({.name = name, .tensor = std::move(tensor)});
+    }
+    runtime::ExecutionTrace events;
+    std::vector<runtime::Tensor> outputs;
+    {
+      py::gil_scoped_release release;
+      auto ran = executor.run(bound, trace ? &events : nullptr);
+      if (ran) outputs = std::move(*ran);
+      else {
+        py::gil_scoped_acquire acquire;
+        raise_error(ran.error());
+      }
+    }
+    if (trace) {
+      const runtime::TraceMetadata meta{
+          .graph_path = graph_.path, .graph_digest = graph_.digest, .onnx = graph_.onnx()};
+      const std::vector<std::filesystem::path> reads = {graph_.path,
+                                                        format::payload_path_for(graph_.path)};
+      take(format::write_file_atomically(
+               *trace, runtime::chrome_trace_json(executor.buffer(), events, meta), reads),
+           "in trace=");
+    }
+    py::dict result;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      auto owned = std::make_unique<runtime::Tensor>(std::move(outputs[i]));
+      std::vector<py::ssize_t> shape(owned->shape.dims.begin(), owned->shape.dims.end());
+      float* data = owned->values.data();
+      py::capsule keep(owned.get(), [](void* p) { delete static_cast<runtime::Tensor*>(p); });
+      owned.release();
+      result[py::str(executor.buffer().outputs()[i].name)] = py::array_t<float>(shape, data, keep);
+    }
+    return result;
+  }
+
+  // How the plan compiled for `threads`: commands, reorders, arena bytes.
+  py::dict compiled(int threads) {
+    std::lock_guard lock(mutex_);
+    const runtime::CommandBuffer& buffer = executor_for(threads).buffer();
+    py::dict info;
+    std::size_t reorders = 0;
+    for (const runtime::Command& c : buffer.commands()) reorders += c.reorder.has_value();
+    info["commands"] = buffer.commands().size();
+    info["reorders"] = reorders;
+    info["peak_arena_bytes"] = buffer.peak_arena_bytes();
+    const auto bindings = [](std::span<const runtime::IoBinding> io) {
+      py::list out;
+      for (const runtime::IoBinding& b : io) {
+        py::tuple dims(b.shape->dims.size());
+        for (std::size_t i = 0; i < b.shape->dims.size(); ++i) dims[i] = b.shape->dims[i];
+        out.append(py::make_tuple(b.name, dims));
+      }
+      return out;
+    };
+    const py::list ins = bindings(buffer.inputs());
+    const py::list outs = bindings(buffer.outputs());
+    info["inputs"] = ins;
+    info["outputs"] = outs;
+    return info;
+  }
+
+ private:
+  runtime::Executor& executor_for(int threads) {
+    auto it = executors_.find(threads);
+    if (it != executors_.end()) return *it->second;
+    if (!has_weights()) {
+      raise_error(make_error(ErrorKind::invalid_input,
+                             "the plan of " + graph_.path +
+                                 " was made without its weights; plan it with weights=True (or "
+                                 "call nnplan.run) to run it"));
+    }
+    bool uses_cublas = false;
+    for (const auto& g : model_->lowering().groups)
+      uses_cublas |= model_->lowering().capsule(g).provider == Provider::cublas;
+    take(runtime::check_probed(*model_, runtime::probe_host({.cublas = uses_cublas})));
+    auto buffer = take(runtime::compile(model_, runtime::builtin_handlers(),
+                                        {.output_names = graph_.output_names,
+                                         .settings = {.threads = threads}}));
+    auto executor = std::make_unique<runtime::Executor>(std::move(buffer));
+    return *executors_.emplace(threads, std::move(executor)).first->second;
+  }
+
+  BackendProfile profile_;
+  format::LoadedGraph graph_;
+  bool weights_ = false;
+  std::shared_ptr<const PlannedModel> model_;
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<runtime::Executor>> executors_;
+};
+
+std::unique_ptr<NativePlan> plan(const std::string& model, const py::dict& config, bool weights) {
+  BackendProfile profile = resolve_profile(config);
+  format::LoadedGraph graph = read_graph(model, config, weights);
+  auto planned = plan_model(profile, graph.graph, graph.payloads);
+  if (!planned) {
+    const std::string artifact = format::plan_artifact_json(
+        profile, graph.digest.value_or(""), graph.graph->graph(), planned, graph.onnx());
+    raise_error(planned.error(), artifact);
+  }
+  return std::make_unique<NativePlan>(std::move(profile), std::move(graph), std::move(*planned),
+                                      weights);
+}
+
+py::list reasons_of(const std::vector<Rejection>& rejections) {
+  py::list out;
+  for (const Rejection& r : rejections) {
+    py::dict reason;
+    reason["code"] = std::string(to_string(r.reason));
+    reason["detail"] = r.detail;
+    out.append(reason);
+  }
+  return out;
+}
+
+// Why node `node` runs where it runs: its capsules in registry order, each chosen, admissible or
+// rejected with its reasons, and whether its chain was fused (as `nnplan explain`).
+py::dict explain(const std::string& model, std::size_t node_id, const py::dict& config) {
+  const BackendProfile profile = resolve_profile(config);
+  const format::LoadedGraph graph = read_graph(model, config, false);
+  const ir::Graph& g = graph.graph->graph();
+  if (node_id >= g.nodes.size()) {
+    raise_error(make_error(ErrorKind::not_found,
+                           "node " + std::to_string(node_id) + " is not in graph " + model + "; " +
+                               (g.nodes.empty() ? std::string("the graph has no nodes")
+                                                : "valid: 0.." + std::to_string(g.nodes.size() - 1))));
+  }
+  const ir::Node& node = g.nodes[node_id];
+  py::dict out;
+  out["profile"] = profile.name;
+  out["node"] = node_id;
+  out["kind"] = std::string(ir::to_string(node.kind));
+  out["name"] = node.source_name;
+  out["shape"] = ir::to_string(node.shape);
+  out["parents"] = std::vector<std::size_t>(node.parents.begin(), node.parents.end());
+  const auto op = backend_op_of(node.kind);
+  out["op"] = op ? py::object(py::str(std::string(to_string(*op)))) : py::none();
+  py::list capsules;
+  out["capsules"] = capsules;
+  out["chosen"] = py::none();
+  out["fused_group"] = py::none();
+  if (!op) return out;
+  const Availability availability = profile.availability();
+  const auto chosen = plan_op(profile.config, *profile.registry, *op, &availability);
+  for (CapsuleId id : profile.registry->implementing(*op)) {
+    const KernelCapsule& c = profile.registry->capsule(id);
+    const auto reasons = rejection_reasons(profile.config, c, &availability);
+    py::dict entry;
+    entry["capsule"] = c.name;
+    entry["module"] = profile.registry->module_of(id);
+    entry["provider"] = std::string(to_string(c.provider));
+    entry["device"] = std::string(to_string(c.device));
+    entry["trust"] = std::string(to_string(c.trust_level));
+    entry["verdict"] = chosen && chosen->capsule == id ? "chosen"
+                       : reasons.empty() && chosen     ? "admissible"
+                                                       : "rejected";
+    entry["reasons"] = reasons_of(reasons);
+    capsules.append(entry);
+  }
+  if (chosen) {
+    out["chosen"] = profile.registry->capsule(chosen->capsule).name;
+  } else {
+    out["why_none"] = chosen.error().message;
+  }
+  if (auto planned = plan_model(profile, graph.graph)) {
+    const GraphLoweringPlan& lowering = planned->lowering();
+    for (std::size_t i = 0; i < lowering.groups.size(); ++i) {
+      const auto ids = lowering.group_node_ids(lowering.groups[i]);
+      if (lowering.groups[i].grouping != GroupingKind::fused ||
+          std::ranges::find(ids, node.id) == ids.end())
+        continue;
+      py::dict fused;
+      fused["group"] = i;
+      fused["capsule"] = lowering.capsule(lowering.groups[i]).name;
+      fused["nodes"] = std::vector<std::size_t>(ids.begin(), ids.end());
+      out["fused_group"] = fused;
+    }
+  }
+  return out;
+}
+
+// Re-plans `model` under the profile `artifact_path` records (config keys override single recorded
+// fields; `profile` starts over) and compares the documents, as `nnplan verify`.
+py::dict verify(const std::string& model, const std::string& artifact_path, const py::dict& config) {
+  const format::PlanArtifact artifact = take(format::read_plan_artifact(artifact_path));
+  BackendProfile profile;
+  if (text_of(config, "profile")) {
+    profile = resolve_profile(config);
+  } else {
+    const format::RecordedProfile& recorded = artifact.profile;
+    BackendProfile base = take(profile_by_name(base_profile_name(recorded.name)),
+                               "in the profile recorded by " + artifact_path + "; pass profile=");
+    ProfileOverrides overrides{
+        .device = parsed<Device>(config, "device", parse_device),
+        .assurance = parsed<AssurancePreset>(config, "assurance", parse_assurance_preset),
+        .vjp_mode = parsed<VjpMode>(config, "vjp", parse_vjp_mode),
+        .target = parsed<TargetPreset>(config, "target", parse_target_preset),
+        .lowering = parsed<LoweringMode>(config, "lowering", parse_lowering_mode),
+        .modules = registry_modules(config)};
+    if (const auto p = parsed<Provider>(config, "prefer", parse_provider))
+      overrides.preference = BackendPreference::prefer(*p);
+    if (const auto p = parsed<Provider>(config, "only", parse_provider))
+      overrides.preference = BackendPreference::only(*p);
+    if (!overrides.device) overrides.device = recorded.device;
+    if (!overrides.preference) overrides.preference = recorded.preference;
+    if (!overrides.vjp_mode) overrides.vjp_mode = recorded.vjp_mode;
+    if (!overrides.lowering) overrides.lowering = recorded.lowering;
+    if (!overrides.assurance) {
+      if (!recorded.assurance) {
+        raise_error(make_error(ErrorKind::invalid_input,
+                               artifact_path +
+                                   ": the recorded assurance policy is custom and cannot be "
+                                   "rebuilt; pass assurance='verified', 'checked' or 'external'"));
+      }
+      overrides.assurance = recorded.assurance;
+    }
+    if (!overrides.target) {
+      if (!recorded.target) {
+        raise_error(make_error(ErrorKind::invalid_input,
+                               artifact_path +
+                                   ": the recorded target is custom and cannot be rebuilt; pass "
+                                   "target="));
+      }
+      overrides.target = recorded.target;
+    }
+    profile = take(apply_overrides(std::move(base), std::move(overrides)),
+                   "while adding registries");
+  }
+  const format::LoadedGraph graph = read_graph(model, config, false);
+  const auto planned = plan_model(profile, graph.graph);
+  const std::string fresh = format::plan_artifact_json(profile, graph.digest.value_or(""),
+                                                       graph.graph->graph(), planned, graph.onnx());
+  const format::ArtifactDiff diff = format::diff_artifacts(artifact.document, fresh, 1000);
+  py::dict out;
+  out["verified"] = diff.total == 0;
+  out["profile"] = profile.name;
+  out["recorded_accepted"] = artifact.accepted;
+  out["differences"] = diff.lines;
+  out["total_differences"] = diff.total;
+  return out;
+}
+
+// This machine's probe, and whether it matches the target of the profile `config` describes.
+std::string probe(const py::dict& config) {
+  const BackendProfile profile = resolve_profile(config);
+  const runtime::HostProbe host = runtime::probe_host();
+  return runtime::probe_json(host, runtime::check_target(host, profile.target));
+}
+
+std::string capsules(const py::dict& config, bool evidence) {
+  const BackendProfile profile = resolve_profile(config);
+  format::CapsuleFilter filter{
+      .op = parsed<BackendOp>(config, "op", parse_backend_op),
+      .provider = parsed<Provider>(config, "provider", parse_provider),
+      .device = parsed<Device>(config, "capsule_device", parse_device)};
+  if (evidence) {
+    const runtime::HandlerRegistry& handlers = runtime::builtin_handlers();
+    std::vector<runtime::EvidenceItem> items;
+    for (runtime::EvidenceItem& item : runtime::resolve_evidence(*profile.registry, handlers)) {
+      if (filter.keeps(profile.registry->capsule(item.capsule))) items.push_back(std::move(item));
+    }
+    return runtime::evidence_json(profile.name, filter, *profile.registry, handlers, items);
+  }
+  return format::capsule_listing_json(profile.name, filter, profile.registry->modules());
+}
+
+std::string profiles() {
+  std::vector<BackendProfile> all;
+  for (std::size_t i = 0; i < kMaintainedProfileNames.size(); ++i)
+    all.push_back(make_profile(static_cast<MaintainedProfile>(i)));
+  return format::profiles_json(all);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_nnplan, m) {
+  m.doc() = "nnplan's native functions; use the nnplan package, not this module";
+  py::class_<NativePlan>(m, "NativePlan")
+      .def_property_readonly("accepted", &NativePlan::accepted)
+      .def_property_readonly("profile_name", &NativePlan::profile_name)
+      .def_property_readonly("path", &NativePlan::path)
+      .def_property_readonly("has_weights", &NativePlan::has_weights)
+      .def("artifact", &NativePlan::artifact)
+      .def("report", &NativePlan::report)
+      .def("dot", &NativePlan::dot)
+      .def("save", &NativePlan::save)
+      .def("run", &NativePlan::run, py::arg("inputs"), py::arg("threads"), py::arg("trace"))
+      .def("compiled", &NativePlan::compiled, py::arg("threads"));
+  m.def("plan", &plan, py::arg("model"), py::arg("config"), py::arg("weights"));
+  m.def("explain", &explain, py::arg("model"), py::arg("node"), py::arg("config"));
+  m.def("verify", &verify, py::arg("model"), py::arg("artifact"), py::arg("config"));
+  m.def("probe", &probe, py::arg("config"));
+  m.def("capsules", &capsules, py::arg("config"), py::arg("evidence"));
+  m.def("profiles", &profiles);
+  m.def("targets", &format::targets_json);
+  m.attr("version") = NNPLAN_VERSION;
+}

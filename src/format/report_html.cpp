@@ -1,0 +1,719 @@
+#include "nnplan/format/report_html.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nnplan/backend/gate.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/text_escape.hpp"
+
+namespace nnplan::format {
+
+using namespace nnplan::backend;
+
+namespace {
+
+// Appends html_escape(text) to `out`, without a copy when nothing needs escaping.
+void put(std::string& out, std::string_view text) {
+  const bool plain = !needs_escaping(text) && text.find_first_of("&<>\"'") == std::string::npos;
+  if (plain) {
+    out += text;
+    return;
+  }
+  for (char c : escape_controls(text)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+// `<tag>text</tag>` with `text` escaped.
+void element(std::string& out, std::string_view tag, std::string_view text) {
+  out += '<';
+  out += tag;
+  out += '>';
+  put(out, text);
+  out += "</";
+  out += tag;
+  out += '>';
+}
+
+void cell(std::string& out, std::string_view text) {
+  element(out, "td", text);
+}
+
+void code_cell(std::string& out, std::string_view text) {
+  out += "<td><code>";
+  put(out, text);
+  out += "</code></td>";
+}
+
+std::string counted(std::size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+template <class T>
+std::string joined(const std::vector<T>& values, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i != 0) out += separator;
+    out += std::to_string(values[i]);
+  }
+  return out;
+}
+
+// The style sheet: one custom property per provider, from plan_dot's palette, so a group, its
+// legend swatch and the picture share a color.
+std::string style_sheet() {
+  std::string css =
+      "body{font-family:Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:75em;margin:1em auto;"
+      "padding:0 1em;line-height:1.4}\n"
+      "code{font-family:Menlo,Consolas,monospace;font-size:.92em}\n"
+      "h2{border-bottom:1px solid #bbb;margin-top:1.6em}\n"
+      "table{border-collapse:collapse;margin:.4em 0}\n"
+      "th,td{border:1px solid #bbb;padding:.15em .5em;text-align:left;vertical-align:top}\n"
+      "th{background:#eee}\n"
+      ".verdict{display:inline-block;font-size:1.3em;font-weight:bold;padding:.3em .8em;"
+      "border-radius:.3em;margin:.2em 0}\n"
+      ".accepted{background:#d9f2de;color:#14532d;border:2px solid #14532d}\n"
+      ".rejected{background:#fbdcdc;color:#7f1d1d;border:2px solid #7f1d1d}\n"
+      ".alarm{background:#fbdcdc;border:3px solid #c00;color:#500;padding:.4em 1em;"
+      "border-radius:.3em}\n"
+      ".alarm strong,.te{color:#c00;font-weight:bold}\n"
+      ".quiet{background:#eef6ee;border:1px solid #9c9;padding:.4em 1em;border-radius:.3em}\n"
+      ".badge{display:inline-block;padding:0 .5em;border-radius:1em;font-size:.85em;"
+      "font-weight:bold;color:#fff}\n"
+      ".t-verified{background:#15803d}\n"
+      ".t-checked{background:#1d4ed8}\n"
+      ".t-fuzzed{background:#b45309}\n"
+      ".t-trusted-external{background:#c00}\n"
+      ".swatch{display:inline-block;width:1em;height:1em;border:1px solid #555;"
+      "vertical-align:middle;background:var(--provider)}\n"
+      "details.group{border:1px solid #999;border-left:.8em solid var(--provider);"
+      "border-radius:.3em;margin:.3em 0}\n"
+      "details.group>summary{background:var(--provider);padding:.2em .5em;cursor:pointer}\n"
+      "details.group>div{padding:.2em .8em}\n"
+      "details.trusted-external{border:3px solid #c00;border-left:.8em solid var(--provider)}\n"
+      ".fails{color:#a00;font-weight:bold}\n"
+      ".failure{border-left:4px solid #a00;padding-left:.8em;margin:.8em 0}\n"
+      ".picture{overflow:auto;border:1px solid #bbb;padding:.5em}\n"
+      ".note{font-style:italic}\n";
+  for (std::size_t i = 0; i < kProviderNames.size(); ++i) {
+    const auto provider = static_cast<Provider>(i);
+    css += ".p-" + std::string(to_string(provider)) +
+           "{--provider:" + std::string(provider_color(provider)) + "}\n";
+  }
+  return css;
+}
+
+void open_page(std::string& out, const ReportHtmlOptions& options, std::string_view verdict) {
+  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+  put(out, "nnplan report: " + options.model + " (" + std::string(verdict) + ")");
+  out += "</title>\n<style>\n" + style_sheet() + "</style>\n</head>\n<body>\n";
+  out += "<h1>nnplan report: <code>";
+  put(out, options.model);
+  out += "</code></h1>\n";
+}
+
+void close_page(std::string& out) {
+  out +=
+      "<footer><p class=\"note\">Written by nnplan report. The same model, flags and capsule "
+      "registry give the same page.</p></footer>\n</body>\n</html>\n";
+}
+
+void trust_badge(std::string& out, TrustLevel trust) {
+  out += "<span class=\"badge t-";
+  out += to_string(trust);
+  out += "\">";
+  out += to_string(trust);
+  out += "</span>";
+}
+
+void provider_swatch(std::string& out, Provider provider) {
+  out += "<span class=\"swatch p-";
+  out += to_string(provider);
+  out += "\"></span> ";
+  out += to_string(provider);
+}
+
+void profile_section(std::string& out, const BackendProfile& profile) {
+  out += "<section id=\"profile\">\n<h2>Profile</h2>\n<p><code>";
+  put(out, profile_summary(profile));
+  out += "</code></p>\n<table>\n";
+  const auto row = [&out](std::string_view name, std::string_view value) {
+    out += "<tr><th>";
+    out += name;
+    out += "</th>";
+    code_cell(out, value);
+    out += "</tr>\n";
+  };
+  const auto preset = preset_of(profile.target);
+  std::string modules;
+  for (const CapsuleModule& m : profile.registry->modules()) {
+    if (!modules.empty()) modules += ", ";
+    modules += m.name;
+  }
+  row("profile", profile.name);
+  row("device", to_string(profile.config.device));
+  row("provider preference", to_string(profile.config.preference));
+  row("assurance", label(profile.config.assurance));
+  row("vjp", to_string(profile.config.vjp_mode));
+  row("target", preset ? to_string(*preset) : "custom");
+  row("lowering", to_string(profile.lowering));
+  row("capsule modules", modules);
+  out += "</table>\n</section>\n";
+}
+
+// The distinct names of `nodes`, in node order, separated by commas.
+std::string node_names(const ir::Graph& graph, std::span<const PlannedNodeKernel> nodes) {
+  std::vector<std::string_view> names;
+  for (const PlannedNodeKernel& k : nodes) {
+    if (k.node_id >= graph.nodes.size()) continue;
+    const std::string_view name = graph.nodes[k.node_id].source_name;
+    if (name.empty() || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    names.push_back(name);
+  }
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
+
+std::string group_node_list(std::span<const PlannedNodeKernel> nodes) {
+  std::string ids;
+  std::string kinds;
+  for (const PlannedNodeKernel& k : nodes) {
+    if (!ids.empty()) {
+      ids += ',';
+      kinds += ',';
+    }
+    ids += std::to_string(k.node_id);
+    kinds += ir::to_string(k.kind);
+  }
+  return ids + " [" + kinds + "]";
+}
+
+// The obligations of `failures` as a table: capsule, field, claim, evidence, disposition.
+void obligations_table(std::string& out, const std::vector<ObligationReport>& obligations) {
+  out +=
+      "<table>\n<tr><th>capsule</th><th>contract</th><th>claim</th><th>evidence</th>"
+      "<th>disposition</th></tr>\n";
+  for (const ObligationReport& o : obligations) {
+    out += "<tr>";
+    code_cell(out, o.capsule);
+    cell(out, to_string(o.field));
+    cell(out, o.claim);
+    cell(out, label(o.evidence));
+    cell(out, to_string(o.disposition));
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+}
+
+void boundary_section(std::string& out, const GraphEvaluation& evaluation, const ir::Graph& graph,
+                      const ReportHtmlOptions& options) {
+  const GraphLoweringPlan& plan = evaluation.lowering;
+  out += "<section id=\"boundary\">\n<h2>Trusted-external boundary</h2>\n";
+  if (!evaluation.audit.has_trusted_external()) {
+    out += "<p class=\"quiet\">";
+    put(out, boundary_line(evaluation.audit));
+    out += ": no group runs a trusted-external capsule.</p>\n</section>\n";
+    return;
+  }
+  std::size_t groups = 0;
+  std::size_t nodes = 0;
+  for (const LoweredKernelGroup& g : plan.groups) {
+    if (!g.has_trusted_external(*plan.registry)) continue;
+    ++groups;
+    nodes += g.count;
+  }
+  out += "<div class=\"alarm\">\n<p><strong>TRUSTED EXTERNAL</strong> <code>";
+  put(out, boundary_line(evaluation.audit));
+  out += "</code></p>\n<p>";
+  out += counted(groups, "group") + " of " + std::to_string(plan.groups.size()) + " (" +
+         counted(nodes, "node") +
+         ") run capsules of trust <code>trusted-external</code>: their correctness rests on the "
+         "provider's word, not on evidence nnplan can check.</p>\n";
+  out += "<table>\n<tr><th>group</th><th>nodes</th><th>";
+  out += options.onnx_names ? "ONNX nodes" : "names";
+  out += "</th><th>op</th><th>capsule</th><th>provider</th><th>trusted boundaries</th></tr>\n";
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+    const LoweredKernelGroup& g = plan.groups[i];
+    if (!g.has_trusted_external(*plan.registry)) continue;
+    const KernelCapsule& c = plan.capsule(g);
+    out += "<tr><td><a href=\"#group-" + std::to_string(i) + "\">group " + std::to_string(i) +
+           "</a></td>";
+    cell(out, group_node_list(plan.group_nodes(g)));
+    code_cell(out, node_names(graph, plan.group_nodes(g)));
+    cell(out, to_string(g.op));
+    code_cell(out, c.name);
+    cell(out, to_string(c.provider));
+    out += "<td>";
+    bool any = false;
+    for (std::size_t f = 0; f < kContractFieldNames.size(); ++f) {
+      const auto field = static_cast<ContractField>(f);
+      const Evidence& e = c.contract(field).evidence;
+      if (e.kind != EvidenceKind::trusted_boundary) continue;
+      if (any) out += "<br>";
+      out += to_string(field);
+      out += ": ";
+      put(out, label(e));
+      any = true;
+    }
+    if (!any) out += "none named";
+    out += "</td></tr>\n";
+  }
+  out += "</table>\n</div>\n</section>\n";
+}
+
+void gate_section(std::string& out, const BackendProfile& profile,
+                  const GraphEvaluation& evaluation) {
+  const std::string policy(label(profile.config.assurance));
+  out += "<section id=\"gate\">\n<h2>Gate</h2>\n";
+  if (evaluation.accepted()) {
+    out += "<p>gate: accepted under assurance " + policy +
+           ": the evidence of every obligation of every group is admitted by the policy.</p>\n"
+           "</section>\n";
+    return;
+  }
+  const Error error = gate_error(profile.config.assurance, evaluation.gate_failures);
+  out += "<p class=\"fails\">";
+  put(out, error.message);
+  out += "</p>\n";
+  for (const GateFailure& f : evaluation.gate_failures) {
+    out += "<div class=\"failure\">\n<h3>";
+    out += to_string(f.kind);
+    out += "</h3>\n<p>groups ";
+    for (std::size_t i = 0; i < f.groups.size(); ++i) {
+      if (i != 0) out += ",";
+      const std::string g = std::to_string(f.groups[i]);
+      out += "<a href=\"#group-" + g + "\">" + g + "</a>";
+    }
+    if (!f.node_ids.empty()) out += "; nodes " + joined(f.node_ids, ",");
+    out += "</p>\n";
+    obligations_table(out, f.obligations);
+    out += "</div>\n";
+  }
+  out += "</section>\n";
+}
+
+void coverage_section(std::string& out, const BackendProfile& profile,
+                      const GraphLoweringPlan& plan) {
+  std::array<std::size_t, kProviderNames.size()> provider_groups{};
+  std::array<std::size_t, kProviderNames.size()> provider_nodes{};
+  std::array<std::size_t, kTrustLevelNames.size()> trust_groups{};
+  std::array<std::size_t, kTrustLevelNames.size()> trust_nodes{};
+  for (const LoweredKernelGroup& g : plan.groups) {
+    const KernelCapsule& c = plan.capsule(g);
+    ++provider_groups[static_cast<std::size_t>(c.provider)];
+    provider_nodes[static_cast<std::size_t>(c.provider)] += g.count;
+    ++trust_groups[static_cast<std::size_t>(c.trust_level)];
+    trust_nodes[static_cast<std::size_t>(c.trust_level)] += g.count;
+  }
+  out += "<section id=\"coverage\">\n<h2>Coverage</h2>\n<p>lowering=";
+  out += to_string(profile.lowering);
+  out += ": " + counted(plan.nodes.size(), "planned node") + " in " +
+         counted(plan.groups.size(), "group") + "</p>\n";
+  out += "<table>\n<tr><th>provider</th><th>groups</th><th>nodes</th></tr>\n";
+  for (std::size_t i = 0; i < provider_groups.size(); ++i) {
+    if (provider_groups[i] == 0) continue;
+    out += "<tr><td>";
+    provider_swatch(out, static_cast<Provider>(i));
+    out += "</td><td>" + std::to_string(provider_groups[i]) + "</td><td>" +
+           std::to_string(provider_nodes[i]) + "</td></tr>\n";
+  }
+  out += "</table>\n<table>\n<tr><th>trust</th><th>groups</th><th>nodes</th></tr>\n";
+  for (std::size_t i = 0; i < trust_groups.size(); ++i) {
+    if (trust_groups[i] == 0) continue;
+    out += "<tr><td>";
+    trust_badge(out, static_cast<TrustLevel>(i));
+    out += "</td><td>" + std::to_string(trust_groups[i]) + "</td><td>" +
+           std::to_string(trust_nodes[i]) + "</td></tr>\n";
+  }
+  out += "</table>\n</section>\n";
+}
+
+void provenance_text(std::string& out, const std::vector<Provenance>& provenance) {
+  bool first = true;
+  for (const Provenance& p : provenance) {
+    if (!first) out += "<br>";
+    first = false;
+    out += to_string(p.kind);
+    out += ": ";
+    switch (p.kind) {
+      case ProvenanceKind::source_file:
+        put(out, p.path);
+        break;
+      case ProvenanceKind::native_symbol:
+        put(out, p.symbol);
+        out += " in ";
+        put(out, p.path);
+        if (!p.build_target.empty()) {
+          out += " (build target ";
+          put(out, p.build_target);
+          out += ")";
+        }
+        break;
+      case ProvenanceKind::note:
+        put(out, p.text);
+        break;
+    }
+  }
+}
+
+// The four contracts of `c` with their evidence, and whether the policy's gate fails each.
+void contracts_table(std::string& out, const KernelCapsule& c, const AssurancePolicy& policy) {
+  out +=
+      "<table class=\"contracts\">\n<tr><th>contract</th><th>claim</th><th>summary</th>"
+      "<th>evidence</th><th>disposition</th><th>gate</th><th>provenance</th></tr>\n";
+  for (std::size_t f = 0; f < kContractFieldNames.size(); ++f) {
+    const auto field = static_cast<ContractField>(f);
+    const ContractDescriptor& d = c.contract(field);
+    const Disposition disp = disposition(d.evidence.kind);
+    out += "<tr>";
+    element(out, "th", to_string(field));
+    cell(out, label(d.claim));
+    cell(out, d.summary);
+    cell(out, label(d.evidence));
+    cell(out, to_string(disp));
+    if (const auto failure = gate_failure_for(policy, disp)) {
+      out += "<td class=\"fails\">fails: ";
+      out += to_string(*failure);
+      out += "</td>";
+    } else {
+      out += "<td>passes</td>";
+    }
+    out += "<td>";
+    provenance_text(out, d.provenance);
+    out += "</td></tr>\n";
+  }
+  out += "</table>\n";
+}
+
+void numerical_table(std::string& out, const NumericalPolicy& numerical) {
+  // label() spells `round=R,subnormal=S,contract=C,reduce=D`: one row per pair.
+  const std::string text = label(numerical);
+  out += "<p>numerical policy: <code>";
+  put(out, text);
+  out += "</code></p>\n<table class=\"numerics\">\n";
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string_view pair = std::string_view(text).substr(start, end - start);
+    const std::size_t eq = pair.find('=');
+    out += "<tr>";
+    element(out, "th", pair.substr(0, eq));
+    cell(out, eq == std::string_view::npos ? "" : pair.substr(eq + 1));
+    out += "</tr>\n";
+    start = end + 1;
+  }
+  out += "</table>\n";
+}
+
+void groups_section(std::string& out, const BackendProfile& profile, const ir::Graph& graph,
+                    const GraphEvaluation& evaluation, const ReportHtmlOptions& options) {
+  const GraphLoweringPlan& plan = evaluation.lowering;
+  // The failure kinds naming each group, one bit per kind.
+  std::vector<std::uint8_t> failing(plan.groups.size(), 0);
+  for (const GateFailure& f : evaluation.gate_failures) {
+    for (std::uint32_t g : f.groups) {
+      if (g < failing.size()) failing[g] |= std::uint8_t(1u << static_cast<unsigned>(f.kind));
+    }
+  }
+  std::array<bool, kProviderNames.size()> used{};
+  for (const LoweredKernelGroup& g : plan.groups) {
+    used[static_cast<std::size_t>(plan.capsule(g).provider)] = true;
+  }
+  out += "<section id=\"groups\">\n<h2>Groups</h2>\n<p>";
+  out += counted(plan.groups.size(), "group") +
+         " in execution order, colored by provider; open one for its nodes, capsule, four "
+         "contracts with their evidence, and numerical policy.</p>\n<p>providers:";
+  for (std::size_t i = 0; i < used.size(); ++i) {
+    if (!used[i]) continue;
+    out += " ";
+    provider_swatch(out, static_cast<Provider>(i));
+  }
+  out += "</p>\n";
+  for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+    const LoweredKernelGroup& g = plan.groups[i];
+    const KernelCapsule& c = plan.capsule(g);
+    const bool trusted_external = g.has_trusted_external(*plan.registry);
+    const auto nodes = plan.group_nodes(g);
+    const std::string index = std::to_string(i);
+    out += "<details class=\"group p-";
+    out += to_string(c.provider);
+    if (trusted_external) out += " trusted-external";
+    out += "\" id=\"group-" + index + "\">\n<summary>group " + index + ": nodes ";
+    put(out, group_node_list(nodes));
+    out += " op=";
+    out += to_string(g.op);
+    out += " capsule=<code>";
+    put(out, c.name);
+    out += "</code> provider=";
+    out += to_string(c.provider);
+    out += " ";
+    trust_badge(out, c.trust_level);
+    out += " grouping=";
+    out += to_string(g.grouping);
+    if (options.onnx_names) {
+      if (const std::string names = node_names(graph, nodes); !names.empty()) {
+        out += " onnx=<code>";
+        put(out, names);
+        out += "</code>";
+      }
+    }
+    if (trusted_external) out += " <span class=\"te\">TRUSTED EXTERNAL</span>";
+    if (failing[i] != 0) {
+      out += " <span class=\"fails\">fails gate:";
+      for (std::size_t k = 0; k < kGateFailureKindNames.size(); ++k) {
+        if ((failing[i] & (1u << k)) == 0) continue;
+        out += " ";
+        out += to_string(static_cast<GateFailureKind>(k));
+      }
+      out += "</span>";
+    }
+    out += "</summary>\n<div>\n";
+    // Nodes.
+    out += "<table class=\"nodes\">\n<tr><th>node</th><th>kind</th><th>shape</th><th>";
+    out += options.onnx_names ? "ONNX node" : "name";
+    out += "</th></tr>\n";
+    for (const PlannedNodeKernel& k : nodes) {
+      out += "<tr><td>" + std::to_string(k.node_id) + "</td>";
+      cell(out, ir::to_string(k.kind));
+      if (k.node_id < graph.nodes.size()) {
+        const ir::Node& node = graph.nodes[k.node_id];
+        cell(out, ir::to_string(node.shape));
+        if (node.source_name.empty()) {
+          out += "<td></td>";
+        } else {
+          code_cell(out, options.onnx_names ? "onnx=" + node.source_name : node.source_name);
+        }
+      } else {
+        out += "<td></td><td></td>";
+      }
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+    // Capsule.
+    out += "<table class=\"capsule\">\n<tr><th>capsule</th>";
+    code_cell(out, c.name);
+    out += "</tr>\n<tr><th>module</th>";
+    code_cell(out, plan.registry->module_of(g.capsule));
+    out += "</tr>\n<tr><th>op</th>";
+    std::string op(to_string(c.op));
+    if (c.is_fused()) {
+      op = "fused";
+      for (BackendOp p : c.pattern) {
+        op += " ";
+        op += to_string(p);
+      }
+    }
+    cell(out, op);
+    out += "</tr>\n<tr><th>provider</th><td>";
+    provider_swatch(out, c.provider);
+    out += "</td></tr>\n<tr><th>device</th>";
+    cell(out, to_string(c.device));
+    out += "</tr>\n<tr><th>trust</th><td>";
+    trust_badge(out, c.trust_level);
+    out += "</td></tr>\n<tr><th>vjp</th>";
+    cell(out, to_string(c.vjp_mode));
+    out += "</tr>\n<tr><th>grouping</th>";
+    cell(out, to_string(g.grouping));
+    out += "</tr>\n";
+    if (!c.notes.empty()) {
+      out += "<tr><th>notes</th>";
+      cell(out, c.notes);
+      out += "</tr>\n";
+    }
+    out += "</table>\n";
+    contracts_table(out, c, profile.config.assurance);
+    numerical_table(out, c.numerical);
+    out += "</div>\n</details>\n";
+  }
+  out += "</section>\n";
+}
+
+void picture_section(std::string& out, const PlacementPicture& picture) {
+  out += "<section id=\"picture\">\n<h2>Placement picture</h2>\n";
+  if (!picture.svg.empty()) {
+    if (const auto svg = inline_svg(picture.svg)) {
+      out += "<div class=\"picture\">\n" + *svg + "\n</div>\n</section>\n";
+      return;
+    }
+  }
+  out += "<p class=\"note\">No placement picture: ";
+  if (!picture.svg.empty()) {
+    out += "the SVG given is not one Graphviz writes for a plan, so it was left out";
+  } else if (picture.missing_reason.empty()) {
+    out += "none was rendered";
+  } else {
+    put(out, picture.missing_reason);
+  }
+  out +=
+      ". <code>nnplan dot MODEL | dot -Tsvg</code> draws it where Graphviz is "
+      "installed.</p>\n</section>\n";
+}
+
+bool contains_ignoring_case(std::string_view text, std::string_view lower_fragment) {
+  const auto it =
+      std::search(text.begin(), text.end(), lower_fragment.begin(), lower_fragment.end(),
+                  [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  return it != text.end();
+}
+
+}  // namespace
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  put(out, text);
+  return out;
+}
+
+std::optional<std::string> inline_svg(std::string_view document) {
+  const std::size_t begin = document.find("<svg");
+  const std::size_t end = document.rfind("</svg>");
+  if (begin == std::string_view::npos || end == std::string_view::npos || end < begin) {
+    return std::nullopt;
+  }
+  const std::string_view svg = document.substr(begin, end + 6 - begin);
+  // Graphviz writes text with `<`, `>` and `"` escaped, so these can only be markup.
+  for (std::string_view forbidden : {"<script", "<style", "<foreignobject", "<image", "<use",
+                                     "<iframe", "href=", "<!doctype", "<?"}) {
+    if (contains_ignoring_case(svg, forbidden)) return std::nullopt;
+  }
+  std::string tag(svg.substr(0, svg.find('>') + 1));
+  // Drop `xmlns="..."` and `xmlns:xlink="..."` from the root element, with the space before.
+  for (std::size_t at = tag.find("xmlns"); at != std::string::npos; at = tag.find("xmlns")) {
+    const std::size_t open = tag.find('"', at);
+    const std::size_t close = open == std::string::npos ? open : tag.find('"', open + 1);
+    if (close == std::string::npos) return std::nullopt;
+    const std::size_t from =
+        at > 0 && std::isspace(static_cast<unsigned char>(tag[at - 1])) ? at - 1 : at;
+    tag.erase(from, close + 1 - from);
+  }
+  return tag + std::string(svg.substr(svg.find('>') + 1));
+}
+
+std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
+                        const GraphEvaluation& evaluation, const ReportHtmlOptions& options) {
+  const std::string policy(label(profile.config.assurance));
+  const bool accepted = evaluation.accepted();
+  const std::string verdict =
+      std::string(accepted ? "accepted" : "rejected") + " under assurance " + policy;
+  std::string out;
+  out.reserve(16384 + evaluation.lowering.groups.size() * 4096);
+  open_page(out, options, verdict);
+  out += "<p class=\"verdict ";
+  out += accepted ? "accepted" : "rejected";
+  out += "\" id=\"verdict\">gate: " + verdict + "</p>\n";
+  if (evaluation.audit.has_trusted_external()) {
+    std::string ops;
+    for (BackendOp op : evaluation.audit.trusted_external_ops()) {
+      if (!ops.empty()) ops += ", ";
+      ops += to_string(op);
+    }
+    out +=
+        "<p class=\"alarm\"><strong>TRUSTED EXTERNAL: the plan crosses a trusted-external "
+        "boundary at ";
+    put(out, ops);
+    out += "</strong> (<a href=\"#boundary\">which groups</a>)</p>\n";
+  }
+  profile_section(out, profile);
+  boundary_section(out, evaluation, graph, options);
+  gate_section(out, profile, evaluation);
+  coverage_section(out, profile, evaluation.lowering);
+  groups_section(out, profile, graph, evaluation, options);
+  picture_section(out, options.picture);
+  close_page(out);
+  return out;
+}
+
+std::string unplanned_report_html(const BackendProfile& profile, const ir::Graph& graph,
+                                  const Error& error, const ReportHtmlOptions& options) {
+  std::string out;
+  open_page(out, options, "no plan");
+  out += "<p class=\"verdict rejected\" id=\"verdict\">no plan: ";
+  put(out, error.message);
+  out += "</p>\n";
+  profile_section(out, profile);
+  out += "<section id=\"planning\">\n<h2>Planning failed</h2>\n";
+  if (error.position && *error.position < graph.nodes.size()) {
+    const ir::Node& node = graph.nodes[*error.position];
+    out += "<p>node " + std::to_string(node.id) + " has no admissible capsule.</p>\n";
+    out += "<table class=\"nodes\">\n<tr><th>node</th><th>kind</th><th>shape</th><th>";
+    out += options.onnx_names ? "ONNX node" : "name";
+    out += "</th></tr>\n<tr><td>" + std::to_string(node.id) + "</td>";
+    cell(out, ir::to_string(node.kind));
+    cell(out, ir::to_string(node.shape));
+    if (node.source_name.empty()) {
+      out += "<td></td>";
+    } else {
+      code_cell(out, options.onnx_names ? "onnx=" + node.source_name : node.source_name);
+    }
+    out += "</tr>\n</table>\n";
+  }
+  out += "<p class=\"fails\">";
+  put(out, error.message);
+  out += "</p>\n";
+  if (!error.context.empty() || !error.notes.empty()) {
+    out += "<ul>\n";
+    for (const std::string& line : error.context)
+      element(out, "li", line);
+    for (const std::string& line : error.notes)
+      element(out, "li", line);
+    out += "</ul>\n";
+  }
+  if (!error.candidates.empty()) {
+    out +=
+        "<table class=\"candidates\">\n<tr><th>candidate capsule</th><th>provider</th>"
+        "<th>device</th><th>why it is not admissible</th></tr>\n";
+    for (const CandidateReport& c : error.candidates) {
+      out += "<tr>";
+      code_cell(out, c.capsule);
+      cell(out, c.provider);
+      cell(out, c.device);
+      out += "<td>";
+      for (std::size_t i = 0; i < c.reasons.size(); ++i) {
+        if (i != 0) out += "<br>";
+        out += "<code>";
+        put(out, c.reasons[i].code);
+        out += "</code>: ";
+        put(out, c.reasons[i].detail);
+      }
+      out += "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  out +=
+      "<p class=\"note\">Without a plan there are no groups, coverage, gate verdict or placement "
+      "picture to show.</p>\n</section>\n";
+  close_page(out);
+  return out;
+}
+
+}  // namespace nnplan::format

@@ -1,0 +1,287 @@
+// `nnplan report`: the auditor's HTML page written to -o FILE or stdout, with the same bytes for
+// the same inputs; the verdict and where the page went on stdout; exit 0 accepted, 1 for a gate
+// rejection or a node without an admissible capsule (the page is written either way), 2 for usage
+// errors (-o onto the graph refused before anything is read), 3 for an unreadable graph or a
+// failed write. The placement picture comes from Graphviz when `dot` is on PATH; without it the
+// page and a note say so and the report still succeeds. An ONNX node named
+// `<script>alert(1)</script>` reaches the page only escaped, in the tables and in the picture.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "cli_runner.hpp"
+
+namespace nnplan::cli_test {
+namespace {
+
+const std::string kTrustedArgs = " --assurance external --prefer torchlean --registry " +
+                                 source("tests/data/registries/cli_trusted_relu.json");
+
+fs::path out_file(const std::string& name) {
+  const fs::path path = scratch_dir() / name;
+  fs::remove(path);
+  return path;
+}
+
+bool dot_installed() {
+  return std::system("command -v dot >/dev/null 2>&1") == 0;
+}
+
+// x[2,4] -> Relu named `<script>alert(1)</script>` -> Sigmoid 'out&"'.
+fs::path hostile_onnx_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto& g = *model.mutable_graph();
+  g.set_name("hostile");
+  for (auto [value, name] : {std::pair{g.add_input(), "x"}, std::pair{g.add_output(), "y"}}) {
+    value->set_name(name);
+    auto* tensor = value->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_value(2);
+    tensor->mutable_shape()->add_dim()->set_dim_value(4);
+  }
+  onnx::NodeProto& relu = *g.add_node();
+  relu.set_op_type("Relu");
+  relu.set_name("<script>alert(1)</script>");
+  relu.add_input("x");
+  relu.add_output("h");
+  onnx::NodeProto& sigmoid = *g.add_node();
+  sigmoid.set_op_type("Sigmoid");
+  sigmoid.set_name("out&\"");
+  sigmoid.add_input("h");
+  sigmoid.add_output("y");
+  std::string bytes;
+  EXPECT_TRUE(model.SerializeToString(&bytes));
+  const fs::path path = scratch_dir() / "report_hostile.onnx";
+  write_text(path, bytes);
+  return path;
+}
+
+TEST(ReportCli, WritesTheAcceptedPageAndSaysWhereItWent) {
+  const fs::path file = out_file("report_cnn.html");
+  const CliResult r = run_cli("report " + source("examples/cnn.json") + " -o " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "gate: accepted under assurance checked\nreport written to " + file.string() + "\n");
+  const std::string html = read_text(file);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>\n")) << html.substr(0, 200);
+  EXPECT_TRUE(contains(html, ">gate: accepted under assurance checked</p>"));
+  EXPECT_TRUE(contains(html, "capsule=<code>reference.conv</code>"));
+  EXPECT_TRUE(contains(html, "<td><code>conv1</code></td>")) << "the JSON graph's node label";
+  EXPECT_FALSE(contains(html, "<script"));
+  EXPECT_FALSE(contains(html, "http://"));
+  EXPECT_FALSE(contains(html, "https://"));
+  if (dot_installed()) {
+    EXPECT_TRUE(contains(html, "<div class=\"picture\">\n<svg ")) << "dot is on PATH";
+    EXPECT_TRUE(r.err.empty()) << r.err;
+  } else {
+    EXPECT_TRUE(contains(html, "No placement picture: graphviz (dot) was not found on PATH"));
+  }
+}
+
+TEST(ReportCli, StdoutWithoutOutputFlagHasTheSameBytesEveryTime) {
+  const std::string args = "report " + source("examples/transformer_block.json");
+  const fs::path file = out_file("report_block.html");
+  const CliResult first = run_cli(args);
+  const CliResult second = run_cli(args);
+  const CliResult to_file = run_cli(args + " -o " + file.string());
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  ASSERT_EQ(to_file.exit_code, 0) << to_file.err;
+  EXPECT_TRUE(first.out.starts_with("<!DOCTYPE html>\n"));
+  EXPECT_EQ(first.out, second.out);
+  EXPECT_EQ(read_text(file), first.out);
+}
+
+TEST(ReportCli, WithoutGraphvizThePageSaysSoAndTheReportSucceeds) {
+  const fs::path file = out_file("report_nodot.html");
+  // nnplan by its absolute path, with a PATH that finds no dot.
+  const CliResult r = run_shell("PATH=/nonexistent " + std::string(NNPLAN_BINARY) + " report " +
+                                source("examples/mlp.json") + " -o " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "note: placement picture left out: graphviz (dot) was not found on PATH\n");
+  const std::string html = read_text(file);
+  EXPECT_TRUE(contains(html,
+                       "<p class=\"note\">No placement picture: graphviz (dot) was not "
+                       "found on PATH."))
+      << html;
+  EXPECT_FALSE(contains(html, "<svg"));
+}
+
+// A `dot` that fails, or writes something that is not Graphviz's SVG, costs the picture only.
+TEST(ReportCli, FailingOrHostileGraphvizCostsOnlyThePicture) {
+  const fs::path bin = scratch_dir() / "report_fake_dot";
+  fs::create_directories(bin);
+  const fs::path dot = bin / "dot";
+  const auto run_with = [&](const std::string& script) {
+    write_text(dot, "#!/bin/sh\n" + script + "\n");
+    fs::permissions(dot, fs::perms::owner_all);
+    return run_shell("PATH=" + bin.string() + ":/usr/bin:/bin " + std::string(NNPLAN_BINARY) +
+                     " report " + source("examples/mlp.json"));
+  };
+  const CliResult failing = run_with("cat >/dev/null; echo broken >&2; exit 3");
+  ASSERT_EQ(failing.exit_code, 0) << failing.err;
+  EXPECT_EQ(failing.err,
+            "note: placement picture left out: graphviz (dot) failed with exit code 3\n");
+  EXPECT_TRUE(
+      contains(failing.out, "No placement picture: graphviz (dot) failed with exit code 3."))
+      << failing.out;
+  const CliResult hostile = run_with("cat >/dev/null; echo '<svg><script>alert(1)</script></svg>'");
+  ASSERT_EQ(hostile.exit_code, 0) << hostile.err;
+  EXPECT_FALSE(contains(hostile.out, "<script"));
+  EXPECT_EQ(hostile.err,
+            "note: placement picture left out: graphviz (dot) wrote something "
+            "other than a plain SVG\n");
+  EXPECT_TRUE(contains(hostile.out,
+                       "No placement picture: graphviz (dot) wrote something other "
+                       "than a plain SVG."))
+      << hostile.out;
+}
+
+TEST(ReportCli, NoPictureFlagRunsNoGraphviz) {
+  const CliResult r = run_cli("report " + source("examples/mlp.json") + " --no-picture");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_TRUE(contains(r.out, "No placement picture: left out on request (--no-picture)."));
+  EXPECT_FALSE(contains(r.out, "<svg"));
+}
+
+TEST(ReportCli, TrustedExternalBoundaryIsOnThePage) {
+  const fs::path file = out_file("report_trusted.html");
+  const CliResult r = run_cli("report " + source("tests/data/graphs/cli_relu.json") + kTrustedArgs +
+                              " -o " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = read_text(file);
+  EXPECT_TRUE(contains(html,
+                       "TRUSTED EXTERNAL: the plan crosses a trusted-external boundary at "
+                       "relu"));
+  EXPECT_TRUE(contains(html, "<code>trusted external boundary: relu</code>"));
+  EXPECT_TRUE(contains(html, "value: trusted boundary: vendor binary without source"));
+}
+
+TEST(ReportCli, GateRejectionStillWritesThePageAndExitsOne) {
+  const fs::path file = out_file("report_rejected.html");
+  const CliResult r = run_cli(
+      "report " + source("tests/data/graphs/cli_relu.json") + " --assurance verified --registry " +
+      source("tests/data/registries/cli_verified_relu.json") + " -o " + file.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "gate: rejected under assurance verified\nreport written to " + file.string() + "\n");
+  const std::string html = read_text(file);
+  EXPECT_TRUE(contains(html, ">gate: rejected under assurance verified</p>"));
+  EXPECT_TRUE(contains(html,
+                       "<h3>runtime-guard-evidence</h3>\n<p>groups <a href=\"#group-0\">0"
+                       "</a>; nodes 1,2</p>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<h3>test-evidence</h3>"));
+}
+
+TEST(ReportCli, NodeWithoutAnAdmissibleCapsuleWritesAPageNamingItAndExitsOne) {
+  const std::string args =
+      "report " + source("tests/data/graphs/cli_sin.json") + " --profile checked_cuda";
+  const fs::path file = out_file("report_sin.html");
+  const CliResult r = run_cli(args + " -o " + file.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "no admissible backend capsule for op sin on device cuda\n"
+                       "  at node 2 (sin 'wave')\n"))
+      << r.out;
+  EXPECT_TRUE(r.out.ends_with("report written to " + file.string() + "\n")) << r.out;
+  const std::string html = read_text(file);
+  EXPECT_TRUE(contains(html, "no plan: no admissible backend capsule for op sin on device cuda"));
+  EXPECT_TRUE(contains(html, "<p>node 2 has no admissible capsule.</p>"));
+  EXPECT_TRUE(contains(html,
+                       "<code>wrong-device</code>: capsule runs on cpu, the config asks "
+                       "for cuda"));
+  // Without -o the page is stdout and the explanation goes to stderr.
+  const CliResult to_stdout = run_cli(args);
+  EXPECT_EQ(to_stdout.exit_code, 1);
+  EXPECT_EQ(to_stdout.out, html);
+  EXPECT_TRUE(contains(to_stdout.err, "no admissible backend capsule for op sin on device cuda"))
+      << to_stdout.err;
+}
+
+TEST(ReportCli, OnnxNodeNamesAppearEscapedBesideNodeIds) {
+  const fs::path model = hostile_onnx_model();
+  const CliResult r = run_cli("report " + model.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "<script")) << "the node name must never become markup";
+  EXPECT_FALSE(contains(r.out, "out&\""));
+  EXPECT_TRUE(contains(r.out, "<td><code>onnx=&lt;script&gt;alert(1)&lt;/script&gt;</code></td>"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "onnx=<code>out&amp;&quot;</code>")) << r.out;
+  if (dot_installed()) {
+    // Graphviz escapes the name in the picture's label too.
+    EXPECT_TRUE(contains(r.out, "onnx=&lt;script&gt;alert(1)&lt;/script&gt;</text>")) << r.out;
+  }
+}
+
+TEST(ReportCli, RefusesToOverwriteTheGraph) {
+  const fs::path dir = scratch_dir() / "report_overwrite";
+  fs::create_directories(dir);
+  const fs::path graph = dir / "g.json";
+  fs::copy_file(source("examples/mlp.json"), graph, fs::copy_options::overwrite_existing);
+  const std::string before = read_text(graph);
+  const CliResult r = run_cli("report " + graph.string() + " -o " + graph.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "nnplan: error: -o " + graph.string() +
+                       ": the output would overwrite the input " + graph.string() +
+                       "; choose another output path\n");
+  EXPECT_EQ(read_text(graph), before);
+}
+
+struct ErrorCase {
+  std::string label;
+  std::string args;  // {src} marks the source tree
+  int exit_code;
+  std::string message;
+};
+
+class ReportCliErrors : public testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ReportCliErrors, ExitCodeAndMessage) {
+  std::string args = GetParam().args;
+  for (auto at = args.find("{src}"); at != std::string::npos; at = args.find("{src}")) {
+    args.replace(at, 5, std::string(NNPLAN_SOURCE_DIR) + "/");
+  }
+  const CliResult r = run_cli(args);
+  EXPECT_EQ(r.exit_code, GetParam().exit_code) << r.err;
+  EXPECT_TRUE(contains(r.err, GetParam().message)) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ReportCliErrors,
+    testing::Values(
+        ErrorCase{"unreadable_model", "report /nonexistent/model.json -o /tmp/x.html", 3,
+                  "nnplan: error: /nonexistent/model.json: cannot read graph file: no such file "
+                  "or directory"},
+        ErrorCase{"malformed_model", "report {src}CMakeLists.txt", 3, "nnplan: error: "},
+        ErrorCase{"unwritable_output",
+                  "report {src}examples/mlp.json --no-picture -o /nonexistent/dir/r.html", 3,
+                  "nnplan: error: /nonexistent/dir/r.html: cannot write output file: no such "
+                  "file or directory"},
+        ErrorCase{"missing_graph", "report", 2,
+                  "nnplan: error: nnplan report: GRAPH is required (see nnplan report --help)"},
+        ErrorCase{"unknown_option", "report {src}examples/mlp.json --bogus", 2,
+                  "nnplan: error: unknown option --bogus for nnplan report"},
+        ErrorCase{"unknown_profile", "report {src}examples/mlp.json --profile nope", 2,
+                  "checked_cpu"},
+        ErrorCase{"unknown_lowering", "report {src}examples/mlp.json --lowering nope", 2,
+                  "singleton"}),
+    [](const testing::TestParamInfo<ErrorCase>& info) { return info.param.label; });
+
+TEST(ReportCli, HelpHasAnExample) {
+  const CliResult r = run_cli("report --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "Example: nnplan report examples/cnn.json -o cnn.html")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--no-picture"));
+  EXPECT_TRUE(contains(r.out, "-o,--output"));
+}
+
+}  // namespace
+}  // namespace nnplan::cli_test

@@ -1,0 +1,153 @@
+"""nnplan.plan, Plan, explain, verify: the same answers as the command line, as Python data."""
+
+import json
+
+import pytest
+
+import nnplan
+
+
+def test_plan_of_a_small_cnn_is_accepted_with_groups_and_audit(examples):
+    plan = nnplan.plan(examples / "cnn.json")
+    assert plan.accepted is True
+    assert plan.profile["name"] == "checked_cpu"
+    assert [g["op"] for g in plan.groups][:2] == ["conv", "batch_norm"]
+    assert all(g["provider"] == "reference" and g["device"] == "cpu" for g in plan.groups)
+    assert all(g["capsule"].startswith("reference.") for g in plan.groups)
+    kernels = plan.audit["kernels"]
+    assert len(plan.audit["rows"]) == len(plan.groups)
+    assert set(kernels[0]["contracts"]) == {"shape", "layout", "value", "vjp"}
+    assert plan.gate_failures == []
+    assert "accepted" in repr(plan)
+
+
+def test_artifact_report_and_dot_are_the_command_lines_bytes(examples, cli):
+    model = examples / "cnn.json"
+    plan = nnplan.plan(model, lowering="singleton")
+    assert plan.to_json() == cli("plan", model, "--lowering", "singleton", "--json").stdout.decode()
+    assert plan.report() == cli("plan", model, "--lowering", "singleton").stdout.decode()
+    assert plan.dot() == cli("dot", model, "--lowering", "singleton").stdout.decode()
+    assert json.loads(plan.to_json())["format"] == "nnplan.plan.v1"
+
+
+def test_config_keywords_change_the_profile(examples):
+    plan = nnplan.plan(examples / "mlp.json", "checked_cuda")
+    assert plan.profile["name"] == "checked_cuda"
+    assert {g["device"] for g in plan.groups} == {"cuda"}
+    cuda_default = nnplan.plan(examples / "mlp.json", device="cuda")
+    assert cuda_default.profile["name"] == "checked_cuda"
+    overridden = nnplan.plan(examples / "mlp.json", vjp="none")
+    assert overridden.profile["name"] == "checked_cpu+overrides"
+    assert overridden.profile["vjp"] == "none"
+
+
+def test_a_gate_rejection_is_a_plan_with_its_failures(source_dir):
+    plan = nnplan.plan(source_dir / "tests/data/graphs/cli_relu.json", assurance="verified",
+                       registries=[source_dir / "tests/data/registries/cli_verified_relu.json"])
+    assert plan.accepted is False
+    assert plan.gate_failures, "the gate's failures are listed"
+    assert plan.gate_failures[0]["node_ids"]
+    assert "rejected" in repr(plan)
+    with pytest.raises(nnplan.RejectedError, match="rejected by its gate; nothing was run"):
+        plan.run({})
+
+
+def test_no_admissible_capsule_raises_with_candidates_and_the_failure_artifact(examples):
+    with pytest.raises(nnplan.RejectedError) as caught:
+        nnplan.plan(examples / "cnn.json", assurance="verified")
+    error = caught.value
+    assert error.kind == "rejected-by-policy"
+    assert "no admissible backend capsule for op conv on device cpu" in error.message
+    assert error.node_id is not None
+    assert error.candidates and error.candidates[0]["reasons"]
+    assert {r["code"] for c in error.candidates for r in c["reasons"]} >= {"trust-not-admitted"}
+    assert json.loads(error.artifact)["error"]["kind"] == "no-admissible-capsule"
+    assert "trust-not-admitted" in str(error)
+
+
+def test_unknown_names_raise_invalid_input_naming_the_keyword(examples):
+    with pytest.raises(nnplan.InvalidInputError) as caught:
+        nnplan.plan(examples / "cnn.json", "fastest_cpu")
+    assert "in profile=" in caught.value.context
+    assert "checked_cpu" in str(caught.value), "the valid spellings are listed"
+    with pytest.raises(nnplan.InvalidInputError, match="in device="):
+        nnplan.plan(examples / "cnn.json", device="gpu")
+    with pytest.raises(nnplan.InvalidInputError, match="in lowering="):
+        nnplan.plan(examples / "cnn.json", lowering="fast")
+    with pytest.raises(nnplan.InvalidInputError, match="exclude each other"):
+        nnplan.plan(examples / "cnn.json", prefer="onednn", only="reference")
+    with pytest.raises(TypeError, match="model must be a path"):
+        nnplan.plan(3)
+
+
+def test_malformed_and_missing_models_raise_invalid_input_naming_the_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "torchlean.ir.v1", "nodes": [')
+    with pytest.raises(nnplan.InvalidInputError) as caught:
+        nnplan.plan(bad)
+    assert str(bad) in caught.value.message
+    with pytest.raises(nnplan.InvalidInputError, match="missing.onnx"):
+        nnplan.plan(tmp_path / "missing.onnx")
+    with pytest.raises(nnplan.InvalidInputError, match="input_shapes"):
+        nnplan.plan(bad, input_shapes={"x": [1, 2]})
+
+
+def test_explain_lists_every_capsule_and_the_choice(examples):
+    answer = nnplan.explain(examples / "cnn.json", 1)
+    assert answer["op"] == "conv"
+    assert answer["chosen"] == "reference.conv"
+    verdicts = {c["capsule"]: c["verdict"] for c in answer["capsules"]}
+    assert verdicts["reference.conv"] == "chosen"
+    rejected = [c for c in answer["capsules"] if c["verdict"] == "rejected"]
+    assert rejected and all(c["reasons"] for c in rejected)
+    assert answer["fused_group"] is None
+
+
+def test_explain_names_the_fused_group_under_fast_cpu(examples):
+    answer = nnplan.explain(examples / "mlp.json", 2, "fast_cpu")
+    if answer["chosen"] is None or not answer["chosen"].startswith("onednn."):
+        pytest.skip("this build has no onednn provider")
+    assert answer["op"] == "relu"
+    assert answer["fused_group"] == {"group": 0, "capsule": "onednn.linear_relu", "nodes": [1, 2]}
+
+
+def test_explain_of_a_node_outside_the_graph_raises_not_found(examples):
+    with pytest.raises(nnplan.NotFoundError, match=r"node 99 is not in graph .*valid: 0\.\."):
+        nnplan.explain(examples / "cnn.json", 99)
+    with pytest.raises(TypeError):
+        nnplan.explain(examples / "cnn.json", -1)
+
+
+def test_saved_artifacts_verify_and_a_changed_one_does_not(examples, tmp_path):
+    model = examples / "mlp.json"
+    saved = tmp_path / "mlp.plan.json"
+    nnplan.plan(model).save(saved)
+    result = nnplan.verify(model, saved)
+    assert result["verified"] is True and result["differences"] == []
+    changed = json.loads(saved.read_text())
+    changed["groups"][0]["capsule"] = "lab.fast_linear"
+    saved.write_text(json.dumps(changed, indent=2) + "\n")
+    result = nnplan.verify(model, saved)
+    assert result["verified"] is False
+    assert any(d.startswith("groups[0].capsule:") for d in result["differences"])
+    assert result["total_differences"] >= 1
+
+
+def test_verify_rebuilds_the_recorded_profile(examples, tmp_path):
+    saved = tmp_path / "cuda.plan.json"
+    nnplan.plan(examples / "mlp.json", "checked_cuda").save(saved)
+    assert nnplan.verify(examples / "mlp.json", saved)["profile"] == "checked_cuda"
+    assert nnplan.verify(examples / "mlp.json", saved, "checked_cpu")["verified"] is False
+
+
+def test_save_never_overwrites_the_model(examples, tmp_path):
+    model = tmp_path / "cnn.json"
+    model.write_bytes((examples / "cnn.json").read_bytes())
+    with pytest.raises(nnplan.InvalidInputError, match="overwrite"):
+        nnplan.plan(model).save(model)
+    assert model.read_bytes() == (examples / "cnn.json").read_bytes()
+
+
+def test_verify_of_a_file_that_is_no_artifact_raises(examples):
+    with pytest.raises(nnplan.InvalidInputError, match="not an nnplan.plan.v1 artifact"):
+        nnplan.verify(examples / "mlp.json", examples / "mlp.json")

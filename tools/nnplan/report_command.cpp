@@ -1,0 +1,122 @@
+// `nnplan report GRAPH`: the auditor's HTML page (format/report_html.hpp) for a graph planned under
+// a profile, to stdout or -o FILE. The placement picture is plan_dot's document rendered by
+// `dot -Tsvg` when Graphviz is on PATH (graphviz.hpp); without it, or when it fails, the page says
+// why in the picture's place and a note goes to stderr, and the report is still written. A plan the
+// gate rejects still gets its page and exits 1, as `nnplan plan` does; so does a graph with a node
+// that has no admissible capsule, whose page names the node and every candidate's reasons. With
+// -o, stdout gets the verdict (or the explanation) and where the page went; without it, stdout is
+// the page alone and the explanation of a node without an admissible capsule goes to stderr.
+#include <fmt/core.h>
+
+#include <string>
+
+#include "cli.hpp"
+#include "graphviz.hpp"
+#include "nnplan/backend/planned_model.hpp"
+#include "nnplan/backend/report.hpp"
+#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/format/report_html.hpp"
+#include "nnplan/text_escape.hpp"
+
+namespace nnplan::cli {
+
+using namespace nnplan::backend;
+
+namespace {
+
+// Graphviz lays out a few thousand nodes in seconds; past this the page says to use `nnplan dot`.
+constexpr std::size_t kPictureNodeLimit = 5000;
+
+format::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool wanted) {
+  if (!wanted) return {.svg = {}, .missing_reason = "left out on request (--no-picture)"};
+  const std::size_t nodes = model.graph().nodes.size();
+  if (nodes > kPictureNodeLimit) {
+    return {.svg = {},
+            .missing_reason = "the graph has " + std::to_string(nodes) +
+                              " nodes; the report draws graphs of at most " +
+                              std::to_string(kPictureNodeLimit)};
+  }
+  auto svg = render_svg(format::plan_dot(model.profile(), model.graph(), model.evaluation(), onnx));
+  if (!svg) return {.svg = {}, .missing_reason = svg.error()};
+  if (!format::inline_svg(*svg)) {
+    return {.svg = {}, .missing_reason = "graphviz (dot) wrote something other than a plain SVG"};
+  }
+  return {.svg = std::move(*svg), .missing_reason = {}};
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "report",
+      "Write a self-contained HTML report of a graph's plan for an auditor: verdict, groups, "
+      "contracts, evidence, trusted-external boundary, coverage, gate failures, picture");
+  cmd->footer(
+      "Example: nnplan report examples/cnn.json -o cnn.html\n"
+      "         nnplan report model.onnx --input-shape input=1,3,224,224 -o model.html\n"
+      "The page goes to -o FILE (stdout without it); it loads nothing and needs no JavaScript.\n"
+      "The placement picture is drawn by Graphviz `dot` when it is on PATH; without it the page\n"
+      "says so. Exit codes: 0 accepted, 1 rejected by the gate or no admissible capsule (the\n"
+      "report is written either way), 2 usage error, 3 unreadable or malformed graph or a failed\n"
+      "write, 4 a valid model that uses something nnplan does not support.");
+  struct Flags {
+    ConfigFlags config;
+    GraphFlags graph;
+    std::optional<std::string> lowering;
+    std::optional<std::string> output;
+    bool no_picture = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  flags->graph.add_to(*cmd);
+  flags->config.add_to(*cmd);
+  cmd->add_option("--lowering", flags->lowering,
+                  "Lowering mode replacing the profile's: singleton, coalesced or fused");
+  cmd->add_option("-o,--output", flags->output, "Write the HTML page to FILE, not stdout");
+  cmd->add_flag("--no-picture", flags->no_picture,
+                "Leave the placement picture out (do not run Graphviz)");
+  cmd->callback([flags, &exit_code] {
+    const auto inputs = command_inputs(flags->graph, flags->config);
+    if (flags->output && !check_output_flag(*flags->output, inputs)) {
+      exit_code = kExitUsage;
+      return;
+    }
+    auto run = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::skip);
+    if (!run) {
+      exit_code = run.error();
+      return;
+    }
+    const bool onnx = run->graph.onnx();
+    const format::ReportHtmlOptions base{.model = flags->graph.graph, .onnx_names = onnx};
+    std::string page;
+    std::string summary;
+    if (run->model) {
+      const PlannedModel& model = *run->model;
+      format::ReportHtmlOptions options = base;
+      options.picture = picture_of(model, onnx, !flags->no_picture);
+      if (!options.picture.missing_reason.empty() && !flags->no_picture) {
+        fmt::print(stderr, "note: placement picture left out: {}\n",
+                   escape_controls(options.picture.missing_reason));
+      }
+      page = format::report_html(model.profile(), model.graph(), model.evaluation(), options);
+      summary = "gate: " + std::string(model.accepted() ? "accepted" : "rejected") +
+                " under assurance " + std::string(label(model.profile().config.assurance));
+    } else {
+      page = format::unplanned_report_html(run->profile, run->graph.graph->graph(),
+                                           run->model.error(), base);
+      summary = profile_summary(run->profile) + "\n" + render(run->model.error());
+    }
+    if (flags->output) {
+      if (!write_output_file(*flags->output, page, inputs)) {
+        exit_code = kExitBadInput;
+        return;
+      }
+      fmt::print("{}\nreport written to {}\n", summary, escape_controls(*flags->output));
+    } else {
+      fmt::print("{}", page);
+      if (!run->model) fmt::print(stderr, "{}\n", summary);
+    }
+    exit_code = run->model && run->model->accepted() ? kExitOk : kExitRejected;
+  });
+}
+
+}  // namespace nnplan::cli
