@@ -181,7 +181,7 @@ class Plan:
         if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
                                     or threads < 1):
             raise InvalidInputError(f"threads={threads!r}: needs a whole number, at least 1")
-        return self._native.run(_bind_inputs(self, inputs), threads or 0,
+        return self._native.run(_bind_inputs(self, inputs, threads or 0), threads or 0,
                                 None if trace is None else _path(trace, "trace"))
 
     def compiled(self, threads=None):
@@ -194,12 +194,12 @@ class Plan:
         return f"<nnplan.Plan {self._native.path!r} under {self._native.profile_name}: {verdict}>"
 
 
-def _bind_inputs(plan, inputs):
+def _bind_inputs(plan, inputs, threads):
     import numpy
     if not plan.accepted:
         return {}  # the native run refuses a rejected plan before it reads an input
     if isinstance(inputs, numpy.ndarray):
-        names = [name for name, _ in plan.compiled()["inputs"]]
+        names = [name for name, _ in plan._native.compiled(threads)["inputs"]]
         if len(names) != 1:
             raise BadInputError(
                 f"an array alone names the model's only input; the model has {len(names)}: "

@@ -17,7 +17,8 @@ str(error) is the whole rendering the command line prints after "nnplan: error:"
 
 
 class NnplanError(Exception):
-    """An nnplan error; see the module docstring for its attributes."""
+    """An nnplan error; see the module docstring for its attributes. Each subclass's `kind` is
+    the kind it is raised for; an instance raised by the library carries the same."""
 
     kind = None
     message = ""
@@ -31,70 +32,85 @@ class NnplanError(Exception):
 class InvalidInputError(NnplanError, ValueError):
     """A malformed input: a bad file, field or value, an unknown name, a broken graph."""
 
+    kind = "invalid-input"
+
 
 class NotFoundError(NnplanError, LookupError):
     """A name that does not exist: a profile, a capsule, a node id."""
+
+    kind = "not-found"
 
 
 class RejectedError(NnplanError):
     """A policy says no: a node without an admissible capsule, or a plan its gate rejected."""
 
+    kind = "rejected-by-policy"
+
 
 class UnavailableError(NnplanError):
     """Something the plan needs is not present on this machine or in this build."""
+
+    kind = "unavailable"
 
 
 class AlreadyExistsError(NnplanError):
     """A registry module or capsule name that is taken already."""
 
+    kind = "already-exists"
+
 
 class UnsupportedError(NnplanError):
     """A valid model that uses something nnplan does not handle yet (an ONNX operator, ...)."""
+
+    kind = "unsupported"
 
 
 class ResourceExhaustedError(NnplanError, MemoryError):
     """The process ran out of memory or another resource."""
 
+    kind = "resource-exhausted"
+
 
 class UnprobedProviderError(UnavailableError):
     """The plan needs a provider this machine's probe did not confirm; nothing ran."""
+
+    kind = "unprobed-provider"
 
 
 class UnprobedDeviceError(UnavailableError):
     """The plan needs a device this machine's probe did not confirm; nothing ran."""
 
+    kind = "unprobed-device"
+
 
 class UnboundCapsuleError(UnavailableError):
     """A planned capsule has no handler in this build, or claims a guard it does not register."""
+
+    kind = "unbound-capsule"
 
 
 class GuardFailedError(NnplanError):
     """A runtime guard refused a launch: the operands are not what the kernel handles."""
 
+    kind = "guard-failed"
+
 
 class BadInputError(InvalidInputError):
     """The inputs of a run do not match the model's (name, dtype, shape)."""
+
+    kind = "bad-input"
 
 
 class InternalError(NnplanError):
     """A broken internal invariant: always a bug in nnplan."""
 
+    kind = "internal"
 
-_BY_KIND = {
-    "invalid-input": InvalidInputError,
-    "not-found": NotFoundError,
-    "rejected-by-policy": RejectedError,
-    "unavailable": UnavailableError,
-    "already-exists": AlreadyExistsError,
-    "unsupported": UnsupportedError,
-    "resource-exhausted": ResourceExhaustedError,
-    "unprobed-provider": UnprobedProviderError,
-    "unprobed-device": UnprobedDeviceError,
-    "unbound-capsule": UnboundCapsuleError,
-    "guard-failed": GuardFailedError,
-    "bad-input": BadInputError,
-    "internal": InternalError,
-}
+
+_BY_KIND = {cls.kind: cls for cls in (
+    InvalidInputError, NotFoundError, RejectedError, UnavailableError, AlreadyExistsError,
+    UnsupportedError, ResourceExhaustedError, UnprobedProviderError, UnprobedDeviceError,
+    UnboundCapsuleError, GuardFailedError, BadInputError, InternalError)}
 
 
 def class_for_kind(kind):

@@ -118,18 +118,10 @@ std::vector<CapsuleModule> registry_modules(const py::dict& config) {
   return take(format::read_registry_files(files));
 }
 
-// The profile a config dict describes, as the command line's config flags do: `profile`, else the
-// maintained profile for `device`, else checked_cpu; then the other keys as overrides.
-BackendProfile resolve_profile(const py::dict& config) {
-  BackendProfile base = make_profile(MaintainedProfile::checked_cpu);
-  const auto device = parsed<Device>(config, "device", parse_device);
-  if (const auto name = text_of(config, "profile")) {
-    base = take(profile_by_name(*name), "in profile=");
-  } else if (device) {
-    base = take(maintained_for_device(*device), "in device= (pass profile= to start elsewhere)");
-  }
+// The overrides a config dict spells (everything but `profile`), registry files loaded.
+ProfileOverrides explicit_overrides(const py::dict& config) {
   ProfileOverrides overrides{
-      .device = device,
+      .device = parsed<Device>(config, "device", parse_device),
       .assurance = parsed<AssurancePreset>(config, "assurance", parse_assurance_preset),
       .vjp_mode = parsed<VjpMode>(config, "vjp", parse_vjp_mode),
       .target = parsed<TargetPreset>(config, "target", parse_target_preset),
@@ -140,6 +132,20 @@ BackendProfile resolve_profile(const py::dict& config) {
   }
   if (const auto p = parsed<Provider>(config, "only", parse_provider)) {
     overrides.preference = BackendPreference::only(*p);
+  }
+  return overrides;
+}
+
+// The profile a config dict describes, as the command line's config flags do: `profile`, else the
+// maintained profile for `device`, else checked_cpu; then the other keys as overrides.
+BackendProfile resolve_profile(const py::dict& config) {
+  ProfileOverrides overrides = explicit_overrides(config);
+  BackendProfile base = make_profile(MaintainedProfile::checked_cpu);
+  if (const auto name = text_of(config, "profile")) {
+    base = take(profile_by_name(*name), "in profile=");
+  } else if (overrides.device) {
+    base = take(maintained_for_device(*overrides.device),
+                "in device= (pass profile= to start elsewhere)");
   }
   return take(apply_overrides(std::move(base), std::move(overrides)), "while adding registries");
 }
@@ -180,7 +186,6 @@ class NativePlan {
   bool accepted() const { return model_->accepted(); }
   std::string profile_name() const { return profile_.name; }
   std::string path() const { return graph_.path; }
-  bool has_weights() const { return weights_; }
 
   std::string artifact() const {
     return format::plan_artifact_json(profile_, graph_.digest.value_or(""), graph_.graph->graph(),
@@ -287,7 +292,7 @@ class NativePlan {
   runtime::Executor& executor_for(int threads) {
     auto it = executors_.find(threads);
     if (it != executors_.end()) return *it->second;
-    if (!has_weights()) {
+    if (!weights_) {
       raise_error(make_error(ErrorKind::invalid_input,
                              "the plan of " + graph_.path +
                                  " was made without its weights; plan it with weights=True (or "
@@ -413,17 +418,7 @@ py::dict verify(const std::string& model, const std::string& artifact_path, cons
     const format::RecordedProfile& recorded = artifact.profile;
     BackendProfile base = take(profile_by_name(base_profile_name(recorded.name)),
                                "in the profile recorded by " + artifact_path + "; pass profile=");
-    ProfileOverrides overrides{
-        .device = parsed<Device>(config, "device", parse_device),
-        .assurance = parsed<AssurancePreset>(config, "assurance", parse_assurance_preset),
-        .vjp_mode = parsed<VjpMode>(config, "vjp", parse_vjp_mode),
-        .target = parsed<TargetPreset>(config, "target", parse_target_preset),
-        .lowering = parsed<LoweringMode>(config, "lowering", parse_lowering_mode),
-        .modules = registry_modules(config)};
-    if (const auto p = parsed<Provider>(config, "prefer", parse_provider))
-      overrides.preference = BackendPreference::prefer(*p);
-    if (const auto p = parsed<Provider>(config, "only", parse_provider))
-      overrides.preference = BackendPreference::only(*p);
+    ProfileOverrides overrides = explicit_overrides(config);
     if (!overrides.device) overrides.device = recorded.device;
     if (!overrides.preference) overrides.preference = recorded.preference;
     if (!overrides.vjp_mode) overrides.vjp_mode = recorded.vjp_mode;
@@ -502,7 +497,6 @@ PYBIND11_MODULE(_nnplan, m) {
       .def_property_readonly("accepted", &NativePlan::accepted)
       .def_property_readonly("profile_name", &NativePlan::profile_name)
       .def_property_readonly("path", &NativePlan::path)
-      .def_property_readonly("has_weights", &NativePlan::has_weights)
       .def("artifact", &NativePlan::artifact)
       .def("report", &NativePlan::report)
       .def("dot", &NativePlan::dot)

@@ -87,6 +87,22 @@ std::string joined(const std::vector<T>& values, std::string_view separator) {
 
 // The style sheet: one custom property per provider, from plan_dot's palette, so a group, its
 // legend swatch and the picture share a color.
+// A trust badge's color: green for verified, blue for checked, amber for fuzzed, red for
+// trusted-external.
+std::string_view trust_color(TrustLevel trust) {
+  switch (trust) {
+    case TrustLevel::verified:
+      return "#15803d";
+    case TrustLevel::checked:
+      return "#1d4ed8";
+    case TrustLevel::fuzzed:
+      return "#b45309";
+    case TrustLevel::trusted_external:
+      return "#c00";
+  }
+  return "#c00";
+}
+
 std::string style_sheet() {
   std::string css =
       "body{font-family:Helvetica,Arial,sans-serif;color:#1a1a1a;max-width:75em;margin:1em auto;"
@@ -106,10 +122,6 @@ std::string style_sheet() {
       ".quiet{background:#eef6ee;border:1px solid #9c9;padding:.4em 1em;border-radius:.3em}\n"
       ".badge{display:inline-block;padding:0 .5em;border-radius:1em;font-size:.85em;"
       "font-weight:bold;color:#fff}\n"
-      ".t-verified{background:#15803d}\n"
-      ".t-checked{background:#1d4ed8}\n"
-      ".t-fuzzed{background:#b45309}\n"
-      ".t-trusted-external{background:#c00}\n"
       ".swatch{display:inline-block;width:1em;height:1em;border:1px solid #555;"
       "vertical-align:middle;background:var(--provider)}\n"
       "details.group{border:1px solid #999;border-left:.8em solid var(--provider);"
@@ -121,6 +133,11 @@ std::string style_sheet() {
       ".failure{border-left:4px solid #a00;padding-left:.8em;margin:.8em 0}\n"
       ".picture{overflow:auto;border:1px solid #bbb;padding:.5em}\n"
       ".note{font-style:italic}\n";
+  for (std::size_t i = 0; i < kTrustLevelNames.size(); ++i) {
+    const auto trust = static_cast<TrustLevel>(i);
+    css += ".t-" + std::string(to_string(trust)) + "{background:" +
+           std::string(trust_color(trust)) + "}\n";
+  }
   for (std::size_t i = 0; i < kProviderNames.size(); ++i) {
     const auto provider = static_cast<Provider>(i);
     css += ".p-" + std::string(to_string(provider)) +

@@ -150,6 +150,25 @@ TEST(ReportCli, NoPictureFlagRunsNoGraphviz) {
   EXPECT_FALSE(contains(r.out, "<svg"));
 }
 
+// Past 5000 nodes Graphviz is not started: the page says why and points to `nnplan dot`.
+TEST(ReportCli, GraphsPastTheNodeLimitGetNoPicture) {
+  std::string nodes = R"({"id": 0, "kind": "input", "parents": [], "shape": [2], "name": "x"})";
+  for (int i = 1; i <= 5000; ++i) {
+    nodes += ",\n{\"id\": " + std::to_string(i) + ", \"kind\": \"relu\", \"parents\": [" +
+             std::to_string(i - 1) + "], \"shape\": [2]}";
+  }
+  const fs::path graph = out_file("report_chain5001.json");
+  write_text(graph, R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 5000, "nodes": [)" +
+                        nodes + "]}\n");
+  const CliResult r = run_cli("report " + graph.string() + " --lowering singleton");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "note: placement picture left out: the graph has 5001 nodes; the "
+                              "report draws graphs of at most 5000"))
+      << r.err;
+  EXPECT_FALSE(contains(r.out, "<svg"));
+  EXPECT_TRUE(contains(r.out, "group 4999: nodes 5000"));
+}
+
 TEST(ReportCli, TrustedExternalBoundaryIsOnThePage) {
   const fs::path file = out_file("report_trusted.html");
   const CliResult r = run_cli("report " + source("tests/data/graphs/cli_relu.json") + kTrustedArgs +

@@ -55,5 +55,6 @@ def test_every_error_kind_has_its_class():
                  "unprobed-device", "unbound-capsule", "guard-failed", "bad-input", "internal"):
         cls = errors.class_for_kind(kind)
         assert issubclass(cls, nnplan.NnplanError)
+        assert cls.kind == kind
         assert cls is not nnplan.InternalError or kind == "internal"
     assert len({errors.class_for_kind(k) for k in errors._BY_KIND}) == len(errors._BY_KIND)

@@ -74,8 +74,9 @@ def test_unknown_names_raise_invalid_input_naming_the_keyword(examples):
         nnplan.plan(examples / "cnn.json", device="gpu")
     with pytest.raises(nnplan.InvalidInputError, match="in lowering="):
         nnplan.plan(examples / "cnn.json", lowering="fast")
-    with pytest.raises(nnplan.InvalidInputError, match="exclude each other"):
+    with pytest.raises(nnplan.InvalidInputError, match="exclude each other") as caught:
         nnplan.plan(examples / "cnn.json", prefer="onednn", only="reference")
+    assert caught.value.kind == "invalid-input"
     with pytest.raises(TypeError, match="model must be a path"):
         nnplan.plan(3)
 

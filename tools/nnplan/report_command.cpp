@@ -24,7 +24,8 @@ using namespace nnplan::backend;
 
 namespace {
 
-// Graphviz lays out a few thousand nodes in seconds; past this the page says to use `nnplan dot`.
+// The most nodes the report has Graphviz draw (a 5000-node chain takes dot about 15 s here:
+// docs/benchmarks.md); past it the page says why and points to `nnplan dot`.
 constexpr std::size_t kPictureNodeLimit = 5000;
 
 format::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool wanted) {
