@@ -314,6 +314,20 @@ CapsuleModule onednn_module() {
   fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
   fused({matmul, add}, "binary add");
+  // Chains rooted at an element-wise op run on oneDNN's element-wise primitives, not post-ops.
+  const auto chain = [&](BackendOp root, BackendOp next, std::string notes) {
+    m.capsules.push_back(onednn_capsule(
+        root, {root, next},
+        "onednn." + std::string(to_string(root)) + "_" + std::string(to_string(next)),
+        std::move(notes)));
+  };
+  chain(sigmoid, mul,
+        "oneDNN eltwise swish (x times logistic(x)) when the mul's other operand is the sigmoid's "
+        "input (SiLU), one pass; otherwise eltwise logistic into the output, then binary mul by "
+        "the other operand in place");
+  chain(broadcast, mul,
+        "oneDNN binary mul reading the broadcast's input directly (oneDNN broadcasts its size-1 "
+        "axes), so no broadcast copy is written");
   return m;
 }
 

@@ -3,6 +3,7 @@
 // refuses in a pattern.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -103,9 +104,10 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
     EXPECT_EQ(c.value.evidence.kind, EvidenceKind::fuzz_oracle);
     EXPECT_EQ(c.value.evidence.name, c.name + ".oracle");
     EXPECT_EQ(c.layout.claim, Claim::layout_compatibility(c.op, Layout::flat_row_major));
-    // oneDNN orders and contracts its arithmetic; its copies do none.
-    const bool copy =
-        c.op == BackendOp::broadcast || c.op == BackendOp::permute || c.op == BackendOp::slice;
+    // oneDNN orders and contracts its arithmetic; its copies do none (a chain rooted at a
+    // broadcast multiplies).
+    const bool copy = !c.is_fused() && (c.op == BackendOp::broadcast ||
+                                        c.op == BackendOp::permute || c.op == BackendOp::slice);
     EXPECT_EQ(c.numerical.contraction,
               copy ? Contraction::na : Contraction::implementation_defined);
     EXPECT_EQ(c.numerical.rounding,
@@ -115,7 +117,7 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
       EXPECT_EQ(c.pattern.front(), c.op);
     }
   }
-  EXPECT_EQ(fused, 6U);
+  EXPECT_EQ(fused, 8U);
   const auto names = [&] {
     std::vector<std::string> v;
     for (const KernelCapsule& c : m.capsules) {
@@ -125,21 +127,23 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
   }();
   EXPECT_EQ(names, (std::vector<std::string>{"onednn.conv_relu", "onednn.conv_add_relu",
                                              "onednn.conv_clamp", "onednn.linear_relu",
-                                             "onednn.linear_gelu", "onednn.matmul_add"}));
+                                             "onednn.linear_gelu", "onednn.matmul_add",
+                                             "onednn.sigmoid_mul", "onednn.broadcast_mul"}));
 }
 
 TEST(RegistryPatterns, FusedCapsulesAreNeverChosenForOneNode) {
   const Registry& r = *fast_cpu().registry;
   for (CapsuleId id : r.implementing(BackendOp::conv))
     EXPECT_FALSE(r.capsule(id).is_fused());
-  EXPECT_EQ(r.fused().size(), 6U);
+  EXPECT_EQ(r.fused().size(), 8U);
   const auto chosen = plan_op(fast_cpu().config, r, BackendOp::conv);
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(r.capsule(chosen->capsule).name, "onednn.conv");
 }
 
 TEST(RegistryPatterns, ShortOrMisrootedPatternsAreRefusedWithTheCapsuleNamed) {
-  KernelCapsule c = onednn_module().capsules.back();  // onednn.matmul_add
+  const auto capsules = onednn_module().capsules;
+  KernelCapsule c = *std::ranges::find(capsules, "onednn.matmul_add", &KernelCapsule::name);
   c.name = "acme.matmul_add";
   c.pattern = {BackendOp::matmul};
   auto r = Registry::create({CapsuleModule{.name = "acme", .capsules = {c}}});
@@ -199,6 +203,58 @@ TEST(FusedLowering, ASecondConsumerKeepsTheChainAsPlanned) {
     EXPECT_EQ(d.reason,
               "node 1 (conv)'s value has 2 uses (node 2 (relu), node 3 (add)); a fused chain "
               "needs its only consumer to be the next node");
+  }
+}
+
+// EfficientNet's SiLU as PyTorch exports it: mul(x, sigmoid(x)). The mul's other operand is the
+// sigmoid's own input, not a chain intermediate, so sigmoid, mul fuses.
+TEST(FusedLowering, SiluFusesIntoSigmoidMul) {
+  GraphBuilder b;
+  const auto x = b.input(shape({1, 4, 8, 8}));
+  const auto c = b.add(K::conv, {x}, shape({1, 4, 8, 8}), conv3x3(4));
+  const auto s = b.add(K::sigmoid, {c}, shape({1, 4, 8, 8}));
+  b.add(K::mul_elem, {c, s}, shape({1, 4, 8, 8}));
+  const Lowered l = fuse(fast_cpu(), std::move(b).build());
+  EXPECT_EQ(group_summary(l.plan), (std::vector<std::string>{"onednn.conv(singleton: 1)",
+                                                             "onednn.sigmoid_mul(fused: 2 3)"}));
+  // The conv's value has two readers, the sigmoid and the mul: no conv chain holds it.
+  ASSERT_FALSE(l.decisions.empty());
+  EXPECT_EQ(l.decisions.front().reason,
+            "node 1 (conv)'s value has 2 uses (node 2 (sigmoid), node 3 (mul_elem)); a fused "
+            "chain needs its only consumer to be the next node");
+  EXPECT_TRUE(l.decisions.back().taken);
+}
+
+// Squeeze-excite's channel scale: sigmoid of the pooled [1,C,1,1] value, broadcast back, mul.
+// The sigmoid's only consumer is the broadcast, so sigmoid, mul is refused and broadcast, mul
+// taken; a second reader of the broadcast keeps it as planned.
+TEST(FusedLowering, SqueezeExciteFusesBroadcastMulUnlessTheBroadcastIsReadTwice) {
+  for (bool second_reader : {false, true}) {
+    SCOPED_TRACE(second_reader);
+    GraphBuilder b;
+    const auto x = b.input(shape({1, 4, 8, 8}));
+    const auto g = b.input(shape({1, 4, 1, 1}));
+    const auto s = b.add(K::sigmoid, {g}, shape({1, 4, 1, 1}));
+    const auto wide =
+        b.add(K::broadcast_to, {s}, shape({1, 4, 8, 8}),
+              ir::BroadcastParams{.from = shape({1, 4, 1, 1}), .to = shape({1, 4, 8, 8})});
+    const auto m = b.add(K::mul_elem, {x, wide}, shape({1, 4, 8, 8}));
+    if (second_reader) b.add(K::add, {m, wide}, shape({1, 4, 8, 8}));
+    const Lowered l = fuse(fast_cpu(), std::move(b).build());
+    if (second_reader) {
+      EXPECT_EQ(group_summary(l.plan),
+                (std::vector<std::string>{"onednn.sigmoid(singleton: 2)",
+                                          "onednn.broadcast(singleton: 3)",
+                                          "onednn.mul(singleton: 4)", "onednn.add(singleton: 5)"}));
+    } else {
+      EXPECT_EQ(group_summary(l.plan),
+                (std::vector<std::string>{"onednn.sigmoid(singleton: 2)",
+                                          "onednn.broadcast_mul(fused: 3 4)"}));
+    }
+    ASSERT_FALSE(l.decisions.empty());
+    EXPECT_EQ(l.decisions.front().reason,
+              "the only consumer of node 2 (sigmoid) is node 3 (broadcast_to), whose op is "
+              "broadcast; the pattern needs mul there");
   }
 }
 

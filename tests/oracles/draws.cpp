@@ -252,24 +252,33 @@ ir::GeluParams draw_gelu(CaseBuilder& b) {
   return {.approximate = tanh ? ir::GeluApproximation::tanh : ir::GeluApproximation::none};
 }
 
+ir::NodeId draw_broadcast_to(CaseBuilder& b, const ir::Shape& to, const Values& values,
+                             bool target) {
+  Draw& d = b.draw();
+  ir::Shape from;
+  const std::uint32_t drop = d.between(0, static_cast<std::uint32_t>(to.rank() - 1));
+  for (std::size_t a = drop; a < to.rank(); ++a) {
+    from.dims.push_back(d.chance(0.5) ? 1 : to.dims[a]);
+  }
+  const ir::NodeId small = b.input(from, values);
+  b.note("operand broadcast from " + ir::to_string(from));
+  const ir::BroadcastParams params{.from = from, .to = to};
+  return target ? b.target(ir::OpKind::broadcast_to, {small}, params)
+                : b.add(ir::OpKind::broadcast_to, {small}, params);
+}
+
 ir::NodeId draw_operand(CaseBuilder& b, const ir::Shape& shape, const Values& values,
-                        std::optional<ir::NodeId> self) {
+                        std::optional<ir::NodeId> self, Operand operand) {
   Draw& d = b.draw();
   const std::uint32_t style = d.between(0, 9);
   if (self && style == 9) {
     b.note("operand: the same value");
     return *self;
   }
-  if (style < 5 || shape.rank() == 0) return b.input(shape, values);
-  // numpy broadcasting as the importer writes it: a smaller input broadcast to `shape`.
-  ir::Shape from;
-  const std::uint32_t drop = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
-  for (std::size_t a = drop; a < shape.rank(); ++a) {
-    from.dims.push_back(d.chance(0.5) ? 1 : shape.dims[a]);
+  if (style < 5 || shape.rank() == 0 || operand == Operand::same_shape) {
+    return b.input(shape, values);
   }
-  const ir::NodeId small = b.input(from, values);
-  b.note("operand broadcast from " + ir::to_string(from));
-  return b.add(ir::OpKind::broadcast_to, {small}, ir::BroadcastParams{.from = from, .to = shape});
+  return draw_broadcast_to(b, shape, values);
 }
 
 ir::NodeId draw_unary(CaseBuilder& b, ir::OpKind kind, const Values& values, ir::OpParams params) {
@@ -277,12 +286,12 @@ ir::NodeId draw_unary(CaseBuilder& b, ir::OpKind kind, const Values& values, ir:
   return b.target(kind, {x}, std::move(params));
 }
 
-ir::NodeId draw_binary(CaseBuilder& b, ir::OpKind kind) {
+ir::NodeId draw_binary(CaseBuilder& b, ir::OpKind kind, Operand operand) {
   Draw& d = b.draw();
   const ir::Shape shape = d.shape(1, 4, 16);
   const Values values = d.signed_values();
   const ir::NodeId x = b.input(shape, values);
-  const ir::NodeId y = draw_operand(b, shape, values, x);
+  const ir::NodeId y = draw_operand(b, shape, values, x, operand);
   if (d.chance(0.5)) {
     b.note("operands swapped");
     return b.target(kind, {y, x});

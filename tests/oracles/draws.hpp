@@ -46,14 +46,26 @@ ir::GeluParams draw_gelu(CaseBuilder& b);
 ir::NodeId draw_unary(CaseBuilder& b, ir::OpKind kind, const Values& values,
                       ir::OpParams params = {});
 
+// Whether draw_operand may draw a broadcast operand. A mul's is not: fast_cpu fuses broadcast,
+// mul into onednn.broadcast_mul, whose own oracle draws it.
+enum class Operand : std::uint8_t { may_broadcast, same_shape };
+
 // Two operands of one shape (rank 1 to 4), the second from draw_operand, in either order, and one
 // binary `kind` node over them, marked as a target. Returns the node.
-ir::NodeId draw_binary(CaseBuilder& b, ir::OpKind kind);
+ir::NodeId draw_binary(CaseBuilder& b, ir::OpKind kind, Operand operand = Operand::may_broadcast);
 
 // A second operand of `shape` for a binary op: a graph input of that shape, or (importer-style
-// numpy broadcasting) a broadcast_to of a smaller input whose axes are 1 or dropped, or the
-// value `self` itself when `self` is given and has that shape. Noted.
+// numpy broadcasting, unless `operand` is same_shape) a broadcast_to of a smaller input whose
+// axes are 1 or dropped, or the value `self` itself when `self` is given and has that shape.
+// Noted.
 ir::NodeId draw_operand(CaseBuilder& b, const ir::Shape& shape, const Values& values,
-                        std::optional<ir::NodeId> self = std::nullopt);
+                        std::optional<ir::NodeId> self = std::nullopt,
+                        Operand operand = Operand::may_broadcast);
+
+// A broadcast_to of a new graph input to `to`, as numpy broadcasting and the importer's Expand
+// write it: the input is `to`'s trailing axes (some leading ones dropped), each 1 or `to`'s
+// extent. Noted. Returns the broadcast node, marked as a target when `target`.
+ir::NodeId draw_broadcast_to(CaseBuilder& b, const ir::Shape& to, const Values& values,
+                             bool target = false);
 
 }  // namespace nnplan::oracles

@@ -1,7 +1,7 @@
 // onednn.mul.oracle: compares the capsule onednn.mul (fast_cpu) with reference.mul
 // (checked_cpu).
-// Draws: rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as the
-// importer writes numpy broadcasting), both operands one value, either order.
+// Draws: rank 1-4, same shapes, both operands one value, either order (a broadcast operand is
+// fused with the mul under fast_cpu: onednn.broadcast_mul.oracle draws it).
 // Tolerance: abs 0, rel 0, norm 0 (|got - want| <= abs + rel * |want| + norm * max|want|):
 // the operation rounds at most once, so both must agree exactly.
 #include "draws.hpp"
@@ -10,7 +10,7 @@ namespace nnplan::oracles {
 namespace {
 
 void build(CaseBuilder& b) {
-  draw_binary(b, ir::OpKind::mul_elem);
+  draw_binary(b, ir::OpKind::mul_elem, Operand::same_shape);
 }
 
 const OracleRegistration registration{{
@@ -18,8 +18,8 @@ const OracleRegistration registration{{
     .capsule = "onednn.mul",
     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
     .build = build,
-    .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
-              "the importer writes numpy broadcasting), both operands one value, either order",
+    .covers = "rank 1-4, same shapes, both operands one value, either order (a broadcast operand "
+              "is fused with the mul under fast_cpu: onednn.broadcast_mul.oracle draws it)",
 }};
 
 }  // namespace

@@ -144,5 +144,45 @@ TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
                                              "onednn.conv_relu", "onednn.conv_relu"}));
 }
 
+// An EfficientNet MBConv block as its ONNX export writes it: x [1,8,10,10] -> conv1x1 to 16 ->
+// SiLU (mul(v, sigmoid(v))) -> conv3x3 -> SiLU -> squeeze-excite (global average pool, conv1x1
+// to 4, SiLU, conv1x1 to 16, sigmoid, broadcast back, mul) -> conv1x1 to 8 -> add(x).
+TEST(OnednnConformance, MbConvBlockFusedAndUnfusedAgree) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  auto x = b.add(
+      ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 8, 10, 10}}, .source_name = "x"});
+  ASSERT_TRUE(x.has_value());
+  const auto silu = [&](ir::NodeId v) {
+    return op(b, OpKind::mul_elem, {v, op(b, OpKind::sigmoid, {v})});
+  };
+  const ir::NodeId expanded = silu(conv(b, w, *x, 8, 16, 1, 1));
+  const ir::NodeId mixed = silu(conv(b, w, expanded, 16, 16, 3, 1));
+  auto pooled = b.add(
+      ir::Node{.kind = OpKind::avg_pool,
+               .parents = {mixed},
+               .params = ir::PoolParams{
+                   .spatial_rank = 2, .kernel = {10, 10}, .stride = {1, 1}, .padding = {0, 0}}});
+  ASSERT_TRUE(pooled.has_value()) << pooled.error().message;
+  const ir::NodeId squeezed = silu(conv(b, w, *pooled, 16, 4, 1, 1));
+  const ir::NodeId gate = op(b, OpKind::sigmoid, {conv(b, w, squeezed, 4, 16, 1, 1)});
+  auto wide = b.add(ir::Node{.kind = OpKind::broadcast_to,
+                             .parents = {gate},
+                             .params = ir::BroadcastParams{.from = ir::Shape{{1, 16, 1, 1}},
+                                                           .to = ir::Shape{{1, 16, 10, 10}}}});
+  ASSERT_TRUE(wide.has_value()) << wide.error().message;
+  const ir::NodeId scaled = op(b, OpKind::mul_elem, {mixed, *wide});
+  const ir::NodeId out = op(b, OpKind::add, {conv(b, w, scaled, 16, 8, 1, 1), *x});
+  auto checked = std::move(b).finish(*x, {out});
+  ASSERT_TRUE(checked.has_value()) << checked.error().message;
+  std::vector<std::string> fused =
+      check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
+                                std::make_shared<const format::PayloadStore>(std::move(w)));
+  std::ranges::sort(fused);
+  EXPECT_EQ(fused, (std::vector<std::string>{"onednn.broadcast_mul", "onednn.sigmoid_mul",
+                                             "onednn.sigmoid_mul", "onednn.sigmoid_mul"}));
+}
+
 }  // namespace
 }  // namespace nnplan::runtime

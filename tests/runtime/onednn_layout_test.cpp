@@ -252,8 +252,8 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
 
 // A squeeze-excite block as EfficientNet's ONNX export writes it: a global average pool of the
 // conv's value, sigmoid, the importer's broadcast back to the conv's shape, and the mul: all
-// channels-last on onednn (the broadcast reads the pooled [1,C,1,1] value through a stride-0
-// view), so only the graph's ends reorder.
+// channels-last on onednn (the fused broadcast, mul reads the pooled [1,C,1,1] value as oneDNN's
+// broadcast operand), so only the graph's ends reorder.
 TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
@@ -273,12 +273,12 @@ TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
                                                            .to = ir::Shape{{1, 16, 7, 9}}}});  // 4
   ASSERT_TRUE(wide.has_value()) << wide.error().message;
   const ir::NodeId m = op(b, OpKind::mul_elem, {c, *wide});  // 5
-  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {m}),
-                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
-                             "onednn.avg_pool 2 channels-last", "onednn.sigmoid 3 channels-last",
-                             "onednn.broadcast 4 channels-last", "onednn.mul 5 channels-last",
-                             "reorder 5 channels-last>flat"})
-                  .has_value());
+  EXPECT_TRUE(
+      check_layouts(finished(std::move(b), std::move(w), x, {m}),
+                    {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                     "onednn.avg_pool 2 channels-last", "onednn.sigmoid 3 channels-last",
+                     "onednn.broadcast_mul 4 channels-last", "reorder 5 channels-last>flat"})
+          .has_value());
 }
 
 // A pool over only the first spatial axis leaves [N, C, 1, W]: its channels-last layout differs

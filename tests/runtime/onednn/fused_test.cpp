@@ -1,9 +1,10 @@
 // The onednn fused capsules against the reference provider run node by node: conv with relu,
 // with a residual add then relu (the conv output as either operand of the add; and on a layout
 // oneDNN stages through scratch), with clamp; linear with relu and gelu; matmul with a residual
-// add. Tolerances: 1e-5 relative + 1e-5 absolute (gelu's approximation included). Also the
-// guard's refusals: a chain that is not the capsule's pattern, a residual of the wrong shape, a
-// missing residual input.
+// add; sigmoid then mul (SiLU and a gate); broadcast then mul. Tolerances: 1e-5 relative + 1e-5
+// absolute (gelu's approximation included), 1e-6 absolute for the sigmoid, exact for broadcast,
+// mul. Also the guard's refusals: a chain that is not the capsule's pattern, a residual or
+// operand of the wrong shape, a missing residual input.
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
@@ -162,6 +163,94 @@ TEST(onednn_matmul_add_forward_tests, MatchesReference) {
   c.inputs.push_back(random_tensor(shape_of({8, 5}), 102));
   c.inputs.push_back(random_tensor(shape_of({2, 3, 5}), 103));
   expect_matches_reference("onednn.matmul_add", c, kLinearRel, kFusedAbs);
+}
+
+// sigmoid of x [2,3,5,4] (node 1), then mul (node 2) of it by `other`: node 0 (x itself: SiLU)
+// or a second input, node 3; the sigmoid on `sigmoid_first` side of the mul.
+Command sigmoid_mul(bool silu, bool sigmoid_first) {
+  const ir::Shape s = shape_of({2, 3, 5, 4});
+  const ir::NodeId other = silu ? 0 : 3;
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::sigmoid, {0}, s));
+  c.chain.push_back(node(
+      2, ir::OpKind::mul_elem,
+      sigmoid_first ? std::vector<ir::NodeId>{1, other} : std::vector<ir::NodeId>{other, 1}, s));
+  c.inputs.push_back(random_tensor(s, 111));
+  c.inputs.push_back(silu ? c.inputs[0] : random_tensor(s, 112));
+  return c;
+}
+
+// What the sigmoid, mul command was prepared as: whether it has a second step (the gate's mul).
+bool has_second_step(const Command& c) {
+  auto state = prepare_onednn("onednn.sigmoid_mul", c);
+  EXPECT_TRUE(state.has_value()) << state.error().message;
+  return state && static_cast<const PrimitiveState&>(**state).then != nullptr;
+}
+
+TEST(onednn_sigmoid_mul_forward_tests, SiluIsOneSwishPassMatchingReference) {
+  for (bool sigmoid_first : {true, false}) {
+    SCOPED_TRACE(sigmoid_first);
+    const Command c = sigmoid_mul(true, sigmoid_first);
+    EXPECT_FALSE(has_second_step(c));
+    expect_matches_reference("onednn.sigmoid_mul", c, 1e-5, 1e-6);
+  }
+}
+
+TEST(onednn_sigmoid_mul_forward_tests, GateByAnotherOperandMatchesReference) {
+  for (bool sigmoid_first : {true, false}) {
+    SCOPED_TRACE(sigmoid_first);
+    const Command c = sigmoid_mul(false, sigmoid_first);
+    EXPECT_TRUE(has_second_step(c));
+    expect_matches_reference("onednn.sigmoid_mul", c, 1e-5, 1e-6);
+  }
+}
+
+TEST(onednn_sigmoid_mul_forward_tests, GuardRefusesAnOperandOfAnotherShape) {
+  Command c = sigmoid_mul(false, true);
+  c.inputs[1] = random_tensor(shape_of({2, 3, 5, 1}), 113);
+  EXPECT_EQ(refusal("onednn.sigmoid_mul", c),
+            "input 1 has shape [2,3,5,1]; mul_elem needs the shape of input 0, [2,3,5,4]");
+}
+
+// broadcast (node 1) of input 0 from `from` to `to`, then mul (node 3) by input 1 of shape `to`
+// (node 2), the broadcast on `broadcast_first` side.
+Command broadcast_mul(const ir::Shape& from, const ir::Shape& to, bool broadcast_first) {
+  Command c;
+  c.chain.push_back(
+      node(1, ir::OpKind::broadcast_to, {0}, to, ir::BroadcastParams{.from = from, .to = to}));
+  c.chain.push_back(
+      node(3, ir::OpKind::mul_elem,
+           broadcast_first ? std::vector<ir::NodeId>{1, 2} : std::vector<ir::NodeId>{2, 1}, to));
+  c.inputs.push_back(random_tensor(from, 121));
+  c.inputs.push_back(random_tensor(to, 122));
+  return c;
+}
+
+TEST(onednn_broadcast_mul_forward_tests, MatchesReferenceExactly) {
+  const struct {
+    ir::Shape from, to;
+  } cases[] = {
+      {shape_of({1, 6, 1, 1}), shape_of({2, 6, 5, 4})},  // squeeze-excite's channel scale
+      {shape_of({4}), shape_of({2, 3, 4})},              // leading axes added
+      {shape_of({3, 1}), shape_of({2, 3, 5})},           // a middle axis kept, the last stretched
+      {shape_of({}), shape_of({3, 2})},                  // a scalar
+      {shape_of({2, 5}), shape_of({2, 5})},              // nothing to broadcast
+  };
+  for (const auto& k : cases) {
+    for (bool broadcast_first : {true, false}) {
+      SCOPED_TRACE(ir::to_string(k.from) + " to " + ir::to_string(k.to) +
+                   (broadcast_first ? ", broadcast first" : ", broadcast second"));
+      expect_matches_reference("onednn.broadcast_mul", broadcast_mul(k.from, k.to, broadcast_first),
+                               0.0, 0.0);
+    }
+  }
+}
+
+TEST(onednn_broadcast_mul_forward_tests, GuardRefusesAnOperandOfAnotherShape) {
+  Command c = broadcast_mul(shape_of({1, 6, 1, 1}), shape_of({2, 6, 5, 4}), true);
+  c.inputs[1] = random_tensor(shape_of({2, 6, 5, 3}), 123);
+  EXPECT_EQ(refusal("onednn.broadcast_mul", c),
+            "input 1 has shape [2,6,5,3]; mul_elem needs the shape of input 0, [2,6,5,4]");
 }
 
 TEST(onednn_conv_relu_forward_tests, GuardRefusesAnotherChain) {

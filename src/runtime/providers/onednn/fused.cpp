@@ -6,10 +6,12 @@
 // the last node's value. A conv root's residual is a sum post-op: the launch first copies (or
 // reorders) it into the destination the primitive accumulates into; where some output window
 // covers only padding (oneDNN 2.6's brgconv crashes with sum there) and for a linear or matmul
-// root, it is a binary_add post-op reading its own buffer.
+// root, it is a binary_add post-op reading its own buffer. The chains rooted at an element-wise op
+// (sigmoid, mul; broadcast, mul) run on element-wise primitives instead (fused_elementwise.cpp).
 #include <array>
 #include <string>
 
+#include "nnplan/backend/op_mapping.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
@@ -59,6 +61,12 @@ constexpr std::array kPatterns = {
     Pattern{"onednn.linear_relu", backend::BackendOp::linear, {OpKind::linear, OpKind::relu}, 2},
     Pattern{"onednn.linear_gelu", backend::BackendOp::linear, {OpKind::linear, OpKind::gelu}, 2},
     Pattern{"onednn.matmul_add", backend::BackendOp::matmul, {OpKind::matmul, OpKind::add}, 2},
+    Pattern{
+        "onednn.sigmoid_mul", backend::BackendOp::sigmoid, {OpKind::sigmoid, OpKind::mul_elem}, 2},
+    Pattern{"onednn.broadcast_mul",
+            backend::BackendOp::broadcast,
+            {OpKind::broadcast_to, OpKind::mul_elem},
+            2},
 };
 
 std::string chain_text(std::span<const ir::Node* const> chain) {
@@ -74,25 +82,6 @@ std::string pattern_text(const Pattern& p) {
     s += (i == 0 ? "" : ", ") + std::string(ir::to_string(p.kinds[i]));
   }
   return "[" + s + "]";
-}
-
-backend::BackendOp op_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::conv:
-      return backend::BackendOp::conv;
-    case OpKind::linear:
-      return backend::BackendOp::linear;
-    case OpKind::matmul:
-      return backend::BackendOp::matmul;
-    case OpKind::add:
-      return backend::BackendOp::add;
-    case OpKind::relu:
-      return backend::BackendOp::relu;
-    case OpKind::gelu:
-      return backend::BackendOp::gelu;
-    default:
-      return backend::BackendOp::clamp;
-  }
 }
 
 Expected<void> check_chain(const Pattern& p, std::span<const ir::Node* const> chain) {
@@ -181,7 +170,9 @@ Expected<void> fused_shapes(const KernelCall& call) {
                                .inputs = operands,
                                .weights = {},
                                .output = k + 1 == call.chain.size() ? call.output : out};
-    if (auto ok = reference_shape_guard(op_of(node.kind))(node_call); !ok) return ok;
+    // check_chain holds the kinds to the pattern's, each of which has a backend op.
+    const GuardFn node_guard = reference_shape_guard(*backend::backend_op_of(node.kind));
+    if (auto ok = node_guard(node_call); !ok) return ok;
     if (node.shape != root.shape) {
       return std::unexpected(reference::operand_error(
           "the value of " + ir::describe(node), node.shape,
@@ -199,6 +190,8 @@ template <std::size_t Row>
 Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
   const Pattern& p = kPatterns[Row];
   if (auto ok = check_chain(p, call.chain); !ok) return std::unexpected(ok.error());
+  if (p.root == backend::BackendOp::sigmoid) return prepare_sigmoid_mul(call);
+  if (p.root == backend::BackendOp::broadcast) return prepare_broadcast_mul(call);
   auto ops = post_ops_of(call.chain);
   if (!ops) return std::unexpected(ops.error());
   switch (p.root) {
@@ -208,6 +201,32 @@ Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
       return prepare_linear_with(call, *ops);
     default:
       return prepare_matmul_with(call, *ops);
+  }
+}
+
+// How a row's command may lie in memory: a conv root as the conv decides; a sigmoid root on any
+// layout its operands share (the chain is element-wise over one shape); a broadcast root
+// channels-last when the broadcast keeps the rank; else flat.
+constexpr LayoutSupport layouts_of(backend::BackendOp root) {
+  switch (root) {
+    case backend::BackendOp::conv:
+      return LayoutSupport::channels_last;
+    case backend::BackendOp::sigmoid:
+    case backend::BackendOp::broadcast:
+      return LayoutSupport::any_shared;
+    default:
+      return LayoutSupport::flat_only;
+  }
+}
+
+constexpr LayoutPreferenceFn channels_last_test_of(backend::BackendOp root) {
+  switch (root) {
+    case backend::BackendOp::conv:
+      return conv_prefers_channels_last;
+    case backend::BackendOp::broadcast:
+      return broadcast_mul_takes_channels_last;
+    default:
+      return nullptr;
   }
 }
 
@@ -223,19 +242,19 @@ constexpr OnednnHandler row() {
                       .forward = fused_forward,
                       .vjp = nullptr,
                       .shape_guard = prepared_guard<fused_shapes<Row>>,
-                      .layout_guard = flat_row_major_guard,
+                      .layout_guard = kPatterns[Row].root == backend::BackendOp::sigmoid
+                                          ? flat_row_major_guard_in_place
+                                          : flat_row_major_guard,
                       .prepare = checked_prepare<fused_shapes<Row>, prepare_fused<Row>>,
-                      .layouts = kPatterns[Row].root == backend::BackendOp::conv
-                                     ? LayoutSupport::channels_last
-                                     : LayoutSupport::flat_only,
-                      .takes_channels_last = kPatterns[Row].root == backend::BackendOp::conv
-                                                 ? conv_prefers_channels_last
-                                                 : nullptr,
+                      .in_place_safe = kPatterns[Row].root == backend::BackendOp::sigmoid,
+                      .layouts = layouts_of(kPatterns[Row].root),
+                      .takes_channels_last = channels_last_test_of(kPatterns[Row].root),
                       .forward_tests = kTests,
                       .vjp_tests = kForwardOnlyTests}};
 }
 
-constexpr OnednnHandler kHandlers[] = {row<0>(), row<1>(), row<2>(), row<3>(), row<4>(), row<5>()};
+constexpr OnednnHandler kHandlers[] = {row<0>(), row<1>(), row<2>(), row<3>(),
+                                       row<4>(), row<5>(), row<6>(), row<7>()};
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // The primitives a fused command is built on (SPEC §7, §12): conv, linear and matmul, each
-// prepared with the post-ops of the chain's later nodes. The single-op capsules prepare the same
-// primitives with no post-ops; fused.cpp supplies the post-ops and the bindings of their extra
-// operands (a binary add's residual).
+// prepared with the post-ops of the chain's later nodes, and the element-wise chains. The single-op
+// capsules prepare the same primitives with no post-ops; fused.cpp supplies the post-ops and the
+// bindings of their extra operands (a binary add's residual).
 #pragma once
 
 #include <memory>
@@ -47,6 +47,14 @@ struct PostOps {
                                                                          const PostOps& post_ops);
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_conv_with(const PrepareCall& call,
                                                                        const PostOps& post_ops);
+
+// The chains rooted at an element-wise op (fused_elementwise.cpp): sigmoid then mul, and
+// broadcast then mul. Each prepares `call.chain` as the fused guard has checked it.
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call);
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call);
+// Whether a broadcast, mul call may run channels-last: the broadcast keeps the rank (3 or more),
+// so axis 1 is the channel axis of both operands.
+[[nodiscard]] bool broadcast_mul_takes_channels_last(const PrepareCall& call);
 
 // The oneDNN eltwise algorithm and its alpha, beta that compute a unary node (relu, gelu with
 // its approximation, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp with its bounds, an

@@ -1,0 +1,93 @@
+// onednn handlers: the primitives of the fused capsules rooted at an element-wise op (fused.cpp
+// holds their table rows and guards). sigmoid, mul: when the mul's other operand is the sigmoid's
+// own input (x * sigmoid(x), SiLU), one swish eltwise pass; otherwise the logistic eltwise writes
+// the output and a binary mul multiplies it in place by the other operand. broadcast, mul: one
+// binary mul whose second source is the broadcast's input itself, its missing leading axes added
+// as size 1, which oneDNN stretches; the broadcast copy is never written.
+#include <string>
+
+#include "runtime/providers/onednn/onednn_roots.hpp"
+
+namespace nnplan::runtime::onednn {
+
+Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call) {
+  const ir::Node& sigmoid = *call.chain.front();
+  const ir::Node& mul = *call.chain.back();
+  // The mul reads the sigmoid's value once (the guard's chain check); the other parent is its
+  // operand.
+  const ir::NodeId other = mul.parents[0] == sigmoid.id ? mul.parents[1] : mul.parents[0];
+  const bool silu = other == sigmoid.parents[0];
+  return guarded_prepare(
+      "create the sigmoid, mul primitives", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        // Every operand has the output's shape and lies as the others do: one axis views them.
+        const auto md = row_major_desc({extent(call.output_shape, 0, call.output_shape.rank())});
+        const dnnl::eltwise_forward::desc desc(
+            dnnl::prop_kind::forward_inference,
+            silu ? dnnl::algorithm::eltwise_swish : dnnl::algorithm::eltwise_logistic, md,
+            silu ? 1.0F : 0.0F, 0.0F);
+        auto state = new_state(call);
+        state->primitive =
+            dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, cpu_engine()));
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        if (!silu) {
+          auto gate = new_state(call);
+          gate->primitive = dnnl::binary(dnnl::binary::primitive_desc(
+              dnnl::binary::desc(dnnl::algorithm::binary_mul, md, md, md), cpu_engine()));
+          gate->bindings = {{.arg = DNNL_ARG_SRC_0, .input = Binding::kOutput, .desc = md},
+                            {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
+                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+          state->then = std::move(gate);
+        }
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+bool broadcast_mul_takes_channels_last(const PrepareCall& call) {
+  return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&
+         call.output_shape.rank() >= 3;
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call) {
+  const TensorLayout layout = call.input_layout;
+  if (layout != call.output_layout ||
+      (layout == TensorLayout::channels_last && !broadcast_mul_takes_channels_last(call))) {
+    return std::unexpected(unsupported(
+        "the broadcast, mul was asked to run with its inputs " + std::string(to_string(layout)) +
+        " and its output " + std::string(to_string(call.output_layout)) +
+        "; it runs on one layout, channels-last only from a broadcast input of the output's "
+        "rank"));
+  }
+  const ir::Shape& out = call.output_shape;
+  if (out.rank() > DNNL_MAX_NDIMS) {
+    return std::unexpected(unsupported("the output has rank " + std::to_string(out.rank()) +
+                                       "; onednn broadcast, mul needs rank at most " +
+                                       std::to_string(DNNL_MAX_NDIMS)));
+  }
+  return guarded_prepare(
+      "create the broadcast, mul primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        const dnnl::memory::dims out_dims = dims_of(out);
+        // The broadcast's input right-aligned in the output's rank, size 1 where an axis is added.
+        const ir::Shape& from = *call.input_shapes[0];
+        dnnl::memory::dims from_dims(out_dims.size(), 1);
+        for (std::size_t i = 0; i < from.rank(); ++i) {
+          from_dims[out_dims.size() - from.rank() + i] =
+              static_cast<dnnl::memory::dim>(from.dims[i]);
+        }
+        const dnnl::memory::desc full = layout_desc(out_dims, layout);
+        const dnnl::memory::desc small = layout_desc(from_dims, layout);
+        auto state = new_state(call);
+        state->primitive = dnnl::binary(dnnl::binary::primitive_desc(
+            dnnl::binary::desc(dnnl::algorithm::binary_mul, full, small, full), cpu_engine()));
+        // Call input 1 is the mul's other operand, of the output's shape; multiplication
+        // commutes, so it is the first source whichever side of the mul it was on.
+        state->bindings = {{.arg = DNNL_ARG_SRC_0, .input = 1, .desc = full},
+                           {.arg = DNNL_ARG_SRC_1, .input = 0, .desc = small},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = full}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+}  // namespace nnplan::runtime::onednn
