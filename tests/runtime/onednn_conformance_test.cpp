@@ -184,5 +184,37 @@ TEST(OnednnConformance, MbConvBlockFusedAndUnfusedAgree) {
                                              "onednn.sigmoid_mul", "onednn.sigmoid_mul"}));
 }
 
+// A sigmoid gate of another value (a GLU), then a conv: conv_c(mul(sigmoid(conv_a(x)),
+// conv_b(x))). conv_a's value dies at the fused command, whose output is an arena value of its
+// size, so the output takes its buffer: the logistic runs in place, then the mul multiplies the
+// output by conv_b's value.
+TEST(OnednnConformance, SigmoidGateFusedAndUnfusedAgree) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  auto x =
+      b.add(ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 8, 6, 6}}, .source_name = "x"});
+  ASSERT_TRUE(x.has_value());
+  const ir::NodeId gate = op(b, OpKind::sigmoid, {conv(b, w, *x, 8, 8, 3, 1)});
+  const ir::NodeId gated = op(b, OpKind::mul_elem, {gate, conv(b, w, *x, 8, 8, 1, 1)});
+  const ir::NodeId out = conv(b, w, gated, 8, 8, 1, 1);
+  auto checked = std::move(b).finish(*x, {out});
+  ASSERT_TRUE(checked.has_value()) << checked.error().message;
+  auto graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
+  auto weights = std::make_shared<const format::PayloadStore>(std::move(w));
+  EXPECT_EQ(check_fusion_keeps_values(graph, weights),
+            std::vector<std::string>{"onednn.sigmoid_mul"});
+  auto buffer = testing::compiled(
+      testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), graph, weights));
+  ASSERT_TRUE(buffer.has_value());
+  const auto gate_command = std::ranges::find_if(buffer->commands(), [&](const Command& c) {
+    return buffer->capsule(c).name == "onednn.sigmoid_mul";
+  });
+  ASSERT_NE(gate_command, buffer->commands().end());
+  EXPECT_EQ(gate_command->output.home, ValueHome::arena);
+  EXPECT_EQ(gate_command->inputs[0].home, ValueHome::arena);
+  EXPECT_EQ(gate_command->output.index, gate_command->inputs[0].index) << "not in place";
+}
+
 }  // namespace
 }  // namespace nnplan::runtime
