@@ -44,6 +44,18 @@ TEST(onednn_broadcast_forward_tests, GuardRefusesASourceThatDoesNotBroadcast) {
             "input 0 has shape [3]; broadcast_to [2,4] needs axis 0 to be 1 or 4");
 }
 
+TEST(onednn_broadcast_forward_tests, PrepareRefusesLayoutsItDoesNotRunOn) {
+  using enum TensorLayout;
+  const Command c = broadcast_case(shape_of({4, 1}), shape_of({2, 3, 4, 5}));
+  auto state = prepare_onednn("onednn.broadcast", c, 0, channels_last, channels_last);
+  ASSERT_FALSE(state.has_value());
+  EXPECT_EQ(state.error().message,
+            "the broadcast was asked to run with its input channels-last and its output "
+            "channels-last; it runs on one layout, channels-last only from an input of the "
+            "output's rank");
+  EXPECT_TRUE(prepare_onednn("onednn.broadcast", c, 0, flat, flat).has_value());
+}
+
 Command one_node(ir::OpKind kind, const ir::Shape& in, const ir::Shape& out, ir::OpParams params) {
   Command c;
   c.chain.push_back(node(1, kind, {0}, out, std::move(params)));

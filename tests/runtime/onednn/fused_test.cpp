@@ -253,6 +253,36 @@ TEST(onednn_broadcast_mul_forward_tests, GuardRefusesAnOperandOfAnotherShape) {
             "input 1 has shape [2,6,5,3]; mul_elem needs the shape of input 0, [2,6,5,4]");
 }
 
+// The command buffer asks for channels-last only where broadcast_takes_channels_last allows and
+// never for two layouts; prepare refuses anything else, saying what it runs on.
+TEST(onednn_broadcast_mul_forward_tests, PrepareRefusesLayoutsItDoesNotRunOn) {
+  using enum TensorLayout;
+  const std::string runs_on =
+      "; it runs on one layout, channels-last only from an input of the output's rank";
+  const auto refusal_on = [](const Command& c, TensorLayout in, TensorLayout out) {
+    auto state = prepare_onednn("onednn.broadcast_mul", c, 0, in, out);
+    return state ? std::string() : state.error().message;
+  };
+  const Command same_rank = broadcast_mul(shape_of({1, 6, 1, 1}), shape_of({2, 6, 5, 4}), true);
+  EXPECT_EQ(refusal_on(same_rank, channels_last, flat),
+            "the broadcast, mul was asked to run with its input channels-last and its output "
+            "flat" +
+                runs_on);
+  EXPECT_EQ(refusal_on(same_rank, channels_last, channels_last), "");
+  const Command lower_rank = broadcast_mul(shape_of({5, 4}), shape_of({2, 6, 5, 4}), true);
+  EXPECT_EQ(refusal_on(lower_rank, channels_last, channels_last),
+            "the broadcast, mul was asked to run with its input channels-last and its output "
+            "channels-last" +
+                runs_on);
+  EXPECT_EQ(refusal_on(lower_rank, flat, flat), "");
+}
+
+TEST(onednn_broadcast_mul_forward_tests, PrepareRefusesARankPastOnednnsLimit) {
+  const ir::Shape wide = shape_of({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3});
+  EXPECT_EQ(refusal("onednn.broadcast_mul", broadcast_mul(shape_of({3}), wide, true)),
+            "the output has rank 13; onednn broadcast, mul needs rank at most 12");
+}
+
 TEST(onednn_conv_relu_forward_tests, GuardRefusesAnotherChain) {
   Command c = conv_root();
   c.chain.push_back(node(2, ir::OpKind::tanh, {1}, c.chain[0].shape));

@@ -124,9 +124,12 @@ inline Expected<Tensor> run_onednn(std::string_view capsule, const Command& cmd,
   return out;
 }
 
-// The state the onednn handler `capsule` prepares for `cmd` with `threads`.
-inline Expected<std::unique_ptr<KernelState>> prepare_onednn(std::string_view capsule,
-                                                             const Command& cmd, int threads = 0) {
+// The state the onednn handler `capsule` prepares for `cmd` with `threads`, its inputs arriving
+// in `input_layout` and its output written in `output_layout`.
+inline Expected<std::unique_ptr<KernelState>> prepare_onednn(
+    std::string_view capsule, const Command& cmd, int threads = 0,
+    TensorLayout input_layout = TensorLayout::flat,
+    TensorLayout output_layout = TensorLayout::flat) {
   std::vector<const ir::Node*> chain;
   for (const ir::Node& n : cmd.chain)
     chain.push_back(&n);
@@ -141,7 +144,9 @@ inline Expected<std::unique_ptr<KernelState>> prepare_onednn(std::string_view ca
        .input_shapes = shapes,
        .weights = {.tensors = weights, .store = &cmd.store, .node_id = root.id},
        .output_shape = cmd.chain.back().shape,
-       .settings = {.threads = threads}});
+       .settings = {.threads = threads},
+       .input_layout = input_layout,
+       .output_layout = output_layout});
 }
 
 // The reference provider's result for `cmd`: each node of the chain run by reference.<op>, the

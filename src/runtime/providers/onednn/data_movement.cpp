@@ -10,7 +10,7 @@
 #include <string>
 #include <variant>
 
-#include "runtime/providers/onednn/onednn_support.hpp"
+#include "runtime/providers/onednn/onednn_roots.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::onednn {
@@ -59,22 +59,9 @@ dnnl::memory::desc broadcast_view(const ir::Shape& in, const ir::Shape& out, Ten
   return {out_dims, dnnl::memory::data_type::f32, strides};
 }
 
-// Channels-last needs the input and output of one rank (3 or more), so that axis 1 is the
-// channel axis of both.
-bool broadcast_takes_channels_last(const PrepareCall& call) {
-  return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&
-         call.output_shape.rank() >= 3;
-}
-
 Expected<std::unique_ptr<KernelState>> prepare_broadcast(const PrepareCall& call) {
   const TensorLayout layout = call.input_layout;
-  if (layout != call.output_layout ||
-      (layout == TensorLayout::channels_last && !broadcast_takes_channels_last(call))) {
-    return std::unexpected(unsupported(
-        "the broadcast was asked to run with its input " + std::string(to_string(layout)) +
-        " and its output " + std::string(to_string(call.output_layout)) +
-        "; it runs on one layout, channels-last only from an input of the output's rank"));
-  }
+  if (auto ok = broadcast_layouts(call, "broadcast"); !ok) return std::unexpected(ok.error());
   return guarded_prepare(
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
@@ -235,6 +222,24 @@ constexpr OnednnHandler kHandlers[] = {
 };
 
 }  // namespace
+
+bool broadcast_takes_channels_last(const PrepareCall& call) {
+  return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&
+         call.output_shape.rank() >= 3;
+}
+
+Expected<void> broadcast_layouts(const PrepareCall& call, std::string_view what) {
+  const TensorLayout layout = call.input_layout;
+  if (layout == call.output_layout &&
+      (layout == TensorLayout::flat || broadcast_takes_channels_last(call))) {
+    return {};
+  }
+  return std::unexpected(unsupported(
+      "the " + std::string(what) + " was asked to run with its input " +
+      std::string(to_string(layout)) + " and its output " +
+      std::string(to_string(call.output_layout)) +
+      "; it runs on one layout, channels-last only from an input of the output's rank"));
+}
 
 std::span<const OnednnHandler> data_movement_handlers() {
   return kHandlers;

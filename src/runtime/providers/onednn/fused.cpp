@@ -224,7 +224,7 @@ constexpr LayoutPreferenceFn channels_last_test_of(backend::BackendOp root) {
     case backend::BackendOp::conv:
       return conv_prefers_channels_last;
     case backend::BackendOp::broadcast:
-      return broadcast_mul_takes_channels_last;
+      return broadcast_takes_channels_last;
     default:
       return nullptr;
   }

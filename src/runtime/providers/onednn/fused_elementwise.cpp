@@ -44,21 +44,9 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
       });
 }
 
-bool broadcast_mul_takes_channels_last(const PrepareCall& call) {
-  return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&
-         call.output_shape.rank() >= 3;
-}
-
 Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call) {
+  if (auto ok = broadcast_layouts(call, "broadcast, mul"); !ok) return std::unexpected(ok.error());
   const TensorLayout layout = call.input_layout;
-  if (layout != call.output_layout ||
-      (layout == TensorLayout::channels_last && !broadcast_mul_takes_channels_last(call))) {
-    return std::unexpected(unsupported(
-        "the broadcast, mul was asked to run with its inputs " + std::string(to_string(layout)) +
-        " and its output " + std::string(to_string(call.output_layout)) +
-        "; it runs on one layout, channels-last only from a broadcast input of the output's "
-        "rank"));
-  }
   const ir::Shape& out = call.output_shape;
   if (out.rank() > DNNL_MAX_NDIMS) {
     return std::unexpected(unsupported("the output has rank " + std::to_string(out.rank()) +

@@ -1,10 +1,12 @@
 // The primitives a fused command is built on (SPEC §7, §12): conv, linear and matmul, each
-// prepared with the post-ops of the chain's later nodes, and the element-wise chains. The single-op
+// prepared with the post-ops of the chain's later nodes, and the element-wise chains (with the
+// broadcast layout rule they share with onednn.broadcast). The single-op
 // capsules prepare the same primitives with no post-ops; fused.cpp supplies the post-ops and the
 // bindings of their extra operands (a binary add's residual).
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "runtime/providers/onednn/onednn_support.hpp"
@@ -52,9 +54,13 @@ struct PostOps {
 // broadcast then mul. Each prepares `call.chain` as the fused guard has checked it.
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call);
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call);
-// Whether a broadcast, mul call may run channels-last: the broadcast keeps the rank (3 or more),
-// so axis 1 is the channel axis of both operands.
-[[nodiscard]] bool broadcast_mul_takes_channels_last(const PrepareCall& call);
+// Whether a broadcast of call input 0 to the output's shape (onednn.broadcast, and the root of
+// onednn.broadcast_mul) may run channels-last: the input and output have one rank (3 or more),
+// so axis 1 is the channel axis of both (data_movement.cpp).
+[[nodiscard]] bool broadcast_takes_channels_last(const PrepareCall& call);
+// Nothing when the call's input and output layouts are ones such a broadcast runs on (one layout;
+// channels-last only as broadcast_takes_channels_last allows); else the error, naming `what`.
+[[nodiscard]] Expected<void> broadcast_layouts(const PrepareCall& call, std::string_view what);
 
 // The oneDNN eltwise algorithm and its alpha, beta that compute a unary node (relu, gelu with
 // its approximation, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp with its bounds, an
