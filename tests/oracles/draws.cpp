@@ -261,7 +261,7 @@ ir::NodeId draw_broadcast_to(CaseBuilder& b, const ir::Shape& to, const Values& 
     from.dims.push_back(d.chance(0.5) ? 1 : to.dims[a]);
   }
   const ir::NodeId small = b.input(from, values);
-  b.note("operand broadcast from " + ir::to_string(from));
+  b.note("broadcast " + ir::to_string(from) + " to " + ir::to_string(to));
   const ir::BroadcastParams params{.from = from, .to = to};
   return target ? b.target(ir::OpKind::broadcast_to, {small}, params)
                 : b.add(ir::OpKind::broadcast_to, {small}, params);

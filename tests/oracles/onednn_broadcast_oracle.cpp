@@ -12,14 +12,7 @@ namespace {
 void build(CaseBuilder& b) {
   Draw& d = b.draw();
   const ir::Shape to = d.shape(1, 4, 12);
-  ir::Shape from;
-  const std::uint32_t drop = d.between(0, static_cast<std::uint32_t>(to.rank() - 1));
-  for (std::size_t a = drop; a < to.rank(); ++a) {
-    from.dims.push_back(d.chance(0.5) ? 1 : to.dims[a]);
-  }
-  b.note("broadcast " + ir::to_string(from) + " to " + ir::to_string(to));
-  const ir::NodeId x = b.input(from, d.signed_values());
-  b.target(ir::OpKind::broadcast_to, {x}, ir::BroadcastParams{.from = from, .to = to});
+  draw_broadcast_to(b, to, d.signed_values(), true);
 }
 
 const OracleRegistration registration{{

@@ -216,5 +216,26 @@ TEST(OnednnConformance, SigmoidGateFusedAndUnfusedAgree) {
   EXPECT_EQ(gate_command->output.index, gate_command->inputs[0].index) << "not in place";
 }
 
+// mul(detach(v), sigmoid(v)): the gate's other operand is another node, but the detach reads v's
+// buffer, so the fused command's two inputs are one buffer, v's last use. Its output must not
+// take that buffer over (the logistic would overwrite v before the mul reads it again).
+TEST(OnednnConformance, GateOfADetachedSelfIsNotRunInPlace) {
+  if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
+  ir::CheckedGraphBuilder b;
+  format::PayloadStore w;
+  auto x =
+      b.add(ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 8, 6, 6}}, .source_name = "x"});
+  ASSERT_TRUE(x.has_value());
+  const ir::NodeId v = conv(b, w, *x, 8, 8, 3, 1);
+  const ir::NodeId gated =
+      op(b, OpKind::mul_elem, {op(b, OpKind::detach, {v}), op(b, OpKind::sigmoid, {v})});
+  const ir::NodeId out = conv(b, w, gated, 8, 8, 1, 1);
+  auto checked = std::move(b).finish(*x, {out});
+  ASSERT_TRUE(checked.has_value()) << checked.error().message;
+  EXPECT_EQ(check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
+                                      std::make_shared<const format::PayloadStore>(std::move(w))),
+            std::vector<std::string>{"onednn.sigmoid_mul"});
+}
+
 }  // namespace
 }  // namespace nnplan::runtime

@@ -170,7 +170,8 @@ struct HandlerDefinition {
   // Null when the handler keeps no state.
   PrepareFn prepare = nullptr;
   // Whether the output may share its buffer with input 0 (element-wise ops that read each input
-  // element before writing the same output element).
+  // element before writing the same output element). compile gives it input 0's buffer only when
+  // no other input is the same buffer.
   bool in_place_safe = false;
   // The layouts the handler runs on, and the check LayoutSupport describes (required for
   // channels_last; optional for any_shared).

@@ -56,6 +56,13 @@ TEST(onednn_broadcast_forward_tests, PrepareRefusesLayoutsItDoesNotRunOn) {
   EXPECT_TRUE(prepare_onednn("onednn.broadcast", c, 0, flat, flat).has_value());
 }
 
+TEST(onednn_broadcast_forward_tests, GuardRefusesARankPastOnednnsLimit) {
+  const ir::Shape wide = shape_of({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3});
+  EXPECT_EQ(refusal("onednn.broadcast", broadcast_case(shape_of({3}), wide)),
+            "the output has shape [1,1,1,1,1,1,1,1,1,1,1,2,3]; onednn broadcast_to needs rank at "
+            "most 12");
+}
+
 Command one_node(ir::OpKind kind, const ir::Shape& in, const ir::Shape& out, ir::OpParams params) {
   Command c;
   c.chain.push_back(node(1, kind, {0}, out, std::move(params)));

@@ -2,9 +2,9 @@
 // with a residual add then relu (the conv output as either operand of the add; and on a layout
 // oneDNN stages through scratch), with clamp; linear with relu and gelu; matmul with a residual
 // add; sigmoid then mul (SiLU and a gate); broadcast then mul. Tolerances: 1e-5 relative + 1e-5
-// absolute (gelu's approximation included), 1e-6 absolute for the sigmoid, exact for broadcast,
-// mul. Also the guard's refusals: a chain that is not the capsule's pattern, a residual or
-// operand of the wrong shape, a missing residual input.
+// absolute (gelu's approximation included), 1e-5 relative + 1e-6 absolute for the sigmoid,
+// exact for broadcast, mul. Also the guard's refusals: a chain that is not the capsule's pattern, a
+// residual or operand of the wrong shape, a missing residual input.
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
@@ -281,6 +281,41 @@ TEST(onednn_broadcast_mul_forward_tests, PrepareRefusesARankPastOnednnsLimit) {
   const ir::Shape wide = shape_of({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3});
   EXPECT_EQ(refusal("onednn.broadcast_mul", broadcast_mul(shape_of({3}), wide, true)),
             "the output has rank 13; onednn broadcast, mul needs rank at most 12");
+}
+
+TEST(onednn_sigmoid_mul_forward_tests, GuardRefusesAMulOfTheSigmoidBySelf) {
+  const ir::Shape s = shape_of({2, 3});
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::sigmoid, {0}, s));
+  c.chain.push_back(node(2, ir::OpKind::mul_elem, {1, 1}, s));
+  c.inputs.push_back(random_tensor(s, 114));
+  EXPECT_EQ(refusal("onednn.sigmoid_mul", c),
+            "node 2 (mul_elem) reads the previous node's value 2 times; onednn.sigmoid_mul needs "
+            "it once");
+}
+
+// Zero-size outputs prepare and launch nothing (execute's rule for every onednn command).
+TEST(onednn_sigmoid_mul_forward_tests, EmptyTensorsRun) {
+  for (bool silu : {true, false}) {
+    Command c = sigmoid_mul(silu, true);
+    const ir::Shape empty = shape_of({2, 0, 5, 4});
+    for (ir::Node& n : c.chain)
+      n.shape = empty;
+    for (Tensor& t : c.inputs)
+      t = random_tensor(empty, 115);
+    auto got = run_onednn("onednn.sigmoid_mul", c);
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    EXPECT_EQ(got->shape, empty);
+    EXPECT_TRUE(got->values.empty());
+  }
+}
+
+TEST(onednn_broadcast_mul_forward_tests, EmptyTensorsRun) {
+  const ir::Shape empty = shape_of({2, 0, 5});
+  auto got = run_onednn("onednn.broadcast_mul", broadcast_mul(shape_of({1, 0, 1}), empty, true));
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  EXPECT_EQ(got->shape, empty);
+  EXPECT_TRUE(got->values.empty());
 }
 
 TEST(onednn_conv_relu_forward_tests, GuardRefusesAnotherChain) {

@@ -1,13 +1,14 @@
-// onednn handlers: the fused capsules (SPEC §7, §12). Each runs one chain, root first, as one
-// oneDNN primitive with post-ops: conv with relu, with a residual add then relu, or with clamp
-// (clip); linear with relu or gelu; matmul with a residual add. A command's inputs are the root's
-// parents, then each later node's operand that is not the previous node's value (an add's
-// residual, which has the root's output shape: the IR's elementwise_binary rule); its output is
-// the last node's value. A conv root's residual is a sum post-op: the launch first copies (or
-// reorders) it into the destination the primitive accumulates into; where some output window
-// covers only padding (oneDNN 2.6's brgconv crashes with sum there) and for a linear or matmul
-// root, it is a binary_add post-op reading its own buffer. The chains rooted at an element-wise op
-// (sigmoid, mul; broadcast, mul) run on element-wise primitives instead (fused_elementwise.cpp).
+// onednn handlers: the fused capsules (SPEC §7, §12). Each runs one chain, root first. A chain
+// rooted at conv, linear or matmul is one oneDNN primitive with post-ops: conv with relu, with a
+// residual add then relu, or with clamp (clip); linear with relu or gelu; matmul with a residual
+// add. A command's inputs are the root's parents, then each later node's operand that is not the
+// previous node's value (an add's residual, which has the root's output shape: the IR's
+// elementwise_binary rule); its output is the last node's value. A conv root's residual is a sum
+// post-op: the launch first copies (or reorders) it into the destination the primitive
+// accumulates into; where some output window covers only padding (oneDNN 2.6's brgconv crashes
+// with sum there) and for a linear or matmul root, it is a binary_add post-op reading its own
+// buffer. The chains rooted at an element-wise op (sigmoid, mul; broadcast, mul) run on
+// element-wise primitives instead (fused_elementwise.cpp).
 #include <array>
 #include <string>
 
@@ -194,40 +195,26 @@ Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
   if (p.root == backend::BackendOp::broadcast) return prepare_broadcast_mul(call);
   auto ops = post_ops_of(call.chain);
   if (!ops) return std::unexpected(ops.error());
-  switch (p.root) {
-    case backend::BackendOp::conv:
-      return prepare_conv_with(call, *ops);
-    case backend::BackendOp::linear:
-      return prepare_linear_with(call, *ops);
-    default:
-      return prepare_matmul_with(call, *ops);
-  }
+  if (p.root == backend::BackendOp::conv) return prepare_conv_with(call, *ops);
+  if (p.root == backend::BackendOp::linear) return prepare_linear_with(call, *ops);
+  return prepare_matmul_with(call, *ops);
 }
 
 // How a row's command may lie in memory: a conv root as the conv decides; a sigmoid root on any
 // layout its operands share (the chain is element-wise over one shape); a broadcast root
 // channels-last when the broadcast keeps the rank; else flat.
 constexpr LayoutSupport layouts_of(backend::BackendOp root) {
-  switch (root) {
-    case backend::BackendOp::conv:
-      return LayoutSupport::channels_last;
-    case backend::BackendOp::sigmoid:
-    case backend::BackendOp::broadcast:
-      return LayoutSupport::any_shared;
-    default:
-      return LayoutSupport::flat_only;
+  if (root == backend::BackendOp::conv) return LayoutSupport::channels_last;
+  if (root == backend::BackendOp::sigmoid || root == backend::BackendOp::broadcast) {
+    return LayoutSupport::any_shared;
   }
+  return LayoutSupport::flat_only;
 }
 
 constexpr LayoutPreferenceFn channels_last_test_of(backend::BackendOp root) {
-  switch (root) {
-    case backend::BackendOp::conv:
-      return conv_prefers_channels_last;
-    case backend::BackendOp::broadcast:
-      return broadcast_takes_channels_last;
-    default:
-      return nullptr;
-  }
+  if (root == backend::BackendOp::conv) return conv_prefers_channels_last;
+  if (root == backend::BackendOp::broadcast) return broadcast_takes_channels_last;
+  return nullptr;
 }
 
 void fused_forward(const KernelCall& call) {

@@ -1,8 +1,8 @@
 // The primitives a fused command is built on (SPEC §7, §12): conv, linear and matmul, each
 // prepared with the post-ops of the chain's later nodes, and the element-wise chains (with the
-// broadcast layout rule they share with onednn.broadcast). The single-op
-// capsules prepare the same primitives with no post-ops; fused.cpp supplies the post-ops and the
-// bindings of their extra operands (a binary add's residual).
+// broadcast layout rule they share with onednn.broadcast). The single-op capsules prepare the
+// same primitives with no post-ops; fused.cpp supplies the post-ops and the bindings of their
+// extra operands (a binary add's residual).
 #pragma once
 
 #include <memory>
