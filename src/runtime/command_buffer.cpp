@@ -1,6 +1,5 @@
 #include "nnplan/runtime/command_buffer.hpp"
 
-#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -404,11 +403,7 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
       command.output = slots[last.id];
     } else {
       written = new_arena_value(last.shape, command_index);
-      // Input 0's buffer is taken over only when no other operand reads it too (a value read
-      // twice, or through a detach): an in-place handler writes its output before it has read
-      // every element of another operand (a fused chain's later step).
       if (command.handler.in_place_safe && !read_values.empty() && read_values[0] != kNoValue &&
-          std::count(read_values.begin(), read_values.end(), read_values[0]) == 1 &&
           arena[read_values[0]].bytes == arena[written].bytes) {
         arena[written].in_place_of = read_values[0];
       }

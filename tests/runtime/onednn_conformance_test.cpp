@@ -217,9 +217,10 @@ TEST(OnednnConformance, SigmoidGateFusedAndUnfusedAgree) {
 }
 
 // mul(detach(v), sigmoid(v)): the gate's other operand is another node, but the detach reads v's
-// buffer, so the fused command's two inputs are one buffer, v's last use. Its output must not
-// take that buffer over (the logistic would overwrite v before the mul reads it again).
-TEST(OnednnConformance, GateOfADetachedSelfIsNotRunInPlace) {
+// buffer, so the fused command's two inputs are one buffer, v's last use, and its output takes
+// that buffer over. The logistic would overwrite v before the mul reads it again; the launch runs
+// v's swish instead, which reads each element once.
+TEST(OnednnConformance, GateOfADetachedSelfRunsInPlaceAsItsSwish) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   ir::CheckedGraphBuilder b;
   format::PayloadStore w;
@@ -232,9 +233,20 @@ TEST(OnednnConformance, GateOfADetachedSelfIsNotRunInPlace) {
   const ir::NodeId out = conv(b, w, gated, 8, 8, 1, 1);
   auto checked = std::move(b).finish(*x, {out});
   ASSERT_TRUE(checked.has_value()) << checked.error().message;
-  EXPECT_EQ(check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-                                      std::make_shared<const format::PayloadStore>(std::move(w))),
+  auto graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
+  auto weights = std::make_shared<const format::PayloadStore>(std::move(w));
+  EXPECT_EQ(check_fusion_keeps_values(graph, weights),
             std::vector<std::string>{"onednn.sigmoid_mul"});
+  auto buffer = testing::compiled(
+      testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), graph, weights));
+  ASSERT_TRUE(buffer.has_value());
+  const auto gate_command = std::ranges::find_if(buffer->commands(), [&](const Command& c) {
+    return buffer->capsule(c).name == "onednn.sigmoid_mul";
+  });
+  ASSERT_NE(gate_command, buffer->commands().end());
+  ASSERT_EQ(gate_command->inputs.size(), 2U);
+  EXPECT_EQ(gate_command->inputs[0].index, gate_command->inputs[1].index);
+  EXPECT_EQ(gate_command->output.index, gate_command->inputs[0].index) << "not in place";
 }
 
 }  // namespace

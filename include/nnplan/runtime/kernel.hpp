@@ -169,9 +169,9 @@ struct HandlerDefinition {
   GuardFn layout_guard = nullptr;
   // Null when the handler keeps no state.
   PrepareFn prepare = nullptr;
-  // Whether the output may share its buffer with input 0 (element-wise ops that read each input
-  // element before writing the same output element). compile gives it input 0's buffer only when
-  // no other input is the same buffer.
+  // Whether the output may share its buffer with input 0, also where another input is that same
+  // buffer (a value read twice, or through a detach): element-wise ops that read each input
+  // element before writing the same output element.
   bool in_place_safe = false;
   // The layouts the handler runs on, and the check LayoutSupport describes (required for
   // channels_last; optional for any_shared).

@@ -225,8 +225,12 @@ template <std::size_t Row>
 constexpr OnednnHandler row() {
   return {.capsule = kPatterns[Row].capsule,
           .op = kPatterns[Row].root,
-          .handler = {.symbol = "nnplan::runtime::onednn::fused_forward",
-                      .forward = fused_forward,
+          .handler = {.symbol = kPatterns[Row].root == backend::BackendOp::sigmoid
+                                    ? "nnplan::runtime::onednn::sigmoid_mul_forward"
+                                    : "nnplan::runtime::onednn::fused_forward",
+                      .forward = kPatterns[Row].root == backend::BackendOp::sigmoid
+                                     ? sigmoid_mul_forward
+                                     : fused_forward,
                       .vjp = nullptr,
                       .shape_guard = prepared_guard<fused_shapes<Row>>,
                       .layout_guard = kPatterns[Row].root == backend::BackendOp::sigmoid

@@ -1,7 +1,9 @@
 // onednn handlers: the primitives of the fused capsules rooted at an element-wise op (fused.cpp
 // holds their table rows and guards). sigmoid, mul: when the mul's other operand is the sigmoid's
 // own input (x * sigmoid(x), SiLU), one swish eltwise pass; otherwise the logistic eltwise writes
-// the output and a binary mul multiplies it in place by the other operand. broadcast, mul: one
+// the output and a binary mul multiplies it in place by the other operand, unless both operands
+// arrive in one buffer (a value and its detach), where the chain is that value's swish and the
+// launch runs the swish instead (so the output may take that buffer over). broadcast, mul: one
 // binary mul whose second source is the broadcast's input itself, its missing leading axes added
 // as size 1, which oneDNN stretches; the broadcast copy is never written.
 #include <string>
@@ -9,6 +11,28 @@
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
+
+namespace {
+
+// A sigmoid gate: the logistic, then the mul by the other operand (its `then` step); and the
+// swish the launch runs instead when both operands are one buffer.
+struct SigmoidGateState : PrimitiveState {
+  std::unique_ptr<PrimitiveState> one_buffer;
+};
+
+// A state whose primitive is the swish of call input 0 into the output.
+std::unique_ptr<PrimitiveState> swish_state(const PrepareCall& call, const dnnl::memory::desc& md) {
+  auto state = new_state(call);
+  state->primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                  dnnl::algorithm::eltwise_swish, md, 1.0F, 0.0F),
+      cpu_engine()));
+  state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
+                     {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+  return state;
+}
+
+}  // namespace
 
 Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call) {
   const ir::Node& sigmoid = *call.chain.front();
@@ -22,26 +46,40 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
         const ThreadLimit limit(call.settings.threads);
         // Every operand has the output's shape and lies as the others do: one axis views them.
         const auto md = row_major_desc({extent(call.output_shape, 0, call.output_shape.rank())});
-        const dnnl::eltwise_forward::desc desc(
-            dnnl::prop_kind::forward_inference,
-            silu ? dnnl::algorithm::eltwise_swish : dnnl::algorithm::eltwise_logistic, md,
-            silu ? 1.0F : 0.0F, 0.0F);
-        auto state = new_state(call);
-        state->primitive =
-            dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, cpu_engine()));
+        if (silu) return std::unique_ptr<KernelState>(swish_state(call, md));
+        auto state = std::make_unique<SigmoidGateState>();
+        fill_state(*state, call);
+        state->primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+            dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::eltwise_logistic, md, 0.0F, 0.0F),
+            cpu_engine()));
         state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-        if (!silu) {
-          auto gate = new_state(call);
-          gate->primitive = dnnl::binary(dnnl::binary::primitive_desc(
-              dnnl::binary::desc(dnnl::algorithm::binary_mul, md, md, md), cpu_engine()));
-          gate->bindings = {{.arg = DNNL_ARG_SRC_0, .input = Binding::kOutput, .desc = md},
-                            {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
-                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-          state->then = std::move(gate);
-        }
+        auto gate = new_state(call);
+        gate->primitive = dnnl::binary(dnnl::binary::primitive_desc(
+            dnnl::binary::desc(dnnl::algorithm::binary_mul, md, md, md), cpu_engine()));
+        gate->bindings = {{.arg = DNNL_ARG_SRC_0, .input = Binding::kOutput, .desc = md},
+                          {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
+                          {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        state->then = std::move(gate);
+        state->one_buffer = swish_state(call, md);
         return std::unique_ptr<KernelState>(std::move(state));
       });
+}
+
+void sigmoid_mul_forward(const KernelCall& call) {
+  const auto* gate = dynamic_cast<const SigmoidGateState*>(call.state);
+  if (gate != nullptr && call.inputs.size() == 2 && call.inputs[0].data == call.inputs[1].data) {
+    const KernelCall swish{.node = call.node,
+                           .inputs = call.inputs,
+                           .weights = call.weights,
+                           .output = call.output,
+                           .chain = call.chain,
+                           .state = gate->one_buffer.get()};
+    execute(swish);
+    return;
+  }
+  execute(call);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call) {

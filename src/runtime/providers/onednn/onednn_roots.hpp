@@ -54,6 +54,9 @@ struct PostOps {
 // broadcast then mul. Each prepares `call.chain` as the fused guard has checked it.
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call);
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call);
+// Runs a prepared sigmoid, mul command: its state, or, for a gate whose two operands arrive in
+// one buffer, the swish it prepared for that case.
+void sigmoid_mul_forward(const KernelCall& call);
 // Whether a broadcast of call input 0 to the output's shape (onednn.broadcast, and the root of
 // onednn.broadcast_mul) may run channels-last: the input and output have one rank (3 or more),
 // so axis 1 is the channel axis of both (data_movement.cpp).
