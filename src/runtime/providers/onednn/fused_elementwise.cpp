@@ -20,12 +20,15 @@ struct SigmoidGateState : PrimitiveState {
   std::unique_ptr<PrimitiveState> one_buffer;
 };
 
-// A state whose primitive is the swish of call input 0 into the output.
-std::unique_ptr<PrimitiveState> swish_state(const PrepareCall& call, const dnnl::memory::desc& md) {
-  auto state = new_state(call);
+// A state of type State whose primitive is the eltwise `algorithm` (with `alpha`) of call input 0
+// into the output, both viewed as `md`.
+template <class State = PrimitiveState>
+std::unique_ptr<State> eltwise_state(const PrepareCall& call, const dnnl::memory::desc& md,
+                                     dnnl::algorithm algorithm, float alpha) {
+  auto state = std::make_unique<State>();
+  fill_state(*state, call);
   state->primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
-                                  dnnl::algorithm::eltwise_swish, md, 1.0F, 0.0F),
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, algorithm, md, alpha, 0.0F),
       cpu_engine()));
   state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
                      {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
@@ -46,15 +49,10 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
         const ThreadLimit limit(call.settings.threads);
         // Every operand has the output's shape and lies as the others do: one axis views them.
         const auto md = row_major_desc({extent(call.output_shape, 0, call.output_shape.rank())});
-        if (silu) return std::unique_ptr<KernelState>(swish_state(call, md));
-        auto state = std::make_unique<SigmoidGateState>();
-        fill_state(*state, call);
-        state->primitive = dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-            dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
-                                        dnnl::algorithm::eltwise_logistic, md, 0.0F, 0.0F),
-            cpu_engine()));
-        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
-                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        constexpr auto kSwish = dnnl::algorithm::eltwise_swish;
+        if (silu) return std::unique_ptr<KernelState>(eltwise_state(call, md, kSwish, 1.0F));
+        auto state =
+            eltwise_state<SigmoidGateState>(call, md, dnnl::algorithm::eltwise_logistic, 0.0F);
         auto gate = new_state(call);
         gate->primitive = dnnl::binary(dnnl::binary::primitive_desc(
             dnnl::binary::desc(dnnl::algorithm::binary_mul, md, md, md), cpu_engine()));
@@ -62,7 +60,7 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
                           {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
         state->then = std::move(gate);
-        state->one_buffer = swish_state(call, md);
+        state->one_buffer = eltwise_state(call, md, kSwish, 1.0F);
         return std::unique_ptr<KernelState>(std::move(state));
       });
 }
