@@ -324,7 +324,8 @@ CapsuleModule onednn_module() {
   chain(sigmoid, mul,
         "oneDNN eltwise swish (x times logistic(x)) when the mul's other operand is the sigmoid's "
         "input (SiLU), one pass; otherwise eltwise logistic into the output, then binary mul by "
-        "the other operand in place");
+        "the other operand in place (the swish when both operands arrive in one buffer, a value "
+        "and its detach)");
   chain(broadcast, mul,
         "oneDNN binary mul reading the broadcast's input directly (oneDNN broadcasts its size-1 "
         "axes), so no broadcast copy is written");

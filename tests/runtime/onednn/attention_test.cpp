@@ -16,7 +16,8 @@ Command attention_case(ir::Shape q, ir::Shape k, ir::Shape v, ir::AttentionParam
   ir::Shape out = q;
   out.dims.back() = v.dims.back();
   Command c;
-  c.chain.push_back(node(3, ir::OpKind::scaled_dot_product_attention, {0, 1, 2}, out, params));
+  c.chain.push_back(
+      node(3, ir::OpKind::scaled_dot_product_attention, {0, 1, 2}, out, params));
   c.inputs.push_back(random_tensor(q, 61, -2.0F, 2.0F));
   c.inputs.push_back(random_tensor(k, 62, -2.0F, 2.0F));
   c.inputs.push_back(random_tensor(v, 63, -2.0F, 2.0F));
@@ -31,13 +32,9 @@ TEST(onednn_attention_forward_tests, MatchesReference) {
   const Case cases[] = {
       {shape_of({5, 8}), shape_of({7, 8}), shape_of({7, 3}), {}},
       {shape_of({2, 3, 6, 4}), shape_of({2, 3, 6, 4}), shape_of({2, 3, 6, 4}), {.causal = true}},
-      {shape_of({4, 9, 16}),
-       shape_of({4, 5, 16}),
-       shape_of({4, 5, 8}),
+      {shape_of({4, 9, 16}), shape_of({4, 5, 16}), shape_of({4, 5, 8}),
        {.causal = true, .scale = 0.5F}},
-      {shape_of({1, 12, 16, 64}),
-       shape_of({1, 12, 16, 64}),
-       shape_of({1, 12, 16, 64}),
+      {shape_of({1, 12, 16, 64}), shape_of({1, 12, 16, 64}), shape_of({1, 12, 16, 64}),
        {.causal = false, .scale = 0.125F}},
   };
   for (const Case& c : cases) {

@@ -18,25 +18,6 @@ namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/data_movement_test.cpp"};
 
-// oneDNN's memory descriptors hold at most DNNL_MAX_NDIMS axes; the IR allows more.
-Expected<void> rank_limit(const KernelCall& call) {
-  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
-    if (call.inputs[i].rank() > DNNL_MAX_NDIMS) {
-      return std::unexpected(
-          reference::operand_error("input " + std::to_string(i), *call.inputs[i].shape,
-                                   "onednn " + std::string(ir::to_string(call.node.kind)) +
-                                       " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
-    }
-  }
-  if (call.output.rank() > DNNL_MAX_NDIMS) {
-    return std::unexpected(
-        reference::operand_error("the output", *call.output.shape,
-                                 "onednn " + std::string(ir::to_string(call.node.kind)) +
-                                     " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
-  }
-  return {};
-}
-
 // The reference provider's shape checks for `Op`, then oneDNN's rank limit.
 template <backend::BackendOp Op>
 Expected<void> copy_shapes(const KernelCall& call) {
@@ -222,6 +203,24 @@ constexpr OnednnHandler kHandlers[] = {
 };
 
 }  // namespace
+
+Expected<void> rank_limit(const KernelCall& call) {
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    if (call.inputs[i].rank() > DNNL_MAX_NDIMS) {
+      return std::unexpected(
+          reference::operand_error("input " + std::to_string(i), *call.inputs[i].shape,
+                                   "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                       " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+    }
+  }
+  if (call.output.rank() > DNNL_MAX_NDIMS) {
+    return std::unexpected(
+        reference::operand_error("the output", *call.output.shape,
+                                 "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                     " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+  }
+  return {};
+}
 
 bool broadcast_takes_channels_last(const PrepareCall& call) {
   return !call.input_shapes.empty() && call.input_shapes[0]->rank() == call.output_shape.rank() &&

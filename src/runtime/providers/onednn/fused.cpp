@@ -148,6 +148,8 @@ Expected<void> fused_shapes(const KernelCall& call) {
     if (auto ok = conv_limits(root); !ok) return ok;
   } else if (p.root == backend::BackendOp::matmul) {
     if (auto ok = matmul_limits(*call.inputs[0].shape, *call.inputs[1].shape); !ok) return ok;
+  } else if (p.root == backend::BackendOp::broadcast) {
+    if (auto ok = rank_limit(root_call); !ok) return ok;
   }
   std::size_t next = root_inputs;
   for (std::size_t k = 1; k < call.chain.size(); ++k) {

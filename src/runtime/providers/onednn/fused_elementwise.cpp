@@ -14,9 +14,11 @@ namespace nnplan::runtime::onednn {
 
 namespace {
 
-// A sigmoid gate: the logistic, then the mul by the other operand (its `then` step); and the
-// swish the launch runs instead when both operands are one buffer.
+// A sigmoid gate: the logistic of input 0 into the output (this state's primitive), then `mul`,
+// the output times input 1 in place; and `one_buffer`, the swish the launch runs instead when
+// both operands are one buffer. Each step is its own prepared state, run under its own lock.
 struct SigmoidGateState : PrimitiveState {
+  std::unique_ptr<PrimitiveState> mul;
   std::unique_ptr<PrimitiveState> one_buffer;
 };
 
@@ -53,13 +55,12 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
         if (silu) return std::unique_ptr<KernelState>(eltwise_state(call, md, kSwish, 1.0F));
         auto state =
             eltwise_state<SigmoidGateState>(call, md, dnnl::algorithm::eltwise_logistic, 0.0F);
-        auto gate = new_state(call);
-        gate->primitive = dnnl::binary(dnnl::binary::primitive_desc(
+        state->mul = new_state(call);
+        state->mul->primitive = dnnl::binary(dnnl::binary::primitive_desc(
             dnnl::binary::desc(dnnl::algorithm::binary_mul, md, md, md), cpu_engine()));
-        gate->bindings = {{.arg = DNNL_ARG_SRC_0, .input = Binding::kOutput, .desc = md},
-                          {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
-                          {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
-        state->then = std::move(gate);
+        state->mul->bindings = {{.arg = DNNL_ARG_SRC_0, .input = Binding::kOutput, .desc = md},
+                                {.arg = DNNL_ARG_SRC_1, .input = 1, .desc = md},
+                                {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
         state->one_buffer = eltwise_state(call, md, kSwish, 1.0F);
         return std::unique_ptr<KernelState>(std::move(state));
       });
@@ -67,28 +68,30 @@ Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& ca
 
 void sigmoid_mul_forward(const KernelCall& call) {
   const auto* gate = dynamic_cast<const SigmoidGateState*>(call.state);
-  if (gate != nullptr && call.inputs.size() == 2 && call.inputs[0].data == call.inputs[1].data) {
-    const KernelCall swish{.node = call.node,
-                           .inputs = call.inputs,
-                           .weights = call.weights,
-                           .output = call.output,
-                           .chain = call.chain,
-                           .state = gate->one_buffer.get()};
-    execute(swish);
+  if (gate == nullptr) {
+    execute(call);  // SiLU: one swish
+    return;
+  }
+  const auto run = [&](const PrimitiveState& step) {
+    execute({.node = call.node,
+             .inputs = call.inputs,
+             .weights = call.weights,
+             .output = call.output,
+             .chain = call.chain,
+             .state = &step});
+  };
+  if (call.inputs[0].data == call.inputs[1].data) {
+    run(*gate->one_buffer);
     return;
   }
   execute(call);
+  run(*gate->mul);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call) {
   if (auto ok = broadcast_layouts(call, "broadcast, mul"); !ok) return std::unexpected(ok.error());
   const TensorLayout layout = call.input_layout;
   const ir::Shape& out = call.output_shape;
-  if (out.rank() > DNNL_MAX_NDIMS) {
-    return std::unexpected(unsupported("the output has rank " + std::to_string(out.rank()) +
-                                       "; onednn broadcast, mul needs rank at most " +
-                                       std::to_string(DNNL_MAX_NDIMS)));
-  }
   return guarded_prepare(
       "create the broadcast, mul primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);

@@ -57,6 +57,9 @@ struct PostOps {
 // Runs a prepared sigmoid, mul command: its state, or, for a gate whose two operands arrive in
 // one buffer, the swish it prepared for that case.
 void sigmoid_mul_forward(const KernelCall& call);
+// oneDNN's memory descriptors hold at most DNNL_MAX_NDIMS axes and the IR allows more: nothing
+// when every input and the output fit, else an error naming the operand (data_movement.cpp).
+[[nodiscard]] Expected<void> rank_limit(const KernelCall& call);
 // Whether a broadcast of call input 0 to the output's shape (onednn.broadcast, and the root of
 // onednn.broadcast_mul) may run channels-last: the input and output have one rank (3 or more),
 // so axis 1 is the channel axis of both (data_movement.cpp).

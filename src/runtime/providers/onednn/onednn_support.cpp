@@ -186,8 +186,14 @@ ThreadScratch& thread_scratch() {
   return scratch;
 }
 
-// One prepared step of execute(), under the caller's launch lock.
-void launch(const PrimitiveState& state, const KernelCall& call) {
+}  // namespace
+
+void execute(const KernelCall& call) {
+  // An empty output has nothing to write (and oneDNN 2.6's simple reorder divides by zero on a
+  // zero-volume tensor).
+  if (call.output.size() == 0) return;
+  const auto& state = static_cast<const PrimitiveState&>(*call.state);
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
   if (!state.output_fill.empty()) {
     const ir::Shape& shape = state.output_shape;
     std::size_t outer = 1;
@@ -251,19 +257,6 @@ void launch(const PrimitiveState& state, const KernelCall& call) {
     std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
                  dnnl_failure(e, "run a prepared primitive").message.c_str());
     std::abort();
-  }
-}
-
-}  // namespace
-
-void execute(const KernelCall& call) {
-  // An empty output has nothing to write (and oneDNN 2.6's simple reorder divides by zero on a
-  // zero-volume tensor).
-  if (call.output.size() == 0) return;
-  const auto& state = static_cast<const PrimitiveState&>(*call.state);
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  for (const PrimitiveState* step = &state; step != nullptr; step = step->then.get()) {
-    launch(*step, call);
   }
 }
 

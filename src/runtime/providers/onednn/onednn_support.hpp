@@ -106,9 +106,6 @@ struct PrimitiveState : KernelState {
   // conv_transpose's output padding past every position an input reaches holds the bias).
   std::vector<float> output_fill;
   std::size_t fill_axis = 1;
-  // When set, a second prepared step execute() runs on the same call once this one has run (its
-  // bindings may read the output this one wrote): the gating case of onednn.sigmoid_mul.
-  std::unique_ptr<PrimitiveState> then;
   // Held for the whole of a launch: oneDNN 2.6 (built without concurrent execution) keeps one
   // library-managed scratchpad per primitive, so two threads running copies of one command
   // buffer at once must not run the same primitive together; they take turns per command.
@@ -133,8 +130,8 @@ void fill_state(PrimitiveState& state, const PrepareCall& call);
                                            const dnnl::memory::desc& plain,
                                            const dnnl::memory::desc& target);
 
-// Runs the prepared primitive (then the state's `then` step, if any) on the call's buffers and
-// waits for it (nothing for an empty output), staging the bindings that
+// Runs the prepared primitive on the call's buffers and waits for it (nothing for an empty
+// output), staging the bindings that
 // need it through scratch buffers owned by the calling thread, under the state's `launch` lock
 // (copies of a command buffer sharing one state may run on several threads; the same command
 // runs on one of them at a time). A oneDNN failure here is a bug the guards should have caught:
