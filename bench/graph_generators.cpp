@@ -132,9 +132,16 @@ class DagBuilder {
       case K::log:
       case K::sin:
       case K::cos:
-      case K::softplus: {
+      case K::softplus:
+      case K::softsign: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
+        return;
+      }
+      case K::leaky_relu:
+      case K::elu: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c, ir::AlphaParams{.alpha = 0.1F});
         return;
       }
       case K::gelu: {

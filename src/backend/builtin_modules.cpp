@@ -11,19 +11,6 @@ constexpr bool is_random_source(BackendOp op) {
   return !requires_vjp(op);
 }
 
-// The fields that vary between built-in capsules; everything else is derived from the op.
-struct CapsuleSpec {
-  std::string name;
-  BackendOp op;
-  Provider provider;
-  Device device;
-  TrustLevel trust;
-  VjpMode vjp;
-  Layout layout;
-  NumericalPolicy numerical;
-  std::string notes;
-};
-
 ContractDescriptor descriptor(Claim claim, std::string summary, Evidence evidence,
                               std::vector<Provenance> provenance = {}) {
   return {.claim = std::move(claim),
@@ -32,9 +19,9 @@ ContractDescriptor descriptor(Claim claim, std::string summary, Evidence evidenc
           .provenance = std::move(provenance)};
 }
 
-// Shape and layout are guarded at runtime, value and VJP covered by test suites named after the
-// capsule; callers override what differs (the libtorch boundary).
-KernelCapsule make_capsule(const CapsuleSpec& s) {
+}  // namespace
+
+KernelCapsule make_builtin_capsule(const BuiltinCapsuleSpec& s) {
   const std::string op(to_string(s.op));
   const std::string vjp_summary =
       s.vjp == VjpMode::none
@@ -67,8 +54,6 @@ KernelCapsule make_capsule(const CapsuleSpec& s) {
   return c;
 }
 
-}  // namespace
-
 bool has_reduction_order(BackendOp op) {
   // SPEC §4's list: reductions, accumulations and max_pool.
   constexpr std::array kOrdered = {
@@ -87,41 +72,18 @@ std::string spec_name(BackendOp op) {
   return "Spec." + std::string(to_string(op));
 }
 
-CapsuleModule reference_module() {
-  CapsuleModule m{.name = "reference", .capsules = {}};
-  for (std::size_t i = 0; i < kBackendOpCount; ++i) {
-    const auto op = static_cast<BackendOp>(i);
-    if (op == BackendOp::fft_fno || op == BackendOp::selective_scan) continue;
-    const bool attention = op == BackendOp::scaled_dot_product_attention;
-    m.capsules.push_back(make_capsule({
-        .name = attention ? "reference.attention" : "reference." + std::string(to_string(op)),
-        .op = op,
-        .provider = Provider::reference,
-        .device = Device::cpu,
-        .trust = TrustLevel::checked,
-        .vjp = is_random_source(op) ? VjpMode::none : VjpMode::torchlean_tape,
-        .layout = Layout::canonical_tensor,
-        .numerical = {.rounding = Rounding::scalar_context,
-                      .subnormals = Subnormals::implementation_defined,
-                      .contraction = Contraction::na,
-                      .reduction = has_reduction_order(op) ? ReductionOrder::fixed_left
-                                                           : ReductionOrder::na},
-        .notes = "",
-    }));
-  }
-  return m;
-}
-
 CapsuleModule native_cuda_module() {
   CapsuleModule m{.name = "native-cuda", .capsules = {}};
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
+    // Declared for TorchLean's vocabulary only: no native CUDA kernel exists for nnplan's
+    // extension ops.
     if (op == BackendOp::sin || op == BackendOp::cos ||
-        op == BackendOp::scaled_dot_product_attention) {
+        op == BackendOp::scaled_dot_product_attention || is_extension_op(op)) {
       continue;
     }
     const bool forward_only = is_random_source(op) || op == BackendOp::selective_scan;
-    m.capsules.push_back(make_capsule({
+    m.capsules.push_back(make_builtin_capsule({
         .name = "native_cuda." + std::string(to_string(op)),
         .op = op,
         .provider = Provider::native_cuda,
@@ -143,7 +105,7 @@ CapsuleModule native_cuda_module() {
 CapsuleModule attention_module() {
   constexpr BackendOp op = BackendOp::scaled_dot_product_attention;
   CapsuleModule m{.name = "attention", .capsules = {}};
-  m.capsules.push_back(make_capsule({
+  m.capsules.push_back(make_builtin_capsule({
       .name = "native_cuda.flash_attention",
       .op = op,
       .provider = Provider::native_cuda,
@@ -157,7 +119,7 @@ CapsuleModule attention_module() {
                     .reduction = ReductionOrder::implementation_defined},
       .notes = "tiled attention with an online softmax; forward and backward kernels",
   }));
-  m.capsules.push_back(make_capsule({
+  m.capsules.push_back(make_builtin_capsule({
       .name = "torchlean.composed_attention",
       .op = op,
       .provider = Provider::torchlean,
@@ -177,7 +139,7 @@ CapsuleModule attention_module() {
 CapsuleModule libtorch_module() {
   constexpr BackendOp op = BackendOp::scaled_dot_product_attention;
   CapsuleModule m{.name = "libtorch", .capsules = {}};
-  KernelCapsule c = make_capsule({
+  KernelCapsule c = make_builtin_capsule({
       .name = "libtorch.sdpa_forward",
       .op = op,
       .provider = Provider::libtorch,
@@ -199,136 +161,6 @@ CapsuleModule libtorch_module() {
                                 .build_target = "libtorch_cuda",
                                 .text = ""});
   m.capsules.push_back(std::move(c));
-  return m;
-}
-
-namespace {
-
-// One capsule of the onednn module: `op` alone, or the chain `pattern` (root first).
-KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::string name,
-                             std::string notes) {
-  KernelCapsule c = make_capsule({
-      .name = std::move(name),
-      .op = op,
-      .provider = Provider::onednn,
-      .device = Device::cpu,
-      .trust = TrustLevel::fuzzed,
-      .vjp = VjpMode::none,
-      .layout = Layout::flat_row_major,
-      .numerical = {.rounding = Rounding::implementation_defined,
-                    .subnormals = Subnormals::implementation_defined,
-                    .contraction = Contraction::implementation_defined,
-                    .reduction = has_reduction_order(op) ? ReductionOrder::implementation_defined
-                                                         : ReductionOrder::na},
-      .notes = std::move(notes),
-  });
-  c.pattern = std::move(pattern);
-  std::string chain;
-  for (BackendOp p : c.pattern)
-    chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
-  const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
-  c.value.summary = "forward values agree with the reference provider's " + what +
-                    " within the oracle's stated tolerance on finite inputs";
-  c.value.evidence = {EvidenceKind::fuzz_oracle, c.name + ".oracle"};
-  c.vjp.evidence = {EvidenceKind::test_suite, "onednn.forward_only_tests"};
-  return c;
-}
-
-}  // namespace
-
-CapsuleModule onednn_module() {
-  using enum BackendOp;
-  CapsuleModule m{.name = "onednn", .capsules = {}};
-  // The conv family runs channels-last where the command buffer keeps its operands so (its
-  // reorders are commands of their own), else on the src and dst layouts oneDNN prefers, which
-  // the launch reorders its flat operands into and the result back from.
-  const std::string staged =
-      ", channels-last between onednn commands where oneDNN runs that layout (reorder commands "
-      "around it), else on the src and dst layouts it prefers (reordered from and to the flat "
-      "buffers inside the launch)";
-  // Where oneDNN does not propagate NaN as the reference does (tests/runtime/onednn/nan_test.cpp).
-  const std::string relu_nan = "; NaN becomes 0 (oneDNN's relu)";
-  const std::string clip_nan = "; NaN becomes the lower bound, -inf without one (oneDNN's clip)";
-  const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
-    m.capsules.push_back(
-        onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
-                       "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
-  };
-  single(matmul, "matmul");
-  single(linear, "inner product");
-  single(conv, "convolution", staged);
-  single(conv_transpose, "deconvolution",
-         ", on the src and dst layouts it prefers (reordered from and to the flat buffers inside "
-         "the launch)");
-  single(max_pool, "pooling (max)");
-  single(avg_pool, "pooling (avg)");
-  single(batch_norm, "batch normalization (inference)");
-  single(layer_norm, "layer normalization");
-  single(softmax, "softmax");
-  single(log_softmax, "softmax (logsoftmax)");
-  single(relu, "eltwise", relu_nan);
-  for (BackendOp op : {gelu, sigmoid, tanh, softplus})
-    single(op, "eltwise");
-  single(exp, "eltwise", "; NaN becomes +inf (oneDNN's exp)");
-  for (BackendOp op : {log, sqrt, abs})
-    single(op, "eltwise");
-  single(clamp, "eltwise", clip_nan);
-  for (BackendOp op : {add, sub, mul})
-    single(op, "binary");
-  for (BackendOp op : {max, min}) {
-    single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
-  }
-  // The copies compute nothing: no multiply-add to contract, and every value leaves as it came
-  // (the reference's copies make the same claim).
-  const auto copy = [&](BackendOp op, std::string_view view) {
-    single(op, "reorder", view);
-    m.capsules.back().numerical.rounding = Rounding::scalar_context;
-    m.capsules.back().numerical.contraction = Contraction::na;
-  };
-  copy(broadcast, " reading the input with stride 0 along each added or stretched axis: a copy");
-  copy(permute, " reading the input through its strides in the permuted order: a copy");
-  copy(slice,
-       " reading the input from the first element taken, the sliced axis's stride times the "
-       "step: a copy");
-  m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
-                                      "oneDNN matmul (scores, scaled and causally masked by "
-                                      "post-ops), softmax and matmul primitives"));
-  const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops,
-                         const std::string& nan = std::string()) {
-    std::string name = "onednn";
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-      name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
-    }
-    const BackendOp root = pattern[0];
-    m.capsules.push_back(onednn_capsule(root, std::move(pattern), std::move(name),
-                                        "one oneDNN primitive with post-ops " +
-                                            std::string(post_ops) +
-                                            (root == conv ? staged : std::string()) + nan));
-  };
-  fused({conv, relu}, "eltwise relu", relu_nan);
-  fused({conv, add, relu},
-        "sum (the residual, copied into the destination before the convolution runs; a binary add "
-        "reading it where some window covers only padding), eltwise relu",
-        relu_nan);
-  fused({conv, clamp}, "eltwise clip", clip_nan);
-  fused({linear, relu}, "eltwise relu", relu_nan);
-  fused({linear, gelu}, "eltwise gelu");
-  fused({matmul, add}, "binary add");
-  // Chains rooted at an element-wise op run on oneDNN's element-wise primitives, not post-ops.
-  const auto chain = [&](BackendOp root, BackendOp next, std::string notes) {
-    m.capsules.push_back(onednn_capsule(
-        root, {root, next},
-        "onednn." + std::string(to_string(root)) + "_" + std::string(to_string(next)),
-        std::move(notes)));
-  };
-  chain(sigmoid, mul,
-        "oneDNN eltwise swish (x times logistic(x)) when the mul's other operand is the sigmoid's "
-        "input (SiLU), one pass; otherwise eltwise logistic into the output, then binary mul by "
-        "the other operand in place (the swish when both operands arrive in one buffer, a value "
-        "and its detach)");
-  chain(broadcast, mul,
-        "oneDNN binary mul reading the broadcast's input directly (oneDNN broadcasts its size-1 "
-        "axes), so no broadcast copy is written");
   return m;
 }
 

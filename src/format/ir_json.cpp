@@ -92,6 +92,7 @@ enum class Field : std::uint8_t {
   step,
   causal,
   scale,
+  alpha,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -159,6 +160,7 @@ constexpr auto kFields = std::to_array<FieldInfo>({
     {"step", ValueType::u64},
     {"causal", ValueType::boolean},
     {"scale", ValueType::nullable_float32},
+    {"alpha", ValueType::float32},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -391,6 +393,14 @@ struct ParamsFields<ir::AttentionParams> {
         Field::causal, [](auto& p) -> auto& { return p.causal; });
     f(
         Field::scale, [](auto& p) -> auto& { return p.scale; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::AlphaParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::alpha, [](auto& p) -> auto& { return p.alpha; });
   }
 };
 

@@ -53,8 +53,8 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
     "no",     "const",   "permute",   "seed", "pool",  "broadcast", "axis",
     "conv",   "channel", "reshape",   "flatten", "transpose", "mask",  "gelu",
-    "clamp",  "scale",   "slice",     "attention"};
-static_assert(kIndexOf<AttentionParams> + 1 == kParamsNames.size());
+    "clamp",  "scale",   "slice",     "attention", "alpha"};
+static_assert(kIndexOf<AlphaParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);

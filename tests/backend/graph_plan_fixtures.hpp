@@ -58,6 +58,12 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::sigmoid;
     case K::exp:
       return B::exp;
+    case K::leaky_relu:
+      return B::leaky_relu;
+    case K::elu:
+      return B::elu;
+    case K::softsign:
+      return B::softsign;
     case K::log:
       return B::log;
     case K::sin:
@@ -155,7 +161,11 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::sin:
     case K::cos:
     case K::softplus:
+    case K::softsign:
       return one_op({m}, kind, m);
+    case K::leaky_relu:
+    case K::elu:
+      return one_op({m}, kind, m, ir::AlphaParams{.alpha = 0.25F});
     case K::safe_log:
       return one_op({m, shape({})}, kind, m);
     case K::gelu:

@@ -1,7 +1,10 @@
 // The built-in capsule modules of SPEC §4: `attention`, `native-cuda`, `reference` (the default
-// order), the optional `libtorch` module and the `onednn` module of SPEC §12. They are generated from compact per-op tables; the
-// evidence they cite (guards, test suites, trusted boundaries) is a reference by name to evidence
-// kept by the providers, never something nnplan manufactures.
+// order), the optional `libtorch` module and the `onednn` module of SPEC §12. They are generated
+// from compact per-op tables; the evidence they cite (guards, test suites, trusted boundaries) is
+// a reference by name to evidence kept by the providers, never something nnplan manufactures.
+// The modules of the providers nnplan runs live in their provider folders
+// (src/runtime/providers/<provider>/<provider>_module.cpp), beside the handlers they describe;
+// they are plain data built into this layer, so planning never needs the runtime.
 #pragma once
 
 #include <memory>
@@ -31,6 +34,22 @@ namespace nnplan::backend {
 // Whether an op reduces, accumulates or takes a window maximum: those carry a reduction order
 // in their numerical policy; every other op has reduction `n/a`.
 [[nodiscard]] bool has_reduction_order(BackendOp op);
+
+// The fields that vary between built-in capsules; make_builtin_capsule derives everything else
+// from the op: shape and layout guarded at run time (`<name>.shape_guard`, `<name>.layout_guard`),
+// value and VJP covered by the test suites `<name>.forward_tests` and `<name>.vjp_tests`.
+struct BuiltinCapsuleSpec {
+  std::string name;
+  BackendOp op = BackendOp::add;
+  Provider provider = Provider::reference;
+  Device device = Device::cpu;
+  TrustLevel trust = TrustLevel::checked;
+  VjpMode vjp = VjpMode::none;
+  Layout layout = Layout::canonical_tensor;
+  NumericalPolicy numerical;
+  std::string notes;
+};
+[[nodiscard]] KernelCapsule make_builtin_capsule(const BuiltinCapsuleSpec& spec);
 
 // `Spec.<op>`: the name of the mathematical specification a value or VJP claim refines.
 [[nodiscard]] std::string spec_name(BackendOp op);

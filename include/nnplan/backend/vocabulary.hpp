@@ -41,105 +41,77 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
     {"reference", "torchlean", "native-cuda", "libtorch", "aten", "mps", "webgpu", "cublas",
      "cudnn", "cufft", "xla", "neuron", "custom-chip", "external", "onednn"});
 
-// The closed operation vocabulary; the planner never accepts free-form op strings.
+// The closed operation vocabulary; the planner never accepts free-form op strings. One row per
+// op, in enumerator order: the enumerator and its spelling are the same word. TorchLean's ops
+// (SPEC §1) come first and keep their spelling; nnplan's extension ops for ONNX operators (SPEC
+// §6, "Extension kinds for ONNX operators") follow, each spelled as its IR kind.
+#define NNPLAN_TORCHLEAN_BACKEND_OPS(X) \
+  X(rand_uniform) \
+  X(bernoulli_mask) \
+  X(add) \
+  X(sub) \
+  X(mul) \
+  X(scale) \
+  X(abs) \
+  X(sqrt) \
+  X(clamp) \
+  X(max) \
+  X(min) \
+  X(relu) \
+  X(gelu) \
+  X(sigmoid) \
+  X(tanh) \
+  X(softplus) \
+  X(exp) \
+  X(log) \
+  X(sin) \
+  X(cos) \
+  X(inv) \
+  X(safe_log) \
+  X(log_softmax) \
+  X(softmax) \
+  X(reduce_sum) \
+  X(reduce_mean) \
+  X(reshape) \
+  X(permute) \
+  X(broadcast) \
+  X(concat) \
+  X(slice) \
+  X(gather) \
+  X(scatter_add) \
+  X(matmul) \
+  X(linear) \
+  X(mse_loss) \
+  X(layer_norm) \
+  X(batch_norm) \
+  X(conv) \
+  X(conv_transpose) \
+  X(max_pool) \
+  X(smooth_max_pool) \
+  X(avg_pool) \
+  X(fft_fno) \
+  X(selective_scan) \
+  X(scaled_dot_product_attention) \
+  X(hard_masked_softmax)
+#define NNPLAN_EXTENSION_BACKEND_OPS(X) \
+  X(leaky_relu)                         \
+  X(elu)                                \
+  X(softsign)
+
 enum class BackendOp : std::uint8_t {
-  rand_uniform,
-  bernoulli_mask,
-  add,
-  sub,
-  mul,
-  scale,
-  abs,
-  sqrt,
-  clamp,
-  max,
-  min,
-  relu,
-  gelu,
-  sigmoid,
-  tanh,
-  softplus,
-  exp,
-  log,
-  sin,
-  cos,
-  inv,
-  safe_log,
-  log_softmax,
-  softmax,
-  reduce_sum,
-  reduce_mean,
-  reshape,
-  permute,
-  broadcast,
-  concat,
-  slice,
-  gather,
-  scatter_add,
-  matmul,
-  linear,
-  mse_loss,
-  layer_norm,
-  batch_norm,
-  conv,
-  conv_transpose,
-  max_pool,
-  smooth_max_pool,
-  avg_pool,
-  fft_fno,
-  selective_scan,
-  scaled_dot_product_attention,
-  hard_masked_softmax,
+#define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
+  NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
+  NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
+#undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::hard_masked_softmax>({
-    "rand_uniform",
-    "bernoulli_mask",
-    "add",
-    "sub",
-    "mul",
-    "scale",
-    "abs",
-    "sqrt",
-    "clamp",
-    "max",
-    "min",
-    "relu",
-    "gelu",
-    "sigmoid",
-    "tanh",
-    "softplus",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "inv",
-    "safe_log",
-    "log_softmax",
-    "softmax",
-    "reduce_sum",
-    "reduce_mean",
-    "reshape",
-    "permute",
-    "broadcast",
-    "concat",
-    "slice",
-    "gather",
-    "scatter_add",
-    "matmul",
-    "linear",
-    "mse_loss",
-    "layer_norm",
-    "batch_norm",
-    "conv",
-    "conv_transpose",
-    "max_pool",
-    "smooth_max_pool",
-    "avg_pool",
-    "fft_fno",
-    "selective_scan",
-    "scaled_dot_product_attention",
-    "hard_masked_softmax",
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::softsign>({
+#define NNPLAN_BACKEND_OP_SPELLING(op) #op,
+    NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
+    NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
+#undef NNPLAN_BACKEND_OP_SPELLING
 });
+// The first of nnplan's extension ops: every op from here on is one (is_extension_op).
+inline constexpr BackendOp kFirstExtensionOp = BackendOp::leaky_relu;
 inline constexpr std::size_t kBackendOpCount = kBackendOpNames.size();
 
 // How much is known about an implementation.
@@ -182,6 +154,11 @@ inline constexpr auto kVjpModeNames =
 }
 [[nodiscard]] inline Expected<VjpMode> parse_vjp_mode(std::string_view s) {
   return parse_enum<VjpMode>(kVjpModeNames, s, "vjp mode");
+}
+
+// Whether `op` is one of nnplan's extension ops rather than TorchLean's vocabulary.
+[[nodiscard]] constexpr bool is_extension_op(BackendOp op) {
+  return static_cast<std::size_t>(op) >= static_cast<std::size_t>(kFirstExtensionOp);
 }
 
 // False only for the two random sources, which have no derivative to carry.

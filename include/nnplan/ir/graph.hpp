@@ -110,6 +110,11 @@ struct ScaleParams {  // scale: x times `factor`
   float factor = 1.0F;
   bool operator==(const ScaleParams&) const = default;
 };
+// leaky_relu, elu: the coefficient of the negative side (ONNX's `alpha`).
+struct AlphaParams {
+  float alpha = 0.0F;
+  bool operator==(const AlphaParams&) const = default;
+};
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -129,7 +134,8 @@ struct AttentionParams {
 using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
                               BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
                               ReshapeParams, FlattenParams, TransposeParams, MaskParams,
-                              GeluParams, ClampParams, ScaleParams, SliceParams, AttentionParams>;
+                              GeluParams, ClampParams, ScaleParams, SliceParams, AttentionParams,
+                              AlphaParams>;
 
 struct Node {
   NodeId id = 0;

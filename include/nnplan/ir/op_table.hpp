@@ -127,6 +127,7 @@ inline constexpr auto kScaleFields = std::to_array<std::string_view>({"factor"})
 inline constexpr auto kSliceFields =
     std::to_array<std::string_view>({"axis", "start", "end", "step"});
 inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
+inline constexpr auto kAlphaFields = std::to_array<std::string_view>({"alpha"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({

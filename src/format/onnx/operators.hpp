@@ -10,16 +10,23 @@ namespace nnplan::format::onnx_import {
 class ImportContext;
 struct ConstTensor;
 
-// operators/elementwise.cpp: Abs, Cos, Exp, Log, Reciprocal, Relu, Sigmoid, Sin, Sqrt, Tanh
-// (one IR node of `kind`); Add, Mul, Sub (`kind` of both operands broadcast), Div (a product
+// operators/elementwise.cpp: Abs, Cos, Exp, Log, Reciprocal, Relu, Sigmoid, Sin, Softsign, Sqrt,
+// Tanh (one IR node of `kind`); Elu and LeakyRelu (one node of `kind` with its alpha); Add, Mul, Sub (`kind` of both operands broadcast), Div (a product
 // with the inverse); Max, Min (`kind` folded pairwise over one or more inputs).
 void import_unary(ImportContext& cx, ir::OpKind kind);
+// LeakyRelu, Elu: one IR node of `kind` with AlphaParams, ONNX's `alpha` attribute (`fallback`
+// when absent); a NaN or infinite alpha is refused.
+void import_unary_with_alpha(ImportContext& cx, ir::OpKind kind, float fallback);
 void import_binary(ImportContext& cx, ir::OpKind kind);
 void import_div(ImportContext& cx);
 void import_variadic(ImportContext& cx, ir::OpKind kind);
 template <ir::OpKind kind>
 void import_unary_as(ImportContext& cx) {
   import_unary(cx, kind);
+}
+template <ir::OpKind kind, float fallback>
+void import_unary_with_alpha_as(ImportContext& cx) {
+  import_unary_with_alpha(cx, kind, fallback);
 }
 template <ir::OpKind kind>
 void import_binary_as(ImportContext& cx) {

@@ -1,6 +1,9 @@
 // Element-wise operators: one IR node per unary operator; binary operators with numpy
 // broadcasting (broadcast_to nodes where the shapes differ), Div as a product with the inverse;
 // Max and Min over one or more inputs, folded left pairwise.
+#include <cmath>
+#include <string>
+
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -13,6 +16,17 @@ void import_unary(ImportContext& cx, OpKind kind) {
   cx.allow_attrs({});
   cx.require_inputs(1, 1);
   cx.define(cx.out_name(0), cx.add(kind, {cx.tensor(cx.in_name(0))}));
+}
+
+void import_unary_with_alpha(ImportContext& cx, OpKind kind, float fallback) {
+  // consumed_inputs is opset 1's legacy optimisation hint; it changes no value.
+  cx.allow_attrs({"alpha", "consumed_inputs"});
+  cx.require_inputs(1, 1);
+  const float alpha = cx.attr_float("alpha", fallback);
+  if (!std::isfinite(alpha)) {
+    cx.unsupported("alpha is " + str(alpha) + "; supported: a finite number");
+  }
+  cx.define(cx.out_name(0), cx.add(kind, {cx.tensor(cx.in_name(0))}, ir::AlphaParams{.alpha = alpha}));
 }
 
 namespace {

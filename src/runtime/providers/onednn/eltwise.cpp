@@ -1,6 +1,7 @@
 // onednn handlers: the unary element-wise ops on oneDNN's eltwise primitive over the tensor
-// viewed as one axis: relu, gelu (erf or tanh, as the node says), sigmoid (logistic), tanh,
-// softplus (soft_relu), exp, log, sqrt, abs and clamp (clip, an absent bound infinite). oneDNN's
+// viewed as one axis, one row of eltwise_ops.def each: relu, gelu (erf or tanh, as the node
+// says), sigmoid (logistic), tanh, softplus (soft_relu), exp, log, sqrt, abs, clamp (clip, an
+// absent bound infinite), leaky_relu (relu with the negative slope alpha) and elu. oneDNN's
 // transcendental functions are its own polynomial approximations. Each runs in place.
 #include <limits>
 #include <string>
@@ -9,38 +10,42 @@
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
+namespace {
+
+using dnnl::algorithm;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// The node's parameters of type P; P's defaults where the node carries another alternative
+// (the shape guard refuses such a node before any launch).
+template <class P>
+P params_of(const ir::Node& node) {
+  const auto* p = std::get_if<P>(&node.params);
+  return p != nullptr ? *p : P{};
+}
+
+algorithm gelu_algorithm(const ir::Node& node) {
+  return params_of<ir::GeluParams>(node).approximate == ir::GeluApproximation::tanh
+             ? algorithm::eltwise_gelu_tanh
+             : algorithm::eltwise_gelu_erf;
+}
+float clip_lower(const ir::Node& node) {
+  return params_of<ir::ClampParams>(node).min.value_or(-kInf);
+}
+float clip_upper(const ir::Node& node) {
+  return params_of<ir::ClampParams>(node).max.value_or(kInf);
+}
+float alpha_of(const ir::Node& node) {
+  return params_of<ir::AlphaParams>(node).alpha;
+}
+
+}  // namespace
 
 Expected<EltwiseOp> eltwise_of(const ir::Node& node) {
-  using dnnl::algorithm;
-  constexpr float kInf = std::numeric_limits<float>::infinity();
   switch (node.kind) {
-    case ir::OpKind::relu:
-      return EltwiseOp{algorithm::eltwise_relu, 0.0F, 0.0F};
-    case ir::OpKind::sigmoid:
-      return EltwiseOp{algorithm::eltwise_logistic, 0.0F, 0.0F};
-    case ir::OpKind::tanh:
-      return EltwiseOp{algorithm::eltwise_tanh, 0.0F, 0.0F};
-    case ir::OpKind::softplus:
-      return EltwiseOp{algorithm::eltwise_soft_relu, 0.0F, 0.0F};
-    case ir::OpKind::exp:
-      return EltwiseOp{algorithm::eltwise_exp, 0.0F, 0.0F};
-    case ir::OpKind::log:
-      return EltwiseOp{algorithm::eltwise_log, 0.0F, 0.0F};
-    case ir::OpKind::sqrt:
-      return EltwiseOp{algorithm::eltwise_sqrt, 0.0F, 0.0F};
-    case ir::OpKind::abs:
-      return EltwiseOp{algorithm::eltwise_abs, 0.0F, 0.0F};
-    case ir::OpKind::gelu: {
-      const auto* p = std::get_if<ir::GeluParams>(&node.params);
-      const bool tanh = p != nullptr && p->approximate == ir::GeluApproximation::tanh;
-      return EltwiseOp{tanh ? algorithm::eltwise_gelu_tanh : algorithm::eltwise_gelu_erf, 0.0F,
-                       0.0F};
-    }
-    case ir::OpKind::clamp: {
-      const auto* p = std::get_if<ir::ClampParams>(&node.params);
-      if (p == nullptr) break;
-      return EltwiseOp{algorithm::eltwise_clip, p->min.value_or(-kInf), p->max.value_or(kInf)};
-    }
+#define NNPLAN_ONEDNN_ELTWISE(op, eltwise_algorithm, alpha, beta, nan_note) \
+  case ir::OpKind::op:                                                    \
+    return EltwiseOp{eltwise_algorithm, alpha, beta};
+#include "eltwise_ops.def"
     default:
       break;
   }
@@ -90,12 +95,10 @@ constexpr OnednnHandler row(std::string_view capsule) {
                       .vjp_tests = kForwardOnlyTests}};
 }
 
-using enum backend::BackendOp;
 constexpr OnednnHandler kHandlers[] = {
-    row<relu>("onednn.relu"),   row<gelu>("onednn.gelu"),         row<sigmoid>("onednn.sigmoid"),
-    row<tanh>("onednn.tanh"),   row<softplus>("onednn.softplus"), row<exp>("onednn.exp"),
-    row<log>("onednn.log"),     row<sqrt>("onednn.sqrt"),         row<abs>("onednn.abs"),
-    row<clamp>("onednn.clamp"),
+#define NNPLAN_ONEDNN_ELTWISE(op, eltwise_algorithm, alpha, beta, nan_note) \
+  row<backend::BackendOp::op>("onednn." #op),
+#include "eltwise_ops.def"
 };
 
 }  // namespace

@@ -68,9 +68,9 @@ void sigmoid_mul_forward(const KernelCall& call);
 // channels-last only as broadcast_takes_channels_last allows); else the error, naming `what`.
 [[nodiscard]] Expected<void> broadcast_layouts(const PrepareCall& call, std::string_view what);
 
-// The oneDNN eltwise algorithm and its alpha, beta that compute a unary node (relu, gelu with
-// its approximation, sigmoid, tanh, softplus, exp, log, sqrt, abs, clamp with its bounds, an
-// absent bound infinite); an error for any other kind.
+// The oneDNN eltwise algorithm and its alpha, beta that compute a unary node, from its row of
+// eltwise_ops.def (gelu with its approximation, clamp with its bounds, an absent bound infinite,
+// leaky_relu and elu with their alpha); an error for a kind with no row.
 [[nodiscard]] Expected<EltwiseOp> eltwise_of(const ir::Node& node);
 
 // Whether a conv call (a conv capsule or a fused chain rooted at one) should run channels-last:

@@ -1,5 +1,5 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
-// sin, cos, softplus, gelu, clamp, scale). Each output element is a float32 function of the input
+// sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign). Each output element is a float32 function of the input
 // element at the same index, computed in index order, and each VJP adds g[i] * f'(x[i]) into the
 // input gradient in index order. No reductions: the order of the elements changes no value.
 #include <cmath>
@@ -233,6 +233,41 @@ void scale_vjp(const VjpCall& call) {
   unary_vjp(call, [factor](float, float, float g) { return g * factor; });
 }
 
+// x where x >= 0, else alpha * x (ONNX LeakyRelu); NaN passes through.
+void leaky_relu_forward(const KernelCall& call) {
+  const float alpha = std::get<ir::AlphaParams>(call.node.params).alpha;
+  map_unary(call, [alpha](float x) { return x < 0.0F ? alpha * x : x; });
+}
+// g where x > 0, else g * alpha (alpha at x = 0, as PyTorch's leaky_relu backward).
+void leaky_relu_vjp(const VjpCall& call) {
+  const float alpha = std::get<ir::AlphaParams>(call.node.params).alpha;
+  unary_vjp(call, [alpha](float x, float, float g) { return x > 0.0F ? g : g * alpha; });
+}
+
+// x where x >= 0, else alpha * (exp(x) - 1) with exp(x) - 1 as expm1(x) (ONNX Elu; expm1 keeps
+// the digits that exp(x) - 1 cancels near 0); NaN passes through.
+void elu_forward(const KernelCall& call) {
+  const float alpha = std::get<ir::AlphaParams>(call.node.params).alpha;
+  map_unary(call, [alpha](float x) { return x < 0.0F ? alpha * std::expm1(x) : x; });
+}
+// g where x > 0, else g * alpha * exp(x), left to right.
+void elu_vjp(const VjpCall& call) {
+  const float alpha = std::get<ir::AlphaParams>(call.node.params).alpha;
+  unary_vjp(call, [alpha](float x, float, float g) { return x > 0.0F ? g : g * alpha * std::exp(x); });
+}
+
+// x / (1 + |x|) (ONNX Softsign): +-inf gives NaN (inf / inf), as ONNX's and PyTorch's formula do.
+void softsign_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return x / (1.0F + std::fabs(x)); });
+}
+// g / ((1 + |x|) * (1 + |x|)).
+void softsign_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) {
+    const float d = 1.0F + std::fabs(x);
+    return g / (d * d);
+  });
+}
+
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_unary_test.cpp"};
@@ -245,36 +280,35 @@ constexpr HandlerDefinition unary(std::string_view symbol, ForwardFn forward, Vj
 using backend::BackendOp;
 using ir::OpKind;
 
+// The row of op `op` (its BackendOp, OpKind and kernels share the name): the handler symbol is
+// the forward kernel's qualified name, spelled by the preprocessor from the same token.
+#define NNPLAN_UNARY_ROW(op)                                                                 \
+  ReferenceHandler {                                                                          \
+    BackendOp::op, unary<OpKind::op>("nnplan::runtime::reference::" #op "_forward", op##_forward, \
+                                     op##_vjp)                                                \
+  }
+
 const ReferenceHandler kUnaryHandlers[] = {
-    {BackendOp::abs,
-     unary<OpKind::abs>("nnplan::runtime::reference::abs_forward", abs_forward, abs_vjp)},
-    {BackendOp::sqrt,
-     unary<OpKind::sqrt>("nnplan::runtime::reference::sqrt_forward", sqrt_forward, sqrt_vjp)},
-    {BackendOp::inv,
-     unary<OpKind::inv>("nnplan::runtime::reference::inv_forward", inv_forward, inv_vjp)},
-    {BackendOp::relu,
-     unary<OpKind::relu>("nnplan::runtime::reference::relu_forward", relu_forward, relu_vjp)},
-    {BackendOp::tanh,
-     unary<OpKind::tanh>("nnplan::runtime::reference::tanh_forward", tanh_forward, tanh_vjp)},
-    {BackendOp::sigmoid, unary<OpKind::sigmoid>("nnplan::runtime::reference::sigmoid_forward",
-                                                sigmoid_forward, sigmoid_vjp)},
-    {BackendOp::exp,
-     unary<OpKind::exp>("nnplan::runtime::reference::exp_forward", exp_forward, exp_vjp)},
-    {BackendOp::log,
-     unary<OpKind::log>("nnplan::runtime::reference::log_forward", log_forward, log_vjp)},
-    {BackendOp::sin,
-     unary<OpKind::sin>("nnplan::runtime::reference::sin_forward", sin_forward, sin_vjp)},
-    {BackendOp::cos,
-     unary<OpKind::cos>("nnplan::runtime::reference::cos_forward", cos_forward, cos_vjp)},
-    {BackendOp::softplus, unary<OpKind::softplus>("nnplan::runtime::reference::softplus_forward",
-                                                  softplus_forward, softplus_vjp)},
-    {BackendOp::gelu,
-     unary<OpKind::gelu>("nnplan::runtime::reference::gelu_forward", gelu_forward, gelu_vjp)},
-    {BackendOp::clamp,
-     unary<OpKind::clamp>("nnplan::runtime::reference::clamp_forward", clamp_forward, clamp_vjp)},
-    {BackendOp::scale,
-     unary<OpKind::scale>("nnplan::runtime::reference::scale_forward", scale_forward, scale_vjp)},
+    NNPLAN_UNARY_ROW(abs),
+    NNPLAN_UNARY_ROW(sqrt),
+    NNPLAN_UNARY_ROW(inv),
+    NNPLAN_UNARY_ROW(relu),
+    NNPLAN_UNARY_ROW(tanh),
+    NNPLAN_UNARY_ROW(sigmoid),
+    NNPLAN_UNARY_ROW(exp),
+    NNPLAN_UNARY_ROW(log),
+    NNPLAN_UNARY_ROW(sin),
+    NNPLAN_UNARY_ROW(cos),
+    NNPLAN_UNARY_ROW(softplus),
+    NNPLAN_UNARY_ROW(gelu),
+    NNPLAN_UNARY_ROW(clamp),
+    NNPLAN_UNARY_ROW(scale),
+    NNPLAN_UNARY_ROW(leaky_relu),
+    NNPLAN_UNARY_ROW(elu),
+    NNPLAN_UNARY_ROW(softsign),
 };
+
+#undef NNPLAN_UNARY_ROW
 
 }  // namespace
 

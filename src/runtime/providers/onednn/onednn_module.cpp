@@ -1,0 +1,150 @@
+// The onednn provider's capsule module (SPEC §12): one capsule per op it runs, then the fused
+// capsules with their patterns. Plain data, built into the backend layer (builtin_modules.hpp) so the
+// fast_cpu profile plans without the runtime; the handlers of these capsules are this folder's.
+// The eltwise ops come from eltwise_ops.def, the table their handlers read too.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nnplan/backend/builtin_modules.hpp"
+
+namespace nnplan::backend {
+namespace {
+
+// One capsule of the onednn module: `op` alone, or the chain `pattern` (root first).
+KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::string name,
+                             std::string notes) {
+  KernelCapsule c = make_builtin_capsule({
+      .name = std::move(name),
+      .op = op,
+      .provider = Provider::onednn,
+      .device = Device::cpu,
+      .trust = TrustLevel::fuzzed,
+      .vjp = VjpMode::none,
+      .layout = Layout::flat_row_major,
+      .numerical = {.rounding = Rounding::implementation_defined,
+                    .subnormals = Subnormals::implementation_defined,
+                    .contraction = Contraction::implementation_defined,
+                    .reduction = has_reduction_order(op) ? ReductionOrder::implementation_defined
+                                                         : ReductionOrder::na},
+      .notes = std::move(notes),
+  });
+  c.pattern = std::move(pattern);
+  std::string chain;
+  for (BackendOp p : c.pattern)
+    chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
+  const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
+  c.value.summary = "forward values agree with the reference provider's " + what +
+                    " within the oracle's stated tolerance on finite inputs";
+  c.value.evidence = {EvidenceKind::fuzz_oracle, c.name + ".oracle"};
+  c.vjp.evidence = {EvidenceKind::test_suite, "onednn.forward_only_tests"};
+  return c;
+}
+
+// What the eltwise table (eltwise_ops.def) notes of how oneDNN's `op` treats NaN; "" when it
+// propagates NaN as the reference does.
+std::string eltwise_nan_note(BackendOp op) {
+  switch (op) {
+#define NNPLAN_ONEDNN_ELTWISE(eltwise_op, algorithm, alpha, beta, nan_note) \
+  case BackendOp::eltwise_op:                                              \
+    return nan_note;
+#include "eltwise_ops.def"
+    default:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
+CapsuleModule onednn_module() {
+  using enum BackendOp;
+  CapsuleModule m{.name = "onednn", .capsules = {}};
+  // The conv family runs channels-last where the command buffer keeps its operands so (its
+  // reorders are commands of their own), else on the src and dst layouts oneDNN prefers, which
+  // the launch reorders its flat operands into and the result back from.
+  const std::string staged =
+      ", channels-last between onednn commands where oneDNN runs that layout (reorder commands "
+      "around it), else on the src and dst layouts it prefers (reordered from and to the flat "
+      "buffers inside the launch)";
+  const std::string relu_nan = eltwise_nan_note(relu);
+  const std::string clip_nan = eltwise_nan_note(clamp);
+  const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
+    m.capsules.push_back(
+        onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
+                       "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
+  };
+  single(matmul, "matmul");
+  single(linear, "inner product");
+  single(conv, "convolution", staged);
+  single(conv_transpose, "deconvolution",
+         ", on the src and dst layouts it prefers (reordered from and to the flat buffers inside "
+         "the launch)");
+  single(max_pool, "pooling (max)");
+  single(avg_pool, "pooling (avg)");
+  single(batch_norm, "batch normalization (inference)");
+  single(layer_norm, "layer normalization");
+  single(softmax, "softmax");
+  single(log_softmax, "softmax (logsoftmax)");
+#define NNPLAN_ONEDNN_ELTWISE(op, algorithm, alpha, beta, nan_note) single(op, "eltwise", nan_note);
+#include "eltwise_ops.def"
+  for (BackendOp op : {add, sub, mul})
+    single(op, "binary");
+  for (BackendOp op : {max, min}) {
+    single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
+  }
+  // The copies compute nothing: no multiply-add to contract, and every value leaves as it came
+  // (the reference's copies make the same claim).
+  const auto copy = [&](BackendOp op, std::string_view view) {
+    single(op, "reorder", view);
+    m.capsules.back().numerical.rounding = Rounding::scalar_context;
+    m.capsules.back().numerical.contraction = Contraction::na;
+  };
+  copy(broadcast, " reading the input with stride 0 along each added or stretched axis: a copy");
+  copy(permute, " reading the input through its strides in the permuted order: a copy");
+  copy(slice,
+       " reading the input from the first element taken, the sliced axis's stride times the "
+       "step: a copy");
+  m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
+                                      "oneDNN matmul (scores, scaled and causally masked by "
+                                      "post-ops), softmax and matmul primitives"));
+  const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops,
+                         const std::string& nan = std::string()) {
+    std::string name = "onednn";
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
+    }
+    const BackendOp root = pattern[0];
+    m.capsules.push_back(onednn_capsule(root, std::move(pattern), std::move(name),
+                                        "one oneDNN primitive with post-ops " +
+                                            std::string(post_ops) +
+                                            (root == conv ? staged : std::string()) + nan));
+  };
+  fused({conv, relu}, "eltwise relu", relu_nan);
+  fused({conv, add, relu},
+        "sum (the residual, copied into the destination before the convolution runs; a binary add "
+        "reading it where some window covers only padding), eltwise relu",
+        relu_nan);
+  fused({conv, clamp}, "eltwise clip", clip_nan);
+  fused({linear, relu}, "eltwise relu", relu_nan);
+  fused({linear, gelu}, "eltwise gelu");
+  fused({matmul, add}, "binary add");
+  // Chains rooted at an element-wise op run on oneDNN's element-wise primitives, not post-ops.
+  const auto chain = [&](BackendOp root, BackendOp next, std::string notes) {
+    m.capsules.push_back(onednn_capsule(
+        root, {root, next},
+        "onednn." + std::string(to_string(root)) + "_" + std::string(to_string(next)),
+        std::move(notes)));
+  };
+  chain(sigmoid, mul,
+        "oneDNN eltwise swish (x times logistic(x)) when the mul's other operand is the sigmoid's "
+        "input (SiLU), one pass; otherwise eltwise logistic into the output, then binary mul by "
+        "the other operand in place (the swish when both operands arrive in one buffer, a value "
+        "and its detach)");
+  chain(broadcast, mul,
+        "oneDNN binary mul reading the broadcast's input directly (oneDNN broadcasts its size-1 "
+        "axes), so no broadcast copy is written");
+  return m;
+}
+
+}  // namespace nnplan::backend
