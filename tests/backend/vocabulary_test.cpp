@@ -121,7 +121,11 @@ std::vector<VocabularyCase> all_vocabularies() {
                              "fft_fno",
                              "selective_scan",
                              "scaled_dot_product_attention",
-                             "hard_masked_softmax"},
+                             "hard_masked_softmax",
+                             // nnplan's extension ops (SPEC §6)
+                             "leaky_relu",
+                             "elu",
+                             "softsign"},
                             parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -324,7 +328,18 @@ TEST(RequiresVjp, ExactlyTwoOpsHaveNoVjp) {
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
   EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask"}));
-  EXPECT_EQ(kBackendOpCount, 47u);
+  EXPECT_EQ(kBackendOpCount, 50u);
+}
+
+// TorchLean's 47 ops first, then nnplan's extension ops.
+TEST(ExtensionOps, FollowTorchLeansVocabulary) {
+  std::vector<std::string_view> extension;
+  for (std::size_t i = 0; i < kBackendOpCount; ++i) {
+    const auto op = static_cast<BackendOp>(i);
+    EXPECT_EQ(is_extension_op(op), i >= 47u) << to_string(op);
+    if (is_extension_op(op)) extension.push_back(to_string(op));
+  }
+  EXPECT_EQ(extension, (std::vector<std::string_view>{"leaky_relu", "elu", "softsign"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

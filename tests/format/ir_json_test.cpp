@@ -113,6 +113,7 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::ScaleParams{.factor = 0.125F});
   put(ir::SliceParams{.axis = 1, .start = 2, .end = 18446744073709551615u, .step = 3});
   put(ir::AttentionParams{.causal = true, .scale = 0.1F});
+  put(ir::AlphaParams{.alpha = -0.375F});
   return out;
 }
 
@@ -858,7 +859,7 @@ std::vector<BadDocument> bad_documents() {
        "node 1: field kind: unknown op kind 'swish'; valid: input, const, detach"},
       {"unknown_kind_lists_legacy",
        with_node(R"({"id": 1, "kind": "conv3d", "parents": [0], "shape": [2, 3]})"),
-       "scaled_dot_product_attention; legacy: conv2d, max_pool2d, max_pool2d_pad, avg_pool2d, "
+       "scaled_dot_product_attention, leaky_relu, elu, softsign; legacy: conv2d, max_pool2d, max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},
       {"kind_number", with_node(R"({"id": 1, "kind": 3, "parents": [0], "shape": [2, 3]})"),
        "node 1: field kind: expected a string, found 3"},

@@ -532,6 +532,11 @@ std::vector<ValidCase> valid_cases() {
        one_op({shape({2, 3})}, OpKind::clamp, shape({2, 3}), ClampParams{.min = 0.0F, .max = 6.0F}),
        shape({2, 3})},
       {"clamp_unbounded", one_op({shape({})}, OpKind::clamp, shape({}), ClampParams{}), shape({})},
+      {"leaky_relu",
+       one_op({shape({2, 3})}, OpKind::leaky_relu, shape({2, 3}), AlphaParams{.alpha = 0.01F}),
+       shape({2, 3})},
+      {"elu", one_op({shape({2, 3})}, OpKind::elu, shape({2, 3}), AlphaParams{.alpha = 1.0F}),
+       shape({2, 3})},
       {"scale", one_op({shape({2, 3})}, OpKind::scale, shape({2, 3}), ScaleParams{.factor = -2.5F}),
        shape({2, 3})},
       {"log_softmax", one_op({shape({2, 10})}, OpKind::log_softmax, shape({2, 10}), axis(1)),
@@ -574,7 +579,8 @@ std::vector<ValidCase> valid_cases() {
   // The elementwise kinds share one rule each; give every one of them its own case.
   for (const OpKind kind :
        {OpKind::detach, OpKind::abs, OpKind::sqrt, OpKind::inv, OpKind::relu, OpKind::tanh,
-        OpKind::sigmoid, OpKind::exp, OpKind::log, OpKind::sin, OpKind::cos, OpKind::softplus}) {
+        OpKind::sigmoid, OpKind::exp, OpKind::log, OpKind::sin, OpKind::cos, OpKind::softplus,
+        OpKind::softsign}) {
     cases.push_back({std::string(to_string(kind)), one_op({shape({2, 3})}, kind, shape({2, 3})),
                      shape({2, 3})});
   }
@@ -701,6 +707,10 @@ std::vector<InvalidCase> invalid_cases() {
        "node 1 (clamp): has scale parameters, expected clamp parameters", 1},
       {"scale_with_clamp_params", one_op({shape({2})}, OpKind::scale, shape({2}), ClampParams{}),
        "node 1 (scale): has clamp parameters, expected scale parameters", 1},
+      {"leaky_relu_without_params", one_op({shape({2})}, OpKind::leaky_relu, shape({2})),
+       "node 1 (leaky_relu): has no parameters, expected alpha parameters", 1},
+      {"elu_with_scale_params", one_op({shape({2})}, OpKind::elu, shape({2}), ScaleParams{}),
+       "node 1 (elu): has scale parameters, expected alpha parameters", 1},
       {"slice_with_axis_params", one_op({shape({2})}, OpKind::slice, shape({2}), axis(0)),
        "node 1 (slice): has axis parameters, expected slice parameters", 1},
       {"attention_without_params",
@@ -1265,6 +1275,9 @@ std::vector<InvalidCase> invalid_cases() {
        "node 1 (scale): declared shape [6] differs from inferred [2,3]", 1},
       {"softplus_declared_differs", one_op({shape({2, 3})}, OpKind::softplus, shape({})),
        "node 1 (softplus): declared shape [] differs from inferred [2,3]", 1},
+      {"elu_declared_differs",
+       one_op({shape({2, 3})}, OpKind::elu, shape({3, 2}), AlphaParams{.alpha = 1.0F}),
+       "node 1 (elu): declared shape [3,2] differs from inferred [2,3]", 1},
       {"log_softmax_axis_out_of_range",
        one_op({shape({2, 10})}, OpKind::log_softmax, shape({2, 10}), axis(2)),
        "node 1 (log_softmax): axis 2 is out of range for [2,10] (rank 2)", 1},

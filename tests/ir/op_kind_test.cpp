@@ -179,7 +179,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
   }
   EXPECT_EQ(extensions,
             (std::set<std::string_view>{"gelu", "clamp", "scale", "slice", "gather", "log_softmax",
-                                        "conv_transpose", "scaled_dot_product_attention"}));
+                                        "conv_transpose", "scaled_dot_product_attention",
+                                        "leaky_relu", "elu", "softsign"}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -55,3 +55,50 @@ def test_the_exported_model_runs_as_pytorch_does(exported, profile):
         pytest.skip(f"{profile} does not run here: {error.message}")
     assert list(out) == ["probs"]
     numpy.testing.assert_allclose(out["probs"], expected, rtol=1e-5, atol=1e-6)
+
+
+class Activations(torch.nn.Module):
+    """LeakyReLU, ELU and Softsign, the ops a first user's PyTorch models were refused for."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 6, 3, padding=1)
+        self.leaky = torch.nn.LeakyReLU(0.2)
+        self.elu = torch.nn.ELU(0.5)
+        self.fc = torch.nn.Linear(6 * 8 * 8, 5)
+
+    def forward(self, x):
+        x = self.elu(self.leaky(self.conv(x)))
+        return torch.nn.functional.softsign(self.fc(torch.flatten(x, 1)))
+
+
+@pytest.fixture(scope="module")
+def activations(tmp_path_factory):
+    torch.manual_seed(1)
+    model = Activations().eval()
+    x = torch.randn(2, 3, 8, 8)
+    path = tmp_path_factory.mktemp("torch") / "activations.onnx"
+    torch.onnx.export(model, x, str(path), input_names=["x"], output_names=["y"],
+                      opset_version=17)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    return path, x.numpy(), expected
+
+
+def test_leaky_relu_elu_and_softsign_plan_as_their_own_ops(activations):
+    path, _, _ = activations
+    plan = nnplan.plan(path)
+    assert plan.accepted
+    ops = [g["op"] for g in plan.groups]
+    for op in ("leaky_relu", "elu", "softsign"):
+        assert op in ops
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_leaky_relu_elu_and_softsign_run_as_pytorch_does(activations, profile):
+    path, x, expected = activations
+    try:
+        out = nnplan.run(path, {"x": x}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)

@@ -1,7 +1,10 @@
 // The element-wise operators (onnx/operators/elementwise.cpp): unary ops map to their kind, binary
 // ops broadcast, Div is a product with the inverse, Max and Min fold pairwise.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+
+#include <limits>
 
 #include "onnx_test_models.hpp"
 
@@ -29,8 +32,41 @@ INSTANTIATE_TEST_SUITE_P(Ops, UnaryOp,
                                            OpCase{"Tanh", "tanh"}, OpCase{"Exp", "exp"},
                                            OpCase{"Log", "log"}, OpCase{"Sqrt", "sqrt"},
                                            OpCase{"Abs", "abs"}, OpCase{"Reciprocal", "inv"},
-                                           OpCase{"Sin", "sin"}, OpCase{"Cos", "cos"}),
+                                           OpCase{"Sin", "sin"}, OpCase{"Cos", "cos"},
+                                           OpCase{"Softsign", "softsign"}),
                          [](const auto& info) { return info.param.op; });
+
+// LeakyRelu and Elu keep ONNX's alpha (0.01 and 1 when absent) at every opset; opset 1's
+// consumed_inputs changes nothing.
+TEST(OnnxImport, LeakyReluAndEluKeepTheirAlpha) {
+  for (const int opset : {1, 6, 16, 17}) {
+    SCOPED_TRACE(opset);
+    Model m(opset);
+    m.input("x", {2, 3}).output("a").output("b").output("c").output("d");
+    m.node("LeakyRelu", {"x"}, {"a"}, "lr");
+    attr_f(m.node("LeakyRelu", {"x"}, {"b"}, "lr2"), "alpha", -0.5F);
+    m.node("Elu", {"x"}, {"c"}, "elu");
+    attr_f(m.node("Elu", {"x"}, {"d"}, "elu2"), "alpha", 0.25F);
+    EXPECT_EQ(lines(ok(m).graph()),
+              (Lines{"0 input -> [2,3] 'x'", "1 leaky_relu(alpha=0.01) [0] -> [2,3] 'lr'",
+                     "2 leaky_relu(alpha=-0.5) [0] -> [2,3] 'lr2'",
+                     "3 elu(alpha=1) [0] -> [2,3] 'elu'", "4 elu(alpha=0.25) [0] -> [2,3] 'elu2'"}));
+  }
+}
+
+TEST(OnnxImport, LeakyReluRefusesANonFiniteAlpha) {
+  Model m;
+  m.input("x", {2}).output("y");
+  attr_f(m.node("LeakyRelu", {"x"}, {"y"}, "lr"), "alpha", std::numeric_limits<float>::infinity());
+  EXPECT_EQ(unsupported_of(m), "node 0 'lr' (LeakyRelu): alpha is inf; supported: a finite number");
+}
+
+TEST(OnnxImport, EluRefusesAnUnknownAttribute) {
+  Model m;
+  m.input("x", {2}).output("y");
+  attr_f(m.node("Elu", {"x"}, {"y"}, "e"), "beta", 1.0F);
+  EXPECT_THAT(unsupported_of(m), ::testing::HasSubstr("node 0 'e' (Elu): attribute 'beta'"));
+}
 
 class BinaryOp : public ::testing::TestWithParam<OpCase> {};
 

@@ -245,11 +245,12 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   EXPECT_EQ(unsupported_of(m), "node 0 'atan1' (Atan): operator Atan is not supported");
   EXPECT_EQ(unsupported_error(m).notes.back(),
             "supported operators: Abs, Add, AveragePool, BatchNormalization, Clip, Concat, "
-            "Constant, Conv, ConvTranspose, Cos, Div, Dropout, Erf, Exp, Expand, Flatten, Gather, "
-            "Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, HardSigmoid, HardSwish, Identity, "
-            "LayerNormalization, Log, LogSoftmax, MatMul, Max, MaxPool, Min, Mul, Neg, Pad, Pow, "
-            "Reciprocal, ReduceMean, ReduceSum, Relu, Reshape, Resize, Sigmoid, Sin, Slice, "
-            "Softmax, Softplus, Split, Sqrt, Squeeze, Sub, Tanh, Transpose, Unsqueeze, Where");
+            "Constant, Conv, ConvTranspose, Cos, Div, Dropout, Elu, Erf, Exp, Expand, Flatten, "
+            "Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, HardSigmoid, HardSwish, "
+            "Identity, LayerNormalization, LeakyRelu, Log, LogSoftmax, MatMul, Max, MaxPool, Min, "
+            "Mul, Neg, Pad, Pow, Reciprocal, ReduceMean, ReduceSum, Relu, Reshape, Resize, "
+            "Sigmoid, Sin, Slice, Softmax, Softplus, Softsign, Split, Sqrt, Squeeze, Sub, Tanh, "
+            "Transpose, Unsqueeze, Where");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

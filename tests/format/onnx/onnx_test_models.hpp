@@ -92,6 +92,8 @@ inline std::string line(const ir::Node& n) {
           out += "(min=" + bound(p.min) + ",max=" + bound(p.max) + ")";
         } else if constexpr (std::is_same_v<P, ir::ScaleParams>) {
           out += "(factor=" + fmt_float(p.factor) + ")";
+        } else if constexpr (std::is_same_v<P, ir::AlphaParams>) {
+          out += "(alpha=" + fmt_float(p.alpha) + ")";
         }
       },
       n.params);

@@ -1,5 +1,6 @@
-// The onednn eltwise handlers against the reference provider. Tolerances: relu, abs, clamp
-// exact; sqrt within 1e-6 relative; exp, sigmoid, tanh, softplus and gelu (erf and tanh forms)
+// The onednn eltwise handlers against the reference provider. Tolerances: relu, abs, clamp,
+// leaky_relu exact; elu within 2e-6 relative + 3e-7 absolute (oneDNN's exp(x) - 1 against the
+// reference's expm1); sqrt within 1e-6 relative; exp, sigmoid, tanh, softplus and gelu (erf and tanh forms)
 // within 1e-5 relative + 1e-6 absolute, log within 1e-5 relative + 4e-6 absolute (oneDNN's
 // polynomial approximations; on this machine's AVX-512 path exp was off by 1.7e-7 relative, log
 // by 1.5e-6 absolute near 1, the others matched exactly: the test prints the worst it saw). Also
@@ -39,6 +40,10 @@ TEST(onednn_eltwise_forward_tests, ExactOps) {
                0.0);
   expect_unary("onednn.clamp", unary_case(ir::OpKind::clamp, ir::ClampParams{.max = -0.5F}), 0.0,
                0.0);
+  for (const float alpha : {0.01F, 0.0F, -0.5F, 3.0F}) {
+    expect_unary("onednn.leaky_relu",
+                 unary_case(ir::OpKind::leaky_relu, ir::AlphaParams{.alpha = alpha}), 0.0, 0.0);
+  }
 }
 
 TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
@@ -49,6 +54,10 @@ TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
   expect_unary("onednn.sigmoid", unary_case(ir::OpKind::sigmoid), 1e-5, 1e-6);
   expect_unary("onednn.tanh", unary_case(ir::OpKind::tanh), 1e-5, 1e-6);
   expect_unary("onednn.softplus", unary_case(ir::OpKind::softplus), 1e-5, 1e-6);
+  for (const float alpha : {1.0F, 0.5F, 2.0F}) {
+    expect_unary("onednn.elu", unary_case(ir::OpKind::elu, ir::AlphaParams{.alpha = alpha}), 2e-6,
+                 3e-7);
+  }
   expect_unary("onednn.gelu", unary_case(ir::OpKind::gelu, ir::GeluParams{}), 1e-5, 1e-6);
   expect_unary(
       "onednn.gelu",

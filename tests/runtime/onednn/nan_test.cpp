@@ -76,6 +76,17 @@ TEST(OnednnNan, MaxAndMinGiveTheOtherOperandForANanFirstOne) {
   }
 }
 
+// leaky_relu and elu propagate NaN as the reference does, so their notes say nothing of it.
+TEST(OnednnNan, LeakyReluAndEluKeepNan) {
+  EXPECT_TRUE(std::isnan(first_output("onednn.leaky_relu", ir::OpKind::leaky_relu, {kNan},
+                                      ir::AlphaParams{.alpha = 0.01F})));
+  EXPECT_TRUE(std::isnan(
+      first_output("onednn.elu", ir::OpKind::elu, {kNan}, ir::AlphaParams{.alpha = 1.0F})));
+  for (std::string_view c : {"onednn.leaky_relu", "onednn.elu"}) {
+    EXPECT_EQ(notes_of(c).find("NaN"), std::string::npos) << c;
+  }
+}
+
 TEST(OnednnNan, FusedReluAndClipNotesSayTheSame) {
   for (std::string_view c : {"onednn.conv_relu", "onednn.conv_add_relu", "onednn.linear_relu"}) {
     EXPECT_NE(notes_of(c).find("NaN becomes 0"), std::string::npos) << c;

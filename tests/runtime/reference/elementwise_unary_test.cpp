@@ -1,4 +1,4 @@
-// The reference unary element-wise kernels (abs ... scale): one table of cases (the op, its node
+// The reference unary element-wise kernels (abs ... scale, leaky_relu, elu, softsign): one table of cases (the op, its node
 // parameters, hand-computed values, a float64 oracle and its input domain), and per op the suites
 // reference_<op>_forward_tests and reference_<op>_vjp_tests running the table's checks.
 #include <gtest/gtest.h>
@@ -65,6 +65,18 @@ double clamp64(double x, const ir::OpParams& p) {
 }
 double scale64(double x, const ir::OpParams& p) {
   return x * static_cast<double>(std::get<ir::ScaleParams>(p).factor);
+}
+ir::OpParams alpha_params(float alpha) {
+  return ir::AlphaParams{.alpha = alpha};
+}
+double alpha64(const ir::OpParams& p) {
+  return static_cast<double>(std::get<ir::AlphaParams>(p).alpha);
+}
+double leaky_relu64(double x, const ir::OpParams& p) {
+  return x < 0 ? alpha64(p) * x : x;
+}
+double elu64(double x, const ir::OpParams& p) {
+  return x < 0 ? alpha64(p) * std::expm1(x) : x;
 }
 
 // Every unary case; an op may have several (its parameter values).
@@ -301,6 +313,69 @@ const std::vector<UnaryCase>& unary_cases() {
        0,
        0,
        {}},
+      // alpha * x is one rounding of the exact product: the float32 result is exact.
+      {"leaky_relu",
+       BackendOp::leaky_relu,
+       OpKind::leaky_relu,
+       alpha_params(0.01F),
+       {{-2.0F, -0.02F}, {0.0F, 0.0F}, {3.5F, 3.5F}, {-kInf, -kInf}, {kNaN, kNaN}},
+       leaky_relu64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      {"leaky_relu_negative_slope",
+       BackendOp::leaky_relu,
+       OpKind::leaky_relu,
+       alpha_params(-1.5F),
+       {{-2.0F, 3.0F}, {4.0F, 4.0F}, {-kInf, kInf}},
+       leaky_relu64,
+       -3.0F,
+       3.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      // expm1 keeps the digits of small negative inputs that exp(x) - 1 would cancel.
+      {"elu",
+       BackendOp::elu,
+       OpKind::elu,
+       alpha_params(1.0F),
+       {{0.0F, 0.0F}, {2.5F, 2.5F}, {-kInf, -1.0F}, {kInf, kInf}, {kNaN, kNaN}},
+       elu64,
+       -6.0F,
+       3.0F,
+       false,
+       4e-7,
+       0,
+       {0.0F}},
+      {"elu_alpha",
+       BackendOp::elu,
+       OpKind::elu,
+       alpha_params(0.25F),
+       {{-kInf, -0.25F}, {1.0F, 1.0F}},
+       elu64,
+       -6.0F,
+       3.0F,
+       false,
+       4e-7,
+       0,
+       {0.0F}},
+      // x / (1 + |x|): one rounding of 1 + |x|, then one of the division.
+      {"softsign",
+       BackendOp::softsign,
+       OpKind::softsign,
+       {},
+       {{1.0F, 0.5F}, {-3.0F, -0.75F}, {0.0F, 0.0F}, {kInf, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return x / (1.0 + std::fabs(x)); },
+       -8.0F,
+       8.0F,
+       false,
+       3e-7,
+       0,
+       {0.0F}},
       {"scale_negative",
        BackendOp::scale,
        OpKind::scale,
@@ -688,9 +763,61 @@ TEST(reference_scale_vjp_tests, hand_cases) {
   expect_vjp_hand(BackendOp::scale, scale_params(-0.5F), {3.0F, -7.0F}, {-1.0F, -1.0F});
 }
 
+TEST(reference_leaky_relu_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::leaky_relu);
+}
+TEST(reference_leaky_relu_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::leaky_relu);
+}
+TEST(reference_leaky_relu_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::leaky_relu);
+}
+TEST(reference_leaky_relu_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::leaky_relu);
+}
+// alpha at 0 (PyTorch's choice), 1 above, alpha below.
+TEST(reference_leaky_relu_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::leaky_relu, alpha_params(0.25F), {0.0F, 3.0F, -3.0F},
+                  {0.5F, 2.0F, 0.5F});
+}
+
+TEST(reference_elu_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::elu);
+}
+TEST(reference_elu_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::elu);
+}
+TEST(reference_elu_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::elu);
+}
+TEST(reference_elu_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::elu);
+}
+// alpha * exp(0) = alpha at 0, 1 above, 0 at -inf.
+TEST(reference_elu_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::elu, alpha_params(0.5F), {0.0F, 3.0F, -kInf}, {1.0F, 2.0F, 0.0F});
+}
+
+TEST(reference_softsign_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::softsign);
+}
+TEST(reference_softsign_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::softsign);
+}
+TEST(reference_softsign_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::softsign);
+}
+TEST(reference_softsign_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::softsign);
+}
+// 1 / (1 + |x|)^2: 1 at 0, 1/4 at +-1, 0 at +-inf.
+TEST(reference_softsign_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::softsign, {}, {0.0F, 1.0F, -1.0F, kInf}, {2.0F, 0.5F, 0.5F, 0.0F});
+}
+
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_unary_handlers(),
-                       "tests/runtime/reference/elementwise_unary_test.cpp", 14U);
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 17U);
 }
 
 }  // namespace
