@@ -85,13 +85,13 @@ def activations(tmp_path_factory):
     return path, x.numpy(), expected
 
 
-def test_leaky_relu_elu_and_softsign_plan_as_their_own_ops(activations):
+def test_leaky_relu_and_elu_plan_as_their_own_ops(activations):
+    # torch.onnx writes F.softsign as Div(x, Add(Abs(x), 1)), not as ONNX's Softsign.
     path, _, _ = activations
     plan = nnplan.plan(path)
     assert plan.accepted
     ops = [g["op"] for g in plan.groups]
-    for op in ("leaky_relu", "elu", "softsign"):
-        assert op in ops
+    assert "leaky_relu" in ops and "elu" in ops
 
 
 @pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
