@@ -22,6 +22,16 @@ class SmallNet(torch.nn.Module):
         return torch.softmax(self.fc(torch.flatten(x, 1)), dim=1)
 
 
+def export(model, x, directory, name, output):
+    """Exports `model` at opset 17 with input `x`; returns the path, x and PyTorch's output."""
+    path = directory / name
+    torch.onnx.export(model, x, str(path), input_names=["x"], output_names=[output],
+                      opset_version=17)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    return path, x.numpy(), expected
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     torch.manual_seed(0)
@@ -30,12 +40,7 @@ def exported(tmp_path_factory):
         model.bn.running_mean.uniform_(-0.5, 0.5)
         model.bn.running_var.uniform_(0.5, 1.5)
     x = torch.randn(2, 3, 16, 16)
-    path = tmp_path_factory.mktemp("torch") / "small_net.onnx"
-    torch.onnx.export(model, x, str(path), input_names=["x"], output_names=["probs"],
-                      opset_version=17)
-    with torch.no_grad():
-        expected = model(x).numpy()
-    return path, x.numpy(), expected
+    return export(model, x, tmp_path_factory.mktemp("torch"), "small_net.onnx", "probs")
 
 
 def test_the_exported_model_plans_with_onnx_node_names(exported):
@@ -77,12 +82,7 @@ def activations(tmp_path_factory):
     torch.manual_seed(1)
     model = Activations().eval()
     x = torch.randn(2, 3, 8, 8)
-    path = tmp_path_factory.mktemp("torch") / "activations.onnx"
-    torch.onnx.export(model, x, str(path), input_names=["x"], output_names=["y"],
-                      opset_version=17)
-    with torch.no_grad():
-        expected = model(x).numpy()
-    return path, x.numpy(), expected
+    return export(model, x, tmp_path_factory.mktemp("torch"), "activations.onnx", "y")
 
 
 def test_leaky_relu_and_elu_plan_as_their_own_ops(activations):
