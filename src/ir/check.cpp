@@ -51,9 +51,9 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",     "const",   "permute",   "seed", "pool",  "broadcast", "axis",
-    "conv",   "channel", "reshape",   "flatten", "transpose", "mask",  "gelu",
-    "clamp",  "scale",   "slice",     "attention", "alpha"};
+    "no",    "const",   "permute", "seed",      "pool",      "broadcast", "axis",
+    "conv",  "channel", "reshape", "flatten",   "transpose", "mask",      "gelu",
+    "clamp", "scale",   "slice",   "attention", "alpha"};
 static_assert(kIndexOf<AlphaParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {

@@ -199,9 +199,11 @@ std::vector<ValidCase> valid_cases() {
       // Padding may reach or pass the kernel (windows wholly in the padding): legacy max_pool2d_pad
       // graphs did, and ONNX sets no bound.
       {"max_pool_padding_equals_kernel",
-       one_op({shape({1, 4, 4})}, OpKind::max_pool, shape({1, 6, 6}), pool(1, 1, 1)), shape({1, 6, 6})},
+       one_op({shape({1, 4, 4})}, OpKind::max_pool, shape({1, 6, 6}), pool(1, 1, 1)),
+       shape({1, 6, 6})},
       {"avg_pool_padding_above_kernel",
-       one_op({shape({1, 4, 4})}, OpKind::avg_pool, shape({1, 9, 9}), pool(2, 1, 3)), shape({1, 9, 9})},
+       one_op({shape({1, 4, 4})}, OpKind::avg_pool, shape({1, 9, 9}), pool(2, 1, 3)),
+       shape({1, 9, 9})},
       {"max_pool_chw", one_op({shape({3, 8, 8})}, OpKind::max_pool, shape({3, 4, 4}), pool(2, 2)),
        shape({3, 4, 4})},
       {"max_pool_nchw",
@@ -577,10 +579,9 @@ std::vector<ValidCase> valid_cases() {
       {"dropout", dropout(), shape({2, 5})},
   };
   // The elementwise kinds share one rule each; give every one of them its own case.
-  for (const OpKind kind :
-       {OpKind::detach, OpKind::abs, OpKind::sqrt, OpKind::inv, OpKind::relu, OpKind::tanh,
-        OpKind::sigmoid, OpKind::exp, OpKind::log, OpKind::sin, OpKind::cos, OpKind::softplus,
-        OpKind::softsign}) {
+  for (const OpKind kind : {OpKind::detach, OpKind::abs, OpKind::sqrt, OpKind::inv, OpKind::relu,
+                            OpKind::tanh, OpKind::sigmoid, OpKind::exp, OpKind::log, OpKind::sin,
+                            OpKind::cos, OpKind::softplus, OpKind::softsign}) {
     cases.push_back({std::string(to_string(kind)), one_op({shape({2, 3})}, kind, shape({2, 3})),
                      shape({2, 3})});
   }

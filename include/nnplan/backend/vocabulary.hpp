@@ -46,52 +46,52 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
 // (SPEC §1) come first and keep their spelling; nnplan's extension ops for ONNX operators (SPEC
 // §6, "Extension kinds for ONNX operators") follow, each spelled as its IR kind.
 #define NNPLAN_TORCHLEAN_BACKEND_OPS(X) \
-  X(rand_uniform) \
-  X(bernoulli_mask) \
-  X(add) \
-  X(sub) \
-  X(mul) \
-  X(scale) \
-  X(abs) \
-  X(sqrt) \
-  X(clamp) \
-  X(max) \
-  X(min) \
-  X(relu) \
-  X(gelu) \
-  X(sigmoid) \
-  X(tanh) \
-  X(softplus) \
-  X(exp) \
-  X(log) \
-  X(sin) \
-  X(cos) \
-  X(inv) \
-  X(safe_log) \
-  X(log_softmax) \
-  X(softmax) \
-  X(reduce_sum) \
-  X(reduce_mean) \
-  X(reshape) \
-  X(permute) \
-  X(broadcast) \
-  X(concat) \
-  X(slice) \
-  X(gather) \
-  X(scatter_add) \
-  X(matmul) \
-  X(linear) \
-  X(mse_loss) \
-  X(layer_norm) \
-  X(batch_norm) \
-  X(conv) \
-  X(conv_transpose) \
-  X(max_pool) \
-  X(smooth_max_pool) \
-  X(avg_pool) \
-  X(fft_fno) \
-  X(selective_scan) \
-  X(scaled_dot_product_attention) \
+  X(rand_uniform)                       \
+  X(bernoulli_mask)                     \
+  X(add)                                \
+  X(sub)                                \
+  X(mul)                                \
+  X(scale)                              \
+  X(abs)                                \
+  X(sqrt)                               \
+  X(clamp)                              \
+  X(max)                                \
+  X(min)                                \
+  X(relu)                               \
+  X(gelu)                               \
+  X(sigmoid)                            \
+  X(tanh)                               \
+  X(softplus)                           \
+  X(exp)                                \
+  X(log)                                \
+  X(sin)                                \
+  X(cos)                                \
+  X(inv)                                \
+  X(safe_log)                           \
+  X(log_softmax)                        \
+  X(softmax)                            \
+  X(reduce_sum)                         \
+  X(reduce_mean)                        \
+  X(reshape)                            \
+  X(permute)                            \
+  X(broadcast)                          \
+  X(concat)                             \
+  X(slice)                              \
+  X(gather)                             \
+  X(scatter_add)                        \
+  X(matmul)                             \
+  X(linear)                             \
+  X(mse_loss)                           \
+  X(layer_norm)                         \
+  X(batch_norm)                         \
+  X(conv)                               \
+  X(conv_transpose)                     \
+  X(max_pool)                           \
+  X(smooth_max_pool)                    \
+  X(avg_pool)                           \
+  X(fft_fno)                            \
+  X(selective_scan)                     \
+  X(scaled_dot_product_attention)       \
   X(hard_masked_softmax)
 #define NNPLAN_EXTENSION_BACKEND_OPS(X) \
   X(leaky_relu)                         \
@@ -101,13 +101,13 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
   NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
-  NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
+      NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
 #undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
 inline constexpr auto kBackendOpNames = enum_names<BackendOp::softsign>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) #op,
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
-    NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
+        NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
 #undef NNPLAN_BACKEND_OP_SPELLING
 });
 // The first of nnplan's extension ops: every op from here on is one (is_extension_op).

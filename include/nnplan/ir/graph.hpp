@@ -133,9 +133,8 @@ struct AttentionParams {
 
 using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
                               BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
-                              ReshapeParams, FlattenParams, TransposeParams, MaskParams,
-                              GeluParams, ClampParams, ScaleParams, SliceParams, AttentionParams,
-                              AlphaParams>;
+                              ReshapeParams, FlattenParams, TransposeParams, MaskParams, GeluParams,
+                              ClampParams, ScaleParams, SliceParams, AttentionParams, AlphaParams>;
 
 struct Node {
   NodeId id = 0;

@@ -11,8 +11,9 @@ class ImportContext;
 struct ConstTensor;
 
 // operators/elementwise.cpp: Abs, Cos, Exp, Log, Reciprocal, Relu, Sigmoid, Sin, Softsign, Sqrt,
-// Tanh (one IR node of `kind`); Elu and LeakyRelu (one node of `kind` with its alpha); Add, Mul, Sub (`kind` of both operands broadcast), Div (a product
-// with the inverse); Max, Min (`kind` folded pairwise over one or more inputs).
+// Tanh (one IR node of `kind`); Elu and LeakyRelu (one node of `kind` with its alpha); Add, Mul,
+// Sub (`kind` of both operands broadcast), Div (a product with the inverse); Max, Min (`kind`
+// folded pairwise over one or more inputs).
 void import_unary(ImportContext& cx, ir::OpKind kind);
 // LeakyRelu, Elu: one IR node of `kind` with AlphaParams, ONNX's `alpha` attribute (`fallback`
 // when absent); a NaN or infinite alpha is refused.

@@ -75,7 +75,7 @@ class Emitter {
   const ir::Graph& graph_;
   const backend::PlannedModel& model_;
   const HandlerRegistry& handlers_;
-  std::vector<ValueSlot> slots_;              // per node, its flat version
+  std::vector<ValueSlot> slots_;               // per node, its flat version
   std::vector<std::uint32_t> arena_value_of_;  // the arena value of slots_[id], if any
   std::vector<ChannelsLastVersion> channels_last_of_;
   std::vector<bool> flat_defined_;  // whether slots_[id] exists yet
@@ -119,8 +119,9 @@ ValueSlot Emitter::operand_slot(ir::NodeId id, TensorLayout layout, Needing read
     if (!channels_last_of_[id].present) {
       const std::uint32_t written =
           emit_reorder(id, TensorLayout::flat, TensorLayout::channels_last, reader, {});
-      channels_last_of_[id] = {
-          .present = true, .slot = arena_slot(graph_.nodes[id].shape, written), .arena_value = written};
+      channels_last_of_[id] = {.present = true,
+                               .slot = arena_slot(graph_.nodes[id].shape, written),
+                               .arena_value = written};
     }
     return channels_last_of_[id].slot;
   }
@@ -150,7 +151,8 @@ void Emitter::emit(BoundCommand& bound, const std::map<ir::NodeId, std::size_t>&
     const std::uint32_t written = new_arena_value(last.shape);
     command.output = arena_slot(last.shape, written);
     if (channels_last) {
-      channels_last_of_[last.id] = {.present = true, .slot = command.output, .arena_value = written};
+      channels_last_of_[last.id] = {
+          .present = true, .slot = command.output, .arena_value = written};
     } else {
       slots_[last.id] = command.output;
       arena_value_of_[last.id] = written;
@@ -192,9 +194,9 @@ void choose_layouts(BoundGraph& bound, const backend::PlannedModel& model,
     }
     if (channels_last && c.handler.takes_channels_last != nullptr) {
       const auto shapes = operand_shapes(graph, b);
-      channels_last = c.handler.takes_channels_last(prepare_call(
-          c, shapes, graph.nodes[b.last].shape, model, options, TensorLayout::flat,
-          TensorLayout::flat));
+      channels_last = c.handler.takes_channels_last(
+          prepare_call(c, shapes, graph.nodes[b.last].shape, model, options, TensorLayout::flat,
+                       TensorLayout::flat));
     }
     c.layout = channels_last ? TensorLayout::channels_last : TensorLayout::flat;
     producer[b.last] = static_cast<int>(k);

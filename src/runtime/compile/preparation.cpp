@@ -28,7 +28,8 @@ Expected<void> prepare(std::span<Command> commands, const backend::PlannedModel&
       shapes.push_back(in.shape);
     const TensorLayout from = c.reorder ? c.reorder->from : c.layout;
     const TensorLayout to = c.reorder ? c.reorder->to : c.layout;
-    auto state = c.handler.prepare(prepare_call(c, shapes, *c.output.shape, model, options, from, to));
+    auto state =
+        c.handler.prepare(prepare_call(c, shapes, *c.output.shape, model, options, from, to));
     if (!state) {
       Error e = std::move(state.error());
       const backend::KernelCapsule& capsule = model.lowering().registry->capsule(c.capsule);

@@ -47,10 +47,11 @@ TEST(OnnxImport, LeakyReluAndEluKeepTheirAlpha) {
     attr_f(m.node("LeakyRelu", {"x"}, {"b"}, "lr2"), "alpha", -0.5F);
     m.node("Elu", {"x"}, {"c"}, "elu");
     attr_f(m.node("Elu", {"x"}, {"d"}, "elu2"), "alpha", 0.25F);
-    EXPECT_EQ(lines(ok(m).graph()),
-              (Lines{"0 input -> [2,3] 'x'", "1 leaky_relu(alpha=0.01) [0] -> [2,3] 'lr'",
-                     "2 leaky_relu(alpha=-0.5) [0] -> [2,3] 'lr2'",
-                     "3 elu(alpha=1) [0] -> [2,3] 'elu'", "4 elu(alpha=0.25) [0] -> [2,3] 'elu2'"}));
+    EXPECT_EQ(
+        lines(ok(m).graph()),
+        (Lines{"0 input -> [2,3] 'x'", "1 leaky_relu(alpha=0.01) [0] -> [2,3] 'lr'",
+               "2 leaky_relu(alpha=-0.5) [0] -> [2,3] 'lr2'", "3 elu(alpha=1) [0] -> [2,3] 'elu'",
+               "4 elu(alpha=0.25) [0] -> [2,3] 'elu2'"}));
   }
 }
 

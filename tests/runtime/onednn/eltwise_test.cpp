@@ -1,10 +1,10 @@
 // The onednn eltwise handlers against the reference provider. Tolerances: relu, abs, clamp,
 // leaky_relu exact; elu within 2e-6 relative + 3e-7 absolute (oneDNN's exp(x) - 1 against the
-// reference's expm1); sqrt within 1e-6 relative; exp, sigmoid, tanh, softplus and gelu (erf and tanh forms)
-// within 1e-5 relative + 1e-6 absolute, log within 1e-5 relative + 4e-6 absolute (oneDNN's
-// polynomial approximations; on this machine's AVX-512 path exp was off by 1.7e-7 relative, log
-// by 1.5e-6 absolute near 1, the others matched exactly: the test prints the worst it saw). Also
-// clamp with absent bounds, in-place runs, and the guards' refusals.
+// reference's expm1); sqrt within 1e-6 relative; exp, sigmoid, tanh, softplus and gelu (erf and
+// tanh forms) within 1e-5 relative + 1e-6 absolute, log within 1e-5 relative + 4e-6 absolute
+// (oneDNN's polynomial approximations; on this machine's AVX-512 path exp was off by 1.7e-7
+// relative, log by 1.5e-6 absolute near 1, the others matched exactly: the test prints the worst it
+// saw). Also clamp with absent bounds, in-place runs, and the guards' refusals.
 #include <gtest/gtest.h>
 
 #include <cstdio>

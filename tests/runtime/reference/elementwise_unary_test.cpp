@@ -1,6 +1,7 @@
-// The reference unary element-wise kernels (abs ... scale, leaky_relu, elu, softsign): one table of cases (the op, its node
-// parameters, hand-computed values, a float64 oracle and its input domain), and per op the suites
-// reference_<op>_forward_tests and reference_<op>_vjp_tests running the table's checks.
+// The reference unary element-wise kernels (abs ... scale, leaky_relu, elu, softsign): one table of
+// cases (the op, its node parameters, hand-computed values, a float64 oracle and its input domain),
+// and per op the suites reference_<op>_forward_tests and reference_<op>_vjp_tests running the
+// table's checks.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -26,7 +26,8 @@ void import_unary_with_alpha(ImportContext& cx, OpKind kind, float fallback) {
   if (!std::isfinite(alpha)) {
     cx.unsupported("alpha is " + str(alpha) + "; supported: a finite number");
   }
-  cx.define(cx.out_name(0), cx.add(kind, {cx.tensor(cx.in_name(0))}, ir::AlphaParams{.alpha = alpha}));
+  cx.define(cx.out_name(0),
+            cx.add(kind, {cx.tensor(cx.in_name(0))}, ir::AlphaParams{.alpha = alpha}));
 }
 
 namespace {

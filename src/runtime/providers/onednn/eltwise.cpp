@@ -43,7 +43,7 @@ float alpha_of(const ir::Node& node) {
 Expected<EltwiseOp> eltwise_of(const ir::Node& node) {
   switch (node.kind) {
 #define NNPLAN_ONEDNN_ELTWISE(op, eltwise_algorithm, alpha, beta, nan_note) \
-  case ir::OpKind::op:                                                    \
+  case ir::OpKind::op:                                                      \
     return EltwiseOp{eltwise_algorithm, alpha, beta};
 #include "eltwise_ops.def"
     default:

@@ -1,6 +1,6 @@
 // The onednn provider's capsule module (SPEC §12): one capsule per op it runs, then the fused
-// capsules with their patterns. Plain data, built into the backend layer (builtin_modules.hpp) so the
-// fast_cpu profile plans without the runtime; the handlers of these capsules are this folder's.
+// capsules with their patterns. Plain data, built into the backend layer (builtin_modules.hpp) so
+// the fast_cpu profile plans without the runtime; the handlers of these capsules are this folder's.
 // The eltwise ops come from eltwise_ops.def, the table their handlers read too.
 #include <string>
 #include <string_view>
@@ -46,7 +46,7 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
 std::string eltwise_nan_note(BackendOp op) {
   switch (op) {
 #define NNPLAN_ONEDNN_ELTWISE(eltwise_op, algorithm, alpha, beta, nan_note) \
-  case BackendOp::eltwise_op:                                              \
+  case BackendOp::eltwise_op:                                               \
     return nan_note;
 #include "eltwise_ops.def"
     default:

@@ -1,7 +1,8 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
-// sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign). Each output element is a float32 function of the input
-// element at the same index, computed in index order, and each VJP adds g[i] * f'(x[i]) into the
-// input gradient in index order. No reductions: the order of the elements changes no value.
+// sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign). Each output element is a
+// float32 function of the input element at the same index, computed in index order, and each VJP
+// adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the order of the
+// elements changes no value.
 #include <cmath>
 #include <string>
 #include <variant>
@@ -253,7 +254,8 @@ void elu_forward(const KernelCall& call) {
 // g where x > 0, else g * alpha * exp(x), left to right.
 void elu_vjp(const VjpCall& call) {
   const float alpha = std::get<ir::AlphaParams>(call.node.params).alpha;
-  unary_vjp(call, [alpha](float x, float, float g) { return x > 0.0F ? g : g * alpha * std::exp(x); });
+  unary_vjp(call,
+            [alpha](float x, float, float g) { return x > 0.0F ? g : g * alpha * std::exp(x); });
 }
 
 // x / (1 + |x|) (ONNX Softsign): +-inf gives NaN (inf / inf), as ONNX's and PyTorch's formula do.
@@ -282,30 +284,19 @@ using ir::OpKind;
 
 // The row of op `op` (its BackendOp, OpKind and kernels share the name): the handler symbol is
 // the forward kernel's qualified name, spelled by the preprocessor from the same token.
-#define NNPLAN_UNARY_ROW(op)                                                                 \
-  ReferenceHandler {                                                                          \
-    BackendOp::op, unary<OpKind::op>("nnplan::runtime::reference::" #op "_forward", op##_forward, \
-                                     op##_vjp)                                                \
+#define NNPLAN_UNARY_ROW(op)                                                                     \
+  ReferenceHandler {                                                                             \
+    BackendOp::op,                                                                               \
+        unary<OpKind::op>("nnplan::runtime::reference::" #op "_forward", op##_forward, op##_vjp) \
   }
 
 const ReferenceHandler kUnaryHandlers[] = {
-    NNPLAN_UNARY_ROW(abs),
-    NNPLAN_UNARY_ROW(sqrt),
-    NNPLAN_UNARY_ROW(inv),
-    NNPLAN_UNARY_ROW(relu),
-    NNPLAN_UNARY_ROW(tanh),
-    NNPLAN_UNARY_ROW(sigmoid),
-    NNPLAN_UNARY_ROW(exp),
-    NNPLAN_UNARY_ROW(log),
-    NNPLAN_UNARY_ROW(sin),
-    NNPLAN_UNARY_ROW(cos),
-    NNPLAN_UNARY_ROW(softplus),
-    NNPLAN_UNARY_ROW(gelu),
-    NNPLAN_UNARY_ROW(clamp),
-    NNPLAN_UNARY_ROW(scale),
-    NNPLAN_UNARY_ROW(leaky_relu),
-    NNPLAN_UNARY_ROW(elu),
-    NNPLAN_UNARY_ROW(softsign),
+    NNPLAN_UNARY_ROW(abs),   NNPLAN_UNARY_ROW(sqrt),     NNPLAN_UNARY_ROW(inv),
+    NNPLAN_UNARY_ROW(relu),  NNPLAN_UNARY_ROW(tanh),     NNPLAN_UNARY_ROW(sigmoid),
+    NNPLAN_UNARY_ROW(exp),   NNPLAN_UNARY_ROW(log),      NNPLAN_UNARY_ROW(sin),
+    NNPLAN_UNARY_ROW(cos),   NNPLAN_UNARY_ROW(softplus), NNPLAN_UNARY_ROW(gelu),
+    NNPLAN_UNARY_ROW(clamp), NNPLAN_UNARY_ROW(scale),    NNPLAN_UNARY_ROW(leaky_relu),
+    NNPLAN_UNARY_ROW(elu),   NNPLAN_UNARY_ROW(softsign),
 };
 
 #undef NNPLAN_UNARY_ROW
