@@ -9,6 +9,7 @@
 
 #include <typeinfo>
 
+#include "nnplan/backend/builtin_modules.hpp"
 #include "onednn_test_support.hpp"
 #include "runtime/providers/onednn/onednn_support.hpp"
 
@@ -327,6 +328,31 @@ TEST(onednn_conv_relu_forward_tests, GuardRefusesAnotherChain) {
   c.chain.push_back(node(2, ir::OpKind::tanh, {1}, c.chain[0].shape));
   EXPECT_EQ(refusal("onednn.conv_relu", c),
             "the command's chain is [conv, tanh]; onednn.conv_relu runs [conv, relu]");
+}
+
+// The chain a fused handler accepts is its capsule's declared pattern, spelled as backend ops:
+// the sigmoid gate's mul_elem node runs the pattern's `mul`.
+TEST(onednn_sigmoid_mul_forward_tests, GuardNamesTheDeclaredPattern) {
+  Command c;
+  const ir::Shape s = shape_of({4, 5});
+  c.inputs.push_back(random_tensor(s, 3, -2.0F, 2.0F));
+  c.chain.push_back(node(1, ir::OpKind::sigmoid, {0}, s));
+  c.chain.push_back(node(2, ir::OpKind::add, {1, 0}, s));
+  EXPECT_EQ(refusal("onednn.sigmoid_mul", c),
+            "the command's chain is [sigmoid, add]; onednn.sigmoid_mul runs [sigmoid, mul]");
+}
+
+// Every fused capsule of the onednn module has a handler in this build, registered under the
+// capsule's root op.
+TEST(onednn_fused_forward_tests, EveryDeclaredPatternHasItsHandler) {
+  for (const backend::KernelCapsule& capsule : backend::onednn_module().capsules) {
+    if (!capsule.is_fused()) continue;
+    SCOPED_TRACE(capsule.name);
+    const HandlerDefinition* h = builtin_handlers().find(capsule);
+    ASSERT_NE(h, nullptr);
+    EXPECT_EQ(capsule.op, capsule.pattern.front());
+    EXPECT_NE(h->prepare, nullptr);
+  }
 }
 
 TEST(onednn_conv_add_relu_forward_tests, GuardRefusesWrongResidual) {

@@ -10,8 +10,11 @@
 // buffer. The chains rooted at an element-wise op (sigmoid, mul; broadcast, mul) run on
 // element-wise primitives instead (fused_elementwise.cpp).
 #include <array>
+#include <map>
 #include <string>
+#include <vector>
 
+#include "nnplan/backend/builtin_modules.hpp"
 #include "nnplan/backend/op_mapping.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
@@ -43,32 +46,40 @@ namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/fused_test.cpp"};
 
-// A fused capsule's chain of IR kinds, root first.
+// A fused capsule this file runs: its name and its root op (the handler's op). The chain it
+// runs is the capsule's `pattern`, declared once in onednn_module() and read from there.
 struct Pattern {
   std::string_view capsule;
   backend::BackendOp root = backend::BackendOp::conv;
-  std::array<ir::OpKind, 3> kinds{};
-  std::size_t length = 0;
 };
 
+using backend::BackendOp;
 using ir::OpKind;
 constexpr std::array kPatterns = {
-    Pattern{"onednn.conv_relu", backend::BackendOp::conv, {OpKind::conv, OpKind::relu}, 2},
-    Pattern{"onednn.conv_add_relu",
-            backend::BackendOp::conv,
-            {OpKind::conv, OpKind::add, OpKind::relu},
-            3},
-    Pattern{"onednn.conv_clamp", backend::BackendOp::conv, {OpKind::conv, OpKind::clamp}, 2},
-    Pattern{"onednn.linear_relu", backend::BackendOp::linear, {OpKind::linear, OpKind::relu}, 2},
-    Pattern{"onednn.linear_gelu", backend::BackendOp::linear, {OpKind::linear, OpKind::gelu}, 2},
-    Pattern{"onednn.matmul_add", backend::BackendOp::matmul, {OpKind::matmul, OpKind::add}, 2},
-    Pattern{
-        "onednn.sigmoid_mul", backend::BackendOp::sigmoid, {OpKind::sigmoid, OpKind::mul_elem}, 2},
-    Pattern{"onednn.broadcast_mul",
-            backend::BackendOp::broadcast,
-            {OpKind::broadcast_to, OpKind::mul_elem},
-            2},
+    Pattern{"onednn.conv_relu", BackendOp::conv},
+    Pattern{"onednn.conv_add_relu", BackendOp::conv},
+    Pattern{"onednn.conv_clamp", BackendOp::conv},
+    Pattern{"onednn.linear_relu", BackendOp::linear},
+    Pattern{"onednn.linear_gelu", BackendOp::linear},
+    Pattern{"onednn.matmul_add", BackendOp::matmul},
+    Pattern{"onednn.sigmoid_mul", BackendOp::sigmoid},
+    Pattern{"onednn.broadcast_mul", BackendOp::broadcast},
 };
+
+// The pattern the capsule named `capsule` declares in onednn_module(); empty for a name the
+// module does not have (no chain matches it then).
+const std::vector<BackendOp>& declared_pattern(std::string_view capsule) {
+  static const std::map<std::string, std::vector<BackendOp>, std::less<>> patterns = [] {
+    std::map<std::string, std::vector<BackendOp>, std::less<>> out;
+    for (const backend::KernelCapsule& c : backend::onednn_module().capsules) {
+      if (c.is_fused()) out.emplace(c.name, c.pattern);
+    }
+    return out;
+  }();
+  static const std::vector<BackendOp> kNone;
+  const auto it = patterns.find(capsule);
+  return it == patterns.end() ? kNone : it->second;
+}
 
 std::string chain_text(std::span<const ir::Node* const> chain) {
   std::string s;
@@ -77,21 +88,24 @@ std::string chain_text(std::span<const ir::Node* const> chain) {
   return "[" + s + "]";
 }
 
-std::string pattern_text(const Pattern& p) {
+std::string pattern_text(std::span<const BackendOp> pattern) {
   std::string s;
-  for (std::size_t i = 0; i < p.length; ++i) {
-    s += (i == 0 ? "" : ", ") + std::string(ir::to_string(p.kinds[i]));
-  }
+  for (const BackendOp op : pattern)
+    s += (s.empty() ? "" : ", ") + std::string(backend::to_string(op));
   return "[" + s + "]";
 }
 
+// The chain runs the capsule's pattern: one node per op, each of the kind that runs that op
+// (backend/op_mapping), and each later node reads the previous node's value exactly once.
 Expected<void> check_chain(const Pattern& p, std::span<const ir::Node* const> chain) {
-  bool same = chain.size() == p.length;
-  for (std::size_t i = 0; same && i < p.length; ++i)
-    same = chain[i]->kind == p.kinds[i];
+  const std::vector<BackendOp>& pattern = declared_pattern(p.capsule);
+  bool same = !pattern.empty() && chain.size() == pattern.size();
+  for (std::size_t i = 0; same && i < pattern.size(); ++i)
+    same = backend::backend_op_of(chain[i]->kind) == pattern[i];
   if (!same) {
     return std::unexpected(unsupported("the command's chain is " + chain_text(chain) + "; " +
-                                       std::string(p.capsule) + " runs " + pattern_text(p)));
+                                       std::string(p.capsule) + " runs " +
+                                       pattern_text(pattern)));
   }
   for (std::size_t k = 1; k < chain.size(); ++k) {
     std::size_t extra = 0;
@@ -173,7 +187,7 @@ Expected<void> fused_shapes(const KernelCall& call) {
                                .inputs = operands,
                                .weights = {},
                                .output = k + 1 == call.chain.size() ? call.output : out};
-    // check_chain holds the kinds to the pattern's, each of which has a backend op.
+    // check_chain holds each kind to the pattern's op, so each has a backend op.
     const GuardFn node_guard = reference_shape_guard(*backend::backend_op_of(node.kind));
     if (auto ok = node_guard(node_call); !ok) return ok;
     if (node.shape != root.shape) {
