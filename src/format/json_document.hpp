@@ -5,7 +5,7 @@
 // kMaxJsonDepth, strings and keys past kMaxStringBytes, more than kMaxJsonElements elements in
 // the document, and content after the document. A NUL byte anywhere is refused by a memchr before
 // the pass: nlohmann's lexer takes one for the end of input, so content after it would never be
-// read. The graph reader (ir_json.cpp) has its own SAX handler and shares only the NUL check.
+// read. The graph reader (ir_json_reader.cpp) has its own SAX handler and shares only the NUL check.
 #pragma once
 
 #include <cstddef>
