@@ -1,17 +1,19 @@
 // The passes of runtime::compile (SPEC §11 "Command buffer"), one file each, in the order
 // compile (command_buffer.cpp) calls them:
 //
-//   bind           binding.cpp      each planned node or fused group to its handler and guards:
-//                                   one BoundCommand per command, in lowering order
-//   plan_layouts   layout_plan.cpp  each command's layout (channels-last where its handler runs
-//                                   it), then the command sequence with a reorder command at
-//                                   every layout change, and every value's slot
-//   plan_liveness  liveness.cpp     each arena value's first and last command and in-place use,
-//                                   the memory plan, and every arena slot turned into its offset
-//   prepare        preparation.cpp  each command's prepared state (handler.prepare)
+//   bind            binding.cpp      each planned node or fused group bound to its handler and
+//                                    guards: one BoundCommand per command, in lowering order
+//   choose_layouts  layout_plan.cpp  each command's layout (channels-last where its handler runs
+//   emit_commands                    it), then the command sequence with a reorder command at
+//                                    every layout change, every value's slot and each graph
+//                                    output's source
+//   prepare         preparation.cpp  each command's prepared state (handler.prepare)
+//   plan_liveness   liveness.cpp     each arena value's first and last command and in-place use,
+//                                    the memory plan, and every arena slot turned into its offset
 //
 // A pass reads what the earlier ones produced and nothing else of compile's; each is tested on
-// its own (tests/runtime/compile/).
+// its own (tests/runtime/compile/). The first error stops compile: binding's, then emission's
+// (a graph output no command defines), then the first failing prepare in command order.
 #pragma once
 
 #include <cstdint>
