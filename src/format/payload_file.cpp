@@ -6,6 +6,7 @@
 // against the file's size, with overflow-checked arithmetic, before anything is read or
 // allocated; the largest allocation is bounded by the file's size.
 #include "nnplan/format/payload_file.hpp"
+
 #include "nnplan/exception_boundary.hpp"
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "json_document.hpp"
 #include "message_text.hpp"
 #include "nnplan/format/output_file.hpp"
+#include "nnplan/ir/payload_shapes.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -555,78 +557,16 @@ std::string json_string(const std::string& text) {
 // ---------------------------------------------------------------------------------------------
 // Payload slots.
 
-// The shape tensor payload `slot` of `node` must have; an error when the graph around the node
-// does not determine it (a graph that did not pass ir::check).
+// The shape tensor payload `slot` of `node` must have (ir::payload_shape); an error when the
+// graph around the node does not determine it (a graph that did not pass ir::check).
 Expected<Shape> expected_shape(const Node& node, const PayloadSlot& slot,
                                const std::function<const Node*(NodeId)>& find_node) {
-  const auto malformed = [&node](std::string problem) {
-    return std::unexpected(
-        make_error(ErrorKind::invalid_input, ir::describe(node) + ": " + std::move(problem)));
-  };
-  switch (slot.shape) {
-    case ir::PayloadShape::value_shape:
-      if (const auto* p = std::get_if<ir::ConstParams>(&node.params)) return p->value_shape;
-      return node.shape;
-    case ir::PayloadShape::linear_weight:
-    case ir::PayloadShape::linear_bias: {
-      if (node.parents.size() != 1) return malformed("linear takes one parent");
-      const Node* parent = find_node(node.parents[0]);
-      if (parent == nullptr) {
-        return malformed("parent " + std::to_string(node.parents[0]) + " does not exist");
-      }
-      if (parent->shape.dims.empty() || node.shape.dims.empty()) {
-        return malformed("linear needs a parent and a result of rank 1 or more");
-      }
-      const Dim out = node.shape.dims.back();
-      if (slot.shape == ir::PayloadShape::linear_weight) {
-        return Shape{{out, parent->shape.dims.back()}};
-      }
-      return Shape{{out}};
-    }
-    case ir::PayloadShape::conv_weight:
-    case ir::PayloadShape::conv_transpose_weight:
-    case ir::PayloadShape::conv_bias: {
-      const auto p = std::get_if<ir::ConvParams>(&node.params);
-      if (p == nullptr) return malformed("parameters are not conv parameters");
-      if (p->groups == 0) return malformed("groups is 0");
-      if (slot.shape == ir::PayloadShape::conv_bias) return Shape{{p->out_channels}};
-      Shape weight;
-      if (slot.shape == ir::PayloadShape::conv_weight) {
-        weight.dims.assign({p->out_channels, p->in_channels / p->groups});
-      } else {
-        weight.dims.assign({p->in_channels, p->out_channels / p->groups});
-      }
-      weight.dims.insert(weight.dims.end(), p->kernel.begin(), p->kernel.end());
-      return weight;
-    }
-    case ir::PayloadShape::channels: {
-      const auto p = std::get_if<ir::ChannelAxisParams>(&node.params);
-      if (p == nullptr) return malformed("parameters are not batch_norm_eval parameters");
-      return Shape{{p->channels}};
-    }
-    case ir::PayloadShape::normalized:
-    case ir::PayloadShape::gather_indices: {
-      const auto p = std::get_if<ir::AxisParams>(&node.params);
-      if (p == nullptr || node.parents.size() != 1) return malformed("takes one parent and an axis");
-      const Node* parent = find_node(node.parents[0]);
-      if (parent == nullptr) {
-        return malformed("parent " + std::to_string(node.parents[0]) + " does not exist");
-      }
-      const ir::Dims& in = parent->shape.dims;
-      if (p->axis >= in.size()) return malformed("axis is out of range for its parent");
-      if (slot.shape == ir::PayloadShape::normalized) {
-        return Shape{ir::Dims(in.begin() + p->axis, in.end())};
-      }
-      // The declared shape's axes that replace `axis`.
-      const std::size_t kept = in.size() - 1;
-      if (node.shape.dims.size() < kept) return malformed("declared shape is too short");
-      const auto first = node.shape.dims.begin() + p->axis;
-      return Shape{ir::Dims(first, first + (node.shape.dims.size() - kept))};
-    }
-    case ir::PayloadShape::none:
-      break;
+  std::vector<const Shape*> parents;
+  for (const NodeId id : node.parents) {
+    const Node* parent = find_node(id);
+    parents.push_back(parent == nullptr ? nullptr : &parent->shape);
   }
-  return malformed("takes no payloads");
+  return ir::payload_shape(node, slot.shape, parents);
 }
 
 std::string slot_list(OpKind kind) {

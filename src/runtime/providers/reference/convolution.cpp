@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "nnplan/ir/payload_shapes.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
@@ -269,29 +270,29 @@ Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
         operand_error("the output", *call.output.shape,
                       op + " of input 0 " + ir::to_string(x) + " gives " + ir::to_string(want)));
   }
-  ir::Shape want_w;
-  want_w.dims.push_back(transposed ? p.in_channels : p.out_channels);
-  want_w.dims.push_back(transposed ? p.out_channels / p.groups : p.in_channels / p.groups);
-  for (std::uint32_t k : p.kernel)
-    want_w.dims.push_back(k);
+  const ir::Shape* const parents[] = {&x};
+  auto want_w = ir::payload_shape(
+      call.node, transposed ? ir::PayloadShape::conv_transpose_weight : ir::PayloadShape::conv_weight,
+      parents);
+  if (!want_w) return std::unexpected(std::move(want_w.error()));
   const std::string layout = transposed ? " (in_channels, out_channels/groups, kernel...)"
                                         : " (out_channels, in_channels/groups, kernel...)";
   const format::PayloadTensor* w = call.weights.find("weight");
   if (w == nullptr) {
-    return fail("the weight is missing; " + op + " needs one of shape " + ir::to_string(want_w) +
+    return fail("the weight is missing; " + op + " needs one of shape " + ir::to_string(*want_w) +
                 layout);
   }
-  if (w->dtype != format::PayloadDtype::float32 || w->shape != want_w) {
+  if (w->dtype != format::PayloadDtype::float32 || w->shape != *want_w) {
     return std::unexpected(operand_error("the weight", w->shape,
-                                         op + " needs float32 " + ir::to_string(want_w) + layout));
+                                         op + " needs float32 " + ir::to_string(*want_w) + layout));
   }
   if (const format::PayloadTensor* b = call.weights.find("bias"); b != nullptr) {
-    ir::Shape want_b;
-    want_b.dims.push_back(p.out_channels);
-    if (b->dtype != format::PayloadDtype::float32 || b->shape != want_b) {
+    auto want_b = ir::payload_shape(call.node, ir::PayloadShape::conv_bias, parents);
+    if (!want_b) return std::unexpected(std::move(want_b.error()));
+    if (b->dtype != format::PayloadDtype::float32 || b->shape != *want_b) {
       return std::unexpected(
           operand_error("the bias", b->shape,
-                        op + " needs float32 " + ir::to_string(want_b) + " (out_channels)"));
+                        op + " needs float32 " + ir::to_string(*want_b) + " (out_channels)"));
     }
   }
   return {};

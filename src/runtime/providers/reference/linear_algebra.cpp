@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nnplan/ir/payload_shapes.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
@@ -211,29 +212,27 @@ Expected<void> linear_shape_guard(const KernelCall& call) {
                                 "linear needs the leading axes of input 0 " + ir::to_string(x)));
     }
   }
-  const ir::Dim in = x.dims.back();
-  const ir::Dim out = y.dims.back();
-  ir::Shape want_w;
-  want_w.dims.push_back(out);
-  want_w.dims.push_back(in);
+  const ir::Shape* const parents[] = {&x};
+  auto want_w = ir::payload_shape(call.node, ir::PayloadShape::linear_weight, parents);
+  if (!want_w) return fail(std::move(want_w.error()));
   const format::PayloadTensor* w = call.weights.find("weight");
   if (w == nullptr) {
     return fail(
         make_error(ErrorKind::invalid_input,
-                   "the weight is missing; linear needs one of shape " + ir::to_string(want_w)));
+                   "the weight is missing; linear needs one of shape " + ir::to_string(*want_w)));
   }
-  if (w->dtype != format::PayloadDtype::float32 || w->shape != want_w) {
+  if (w->dtype != format::PayloadDtype::float32 || w->shape != *want_w) {
     return fail(operand_error("the weight", w->shape,
-                              "linear needs float32 " + ir::to_string(want_w) +
+                              "linear needs float32 " + ir::to_string(*want_w) +
                                   " (out, in) for input " + ir::to_string(x) + " and output " +
                                   ir::to_string(y)));
   }
   if (const format::PayloadTensor* bias = call.weights.find("bias"); bias != nullptr) {
-    ir::Shape want_b;
-    want_b.dims.push_back(out);
-    if (bias->dtype != format::PayloadDtype::float32 || bias->shape != want_b) {
+    auto want_b = ir::payload_shape(call.node, ir::PayloadShape::linear_bias, parents);
+    if (!want_b) return fail(std::move(want_b.error()));
+    if (bias->dtype != format::PayloadDtype::float32 || bias->shape != *want_b) {
       return fail(operand_error("the bias", bias->shape,
-                                "linear needs float32 " + ir::to_string(want_b) + " (out)"));
+                                "linear needs float32 " + ir::to_string(*want_b) + " (out)"));
     }
   }
   return {};
