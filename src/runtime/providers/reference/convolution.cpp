@@ -272,7 +272,8 @@ Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
   }
   const ir::Shape* const parents[] = {&x};
   auto want_w = ir::payload_shape(
-      call.node, transposed ? ir::PayloadShape::conv_transpose_weight : ir::PayloadShape::conv_weight,
+      call.node,
+      transposed ? ir::PayloadShape::conv_transpose_weight : ir::PayloadShape::conv_weight,
       parents);
   if (!want_w) return std::unexpected(std::move(want_w.error()));
   const std::string layout = transposed ? " (in_channels, out_channels/groups, kernel...)"
