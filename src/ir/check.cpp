@@ -65,8 +65,9 @@ std::string arity_phrase(Arity arity) {
 // Parents exist and are below the node, their number fits the kind, and the parameters are the
 // kind's alternative. Everything `infer_into` relies on to index parents and read parameters.
 // `count` is how many nodes of the graph exist for the node's parents (a builder's node under test
-// is already at the end of the array).
-Status check_structure(const Node& node, std::size_t count) {
+// is already at the end of the array); without `check_ids` the parents' ids are not read (their
+// shapes come from elsewhere).
+Status check_structure(const Node& node, std::size_t count, bool check_ids = true) {
   // A kind outside the table (a cast, not a parse) is named by its number: describe() would
   // only say "<invalid>".
   if (static_cast<std::size_t>(node.kind) >= kOpKindCount) {
@@ -77,6 +78,7 @@ Status check_structure(const Node& node, std::size_t count) {
     return std::unexpected(std::move(error));
   }
   for (const NodeId parent : node.parents) {
+    if (!check_ids) break;
     if (parent >= count) {
       return fail(node, "parent " + str(parent) + " does not exist (the graph has " +
                             count_of(count, "node") + ")");
@@ -363,12 +365,14 @@ Status infer_matmul(const Node& node, const Shape& a, const Shape& b, Shape& out
   return {};
 }
 
-Status infer_concat(const Graph& graph, const Node& node, std::uint32_t axis, Shape& out) {
-  const Shape& first = graph.nodes[node.parents[0]].shape;
+template <class ParentShape>
+Status infer_concat(const ParentShape& parent_shape, const Node& node, std::uint32_t axis,
+                    Shape& out) {
+  const Shape& first = parent_shape(0);
   if (axis >= first.rank()) return fail(node, axis_out_of_range(axis, first));
   assign(out, first);
   for (std::size_t i = 1; i < node.parents.size(); ++i) {
-    const Shape& next = graph.nodes[node.parents[i]].shape;
+    const Shape& next = parent_shape(i);
     if (next.rank() != first.rank()) {
       return fail(node, "parents differ in rank: " + to_string(first) + " and " + to_string(next));
     }
@@ -490,10 +494,9 @@ Status infer_attention(const Node& node, const Shape& q, const Shape& k, const S
 
 // Fills `out` with the node's shape; check_structure(node, ...) must have passed, and `out` is
 // not node.shape when the kind's shape rule reads the declared shape.
-Status infer_into(const Graph& graph, const Node& node, Shape& out) {
-  const auto parent = [&](std::size_t i) -> const Shape& {
-    return graph.nodes[node.parents[i]].shape;
-  };
+// `parent(i)` is the shape of the node's parent i.
+template <class ParentShape>
+Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
   Status status;
   switch (op_traits(node.kind).shape_rule) {
     case ShapeRule::declared:
@@ -599,7 +602,7 @@ Status infer_into(const Graph& graph, const Node& node, Shape& out) {
       break;
     }
     case ShapeRule::concat:
-      status = infer_concat(graph, node, params_of<AxisParams>(node).axis, out);
+      status = infer_concat(parent, node, params_of<AxisParams>(node).axis, out);
       break;
     case ShapeRule::transpose: {
       const TransposeParams& p = params_of<TransposeParams>(node);
@@ -663,14 +666,40 @@ Status check_outputs(const Graph& graph) {
   return {};
 }
 
+// The parent shapes of `node` in `graph` (check_structure has checked the ids).
+auto parents_in(const Graph& graph, const Node& node) {
+  return
+      [&graph, &node](std::size_t i) -> const Shape& { return graph.nodes[node.parents[i]].shape; };
+}
+
 }  // namespace
+
+Expected<Shape> infer_shape(const Node& node, std::span<const Shape* const> parent_shapes) {
+  if (parent_shapes.size() != node.parents.size()) {
+    return fail(node, str(parent_shapes.size()) + " parent shapes given for " +
+                          count_of(node.parents.size(), "parent"));
+  }
+  for (const Shape* shape : parent_shapes) {
+    if (shape == nullptr) return fail(node, "a parent's shape is not given");
+  }
+  // The ids are the caller's business here: each parent's shape is given.
+  if (Status s = check_structure(node, 0, /*check_ids=*/false); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
+  const auto parent = [&parent_shapes](std::size_t i) -> const Shape& { return *parent_shapes[i]; };
+  Shape out;
+  if (Status s = infer_into(parent, node, out); !s) return std::unexpected(std::move(s.error()));
+  return out;
+}
 
 Expected<Shape> infer_shape(const Graph& graph, const Node& node) {
   if (Status s = check_structure(node, graph.nodes.size()); !s) {
     return std::unexpected(std::move(s.error()));
   }
   Shape out;
-  if (Status s = infer_into(graph, node, out); !s) return std::unexpected(std::move(s.error()));
+  if (Status s = infer_into(parents_in(graph, node), node, out); !s) {
+    return std::unexpected(std::move(s.error()));
+  }
   return out;
 }
 
@@ -692,7 +721,7 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   const bool declared_kind = reads_declared_shape(op_traits(kind).shape_rule);
   if (declared_kind) node.shape = declared;
   Status s = check_structure(node, node.id);
-  if (s) s = infer_into(graph_, node, declared_kind ? inferred_ : node.shape);
+  if (s) s = infer_into(parents_in(graph_, node), node, declared_kind ? inferred_ : node.shape);
   if (!s) {
     graph_.nodes.pop_back();
     return std::unexpected(std::move(s.error()));
@@ -742,7 +771,7 @@ Expected<CheckedGraph> check(Graph graph) {
     if (Status s = check_structure(node, graph.nodes.size()); !s) {
       return std::unexpected(std::move(s.error()));
     }
-    if (Status s = infer_into(graph, node, inferred); !s) {
+    if (Status s = infer_into(parents_in(graph, node), node, inferred); !s) {
       return std::unexpected(std::move(s.error()));
     }
     if (inferred != node.shape) {

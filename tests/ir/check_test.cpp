@@ -615,6 +615,19 @@ TEST_P(CheckValidTest, PassesAndInfersTheDeclaredShape) {
   }
 }
 
+// The rule over shapes the caller gives infers what the graph-based one does, for every node.
+TEST_P(CheckValidTest, InfersTheSameFromGivenParentShapes) {
+  const ValidCase& c = GetParam();
+  for (const Node& node : c.graph.nodes) {
+    std::vector<const Shape*> parents;
+    for (const NodeId p : node.parents)
+      parents.push_back(&c.graph.nodes[p].shape);
+    const Expected<Shape> given = infer_shape(node, parents);
+    ASSERT_TRUE(given.has_value()) << given.error().message;
+    EXPECT_EQ(*given, node.shape) << describe(node);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKinds, CheckValidTest, ::testing::ValuesIn(valid_cases()),
                          [](const auto& info) { return fixtures::test_name(info.param.name); });
 
@@ -627,6 +640,27 @@ TEST(CheckValidTest, EveryKindHasAValidCase) {
   for (std::size_t i = 0; i < kOpKindCount; ++i) {
     EXPECT_TRUE(seen[i]) << "no valid graph uses " << to_string(static_cast<OpKind>(i));
   }
+}
+
+TEST(InferShapeFromParentShapes, NamesTheNodeForAMissingOrMiscountedShape) {
+  const Graph g = one_op({shape({2, 3}), shape({2, 3})}, OpKind::add, shape({2, 3}));
+  const Node& add = g.nodes.back();
+  const Shape s = shape({2, 3});
+  const std::vector<const Shape*> one = {&s};
+  const auto few = infer_shape(add, one);
+  ASSERT_FALSE(few.has_value());
+  EXPECT_EQ(few.error().message, "node 2 (add): 1 parent shapes given for 2 parents");
+  const std::vector<const Shape*> unknown = {&s, nullptr};
+  const auto missing = infer_shape(add, unknown);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().message, "node 2 (add): a parent's shape is not given");
+  // Parent ids are not read: a node whose parents are above it infers from the given shapes.
+  Node above = add;
+  above.parents = {7, 9};
+  const std::vector<const Shape*> both = {&s, &s};
+  const auto fine = infer_shape(above, both);
+  ASSERT_TRUE(fine.has_value()) << fine.error().message;
+  EXPECT_EQ(*fine, s);
 }
 
 TEST(CheckValidTest, ReleaseGivesBackTheGraph) {

@@ -5,6 +5,7 @@
 // whole graph; CheckedGraphBuilder checks one node at a time as a builder adds them.
 #pragma once
 
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -19,6 +20,12 @@ namespace nnplan::ir {
 // shapes are taken as checked (as in a graph that passed `check`, or the nodes a
 // CheckedGraphBuilder holds): a shape copied from a parent is not checked for overflow again.
 [[nodiscard]] Expected<Shape> infer_shape(const Graph& graph, const Node& node);
+// The same rule over shapes the caller gives (`parent_shapes[i]` the shape of parent i), for
+// code that holds a node and its operands but no graph: every provider's shape guard starts
+// here. The node's kind, arity and parameters are checked as ir::check does; its parents' ids
+// are not read. invalid_input naming the node, with ir::check's messages.
+[[nodiscard]] Expected<Shape> infer_shape(const Node& node,
+                                          std::span<const Shape* const> parent_shapes);
 
 // A graph that passed `check`; obtainable only through `check`.
 class CheckedGraph {

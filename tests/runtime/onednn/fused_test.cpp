@@ -213,7 +213,8 @@ TEST(onednn_sigmoid_mul_forward_tests, GuardRefusesAnOperandOfAnotherShape) {
   Command c = sigmoid_mul(false, true);
   c.inputs[1] = random_tensor(shape_of({2, 3, 5, 1}), 113);
   EXPECT_EQ(refusal("onednn.sigmoid_mul", c),
-            "input 1 has shape [2,3,5,1]; mul_elem needs the shape of input 0, [2,3,5,4]");
+            "node 2 (mul_elem): parent shapes differ: [2,3,5,4] and [2,3,5,1] (broadcasting must "
+            "be explicit)");
 }
 
 // broadcast (node 1) of input 0 from `from` to `to`, then mul (node 3) by input 1 of shape `to`
@@ -254,7 +255,8 @@ TEST(onednn_broadcast_mul_forward_tests, GuardRefusesAnOperandOfAnotherShape) {
   Command c = broadcast_mul(shape_of({1, 6, 1, 1}), shape_of({2, 6, 5, 4}), true);
   c.inputs[1] = random_tensor(shape_of({2, 6, 5, 3}), 123);
   EXPECT_EQ(refusal("onednn.broadcast_mul", c),
-            "input 1 has shape [2,6,5,3]; mul_elem needs the shape of input 0, [2,6,5,4]");
+            "node 3 (mul_elem): parent shapes differ: [2,6,5,4] and [2,6,5,3] (broadcasting must "
+            "be explicit)");
 }
 
 // The command buffer asks for channels-last only where broadcast_takes_channels_last allows and
@@ -362,7 +364,8 @@ TEST(onednn_conv_add_relu_forward_tests, GuardRefusesWrongResidual) {
   c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
   c.inputs.push_back(random_tensor(shape_of({2, 6, 7, 4}), 84));
   EXPECT_EQ(refusal("onednn.conv_add_relu", c),
-            "input 1 has shape [2,6,7,4]; add needs the shape of input 0, [2,6,7,3]");
+            "node 3 (add): parent shapes differ: [2,6,7,3] and [2,6,7,4] (broadcasting must be "
+            "explicit)");
   c.inputs.pop_back();
   EXPECT_EQ(refusal("onednn.conv_add_relu", c),
             "1 inputs given; onednn.conv_add_relu needs one for the operand of node 3 (add)");

@@ -40,7 +40,7 @@ TEST(onednn_matmul_forward_tests, MatchesReferenceWithBroadcastAndPromotion) {
 TEST(onednn_matmul_forward_tests, ShapeGuardRefusesMismatchedContraction) {
   const std::string m =
       refusal("onednn.matmul", matmul_case(shape_of({3, 5}), shape_of({4, 4}), shape_of({3, 4})));
-  EXPECT_NE(m.find("input 1 has shape [4,4]"), std::string::npos) << m;
+  EXPECT_EQ(m, "node 2 (matmul): inner dimensions differ: [3,5] x [4,4]");
 }
 
 Command linear_case(ir::Shape x, ir::Dim out, bool bias) {
@@ -80,7 +80,7 @@ TEST(onednn_linear_forward_tests, ShapeGuardRefusesWrongWeight) {
   Command c = linear_case(shape_of({4, 6}), 3, true);
   c.store.tensors[{1, "weight"}] = payload(shape_of({3, 5}), 4);
   const std::string m = refusal("onednn.linear", c);
-  EXPECT_NE(m.find("the weight has shape [3,5]"), std::string::npos) << m;
+  EXPECT_EQ(m, "payload weight has shape [3,5]; linear needs float32 [3,6]");
 }
 
 TEST(onednn_linear_forward_tests, GuardRefusesShapesOtherThanPrepared) {

@@ -40,7 +40,7 @@ TEST(onednn_batch_norm_forward_tests, MatchesReference) {
 TEST(onednn_batch_norm_forward_tests, RefusesMissingEpsilon) {
   Command c = batch_norm_case(shape_of({2, 3, 4}), 1);
   c.store.attributes.clear();
-  EXPECT_EQ(refusal("onednn.batch_norm", c), "batch_norm needs the attribute epsilon");
+  EXPECT_EQ(refusal("onednn.batch_norm", c), "batch_norm_eval needs the attribute epsilon");
 }
 
 Command layer_norm_case(ir::Shape x, std::uint32_t axis, bool affine) {

@@ -116,8 +116,7 @@ void attention_forward(const KernelCall& call) {
   }
 }
 
-constexpr GuardFn kAttentionShapes =
-    reference_shapes<backend::BackendOp::scaled_dot_product_attention>;
+constexpr GuardFn kAttentionShapes = ir_shapes<backend::BackendOp::scaled_dot_product_attention>;
 
 constexpr OnednnHandler kHandlers[] = {
     {.capsule = "onednn.attention",

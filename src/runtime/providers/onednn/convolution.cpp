@@ -274,7 +274,7 @@ void conv_transpose_forward(const KernelCall& call) {
 
 template <backend::BackendOp Op>
 Expected<void> conv_shapes(const KernelCall& call) {
-  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  if (auto ok = ir_shapes<Op>(call); !ok) return ok;
   return conv_limits(call.node);
 }
 

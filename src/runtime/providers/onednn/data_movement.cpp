@@ -11,17 +11,16 @@
 #include <variant>
 
 #include "runtime/providers/onednn/onednn_roots.hpp"
-#include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/data_movement_test.cpp"};
 
-// The reference provider's shape checks for `Op`, then oneDNN's rank limit.
+// The IR's shape checks for `Op` (ir_shapes), then oneDNN's rank limit.
 template <backend::BackendOp Op>
 Expected<void> copy_shapes(const KernelCall& call) {
-  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  if (auto ok = ir_shapes<Op>(call); !ok) return ok;
   return rank_limit(call);
 }
 
@@ -207,17 +206,17 @@ constexpr OnednnHandler kHandlers[] = {
 Expected<void> rank_limit(const KernelCall& call) {
   for (std::size_t i = 0; i < call.inputs.size(); ++i) {
     if (call.inputs[i].rank() > DNNL_MAX_NDIMS) {
-      return std::unexpected(
-          reference::operand_error("input " + std::to_string(i), *call.inputs[i].shape,
-                                   "onednn " + std::string(ir::to_string(call.node.kind)) +
-                                       " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+      return std::unexpected(operand_error("input " + std::to_string(i), *call.inputs[i].shape,
+                                           "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                               " needs rank at most " +
+                                               std::to_string(DNNL_MAX_NDIMS)));
     }
   }
   if (call.output.rank() > DNNL_MAX_NDIMS) {
-    return std::unexpected(
-        reference::operand_error("the output", *call.output.shape,
-                                 "onednn " + std::string(ir::to_string(call.node.kind)) +
-                                     " needs rank at most " + std::to_string(DNNL_MAX_NDIMS)));
+    return std::unexpected(operand_error("the output", *call.output.shape,
+                                         "onednn " + std::string(ir::to_string(call.node.kind)) +
+                                             " needs rank at most " +
+                                             std::to_string(DNNL_MAX_NDIMS)));
   }
   return {};
 }

@@ -17,7 +17,6 @@
 #include "nnplan/backend/builtin_modules.hpp"
 #include "nnplan/backend/op_mapping.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
-#include "runtime/providers/reference/reference_handlers.hpp"
 
 namespace nnplan::runtime::onednn {
 
@@ -138,7 +137,7 @@ Expected<PostOps> post_ops_of(std::span<const ir::Node* const> chain) {
 }
 
 // The guard of a fused capsule: the chain is the pattern; the root's and each later node's
-// operands, seen as each node's own call, pass that op's reference shape guard (and the root's
+// operands, seen as each node's own call, pass the IR's shape rule for that op (and the root's
 // onednn limits); every input is consumed.
 template <std::size_t Row>
 Expected<void> fused_shapes(const KernelCall& call) {
@@ -157,7 +156,7 @@ Expected<void> fused_shapes(const KernelCall& call) {
                              .inputs = call.inputs.first(root_inputs),
                              .weights = call.weights,
                              .output = root_last ? call.output : root_out};
-  if (auto ok = reference_shape_guard(p.root)(root_call); !ok) return ok;
+  if (auto ok = ir_shape_guard(root_call, p.root); !ok) return ok;
   if (p.root == backend::BackendOp::conv) {
     if (auto ok = conv_limits(root); !ok) return ok;
   } else if (p.root == backend::BackendOp::matmul) {
@@ -188,10 +187,9 @@ Expected<void> fused_shapes(const KernelCall& call) {
                                .weights = {},
                                .output = k + 1 == call.chain.size() ? call.output : out};
     // check_chain holds each kind to the pattern's op, so each has a backend op.
-    const GuardFn node_guard = reference_shape_guard(*backend::backend_op_of(node.kind));
-    if (auto ok = node_guard(node_call); !ok) return ok;
+    if (auto ok = ir_shape_guard(node_call, *backend::backend_op_of(node.kind)); !ok) return ok;
     if (node.shape != root.shape) {
-      return std::unexpected(reference::operand_error(
+      return std::unexpected(operand_error(
           "the value of " + ir::describe(node), node.shape,
           std::string(p.capsule) + " needs the root's output shape " + ir::to_string(root.shape)));
     }

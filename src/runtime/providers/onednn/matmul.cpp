@@ -129,10 +129,10 @@ void linear_forward(const KernelCall& call) {
 }
 
 Expected<void> matmul_shapes(const KernelCall& call) {
-  if (auto ok = reference_shapes<backend::BackendOp::matmul>(call); !ok) return ok;
+  if (auto ok = ir_shapes<backend::BackendOp::matmul>(call); !ok) return ok;
   return matmul_limits(*call.inputs[0].shape, *call.inputs[1].shape);
 }
-constexpr GuardFn kLinearShapes = reference_shapes<backend::BackendOp::linear>;
+constexpr GuardFn kLinearShapes = ir_shapes<backend::BackendOp::linear>;
 
 Expected<std::unique_ptr<KernelState>> prepare_matmul(const PrepareCall& call) {
   return prepare_matmul_with(call, {});

@@ -13,7 +13,7 @@ namespace nnplan::runtime::onednn {
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/normalization_test.cpp"};
-// The reference's default when a layernorm node has no epsilon attribute.
+// SPEC §6's default when a layernorm node has no epsilon attribute.
 constexpr double kLayerNormDefaultEpsilon = 1e-5;
 
 dnnl::memory vector_memory(const format::PayloadTensor& t) {
@@ -101,8 +101,8 @@ Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& cal
       });
 }
 
-constexpr GuardFn kBatchNormShapes = reference_shapes<backend::BackendOp::batch_norm>;
-constexpr GuardFn kLayerNormShapes = reference_shapes<backend::BackendOp::layer_norm>;
+constexpr GuardFn kBatchNormShapes = ir_shapes<backend::BackendOp::batch_norm>;
+constexpr GuardFn kLayerNormShapes = ir_shapes<backend::BackendOp::layer_norm>;
 
 void batch_norm_forward(const KernelCall& call) {
   execute(call);

@@ -78,7 +78,7 @@ void sigmoid_mul_forward(const KernelCall& call);
 // choose a blocked one. Then the command buffer keeps its operands channels-last (kernel.hpp,
 // LayoutSupport::channels_last). Only for channel axis 1.
 [[nodiscard]] bool conv_prefers_channels_last(const PrepareCall& call);
-// The onednn limits on a conv call beyond the reference's (spatial rank 1 to 3); shared by the
+// The onednn limits on a conv call beyond the IR's (spatial rank 1 to 3); shared by the
 // conv guard, the fused conv guards and prepare.
 [[nodiscard]] Expected<void> conv_limits(const ir::Node& node);
 // The onednn limits on a matmul call (rank at most 12 once promoted).

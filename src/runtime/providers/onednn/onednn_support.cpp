@@ -14,8 +14,6 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/providers/reference/reference_handlers.hpp"
-
 namespace nnplan::runtime::onednn {
 
 const dnnl::engine& cpu_engine() {
@@ -274,31 +272,17 @@ Expected<void> check_prepared(const KernelCall& call) {
   }
   for (std::size_t i = 0; i < call.inputs.size(); ++i) {
     if (*call.inputs[i].shape != state->input_shapes[i]) {
-      return std::unexpected(reference::operand_error(
-          "input " + std::to_string(i), *call.inputs[i].shape,
-          "the primitive was prepared for " + ir::to_string(state->input_shapes[i])));
+      return std::unexpected(
+          operand_error("input " + std::to_string(i), *call.inputs[i].shape,
+                        "the primitive was prepared for " + ir::to_string(state->input_shapes[i])));
     }
   }
   if (*call.output.shape != state->output_shape) {
-    return std::unexpected(reference::operand_error(
-        "the output", *call.output.shape,
-        "the primitive was prepared for " + ir::to_string(state->output_shape)));
+    return std::unexpected(
+        operand_error("the output", *call.output.shape,
+                      "the primitive was prepared for " + ir::to_string(state->output_shape)));
   }
   return {};
-}
-
-GuardFn reference_shape_guard(backend::BackendOp op) {
-  const std::array tables = {
-      reference::elementwise_handlers(),   reference::linear_algebra_handlers(),
-      reference::convolution_handlers(),   reference::pooling_handlers(),
-      reference::normalization_handlers(), reference::softmax_handlers(),
-      reference::attention_handlers(),     reference::data_movement_handlers()};
-  for (const auto& table : tables) {
-    for (const reference::ReferenceHandler& row : table) {
-      if (row.op == op) return row.handler.shape_guard;
-    }
-  }
-  return nullptr;
 }
 
 Expected<void> precheck(const PrepareCall& call, GuardFn shapes) {
@@ -315,11 +299,11 @@ Expected<void> precheck(const PrepareCall& call, GuardFn shapes) {
 }
 
 Expected<void> flat_row_major_guard(const KernelCall& call) {
-  return reference::canonical_layout_guard(call);
+  return canonical_layout_guard(call);
 }
 
 Expected<void> flat_row_major_guard_in_place(const KernelCall& call) {
-  return reference::canonical_layout_guard_in_place(call);
+  return canonical_layout_guard_in_place(call);
 }
 
 }  // namespace nnplan::runtime::onednn

@@ -22,6 +22,7 @@
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
 #include "nnplan/runtime/kernel.hpp"
+#include "runtime/guards.hpp"
 #include "runtime/providers/onednn/onednn_handlers.hpp"
 
 namespace nnplan::runtime::onednn {
@@ -142,20 +143,11 @@ void execute(const KernelCall& call);
 // built, and its input and output shapes are the ones that state was prepared for.
 [[nodiscard]] Expected<void> check_prepared(const KernelCall& call);
 
-// The reference provider's shape guard for `op`: the onednn handlers accept exactly the calls
-// the reference kernels accept (same messages), then add their own limits.
-[[nodiscard]] GuardFn reference_shape_guard(backend::BackendOp op);
-
-// Runs reference_shape_guard(Op): the shape checks of a handler with no limits of its own.
+// The shape checks of a handler of `Op` with no limits of its own: the IR's rule over the call
+// (runtime/guards.hpp, ir_shape_guard).
 template <backend::BackendOp Op>
-Expected<void> reference_shapes(const KernelCall& call) {
-  const GuardFn guard = reference_shape_guard(Op);
-  if (guard == nullptr) {
-    return std::unexpected(
-        make_error(ErrorKind::internal,
-                   "no reference shape guard for " + std::string(backend::to_string(Op))));
-  }
-  return guard(call);
+Expected<void> ir_shapes(const KernelCall& call) {
+  return ir_shape_guard(call, Op);
 }
 
 // The layout guard of every onednn capsule (flat-row-major): every operand a non-null (unless

@@ -46,7 +46,7 @@ Expected<void> pool_limits(const ir::Node& node) {
 
 template <backend::BackendOp Op>
 Expected<void> pool_shapes(const KernelCall& call) {
-  if (auto ok = reference_shapes<Op>(call); !ok) return ok;
+  if (auto ok = ir_shapes<Op>(call); !ok) return ok;
   return pool_limits(call.node);
 }
 

@@ -35,8 +35,8 @@ Expected<std::unique_ptr<KernelState>> prepare_softmax(const PrepareCall& call) 
       });
 }
 
-constexpr GuardFn kSoftmaxShapes = reference_shapes<backend::BackendOp::softmax>;
-constexpr GuardFn kLogSoftmaxShapes = reference_shapes<backend::BackendOp::log_softmax>;
+constexpr GuardFn kSoftmaxShapes = ir_shapes<backend::BackendOp::softmax>;
+constexpr GuardFn kLogSoftmaxShapes = ir_shapes<backend::BackendOp::log_softmax>;
 
 void softmax_forward(const KernelCall& call) {
   execute(call);

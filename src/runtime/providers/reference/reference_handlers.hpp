@@ -11,6 +11,7 @@
 
 #include "nnplan/backend/vocabulary.hpp"
 #include "nnplan/runtime/kernel.hpp"
+#include "runtime/guards.hpp"
 
 namespace nnplan::runtime::reference {
 
@@ -34,19 +35,9 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();  // reduce_*, mse_loss
 [[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();  // reshape ... gather
 
-// The layout guard of every reference capsule (canonical-tensor layout): every operand is a
-// non-null (unless empty), float-aligned view, and the output overlaps no input.
-[[nodiscard]] Expected<void> canonical_layout_guard(const KernelCall& call);
-// The same for an element-wise handler whose output may be an input's buffer (in_place_safe):
-// each input either is exactly the output's buffer or overlaps it nowhere.
-[[nodiscard]] Expected<void> canonical_layout_guard_in_place(const KernelCall& call);
-
-// Shared by the guards: an error "input I has shape S; <what the op needs>".
-[[nodiscard]] Error operand_error(std::string_view operand, const ir::Shape& shape,
-                                  std::string_view needs);
-// Shared by the guards: checks that the call has `count` inputs and that the output has the
-// node's declared shape.
-[[nodiscard]] Expected<void> check_arity_and_output(const KernelCall& call, std::size_t count);
+// The layout guard of every reference capsule (canonical-tensor layout), operand_error and
+// check_arity_and_output are the runtime's shared guards (runtime/guards.hpp), found here by
+// name from the enclosing namespace.
 
 // Shared by the kernels (weights.cpp): the data of payload `name`, or null when its slot is empty.
 [[nodiscard]] const float* weight_data(const NodeWeights& weights, std::string_view name);

@@ -1,0 +1,137 @@
+// The guards every provider shares (guards.hpp): the dense row-major view check, the IR shape
+// rule over a call's operands and payloads, and the helpers shape guards build messages with.
+#include "runtime/guards.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "nnplan/backend/op_mapping.hpp"
+#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/check.hpp"
+#include "nnplan/ir/payload_shapes.hpp"
+
+namespace nnplan::runtime {
+namespace {
+
+bool aligned(const float* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(float) == 0;
+}
+
+// Whether [a, a + n) and [b, b + m) share an element.
+bool overlaps(const float* a, std::size_t n, const float* b, std::size_t m) {
+  if (n == 0 || m == 0) return false;
+  const auto ua = reinterpret_cast<std::uintptr_t>(a);
+  const auto ub = reinterpret_cast<std::uintptr_t>(b);
+  return ua < ub + m * sizeof(float) && ub < ua + n * sizeof(float);
+}
+
+Expected<void> check_views(const KernelCall& call, bool in_place_allowed) {
+  const auto bad = [](std::string what) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
+  };
+  const std::size_t out_n = call.output.size();
+  if (call.output.data == nullptr && out_n > 0) return bad("the output buffer is null");
+  if (!aligned(call.output.data)) return bad("the output buffer is not aligned to a float");
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorRef& in = call.inputs[i];
+    const std::size_t n = in.size();
+    if (in.data == nullptr && n > 0) return bad("input " + std::to_string(i) + " is null");
+    if (!aligned(in.data)) {
+      return bad("input " + std::to_string(i) + " is not aligned to a float");
+    }
+    const bool same_buffer = in.data == call.output.data && n == out_n;
+    if (in_place_allowed && same_buffer) continue;
+    if (overlaps(in.data, n, call.output.data, out_n)) {
+      return bad("the output buffer overlaps input " + std::to_string(i) +
+                 " (canonical-tensor layout needs disjoint operands)");
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<void> canonical_layout_guard(const KernelCall& call) {
+  return check_views(call, false);
+}
+
+Expected<void> canonical_layout_guard_in_place(const KernelCall& call) {
+  return check_views(call, true);
+}
+
+Error operand_error(std::string_view operand, const ir::Shape& shape, std::string_view needs) {
+  return make_error(ErrorKind::invalid_input, std::string(operand) + " has shape " +
+                                                  ir::to_string(shape) + "; " + std::string(needs));
+}
+
+Expected<void> check_arity_and_output(const KernelCall& call, std::size_t count) {
+  if (call.inputs.size() != count) {
+    return std::unexpected(make_error(ErrorKind::invalid_input,
+                                      std::to_string(call.inputs.size()) + " inputs given; " +
+                                          std::string(ir::to_string(call.node.kind)) + " takes " +
+                                          std::to_string(count)));
+  }
+  if (*call.output.shape != call.node.shape) {
+    return std::unexpected(operand_error("the output", *call.output.shape,
+                                         "the node declares " + ir::to_string(call.node.shape)));
+  }
+  return {};
+}
+
+Expected<void> ir_shape_guard(const KernelCall& call, backend::BackendOp op) {
+  const ir::Node& node = call.node;
+  const std::string kind(ir::to_string(node.kind));
+  const auto invalid = [](std::string what) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
+  };
+  if (backend::backend_op_of(node.kind) != op) {
+    return invalid("node kind " + kind + " does not run on the " +
+                   std::string(backend::to_string(op)) + " kernel");
+  }
+  if (call.inputs.size() != node.parents.size()) {
+    return invalid(std::to_string(call.inputs.size()) + " inputs given; " + kind + " takes " +
+                   std::to_string(node.parents.size()));
+  }
+  std::vector<const ir::Shape*> shapes;
+  for (const TensorRef& in : call.inputs)
+    shapes.push_back(in.shape);
+  const Expected<ir::Shape> inferred = ir::infer_shape(node, shapes);
+  if (!inferred) return std::unexpected(inferred.error());
+  if (*inferred != node.shape) {
+    return invalid(ir::describe(node) + ": its inputs give the shape " + ir::to_string(*inferred) +
+                   ", the node declares " + ir::to_string(node.shape));
+  }
+  if (*call.output.shape != node.shape) {
+    return std::unexpected(operand_error("the output", *call.output.shape,
+                                         "the node declares " + ir::to_string(node.shape)));
+  }
+  for (const ir::PayloadSlot& slot : ir::op_traits(node.kind).payloads) {
+    const std::string name(slot.name);
+    if (slot.attribute) {
+      if (slot.required && !call.weights.attribute(slot.name)) {
+        return invalid(kind + " needs the attribute " + name);
+      }
+      continue;
+    }
+    const format::PayloadTensor* tensor = call.weights.find(slot.name);
+    if (tensor == nullptr && !slot.required) continue;
+    auto want = ir::payload_shape(node, slot.shape, shapes);
+    if (!want) return std::unexpected(std::move(want.error()));
+    const std::string dtype = slot.int64 ? "int64" : "float32";
+    if (tensor == nullptr) {
+      return invalid("payload " + name + " is missing; " + kind + " needs one of shape " +
+                     ir::to_string(*want));
+    }
+    const auto want_dtype =
+        slot.int64 ? format::PayloadDtype::int64 : format::PayloadDtype::float32;
+    const std::optional<ir::Dim> count = ir::element_count(tensor->shape);
+    if (tensor->dtype != want_dtype || tensor->shape != *want || !count ||
+        tensor->size() != *count) {
+      return std::unexpected(operand_error("payload " + name, tensor->shape,
+                                           kind + " needs " + dtype + " " + ir::to_string(*want)));
+    }
+  }
+  return {};
+}
+
+}  // namespace nnplan::runtime
