@@ -9,6 +9,7 @@
 #include <exception>
 #include <expected>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
