@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "onednn_test_support.hpp"
+#include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
@@ -63,6 +64,17 @@ TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
       "onednn.gelu",
       unary_case(ir::OpKind::gelu, ir::GeluParams{.approximate = ir::GeluApproximation::tanh}),
       1e-5, 1e-6);
+}
+
+// A node whose parameters are another kind's gets no algorithm, never one built from defaults.
+TEST(onednn_eltwise_forward_tests, ParametersOfAnotherKindGetNoAlgorithm) {
+  const ir::Node clamp = node(1, ir::OpKind::clamp, {0}, shape_of({4}), ir::ScaleParams{});
+  const auto op = eltwise_of(clamp);
+  ASSERT_FALSE(op.has_value());
+  EXPECT_EQ(op.error().message, "node kind clamp carries parameters of another kind");
+  EXPECT_TRUE(eltwise_of(node(1, ir::OpKind::leaky_relu, {0}, shape_of({4}),
+                              ir::AlphaParams{.alpha = 0.1F}))
+                  .has_value());
 }
 
 TEST(onednn_eltwise_forward_tests, RunsInPlace) {

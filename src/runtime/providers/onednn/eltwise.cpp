@@ -7,6 +7,7 @@
 #include <string>
 #include <variant>
 
+#include "nnplan/ir/op_table.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
@@ -15,8 +16,8 @@ namespace {
 using dnnl::algorithm;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// The node's parameters of type P; P's defaults where the node carries another alternative
-// (the shape guard refuses such a node before any launch).
+// The node's parameters of type P (eltwise_of has checked the node carries its kind's
+// alternative).
 template <class P>
 P params_of(const ir::Node& node) {
   const auto* p = std::get_if<P>(&node.params);
@@ -41,6 +42,12 @@ float alpha_of(const ir::Node& node) {
 }  // namespace
 
 Expected<EltwiseOp> eltwise_of(const ir::Node& node) {
+  // The rows read the node's parameters through params_of, which must never stand in defaults for
+  // parameters of another kind.
+  if (node.params.index() != ir::op_traits(node.kind).params) {
+    return std::unexpected(unsupported("node kind " + std::string(ir::to_string(node.kind)) +
+                                       " carries parameters of another kind"));
+  }
   switch (node.kind) {
 #define NNPLAN_ONEDNN_ELTWISE(op, eltwise_algorithm, alpha, beta, nan_note) \
   case ir::OpKind::op:                                                      \
