@@ -18,14 +18,18 @@ void import_unary(ImportContext& cx, ir::OpKind kind);
 // LeakyRelu, Elu: one IR node of `kind` with AlphaParams, ONNX's `alpha` attribute (`fallback`
 // when absent); a NaN or infinite alpha is refused.
 void import_unary_with_alpha(ImportContext& cx, ir::OpKind kind, float fallback);
-void import_leaky_relu(ImportContext& cx);  // alpha 0.01 when absent
-void import_elu(ImportContext& cx);         // alpha 1 when absent
 void import_binary(ImportContext& cx, ir::OpKind kind);
 void import_div(ImportContext& cx);
 void import_variadic(ImportContext& cx, ir::OpKind kind);
 template <ir::OpKind kind>
 void import_unary_as(ImportContext& cx) {
   import_unary(cx, kind);
+}
+// The default alpha is numerator / denominator, rounded once to float (0.01F is 1 / 100): integer
+// template arguments, since clang 16 (the fuzz build's) takes no float ones.
+template <ir::OpKind kind, int numerator, int denominator>
+void import_unary_with_alpha_as(ImportContext& cx) {
+  import_unary_with_alpha(cx, kind, static_cast<float>(numerator) / denominator);
 }
 template <ir::OpKind kind>
 void import_binary_as(ImportContext& cx) {

@@ -30,14 +30,6 @@ void import_unary_with_alpha(ImportContext& cx, OpKind kind, float fallback) {
             cx.add(kind, {cx.tensor(cx.in_name(0))}, ir::AlphaParams{.alpha = alpha}));
 }
 
-void import_leaky_relu(ImportContext& cx) {
-  import_unary_with_alpha(cx, OpKind::leaky_relu, 0.01F);
-}
-
-void import_elu(ImportContext& cx) {
-  import_unary_with_alpha(cx, OpKind::elu, 1.0F);
-}
-
 namespace {
 
 void binary(ImportContext& cx, OpKind kind, bool divide) {
