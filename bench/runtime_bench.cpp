@@ -38,7 +38,7 @@ Expected<std::shared_ptr<const backend::PlannedModel>> planned_model(
   auto imported = format::import_onnx(std::as_bytes(std::span(bytes.data(), bytes.size())), name);
   if (!imported) return std::unexpected(std::move(imported.error()));
   auto graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
-  auto weights = std::make_shared<const format::PayloadStore>(std::move(imported->payloads));
+  auto weights = std::make_shared<const ir::WeightStore>(std::move(imported->payloads));
   auto model = backend::plan_model(backend::make_profile(backend::MaintainedProfile::checked_cpu),
                                    std::move(graph), std::move(weights));
   if (!model) return std::unexpected(std::move(model.error()));

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   nnplan::runtime::Executor executor(std::move(*buffer));
   const nnplan::runtime::NamedTensor bound{
       .name = executor.buffer().inputs().front().name,
-      .tensor = {.shape = std::move(input->shape), .values = std::move(input->data)}};
+      .tensor = {.shape = input->shape(), .values = input->to_vector<float>()}};
   auto outputs = executor.run({&bound, 1});
   if (!outputs) return fail(outputs.error());
   for (std::size_t i = 0; i < outputs->size(); ++i) {

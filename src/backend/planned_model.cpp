@@ -6,7 +6,7 @@ namespace nnplan::backend {
 
 Expected<PlannedModel> plan_model(BackendProfile profile,
                                   std::shared_ptr<const ir::CheckedGraph> graph,
-                                  std::shared_ptr<const format::PayloadStore> weights) {
+                                  std::shared_ptr<const ir::WeightStore> weights) {
   return catch_as_error(
       [] { return std::string("planning the graph"); },
       [&]() -> Expected<PlannedModel> {

@@ -136,6 +136,20 @@ FileBytes::~FileBytes() {
   if (mapping_ != nullptr) ::munmap(const_cast<void*>(mapping_), size_);
 }
 
+void FileBytes::release(std::span<const std::byte> bytes) const noexcept {
+  if (mapping_ == nullptr || bytes.empty()) return;
+  // Only whole pages inside the range: a page the range shares with another tensor stays.
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(bytes.data());
+  const auto end = begin + bytes.size();
+  const auto first = (begin + page - 1) / page * page;
+  const auto last = end / page * page;
+  const auto base = reinterpret_cast<std::uintptr_t>(mapping_);
+  if (begin < base || end > base + size_ || first >= last) return;
+  // A private read-only mapping of a file: dropped pages are read from the file when touched.
+  (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 FileBytes FileBytes::mapped(const void* address, std::size_t size) {
   FileBytes bytes;
   bytes.mapping_ = address;

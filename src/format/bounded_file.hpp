@@ -14,12 +14,14 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "nnplan/error.hpp"
 #include "nnplan/format/graph_file.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::format::detail {
 
@@ -53,7 +55,9 @@ struct OpenFile {
 // a pipe or device. Move-only; the mapping is released with the value. A file that another process
 // truncates while it is mapped makes later reads of the lost pages fault (SIGBUS), as with any
 // mapped input.
-class FileBytes {
+// As the owner of weights that view it (ir::WeightBytes), a mapping gives the pages of a released
+// range back to the system; they are read from the file again if touched.
+class FileBytes final : public ir::WeightBytes {
  public:
   FileBytes() = default;
   explicit FileBytes(std::string owned) : owned_(std::move(owned)) {}
@@ -61,7 +65,9 @@ class FileBytes {
   FileBytes& operator=(FileBytes&& other) noexcept;
   FileBytes(const FileBytes&) = delete;
   FileBytes& operator=(const FileBytes&) = delete;
-  ~FileBytes();
+  ~FileBytes() override;
+
+  void release(std::span<const std::byte> bytes) const noexcept override;
 
   // Takes over a mapping of `size` bytes at `address` (made by mmap).
   static FileBytes mapped(const void* address, std::size_t size);

@@ -108,7 +108,7 @@ std::unexpected<GraphFileFailure> failure(Error error, std::optional<std::string
 // Reads the payload file beside a torchlean.ir.v1 graph, when there is one, and checks it.
 Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_path,
                                              const ir::Graph& graph,
-                                             std::shared_ptr<const PayloadStore>* kept) {
+                                             std::shared_ptr<const ir::WeightStore>* kept) {
   WeightsCheck check;
   if (!detail::is_regular_file(graph_path)) {
     check.status = WeightsCheck::Status::not_looked;
@@ -123,12 +123,12 @@ Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_
   }
   auto store = read_payload_file(payloads);
   if (!store) return std::unexpected(std::move(store.error()));
-  auto matches = check_payloads(graph, *store, check.payload_path);
+  auto matches = ir::check_weights(graph, *store, check.payload_path);
   if (!matches) return std::unexpected(std::move(matches.error()));
   check.status = WeightsCheck::Status::checked;
   check.tensors = store->tensors.size();
   check.attributes = store->attributes.size();
-  if (kept != nullptr) *kept = std::make_shared<const PayloadStore>(std::move(*store));
+  if (kept != nullptr) *kept = std::make_shared<const ir::WeightStore>(std::move(*store));
   return check;
 }
 
@@ -188,7 +188,7 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     out.folded_sources = std::move(imported->folded_sources);
     out.output_names = std::move(imported->output_names);
     if (options.keep_weights) {
-      out.payloads = std::make_shared<const PayloadStore>(std::move(imported->payloads));
+      out.payloads = std::make_shared<const ir::WeightStore>(std::move(imported->payloads));
     }
     out.weights.status = WeightsCheck::Status::in_model;
     return out;

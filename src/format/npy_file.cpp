@@ -221,7 +221,7 @@ std::uint32_t little_endian(std::span<const std::byte> b) {
 
 }  // namespace
 
-Expected<PayloadTensor> parse_npy(std::span<const std::byte> bytes, std::string_view source) {
+Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::string_view source) {
   const auto fail = [&](const std::string& problem) {
     return std::unexpected(npy_error(source, problem));
   };
@@ -264,13 +264,13 @@ Expected<PayloadTensor> parse_npy(std::span<const std::byte> bytes, std::string_
   const std::string_view code = order == '<' || order == '=' || order == '|' || order == '>'
                                     ? std::string_view(descr).substr(1)
                                     : std::string_view(descr);
-  PayloadTensor tensor;
+  ir::DType dtype = ir::DType::float32;
   std::size_t item = 0;
   if (little && code == "f4") {
-    tensor.dtype = PayloadDtype::float32;
+    dtype = ir::DType::float32;
     item = 4;
   } else if (little && code == "i8") {
-    tensor.dtype = PayloadDtype::int64;
+    dtype = ir::DType::int64;
     item = 8;
   } else {
     const std::optional<std::string> name = dtype_name(code);
@@ -284,43 +284,36 @@ Expected<PayloadTensor> parse_npy(std::span<const std::byte> bytes, std::string_
         "fortran_order True is not supported; save the array in C order "
         "(numpy.ascontiguousarray)");
   }
-  tensor.shape = *header->shape;
-  const std::optional<ir::Dim> count = ir::element_count(tensor.shape);
+  const ir::Shape shape = *header->shape;
+  const std::optional<ir::Dim> count = ir::element_count(shape);
   if (!count || *count > kMaxTensorElements) {
-    return fail("shape " + shape_repr(tensor.shape) + " has more than 2^48 elements");
+    return fail("shape " + shape_repr(shape) + " has more than 2^48 elements");
   }
-  const std::string dtype_text = tensor.dtype == PayloadDtype::float32 ? "float32" : "int64";
+  const std::string dtype_text(ir::to_string(dtype));
   const std::uint64_t needed = *count * item;
   const std::uint64_t held = bytes.size() - data_start;
   if (held < needed) {
-    return fail("data holds " + std::to_string(held) + " bytes; shape " + shape_repr(tensor.shape) +
-                " " + dtype_text + " needs " + std::to_string(needed));
+    return fail("data holds " + std::to_string(held) + " bytes; shape " + shape_repr(shape) + " " +
+                dtype_text + " needs " + std::to_string(needed));
   }
   if (held > needed) {
     return fail(std::to_string(held - needed) + " bytes follow the " + std::to_string(needed) +
-                " data bytes of shape " + shape_repr(tensor.shape) + " " + dtype_text +
+                " data bytes of shape " + shape_repr(shape) + " " + dtype_text +
                 "; the file must end with the data");
   }
   const std::byte* data = bytes.data() + data_start;
-  const auto n = static_cast<std::size_t>(*count);
-  if (tensor.dtype == PayloadDtype::float32) {
-    tensor.data.resize(n);
-    if (n != 0) std::memcpy(tensor.data.data(), data, n * 4);
-  } else {
-    tensor.ints.resize(n);
-    if (n != 0) std::memcpy(tensor.ints.data(), data, n * 8);
-  }
-  return tensor;
+  // `bytes` belongs to the caller: the tensor copies its data out.
+  return ir::WeightTensor::view(shape, dtype, data, static_cast<std::size_t>(*count), nullptr);
 }
 
-std::vector<std::byte> npy_bytes(const PayloadTensor& tensor) {
-  const bool ints = tensor.dtype == PayloadDtype::int64;
+std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor) {
+  const bool ints = tensor.dtype() == ir::DType::int64;
   // numpy.save: the keys sorted, each "'key': repr(value), ", then room for the first axis to
   // grow to 21 digits, then spaces and '\n' up to a multiple of 64 bytes from the file's start.
   std::string header = std::string("{'descr': '") + (ints ? "<i8" : "<f4") +
-                       "', 'fortran_order': False, 'shape': " + shape_repr(tensor.shape) + ", }";
-  if (tensor.shape.rank() > 0) {
-    const std::size_t digits = std::to_string(tensor.shape.dims[0]).size();
+                       "', 'fortran_order': False, 'shape': " + shape_repr(tensor.shape()) + ", }";
+  if (tensor.shape().rank() > 0) {
+    const std::size_t digits = std::to_string(tensor.shape().dims[0]).size();
     if (digits < 21) header.append(21 - digits, ' ');
   }
   std::size_t length_bytes = 2;
@@ -346,11 +339,7 @@ std::vector<std::byte> npy_bytes(const PayloadTensor& tensor) {
   }
   std::memcpy(out.data() + 8 + length_bytes, header.data(), header.size());
   std::byte* data = out.data() + 8 + length_bytes + header.size();
-  if (n != 0)
-    std::memcpy(data,
-                ints ? static_cast<const void*>(tensor.ints.data())
-                     : static_cast<const void*>(tensor.data.data()),
-                n * item);
+  if (n != 0) std::memcpy(data, tensor.bytes().data(), n * item);
   return out;
 }
 

@@ -148,10 +148,13 @@ Error error_from_exception(std::string_view source,
   }
 }
 
+// `owner`: the mapping `bytes` lie in, which the payloads keep alive as views into it; null
+// when the bytes are the caller's (payloads are copied out of them).
 Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::string_view source,
                                      const OnnxImportOptions& options,
                                      onnx_import::ImportProgress& progress,
-                                     const std::string& prefix) {
+                                     const std::string& prefix,
+                                     std::shared_ptr<const ir::WeightBytes> owner) {
   // Here rather than in each caller, so that every importer's input shapes meet the limits of a
   // declared one.
   if (auto ok = check_input_shapes(options); !ok) {
@@ -192,7 +195,8 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
     split.emplace(model.graph());
   }
   try {
-    return onnx_import::ImportContext(model, *split, source, options, progress).run();
+    return onnx_import::ImportContext(model, *split, source, options, progress, std::move(owner))
+        .run();
   } catch (onnx_import::ImportFailure& f) {
     return std::unexpected(std::move(f.error));
   }
@@ -235,7 +239,7 @@ Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::strin
   onnx_import::ImportProgress progress;
   try {
     const std::string prefix = source.empty() ? std::string() : std::string(source) + ": ";
-    return import_bytes(bytes, source, options, progress, prefix);
+    return import_bytes(bytes, source, options, progress, prefix, nullptr);
   } catch (...) {
     return std::unexpected(error_from_exception(source, progress));
   }
@@ -248,12 +252,18 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
                                            detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
+    // Shared with every payload that views an initializer in it.
+    auto owner = std::make_shared<const detail::FileBytes>(std::move(*bytes));
+    const auto view = std::as_bytes(std::span(owner->text()));
+    const std::string source = path.string();
+    const std::string prefix = source + ": ";
+    progress = onnx_import::ImportProgress{};
     if (options.external_data_dir.empty()) {
       OnnxImportOptions beside = options;
       beside.external_data_dir = path.has_parent_path() ? path.parent_path() : ".";
-      return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), beside);
+      return import_bytes(view, source, beside, progress, prefix, std::move(owner));
     }
-    return import_onnx(std::as_bytes(std::span(bytes->text())), path.string(), options);
+    return import_bytes(view, source, options, progress, prefix, std::move(owner));
   } catch (...) {
     return std::unexpected(error_from_exception(path.native(), progress));
   }

@@ -1,8 +1,8 @@
 // Reader, writer and graph check of `nnplan.payloads.v1` payload files.
 //
-// The decoder works against a random-access byte source so that the file reader can copy each
-// tensor straight from the file into its vector (one copy of the weights in memory, not two)
-// while `parse_payloads` reads from a span. Every offset and length from the file is checked
+// The decoder reads a span of the whole file: read_payload_file maps the file and each tensor
+// views its bytes in the mapping (no copy of the weights at all); parse_payloads copies them out
+// of the caller's span. Every offset and length from the file is checked
 // against the file's size, with overflow-checked arithmetic, before anything is read or
 // allocated; the largest allocation is bounded by the file's size.
 #include "nnplan/format/payload_file.hpp"
@@ -39,14 +39,14 @@ using ir::OpKind;
 using ir::Shape;
 using Json = nlohmann::ordered_json;
 
-constexpr std::uint64_t kFloatBytes = 4;
-constexpr std::uint64_t kInt64Bytes = 8;
+static_assert(std::endian::native == std::endian::little,
+              "payload data is little-endian; tensors view it in place");
 
-std::uint64_t element_bytes(PayloadDtype dtype) {
-  return dtype == PayloadDtype::int64 ? kInt64Bytes : kFloatBytes;
+std::uint64_t element_bytes(ir::DType dtype) {
+  return ir::size_of(dtype);
 }
-std::string_view dtype_name(PayloadDtype dtype) {
-  return dtype == PayloadDtype::int64 ? "int64" : "float32";
+std::string_view dtype_name(ir::DType dtype) {
+  return ir::to_string(dtype);
 }
 using detail::escape_controls;
 using detail::shown;
@@ -95,7 +95,7 @@ std::string double_text(double value) {
   return std::string(buffer.data(), result.ptr);
 }
 
-std::string key_text(const PayloadKey& key) {
+std::string key_text(const ir::WeightKey& key) {
   return "node " + std::to_string(key.node_id) + " '" + shown(key.name) + "'";
 }
 
@@ -124,6 +124,7 @@ class SpanSource final : public ByteSource {
  public:
   explicit SpanSource(std::span<const std::byte> bytes) : bytes_(bytes) {}
   [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
+  [[nodiscard]] const std::byte* data() const { return bytes_.data(); }
   [[nodiscard]] bool read(std::uint64_t offset, void* destination, std::size_t n) override {
     if (n != 0) std::memcpy(destination, bytes_.data() + offset, n);
     return true;
@@ -131,22 +132,6 @@ class SpanSource final : public ByteSource {
 
  private:
   std::span<const std::byte> bytes_;
-};
-
-class FileSource final : public ByteSource {
- public:
-  FileSource(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
-  [[nodiscard]] std::uint64_t size() const override { return size_; }
-  [[nodiscard]] bool read(std::uint64_t offset, void* destination, std::size_t n) override {
-    if (n == 0) return true;
-    in_.seekg(static_cast<std::streamoff>(offset));
-    in_.read(static_cast<char*>(destination), static_cast<std::streamsize>(n));
-    return static_cast<std::size_t>(in_.gcount()) == n;
-  }
-
- private:
-  std::ifstream& in_;
-  std::uint64_t size_;
 };
 
 std::uint64_t load_u64_le(const unsigned char* bytes) {
@@ -160,9 +145,9 @@ std::uint64_t load_u64_le(const unsigned char* bytes) {
 // The index.
 
 struct IndexEntry {
-  PayloadKey key;
+  ir::WeightKey key;
   Shape shape;
-  PayloadDtype dtype = PayloadDtype::float32;
+  ir::DType dtype = ir::DType::float32;
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
   std::uint64_t elements = 0;
@@ -171,7 +156,7 @@ struct IndexEntry {
 struct Index {
   std::uint64_t data_bytes = 0;
   std::vector<IndexEntry> entries;
-  std::map<PayloadKey, double> attributes;
+  std::map<ir::WeightKey, double> attributes;
 };
 
 std::string found(const Json& value) {
@@ -291,10 +276,11 @@ Expected<Index> IndexReader::read(const Json& root) {
     if (!node) return std::unexpected(node.error());
     auto entry_name = name(e["name"], where);
     if (!entry_name) return std::unexpected(entry_name.error());
-    entry.key = PayloadKey{.node_id = static_cast<NodeId>(*node), .name = std::move(*entry_name)};
+    entry.key =
+        ir::WeightKey{.node_id = static_cast<NodeId>(*node), .name = std::move(*entry_name)};
     const Json& dtype = e["dtype"];
     if (dtype.is_string() && dtype.get_ref<const std::string&>() == "int64") {
-      entry.dtype = PayloadDtype::int64;
+      entry.dtype = ir::DType::int64;
     } else if (!dtype.is_string() || dtype.get_ref<const std::string&>() != "float32") {
       return std::unexpected(
           fail(where, "dtype", "expected \"float32\" or \"int64\", found " + found(dtype)));
@@ -367,7 +353,7 @@ Expected<Index> IndexReader::read(const Json& root) {
     if (!value.is_number()) {
       return std::unexpected(fail(where, "value", "expected a number, found " + found(value)));
     }
-    PayloadKey key{.node_id = static_cast<NodeId>(*node), .name = std::move(*attribute_name)};
+    ir::WeightKey key{.node_id = static_cast<NodeId>(*node), .name = std::move(*attribute_name)};
     const std::string label = key_text(key);
     if (!index.attributes.emplace(std::move(key), value.get<double>()).second) {
       return std::unexpected(fail(where, "", "repeated attribute " + label));
@@ -451,7 +437,10 @@ Expected<void> check_data_gaps(ByteSource& in, const Index& index, std::uint64_t
                             "the data section after its last tensor");
 }
 
-Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
+// Decodes the file `in` reads. With an `owner` (the mapping `in` reads from), every tensor is a
+// view into it; without one each tensor's bytes are copied.
+Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
+                                 const std::shared_ptr<const ir::WeightBytes>& owner) {
   const std::uint64_t size = in.size();
   std::array<unsigned char, kPayloadHeaderBytes> header{};
   const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(size, header.size()));
@@ -514,29 +503,14 @@ Expected<PayloadStore> decode(ByteSource& in, std::string_view source) {
   auto gaps = check_data_gaps(in, *index, data_start, source);
   if (!gaps) return std::unexpected(std::move(gaps.error()));
 
-  PayloadStore store;
+  ir::WeightStore store;
   store.attributes = std::move(index->attributes);
   for (IndexEntry& entry : index->entries) {
-    PayloadTensor tensor{.shape = std::move(entry.shape), .dtype = entry.dtype};
     // Bounded by the file's size: entry.bytes lies inside the data section.
-    void* destination = nullptr;
-    if (entry.dtype == PayloadDtype::int64) {
-      tensor.ints.resize(static_cast<std::size_t>(entry.elements));
-      destination = tensor.ints.data();
-    } else {
-      tensor.data.resize(static_cast<std::size_t>(entry.elements));
-      destination = tensor.data.data();
-    }
-    if (!in.read(data_start + entry.offset, destination, static_cast<std::size_t>(entry.bytes))) {
-      return std::unexpected(invalid(source, "read error in the data of " + key_text(entry.key)));
-    }
-    if constexpr (std::endian::native == std::endian::big) {
-      for (float& v : tensor.data)
-        v = std::bit_cast<float>(std::byteswap(std::bit_cast<std::uint32_t>(v)));
-      for (std::int64_t& v : tensor.ints)
-        v = std::byteswap(v);
-    }
-    store.tensors.emplace(std::move(entry.key), std::move(tensor));
+    const std::byte* at = in.data() + data_start + entry.offset;
+    store.tensors.emplace(std::move(entry.key),
+                          ir::WeightTensor::view(std::move(entry.shape), entry.dtype, at,
+                                                 static_cast<std::size_t>(entry.elements), owner));
   }
   return store;
 }
@@ -554,83 +528,49 @@ std::string json_string(const std::string& text) {
   return Json(text).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Payload slots.
-
-// The shape tensor payload `slot` of `node` must have (ir::payload_shape); an error when the
-// graph around the node does not determine it (a graph that did not pass ir::check).
-Expected<Shape> expected_shape(const Node& node, const PayloadSlot& slot,
-                               const std::function<const Node*(NodeId)>& find_node) {
-  std::vector<const Shape*> parents;
-  for (const NodeId id : node.parents) {
-    const Node* parent = find_node(id);
-    parents.push_back(parent == nullptr ? nullptr : &parent->shape);
-  }
-  return ir::payload_shape(node, slot.shape, parents);
-}
-
-std::string slot_list(OpKind kind) {
-  const auto slots = payload_slots(kind);
-  if (slots.empty()) return std::string(to_string(kind)) + " takes no payloads";
-  std::string out = std::string(to_string(kind)) + " takes ";
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (i != 0) out += ", ";
-    out += slots[i].attribute ? "attribute " : "tensor ";
-    out += slots[i].name;
-    if (!slots[i].required) out += " (optional)";
-  }
-  return out;
-}
-
 }  // namespace
-
-const PayloadTensor* PayloadStore::find_tensor(ir::NodeId node, std::string_view name) const {
-  const auto it = tensors.find(PayloadKey{.node_id = node, .name = std::string(name)});
-  return it == tensors.end() ? nullptr : &it->second;
-}
-
-std::optional<double> PayloadStore::find_attribute(ir::NodeId node, std::string_view name) const {
-  const auto it = attributes.find(PayloadKey{.node_id = node, .name = std::string(name)});
-  if (it == attributes.end()) return std::nullopt;
-  return it->second;
-}
 
 std::span<const PayloadSlot> payload_slots(ir::OpKind kind) {
   return ir::op_traits(kind).payloads;
 }
 
-Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes, std::string_view source) {
+Expected<ir::WeightStore> parse_payloads(std::span<const std::byte> bytes,
+                                         std::string_view source) {
   try {
     SpanSource in(bytes);
-    return decode(in, source);
+    return decode(in, source, nullptr);
   } catch (const std::exception& e) {
     return std::unexpected(
         error_from_exception("reading payloads " + escape_controls(std::string(source)), e));
   }
 }
 
-Expected<PayloadStore> read_payload_file(const std::filesystem::path& path) {
+Expected<ir::WeightStore> read_payload_file(const std::filesystem::path& path) {
   // Random access needs the size up front; every offset in the file is checked against it, so
   // the file's size is its own limit.
   auto file =
       detail::open_bounded_file(path, "payload file", std::numeric_limits<std::uintmax_t>::max(),
                                 detail::FileKinds::regular_only);
   if (!file) return std::unexpected(std::move(file.error()));
+  auto mapped = detail::read_bounded_file(path, "payload file", file->size.value_or(0));
+  if (!mapped) return std::unexpected(std::move(mapped.error()));
   const std::string source = path.string();
   try {
-    FileSource in(file->stream, file->size.value_or(0));
-    return decode(in, source);
+    auto owner = std::make_shared<const detail::FileBytes>(std::move(*mapped));
+    const std::string_view text = owner->text();
+    SpanSource in(std::as_bytes(std::span(text.data(), text.size())));
+    return decode(in, source, owner);
   } catch (const std::exception& e) {
     return std::unexpected(error_from_exception("reading payloads " + escape_controls(source), e));
   }
 }
 
-Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
+Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store) {
   try {
     // Lay out the data section first: the index states its size.
     struct Placed {
-      const PayloadKey* key;
-      const PayloadTensor* tensor;
+      const ir::WeightKey* key;
+      const ir::WeightTensor* tensor;
       std::uint64_t offset;
       std::uint64_t bytes;
     };
@@ -643,20 +583,21 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
             make_error(ErrorKind::invalid_input,
                        "payload of node " + std::to_string(key.node_id) + " has an empty name"));
       }
-      const auto elements = elements_of(tensor.shape);
-      const std::size_t other = tensor.dtype == PayloadDtype::int64 ? tensor.data.size()
-                                                                    : tensor.ints.size();
-      if (!elements || *elements != tensor.size() || other != 0) {
+      if (tensor.dtype() == ir::DType::boolean) {
         return std::unexpected(make_error(
-            ErrorKind::invalid_input, "payload " + key_text(key) + ": " +
-                                          std::to_string(tensor.size()) + " " +
-                                          std::string(dtype_name(tensor.dtype)) +
-                                          " values do not fill shape " + shape_text(tensor.shape) +
-                                          (other != 0 ? " (and values of the other dtype are set)"
-                                                      : "")));
+            ErrorKind::invalid_input,
+            "payload " + key_text(key) + ": dtype bool; payload files hold float32 and int64"));
+      }
+      const auto elements = elements_of(tensor.shape());
+      if (!elements || *elements != tensor.size()) {
+        return std::unexpected(
+            make_error(ErrorKind::invalid_input,
+                       "payload " + key_text(key) + ": " + std::to_string(tensor.size()) + " " +
+                           std::string(dtype_name(tensor.dtype())) + " values do not fill shape " +
+                           shape_text(tensor.shape())));
       }
       const std::uint64_t offset = align_up(data_bytes);
-      const std::uint64_t bytes = *elements * element_bytes(tensor.dtype);
+      const std::uint64_t bytes = *elements * element_bytes(tensor.dtype());
       placed.push_back(Placed{.key = &key, .tensor = &tensor, .offset = offset, .bytes = bytes});
       data_bytes = offset + bytes;
     }
@@ -673,11 +614,11 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
       index += ", \"name\": ";
       index += json_string(p.key->name);
       index += ", \"dtype\": \"";
-      index += dtype_name(p.tensor->dtype);
+      index += dtype_name(p.tensor->dtype());
       index += "\", \"shape\": [";
-      for (std::size_t d = 0; d < p.tensor->shape.dims.size(); ++d) {
+      for (std::size_t d = 0; d < p.tensor->shape().dims.size(); ++d) {
         if (d != 0) index += ", ";
-        append_uint(index, p.tensor->shape.dims[d]);
+        append_uint(index, p.tensor->shape().dims[d]);
       }
       index += "], \"offset\": ";
       append_uint(index, p.offset);
@@ -718,25 +659,8 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
     std::memcpy(out.data() + kPayloadHeaderBytes, index.data(), index.size());
     for (const Placed& p : placed) {
       std::byte* at = out.data() + data_start + p.offset;
-      const void* values = p.tensor->dtype == PayloadDtype::int64
-                               ? static_cast<const void*>(p.tensor->ints.data())
-                               : static_cast<const void*>(p.tensor->data.data());
-      if constexpr (std::endian::native == std::endian::little) {
-        if (p.bytes != 0) std::memcpy(at, values, static_cast<std::size_t>(p.bytes));
-      } else {
-        for (std::int64_t v : p.tensor->ints) {
-          for (int b = 0; b < 8; ++b) {
-            *at++ = static_cast<std::byte>(v & 0xFF);
-            v = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) >> 8);
-          }
-        }
-        for (const float v : p.tensor->data) {
-          std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
-          for (int b = 0; b < 4; ++b) {
-            *at++ = static_cast<std::byte>(bits & 0xFF);
-            bits >>= 8;
-          }
-        }
+      if (p.bytes != 0) {
+        std::memcpy(at, p.tensor->bytes().data(), static_cast<std::size_t>(p.bytes));
       }
     }
     return out;
@@ -745,114 +669,12 @@ Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store) {
   }
 }
 
-Expected<void> write_payload_file(const std::filesystem::path& path, const PayloadStore& store,
+Expected<void> write_payload_file(const std::filesystem::path& path, const ir::WeightStore& store,
                                   std::span<const std::filesystem::path> inputs) {
   auto bytes = write_payloads(store);
   if (!bytes) return std::unexpected(std::move(bytes.error()));
   return write_file_atomically(
       path, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), inputs);
-}
-
-Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
-                              std::string_view source) {
-  // Ids equal indices in a checked graph; anything else is looked up through a map.
-  std::unordered_map<NodeId, const Node*> by_id;
-  bool ids_are_indices = true;
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i)
-    ids_are_indices = ids_are_indices && graph.nodes[i].id == i;
-  if (!ids_are_indices) {
-    for (const Node& n : graph.nodes)
-      by_id.emplace(n.id, &n);
-  }
-  const std::function<const Node*(NodeId)> find_node = [&](NodeId id) -> const Node* {
-    if (ids_are_indices) return id < graph.nodes.size() ? &graph.nodes[id] : nullptr;
-    const auto it = by_id.find(id);
-    return it == by_id.end() ? nullptr : it->second;
-  };
-  const auto fail = [source](const Node& node, std::string problem) {
-    return std::unexpected(invalid(source, ir::describe(node) + ": " + std::move(problem)));
-  };
-
-  for (const Node& node : graph.nodes) {
-    for (const PayloadSlot& slot : payload_slots(node.kind)) {
-      if (slot.attribute) {
-        const auto value = store.find_attribute(node.id, slot.name);
-        if (!value) {
-          if (slot.required) {
-            return fail(node, "attribute " + std::string(slot.name) + " is missing");
-          }
-          continue;
-        }
-        if (!std::isfinite(*value) || *value < 0) {
-          return fail(node, "attribute " + std::string(slot.name) + ": " + double_text(*value) +
-                                " is not a finite non-negative number");
-        }
-        continue;
-      }
-      const PayloadTensor* tensor = store.find_tensor(node.id, slot.name);
-      if (tensor == nullptr) {
-        if (slot.required) return fail(node, "payload " + std::string(slot.name) + " is missing");
-        continue;
-      }
-      auto want = expected_shape(node, slot, find_node);
-      if (!want) {
-        return std::unexpected(invalid(source, want.error().message));
-      }
-      if (tensor->shape != *want) {
-        return fail(node, "payload " + std::string(slot.name) + ": shape " +
-                              shape_text(tensor->shape) + " does not match the expected " +
-                              shape_text(*want));
-      }
-      const PayloadDtype want_dtype = slot.int64 ? PayloadDtype::int64 : PayloadDtype::float32;
-      if (tensor->dtype != want_dtype) {
-        return fail(node, "payload " + std::string(slot.name) + ": dtype " +
-                              std::string(dtype_name(tensor->dtype)) + ", expected " +
-                              std::string(dtype_name(want_dtype)));
-      }
-      const auto elements = elements_of(tensor->shape);
-      if (!elements || *elements != tensor->size()) {
-        return fail(node, "payload " + std::string(slot.name) + ": " +
-                              std::to_string(tensor->size()) + " values do not fill shape " +
-                              shape_text(tensor->shape));
-      }
-      if (slot.shape == ir::PayloadShape::gather_indices) {
-        // Indices name positions of the gathered axis: 0 <= i < its extent.
-        const Node* parent = find_node(node.parents[0]);
-        const auto axis = std::get<ir::AxisParams>(node.params).axis;
-        const Dim extent = parent->shape.dims[axis];
-        for (std::size_t i = 0; i < tensor->ints.size(); ++i) {
-          const std::int64_t v = tensor->ints[i];
-          if (v < 0 || static_cast<Dim>(v) >= extent) {
-            return fail(node, "payload indices: entry " + std::to_string(i) + " is " +
-                                  std::to_string(v) + ", outside axis " + std::to_string(axis) +
-                                  " of extent " + std::to_string(extent));
-          }
-        }
-      }
-    }
-  }
-
-  // Every stored payload belongs to a node that takes it.
-  const auto check_owner = [&](const PayloadKey& key, bool attribute) -> Expected<void> {
-    const Node* node = find_node(key.node_id);
-    const std::string what = std::string(attribute ? "attribute " : "payload ") + shown(key.name);
-    if (node == nullptr) {
-      return std::unexpected(invalid(source, what + " names node " + std::to_string(key.node_id) +
-                                                 ", which does not exist (the graph has " +
-                                                 std::to_string(graph.nodes.size()) + " nodes)"));
-    }
-    for (const PayloadSlot& slot : payload_slots(node->kind)) {
-      if (slot.name == key.name && slot.attribute == attribute) return {};
-    }
-    return fail(*node, what + " does not belong to this node; " + slot_list(node->kind));
-  };
-  for (const auto& [key, tensor] : store.tensors) {
-    if (auto ok = check_owner(key, false); !ok) return ok;
-  }
-  for (const auto& [key, value] : store.attributes) {
-    if (auto ok = check_owner(key, true); !ok) return ok;
-  }
-  return {};
 }
 
 }  // namespace nnplan::format

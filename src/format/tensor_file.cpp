@@ -32,7 +32,7 @@ Expected<TensorFileFormat> tensor_file_format(const std::filesystem::path& path)
                 "; tensor files are .npy (NumPy) or .pb (ONNX TensorProto)"));
 }
 
-Expected<PayloadTensor> read_tensor_file(const std::filesystem::path& path) {
+Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path) {
   auto format = tensor_file_format(path);
   if (!format) return std::unexpected(std::move(format.error()));
   const bool npy = *format == TensorFileFormat::npy;
@@ -46,23 +46,26 @@ Expected<PayloadTensor> read_tensor_file(const std::filesystem::path& path) {
   return npy ? parse_npy(bytes, path.string()) : parse_tensor_proto(bytes, path.string());
 }
 
-Expected<void> write_tensor_file(const std::filesystem::path& path, const PayloadTensor& tensor,
+Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::WeightTensor& tensor,
                                  std::span<const std::filesystem::path> inputs) {
   auto format = tensor_file_format(path);
   if (!format) return std::unexpected(std::move(format.error()));
-  const std::optional<ir::Dim> count = ir::element_count(tensor.shape);
-  const bool ints = tensor.dtype == PayloadDtype::int64;
-  const std::size_t other = ints ? tensor.data.size() : tensor.ints.size();
-  if (!count || *count != tensor.size() || other != 0) {
+  const std::optional<ir::Dim> count = ir::element_count(tensor.shape());
+  const bool ints = tensor.dtype() == ir::DType::int64;
+  if (tensor.dtype() == ir::DType::boolean) {
     return std::unexpected(detail::file_error(
-        path, "cannot write a tensor of shape " + ir::to_string(tensor.shape) + " holding " +
+        path, "cannot write a bool tensor; tensor files hold float32 and int64"));
+  }
+  if (!count || *count != tensor.size()) {
+    return std::unexpected(detail::file_error(
+        path, "cannot write a tensor of shape " + ir::to_string(tensor.shape()) + " holding " +
                   std::to_string(tensor.size()) + (ints ? " int64" : " float32") +
                   " values; the shape needs " +
                   (count ? std::to_string(*count) : std::string("more than 2^64"))));
   }
-  if (tensor.shape.rank() > kMaxRank) {
+  if (tensor.shape().rank() > kMaxRank) {
     return std::unexpected(detail::file_error(
-        path, "cannot write a tensor of rank " + std::to_string(tensor.shape.rank()) +
+        path, "cannot write a tensor of rank " + std::to_string(tensor.shape().rank()) +
                   "; the limit is " + std::to_string(kMaxRank)));
   }
   if (*format == TensorFileFormat::tensor_proto &&

@@ -106,7 +106,7 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
   };
 
   const std::uint32_t run_index = runs_++;
-  const format::PayloadStore* store = buffer_.model().weights().get();
+  const ir::WeightStore* store = buffer_.model().weights().get();
   const auto commands = buffer_.commands();
   for (std::uint32_t i = 0; i < commands.size(); ++i) {
     const Command& c = commands[i];

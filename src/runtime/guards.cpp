@@ -6,9 +6,9 @@
 #include <string>
 
 #include "nnplan/backend/op_mapping.hpp"
-#include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
 #include "nnplan/ir/payload_shapes.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::runtime {
 namespace {
@@ -113,7 +113,7 @@ Expected<void> ir_shape_guard(const KernelCall& call, backend::BackendOp op) {
       }
       continue;
     }
-    const format::PayloadTensor* tensor = call.weights.find(slot.name);
+    const ir::WeightTensor* tensor = call.weights.find(slot.name);
     if (tensor == nullptr && !slot.required) continue;
     auto want = ir::payload_shape(node, slot.shape, shapes);
     if (!want) return std::unexpected(std::move(want.error()));
@@ -122,12 +122,11 @@ Expected<void> ir_shape_guard(const KernelCall& call, backend::BackendOp op) {
       return invalid("payload " + name + " is missing; " + kind + " needs one of shape " +
                      ir::to_string(*want));
     }
-    const auto want_dtype =
-        slot.int64 ? format::PayloadDtype::int64 : format::PayloadDtype::float32;
-    const std::optional<ir::Dim> count = ir::element_count(tensor->shape);
-    if (tensor->dtype != want_dtype || tensor->shape != *want || !count ||
+    const auto want_dtype = slot.int64 ? ir::DType::int64 : ir::DType::float32;
+    const std::optional<ir::Dim> count = ir::element_count(tensor->shape());
+    if (tensor->dtype() != want_dtype || tensor->shape() != *want || !count ||
         tensor->size() != *count) {
-      return std::unexpected(operand_error("payload " + name, tensor->shape,
+      return std::unexpected(operand_error("payload " + name, tensor->shape(),
                                            kind + " needs " + dtype + " " + ir::to_string(*want)));
     }
   }

@@ -164,9 +164,9 @@ TEST(Ownership, CopyingAProfileSharesItsRegistry) {
 TEST(PlannedModel, BundlesGraphWeightsProfileAndEveryResult) {
   std::optional<PlannedModel> model;
   const ir::CheckedGraph* graph_address = nullptr;
-  format::PayloadStore store;
+  ir::WeightStore store;
   store.attributes[{.node_id = 1, .name = "epsilon"}] = 0.5;
-  auto weights = std::make_shared<const format::PayloadStore>(std::move(store));
+  auto weights = std::make_shared<const ir::WeightStore>(std::move(store));
   {
     auto graph = chain();
     graph_address = graph.get();

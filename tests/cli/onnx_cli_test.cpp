@@ -428,8 +428,9 @@ TEST(OnnxCliConvert, BuiltModelPlansToTheSameGroupsAndKeepsEveryWeight) {
   std::size_t values = 0;
   bool found_weight_values = false;
   for (const auto& [key, tensor] : payloads->tensors) {
-    values += tensor.data.size();
-    if (tensor.data.size() == 12 && tensor.data[0] == 0.5f && tensor.data[11] == 3.25f) {
+    values += tensor.floats().size();
+    if (tensor.floats().size() == 12 && tensor.floats()[0] == 0.5f &&
+        tensor.floats()[11] == 3.25f) {
       found_weight_values = true;
     }
   }

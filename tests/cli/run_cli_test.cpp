@@ -37,29 +37,27 @@ CliResult run_in_source(const std::string& args) {
   return run_shell("cd " + std::string(NNPLAN_SOURCE_DIR) + " && " + NNPLAN_BINARY + " " + args);
 }
 
-format::PayloadTensor read_tensor(const fs::path& path) {
+ir::WeightTensor read_tensor(const fs::path& path) {
   auto tensor = format::read_tensor_file(path);
   EXPECT_TRUE(tensor.has_value()) << path << ": " << tensor.error().message;
-  return tensor ? std::move(*tensor) : format::PayloadTensor{};
+  return tensor ? std::move(*tensor) : ir::WeightTensor{};
 }
 
-void write_tensor(const fs::path& path, const format::PayloadTensor& tensor) {
+void write_tensor(const fs::path& path, const ir::WeightTensor& tensor) {
   auto ok = format::write_tensor_file(path, tensor);
   ASSERT_TRUE(ok.has_value()) << path << ": " << ok.error().message;
 }
 
-format::PayloadTensor random_tensor(ir::Shape shape, std::uint32_t seed) {
+ir::WeightTensor random_tensor(ir::Shape shape, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0F, 1.0F);
-  format::PayloadTensor t{
-      .shape = std::move(shape), .data = {}, .ints = {}, .dtype = format::PayloadDtype::float32};
-  t.data.resize(*ir::element_count(t.shape));
-  for (float& v : t.data)
+  std::vector<float> values(*ir::element_count(shape));
+  for (float& v : values)
     v = dist(rng);
-  return t;
+  return ir::WeightTensor::adopt(std::move(shape), std::move(values));
 }
 
-std::string npy_text(const format::PayloadTensor& tensor) {
+std::string npy_text(const ir::WeightTensor& tensor) {
   const std::vector<std::byte> bytes = format::npy_bytes(tensor);
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
@@ -76,21 +74,21 @@ std::string g6(double v) {
 
 // The summary line `nnplan run` prints for output `name` holding `t`, computed here from the
 // values the output file holds.
-std::string expected_summary(const std::string& name, const format::PayloadTensor& t) {
-  float lo = t.data.front();
-  float hi = t.data.front();
+std::string expected_summary(const std::string& name, const ir::WeightTensor& t) {
+  float lo = t.to_vector<float>().front();
+  float hi = t.to_vector<float>().front();
   double sum = 0;
-  for (float v : t.data) {
+  for (float v : t.to_vector<float>()) {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
     sum += v;
   }
-  std::string line = "output '" + name + "' " + ir::to_string(t.shape) + ": min " + g6(lo) +
-                     " max " + g6(hi) + " mean " + g6(sum / static_cast<double>(t.data.size())) +
-                     " first [";
-  for (std::size_t i = 0; i < std::min<std::size_t>(t.data.size(), 6); ++i)
-    line += (i ? ", " : "") + g6(t.data[i]);
-  return line + (t.data.size() > 6 ? ", ...]" : "]");
+  std::string line = "output '" + name + "' " + ir::to_string(t.shape()) + ": min " + g6(lo) +
+                     " max " + g6(hi) + " mean " +
+                     g6(sum / static_cast<double>(t.floats().size())) + " first [";
+  for (std::size_t i = 0; i < std::min<std::size_t>(t.floats().size(), 6); ++i)
+    line += (i ? ", " : "") + g6(t.floats()[i]);
+  return line + (t.floats().size() > 6 ? ", ...]" : "]");
 }
 
 // The dlerror text this process gets for libcuda.so.1, or empty when it loads.
@@ -176,7 +174,7 @@ TEST_P(RunExample, ReportRunLineAndSummaryOfTheWrittenOutput) {
   EXPECT_LE(run_line->peak, run_line->no_reuse) << tail[0];
 
   const fs::path dir = fresh_dir("example_" + c.model);
-  std::vector<format::PayloadTensor> written;
+  std::vector<ir::WeightTensor> written;
   for (const std::string run : {"a", "b"}) {
     const fs::path npy = dir / (run + ".npy");
     const fs::path pb = dir / (run + ".pb");
@@ -186,15 +184,15 @@ TEST_P(RunExample, ReportRunLineAndSummaryOfTheWrittenOutput) {
     EXPECT_EQ(r.out, tail[0] + "\noutput 'output' " + ir::to_string(c.output_shape) +
                          " written to " + npy.string() + "\noutput 'output' " +
                          ir::to_string(c.output_shape) + " written to " + pb.string() + "\n");
-    const format::PayloadTensor from_npy = read_tensor(npy);
-    const format::PayloadTensor from_pb = read_tensor(pb);
-    EXPECT_EQ(from_npy.shape, c.output_shape);
-    EXPECT_EQ(from_pb.shape, c.output_shape);
-    EXPECT_TRUE(same_bits(from_npy.data, from_pb.data)) << run;
+    const ir::WeightTensor from_npy = read_tensor(npy);
+    const ir::WeightTensor from_pb = read_tensor(pb);
+    EXPECT_EQ(from_npy.shape(), c.output_shape);
+    EXPECT_EQ(from_pb.shape(), c.output_shape);
+    EXPECT_TRUE(same_bits(from_npy.to_vector<float>(), from_pb.to_vector<float>())) << run;
     written.push_back(from_npy);
   }
-  EXPECT_TRUE(same_bits(written[0].data, written[1].data));
-  ASSERT_FALSE(written[0].data.empty());
+  EXPECT_TRUE(same_bits(written[0].to_vector<float>(), written[1].to_vector<float>()));
+  ASSERT_FALSE(written[0].to_vector<float>().empty());
   EXPECT_EQ(tail[1], expected_summary("output", written[0]));
 }
 
@@ -259,7 +257,7 @@ TEST(RunCli, HelpExampleRuns) {
 // An input given as .pb runs exactly as the same values given as .npy.
 TEST(RunCli, PbInputRunsLikeTheNpy) {
   const fs::path dir = fresh_dir("pb_input");
-  const format::PayloadTensor input = random_tensor(ir::Shape{{1, 784}}, 20240611);
+  const ir::WeightTensor input = random_tensor(ir::Shape{{1, 784}}, 20240611);
   write_tensor(dir / "x.npy", input);
   write_tensor(dir / "x.pb", input);
   const CliResult npy = run_cli("run " + source("examples/mlp.json") + " --quiet --input " +
@@ -322,12 +320,11 @@ class RunRefused : public testing::TestWithParam<RefusedCase> {
  protected:
   static void SetUpTestSuite() {
     const fs::path dir = fresh_dir("refused");
-    const format::PayloadTensor good = random_tensor(ir::Shape{{1, 3, 32, 32}}, 7);
+    const ir::WeightTensor good = random_tensor(ir::Shape{{1, 3, 32, 32}}, 7);
     write_tensor(dir / "wrong.npy", random_tensor(ir::Shape{{1, 3, 4, 4}}, 11));
-    write_tensor(dir / "ints.npy", format::PayloadTensor{.shape = ir::Shape{{1, 3, 32, 32}},
-                                                         .data = {},
-                                                         .ints = std::vector<std::int64_t>(3072, 5),
-                                                         .dtype = format::PayloadDtype::int64});
+    write_tensor(dir / "ints.npy",
+                 ir::WeightTensor::adopt<std::int64_t>(ir::Shape{{1, 3, 32, 32}},
+                                                       std::vector<std::int64_t>(3072, 5)));
     const std::string text = npy_text(good);
     write_text(dir / "truncated.npy", text.substr(0, text.size() - 100));
     std::string fortran = text;
@@ -456,10 +453,8 @@ TEST(RunCli, SummaryCountsNans) {
       {"id": 0, "kind": "input", "parents": [], "shape": [4], "name": "x"},
       {"id": 1, "kind": "log", "parents": [0], "shape": [4]}]})";
   }
-  write_tensor(dir / "x.npy", format::PayloadTensor{.shape = ir::Shape{{4}},
-                                                    .data = {1.0F, -1.0F, 2.0F, 3.0F},
-                                                    .ints = {},
-                                                    .dtype = format::PayloadDtype::float32});
+  write_tensor(dir / "x.npy",
+               ir::WeightTensor::adopt<float>(ir::Shape{{4}}, {1.0F, -1.0F, 2.0F, 3.0F}));
   const CliResult r = run_cli("run " + (dir / "log.json").string() + " --quiet --input " +
                               (dir / "x.npy").string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -506,12 +501,12 @@ TEST(RunCli, OnnxConformanceReluMatchesItsExpectedOutput) {
             "run: 1 command on the calling thread; arena 0 bytes at peak (0 without "
             "reuse)\noutput 'y' [3,4,5] written to " +
                 out.string() + "\n");
-  const format::PayloadTensor got = read_tensor(out);
-  const format::PayloadTensor want = read_tensor(dir / "test_data_set_0/output_0.pb");
-  EXPECT_EQ(got.shape, want.shape);
-  ASSERT_EQ(got.data.size(), want.data.size());
-  for (std::size_t i = 0; i < got.data.size(); ++i)
-    EXPECT_NEAR(got.data[i], want.data[i], 1e-6) << "value " << i;
+  const ir::WeightTensor got = read_tensor(out);
+  const ir::WeightTensor want = read_tensor(dir / "test_data_set_0/output_0.pb");
+  EXPECT_EQ(got.shape(), want.shape());
+  ASSERT_EQ(got.floats().size(), want.floats().size());
+  for (std::size_t i = 0; i < got.floats().size(); ++i)
+    EXPECT_NEAR(got.floats()[i], want.floats()[i], 1e-6) << "value " << i;
 }
 
 // --output and --trace onto a file the run reads are usage errors that leave the file as it was.

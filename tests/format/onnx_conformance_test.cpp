@@ -108,8 +108,8 @@ Outcome run_model(const std::string& test_name) {
     outcome.message = "ir::check: " + render(checked.error());
     return outcome;
   }
-  if (auto payloads = format::check_payloads(checked->graph(), imported->payloads); !payloads) {
-    outcome.message = "check_payloads: " + render(payloads.error());
+  if (auto payloads = ir::check_weights(checked->graph(), imported->payloads); !payloads) {
+    outcome.message = "check_weights: " + render(payloads.error());
     return outcome;
   }
   static const auto profile = backend::profile_by_name("checked_cpu");

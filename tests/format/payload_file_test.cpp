@@ -1,7 +1,7 @@
 // Payload files `nnplan.payloads.v1`: stores round-trip byte for byte, the examples' payloads
 // read and match their graphs, every hostile file (truncated, bad magic, out-of-bounds or
 // overlapping entries, shape/bytes mismatch, ...) is an invalid_input error naming the file and
-// the entry, and check_payloads catches missing, misshapen and stray payloads.
+// the entry, and ir::check_weights catches missing, misshapen and stray payloads.
 #include "nnplan/format/payload_file.hpp"
 
 #include <gtest/gtest.h>
@@ -42,18 +42,18 @@ Shape shape(std::initializer_list<ir::Dim> dims) {
   return Shape{std::vector<ir::Dim>(dims)};
 }
 
-PayloadTensor filled(Shape s, float start) {
-  PayloadTensor t{.shape = std::move(s)};
+ir::WeightTensor filled(Shape s, float start) {
   std::uint64_t count = 1;
-  for (const auto d : t.shape.dims)
+  for (const auto d : s.dims)
     count *= d;
+  std::vector<float> values;
   for (std::uint64_t i = 0; i < count; ++i)
-    t.data.push_back(start + 0.25f * static_cast<float>(i));
-  return t;
+    values.push_back(start + 0.25f * static_cast<float>(i));
+  return ir::WeightTensor::adopt(std::move(s), std::move(values));
 }
 
-PayloadStore sample_store() {
-  PayloadStore store;
+ir::WeightStore sample_store() {
+  ir::WeightStore store;
   store.tensors[{1, "weight"}] = filled(shape({3, 2}), -1.0f);
   store.tensors[{1, "bias"}] = filled(shape({3}), 0.5f);
   store.tensors[{2, "value"}] = filled(shape({}), 7.0f);
@@ -91,7 +91,7 @@ std::string index_with(const std::string& entries, std::uint64_t data_bytes,
 // Round trips.
 
 TEST(PayloadFile, RoundTripsByteForByte) {
-  const PayloadStore store = sample_store();
+  const ir::WeightStore store = sample_store();
   const auto bytes = write_payloads(store);
   ASSERT_TRUE(bytes.has_value()) << bytes.error().message;
   const auto back = parse_payloads(*bytes, "<memory>");
@@ -128,16 +128,16 @@ TEST(PayloadFile, RoundTripsByteForByte) {
 }
 
 TEST(PayloadFile, EmptyStoreRoundTrips) {
-  const auto bytes = write_payloads(PayloadStore{});
+  const auto bytes = write_payloads(ir::WeightStore{});
   ASSERT_TRUE(bytes.has_value());
   const auto back = parse_payloads(*bytes, "<memory>");
   ASSERT_TRUE(back.has_value()) << back.error().message;
-  EXPECT_EQ(*back, PayloadStore{});
+  EXPECT_EQ(*back, ir::WeightStore{});
 }
 
 TEST(PayloadFile, FileRoundTrip) {
   const auto path = std::filesystem::temp_directory_path() / "nnplan_payload_roundtrip.payloads";
-  const PayloadStore store = sample_store();
+  const ir::WeightStore store = sample_store();
   ASSERT_TRUE(write_payload_file(path, store).has_value());
   const auto back = read_payload_file(path);
   std::filesystem::remove(path);
@@ -146,8 +146,8 @@ TEST(PayloadFile, FileRoundTrip) {
 }
 
 TEST(PayloadFile, WriterRefusesInconsistentStores) {
-  PayloadStore short_data;
-  short_data.tensors[{1, "weight"}] = PayloadTensor{.shape = shape({2, 2}), .data = {1, 2, 3}};
+  ir::WeightStore short_data;
+  short_data.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(shape({2, 2}), {1, 2, 3});
   const auto a = write_payloads(short_data);
   ASSERT_FALSE(a.has_value());
   EXPECT_NE(
@@ -155,13 +155,13 @@ TEST(PayloadFile, WriterRefusesInconsistentStores) {
       std::string::npos)
       << a.error().message;
 
-  PayloadStore nan_attribute;
+  ir::WeightStore nan_attribute;
   nan_attribute.attributes[{1, "epsilon"}] = std::nan("");
   const auto b = write_payloads(nan_attribute);
   ASSERT_FALSE(b.has_value());
   EXPECT_NE(b.error().message.find("attribute node 1 'epsilon' is not finite"), std::string::npos);
 
-  PayloadStore empty_name;
+  ir::WeightStore empty_name;
   empty_name.tensors[{1, ""}] = filled(shape({1}), 0);
   EXPECT_FALSE(write_payloads(empty_name).has_value());
 }
@@ -179,7 +179,7 @@ TEST_P(PayloadExample, MatchesItsGraphAndRewritesByteForByte) {
   ASSERT_TRUE(ir::check(*graph).has_value());
   const auto store = read_payload_file(payload_path);
   ASSERT_TRUE(store.has_value()) << store.error().message;
-  const auto ok = check_payloads(*graph, *store, payload_path.string());
+  const auto ok = ir::check_weights(*graph, *store, payload_path.string());
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
   const auto bytes = write_payloads(*store);
   ASSERT_TRUE(bytes.has_value());
@@ -446,7 +446,7 @@ TEST(PayloadFile, CorruptedFilesNeverCrash) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// check_payloads.
+// ir::check_weights.
 
 ir::ConvParams conv_params(std::uint32_t in, std::uint32_t out, std::vector<std::uint32_t> kernel,
                            std::uint32_t stride, std::uint32_t groups, bool transposed) {
@@ -555,19 +555,19 @@ const std::vector<SlotShape>& slot_shapes() {
 
 // A tensor of `s` for the slot: int64 indices inside the gathered axis (extent 4) for the gather,
 // float32 values for every other slot.
-PayloadTensor for_slot(const SlotShape& slot, Shape s) {
+ir::WeightTensor for_slot(const SlotShape& slot, Shape s) {
   if (std::string_view(slot.name) != "indices") return filled(std::move(s), 0);
-  PayloadTensor t{.shape = std::move(s), .dtype = PayloadDtype::int64};
   std::uint64_t count = 1;
-  for (const auto d : t.shape.dims)
+  for (const auto d : s.dims)
     count *= d;
+  std::vector<std::int64_t> values;
   for (std::uint64_t i = 0; i < count; ++i)
-    t.ints.push_back(static_cast<std::int64_t>(i % 4));
-  return t;
+    values.push_back(static_cast<std::int64_t>(i % 4));
+  return ir::WeightTensor::adopt(std::move(s), std::move(values));
 }
 
-PayloadStore check_store() {
-  PayloadStore s;
+ir::WeightStore check_store() {
+  ir::WeightStore s;
   for (const SlotShape& slot : slot_shapes())
     s.tensors[{slot.node, slot.name}] = for_slot(slot, slot.shape);
   for (const char* name : {"scale", "bias", "mean", "var"})
@@ -580,24 +580,24 @@ PayloadStore check_store() {
 
 TEST(CheckPayloads, AcceptsACompleteStore) {
   ASSERT_TRUE(ir::check(check_graph()).has_value());
-  const auto ok = check_payloads(check_graph(), check_store(), "w.payloads");
+  const auto ok = ir::check_weights(check_graph(), check_store(), "w.payloads");
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
 }
 
 TEST(CheckPayloads, OptionalBiasMayBeAbsent) {
-  PayloadStore s = check_store();
+  ir::WeightStore s = check_store();
   s.tensors.erase({1, "bias"});
-  EXPECT_TRUE(check_payloads(check_graph(), s).has_value());
+  EXPECT_TRUE(ir::check_weights(check_graph(), s).has_value());
 }
 
 TEST(CheckPayloads, OptionalConvBiasAndLayerNormPayloadsMayBeAbsent) {
-  PayloadStore s = check_store();
+  ir::WeightStore s = check_store();
   s.tensors.erase({5, "bias"});
   s.tensors.erase({8, "bias"});
   s.tensors.erase({9, "gamma"});
   s.tensors.erase({9, "beta"});
   s.attributes.erase({9, "epsilon"});
-  EXPECT_TRUE(check_payloads(check_graph(), s).has_value());
+  EXPECT_TRUE(ir::check_weights(check_graph(), s).has_value());
 }
 
 // Every tensor slot of every kind with payloads: the expected shape passes, and a tensor one axis
@@ -607,12 +607,12 @@ class CheckPayloadsSlotShape : public ::testing::TestWithParam<SlotShape> {};
 TEST_P(CheckPayloadsSlotShape, ExpectsTheShapeOfTheSlot) {
   const SlotShape& slot = GetParam();
   const Graph g = check_graph();
-  PayloadStore s = check_store();
-  ASSERT_TRUE(check_payloads(g, s).has_value());
+  ir::WeightStore s = check_store();
+  ASSERT_TRUE(ir::check_weights(g, s).has_value());
   Shape wrong = slot.shape;
   wrong.dims.push_back(1);
   s.tensors[{slot.node, slot.name}] = for_slot(slot, wrong);
-  const auto checked = check_payloads(g, s, "w.payloads");
+  const auto checked = ir::check_weights(g, s, "w.payloads");
   ASSERT_FALSE(checked.has_value());
   EXPECT_EQ(checked.error().message, "w.payloads: " + ir::describe(g.nodes[slot.node]) +
                                          ": payload " + slot.name + ": shape " +
@@ -634,13 +634,13 @@ TEST(CheckPayloads, MissingRequiredPayloadOfEachKind) {
   } required[] = {{5, "weight", false}, {7, "weight", false},  {8, "weight", false},
                   {10, "var", false},   {10, "epsilon", true}, {11, "indices", false}};
   for (const auto& r : required) {
-    PayloadStore s = check_store();
+    ir::WeightStore s = check_store();
     if (r.attribute) {
       s.attributes.erase({r.node, r.name});
     } else {
       s.tensors.erase({r.node, r.name});
     }
-    const auto checked = check_payloads(check_graph(), s);
+    const auto checked = ir::check_weights(check_graph(), s);
     ASSERT_FALSE(checked.has_value()) << r.name;
     EXPECT_EQ(checked.error().message, ir::describe(check_graph().nodes[r.node]) + ": " +
                                            (r.attribute ? "attribute " : "payload ") + r.name +
@@ -650,86 +650,89 @@ TEST(CheckPayloads, MissingRequiredPayloadOfEachKind) {
 
 struct BadStore {
   const char* name;
-  void (*edit)(PayloadStore&);
+  void (*edit)(ir::WeightStore&);
   const char* fragment;
 };
 
 const std::vector<BadStore> kBadStores = {
     {"missing_linear_weight",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors.erase({1, "weight"});
      },
      "w.payloads: node 1 (linear 'fc'): payload weight is missing"},
     {"wrong_linear_weight_shape",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{1, "weight"}] = filled(shape({4, 3}), 0);
      },
      "w.payloads: node 1 (linear 'fc'): payload weight: shape [4,3] does not match the expected "
      "[3,4]"},
     {"wrong_linear_bias_shape",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{1, "bias"}] = filled(shape({4}), 0);
      },
      "node 1 (linear 'fc'): payload bias: shape [4] does not match the expected [3]"},
     {"missing_const_value",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors.erase({3, "value"});
      },
      "node 3 (const): payload value is missing"},
     {"wrong_const_shape",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{3, "value"}] = filled(shape({1, 3}), 0);
      },
      "node 3 (const): payload value: shape [1,3] does not match the expected [3]"},
     {"wrong_conv_weight",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{5, "weight"}] = filled(shape({6, 3, 3, 3}), 0);
      },
      "node 5 (conv): payload weight: shape [6,3,3,3] does not match the expected [6,2,3,3]"},
     {"missing_bn_var",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors.erase({6, "var"});
      },
      "node 6 (batch_norm_eval): payload var is missing"},
     {"missing_bn_epsilon",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.attributes.erase({6, "epsilon"});
      },
      "node 6 (batch_norm_eval): attribute epsilon is missing"},
     {"negative_epsilon",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.attributes[{6, "epsilon"}] = -1;
      },
      "node 6 (batch_norm_eval): attribute epsilon: -1 is not a finite non-negative "
      "number"},
     {"data_does_not_fill_shape",
-     [](PayloadStore& s) {
-       s.tensors[{1, "bias"}].data.pop_back();
+     [](ir::WeightStore& s) {
+       auto& bias = s.tensors[{1, "bias"}];
+       std::vector<float> values = bias.to_vector<float>();
+       values.pop_back();
+       bias = ir::WeightTensor::adopt(bias.shape(), std::move(values));
      },
      "node 1 (linear 'fc'): payload bias: 2 values do not fill shape [3]"},
     {"payload_for_missing_node",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{42, "weight"}] = filled(shape({1}), 0);
      },
      "w.payloads: payload weight names node 42, which does not exist (the graph has 12 nodes)"},
     {"payload_on_relu",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{2, "weight"}] = filled(shape({1}), 0);
      },
      "node 2 (relu): payload weight does not belong to this node; relu takes no payloads"},
     {"unknown_payload_name",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{1, "gamma"}] = filled(shape({3}), 0);
      },
      "node 1 (linear 'fc'): payload gamma does not belong to this node; linear takes tensor "
      "weight, tensor bias (optional)"},
     {"attribute_as_tensor",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.tensors[{6, "epsilon"}] = filled(shape({}), 0);
      },
      "node 6 (batch_norm_eval): payload epsilon does not belong to this node"},
     {"stray_attribute",
-     [](PayloadStore& s) {
+     [](ir::WeightStore& s) {
        s.attributes[{1, "epsilon"}] = 1;
      },
      "node 1 (linear 'fc'): attribute epsilon does not belong to this node"},
@@ -742,9 +745,9 @@ void PrintTo(const BadStore& c, std::ostream* os) {
 class CheckPayloadsBad : public ::testing::TestWithParam<BadStore> {};
 
 TEST_P(CheckPayloadsBad, NamesTheNodeAndPayload) {
-  PayloadStore s = check_store();
+  ir::WeightStore s = check_store();
   GetParam().edit(s);
-  const auto ok = check_payloads(check_graph(), s, "w.payloads");
+  const auto ok = ir::check_weights(check_graph(), s, "w.payloads");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().kind, ErrorKind::invalid_input);
   EXPECT_NE(ok.error().message.find(GetParam().fragment), std::string::npos)
@@ -758,7 +761,7 @@ INSTANTIATE_TEST_SUITE_P(Table, CheckPayloadsBad, ::testing::ValuesIn(kBadStores
 TEST(CheckPayloads, UncheckedGraphIsAnError) {
   Graph g = check_graph();
   g.nodes[1].parents = {99};
-  const auto ok = check_payloads(g, check_store());
+  const auto ok = ir::check_weights(g, check_store());
   ASSERT_FALSE(ok.has_value());
   EXPECT_NE(ok.error().message.find("node 1 (linear 'fc'): parent 99 does not exist"),
             std::string::npos)
@@ -771,7 +774,7 @@ TEST(CheckPayloads, UncheckedGraphIsAnError) {
 namespace nnplan::format {
 namespace {
 
-// payload_slots is the payloads column of the op-kind table, and check_payloads follows it for
+// payload_slots is the payloads column of the op-kind table, and ir::check_weights follows it for
 // every kind: a node with no payloads at all is refused for its first required slot, and a
 // payload of each slot's name is owned by the node exactly when the row lists it.
 class PayloadSlotsOfKind : public ::testing::TestWithParam<std::size_t> {};
@@ -786,7 +789,7 @@ TEST_P(PayloadSlotsOfKind, CheckPayloadsFollowsTheTableRow) {
   g.nodes.push_back(Node{.id = 1, .kind = kind, .parents = {0}, .shape = Shape{{2, 3}}});
   const std::string node = ir::describe(g.nodes[1]);
 
-  const auto empty = check_payloads(g, PayloadStore{});
+  const auto empty = ir::check_weights(g, ir::WeightStore{});
   const auto required =
       std::find_if(slots.begin(), slots.end(), [](const PayloadSlot& s) { return s.required; });
   if (required == slots.end()) {
@@ -802,10 +805,10 @@ TEST_P(PayloadSlotsOfKind, CheckPayloadsFollowsTheTableRow) {
     const bool listed = std::any_of(slots.begin(), slots.end(), [name](const PayloadSlot& s) {
       return s.name == name && !s.attribute;
     });
-    PayloadStore store;
-    store.tensors[PayloadKey{.node_id = 1, .name = std::string(name)}] =
-        PayloadTensor{.shape = Shape{{1}}, .data = {0.0F}};
-    const auto checked = check_payloads(g, store);
+    ir::WeightStore store;
+    store.tensors[ir::WeightKey{.node_id = 1, .name = std::string(name)}] =
+        ir::WeightTensor::adopt<float>(Shape{{1}}, {0.0F});
+    const auto checked = ir::check_weights(g, store);
     ASSERT_FALSE(checked.has_value()) << node << " " << name;  // a wrong shape or a stray one
     const std::string& message = checked.error().message;
     if (message.find("is missing") != std::string::npos) continue;  // another required slot

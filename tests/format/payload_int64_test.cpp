@@ -22,9 +22,8 @@ Shape shape(std::initializer_list<ir::Dim> dims) {
   return Shape{ir::Dims(dims)};
 }
 
-PayloadTensor indices(Shape s, std::vector<std::int64_t> values) {
-  return PayloadTensor{.shape = std::move(s), .ints = std::move(values),
-                       .dtype = PayloadDtype::int64};
+ir::WeightTensor indices(Shape s, std::vector<std::int64_t> values) {
+  return ir::WeightTensor::adopt<std::int64_t>(std::move(s), std::move(values));
 }
 
 // input [4,5] -> gather axis 0 with indices [2,3] -> [2,3,5].
@@ -43,10 +42,10 @@ Graph gather_graph() {
 }
 
 TEST(Int64Payloads, RoundTripBitForBit) {
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] =
       indices(shape({2, 3}), {0, 3, -1, INT64_MAX, INT64_MIN, 7});
-  store.tensors[{2, "weight"}] = PayloadTensor{.shape = shape({2}), .data = {1.5F, -2.0F}};
+  store.tensors[{2, "weight"}] = ir::WeightTensor::adopt<float>(shape({2}), {1.5F, -2.0F});
   const auto bytes = write_payloads(store);
   ASSERT_TRUE(bytes.has_value()) << bytes.error().message;
   const std::string text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
@@ -59,7 +58,7 @@ TEST(Int64Payloads, RoundTripBitForBit) {
 }
 
 TEST(Int64Payloads, WriterRefusesAShortTensor) {
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] = indices(shape({3}), {0, 1});
   const auto bytes = write_payloads(store);
   ASSERT_FALSE(bytes.has_value());
@@ -68,7 +67,7 @@ TEST(Int64Payloads, WriterRefusesAShortTensor) {
 }
 
 TEST(Int64Payloads, ReaderRefusesAnUnknownDtype) {
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] = indices(shape({1}), {0});
   auto bytes = write_payloads(store);
   ASSERT_TRUE(bytes.has_value());
@@ -86,16 +85,16 @@ TEST(Int64Payloads, ReaderRefusesAnUnknownDtype) {
 
 TEST(Int64Payloads, GatherIndicesCheckedAgainstTheGraph) {
   ASSERT_TRUE(ir::check(gather_graph()).has_value());
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] = indices(shape({2, 3}), {0, 1, 2, 3, 3, 0});
-  const auto ok = check_payloads(gather_graph(), store, "g.payloads");
+  const auto ok = ir::check_weights(gather_graph(), store, "g.payloads");
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
 }
 
 TEST(Int64Payloads, GatherIndexOutsideTheAxisIsRefused) {
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] = indices(shape({2, 3}), {0, 1, 2, 4, 3, 0});
-  const auto ok = check_payloads(gather_graph(), store, "g.payloads");
+  const auto ok = ir::check_weights(gather_graph(), store, "g.payloads");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().message,
             "g.payloads: node 1 (gather): payload indices: entry 3 is 4, outside axis 0 of "
@@ -103,19 +102,18 @@ TEST(Int64Payloads, GatherIndexOutsideTheAxisIsRefused) {
 }
 
 TEST(Int64Payloads, FloatIndicesAreRefused) {
-  PayloadStore store;
-  store.tensors[{1, "indices"}] =
-      PayloadTensor{.shape = shape({2, 3}), .data = {0, 1, 2, 3, 3, 0}};
-  const auto ok = check_payloads(gather_graph(), store, "g.payloads");
+  ir::WeightStore store;
+  store.tensors[{1, "indices"}] = ir::WeightTensor::adopt<float>(shape({2, 3}), {0, 1, 2, 3, 3, 0});
+  const auto ok = ir::check_weights(gather_graph(), store, "g.payloads");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().message,
             "g.payloads: node 1 (gather): payload indices: dtype float32, expected int64");
 }
 
 TEST(Int64Payloads, IndicesOfTheWrongShapeAreRefused) {
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "indices"}] = indices(shape({6}), {0, 1, 2, 3, 3, 0});
-  const auto ok = check_payloads(gather_graph(), store, "g.payloads");
+  const auto ok = ir::check_weights(gather_graph(), store, "g.payloads");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().message,
             "g.payloads: node 1 (gather): payload indices: shape [6] does not match the "
@@ -129,9 +127,9 @@ TEST(Int64Payloads, Int64WeightsAreRefused) {
       Node{.id = 0, .kind = OpKind::input, .shape = shape({2, 4})},
       Node{.id = 1, .kind = OpKind::linear, .parents = {0}, .shape = shape({2, 3})},
   };
-  PayloadStore store;
+  ir::WeightStore store;
   store.tensors[{1, "weight"}] = indices(shape({3, 4}), std::vector<std::int64_t>(12, 0));
-  const auto ok = check_payloads(g, store, "w.payloads");
+  const auto ok = ir::check_weights(g, store, "w.payloads");
   ASSERT_FALSE(ok.has_value());
   EXPECT_EQ(ok.error().message,
             "w.payloads: node 1 (linear): payload weight: dtype int64, expected float32");

@@ -18,12 +18,13 @@
 namespace {
 
 namespace fs = std::filesystem;
+namespace ir = nnplan::ir;
 using nnplan::format::npy_bytes;
 using nnplan::format::parse_npy;
 using nnplan::format::parse_tensor_proto;
-using nnplan::format::PayloadDtype;
-using nnplan::format::PayloadTensor;
 using nnplan::format::tensor_proto_bytes;
+using nnplan::ir::DType;
+using nnplan::ir::WeightTensor;
 
 nnplan::ir::Shape shape_of(std::initializer_list<nnplan::ir::Dim> dims) {
   nnplan::ir::Shape s;
@@ -32,20 +33,20 @@ nnplan::ir::Shape shape_of(std::initializer_list<nnplan::ir::Dim> dims) {
   return s;
 }
 
-PayloadTensor floats(nnplan::ir::Shape shape) {
-  PayloadTensor t{.shape = std::move(shape)};
-  const std::size_t n = nnplan::ir::element_count(t.shape).value();
+ir::WeightTensor floats(nnplan::ir::Shape shape) {
+  const std::size_t n = nnplan::ir::element_count(shape).value();
+  std::vector<float> values;
   for (std::size_t i = 0; i < n; ++i)
-    t.data.push_back(static_cast<float>(i) * 0.75F - 3.5F);
-  return t;
+    values.push_back(static_cast<float>(i) * 0.75F - 3.5F);
+  return ir::WeightTensor::adopt(std::move(shape), std::move(values));
 }
-PayloadTensor ints(nnplan::ir::Shape shape) {
-  PayloadTensor t{.shape = std::move(shape), .dtype = PayloadDtype::int64};
-  const std::size_t n = nnplan::ir::element_count(t.shape).value();
+ir::WeightTensor ints(nnplan::ir::Shape shape) {
+  const std::size_t n = nnplan::ir::element_count(shape).value();
+  std::vector<std::int64_t> values;
   for (std::size_t i = 0; i < n; ++i) {
-    t.ints.push_back(static_cast<std::int64_t>(i) * 1000000007LL - 5000000000LL);
+    values.push_back(static_cast<std::int64_t>(i) * 1000000007LL - 5000000000LL);
   }
-  return t;
+  return ir::WeightTensor::adopt(std::move(shape), std::move(values));
 }
 
 std::span<const std::byte> as_bytes(const std::string& s) {
@@ -101,9 +102,9 @@ std::string npy_error(const std::string& file) {
 
 TEST(NpyFile, RoundTripsFloat32AndInt64AtEveryRank) {
   for (const nnplan::ir::Shape& shape : round_trip_shapes()) {
-    for (const PayloadTensor& t : {floats(shape), ints(shape)}) {
+    for (const ir::WeightTensor& t : {floats(shape), ints(shape)}) {
       const std::vector<std::byte> bytes = npy_bytes(t);
-      EXPECT_EQ(bytes.size() % 64, (t.size() * (t.dtype == PayloadDtype::int64 ? 8 : 4)) % 64);
+      EXPECT_EQ(bytes.size() % 64, (t.size() * (t.dtype() == ir::DType::int64 ? 8 : 4)) % 64);
       auto back = parse_npy(bytes, "t.npy");
       ASSERT_TRUE(back.has_value()) << back.error().message;
       EXPECT_EQ(*back, t) << nnplan::ir::to_string(shape);
@@ -140,9 +141,9 @@ TEST(NpyFile, ReadsTheHeaderFormsOfEveryVersion) {
           std::string("{ 'fortran_order' : False , 'shape' : ( 2 , ) , 'descr' : '|f4' , }")}) {
       auto t = parse_npy(as_bytes(npy_file(dict, version, data)), "v.npy");
       ASSERT_TRUE(t.has_value()) << version << " " << dict << ": " << t.error().message;
-      EXPECT_EQ(t->dtype, PayloadDtype::float32);
-      EXPECT_EQ(t->shape, shape_of({2}));
-      EXPECT_EQ(t->data, (std::vector<float>{1.5F, -2}));
+      EXPECT_EQ(t->dtype(), ir::DType::float32);
+      EXPECT_EQ(t->shape(), shape_of({2}));
+      EXPECT_EQ(t->to_vector<float>(), (std::vector<float>{1.5F, -2}));
     }
   }
   std::string i8(16, '\0');
@@ -152,8 +153,8 @@ TEST(NpyFile, ReadsTheHeaderFormsOfEveryVersion) {
       as_bytes(npy_file("{'descr': '<i8', 'fortran_order': False, 'shape': (1, 2)}", 1, i8)),
       "i.npy");
   ASSERT_TRUE(t.has_value()) << t.error().message;
-  EXPECT_EQ(t->ints, (std::vector<std::int64_t>{-1, 1LL << 40}));
-  EXPECT_TRUE(t->data.empty());
+  EXPECT_EQ(t->to_vector<std::int64_t>(), (std::vector<std::int64_t>{-1, 1LL << 40}));
+  EXPECT_TRUE(t->floats().empty());
 }
 
 TEST(NpyFile, RefusesBadFramingWithItsMessage) {
@@ -297,7 +298,7 @@ onnx::TensorProto float_proto(std::initializer_list<std::int64_t> dims, std::siz
 
 TEST(TensorProtoFile, RoundTripsFloat32AndInt64AtEveryRank) {
   for (const nnplan::ir::Shape& shape : round_trip_shapes()) {
-    for (const PayloadTensor& t : {floats(shape), ints(shape)}) {
+    for (const ir::WeightTensor& t : {floats(shape), ints(shape)}) {
       const std::vector<std::byte> bytes = tensor_proto_bytes(t);
       auto back = parse_tensor_proto(bytes, "t.pb");
       ASSERT_TRUE(back.has_value()) << back.error().message;
@@ -327,15 +328,15 @@ TEST(TensorProtoFile, ReadsTypedDataFields) {
     f.add_float_data(v);
   auto a = parse_tensor_proto(as_bytes(serialized(f)), "f.pb");
   ASSERT_TRUE(a.has_value()) << a.error().message;
-  EXPECT_EQ(a->data, (std::vector<float>{1.0F, -2.5F, 1e-3F}));
+  EXPECT_EQ(a->to_vector<float>(), (std::vector<float>{1.0F, -2.5F, 1e-3F}));
 
   onnx::TensorProto i;
   i.set_data_type(onnx::TensorProto_DataType_INT64);
   i.add_int64_data(-7);
   auto b = parse_tensor_proto(as_bytes(serialized(i)), "i.pb");
   ASSERT_TRUE(b.has_value()) << b.error().message;
-  EXPECT_EQ(b->shape, shape_of({}));
-  EXPECT_EQ(b->ints, (std::vector<std::int64_t>{-7}));
+  EXPECT_EQ(b->shape(), shape_of({}));
+  EXPECT_EQ(b->to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7}));
 }
 
 TEST(TensorProtoFile, RefusesWithItsMessage) {
@@ -394,25 +395,25 @@ TEST(TensorProtoFile, ReadsTheConformanceCorpusTestData) {
   // numpy.random.seed(0)'s randn sequence (1.7640524, 0.4001572, 0.978738, ...).
   auto abs = nnplan::format::read_tensor_file(corpus / "test_abs/test_data_set_0/input_0.pb");
   ASSERT_TRUE(abs.has_value()) << abs.error().message;
-  EXPECT_EQ(abs->dtype, PayloadDtype::float32);
-  EXPECT_EQ(abs->shape, shape_of({3, 4, 5}));
-  ASSERT_EQ(abs->data.size(), 60U);
-  EXPECT_EQ(abs->data[0], 1.764052391052246F);
-  EXPECT_EQ(abs->data[7], -0.15135720372200012F);
-  EXPECT_EQ(abs->data[59], -0.3627411723136902F);
+  EXPECT_EQ(abs->dtype(), ir::DType::float32);
+  EXPECT_EQ(abs->shape(), shape_of({3, 4, 5}));
+  ASSERT_EQ(abs->size(), 60U);
+  EXPECT_EQ(abs->floats()[0], 1.764052391052246F);
+  EXPECT_EQ(abs->floats()[7], -0.15135720372200012F);
+  EXPECT_EQ(abs->floats()[59], -0.3627411723136902F);
 
   auto shape = nnplan::format::read_tensor_file(
       corpus / "test_reshape_negative_dim/test_data_set_0/input_1.pb");
   ASSERT_TRUE(shape.has_value()) << shape.error().message;
-  EXPECT_EQ(shape->dtype, PayloadDtype::int64);
-  EXPECT_EQ(shape->ints, (std::vector<std::int64_t>{2, -1, 2}));
+  EXPECT_EQ(shape->dtype(), ir::DType::int64);
+  EXPECT_EQ(shape->to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, -1, 2}));
 
   auto mean = nnplan::format::read_tensor_file(
       corpus / "test_reduce_mean_do_not_keepdims_example/test_data_set_0/output_0.pb");
   ASSERT_TRUE(mean.has_value()) << mean.error().message;
-  EXPECT_EQ(mean->shape, shape_of({3, 2}));
-  EXPECT_EQ(mean->data[0], 12.5F);
-  EXPECT_EQ(mean->data[2], 35.0F);
+  EXPECT_EQ(mean->shape(), shape_of({3, 2}));
+  EXPECT_EQ(mean->floats()[0], 12.5F);
+  EXPECT_EQ(mean->floats()[2], 35.0F);
 
   const fs::path f64 = corpus / "test_max_float64/test_data_set_0/input_0.pb";
   auto refused = nnplan::format::read_tensor_file(f64);
@@ -445,7 +446,7 @@ class TensorFilePaths : public ::testing::Test {
 
 TEST_F(TensorFilePaths, WritesAndReadsBothFormats) {
   for (const char* name : {"a.npy", "a.pb"}) {
-    for (const PayloadTensor& t : {floats(shape_of({2, 3, 4})), ints(shape_of({3}))}) {
+    for (const ir::WeightTensor& t : {floats(shape_of({2, 3, 4})), ints(shape_of({3}))}) {
       const fs::path path = dir_ / name;
       ASSERT_TRUE(nnplan::format::write_tensor_file(path, t).has_value());
       auto back = nnplan::format::read_tensor_file(path);
@@ -476,8 +477,8 @@ TEST_F(TensorFilePaths, NamesTheFileInEveryError) {
   EXPECT_EQ(missing.error().message.rfind((dir_ / "missing.npy").string() + ": cannot read", 0), 0U)
       << missing.error().message;
 
-  PayloadTensor bad = floats(shape_of({2, 2}));
-  bad.data.pop_back();
+  const ir::WeightTensor bad =
+      ir::WeightTensor::adopt(shape_of({2, 2}), std::vector<float>{1.0F, 2.0F, 3.0F});
   auto wrote = nnplan::format::write_tensor_file(dir_ / "bad.npy", bad);
   ASSERT_FALSE(wrote.has_value());
   EXPECT_EQ(wrote.error().message,

@@ -11,11 +11,12 @@
 
 namespace {
 
-bool same(const nnplan::format::PayloadTensor& a, const nnplan::format::PayloadTensor& b) {
+bool same(const nnplan::ir::WeightTensor& a, const nnplan::ir::WeightTensor& b) {
   // Bitwise, so that NaN payloads compare equal to themselves.
-  return a.shape == b.shape && a.dtype == b.dtype && a.data.size() == b.data.size() &&
-         a.ints == b.ints &&
-         (a.data.empty() || std::memcmp(a.data.data(), b.data.data(), a.data.size() * 4) == 0);
+  const auto x = a.bytes();
+  const auto y = b.bytes();
+  return a.shape() == b.shape() && a.dtype() == b.dtype() && x.size() == y.size() &&
+         (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
 }
 
 }  // namespace

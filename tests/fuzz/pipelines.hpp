@@ -125,7 +125,7 @@ inline Reached plan_artifact_pipeline(std::string_view text, const ir::CheckedGr
 }
 
 // nnplan.payloads.v1: parse_payloads -> write_payloads -> parse_payloads (what reads must write
-// back to bytes that read as the same store, byte for byte on a second write) -> check_payloads
+// back to bytes that read as the same store, byte for byte on a second write) -> ir::check_weights
 // against each of `graphs`, as the graph subcommands check the payload file beside a graph.
 inline Reached payloads_pipeline(std::span<const std::byte> bytes,
                                  std::span<const ir::CheckedGraph* const> graphs) {
@@ -140,7 +140,7 @@ inline Reached payloads_pipeline(std::span<const std::byte> bytes,
   }
   bool matched = false;
   for (const ir::CheckedGraph* graph : graphs) {
-    matched = format::check_payloads(graph->graph(), *store).has_value() || matched;
+    matched = ir::check_weights(graph->graph(), *store).has_value() || matched;
   }
   return matched ? Reached::planned : Reached::checked;
 }

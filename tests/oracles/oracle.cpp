@@ -187,8 +187,7 @@ void CaseBuilder::weight(ir::NodeId node, std::string_view name, const ir::Shape
 
 void CaseBuilder::weight(ir::NodeId node, std::string_view name, const ir::Shape& shape,
                          std::vector<float> data) {
-  weights_.tensors[{node, std::string(name)}] = format::PayloadTensor{
-      .shape = shape, .data = std::move(data), .ints = {}, .dtype = format::PayloadDtype::float32};
+  weights_.tensors[{node, std::string(name)}] = ir::WeightTensor::adopt(shape, std::move(data));
 }
 
 void CaseBuilder::attribute(ir::NodeId node, std::string_view name, double value) {
@@ -226,7 +225,7 @@ Expected<OracleCase> CaseBuilder::finish(std::vector<ir::NodeId> outputs) && {
     return std::unexpected(std::move(e));
   }
   return OracleCase{.graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-                    .weights = std::make_shared<const format::PayloadStore>(std::move(weights_)),
+                    .weights = std::make_shared<const ir::WeightStore>(std::move(weights_)),
                     .inputs = std::move(inputs_),
                     .targets = std::move(targets_),
                     .description = std::move(description_)};

@@ -82,7 +82,7 @@ class Draw {
 // drawn, as a report prints them.
 struct OracleCase {
   std::shared_ptr<const ir::CheckedGraph> graph;
-  std::shared_ptr<const format::PayloadStore> weights;
+  std::shared_ptr<const ir::WeightStore> weights;
   std::vector<runtime::NamedTensor> inputs;
   std::vector<ir::NodeId> targets;
   std::string description;
@@ -122,7 +122,7 @@ class CaseBuilder {
  private:
   Draw& draw_;
   ir::CheckedGraphBuilder graph_;
-  format::PayloadStore weights_;
+  ir::WeightStore weights_;
   std::vector<runtime::NamedTensor> inputs_;
   std::vector<ir::NodeId> targets_;
   std::string description_;

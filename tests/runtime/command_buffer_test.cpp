@@ -186,9 +186,8 @@ TEST(CommandBuffer, OutputsThatNoCommandWritesAreCopied) {
   const ir::NodeId d_out = b.add(K::detach, {r}, shape({2, 3}));
   const ir::NodeId d_arena = b.add(K::detach, {sum}, shape({2, 3}));
   b.graph().output_ids = {r, x, c, d_out, r, d_arena};
-  auto weights = std::make_shared<format::PayloadStore>();
-  weights->tensors.emplace(format::PayloadKey{c, "value"},
-                           testing::seeded_payload(shape({2, 3}), 7));
+  auto weights = std::make_shared<ir::WeightStore>();
+  weights->tensors.emplace(ir::WeightKey{c, "value"}, testing::seeded_payload(shape({2, 3}), 7));
   auto model = planned_cpu(checked_graph(std::move(b).build()), weights);
   ASSERT_NE(model, nullptr);
   auto buffer = compiled(model, {.output_names = {"y", "", "c"}});
@@ -205,7 +204,7 @@ TEST(CommandBuffer, OutputsThatNoCommandWritesAreCopied) {
   EXPECT_EQ(commands[0].node->id, sum);
   EXPECT_EQ(commands[1].node->id, r);
   const ir::Graph& g = model->graph();
-  const float* value = weights->find_tensor(c, "value")->data.data();
+  const float* value = weights->find_tensor(c, "value")->floats().data();
   EXPECT_TRUE(same_slot(commands[0].inputs[0], {ValueHome::input, 0, nullptr, &g.nodes[x].shape}));
   EXPECT_TRUE(same_slot(commands[0].inputs[1], {ValueHome::weight, 0, value, &g.nodes[c].shape}));
   EXPECT_TRUE(same_slot(commands[0].output, {ValueHome::arena, 0, nullptr, &g.nodes[sum].shape}));

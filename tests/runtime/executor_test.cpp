@@ -57,14 +57,15 @@ bool bit_identical(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 
 // y = x W^T + b in float64, for x [rows, in], W [out, in], b [out].
 std::vector<double> linear64(const std::vector<double>& x, std::size_t rows,
-                             const format::PayloadTensor& w, const format::PayloadTensor& b) {
-  const std::size_t out = w.shape.dims[0];
-  const std::size_t in = w.shape.dims[1];
+                             const ir::WeightTensor& w, const ir::WeightTensor& b) {
+  const std::size_t out = w.shape().dims[0];
+  const std::size_t in = w.shape().dims[1];
   std::vector<double> y(rows * out);
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t o = 0; o < out; ++o) {
-      double s = b.data[o];
-      for (std::size_t i = 0; i < in; ++i) s += x[r * in + i] * double{w.data[o * in + i]};
+      double s = b.floats()[o];
+      for (std::size_t i = 0; i < in; ++i)
+        s += x[r * in + i] * double{w.floats()[o * in + i]};
       y[r * out + o] = s;
     }
   }
@@ -77,7 +78,7 @@ TEST(Executor, MlpMatchesFloat64Forward) {
   auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
   ASSERT_TRUE(buffer.has_value());
   Executor exec(std::move(*buffer));
-  const format::PayloadStore& p = *loaded->payloads;
+  const ir::WeightStore& p = *loaded->payloads;
   for (std::uint64_t seed : {1U, 2U, 3U}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Tensor image = seeded_tensor(shape({1, 784}), seed);

@@ -24,7 +24,7 @@ struct Call {
   ir::Node node;
   std::vector<ir::Shape> inputs;
   ir::Shape output;
-  format::PayloadStore store;
+  ir::WeightStore store;
 
   [[nodiscard]] std::string refusal(BackendOp op) const {
     std::vector<TensorRef> refs;
@@ -55,7 +55,8 @@ Call linear_call() {
          .inputs = {dims({4, 6})},
          .output = dims({4, 3}),
          .store = {}};
-  c.store.tensors[{1, "weight"}] = {.shape = dims({3, 6}), .data = std::vector<float>(18)};
+  c.store.tensors[{1, "weight"}] =
+      ir::WeightTensor::adopt<float>(dims({3, 6}), std::vector<float>(18));
   return c;
 }
 
@@ -100,15 +101,18 @@ TEST(IrShapeGuard, RefusesAMissingOrMisshapenPayload) {
   EXPECT_EQ(missing.refusal(BackendOp::linear),
             "payload weight is missing; linear needs one of shape [3,6]");
   Call wrong = linear_call();
-  wrong.store.tensors[{1, "weight"}] = {.shape = dims({3, 5}), .data = std::vector<float>(15)};
+  wrong.store.tensors[{1, "weight"}] =
+      ir::WeightTensor::adopt<float>(dims({3, 5}), std::vector<float>(15));
   EXPECT_EQ(wrong.refusal(BackendOp::linear),
             "payload weight has shape [3,5]; linear needs float32 [3,6]");
   Call short_data = linear_call();
-  short_data.store.tensors[{1, "weight"}].data.resize(5);
+  short_data.store.tensors[{1, "weight"}] =
+      ir::WeightTensor::adopt(dims({3, 6}), std::vector<float>(5));
   EXPECT_EQ(short_data.refusal(BackendOp::linear),
             "payload weight has shape [3,6]; linear needs float32 [3,6]");
   Call bias = linear_call();
-  bias.store.tensors[{1, "bias"}] = {.shape = dims({6}), .data = std::vector<float>(6)};
+  bias.store.tensors[{1, "bias"}] =
+      ir::WeightTensor::adopt<float>(dims({6}), std::vector<float>(6));
   EXPECT_EQ(bias.refusal(BackendOp::linear),
             "payload bias has shape [6]; linear needs float32 [3]");
 }
@@ -123,7 +127,7 @@ TEST(IrShapeGuard, RefusesAMissingRequiredAttribute) {
          .output = dims({2, 3}),
          .store = {}};
   for (const char* name : {"scale", "bias", "mean", "var"}) {
-    c.store.tensors[{1, name}] = {.shape = dims({3}), .data = std::vector<float>(3)};
+    c.store.tensors[{1, name}] = ir::WeightTensor::adopt<float>(dims({3}), std::vector<float>(3));
   }
   EXPECT_EQ(c.refusal(BackendOp::batch_norm), "batch_norm_eval needs the attribute epsilon");
   c.store.attributes[{1, "epsilon"}] = 1e-5;

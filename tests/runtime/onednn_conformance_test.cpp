@@ -78,9 +78,8 @@ void expect_close(const std::vector<Tensor>& got, const std::vector<Tensor>& wan
 
 // Runs `graph` fused, coalesced and under the reference on the same seeded inputs; returns the
 // fused plan's fused capsule names.
-std::vector<std::string> check_fusion_keeps_values(
-    std::shared_ptr<const ir::CheckedGraph> graph,
-    std::shared_ptr<const format::PayloadStore> weights) {
+std::vector<std::string> check_fusion_keeps_values(std::shared_ptr<const ir::CheckedGraph> graph,
+                                                   std::shared_ptr<const ir::WeightStore> weights) {
   auto fused = testing::planned(backend::make_profile(MaintainedProfile::fast_cpu), graph, weights);
   auto separate = testing::planned(coalesced_fast_cpu(), graph, weights);
   auto reference = testing::planned_cpu(graph, weights);
@@ -119,7 +118,7 @@ TEST(OnednnConformance, CnnExampleFusedAndUnfusedAgree) {
 TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   auto x = b.add(
       ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 16, 12, 12}}, .source_name = "x"});
   ASSERT_TRUE(x.has_value());
@@ -138,7 +137,7 @@ TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
   ASSERT_TRUE(checked.has_value()) << checked.error().message;
   std::vector<std::string> fused =
       check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-                                std::make_shared<const format::PayloadStore>(std::move(w)));
+                                std::make_shared<const ir::WeightStore>(std::move(w)));
   std::ranges::sort(fused);
   // c1+r1, c3+r3: conv_relu; c2+s1+relu, and one conv of the second add with it: conv_add_relu.
   EXPECT_EQ(fused, (std::vector<std::string>{"onednn.conv_add_relu", "onednn.conv_add_relu",
@@ -151,7 +150,7 @@ TEST(OnednnConformance, ResNetBlocksFusedAndUnfusedAgree) {
 TEST(OnednnConformance, MbConvBlockFusedAndUnfusedAgree) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   auto x = b.add(
       ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 8, 10, 10}}, .source_name = "x"});
   ASSERT_TRUE(x.has_value());
@@ -179,7 +178,7 @@ TEST(OnednnConformance, MbConvBlockFusedAndUnfusedAgree) {
   ASSERT_TRUE(checked.has_value()) << checked.error().message;
   std::vector<std::string> fused =
       check_fusion_keeps_values(std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-                                std::make_shared<const format::PayloadStore>(std::move(w)));
+                                std::make_shared<const ir::WeightStore>(std::move(w)));
   std::ranges::sort(fused);
   EXPECT_EQ(fused, (std::vector<std::string>{"onednn.broadcast_mul", "onednn.sigmoid_mul",
                                              "onednn.sigmoid_mul", "onednn.sigmoid_mul"}));
@@ -190,10 +189,10 @@ TEST(OnednnConformance, MbConvBlockFusedAndUnfusedAgree) {
 // unfused plan and the reference, and that its command's output takes input 0's buffer over (v
 // dies there, and the mul's value is an arena value of its size); returns that command's inputs.
 std::vector<ValueSlot> check_gate_in_place(
-    const std::function<ir::NodeId(ir::CheckedGraphBuilder&, format::PayloadStore&, ir::NodeId,
+    const std::function<ir::NodeId(ir::CheckedGraphBuilder&, ir::WeightStore&, ir::NodeId,
                                    ir::NodeId)>& other) {
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   auto x =
       b.add(ir::Node{.kind = OpKind::input, .shape = ir::Shape{{1, 8, 6, 6}}, .source_name = "x"});
   EXPECT_TRUE(x.has_value());
@@ -206,7 +205,7 @@ std::vector<ValueSlot> check_gate_in_place(
   EXPECT_TRUE(checked.has_value()) << (checked ? "" : checked.error().message);
   if (!checked) return {};
   auto graph = std::make_shared<const ir::CheckedGraph>(std::move(*checked));
-  auto weights = std::make_shared<const format::PayloadStore>(std::move(w));
+  auto weights = std::make_shared<const ir::WeightStore>(std::move(w));
   EXPECT_EQ(check_fusion_keeps_values(graph, weights),
             std::vector<std::string>{"onednn.sigmoid_mul"});
   auto buffer = testing::compiled(
@@ -229,7 +228,7 @@ std::vector<ValueSlot> check_gate_in_place(
 TEST(OnednnConformance, SigmoidGateFusedAndUnfusedAgree) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   const auto inputs =
-      check_gate_in_place([](ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,
+      check_gate_in_place([](ir::CheckedGraphBuilder& b, ir::WeightStore& w, ir::NodeId x,
                              ir::NodeId) { return conv(b, w, x, 8, 8, 1, 1); });
   ASSERT_EQ(inputs.size(), 2U);
   EXPECT_NE(inputs[0].index, inputs[1].index);
@@ -242,7 +241,7 @@ TEST(OnednnConformance, SigmoidGateFusedAndUnfusedAgree) {
 TEST(OnednnConformance, GateOfADetachedSelfRunsInPlaceAsItsSwish) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   const auto inputs =
-      check_gate_in_place([](ir::CheckedGraphBuilder& b, format::PayloadStore&, ir::NodeId,
+      check_gate_in_place([](ir::CheckedGraphBuilder& b, ir::WeightStore&, ir::NodeId,
                              ir::NodeId v) { return op(b, OpKind::detach, {v}); });
   ASSERT_EQ(inputs.size(), 2U);
   EXPECT_EQ(inputs[0].index, inputs[1].index);

@@ -22,7 +22,7 @@ inline bool onednn_built() {
 }
 
 // A conv of `in` to `out_c` channels with a 3x3 (pad 1) or 1x1 kernel and a seeded weight and bias.
-inline ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::NodeId x,
+inline ir::NodeId conv(ir::CheckedGraphBuilder& b, ir::WeightStore& w, ir::NodeId x,
                        std::uint32_t in_c, std::uint32_t out_c, std::uint32_t k,
                        std::uint32_t stride) {
   const std::uint32_t pad = k / 2;
@@ -42,9 +42,10 @@ inline ir::NodeId conv(ir::CheckedGraphBuilder& b, format::PayloadStore& w, ir::
   // He-like scale keeps activations near unit size through the block.
   const float scale = 1.0F / static_cast<float>(k * std::max(1U, in_c / 4));
   Tensor weight = seeded_tensor(ir::Shape{{out_c, in_c, k, k}}, *id * 7 + 1, -scale, scale);
-  w.tensors[{*id, "weight"}] = {.shape = weight.shape, .data = std::move(weight.values)};
+  w.tensors[{*id, "weight"}] =
+      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.values));
   Tensor bias = seeded_tensor(ir::Shape{{out_c}}, *id * 7 + 2, -0.1F, 0.1F);
-  w.tensors[{*id, "bias"}] = {.shape = bias.shape, .data = std::move(bias.values)};
+  w.tensors[{*id, "bias"}] = ir::WeightTensor::adopt<float>(bias.shape, std::move(bias.values));
   return *id;
 }
 

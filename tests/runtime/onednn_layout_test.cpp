@@ -58,16 +58,16 @@ std::vector<Tensor> run(CommandBuffer buffer, const std::vector<NamedTensor>& in
 
 struct Model {
   std::shared_ptr<const ir::CheckedGraph> graph;
-  std::shared_ptr<const format::PayloadStore> weights;
+  std::shared_ptr<const ir::WeightStore> weights;
 };
 
-Model finished(ir::CheckedGraphBuilder b, format::PayloadStore w, ir::NodeId input,
+Model finished(ir::CheckedGraphBuilder b, ir::WeightStore w, ir::NodeId input,
                std::vector<ir::NodeId> outputs) {
   auto checked = std::move(b).finish(input, std::move(outputs));
   EXPECT_TRUE(checked.has_value()) << (checked ? "" : checked.error().message);
   if (!checked) return {};
   return {std::make_shared<const ir::CheckedGraph>(std::move(*checked)),
-          std::make_shared<const format::PayloadStore>(std::move(w))};
+          std::make_shared<const ir::WeightStore>(std::move(w))};
 }
 
 // Compiles `m` under fast_cpu with and without channels-last, checks the commands of the first
@@ -129,7 +129,7 @@ ir::NodeId input(ir::CheckedGraphBuilder& b, ir::Shape shape) {
 
 bool convs_run_channels_last() {
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 8, 8}});
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);
   const Model m = finished(std::move(b), std::move(w), x, {c});
@@ -149,7 +149,7 @@ bool convs_run_channels_last() {
 TEST(OnednnLayouts, ConvChainStaysChannelsLastWithOneReorderAtEachEnd) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 32, 12, 12}});  // 0
   const ir::NodeId c1 = conv(b, w, x, 32, 32, 3, 1);          // 1
   const ir::NodeId r1 = op(b, OpKind::relu, {c1});            // 2: conv_relu with 1
@@ -174,7 +174,7 @@ TEST(OnednnLayouts, ConvChainStaysChannelsLastWithOneReorderAtEachEnd) {
 TEST(OnednnLayouts, ValueReadInBothLayoutsIsReorderedOncePerLayout) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{2, 16, 9, 7}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
   const ir::NodeId r = op(b, OpKind::relu, {x});            // 2: reads x flat
@@ -194,7 +194,7 @@ TEST(OnednnLayouts, ValueReadInBothLayoutsIsReorderedOncePerLayout) {
 TEST(OnednnLayouts, GraphOutputComputedChannelsLastIsReorderedIntoPlace) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 24, 10, 10}});  // 0
   const ir::NodeId c1 = conv(b, w, x, 24, 24, 3, 1);          // 1
   const ir::NodeId r1 = op(b, OpKind::relu, {c1});            // 2: an output
@@ -257,7 +257,7 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
 TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 7, 9}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
   auto pool = b.add(ir::Node{
@@ -286,7 +286,7 @@ TEST(OnednnLayouts, SqueezeExciteStaysChannelsLast) {
 TEST(OnednnLayouts, BroadcastReadsAChannelsLastInputThroughItsStrides) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{2, 16, 7, 9}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
   auto pool = b.add(ir::Node{.kind = OpKind::max_pool,
@@ -317,7 +317,7 @@ TEST(OnednnLayouts, OutputsThroughDetachAndListedTwiceGetTheirFlatValues) {
   for (bool direct : {false, true}) {
     SCOPED_TRACE(direct ? "listed through a detach and twice directly" : "only through a detach");
     ir::CheckedGraphBuilder b;
-    format::PayloadStore w;
+    ir::WeightStore w;
     const ir::NodeId x = input(b, ir::Shape{{1, 16, 6, 6}});  // 0
     const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
     const ir::NodeId r = op(b, OpKind::relu, {c});            // 2
@@ -346,7 +346,7 @@ TEST(OnednnLayouts, OutputsThroughDetachAndListedTwiceGetTheirFlatValues) {
 TEST(OnednnLayouts, InPlaceNeverOverwritesAValueAReorderStillReads) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 5, 5}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
   const ir::NodeId r = op(b, OpKind::relu, {c});            // 2: its own command (c has 2 uses)
@@ -366,7 +366,7 @@ TEST(OnednnLayouts, InPlaceNeverOverwritesAValueAReorderStillReads) {
 TEST(OnednnLayouts, ConvTransposeStaysFlat) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
   ir::CheckedGraphBuilder b;
-  format::PayloadStore w;
+  ir::WeightStore w;
   const ir::NodeId x = input(b, ir::Shape{{1, 16, 6, 6}});  // 0
   const ir::NodeId c = conv(b, w, x, 16, 16, 3, 1);         // 1
   auto up = b.add(ir::Node{.kind = OpKind::conv_transpose,
@@ -383,7 +383,8 @@ TEST(OnednnLayouts, ConvTransposeStaysFlat) {
                                                     .output_padding = {0, 0}}});
   ASSERT_TRUE(up.has_value()) << up.error().message;
   Tensor weight = testing::seeded_tensor(ir::Shape{{16, 8, 2, 2}}, 5, -0.2F, 0.2F);
-  w.tensors[{*up, "weight"}] = {.shape = weight.shape, .data = std::move(weight.values)};
+  w.tensors[{*up, "weight"}] =
+      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.values));
   EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {*up}),
                             {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
                              "reorder 1 channels-last>flat", "onednn.conv_transpose 2 flat"})

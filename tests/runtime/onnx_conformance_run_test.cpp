@@ -133,9 +133,9 @@ std::string reason(const Error& e) {
 // input_<i>.pb is the i-th graph input that is not an initializer.
 struct DataSet {
   std::map<std::string, std::string> input_bytes;  // serialized TensorProtos
-  std::map<std::string, format::PayloadTensor> inputs;
+  std::map<std::string, ir::WeightTensor> inputs;
   std::vector<std::string> output_names;  // graph.output order
-  std::vector<format::PayloadTensor> outputs;
+  std::vector<ir::WeightTensor> outputs;
 };
 
 Expected<DataSet> read_data_set(const fs::path& dir, const onnx::ModelProto& model) {
@@ -170,17 +170,17 @@ std::string number(double v) {
 }
 
 // Whether `got` is within tolerance of `want` everywhere; accumulates the largest errors.
-bool close(const runtime::Tensor& got, const format::PayloadTensor& want, const Tolerance& tol,
+bool close(const runtime::Tensor& got, const ir::WeightTensor& want, const Tolerance& tol,
            Outcome& outcome, std::string& why) {
-  if (got.shape != want.shape) {
-    why = "shape " + ir::to_string(got.shape) + ", expected " + ir::to_string(want.shape);
+  if (got.shape != want.shape()) {
+    why = "shape " + ir::to_string(got.shape) + ", expected " + ir::to_string(want.shape());
     return false;
   }
   bool ok = true;
   for (std::size_t k = 0; k < got.values.size(); ++k) {
     const double g = got.values[k];
-    const double w = want.dtype == format::PayloadDtype::int64 ? static_cast<double>(want.ints[k])
-                                                               : static_cast<double>(want.data[k]);
+    const double w = want.dtype() == ir::DType::int64 ? static_cast<double>(want.ints()[k])
+                                                      : static_cast<double>(want.floats()[k]);
     if (std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g)) {
       const bool same = (std::isnan(w) && std::isnan(g)) || (std::isinf(w) && g == w);
       if (!same && ok)
@@ -215,7 +215,7 @@ std::string onednn_share(const backend::PlannedModel& model) {
 }
 
 Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::CheckedGraph> graph,
-                        std::shared_ptr<const format::PayloadStore> payloads,
+                        std::shared_ptr<const ir::WeightStore> payloads,
                         std::vector<std::string> output_names, const DataSet& data,
                         std::string note) {
   Outcome outcome{.result = "not-planned", .note = note};
@@ -241,11 +241,13 @@ Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::Check
   std::vector<runtime::NamedTensor> inputs;
   for (const runtime::IoBinding& binding : exec.buffer().inputs()) {
     const auto found = data.inputs.find(binding.name);
-    if (found == data.inputs.end() || found->second.dtype != format::PayloadDtype::float32) {
+    if (found == data.inputs.end() || found->second.dtype() != ir::DType::float32) {
       outcome.note = "graph input '" + binding.name + "' has no float32 tensor in the data set";
       return outcome;
     }
-    inputs.push_back({binding.name, {.shape = found->second.shape, .values = found->second.data}});
+    inputs.push_back(
+        {binding.name,
+         {.shape = found->second.shape(), .values = found->second.to_vector<float>()}});
   }
   auto outputs = exec.run(inputs);
   if (!outputs) {
@@ -318,10 +320,10 @@ Outcome run_with_inputs_as_initializers(const CorpusRun& corpus, onnx::ModelProt
       std::string note = "weights-as-initializers:";
       for (const std::string& m : moved)
         note += " " + m;
-      return run_and_compare(
-          corpus, std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
-          std::make_shared<const format::PayloadStore>(std::move(imported->payloads)),
-          imported->output_names, data, note);
+      return run_and_compare(corpus,
+                             std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+                             std::make_shared<const ir::WeightStore>(std::move(imported->payloads)),
+                             imported->output_names, data, note);
     }
     error = imported.error();
   }

@@ -49,7 +49,7 @@ inline std::shared_ptr<const ir::CheckedGraph> checked_graph(ir::Graph graph) {
 // The planned model of `graph` under `profile`; null (and a failure) when planning fails.
 inline std::shared_ptr<const backend::PlannedModel> planned(
     const backend::BackendProfile& profile, std::shared_ptr<const ir::CheckedGraph> graph,
-    std::shared_ptr<const format::PayloadStore> weights = nullptr) {
+    std::shared_ptr<const ir::WeightStore> weights = nullptr) {
   auto model = backend::plan_model(profile, std::move(graph), std::move(weights));
   if (!model) {
     ADD_FAILURE() << "planning failed: " << render(model.error());
@@ -60,7 +60,7 @@ inline std::shared_ptr<const backend::PlannedModel> planned(
 
 inline std::shared_ptr<const backend::PlannedModel> planned_cpu(
     std::shared_ptr<const ir::CheckedGraph> graph,
-    std::shared_ptr<const format::PayloadStore> weights = nullptr) {
+    std::shared_ptr<const ir::WeightStore> weights = nullptr) {
   return planned(backend::make_profile(backend::MaintainedProfile::checked_cpu), std::move(graph),
                  std::move(weights));
 }
@@ -87,10 +87,9 @@ inline Tensor seeded_tensor(const ir::Shape& shape, std::uint64_t seed, float lo
 }
 
 // A float32 payload tensor of `shape` with seeded values.
-inline format::PayloadTensor seeded_payload(const ir::Shape& shape, std::uint64_t seed) {
+inline ir::WeightTensor seeded_payload(const ir::Shape& shape, std::uint64_t seed) {
   Tensor t = seeded_tensor(shape, seed);
-  return {.shape = shape, .data = std::move(t.values), .ints = {},
-          .dtype = format::PayloadDtype::float32};
+  return ir::WeightTensor::adopt<float>(shape, std::move(t.values));
 }
 
 }  // namespace nnplan::runtime::testing

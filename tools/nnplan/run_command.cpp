@@ -101,17 +101,19 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
       e.message = "input '" + escape_controls(*name) + "': " + e.message;
       return std::unexpected(fail_run(e, kExitBadInput));
     }
-    if (tensor->dtype != format::PayloadDtype::float32) {
+    if (tensor->dtype() != ir::DType::float32) {
       return std::unexpected(fail_run(
           make_error(ErrorKind::bad_input, "input '" + escape_controls(*name) + "' (" +
-                                               shown_argument(f.path) +
-                                               "): dtype int64; the model expects float32"),
+                                               shown_argument(f.path) + "): dtype " +
+                                               std::string(ir::to_string(tensor->dtype())) +
+                                               "; the model expects float32"),
           kExitBadInput));
     }
+    const auto values = tensor->floats();
     inputs.push_back({.name = *name,
                       .tensor = {.dtype = runtime::DType::float32,
-                                 .shape = std::move(tensor->shape),
-                                 .values = std::move(tensor->data)}});
+                                 .shape = tensor->shape(),
+                                 .values = std::vector<float>(values.begin(), values.end())}});
   }
   if (files.empty() && !buffer.inputs().empty()) {
     return std::unexpected(
@@ -395,8 +397,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
     const auto out_bindings = executor.buffer().outputs();
     for (const auto& [k, path] : output_files) {
       const runtime::Tensor& t = (*result)[k];
-      format::PayloadTensor file{
-          .shape = t.shape, .data = t.values, .ints = {}, .dtype = format::PayloadDtype::float32};
+      const ir::WeightTensor file = ir::WeightTensor::of_floats(t.shape, t.values);
       if (auto ok = format::write_tensor_file(path, file, reads); !ok) {
         exit_code = fail(ok.error(), kExitBadInput);
         return;

@@ -18,12 +18,7 @@
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/check.hpp"
-
-namespace nnplan::format {
-// The weights of a graph (format/payload_file.hpp). Planning never reads them; the model only
-// keeps them, so the core names the type without including the format layer.
-struct PayloadStore;
-}  // namespace nnplan::format
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::backend {
 
@@ -34,9 +29,7 @@ class PlannedModel {
     return graph_;
   }
   // The graph's weights; null when none were given.
-  [[nodiscard]] const std::shared_ptr<const format::PayloadStore>& weights() const {
-    return weights_;
-  }
+  [[nodiscard]] const std::shared_ptr<const ir::WeightStore>& weights() const { return weights_; }
   [[nodiscard]] const BackendProfile& profile() const { return profile_; }
   // The graph execution plan: one kernel per runtime-relevant node, in graph order. The lowering
   // took the plan's kernel array over as its node array, so this is a view of that array.
@@ -56,9 +49,9 @@ class PlannedModel {
  private:
   friend Expected<PlannedModel> plan_model(BackendProfile profile,
                                            std::shared_ptr<const ir::CheckedGraph> graph,
-                                           std::shared_ptr<const format::PayloadStore> weights);
+                                           std::shared_ptr<const ir::WeightStore> weights);
   PlannedModel(std::shared_ptr<const ir::CheckedGraph> graph,
-               std::shared_ptr<const format::PayloadStore> weights, BackendProfile profile,
+               std::shared_ptr<const ir::WeightStore> weights, BackendProfile profile,
                GraphEvaluation evaluation)
       : graph_(std::move(graph)),
         weights_(std::move(weights)),
@@ -66,7 +59,7 @@ class PlannedModel {
         evaluation_(std::move(evaluation)) {}
 
   std::shared_ptr<const ir::CheckedGraph> graph_;
-  std::shared_ptr<const format::PayloadStore> weights_;
+  std::shared_ptr<const ir::WeightStore> weights_;
   BackendProfile profile_;
   GraphEvaluation evaluation_;
 };
@@ -78,6 +71,6 @@ class PlannedModel {
 // admissible capsule (rejected_by_policy, as plan_graph).
 [[nodiscard]] Expected<PlannedModel> plan_model(
     BackendProfile profile, std::shared_ptr<const ir::CheckedGraph> graph,
-    std::shared_ptr<const format::PayloadStore> weights = nullptr);
+    std::shared_ptr<const ir::WeightStore> weights = nullptr);
 
 }  // namespace nnplan::backend

@@ -44,7 +44,7 @@ struct GraphFileOptions {
   // Whether to compute the sha256 digest of the file's bytes (format::sha256_digest).
   bool digest = false;
   // Whether to read and check the payload file beside a torchlean.ir.v1 graph (payload_path_for):
-  // when it exists it must read and match the graph (format::check_payloads), else loading fails.
+  // when it exists it must read and match the graph (ir::check_weights), else loading fails.
   bool check_payloads = true;
   // Whether to keep the weights (LoadedGraph::payloads) for running the graph: an ONNX model's
   // initializers (external data read from the model's directory) or the payload file beside a
@@ -61,7 +61,7 @@ struct WeightsCheck {
     absent,       // no payload file beside the graph: planning needs none, nothing was checked
     not_looked,   // the graph came from a pipe or device, which has nothing beside it
     in_model,     // an ONNX model carries its weights; the importer checked their sizes
-    not_checked,  // GraphFileOptions::check_payloads was off
+    not_checked,  // GraphFileOptions::ir::check_weights was off
   };
   Status status = Status::not_checked;
   std::string payload_path;  // the payload file read or looked for (checked, absent)
@@ -90,7 +90,7 @@ struct LoadedGraph {
 
   // The weights, when GraphFileOptions::keep_weights asked for them and the graph has some (null
   // for a torchlean.ir.v1 graph without a payload file beside it).
-  std::shared_ptr<const PayloadStore> payloads;
+  std::shared_ptr<const ir::WeightStore> payloads;
   // ONNX only: the graph outputs' names, in graph order.
   std::vector<std::string> output_names;
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
@@ -116,8 +116,8 @@ struct GraphFileFailure {
 // Reads, parses and checks a graph file of either format. ONNX models are imported with
 // `options.onnx`, never keeping payloads (planning reads no weight). A torchlean.ir.v1 graph's
 // payload file, when one lies beside it, is read and checked against the graph (see
-// GraphFileOptions::check_payloads). Errors are invalid_input: an unreadable or oversized file, a
-// malformed document or model, a graph that fails ir::check, a payload file that cannot be read
+// GraphFileOptions::ir::check_weights). Errors are invalid_input: an unreadable or oversized file,
+// a malformed document or model, a graph that fails ir::check, a payload file that cannot be read
 // or does not match, or options that fail check_graph_file_options.
 [[nodiscard]] std::expected<LoadedGraph, GraphFileFailure> read_graph_file(
     const std::filesystem::path& path, const GraphFileOptions& options = {});

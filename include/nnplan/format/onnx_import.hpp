@@ -53,7 +53,7 @@ struct ImportedModel {
   // The imported graph, checked: the importer infers every node's shape as it goes, so the result
   // passes ir::check by construction, and import_onnx checks it once more to guard that.
   ir::CheckedGraph checked;
-  PayloadStore payloads;
+  ir::WeightStore payloads;
   std::int64_t opset = 0;  // default-domain opset the model imports
   std::string producer;    // producer_name and producer_version, when set
   // The ONNX nodes folded into constants at import time (docs/onnx-support.md, "Constant

@@ -47,6 +47,7 @@
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
 #include "nnplan/ir/op_table.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::format {
 
@@ -59,45 +60,8 @@ inline constexpr std::uint64_t kPayloadAlignment = 64;
 // An index past this size is refused before the reader allocates for it.
 inline constexpr std::uint64_t kMaxPayloadIndexBytes = std::uint64_t{1} << 30;
 
-// A payload's address: the node it belongs to and its name there ("weight").
-struct PayloadKey {
-  ir::NodeId node_id = 0;
-  std::string name;
-  auto operator<=>(const PayloadKey&) const = default;
-  bool operator==(const PayloadKey&) const = default;
-};
-
-// The element types a payload file holds: float32 for weights, int64 for indices.
-enum class PayloadDtype : std::uint8_t { float32, int64 };
-
-// A tensor in row-major order. A float32 tensor holds its values in `data`, an int64 one in
-// `ints`; the holding vector's size is the product of `shape` (1 for a scalar), the other is empty.
-struct PayloadTensor {
-  ir::Shape shape;
-  std::vector<float> data;
-  std::vector<std::int64_t> ints;
-  PayloadDtype dtype = PayloadDtype::float32;
-
-  // The number of values held, in `data` or `ints` by dtype.
-  [[nodiscard]] std::size_t size() const {
-    return dtype == PayloadDtype::int64 ? ints.size() : data.size();
-  }
-  // Element-wise float comparison: a tensor holding a NaN is not equal to itself.
-  bool operator==(const PayloadTensor&) const = default;
-};
-
-// Every payload of a graph. Plain data; keys are unique by construction of the maps.
-struct PayloadStore {
-  std::map<PayloadKey, PayloadTensor> tensors;
-  std::map<PayloadKey, double> attributes;
-
-  bool operator==(const PayloadStore&) const = default;
-
-  // The tensor `name` of node `node`, or nullptr.
-  [[nodiscard]] const PayloadTensor* find_tensor(ir::NodeId node, std::string_view name) const;
-  // The attribute `name` of node `node`, or nullopt.
-  [[nodiscard]] std::optional<double> find_attribute(ir::NodeId node, std::string_view name) const;
-};
+// The store a payload file fills: ir::WeightStore (nnplan/ir/weights.hpp), keyed by node id and
+// slot name; read_payload_file maps the file and each tensor views its bytes there.
 
 // One payload a node of some kind takes: the payloads column of the op-kind table.
 using PayloadSlot = ir::PayloadSlot;
@@ -106,32 +70,28 @@ using PayloadSlot = ir::PayloadSlot;
 // for kinds without payloads and for a value outside the enum.
 [[nodiscard]] std::span<const PayloadSlot> payload_slots(ir::OpKind kind);
 
-// Decodes a payload file held in memory. `source` names it in messages.
-[[nodiscard]] Expected<PayloadStore> parse_payloads(std::span<const std::byte> bytes,
-                                                    std::string_view source);
+// Decodes a payload file held in memory, copying each tensor out of `bytes`. `source` names it in
+// messages.
+[[nodiscard]] Expected<ir::WeightStore> parse_payloads(std::span<const std::byte> bytes,
+                                                       std::string_view source);
 
-// Reads a payload file, copying each tensor straight from the file into its vector. An
+// Reads a payload file by mapping it: each tensor is a view into the mapping, which lives as long
+// as any tensor of the store (the data section aligns every tensor to 64 bytes). An
 // unreadable path, a directory or anything but a regular file is an invalid_input error naming
 // the path.
-[[nodiscard]] Expected<PayloadStore> read_payload_file(const std::filesystem::path& path);
+[[nodiscard]] Expected<ir::WeightStore> read_payload_file(const std::filesystem::path& path);
 
 // The file bytes for `store`: entries in key order (node id, then name), attributes likewise,
 // each tensor at the next multiple of 64. Deterministic. Fails (invalid_input) when a tensor's
 // data size is not the product of its shape, a name is empty or an attribute is not finite.
-[[nodiscard]] Expected<std::vector<std::byte>> write_payloads(const PayloadStore& store);
+[[nodiscard]] Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store);
 
 // write_payloads to a file, replacing it through format::write_file_atomically (never onto one
 // of `inputs`; a failed write leaves the old file).
 [[nodiscard]] Expected<void> write_payload_file(const std::filesystem::path& path,
-                                                const PayloadStore& store,
+                                                const ir::WeightStore& store,
                                                 std::span<const std::filesystem::path> inputs = {});
 
-// Checks `store` against `graph` (normally a checked one): every node that takes payloads has
-// each required one, with the shape its parameters and declared shapes imply; every payload
-// names an existing node that takes it. Errors are invalid_input, prefixed with `source` when it
-// is not empty, naming the node and payload:
-//   w.payloads: node 3 (linear): payload weight: shape [10,20] does not match the expected [20,10]
-[[nodiscard]] Expected<void> check_payloads(const ir::Graph& graph, const PayloadStore& store,
-                                            std::string_view source = {});
+// A store is checked against its graph by ir::check_weights (nnplan/ir/weights.hpp).
 
 }  // namespace nnplan::format

@@ -44,25 +44,25 @@ inline constexpr std::uint64_t kMaxNpyHeaderBytes = std::uint64_t{1} << 20;
 
 // Decodes the bytes of an `.npy` file or a serialized TensorProto. `source` names the file in
 // messages.
-[[nodiscard]] Expected<PayloadTensor> parse_npy(std::span<const std::byte> bytes,
-                                                std::string_view source);
-[[nodiscard]] Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
-                                                         std::string_view source);
+[[nodiscard]] Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes,
+                                                   std::string_view source);
+[[nodiscard]] Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
+                                                            std::string_view source);
 
 // Reads the tensor file at `path` in the format of its extension. An unreadable path or a
 // directory is an invalid_input error naming the path.
-[[nodiscard]] Expected<PayloadTensor> read_tensor_file(const std::filesystem::path& path);
+[[nodiscard]] Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path);
 
 // The bytes of an `.npy` file or a serialized TensorProto holding `tensor`, whose value count
 // must be the product of its shape (write_tensor_file checks it). Deterministic.
-[[nodiscard]] std::vector<std::byte> npy_bytes(const PayloadTensor& tensor);
-[[nodiscard]] std::vector<std::byte> tensor_proto_bytes(const PayloadTensor& tensor);
+[[nodiscard]] std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor);
+[[nodiscard]] std::vector<std::byte> tensor_proto_bytes(const ir::WeightTensor& tensor);
 
 // Writes `tensor` to `path` in the format of its extension, through
 // format::write_file_atomically (never onto one of `inputs`; a failed write leaves the old
 // file). A tensor whose value count is not the product of its shape is an invalid_input error.
 [[nodiscard]] Expected<void> write_tensor_file(const std::filesystem::path& path,
-                                               const PayloadTensor& tensor,
+                                               const ir::WeightTensor& tensor,
                                                std::span<const std::filesystem::path> inputs = {});
 
 }  // namespace nnplan::format

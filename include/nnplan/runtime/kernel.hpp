@@ -19,28 +19,28 @@
 #include <string_view>
 
 #include "nnplan/error.hpp"
-#include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/weights.hpp"
 #include "nnplan/runtime/tensor.hpp"
 
 namespace nnplan::runtime {
 
-// One payload tensor of a node (format/payload_file.hpp), resolved when the buffer is compiled:
+// One payload tensor of a node (ir/weights.hpp), resolved when the buffer is compiled:
 // `name` is the slot's name ("weight", "bias", "indices"); `tensor` is null for an optional slot
 // the graph leaves empty.
 struct WeightRef {
   std::string_view name;
-  const format::PayloadTensor* tensor = nullptr;
+  const ir::WeightTensor* tensor = nullptr;
 };
 
 // A node's payloads: its tensors in slot order and its attributes ("epsilon").
 struct NodeWeights {
   std::span<const WeightRef> tensors;
-  const format::PayloadStore* store = nullptr;  // for attributes; null when the graph has none
+  const ir::WeightStore* store = nullptr;  // for attributes; null when the graph has none
   ir::NodeId node_id = 0;
 
   // The tensor of slot `name`, or null when the slot is empty or absent.
-  [[nodiscard]] const format::PayloadTensor* find(std::string_view name) const {
+  [[nodiscard]] const ir::WeightTensor* find(std::string_view name) const {
     for (const WeightRef& w : tensors) {
       if (w.name == name) return w.tensor;
     }

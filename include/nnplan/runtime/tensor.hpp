@@ -11,19 +11,13 @@
 #include <string_view>
 #include <vector>
 
+#include "nnplan/ir/dtype.hpp"
 #include "nnplan/ir/shape.hpp"
 
 namespace nnplan::runtime {
 
-enum class DType : std::uint8_t { float32 };
-
-[[nodiscard]] constexpr std::string_view to_string(DType dtype) {
-  switch (dtype) {
-    case DType::float32:
-      return "float32";
-  }
-  return "float32";
-}
+// The element types of ir/dtype.hpp.
+using ir::DType;
 
 // The number of elements of `shape` (1 for a scalar). The shape must have passed ir::check, so
 // its product fits.

@@ -90,9 +90,9 @@ std::expected<ExternalData, std::string> external_data_of(const onnx::TensorProt
   return out;
 }
 
-std::expected<const detail::FileBytes*, std::string> ExternalDataFiles::file(
+std::expected<std::shared_ptr<const detail::FileBytes>, std::string> ExternalDataFiles::file(
     const std::string& location, const std::string& name) {
-  if (const auto it = files_.find(location); it != files_.end()) return &it->second;
+  if (const auto it = files_.find(location); it != files_.end()) return it->second;
   const std::string where = "tensor " + quoted_name(name) + " keeps its data in external file " +
                             quoted_name(location);
   if (dir_.empty()) {
@@ -147,12 +147,12 @@ std::expected<const detail::FileBytes*, std::string> ExternalDataFiles::file(
   auto bytes = detail::read_bounded_file(resolved, "external data file",
                                          kMaxExternalDataFileBytes);
   if (!bytes) return std::unexpected(where + ": " + bytes.error().message);
-  return &files_.emplace(location, std::move(*bytes)).first->second;
+  return files_.emplace(location, std::make_shared<const detail::FileBytes>(std::move(*bytes)))
+      .first->second;
 }
 
-std::expected<std::string_view, std::string> ExternalDataFiles::read(const ExternalData& ref,
-                                                                     const std::string& name,
-                                                                     std::uint64_t bytes) {
+std::expected<ExternalDataFiles::Bytes, std::string> ExternalDataFiles::read(
+    const ExternalData& ref, const std::string& name, std::uint64_t bytes) {
   auto mapped = file(ref.location, name);
   if (!mapped) return std::unexpected(std::move(mapped.error()));
   const std::string_view text = (*mapped)->text();
@@ -173,7 +173,7 @@ std::expected<std::string_view, std::string> ExternalDataFiles::read(const Exter
                                        : "; without a length entry the data runs to the end of "
                                          "the file: give its length"));
   }
-  return text.substr(ref.offset, bytes);
+  return Bytes{.bytes = text.substr(ref.offset, bytes), .owner = *mapped};
 }
 
 }  // namespace nnplan::format::onnx_import

@@ -12,6 +12,7 @@
 #include <expected>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,21 +46,26 @@ class ExternalDataFiles {
   // OnnxImportOptions::external_data_dir), and then every read is refused saying so.
   explicit ExternalDataFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-  // The `bytes` bytes of tensor `name`'s data at `ref`, or the invalid-input reason they cannot
-  // be read (naming the tensor, the location and what would fix it). The view lives as long as
-  // this object.
-  [[nodiscard]] std::expected<std::string_view, std::string> read(const ExternalData& ref,
-                                                                  const std::string& name,
-                                                                  std::uint64_t bytes);
+  // The `bytes` bytes of tensor `name`'s data at `ref` and the mapping that holds them (which
+  // weights viewing them keep alive), or the invalid-input reason they cannot be read (naming
+  // the tensor, the location and what would fix it).
+  struct Bytes {
+    std::string_view bytes;
+    std::shared_ptr<const detail::FileBytes> owner;
+  };
+  [[nodiscard]] std::expected<Bytes, std::string> read(const ExternalData& ref,
+                                                       const std::string& name,
+                                                       std::uint64_t bytes);
 
  private:
   // The mapped file at `location` (checked to lie in the directory), or why not.
-  std::expected<const detail::FileBytes*, std::string> file(const std::string& location,
-                                                            const std::string& name);
+  std::expected<std::shared_ptr<const detail::FileBytes>, std::string> file(
+      const std::string& location, const std::string& name);
 
   std::filesystem::path dir_;
   std::optional<std::filesystem::path> canonical_dir_;  // dir_ resolved, on first use
-  std::map<std::string, detail::FileBytes, std::less<>> files_;  // by location
+  std::map<std::string, std::shared_ptr<const detail::FileBytes>, std::less<>>
+      files_;  // by location
 };
 
 }  // namespace nnplan::format::onnx_import

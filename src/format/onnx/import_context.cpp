@@ -23,7 +23,8 @@ std::string ImportProgress::describe() const {
 
 ImportContext::ImportContext(const onnx::ModelProto& model, const OnnxNodes& nodes,
                              std::string_view source, const OnnxImportOptions& options,
-                             ImportProgress& progress)
+                             ImportProgress& progress,
+                             std::shared_ptr<const ir::WeightBytes> model_bytes)
     : model_(model),
       nodes_(nodes),
       source_(source),
@@ -31,7 +32,8 @@ ImportContext::ImportContext(const onnx::ModelProto& model, const OnnxNodes& nod
       progress_(progress),
       scratch_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)),
       probe_(google::protobuf::Arena::CreateMessage<onnx::NodeProto>(&arena_)),
-      external_files_(options.external_data_dir) {}
+      external_files_(options.external_data_dir),
+      model_bytes_(std::move(model_bytes)) {}
 
 // ---- errors ----
 
@@ -229,7 +231,7 @@ NodeId ImportContext::tensor(std::string_view name, std::optional<NodeId> node) 
     require_float(*c);
     const NodeId id = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}},
                           Shape{c->dims}, c->source);
-    set_payload(id, "value", PayloadTensor{.shape = Shape{c->dims}, .data = payload_floats(*c)});
+    set_payload(id, "value", payload_tensor(c, Shape{c->dims}));
     c->node = id;
   }
   return *c->node;
@@ -283,18 +285,20 @@ std::vector<std::int64_t> ImportContext::int_constant(std::string_view name,
   return c->ints;
 }
 
-std::vector<float> ImportContext::take_floats(const ConstPtr& c, std::string_view name) const {
+ir::WeightTensor ImportContext::payload_tensor(const ConstPtr& c, Shape shape,
+                                               std::string_view name) const {
   if (!options_.keep_payloads) return {};
-  floats_of(*c);
-  if (c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
-      !graph_outputs_.contains(name)) {
-    return std::move(c->floats);
+  if (!c->raw_floats.empty()) {
+    // Copied when the bytes are the caller's or not aligned for float.
+    return ir::WeightTensor::view(std::move(shape), ir::DType::float32,
+                                  reinterpret_cast<const std::byte*>(c->raw_floats.data()),
+                                  c->raw_floats.size() / 4, c->raw_owner);
   }
-  return c->floats;
-}
-
-std::vector<float> ImportContext::payload_floats(ConstTensor& c) const {
-  return options_.keep_payloads ? floats_of(c) : std::vector<float>();
+  if (!name.empty() && c.use_count() == 2 && !c->node && consumers(name).size() == 1 &&
+      !graph_outputs_.contains(name)) {
+    return ir::WeightTensor::adopt(std::move(shape), std::move(c->floats));
+  }
+  return ir::WeightTensor::of_floats(std::move(shape), c->floats);
 }
 
 ConstPtr ImportContext::decode_constant(const onnx::TensorProto& t) {
@@ -313,7 +317,8 @@ void ImportContext::read_external(ConstTensor& c) {
     count *= d;  // bounded by kMaxTensorElements (decode_tensor)
   auto bytes = external_files_.read(*c.external, c.source, count * 4);
   if (!bytes) fail(bytes.error());
-  c.raw_floats = *bytes;
+  c.raw_floats = bytes->bytes;
+  c.raw_owner = std::move(bytes->owner);
 }
 
 // ---- definitions ----

@@ -96,8 +96,11 @@ struct ImportProgress {
 
 class ImportContext {
  public:
+  // `model_bytes`: the mapped file the model was read from, which payloads viewing its
+  // initializers keep alive; null when the bytes belong to the caller (payloads are copied).
   ImportContext(const onnx::ModelProto& model, const OnnxNodes& nodes, std::string_view source,
-                const OnnxImportOptions& options, ImportProgress& progress);
+                const OnnxImportOptions& options, ImportProgress& progress,
+                std::shared_ptr<const ir::WeightBytes> model_bytes);
 
   // The whole import (model_interface.cpp): the interface, every node, the output.
   ImportedModel run();
@@ -195,12 +198,18 @@ class ImportContext {
   // Fails: parameter operand `role` named `name` is a graph input with no initializer, as in a
   // model exported without its parameters (torch.onnx.export(..., export_params=False)).
   [[noreturn]] void fail_parameter_input(std::string_view name, std::string_view role) const;
-  // The float data of constant `c`, named `name` here: moved out when this is its only use (no
-  // other name aliases it, one consuming input, not the graph output), else copied; nothing when
-  // the import keeps no payloads.
-  std::vector<float> take_floats(const ConstPtr& c, std::string_view name) const;
-  // A copy of the float data of `c` for a payload; nothing when the import keeps no payloads.
-  std::vector<float> payload_floats(ConstTensor& c) const;
+  // The float32 payload of shape `shape` holding the data of constant `c`: a view of its bytes
+  // where they lie undecoded in a mapped file (the model's or its external data's; no copy),
+  // else its decoded values, moved out when `name` is given and this is the only use of `c` by
+  // that name (no other name aliases it, one consuming input, not the graph output), else
+  // copied. An empty tensor when the import keeps no payloads (set_payload then drops it).
+  ir::WeightTensor payload_tensor(const ConstPtr& c, ir::Shape shape,
+                                  std::string_view name = {}) const;
+  // A payload made of new values (a transpose, a broadcast bias).
+  ir::WeightTensor payload_values(ir::Shape shape, std::vector<float> values) const {
+    return options_.keep_payloads ? ir::WeightTensor::adopt(std::move(shape), std::move(values))
+                                  : ir::WeightTensor();
+  }
   bool keep_payloads() const { return options_.keep_payloads; }
   // Decodes a Constant node's value tensor.
   ConstPtr decode_constant(const onnx::TensorProto& t);
@@ -229,8 +238,8 @@ class ImportContext {
   // ---- node emission ----
   ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
                  const ir::Shape& declared = {}, std::string_view source = {});
-  void set_payload(ir::NodeId id, const std::string& slot, PayloadTensor tensor) {
-    payloads_.tensors[{id, slot}] = std::move(tensor);
+  void set_payload(ir::NodeId id, const std::string& slot, ir::WeightTensor tensor) {
+    if (options_.keep_payloads) payloads_.tensors[{id, slot}] = std::move(tensor);
   }
   void set_attribute(ir::NodeId id, const std::string& name, double value) {
     payloads_.attributes[{id, name}] = value;
@@ -290,8 +299,9 @@ class ImportContext {
   std::vector<std::pair<std::string_view, ir::NodeId>> defined_;
 
   ExternalDataFiles external_files_;
+  std::shared_ptr<const ir::WeightBytes> model_bytes_;
   ir::CheckedGraphBuilder graph_;
-  PayloadStore payloads_;
+  ir::WeightStore payloads_;
   NameMap<ir::NodeId> values_;  // tensor name -> the IR node that produces it
   NameMap<ConstPtr> consts_;
   NameMap<PendingPad> pads_;

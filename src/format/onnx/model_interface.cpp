@@ -55,6 +55,8 @@ void ImportContext::read_interface() {
     if (t.name().empty()) fail_model("an initializer has no name");
     auto c = decode_tensor(t, t.name(), /*stable=*/true, nodes_.initializer_raw_data(k));
     if (!c) fail_model(c.error().reason, c.error().kind);
+    // Undecoded bytes lie in the model's bytes (split out of the file, not in the parsed proto).
+    if (!(*c)->raw_floats.empty() && nodes_.initializer_raw_data(k)) (*c)->raw_owner = model_bytes_;
     read_external(**c);
     consts_[t.name()] = std::move(*c);
   }
@@ -198,7 +200,7 @@ ImportedModel ImportContext::finish() {
   };
   if (!options_.keep_payloads) {
     payloads_ = {};  // shapes without data: not kept
-  } else if (Expected<void> ok = check_payloads(graph_.graph(), payloads_); !ok) {
+  } else if (Expected<void> ok = ir::check_weights(graph_.graph(), payloads_); !ok) {
     internal(ok.error());
   }
   // Node 0 is the first graph input.

@@ -22,6 +22,7 @@
 #include "external_data.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -39,6 +40,9 @@ struct ConstTensor {
   // Float data; see floats_of: while `raw_floats` is set the data is still undecoded there.
   std::vector<float> floats;
   std::string_view raw_floats;
+  // The mapped file `raw_floats` lies in, which a payload viewing them keeps alive; null when
+  // the bytes belong to the caller of the import (they are then copied).
+  std::shared_ptr<const ir::WeightBytes> raw_owner;
   std::vector<std::int64_t> ints;
   // Set when the data lies in an external file: `floats` and `ints` hold nothing until the
   // importer reads it into `raw_floats` (float32 only, and only when it keeps payloads), so no
@@ -76,6 +80,11 @@ struct TensorProblem {
 
 // The float data of `c`, decoded now when it was not yet.
 const std::vector<float>& floats_of(ConstTensor& c);
+
+// The float data of `c` (a `rows` x `cols` matrix) transposed, read from its undecoded bytes
+// where it has not been decoded, so that the transposed copy is the only one made.
+[[nodiscard]] std::vector<float> transposed_floats(const ConstTensor& c, ir::Dim rows,
+                                                   ir::Dim cols);
 
 // The lowercase name of ONNX data type `t` (`float32`, `int64`, `unknown data type 99`).
 [[nodiscard]] std::string dtype_name(int t);

@@ -54,8 +54,8 @@ std::optional<std::string> foreign_field(const onnx::TensorProto& t, std::string
 
 }  // namespace
 
-Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
-                                           std::string_view source) {
+Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
+                                              std::string_view source) {
   const auto fail = [&](const std::string& problem) {
     return std::unexpected(pb_error(source, problem));
   };
@@ -81,15 +81,16 @@ Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
         "the tensor's data is external (in another file); save it with its data in "
         "raw_data (onnx.numpy_helper.from_array)");
   }
-  PayloadTensor tensor;
+  ir::DType dtype = ir::DType::float32;
+  ir::Shape shape;
   std::size_t item = 0;
   std::string_view own;
   if (t.data_type() == onnx::TensorProto_DataType_FLOAT) {
-    tensor.dtype = PayloadDtype::float32;
+    dtype = ir::DType::float32;
     item = 4;
     own = "float_data";
   } else if (t.data_type() == onnx::TensorProto_DataType_INT64) {
-    tensor.dtype = PayloadDtype::int64;
+    dtype = ir::DType::int64;
     item = 8;
     own = "int64_data";
   } else {
@@ -111,21 +112,20 @@ Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
       return fail("dims[" + std::to_string(i) + "] is " + std::to_string(d) +
                   ", above the limit 2^48");
     }
-    tensor.shape.dims.push_back(static_cast<ir::Dim>(d));
+    shape.dims.push_back(static_cast<ir::Dim>(d));
   }
-  const std::optional<ir::Dim> elements = ir::element_count(tensor.shape);
+  const std::optional<ir::Dim> elements = ir::element_count(shape);
   if (!elements || *elements > kMaxTensorElements) {
-    return fail("dims " + ir::to_string(tensor.shape) + " have more than 2^48 elements");
+    return fail("dims " + ir::to_string(shape) + " have more than 2^48 elements");
   }
   count = *elements;
-  const std::string dtype_text = tensor.dtype == PayloadDtype::float32 ? "float32" : "int64";
-  const std::string typed = tensor.dtype == PayloadDtype::float32 ? "FLOAT" : "INT64";
+  const std::string dtype_text(ir::to_string(dtype));
+  const std::string typed = dtype == ir::DType::float32 ? "FLOAT" : "INT64";
   if (std::optional<std::string> other = foreign_field(t, own)) {
     return fail("a " + typed + " tensor holds values in " + *other + "; " + dtype_text +
                 " values belong in " + std::string(own) + " or raw_data");
   }
-  const int typed_size =
-      tensor.dtype == PayloadDtype::float32 ? t.float_data_size() : t.int64_data_size();
+  const int typed_size = dtype == ir::DType::float32 ? t.float_data_size() : t.int64_data_size();
   const auto n = static_cast<std::size_t>(count);
   if (t.has_raw_data()) {
     if (typed_size > 0) {
@@ -135,44 +135,35 @@ Expected<PayloadTensor> parse_tensor_proto(std::span<const std::byte> bytes,
     const std::string& raw = t.raw_data();
     if (raw.size() != count * item) {
       return fail("raw_data holds " + std::to_string(raw.size()) + " bytes; dims " +
-                  ir::to_string(tensor.shape) + " " + dtype_text + " need " +
+                  ir::to_string(shape) + " " + dtype_text + " need " +
                   std::to_string(count * item));
     }
-    if (tensor.dtype == PayloadDtype::float32) {
-      tensor.data.resize(n);
-      if (n != 0) std::memcpy(tensor.data.data(), raw.data(), raw.size());
-    } else {
-      tensor.ints.resize(n);
-      if (n != 0) std::memcpy(tensor.ints.data(), raw.data(), raw.size());
-    }
-    return tensor;
+    // The message is parsed into memory this function frees: the tensor copies its data.
+    return ir::WeightTensor::view(std::move(shape), dtype,
+                                  reinterpret_cast<const std::byte*>(raw.data()), n, nullptr);
   }
   if (static_cast<std::uint64_t>(typed_size) != count) {
     return fail(std::string(own) + " holds " + std::to_string(typed_size) + " values; dims " +
-                ir::to_string(tensor.shape) + " need " + std::to_string(count));
+                ir::to_string(shape) + " need " + std::to_string(count));
   }
-  if (tensor.dtype == PayloadDtype::float32) {
-    tensor.data.assign(t.float_data().begin(), t.float_data().end());
-  } else {
-    tensor.ints.assign(t.int64_data().begin(), t.int64_data().end());
+  if (dtype == ir::DType::float32) {
+    return ir::WeightTensor::of_floats(std::move(shape), std::span(t.float_data().data(), n));
   }
-  return tensor;
+  return ir::WeightTensor::of_ints(
+      std::move(shape), std::span(reinterpret_cast<const std::int64_t*>(t.int64_data().data()), n));
 }
 
-std::vector<std::byte> tensor_proto_bytes(const PayloadTensor& tensor) {
+std::vector<std::byte> tensor_proto_bytes(const ir::WeightTensor& tensor) {
   onnx::TensorProto t;
-  for (const ir::Dim d : tensor.shape.dims)
+  for (const ir::Dim d : tensor.shape().dims)
     t.add_dims(static_cast<std::int64_t>(d));
-  const bool ints = tensor.dtype == PayloadDtype::int64;
+  const bool ints = tensor.dtype() == ir::DType::int64;
   t.set_data_type(ints ? onnx::TensorProto_DataType_INT64 : onnx::TensorProto_DataType_FLOAT);
   const std::size_t bytes = tensor.size() * (ints ? 8 : 4);
   std::string* raw = t.mutable_raw_data();
   raw->resize(bytes);
   if (bytes != 0) {
-    std::memcpy(raw->data(),
-                ints ? static_cast<const void*>(tensor.ints.data())
-                     : static_cast<const void*>(tensor.data.data()),
-                bytes);
+    std::memcpy(raw->data(), tensor.bytes().data(), bytes);
   }
   std::string wire;
   t.SerializeToString(&wire);

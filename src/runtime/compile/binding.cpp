@@ -2,7 +2,8 @@
 // and the guards its evidence names, with its chain, operands and weights (compile_passes.hpp).
 #include <string>
 
-#include "nnplan/format/payload_file.hpp"
+#include "nnplan/ir/op_table.hpp"
+#include "nnplan/ir/weights.hpp"
 #include "runtime/compile/compile_passes.hpp"
 
 namespace nnplan::runtime::compile_passes {
@@ -36,7 +37,7 @@ Expected<std::vector<CommandGuard>> resolve_guards(const backend::KernelCapsule&
 }
 
 // The graph's inputs and consts: their slots and the input list (names unique).
-Expected<void> bind_values(const ir::Graph& graph, const format::PayloadStore* store,
+Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
                            BoundGraph& bound) {
   std::size_t input_nodes = 0;
   for (const ir::Node& n : graph.nodes)
@@ -50,7 +51,7 @@ Expected<void> bind_values(const ir::Graph& graph, const format::PayloadStore* s
       bound.inputs.push_back(
           {.name = input_name(node, input_nodes), .node_id = node.id, .shape = &node.shape});
     } else if (node.kind == ir::OpKind::const_) {
-      const format::PayloadTensor* value =
+      const ir::WeightTensor* value =
           store == nullptr ? nullptr : store->find_tensor(node.id, "value");
       if (value == nullptr) {
         return std::unexpected(make_error(
@@ -60,7 +61,7 @@ Expected<void> bind_values(const ir::Graph& graph, const format::PayloadStore* s
                                  "model's initializers)"));
       }
       slot.home = ValueHome::weight;
-      slot.weight = value->data.data();
+      slot.weight = value->floats().data();
     }
   }
   // Inputs are bound by name, so two inputs may not share one.
@@ -87,7 +88,7 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
                                     std::span<const backend::PlannedNodeKernel> members,
                                     const std::vector<bool>& defined) {
   const ir::Graph& graph = model.graph();
-  const format::PayloadStore* store = model.weights().get();
+  const ir::WeightStore* store = model.weights().get();
   const backend::KernelCapsule& capsule = model.lowering().registry->capsule(capsule_id);
   const HandlerDefinition* handler = handlers.find(capsule);
   if (handler == nullptr) {
@@ -143,10 +144,9 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
                                    "execution order"));
     }
   }
-  for (const format::PayloadSlot& slot : format::payload_slots(root.kind)) {
+  for (const ir::PayloadSlot& slot : ir::op_traits(root.kind).payloads) {
     if (slot.attribute) continue;
-    const format::PayloadTensor* t =
-        store == nullptr ? nullptr : store->find_tensor(root.id, slot.name);
+    const ir::WeightTensor* t = store == nullptr ? nullptr : store->find_tensor(root.id, slot.name);
     if (t == nullptr && slot.required) {
       return std::unexpected(make_error(
           ErrorKind::invalid_input,

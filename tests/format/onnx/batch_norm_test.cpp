@@ -24,10 +24,10 @@ TEST(OnnxImport, BatchNormalizationInference) {
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,3,3] 'x'",
                                      "1 batch_norm_eval(axis=1,c=2) [0] -> [1,2,3,3] 'bn'"}));
-  EXPECT_EQ(tensor_of(r, 1, "scale").data, (std::vector<float>{1, 2}));
-  EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{3, 4}));
-  EXPECT_EQ(tensor_of(r, 1, "mean").data, (std::vector<float>{5, 6}));
-  EXPECT_EQ(tensor_of(r, 1, "var").data, (std::vector<float>{7, 8}));
+  EXPECT_EQ(tensor_of(r, 1, "scale").to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_EQ(tensor_of(r, 1, "bias").to_vector<float>(), (std::vector<float>{3, 4}));
+  EXPECT_EQ(tensor_of(r, 1, "mean").to_vector<float>(), (std::vector<float>{5, 6}));
+  EXPECT_EQ(tensor_of(r, 1, "var").to_vector<float>(), (std::vector<float>{7, 8}));
   EXPECT_FLOAT_EQ(static_cast<float>(*r.payloads.find_attribute(1, "epsilon")), 1e-3f);
 }
 

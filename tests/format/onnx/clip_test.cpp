@@ -102,8 +102,8 @@ TEST(OnnxImport, HardSigmoidIsScaleAddClamp) {
                    "6 scale(factor=0.25) [0] -> [2,3] 'hs2'", "7 const -> [] 'hs2'",
                    "8 broadcast_to([]->[2,3]) [7] -> [2,3] 'hs2'", "9 add [6,8] -> [2,3] 'hs2'",
                    "10 clamp(min=0,max=1) [9] -> [2,3] 'hs2'"}));
-  EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{0.5F}));
-  EXPECT_EQ(tensor_of(r, 7, "value").data, (std::vector<float>{-1.0F}));
+  EXPECT_EQ(tensor_of(r, 2, "value").to_vector<float>(), (std::vector<float>{0.5F}));
+  EXPECT_EQ(tensor_of(r, 7, "value").to_vector<float>(), (std::vector<float>{-1.0F}));
 }
 
 TEST(OnnxImport, HardSwishIsXTimesItsHardSigmoid) {
@@ -116,7 +116,7 @@ TEST(OnnxImport, HardSwishIsXTimesItsHardSigmoid) {
                    "2 const -> [] 'hsw'", "3 broadcast_to([]->[4]) [2] -> [4] 'hsw'",
                    "4 add [1,3] -> [4] 'hsw'", "5 clamp(min=0,max=1) [4] -> [4] 'hsw'",
                    "6 mul_elem [0,5] -> [4] 'hsw'"}));
-  EXPECT_EQ(tensor_of(r, 2, "value").data, (std::vector<float>{0.5F}));
+  EXPECT_EQ(tensor_of(r, 2, "value").to_vector<float>(), (std::vector<float>{0.5F}));
 }
 
 }  // namespace

@@ -62,8 +62,8 @@ Folded folded(Model& m, const std::string& name) {
   const ir::Node& out = r.graph().nodes[r.graph().output_ids.front()];
   EXPECT_EQ(out.kind, OpKind::const_) << ::testing::PrintToString(lines(r.graph()));
   if (out.kind != OpKind::const_) return {};
-  const PayloadTensor& t = tensor_of(r, out.id, "value");
-  return Folded{dims(t.shape), t.data};
+  const ir::WeightTensor& t = tensor_of(r, out.id, "value");
+  return Folded{dims(t.shape()), t.to_vector<float>()};
 }
 
 Model with_input(std::int64_t opset = 17, std::vector<std::int64_t> x = {2, 3, 4}) {
@@ -574,7 +574,7 @@ TEST(ConstantFolding, ConstantOfShapeEqualWhereExpandChain) {
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,3] 'x'", "1 const -> [2,3] 'expand'",
                                      "2 add [0,1] -> [2,3] 'add'"}));
-  EXPECT_EQ(tensor_of(r, 1, "value").data, (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
   const std::vector<std::string> chain = {"ones",   "ones_int", "minus", "equal",
                                           "xshape", "where",    "expand"};
   EXPECT_EQ(r.folded_sources,

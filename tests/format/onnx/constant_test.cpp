@@ -19,7 +19,7 @@ TEST(OnnxImport, ConstantNodeBecomesConstPayload) {
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()),
             (Lines{"0 input -> [3] 'x'", "1 const -> [3] 'k_node'", "2 add [0,1] -> [3] 'add'"}));
-  EXPECT_EQ(tensor_of(r, 1, "value").data, (std::vector<float>{1.5f, 2.5f, 3.5f}));
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<float>(), (std::vector<float>{1.5f, 2.5f, 3.5f}));
 }
 
 }  // namespace

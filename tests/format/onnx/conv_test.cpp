@@ -31,9 +31,9 @@ TEST(OnnxImport, ConvWithBiasPadsAndStrides) {
       lines(r.graph()),
       (Lines{"0 input -> [1,2,5,5] 'x'",
              "1 conv(2->3,k=3x3,s=2x2,p=1x1,pa=1x1,d=1x1,g=1,axis=1) [0] -> [1,3,3,3] 'conv1'"}));
-  EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape), "[3,2,3,3]");
-  EXPECT_EQ(tensor_of(r, 1, "weight").data, iota(54));
-  EXPECT_EQ(tensor_of(r, 1, "bias").data, (std::vector<float>{0.5f, 1.5f, 2.5f}));
+  EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape()), "[3,2,3,3]");
+  EXPECT_EQ(tensor_of(r, 1, "weight").to_vector<float>(), iota(54));
+  EXPECT_EQ(tensor_of(r, 1, "bias").to_vector<float>(), (std::vector<float>{0.5f, 1.5f, 2.5f}));
   EXPECT_EQ(r.opset, 11);
 }
 
@@ -82,7 +82,7 @@ TEST(OnnxImport, ConvGroupedDilatedAsymmetricAndUnequalStrides) {
   const ImportedModel r = ok(grouped);
   EXPECT_EQ(lines(r.graph())[1],
             "1 conv(2->4,k=3x3,s=1x1,p=0x0,pa=0x0,d=1x1,g=2,axis=1) [0] -> [1,4,3,3] 'conv1'");
-  EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape), "[4,1,3,3]");
+  EXPECT_EQ(dims(tensor_of(r, 1, "weight").shape()), "[4,1,3,3]");
 
   Model dilated = conv_model();
   attr_ints(*dilated.g().mutable_node(0), "dilations", {2, 2});

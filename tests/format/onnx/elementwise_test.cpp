@@ -125,7 +125,7 @@ TEST(OnnxImport, ScalarInitializerBecomesConstAndBroadcast) {
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,4] 'x'", "1 const -> [] 's'",
                                      "2 broadcast_to([]->[1,4]) [1] -> [1,4] 'scale'",
                                      "3 mul_elem [0,2] -> [1,4] 'scale'"}));
-  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{0.125f});
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<float>(), std::vector<float>{0.125f});
   EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{3u}));
 }
 
@@ -138,7 +138,7 @@ TEST(OnnxImport, DivLowersToInvAndMul) {
       lines(r.graph()),
       (Lines{"0 input -> [2,2] 'x'", "1 const -> [] 'd'", "2 inv [1] -> [] 'div'",
              "3 broadcast_to([]->[2,2]) [2] -> [2,2] 'div'", "4 mul_elem [0,3] -> [2,2] 'div'"}));
-  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>{8.0f});
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<float>(), std::vector<float>{8.0f});
 }
 
 TEST(OnnxImport, IncompatibleBroadcastIsRejected) {

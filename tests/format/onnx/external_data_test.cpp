@@ -101,7 +101,7 @@ TEST(OnnxExternalData, AnImportWithPayloadsReadsTheData) {
   const auto r = import_onnx_file(model);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   // w [3,2] transposed to the linear weight [2,3].
-  EXPECT_EQ(tensor_of(*r, 1, "weight").data, (std::vector<float>{1, 3, 5, 2, 4, 6}));
+  EXPECT_EQ(tensor_of(*r, 1, "weight").to_vector<float>(), (std::vector<float>{1, 3, 5, 2, 4, 6}));
   EXPECT_EQ(r->graph(), import_onnx_file(model, shapes_only())->graph());
 }
 
@@ -115,7 +115,8 @@ TEST(OnnxExternalData, OffsetAndLengthSelectTheBytes) {
                          {"checksum", "not verified"}}));
   const auto r = import_onnx_file(model);
   ASSERT_TRUE(r.has_value()) << r.error().message;
-  EXPECT_EQ(tensor_of(*r, 1, "weight").data, (std::vector<float>{10, 12, 14, 11, 13, 15}));
+  EXPECT_EQ(tensor_of(*r, 1, "weight").to_vector<float>(),
+            (std::vector<float>{10, 12, 14, 11, 13, 15}));
 }
 
 TEST(OnnxExternalData, ImportOnnxReadsFromTheGivenDirectory) {
@@ -130,7 +131,7 @@ TEST(OnnxExternalData, ImportOnnxReadsFromTheGivenDirectory) {
   options.external_data_dir = dir;
   const auto r = m.import(options);
   ASSERT_TRUE(r.has_value()) << r.error().message;
-  EXPECT_EQ(tensor_of(*r, 1, "weight").data, (std::vector<float>{1, 3, 5, 2, 4, 6}));
+  EXPECT_EQ(tensor_of(*r, 1, "weight").to_vector<float>(), (std::vector<float>{1, 3, 5, 2, 4, 6}));
 }
 
 TEST(OnnxExternalData, AnAbsoluteLocationIsRefused) {
@@ -277,9 +278,9 @@ TEST(OnnxExternalData, NoRuleFoldsOnValuesItDoesNotRead) {
   ASSERT_EQ(planned->graph().nodes.size(), 2u);
   EXPECT_EQ(planned->graph().nodes.back().kind, OpKind::layernorm);
   EXPECT_TRUE(planned->payloads.tensors.empty());
-  const PayloadTensor* gamma = converted->payloads.find_tensor(1, "gamma");
+  const ir::WeightTensor* gamma = converted->payloads.find_tensor(1, "gamma");
   ASSERT_NE(gamma, nullptr);
-  EXPECT_EQ(gamma->data, std::vector<float>(4, 1.0f));
+  EXPECT_EQ(gamma->to_vector<float>(), std::vector<float>(4, 1.0f));
 }
 
 TEST(OnnxExternalData, IntegerOperandsInExternalDataAreUnsupported) {

@@ -43,15 +43,15 @@ TEST_P(GemmVariant, Imports) {
   attr_f(n, "alpha", 1.0f);
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), c.expected);
-  const PayloadTensor& w = tensor_of(r, 1, "weight");
-  EXPECT_EQ(dims(w.shape), "[2,3]");
-  EXPECT_EQ(w.data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
-  const PayloadTensor* bias = r.payloads.find_tensor(1, "bias");
+  const ir::WeightTensor& w = tensor_of(r, 1, "weight");
+  EXPECT_EQ(dims(w.shape()), "[2,3]");
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  const ir::WeightTensor* bias = r.payloads.find_tensor(1, "bias");
   if (c.bias.empty()) {
     EXPECT_EQ(bias, nullptr);
   } else {
     ASSERT_NE(bias, nullptr);
-    EXPECT_EQ(bias->data, c.bias);
+    EXPECT_EQ(bias->to_vector<float>(), c.bias);
   }
 }
 

@@ -31,9 +31,10 @@ TEST(OnnxImport, MatMulRank3ByConstantRank2IsLinear) {
   m.node("MatMul", {"x", "w"}, {"y"}, "proj");
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,5,3] 'x'", "1 linear [0] -> [2,5,2] 'proj'"}));
-  const PayloadTensor& w = tensor_of(r, 1, "weight");
-  EXPECT_EQ(dims(w.shape), "[2,3]");
-  EXPECT_EQ(w.data, (std::vector<float>{1, 3, 5, 2, 4, 6}));  // B transposed to [out,in]
+  const ir::WeightTensor& w = tensor_of(r, 1, "weight");
+  EXPECT_EQ(dims(w.shape()), "[2,3]");
+  EXPECT_EQ(w.to_vector<float>(),
+            (std::vector<float>{1, 3, 5, 2, 4, 6}));  // B transposed to [out,in]
   EXPECT_EQ(r.payloads.find_tensor(1, "bias"), nullptr);
 }
 

@@ -310,11 +310,11 @@ inline std::string unsupported_of(
   return e.notes.front();
 }
 
-inline const PayloadTensor& tensor_of(const ImportedModel& m, ir::NodeId id,
-                                      const std::string& name) {
-  const PayloadTensor* t = m.payloads.find_tensor(id, name);
+inline const ir::WeightTensor& tensor_of(const ImportedModel& m, ir::NodeId id,
+                                         const std::string& name) {
+  const ir::WeightTensor* t = m.payloads.find_tensor(id, name);
   EXPECT_NE(t, nullptr) << "no payload " << name << " on node " << id;
-  static const PayloadTensor kEmpty;
+  static const ir::WeightTensor kEmpty;
   return t != nullptr ? *t : kEmpty;
 }
 

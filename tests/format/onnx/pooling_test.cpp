@@ -127,8 +127,8 @@ TEST(OnnxImport, MaxPoolCeilModeThatChangesTheSizePadsWithNegativeInfinity) {
                    "5 max_pool(k=3x3,s=2x2,p=0x0) [4] -> [1,2,3,3] 'pool'"}));
   EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{5u}));
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(tensor_of(r, 1, "value").data, std::vector<float>(12, -inf));
-  EXPECT_EQ(tensor_of(r, 3, "value").data, std::vector<float>(14, -inf));
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<float>(), std::vector<float>(12, -inf));
+  EXPECT_EQ(tensor_of(r, 3, "value").to_vector<float>(), std::vector<float>(14, -inf));
 }
 
 TEST(OnnxImport, GlobalAveragePool) {

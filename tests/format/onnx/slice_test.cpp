@@ -198,10 +198,10 @@ TEST(OnnxGather, OtherIndicesAreAGatherWithAnInt64Payload) {
   m.node("Gather", {"x", "i"}, {"y"}, "g");
   const ImportedModel r = ok(m);
   EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [5,3] 'x'", "1 gather(axis=0) [0] -> [3,3] 'g'"}));
-  const PayloadTensor& t = tensor_of(r, 1, "indices");
-  EXPECT_EQ(t.dtype, PayloadDtype::int64);
-  EXPECT_EQ(dims(t.shape), "[3]");
-  EXPECT_EQ(t.ints, (std::vector<std::int64_t>{4, 0, 4}));
+  const ir::WeightTensor& t = tensor_of(r, 1, "indices");
+  EXPECT_EQ(t.dtype(), ir::DType::int64);
+  EXPECT_EQ(dims(t.shape()), "[3]");
+  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 0, 4}));
 }
 
 TEST(OnnxGather, Rejects) {

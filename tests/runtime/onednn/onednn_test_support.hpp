@@ -42,13 +42,10 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
   return t;
 }
 
-inline format::PayloadTensor payload(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
-                                     float hi = 1.0F) {
+inline ir::WeightTensor payload(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
+                                float hi = 1.0F) {
   Tensor t = random_tensor(shape, seed, lo, hi);
-  return {.shape = shape,
-          .data = std::move(t.values),
-          .ints = {},
-          .dtype = format::PayloadDtype::float32};
+  return ir::WeightTensor::adopt<float>(shape, std::move(t.values));
 }
 
 // The registered handler of capsule `name` (provider onednn or reference); fails when absent.
@@ -66,10 +63,10 @@ inline const HandlerDefinition& handler_named(std::string_view name) {
 struct Command {
   std::vector<ir::Node> chain;
   std::vector<Tensor> inputs;
-  format::PayloadStore store;
+  ir::WeightStore store;
 };
 
-inline std::vector<WeightRef> bind_weights(const ir::Node& node, const format::PayloadStore& s) {
+inline std::vector<WeightRef> bind_weights(const ir::Node& node, const ir::WeightStore& s) {
   std::vector<WeightRef> refs;
   for (const format::PayloadSlot& slot : format::payload_slots(node.kind)) {
     if (slot.attribute) continue;

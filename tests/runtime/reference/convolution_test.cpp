@@ -77,11 +77,11 @@ ir::Shape weight_shape(const ir::ConvParams& p, bool is_transposed) {
   return w;
 }
 
-format::PayloadStore conv_store(const Tensor& w, const Tensor* bias) {
-  format::PayloadStore store;
-  store.tensors[{1, "weight"}] = format::PayloadTensor{.shape = w.shape, .data = w.values};
+ir::WeightStore conv_store(const Tensor& w, const Tensor* bias) {
+  ir::WeightStore store;
+  store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.values);
   if (bias != nullptr) {
-    store.tensors[{1, "bias"}] = format::PayloadTensor{.shape = bias->shape, .data = bias->values};
+    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->values);
   }
   return store;
 }
@@ -424,9 +424,11 @@ std::string guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvPa
                           const ir::Shape* bias = nullptr) {
   const HandlerDefinition& h = kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
   const ir::Node node{.id = 1, .kind = kind, .parents = {0}, .shape = node_shape, .params = p};
-  format::PayloadStore store;
-  if (w != nullptr) store.tensors[{1, "weight"}] = {.shape = *w, .data = zeros(*w).values};
-  if (bias != nullptr) store.tensors[{1, "bias"}] = {.shape = *bias, .data = zeros(*bias).values};
+  ir::WeightStore store;
+  if (w != nullptr)
+    store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(*w, zeros(*w).values);
+  if (bias != nullptr)
+    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(*bias, zeros(*bias).values);
   return testing::guard_message(h, node, {zeros(in)}, store);
 }
 
@@ -494,7 +496,7 @@ TEST(reference_conv_vjp_tests, HandComputedGradients) {
   const Tensor b = tensor({1}, {0});
   const ir::ConvParams p = uniform(1, 2, 1, 0, 0, 1, 1, 1);
   const ir::Node node = conv_node(ir::OpKind::conv, x.shape, p);
-  const format::PayloadStore store = conv_store(w, &b);
+  const ir::WeightStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 2}, {50, 80});
   const Tensor g = tensor({1, 1, 2}, {1, -1});
   const VjpGradients grads = run_vjp(conv_handler(), node, {x}, y, g, store);
@@ -690,7 +692,7 @@ TEST(reference_conv_transpose_vjp_tests, HandComputedGradients) {
   const ir::ConvParams p = transposed(uniform(1, 2, 2, 0, 0, 1, 1, 1), {0});
   const ir::Node node = conv_node(ir::OpKind::conv_transpose, x.shape, p);
   ASSERT_EQ(node.shape, shape_of({1, 1, 4}));
-  const format::PayloadStore store = conv_store(w, &b);
+  const ir::WeightStore store = conv_store(w, &b);
   const Tensor y = tensor({1, 1, 4}, {10, 20, 20, 40});
   const Tensor g = tensor({1, 1, 4}, {1, 2, 3, 4});
   const VjpGradients grads = run_vjp(conv_transpose_handler(), node, {x}, y, g, store);

@@ -596,10 +596,10 @@ TEST(reference_slice_vjp_tests, ScattersIntoTheGradient) {
 
 // ---- gather ------------------------------------------------------------------------------------
 
-format::PayloadStore indices_store(ir::Shape shape, std::vector<std::int64_t> ints) {
-  format::PayloadStore store;
-  store.tensors[{1, "indices"}] = format::PayloadTensor{
-      .shape = std::move(shape), .ints = std::move(ints), .dtype = format::PayloadDtype::int64};
+ir::WeightStore indices_store(ir::Shape shape, std::vector<std::int64_t> ints) {
+  ir::WeightStore store;
+  store.tensors[{1, "indices"}] =
+      ir::WeightTensor::adopt<std::int64_t>(std::move(shape), std::move(ints));
   return store;
 }
 
@@ -678,7 +678,7 @@ TEST(reference_gather_forward_tests, MatchesTheOracleAndReruns) {
     std::vector<std::int64_t> ints(element_count_of(c.indices));
     for (std::int64_t& v : ints)
       v = pick(gen);
-    const format::PayloadStore store = indices_store(c.indices, ints);
+    const ir::WeightStore store = indices_store(c.indices, ints);
     const ir::Node node = gather_node(c.in, c.axis, c.indices);
     auto y = run_forward(handler(BackendOp::gather), node, {x}, store);
     ASSERT_TRUE(y.has_value()) << y.error().message;
@@ -705,8 +705,8 @@ TEST(reference_gather_forward_tests, GuardsNameTheMismatch) {
             "gives [3,2]");
   EXPECT_EQ(guard_message(h, node, {x}, indices_store(shape_of({2}), {0})),
             "payload indices has shape [2]; gather needs one value per element, it holds 1");
-  format::PayloadStore floats;
-  floats.tensors[{1, "indices"}] = format::PayloadTensor{.shape = shape_of({2}), .data = {0, 1}};
+  ir::WeightStore floats;
+  floats.tensors[{1, "indices"}] = ir::WeightTensor::adopt<float>(shape_of({2}), {0, 1});
   EXPECT_EQ(guard_message(h, node, {x}, floats),
             "payload indices has shape [2]; gather needs int64 values, not float32");
   ir::Node far = node;
@@ -731,7 +731,7 @@ TEST(reference_gather_vjp_tests, RepeatedIndicesSumLeftToRight) {
   // Index 1 is read at output positions 0, 2 and 3: (1e8 + -1e8) + 1 is 1 in float32, the
   // reverse order (1 + -1e8) + 1e8 would give 0.
   const HandlerDefinition& h = handler(BackendOp::gather);
-  const format::PayloadStore store = indices_store(shape_of({4}), {1, 0, 1, 1});
+  const ir::WeightStore store = indices_store(shape_of({4}), {1, 0, 1, 1});
   const Tensor g = tensor({4}, {1e8F, 5, -1e8F, 1});
   const auto grads = input_grads(h, gather_node(shape_of({3}), 0, shape_of({4})),
                                  {zeros(shape_of({3}))}, g, store);

@@ -217,11 +217,11 @@ std::vector<T> naive_linear(const Tensor& x, const std::vector<float>& w, const 
   return y;
 }
 
-format::PayloadStore linear_store(ir::NodeId id, const Tensor& w, const Tensor* bias) {
-  format::PayloadStore store;
-  store.tensors[{id, "weight"}] = format::PayloadTensor{.shape = w.shape, .data = w.values};
+ir::WeightStore linear_store(ir::NodeId id, const Tensor& w, const Tensor* bias) {
+  ir::WeightStore store;
+  store.tensors[{id, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.values);
   if (bias != nullptr) {
-    store.tensors[{id, "bias"}] = format::PayloadTensor{.shape = bias->shape, .data = bias->values};
+    store.tensors[{id, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->values);
   }
   return store;
 }
@@ -291,14 +291,13 @@ TEST(reference_linear_forward_tests, SecondRunIsBitIdentical) {
   const Tensor w = random_tensor(shape_of({4, 8}), 22);
   const Tensor b = random_tensor(shape_of({4}), 23);
   const ir::Node node = linear_node(shape_of({2, 3, 4}));
-  const format::PayloadStore store = linear_store(node.id, w, &b);
+  const ir::WeightStore store = linear_store(node.id, w, &b);
   EXPECT_TRUE(deterministic(linear_handler(), node, {x}, store));
 }
 
 TEST(reference_linear_forward_tests, ShapeGuardNamesTheOperand) {
   const HandlerDefinition& h = linear_handler();
-  const auto message = [&](const ir::Shape& x, const ir::Shape& out,
-                           const format::PayloadStore& store) {
+  const auto message = [&](const ir::Shape& x, const ir::Shape& out, const ir::WeightStore& store) {
     return guard_message(h, linear_node(out), {zeros(x)}, store);
   };
   const Tensor w23 = zeros(shape_of({2, 3}));
@@ -338,7 +337,7 @@ TEST(reference_linear_vjp_tests, HandComputedGradients) {
   const Tensor w = tensor({1, 2}, {5, 6});
   const Tensor b = tensor({1}, {0});
   const ir::Node node = linear_node(shape_of({2, 1}));
-  const format::PayloadStore store = linear_store(node.id, w, &b);
+  const ir::WeightStore store = linear_store(node.id, w, &b);
   const Tensor y = tensor({2, 1}, {17, 39});
   const Tensor g = tensor({2, 1}, {1, -2});
   const VjpGradients grads = run_vjp(linear_handler(), node, {x}, y, g, store);

@@ -23,9 +23,9 @@ const HandlerDefinition& layer_norm() {
   return handler_for(normalization_handlers(), backend::BackendOp::layer_norm);
 }
 
-void put(format::PayloadStore& store, std::string name, const Tensor& t) {
+void put(ir::WeightStore& store, std::string name, const Tensor& t) {
   store.tensors[{.node_id = 1, .name = std::move(name)}] =
-      format::PayloadTensor{.shape = t.shape, .data = t.values};
+      ir::WeightTensor::adopt<float>(t.shape, t.values);
 }
 
 // ---- batch_norm ----
@@ -39,9 +39,9 @@ ir::Node batch_norm_node(const ir::Shape& in, std::uint32_t axis) {
                                           .channels = static_cast<std::uint32_t>(in.dims[axis])}};
 }
 
-format::PayloadStore batch_norm_store(std::size_t channels, std::uint32_t seed, double eps) {
+ir::WeightStore batch_norm_store(std::size_t channels, std::uint32_t seed, double eps) {
   const ir::Shape c = shape_of({channels});
-  format::PayloadStore store;
+  ir::WeightStore store;
   put(store, "scale", random_tensor(c, seed, 0.5F, 2.0F));
   put(store, "bias", random_tensor(c, seed + 1));
   put(store, "mean", random_tensor(c, seed + 2));
@@ -50,15 +50,16 @@ format::PayloadStore batch_norm_store(std::size_t channels, std::uint32_t seed, 
   return store;
 }
 
-std::vector<double> values(const format::PayloadStore& store, const char* name) {
-  const std::vector<float>& data = store.tensors.at({.node_id = 1, .name = name}).data;
+std::vector<double> values(const ir::WeightStore& store, const char* name) {
+  const std::vector<float>& data =
+      store.tensors.at({.node_id = 1, .name = name}).to_vector<float>();
   return {data.begin(), data.end()};
 }
 
 // y = (x - mean) / sqrt(var + eps) * scale + bias in float64, the channel found by decomposing
 // each flat index.
 std::vector<double> oracle_batch_norm(const Tensor& x, std::uint32_t axis,
-                                      const format::PayloadStore& store) {
+                                      const ir::WeightStore& store) {
   const std::vector<double> scale = values(store, "scale");
   const std::vector<double> bias = values(store, "bias");
   const std::vector<double> mean = values(store, "mean");
@@ -76,7 +77,7 @@ std::vector<double> oracle_batch_norm(const Tensor& x, std::uint32_t axis,
 
 TEST(reference_batch_norm_forward_tests, HandComputed) {
   const Tensor x = tensor({2, 2}, {1, 2, 3, 4});
-  format::PayloadStore store;
+  ir::WeightStore store;
   put(store, "scale", tensor({2}, {2, 0.5F}));
   put(store, "bias", tensor({2}, {1, -1}));
   put(store, "mean", tensor({2}, {1, 2}));
@@ -95,7 +96,7 @@ TEST(reference_batch_norm_forward_tests, MatchesFloat64Oracle) {
   std::uint32_t seed = 10;
   for (const auto& [shape, axis] : cases) {
     const Tensor x = random_tensor(shape, seed);
-    const format::PayloadStore store = batch_norm_store(shape.dims[axis], seed + 50, 1e-5);
+    const ir::WeightStore store = batch_norm_store(shape.dims[axis], seed + 50, 1e-5);
     seed += 1;
     auto y = run_forward(batch_norm(), batch_norm_node(shape, axis), {x}, store);
     ASSERT_TRUE(y.has_value()) << y.error().message;
@@ -106,14 +107,14 @@ TEST(reference_batch_norm_forward_tests, MatchesFloat64Oracle) {
 
 TEST(reference_batch_norm_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(shape_of({2, 4, 3, 3}), 3);
-  const format::PayloadStore store = batch_norm_store(4, 4, 1e-3);
+  const ir::WeightStore store = batch_norm_store(4, 4, 1e-3);
   const ir::Node node = batch_norm_node(x.shape, 1);
   EXPECT_TRUE(deterministic(batch_norm(), node, {x}, store));
 }
 
 TEST(reference_batch_norm_forward_tests, ShapeGuardMessages) {
   const Tensor x = random_tensor(shape_of({2, 3}), 1);
-  const format::PayloadStore store = batch_norm_store(3, 2, 1e-5);
+  const ir::WeightStore store = batch_norm_store(3, 2, 1e-5);
   ir::Node wrong_kind = batch_norm_node(x.shape, 1);
   wrong_kind.kind = ir::OpKind::layernorm;
   EXPECT_EQ(guard_message(batch_norm(), wrong_kind, {x}, store),
@@ -130,15 +131,15 @@ TEST(reference_batch_norm_forward_tests, ShapeGuardMessages) {
   declared.shape = shape_of({3, 2});
   EXPECT_EQ(guard_message(batch_norm(), declared, {x}, store),
             "input 0 has shape [2,3]; batch_norm keeps the shape, the node declares [3,2]");
-  format::PayloadStore missing = store;
+  ir::WeightStore missing = store;
   missing.tensors.erase({.node_id = 1, .name = "mean"});
   EXPECT_EQ(guard_message(batch_norm(), batch_norm_node(x.shape, 1), {x}, missing),
             "batch_norm needs the weight mean of shape [3]");
-  format::PayloadStore short_var = store;
+  ir::WeightStore short_var = store;
   put(short_var, "var", tensor({2}, {1, 1}));
   EXPECT_EQ(guard_message(batch_norm(), batch_norm_node(x.shape, 1), {x}, short_var),
             "weight var has shape [2]; batch_norm needs float32 [3]");
-  format::PayloadStore no_eps = store;
+  ir::WeightStore no_eps = store;
   no_eps.attributes.clear();
   EXPECT_EQ(guard_message(batch_norm(), batch_norm_node(x.shape, 1), {x}, no_eps),
             "batch_norm needs the attribute epsilon");
@@ -151,7 +152,7 @@ TEST(reference_batch_norm_vjp_tests, MatchesFiniteDifferences) {
                                          shape_of({2, 4, 3, 3})};
   std::uint32_t seed = 60;
   for (const ir::Shape& shape : shapes) {
-    const format::PayloadStore store = batch_norm_store(shape.dims[1], seed + 10, 1e-3);
+    const ir::WeightStore store = batch_norm_store(shape.dims[1], seed + 10, 1e-3);
     EXPECT_TRUE(check_vjp(batch_norm(), batch_norm_node(shape, 1), {random_tensor(shape, seed)},
                           store))
         << ir::to_string(shape);
@@ -189,8 +190,8 @@ struct LayerNormCase {
   std::optional<double> eps;
 };
 
-format::PayloadStore layer_norm_store(const LayerNormCase& c, std::uint32_t seed) {
-  format::PayloadStore store;
+ir::WeightStore layer_norm_store(const LayerNormCase& c, std::uint32_t seed) {
+  ir::WeightStore store;
   const ir::Shape n = normalized_shape(c.shape, c.axis);
   if (c.gamma) put(store, "gamma", random_tensor(n, seed, 0.5F, 2.0F));
   if (c.beta) put(store, "beta", random_tensor(n, seed + 1));
@@ -201,7 +202,7 @@ format::PayloadStore layer_norm_store(const LayerNormCase& c, std::uint32_t seed
 // Per slice in float64: the mean, the population variance, then (x - mean) / sqrt(var + eps)
 // times gamma plus beta.
 std::vector<double> oracle_layer_norm(const Tensor& x, const LayerNormCase& c,
-                                      const format::PayloadStore& store) {
+                                      const ir::WeightStore& store) {
   std::size_t n = 1;
   for (std::size_t i = c.axis; i < x.shape.rank(); ++i) n *= x.shape.dims[i];
   const double eps = c.eps.value_or(1e-5);
@@ -218,8 +219,8 @@ std::vector<double> oracle_layer_norm(const Tensor& x, const LayerNormCase& c,
     var /= static_cast<double>(n);
     for (std::size_t j = 0; j < n; ++j) {
       double v = (x.values[o * n + j] - mean) / std::sqrt(var + eps);
-      if (c.gamma) v *= store.tensors.at({.node_id = 1, .name = "gamma"}).data[j];
-      if (c.beta) v += store.tensors.at({.node_id = 1, .name = "beta"}).data[j];
+      if (c.gamma) v *= store.tensors.at({.node_id = 1, .name = "gamma"}).floats()[j];
+      if (c.beta) v += store.tensors.at({.node_id = 1, .name = "beta"}).floats()[j];
       y[o * n + j] = v;
     }
   }
@@ -240,7 +241,7 @@ const std::vector<LayerNormCase>& layer_norm_cases() {
 
 TEST(reference_layer_norm_forward_tests, HandComputed) {
   const Tensor x = tensor({2, 2}, {0, 2, 5, 1});
-  format::PayloadStore store;
+  ir::WeightStore store;
   store.attributes[{.node_id = 1, .name = "epsilon"}] = 0.0;
   auto plain = run_forward(layer_norm(), layer_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(plain.has_value()) << plain.error().message;
@@ -255,7 +256,7 @@ TEST(reference_layer_norm_forward_tests, HandComputed) {
 TEST(reference_layer_norm_forward_tests, DefaultEpsilonIsOneEMinusFive) {
   // A constant slice has variance 0: y = 0 / sqrt(1e-5) + beta exactly.
   const Tensor x = tensor({1, 3}, {4, 4, 4});
-  format::PayloadStore store;
+  ir::WeightStore store;
   put(store, "beta", tensor({3}, {1, 2, 3}));
   auto y = run_forward(layer_norm(), layer_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(y.has_value()) << y.error().message;
@@ -272,7 +273,7 @@ TEST(reference_layer_norm_forward_tests, MatchesFloat64Oracle) {
   std::uint32_t seed = 80;
   for (const LayerNormCase& c : layer_norm_cases()) {
     const Tensor x = random_tensor(c.shape, seed, -2.0F, 2.0F);
-    const format::PayloadStore store = layer_norm_store(c, seed + 100);
+    const ir::WeightStore store = layer_norm_store(c, seed + 100);
     ++seed;
     auto y = run_forward(layer_norm(), layer_norm_node(c.shape, c.axis), {x}, store);
     ASSERT_TRUE(y.has_value()) << y.error().message;
@@ -284,7 +285,7 @@ TEST(reference_layer_norm_forward_tests, MatchesFloat64Oracle) {
 TEST(reference_layer_norm_forward_tests, SecondRunIsBitIdentical) {
   const LayerNormCase& c = layer_norm_cases()[0];
   const Tensor x = random_tensor(c.shape, 9);
-  const format::PayloadStore store = layer_norm_store(c, 10);
+  const ir::WeightStore store = layer_norm_store(c, 10);
   const ir::Node node = layer_norm_node(c.shape, c.axis);
   EXPECT_TRUE(deterministic(layer_norm(), node, {x}, store));
 }
@@ -300,11 +301,11 @@ TEST(reference_layer_norm_forward_tests, ShapeGuardMessages) {
   declared.shape = shape_of({6});
   EXPECT_EQ(guard_message(layer_norm(), declared, {x}, {}),
             "input 0 has shape [2,3]; layer_norm keeps the shape, the node declares [6]");
-  format::PayloadStore store;
+  ir::WeightStore store;
   put(store, "gamma", tensor({2}, {1, 1}));
   EXPECT_EQ(guard_message(layer_norm(), layer_norm_node(x.shape, 1), {x}, store),
             "weight gamma has shape [2]; layer_norm needs float32 [3]");
-  format::PayloadStore beta;
+  ir::WeightStore beta;
   put(beta, "beta", tensor({3}, {1, 1, 1}));
   EXPECT_EQ(guard_message(layer_norm(), layer_norm_node(x.shape, 0), {x}, beta),
             "weight beta has shape [3]; layer_norm needs float32 [2,3]");

@@ -83,11 +83,11 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
 // A node's payloads in slot order, as the command buffer resolves them.
 struct BoundWeights {
   std::vector<WeightRef> refs;
-  NodeWeights view(const format::PayloadStore& store, ir::NodeId id) const {
+  NodeWeights view(const ir::WeightStore& store, ir::NodeId id) const {
     return {.tensors = refs, .store = &store, .node_id = id};
   }
 };
-inline BoundWeights bind_weights(const ir::Node& node, const format::PayloadStore& store) {
+inline BoundWeights bind_weights(const ir::Node& node, const ir::WeightStore& store) {
   BoundWeights b;
   for (const format::PayloadSlot& slot : format::payload_slots(node.kind)) {
     if (slot.attribute) continue;
@@ -100,7 +100,7 @@ inline BoundWeights bind_weights(const ir::Node& node, const format::PayloadStor
 // output of the node's declared shape. The guard's error comes back unchanged.
 inline Expected<Tensor> run_forward(const HandlerDefinition& h, const ir::Node& node,
                                     const std::vector<Tensor>& inputs,
-                                    const format::PayloadStore& store = {}) {
+                                    const ir::WeightStore& store = {}) {
   std::vector<TensorRef> refs;
   for (const Tensor& t : inputs) refs.push_back(view(t));
   Tensor out = zeros(node.shape);
@@ -131,7 +131,7 @@ inline bool same_bits(const Tensor& a, const Tensor& b) {
 // forward kernel runs.
 inline std::string guard_message(const HandlerDefinition& h, const ir::Node& node,
                                  const std::vector<Tensor>& inputs,
-                                 const format::PayloadStore& store = {}) {
+                                 const ir::WeightStore& store = {}) {
   auto y = run_forward(h, node, inputs, store);
   return y.has_value() ? std::string("accepted") : y.error().message;
 }
@@ -140,7 +140,7 @@ inline std::string guard_message(const HandlerDefinition& h, const ir::Node& nod
 inline ::testing::AssertionResult same_on_rerun(const HandlerDefinition& h, const ir::Node& node,
                                                 const std::vector<Tensor>& inputs,
                                                 const Tensor& first,
-                                                const format::PayloadStore& store = {}) {
+                                                const ir::WeightStore& store = {}) {
   auto again = run_forward(h, node, inputs, store);
   if (!again) return ::testing::AssertionFailure() << "rerun failed: " << again.error().message;
   if (!same_bits(first, *again)) {
@@ -173,7 +173,7 @@ inline ::testing::AssertionResult same_in_place(const HandlerDefinition& h, cons
 // Two forward runs give bit-identical outputs.
 inline ::testing::AssertionResult deterministic(const HandlerDefinition& h, const ir::Node& node,
                                                 const std::vector<Tensor>& inputs,
-                                                const format::PayloadStore& store = {}) {
+                                                const ir::WeightStore& store = {}) {
   auto first = run_forward(h, node, inputs, store);
   if (!first) return ::testing::AssertionFailure() << "run failed: " << first.error().message;
   return same_on_rerun(h, node, inputs, *first, store);
@@ -190,7 +190,7 @@ struct VjpGradients {
 // `start` (the VJP adds onto them), each float32 payload's gradient at 0.
 inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
                             const std::vector<Tensor>& inputs, const Tensor& y, const Tensor& g,
-                            const format::PayloadStore& store = {}, float start = 0.0F) {
+                            const ir::WeightStore& store = {}, float start = 0.0F) {
   VjpGradients grads;
   std::vector<TensorRef> refs;
   for (const Tensor& t : inputs)
@@ -206,8 +206,8 @@ inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
   std::vector<MutableTensorRef> weight_grad_refs;
   grads.weights.reserve(bound.refs.size());
   for (const WeightRef& w : bound.refs) {
-    const bool wanted = w.tensor != nullptr && w.tensor->dtype == format::PayloadDtype::float32;
-    grads.weights.push_back(wanted ? zeros(w.tensor->shape) : Tensor{});
+    const bool wanted = w.tensor != nullptr && w.tensor->dtype() == ir::DType::float32;
+    grads.weights.push_back(wanted ? zeros(w.tensor->shape()) : Tensor{});
     weight_grad_refs.push_back(wanted ? mutable_view(grads.weights.back())
                                       : MutableTensorRef{nullptr, &grads.weights.back().shape});
   }
@@ -226,7 +226,7 @@ inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
 inline std::vector<std::vector<float>> input_grads(const HandlerDefinition& h, const ir::Node& node,
                                                    const std::vector<Tensor>& inputs,
                                                    const Tensor& g,
-                                                   const format::PayloadStore& store = {},
+                                                   const ir::WeightStore& store = {},
                                                    float start = 0.0F) {
   auto y = run_forward(h, node, inputs, store);
   EXPECT_TRUE(y.has_value()) << y.error().message;
@@ -276,14 +276,13 @@ struct VjpCheckOptions {
 // every float32 input and weight, g a seeded random cotangent. Inputs must avoid the kernel's
 // kinks (ties of max, relu at 0).
 inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir::Node& node,
-                                            std::vector<Tensor> inputs,
-                                            format::PayloadStore store = {},
+                                            std::vector<Tensor> inputs, ir::WeightStore store = {},
                                             VjpCheckOptions opt = {}) {
   if (h.vjp == nullptr) return ::testing::AssertionFailure() << "handler has no VJP";
   auto y = run_forward(h, node, inputs, store);
   if (!y) return ::testing::AssertionFailure() << "forward failed: " << y.error().message;
   const Tensor g = random_tensor(node.shape, opt.seed);
-  const auto loss = [&](const std::vector<Tensor>& xs, const format::PayloadStore& s) {
+  const auto loss = [&](const std::vector<Tensor>& xs, const ir::WeightStore& s) {
     auto out = run_forward(h, node, xs, s);
     double acc = 0;
     for (std::size_t i = 0; i < out->values.size(); ++i) {
@@ -326,10 +325,14 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
   const BoundWeights bound = bind_weights(node, store);
   for (std::size_t k = 0; k < bound.refs.size(); ++k) {
     if (grads.weights[k].values.empty()) continue;
-    const format::PayloadKey key{node.id, std::string(bound.refs[k].name)};
-    auto& values = store.tensors.at(key).data;
-    auto r = probe(values, grads.weights[k].values, "weight " + key.name,
-                   [&] { return loss(inputs, store); });
+    const ir::WeightKey key{node.id, std::string(bound.refs[k].name)};
+    const ir::Shape shape = store.tensors.at(key).shape();
+    std::vector<float> values = store.tensors.at(key).to_vector<float>();
+    auto r = probe(values, grads.weights[k].values, "weight " + key.name, [&] {
+      store.tensors[key] = ir::WeightTensor::of_floats(shape, values);
+      return loss(inputs, store);
+    });
+    store.tensors[key] = ir::WeightTensor::of_floats(shape, values);
     if (!r) return r;
   }
   return ::testing::AssertionSuccess();

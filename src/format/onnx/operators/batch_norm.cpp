@@ -38,7 +38,7 @@ void import_batch_normalization(ImportContext& cx) {
     cx.fail("input " + to_string(xs) + " has too many channels: " + str(c) + ", the limit is " +
             str(kMax));
   }
-  std::array<PayloadTensor, 4> p;
+  std::array<ir::WeightTensor, 4> p;
   constexpr std::array<std::string_view, 4> kRoles = {"scale", "bias", "mean", "var"};
   for (std::size_t i = 0; i < 4; ++i) {
     const std::string_view name = cx.in_name(static_cast<int>(i) + 1);
@@ -47,7 +47,7 @@ void import_batch_normalization(ImportContext& cx) {
       cx.fail(std::string(kRoles[i]) + " " + quoted_name(name) + " " + list_string(t->dims) +
               " is not [" + str(c) + "]");
     }
-    p[i] = PayloadTensor{.shape = Shape{t->dims}, .data = cx.payload_floats(*t)};
+    p[i] = cx.payload_tensor(t, Shape{t->dims});
   }
   const float eps = cx.attr_float("epsilon", 1e-5f);
   if (!std::isfinite(eps) || eps < 0) cx.fail_attr("epsilon", str(eps), "finite, >= 0");

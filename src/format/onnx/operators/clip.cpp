@@ -66,10 +66,7 @@ NodeId hard_sigmoid(ImportContext& cx, NodeId x, float alpha, float beta) {
   const Shape xs = cx.shape_of(x);  // a copy: adding nodes moves the graph's
   const NodeId ax = cx.add(OpKind::scale, {x}, ir::ScaleParams{.factor = alpha});
   const NodeId b = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
-  cx.set_payload(b, "value",
-                 PayloadTensor{.shape = Shape{},
-                               .data = cx.keep_payloads() ? std::vector<float>{beta}
-                                                          : std::vector<float>()});
+  cx.set_payload(b, "value", cx.payload_values(Shape{}, std::vector<float>{beta}));
   const NodeId sum = cx.add(OpKind::add, {ax, cx.broadcast(b, xs)});
   return cx.add(OpKind::clamp, {sum}, ir::ClampParams{.min = 0.0F, .max = 1.0F});
 }

@@ -136,15 +136,15 @@ void convolution(ImportContext& cx, bool transposed) {
       }
     }
   }
-  PayloadTensor weight{.shape = Shape{w->dims}, .data = cx.take_floats(w, weight_name)};
-  std::optional<PayloadTensor> bias;
+  ir::WeightTensor weight = cx.payload_tensor(w, Shape{w->dims}, weight_name);
+  std::optional<ir::WeightTensor> bias;
   if (cx.has_in(2)) {
     ConstPtr b = cx.float_constant(cx.in_name(2), "bias");
     if (b->dims != std::vector<Dim>{out_c}) {
       cx.fail("bias " + quoted_name(cx.in_name(2)) + " " + list_string(b->dims) + " is not [" +
               str(out_c) + "]");
     }
-    bias = PayloadTensor{.shape = Shape{b->dims}, .data = cx.payload_floats(*b)};
+    bias = cx.payload_tensor(b, Shape{b->dims});
   }
   const NodeId id = cx.add(transposed ? OpKind::conv_transpose : OpKind::conv, {x},
                            ir::ConvParams{.spatial_rank = static_cast<std::uint32_t>(r),

@@ -40,17 +40,14 @@ void import_gemm(ImportContext& cx) {
       cx.fail("inner dimensions differ: " + to_string(sa) + " x " + list_string(bc->dims) +
               " (transB = " + str(trans_b) + ")");
     }
-    PayloadTensor w{.shape = Shape{{n, k}}};
+    ir::WeightTensor w;
     if (trans_b != 0) {
-      w.data = cx.take_floats(bc, cx.in_name(1));
+      w = cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1));
     } else if (cx.keep_payloads()) {
-      const std::vector<float>& b = floats_of(*bc);
-      w.data.resize(n * k);
-      for (Dim i = 0; i < k; ++i)
-        for (Dim j = 0; j < n; ++j)
-          w.data[j * k + i] = b[i * n + j];
+      // Transposed straight from the file's bytes: the transposed weight is the only copy.
+      w = cx.payload_values(Shape{{n, k}}, transposed_floats(*bc, k, n));
     }
-    std::optional<PayloadTensor> bias;
+    std::optional<ir::WeightTensor> bias;
     if (ConstPtr cc = cx.has_in(2) ? cx.constant(cx.in_name(2)) : nullptr; cc != nullptr) {
       cx.require_float(*cc);
       Dim count = 1;
@@ -61,12 +58,13 @@ void import_gemm(ImportContext& cx) {
       for (std::size_t i = 0; i + 1 < cc->dims.size(); ++i)
         leading_ones = leading_ones && cc->dims[i] == 1;
       if (row && leading_ones && cc->dims.size() <= 2) {
-        bias = PayloadTensor{.shape = Shape{{n}}};
+        bias = ir::WeightTensor();
         if (cx.keep_payloads()) {
           const std::vector<float>& b = floats_of(*cc);
-          bias->data.resize(n);
+          std::vector<float> values(n);
           for (Dim j = 0; j < n; ++j)
-            bias->data[j] = b[count == 1 ? 0 : j];
+            values[j] = b[count == 1 ? 0 : j];
+          bias = cx.payload_values(Shape{{n}}, std::move(values));
         }
         bias_done = true;
       }

@@ -64,10 +64,10 @@ void import_layer_normalization(ImportContext& cx) {
   const bool gamma = is_payload(scale);
   const bool beta = is_payload(bias) && (scale == nullptr || gamma);
   if (gamma) {
-    cx.set_payload(norm, "gamma", PayloadTensor{.shape = normalized, .data = cx.payload_floats(*scale)});
+    cx.set_payload(norm, "gamma", cx.payload_tensor(scale, normalized));
   }
   if (beta) {
-    cx.set_payload(norm, "beta", PayloadTensor{.shape = normalized, .data = cx.payload_floats(*bias)});
+    cx.set_payload(norm, "beta", cx.payload_tensor(bias, normalized));
   }
   NodeId y = norm;
   if (scale != nullptr && !gamma) {

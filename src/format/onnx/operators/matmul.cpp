@@ -26,14 +26,10 @@ void import_mat_mul(ImportContext& cx) {
       cx.fail("inner dimensions differ: " + to_string(as) + " x " + list_string(bc->dims));
     }
     const NodeId a = cx.tensor(cx.in_name(0));
-    PayloadTensor w{.shape = Shape{{p, n}}};
-    if (cx.keep_payloads()) {
-      const std::vector<float>& b = floats_of(*bc);
-      w.data.resize(n * p);
-      for (Dim i = 0; i < n; ++i)
-        for (Dim j = 0; j < p; ++j)
-          w.data[j * n + i] = b[i * p + j];
-    }
+    // Transposed straight from the file's bytes: the transposed weight is the only copy.
+    ir::WeightTensor w = cx.keep_payloads()
+                             ? cx.payload_values(Shape{{p, n}}, transposed_floats(*bc, n, p))
+                             : ir::WeightTensor();
     Shape out = as;
     out.dims.back() = p;
     const NodeId id = cx.add(OpKind::linear, {a}, {}, out);

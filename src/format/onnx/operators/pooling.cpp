@@ -34,10 +34,10 @@ NodeId pad_with_negative_infinity(ImportContext& cx, NodeId x, std::size_t axis,
     const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = s});
     if (cx.keep_payloads()) {
       const std::optional<Dim> count = ir::element_count(s);
-      cx.set_payload(c, "value",
-                     PayloadTensor{.shape = s,
-                                   .data = std::vector<float>(
-                                       count.value_or(0), -std::numeric_limits<float>::infinity())});
+      cx.set_payload(
+          c, "value",
+          cx.payload_values(
+              s, std::vector<float>(count.value_or(0), -std::numeric_limits<float>::infinity())));
     }
     return c;
   };

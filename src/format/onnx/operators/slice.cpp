@@ -185,11 +185,9 @@ void import_gather(ImportContext& cx) {
   out.dims.insert(out.dims.end(), xs.dims.begin() + axis + 1, xs.dims.end());
   if (!contiguous) {
     const NodeId g = cx.add(OpKind::gather, {x}, ir::AxisParams{.axis = axis}, out);
-    cx.set_payload(g, "indices",
-                   PayloadTensor{.shape = Shape{ic->dims},
-                                 .ints = cx.keep_payloads() ? std::move(indices)
-                                                            : std::vector<std::int64_t>(),
-                                 .dtype = PayloadDtype::int64});
+    if (cx.keep_payloads()) {
+      cx.set_payload(g, "indices", ir::WeightTensor::adopt(Shape{ic->dims}, std::move(indices)));
+    }
     cx.define(cx.out_name(0), g);
     return;
   }

@@ -86,11 +86,11 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                                            bool transposed) {
   if (auto ok = conv_limits(call.node); !ok) return std::unexpected(ok.error());
   const auto& p = std::get<ir::ConvParams>(call.node.params);
-  const format::PayloadTensor* w = call.weights.find("weight");
+  const ir::WeightTensor* w = call.weights.find("weight");
   if (w == nullptr || call.input_shapes.empty()) {
     return std::unexpected(unsupported("conv needs one input and a weight"));
   }
-  const format::PayloadTensor* bias = call.weights.find("bias");
+  const ir::WeightTensor* bias = call.weights.find("bias");
   const std::string what =
       transposed ? "create a deconvolution primitive" : "create a convolution primitive";
   return guarded_prepare(what, [&]() -> Expected<std::unique_ptr<KernelState>> {
@@ -191,13 +191,14 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                   : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
-    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(w->data, w_plain, chosen.weights));
+    state->constants.emplace(DNNL_ARG_WEIGHTS,
+                             constant_memory(w->floats(), w_plain, chosen.weights));
     if (bias != nullptr) {
-      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->data, b_md, b_md));
+      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->floats(), b_md, b_md));
     }
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);
-      if (bias != nullptr) std::ranges::copy(bias->data, state->output_fill.begin());
+      if (bias != nullptr) std::ranges::copy(bias->floats(), state->output_fill.begin());
       state->fill_axis = ca;
     }
     // A trimmed output is written through its view of the flat output (always staged: the view

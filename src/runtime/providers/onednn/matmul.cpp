@@ -76,20 +76,20 @@ Expected<std::unique_ptr<KernelState>> prepare_matmul_with(const PrepareCall& ca
 
 Expected<std::unique_ptr<KernelState>> prepare_linear_with(const PrepareCall& call,
                                                            const PostOps& post_ops) {
-  const format::PayloadTensor* w = call.weights.find("weight");
-  if (call.input_shapes.empty() || w == nullptr || w->shape.rank() != 2 ||
+  const ir::WeightTensor* w = call.weights.find("weight");
+  if (call.input_shapes.empty() || w == nullptr || w->shape().rank() != 2 ||
       call.input_shapes[0]->rank() == 0) {
     return std::unexpected(
         unsupported("linear needs an input of rank at least 1 and a weight "
                     "of shape (out, in)"));
   }
-  const format::PayloadTensor* bias = call.weights.find("bias");
+  const ir::WeightTensor* bias = call.weights.find("bias");
   return guarded_prepare(
       "create an inner product primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
         const ir::Shape& x = *call.input_shapes[0];
         const dnnl::memory::dim in = static_cast<dnnl::memory::dim>(x.dims.back());
-        const dnnl::memory::dim out = static_cast<dnnl::memory::dim>(w->shape.dims[0]);
+        const dnnl::memory::dim out = static_cast<dnnl::memory::dim>(w->shape().dims[0]);
         const dnnl::memory::dim rows = extent(x, 0, x.rank() - 1);
         const auto src_md = row_major_desc({rows, in});
         const auto dst_md = row_major_desc({rows, out});
@@ -108,9 +108,9 @@ Expected<std::unique_ptr<KernelState>> prepare_linear_with(const PrepareCall& ca
         auto state = new_state(call);
         state->primitive = dnnl::inner_product_forward(pd);
         state->constants.emplace(DNNL_ARG_WEIGHTS,
-                                 constant_memory(w->data, w_plain, pd.weights_desc()));
+                                 constant_memory(w->floats(), w_plain, pd.weights_desc()));
         if (bias != nullptr) {
-          state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->data, b_md, b_md));
+          state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->floats(), b_md, b_md));
         }
         state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};

@@ -16,9 +16,9 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/normalization_test
 // SPEC §6's default when a layernorm node has no epsilon attribute.
 constexpr double kLayerNormDefaultEpsilon = 1e-5;
 
-dnnl::memory vector_memory(const format::PayloadTensor& t) {
-  const auto md = row_major_desc({static_cast<dnnl::memory::dim>(t.data.size())});
-  return constant_memory(t.data, md, md);
+dnnl::memory vector_memory(const ir::WeightTensor& t) {
+  const auto md = row_major_desc({static_cast<dnnl::memory::dim>(t.floats().size())});
+  return constant_memory(t.floats(), md, md);
 }
 
 // Whether the channel axis is axis 1 of a tensor of rank 3 or more, where a channels-last value
@@ -31,10 +31,10 @@ bool batch_norm_takes_channels_last(const PrepareCall& call) {
 
 Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& call) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
-  const format::PayloadTensor* scale = call.weights.find("scale");
-  const format::PayloadTensor* shift = call.weights.find("bias");
-  const format::PayloadTensor* mean = call.weights.find("mean");
-  const format::PayloadTensor* var = call.weights.find("var");
+  const ir::WeightTensor* scale = call.weights.find("scale");
+  const ir::WeightTensor* shift = call.weights.find("bias");
+  const ir::WeightTensor* mean = call.weights.find("mean");
+  const ir::WeightTensor* var = call.weights.find("var");
   const std::optional<double> eps = call.weights.attribute("epsilon");
   if (scale == nullptr || shift == nullptr || mean == nullptr || var == nullptr || !eps) {
     return std::unexpected(unsupported(
@@ -77,8 +77,8 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
 
 Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& call) {
   const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
-  const format::PayloadTensor* gamma = call.weights.find("gamma");
-  const format::PayloadTensor* beta = call.weights.find("beta");
+  const ir::WeightTensor* gamma = call.weights.find("gamma");
+  const ir::WeightTensor* beta = call.weights.find("beta");
   const double eps = call.weights.attribute("epsilon").value_or(kLayerNormDefaultEpsilon);
   return guarded_prepare(
       "create a layer normalization primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {

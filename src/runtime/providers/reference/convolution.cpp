@@ -278,21 +278,21 @@ Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
   if (!want_w) return std::unexpected(std::move(want_w.error()));
   const std::string layout = transposed ? " (in_channels, out_channels/groups, kernel...)"
                                         : " (out_channels, in_channels/groups, kernel...)";
-  const format::PayloadTensor* w = call.weights.find("weight");
+  const ir::WeightTensor* w = call.weights.find("weight");
   if (w == nullptr) {
     return fail("the weight is missing; " + op + " needs one of shape " + ir::to_string(*want_w) +
                 layout);
   }
-  if (w->dtype != format::PayloadDtype::float32 || w->shape != *want_w) {
-    return std::unexpected(operand_error("the weight", w->shape,
+  if (w->dtype() != ir::DType::float32 || w->shape() != *want_w) {
+    return std::unexpected(operand_error("the weight", w->shape(),
                                          op + " needs float32 " + ir::to_string(*want_w) + layout));
   }
-  if (const format::PayloadTensor* b = call.weights.find("bias"); b != nullptr) {
+  if (const ir::WeightTensor* b = call.weights.find("bias"); b != nullptr) {
     auto want_b = ir::payload_shape(call.node, ir::PayloadShape::conv_bias, parents);
     if (!want_b) return std::unexpected(std::move(want_b.error()));
-    if (b->dtype != format::PayloadDtype::float32 || b->shape != *want_b) {
+    if (b->dtype() != ir::DType::float32 || b->shape() != *want_b) {
       return std::unexpected(
-          operand_error("the bias", b->shape,
+          operand_error("the bias", b->shape(),
                         op + " needs float32 " + ir::to_string(*want_b) + " (out_channels)"));
     }
   }
@@ -391,7 +391,7 @@ void conv_family_forward(const KernelCall& call) {
   const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, Transposed);
   std::vector<std::size_t> counter(g.rank - 1);
   const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
+  const float* w = call.weights.find("weight")->floats().data();
   const float* bias = weight_data(call.weights, "bias");
   float* y = call.output.data;
   for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
@@ -415,7 +415,7 @@ void conv_family_vjp(const VjpCall& call) {
   const std::size_t xs = Transposed ? 1 : g.last_stride;
   const std::size_t gs = Transposed ? g.last_stride : 1;
   const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
+  const float* w = call.weights.find("weight")->floats().data();
   const float* gy = call.output_grad.data;
   float* dx = call.input_grads[0].data;
   float* dw = weight_grad(call, "weight");

@@ -157,11 +157,11 @@ struct GatherExtent {
   std::size_t inner = 1;
 };
 GatherExtent gather_extent(const ir::Node& node, const ir::Shape& in,
-                           const format::PayloadTensor& indices) {
+                           const ir::WeightTensor& indices) {
   const std::uint32_t axis = std::get<ir::AxisParams>(node.params).axis;
   return {.outer = extent_product(in, 0, axis),
           .extent = static_cast<std::size_t>(in.dims[axis]),
-          .count = indices.ints.size(),
+          .count = indices.ints().size(),
           .inner = extent_product(in, axis + 1, in.rank())};
 }
 
@@ -492,24 +492,24 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
                                          "gather along axis " + std::to_string(axis) +
                                              " needs rank at least " + std::to_string(axis + 1)));
   }
-  const format::PayloadTensor* indices = call.weights.find("indices");
+  const ir::WeightTensor* indices = call.weights.find("indices");
   if (indices == nullptr) {
     return invalid("payload indices is missing; gather needs an int64 tensor of indices");
   }
-  if (indices->dtype != format::PayloadDtype::int64) {
-    return std::unexpected(
-        operand_error("payload indices", indices->shape, "gather needs int64 values, not float32"));
+  if (indices->dtype() != ir::DType::int64) {
+    return std::unexpected(operand_error("payload indices", indices->shape(),
+                                         "gather needs int64 values, not float32"));
   }
-  const std::optional<ir::Dim> count = ir::element_count(indices->shape);
-  if (!count || *count != indices->ints.size()) {
+  const std::optional<ir::Dim> count = ir::element_count(indices->shape());
+  if (!count || *count != indices->ints().size()) {
     return std::unexpected(operand_error(
-        "payload indices", indices->shape,
-        "gather needs one value per element, it holds " + std::to_string(indices->ints.size())));
+        "payload indices", indices->shape(),
+        "gather needs one value per element, it holds " + std::to_string(indices->ints().size())));
   }
   ir::Shape gathered;
   for (std::size_t d = 0; d < axis; ++d)
     gathered.dims.push_back(in.dims[d]);
-  for (const ir::Dim d : indices->shape.dims)
+  for (const ir::Dim d : indices->shape().dims)
     gathered.dims.push_back(d);
   for (std::size_t d = axis + 1; d < in.rank(); ++d)
     gathered.dims.push_back(in.dims[d]);
@@ -517,14 +517,14 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
     return std::unexpected(operand_error("the output", *call.output.shape,
                                          "gather along axis " + std::to_string(axis) +
                                              " of input 0 " + ir::to_string(in) + " with indices " +
-                                             ir::to_string(indices->shape) + " gives " +
+                                             ir::to_string(indices->shape()) + " gives " +
                                              ir::to_string(gathered)));
   }
   const ir::Dim extent = in.dims[axis];
-  for (std::size_t j = 0; j < indices->ints.size(); ++j) {
-    const std::int64_t v = indices->ints[j];
+  for (std::size_t j = 0; j < indices->ints().size(); ++j) {
+    const std::int64_t v = indices->ints()[j];
     if (v < 0 || static_cast<ir::Dim>(v) >= extent) {
-      return std::unexpected(operand_error("payload indices", indices->shape,
+      return std::unexpected(operand_error("payload indices", indices->shape(),
                                            "gather needs values in [0, " + std::to_string(extent) +
                                                ") (axis " + std::to_string(axis) + " of input 0 " +
                                                ir::to_string(in) + "), element " +
@@ -537,13 +537,13 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
 // y[o, j, i] = x[o, indices[j], i] with o the outer index, j the flat index into the indices
 // and i the inner index.
 void gather_forward(const KernelCall& call) {
-  const format::PayloadTensor& indices = *call.weights.find("indices");
+  const ir::WeightTensor& indices = *call.weights.find("indices");
   const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
   const float* x = call.inputs[0].data;
   float* y = call.output.data;
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
-      const float* row = x + (o * e.extent + static_cast<std::size_t>(indices.ints[j])) * e.inner;
+      const float* row = x + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;
       std::copy(row, row + e.inner, y + (o * e.count + j) * e.inner);
     }
   }
@@ -552,13 +552,13 @@ void gather_forward(const KernelCall& call) {
 // The scatter-add dx[o, indices[j], i] += g[o, j, i], walking g in row-major order: a repeated
 // index sums its gradients left to right in output index order. The int64 indices take none.
 void gather_vjp(const VjpCall& call) {
-  const format::PayloadTensor& indices = *call.weights.find("indices");
+  const ir::WeightTensor& indices = *call.weights.find("indices");
   const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
   const float* g = call.output_grad.data;
   float* dx = call.input_grads[0].data;
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
-      float* d = dx + (o * e.extent + static_cast<std::size_t>(indices.ints[j])) * e.inner;
+      float* d = dx + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;
       const float* row = g + (o * e.count + j) * e.inner;
       for (std::size_t i = 0; i < e.inner; ++i)
         d[i] += row[i];

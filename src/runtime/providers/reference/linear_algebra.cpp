@@ -215,23 +215,23 @@ Expected<void> linear_shape_guard(const KernelCall& call) {
   const ir::Shape* const parents[] = {&x};
   auto want_w = ir::payload_shape(call.node, ir::PayloadShape::linear_weight, parents);
   if (!want_w) return fail(std::move(want_w.error()));
-  const format::PayloadTensor* w = call.weights.find("weight");
+  const ir::WeightTensor* w = call.weights.find("weight");
   if (w == nullptr) {
     return fail(
         make_error(ErrorKind::invalid_input,
                    "the weight is missing; linear needs one of shape " + ir::to_string(*want_w)));
   }
-  if (w->dtype != format::PayloadDtype::float32 || w->shape != *want_w) {
-    return fail(operand_error("the weight", w->shape,
+  if (w->dtype() != ir::DType::float32 || w->shape() != *want_w) {
+    return fail(operand_error("the weight", w->shape(),
                               "linear needs float32 " + ir::to_string(*want_w) +
                                   " (out, in) for input " + ir::to_string(x) + " and output " +
                                   ir::to_string(y)));
   }
-  if (const format::PayloadTensor* bias = call.weights.find("bias"); bias != nullptr) {
+  if (const ir::WeightTensor* bias = call.weights.find("bias"); bias != nullptr) {
     auto want_b = ir::payload_shape(call.node, ir::PayloadShape::linear_bias, parents);
     if (!want_b) return fail(std::move(want_b.error()));
-    if (bias->dtype != format::PayloadDtype::float32 || bias->shape != *want_b) {
-      return fail(operand_error("the bias", bias->shape,
+    if (bias->dtype() != ir::DType::float32 || bias->shape() != *want_b) {
+      return fail(operand_error("the bias", bias->shape(),
                                 "linear needs float32 " + ir::to_string(*want_b) + " (out)"));
     }
   }
@@ -259,8 +259,8 @@ LinearExtents linear_extents(const ir::Shape& x, const ir::Shape& y) {
 void linear_forward(const KernelCall& call) {
   const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
   const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
-  const format::PayloadTensor* bias = call.weights.find("bias");
+  const float* w = call.weights.find("weight")->floats().data();
+  const ir::WeightTensor* bias = call.weights.find("bias");
   float* y = call.output.data;
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xrow = x + r * in;
@@ -269,7 +269,7 @@ void linear_forward(const KernelCall& call) {
       float acc = 0.0F;
       for (std::size_t i = 0; i < in; ++i)
         acc = acc + xrow[i] * wrow[i];
-      if (bias != nullptr) acc = acc + bias->data[o];
+      if (bias != nullptr) acc = acc + bias->floats()[o];
       y[r * out + o] = acc;
     }
   }
@@ -280,7 +280,7 @@ void linear_forward(const KernelCall& call) {
 void linear_vjp(const VjpCall& call) {
   const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
   const float* x = call.inputs[0].data;
-  const float* w = call.weights.find("weight")->data.data();
+  const float* w = call.weights.find("weight")->floats().data();
   const float* g = call.output_grad.data;
   float* dx = call.input_grads[0].data;
   float* dw = weight_grad(call, "weight");

@@ -22,17 +22,17 @@ Expected<void> fail(std::string message) {
 // Checks that the float32 weight `name` is present (when `required`) with shape `want`.
 Expected<void> check_weight(const KernelCall& call, std::string_view name, const ir::Shape& want,
                             bool required, std::string_view op) {
-  const format::PayloadTensor* w = call.weights.find(name);
+  const ir::WeightTensor* w = call.weights.find(name);
   if (w == nullptr) {
     if (!required) return {};
     return fail(std::string(op) + " needs the weight " + std::string(name) + " of shape " +
                 ir::to_string(want));
   }
-  if (w->dtype != format::PayloadDtype::float32 || w->shape != want ||
-      w->data.size() != element_count_of(want)) {
-    return std::unexpected(operand_error("weight " + std::string(name), w->shape,
-                                         std::string(op) + " needs float32 " +
-                                             ir::to_string(want)));
+  if (w->dtype() != ir::DType::float32 || w->shape() != want ||
+      w->floats().size() != element_count_of(want)) {
+    return std::unexpected(
+        operand_error("weight " + std::string(name), w->shape(),
+                      std::string(op) + " needs float32 " + ir::to_string(want)));
   }
   return {};
 }

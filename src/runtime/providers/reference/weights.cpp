@@ -7,8 +7,8 @@
 namespace nnplan::runtime::reference {
 
 const float* weight_data(const NodeWeights& weights, std::string_view name) {
-  const format::PayloadTensor* w = weights.find(name);
-  return w == nullptr ? nullptr : w->data.data();
+  const ir::WeightTensor* w = weights.find(name);
+  return w == nullptr ? nullptr : w->floats().data();
 }
 
 float* weight_grad(const VjpCall& call, std::string_view name) {
