@@ -134,7 +134,8 @@ Expected<WeightsCheck> check_payloads_beside(const std::filesystem::path& graph_
 
 // The file's bytes, read once, and its format: from the extension, else from the bytes.
 struct GraphBytes {
-  detail::FileBytes bytes;
+  // Shared with the weights that view an ONNX model's initializers in it.
+  std::shared_ptr<const detail::FileBytes> bytes;
   GraphFileFormat format = GraphFileFormat::torchlean_ir;
 };
 
@@ -144,13 +145,15 @@ Expected<GraphBytes> read_graph_bytes(const std::filesystem::path& path) {
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
                                            detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
-    return GraphBytes{.bytes = std::move(*bytes), .format = GraphFileFormat::onnx};
+    return GraphBytes{.bytes = std::make_shared<const detail::FileBytes>(std::move(*bytes)),
+                      .format = GraphFileFormat::onnx};
   }
   if (named == GraphFileFormat::torchlean_ir) {
     auto bytes = detail::read_bounded_file(path, "graph file", kMaxIrFileBytes,
                                            detail::StreamCheck::json_text);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
-    return GraphBytes{.bytes = std::move(*bytes), .format = GraphFileFormat::torchlean_ir};
+    return GraphBytes{.bytes = std::make_shared<const detail::FileBytes>(std::move(*bytes)),
+                      .format = GraphFileFormat::torchlean_ir};
   }
   // The name does not say: read up to the larger limit, then hold the bytes to their format's.
   static_assert(kMaxOnnxFileBytes >= kMaxIrFileBytes);
@@ -163,7 +166,8 @@ Expected<GraphBytes> read_graph_bytes(const std::filesystem::path& path) {
         path, "graph file is " + std::to_string(bytes->text().size()) + " bytes; the limit is " +
                   std::to_string(kMaxIrFileBytes) + " bytes (1 GiB)"));
   }
-  return GraphBytes{.bytes = std::move(*bytes), .format = format};
+  return GraphBytes{.bytes = std::make_shared<const detail::FileBytes>(std::move(*bytes)),
+                    .format = format};
 }
 
 std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
@@ -175,14 +179,14 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
   auto read = read_graph_bytes(path);
   if (!read) return failure(std::move(read.error()), std::nullopt);
   out.format = read->format;
-  const std::string_view text = read->bytes.text();
+  const std::string_view text = read->bytes->text();
   if (options.digest) out.digest = sha256_digest(text);
   if (out.format == GraphFileFormat::onnx) {
     OnnxImportOptions onnx = options.onnx;
     onnx.keep_payloads = options.keep_weights;
     if (onnx.external_data_dir.empty()) onnx.external_data_dir = path.parent_path();
     if (onnx.external_data_dir.empty()) onnx.external_data_dir = ".";
-    auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx);
+    auto imported = import_onnx(std::as_bytes(std::span(text)), out.path, onnx, read->bytes);
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     out.folded_sources = std::move(imported->folded_sources);

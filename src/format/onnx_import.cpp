@@ -236,10 +236,16 @@ Expected<void> check_input_shapes(const OnnxImportOptions& options) {
 
 Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::string_view source,
                                     const OnnxImportOptions& options) noexcept {
+  return import_onnx(bytes, source, options, nullptr);
+}
+
+Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes, std::string_view source,
+                                    const OnnxImportOptions& options,
+                                    std::shared_ptr<const ir::WeightBytes> owner) noexcept {
   onnx_import::ImportProgress progress;
   try {
     const std::string prefix = source.empty() ? std::string() : std::string(source) + ": ";
-    return import_bytes(bytes, source, options, progress, prefix, nullptr);
+    return import_bytes(bytes, source, options, progress, prefix, std::move(owner));
   } catch (...) {
     return std::unexpected(error_from_exception(source, progress));
   }

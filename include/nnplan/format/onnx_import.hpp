@@ -18,6 +18,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace nnplan::format {
 
@@ -83,6 +85,12 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::numeric_limits<int>::ma
 [[nodiscard]] Expected<ImportedModel> import_onnx(std::span<const std::byte> bytes,
                                                   std::string_view source,
                                                   const OnnxImportOptions& options = {}) noexcept;
+// The same, for `bytes` that lie inside what `owner` keeps alive (a mapped file, say): the
+// payloads are views into them where their bytes are aligned and already laid out as the graph
+// wants, and share `owner`; a null owner copies them, as the overload above does.
+[[nodiscard]] Expected<ImportedModel> import_onnx(
+    std::span<const std::byte> bytes, std::string_view source, const OnnxImportOptions& options,
+    std::shared_ptr<const ir::WeightBytes> owner) noexcept;
 
 // Reads and imports an ONNX file; unreadable or oversized files name the path. External data is
 // read from the file's directory unless `options` names another.

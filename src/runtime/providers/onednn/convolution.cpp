@@ -191,10 +191,9 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                   : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
-    state->constants.emplace(DNNL_ARG_WEIGHTS,
-                             constant_memory(w->floats(), w_plain, chosen.weights));
+    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
     if (bias != nullptr) {
-      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->floats(), b_md, b_md));
+      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
     }
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);

@@ -107,10 +107,9 @@ Expected<std::unique_ptr<KernelState>> prepare_linear_with(const PrepareCall& ca
         const dnnl::inner_product_forward::primitive_desc pd(desc, attr, cpu_engine());
         auto state = new_state(call);
         state->primitive = dnnl::inner_product_forward(pd);
-        state->constants.emplace(DNNL_ARG_WEIGHTS,
-                                 constant_memory(w->floats(), w_plain, pd.weights_desc()));
+        state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, pd.weights_desc()));
         if (bias != nullptr) {
-          state->constants.emplace(DNNL_ARG_BIAS, constant_memory(bias->floats(), b_md, b_md));
+          state->constants.emplace(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
         }
         state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = src_md},
                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst_md}};

@@ -18,7 +18,7 @@ constexpr double kLayerNormDefaultEpsilon = 1e-5;
 
 dnnl::memory vector_memory(const ir::WeightTensor& t) {
   const auto md = row_major_desc({static_cast<dnnl::memory::dim>(t.floats().size())});
-  return constant_memory(t.floats(), md, md);
+  return constant_memory(t, md, md);
 }
 
 // Whether the channel axis is axis 1 of a tensor of rank 3 or more, where a channels-last value

@@ -120,16 +120,22 @@ std::unique_ptr<PrimitiveState> reorder_state(const PrepareCall& call,
   return state;
 }
 
-dnnl::memory constant_memory(std::span<const float> data, const dnnl::memory::desc& plain,
+dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory::desc& plain,
                              const dnnl::memory::desc& target) {
-  dnnl::memory src(plain, cpu_engine());
-  if (!data.empty()) {
-    std::memcpy(src.get_data_handle(), data.data(), data.size() * sizeof(float));
-  }
-  if (target == plain) return src;
+  const std::span<const float> data = weight.floats();
   dnnl::memory dst(target, cpu_engine());
-  dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
-  cpu_stream().wait();
+  if (!data.empty()) {
+    if (target == plain) {
+      std::memcpy(dst.get_data_handle(), data.data(), data.size() * sizeof(float));
+    } else {
+      // The reorder reads the weight's own bytes (a view into a mapped file, say): no staging
+      // copy. oneDNN takes a non-const handle; a reorder never writes its source.
+      dnnl::memory src(plain, cpu_engine(), const_cast<float*>(data.data()));
+      dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
+      cpu_stream().wait();
+    }
+  }
+  weight.release();
   return dst;
 }
 

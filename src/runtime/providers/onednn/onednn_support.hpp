@@ -125,9 +125,11 @@ void fill_state(PrimitiveState& state, const PrepareCall& call);
                                                             const dnnl::memory::desc& from,
                                                             const dnnl::memory::desc& to);
 
-// `data` copied into a new memory of `desc` (plain), or reordered into `target` when that layout
-// differs: the weights a primitive keeps in its preferred layout.
-[[nodiscard]] dnnl::memory constant_memory(std::span<const float> data,
+// `weight` (laid out as `plain`) copied into a new memory of layout `target` (a reorder when it
+// differs from `plain`): the weights a primitive keeps in its preferred layout. The primitive
+// never reads `weight` again, so its bytes are released (ir::WeightTensor::release: a mapped
+// file's pages go back to the system) and the weight is held once, packed.
+[[nodiscard]] dnnl::memory constant_memory(const ir::WeightTensor& weight,
                                            const dnnl::memory::desc& plain,
                                            const dnnl::memory::desc& target);
 

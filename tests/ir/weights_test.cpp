@@ -1,0 +1,158 @@
+// ir::WeightTensor and ir::WeightStore (ir/weights.hpp): typed views over bytes an owner keeps
+// alive, the copy a misaligned view makes, the release hint reaching the owner, element-wise
+// equality, and lookups in the store.
+#include "nnplan/ir/weights.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace nnplan::ir {
+namespace {
+
+// Bytes a test owns, recording every range it is told to release.
+class RecordingBytes final : public WeightBytes {
+ public:
+  explicit RecordingBytes(std::size_t n) : bytes_(n) {}
+  void release(std::span<const std::byte> range) const noexcept override {
+    released.push_back(range);
+  }
+  [[nodiscard]] std::byte* data() { return bytes_.data(); }
+  [[nodiscard]] std::span<const std::byte> all() const { return bytes_; }
+
+  mutable std::vector<std::span<const std::byte>> released;
+
+ private:
+  // std::vector<std::byte> from operator new: aligned to 16, enough for every dtype.
+  std::vector<std::byte> bytes_;
+};
+
+Shape dims(std::initializer_list<Dim> d) {
+  Shape s;
+  for (const Dim x : d)
+    s.dims.push_back(x);
+  return s;
+}
+
+TEST(WeightTensor, AViewReadsTheOwnersBytesInPlace) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const float values[] = {1.5F, -2.0F, 3.25F};
+  std::memcpy(owner->data() + 16, values, sizeof values);
+  const WeightTensor t =
+      WeightTensor::view(dims({3}), DType::float32, owner->data() + 16, 3, owner);
+  EXPECT_EQ(t.shape(), dims({3}));
+  EXPECT_EQ(t.dtype(), DType::float32);
+  EXPECT_EQ(t.size(), 3U);
+  EXPECT_EQ(t.bytes().size(), 12U);
+  EXPECT_EQ(static_cast<const void*>(t.floats().data()), owner->data() + 16);
+  EXPECT_TRUE(t.views_into(owner->all()));
+  EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{1.5F, -2.0F, 3.25F}));
+  // Other dtypes' views are empty, not reinterpreted.
+  EXPECT_TRUE(t.ints().empty());
+  EXPECT_TRUE(t.values<std::uint8_t>().empty());
+}
+
+TEST(WeightTensor, AMisalignedViewIsCopiedIntoItsOwnBuffer) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const std::int64_t values[] = {-7, 1LL << 40};
+  std::memcpy(owner->data() + 4, values, sizeof values);
+  const WeightTensor t = WeightTensor::view(dims({2}), DType::int64, owner->data() + 4, 2, owner);
+  EXPECT_FALSE(t.views_into(owner->all()));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.ints().data()) % alignof(std::int64_t), 0U);
+  EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7, 1LL << 40}));
+  // The copy is the tensor's own: changing the source afterwards changes nothing.
+  std::memset(owner->data(), 0, 64);
+  EXPECT_EQ(t.ints()[1], 1LL << 40);
+}
+
+TEST(WeightTensor, ReleaseTellsTheOwnerTheTensorsExactRange) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const WeightTensor t =
+      WeightTensor::view(dims({2, 2}), DType::float32, owner->data() + 32, 4, owner);
+  t.release();
+  ASSERT_EQ(owner->released.size(), 1U);
+  EXPECT_EQ(owner->released[0].data(), owner->data() + 32);
+  EXPECT_EQ(owner->released[0].size(), 16U);
+  // An empty tensor releases nothing; a default one has no owner to tell.
+  WeightTensor::view(dims({0}), DType::float32, owner->data(), 0, owner).release();
+  WeightTensor{}.release();
+  EXPECT_EQ(owner->released.size(), 1U);
+}
+
+TEST(WeightTensor, AdoptTakesTheVectorWithoutCopying) {
+  std::vector<float> values(1000, 0.5F);
+  const float* before = values.data();
+  const WeightTensor t = WeightTensor::adopt(dims({10, 100}), std::move(values));
+  EXPECT_EQ(t.floats().data(), before);
+  EXPECT_EQ(t.size(), 1000U);
+  const WeightTensor b = WeightTensor::adopt(dims({3}), std::vector<std::uint8_t>{1, 0, 1});
+  EXPECT_EQ(b.dtype(), DType::boolean);
+  EXPECT_EQ(b.to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{1, 0, 1}));
+}
+
+TEST(WeightTensor, CopiesShareTheBytesAndOutliveTheOriginal) {
+  const float* data = nullptr;
+  WeightTensor copy;
+  {
+    const WeightTensor t = WeightTensor::of_floats(dims({2}), std::vector<float>{4.0F, 5.0F});
+    data = t.floats().data();
+    copy = t;
+  }
+  EXPECT_EQ(copy.floats().data(), data);
+  EXPECT_EQ(copy.to_vector<float>(), (std::vector<float>{4.0F, 5.0F}));
+}
+
+TEST(WeightTensor, ZerosIsFilledForEveryDtype) {
+  EXPECT_EQ(WeightTensor::zeros(dims({2, 3}), DType::float32).to_vector<float>(),
+            std::vector<float>(6, 0.0F));
+  EXPECT_EQ(WeightTensor::zeros(dims({4}), DType::int64).to_vector<std::int64_t>(),
+            std::vector<std::int64_t>(4, 0));
+  EXPECT_EQ(WeightTensor::zeros(dims({5}), DType::boolean).bytes().size(), 5U);
+  EXPECT_EQ(WeightTensor::zeros(dims({}), DType::float32).size(), 1U);
+}
+
+TEST(WeightTensor, EqualityComparesShapeDtypeAndElements) {
+  const auto a = WeightTensor::of_floats(dims({2}), std::vector<float>{0.0F, 1.0F});
+  EXPECT_EQ(a, WeightTensor::of_floats(dims({2}), std::vector<float>{-0.0F, 1.0F}));
+  EXPECT_NE(a, WeightTensor::of_floats(dims({1, 2}), std::vector<float>{0.0F, 1.0F}));
+  EXPECT_NE(a, WeightTensor::of_floats(dims({2}), std::vector<float>{0.0F, 2.0F}));
+  EXPECT_NE(a, WeightTensor::of_ints(dims({2}), std::vector<std::int64_t>{0, 1}));
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto n = WeightTensor::of_floats(dims({1}), std::vector<float>{nan});
+  EXPECT_NE(n, n);
+  EXPECT_EQ(WeightTensor::of_ints(dims({2}), std::vector<std::int64_t>{3, 4}),
+            WeightTensor::of_ints(dims({2}), std::vector<std::int64_t>{3, 4}));
+}
+
+TEST(WeightStore, FindsTensorsAndAttributesByNodeAndName) {
+  WeightStore store;
+  store.tensors[{3, "weight"}] = WeightTensor::of_floats(dims({1}), std::vector<float>{2.0F});
+  store.attributes[{3, "epsilon"}] = 1e-5;
+  ASSERT_NE(store.find_tensor(3, "weight"), nullptr);
+  EXPECT_EQ(store.find_tensor(3, "weight")->floats()[0], 2.0F);
+  EXPECT_EQ(store.find_tensor(3, "bias"), nullptr);
+  EXPECT_EQ(store.find_tensor(4, "weight"), nullptr);
+  EXPECT_EQ(store.find_attribute(3, "epsilon"), 1e-5);
+  EXPECT_EQ(store.find_attribute(3, "weight"), std::nullopt);
+}
+
+TEST(DType, SpellingsAndWidthsRoundTrip) {
+  for (const DType d : {DType::float32, DType::int64, DType::boolean}) {
+    EXPECT_EQ(parse_dtype(to_string(d)), d);
+  }
+  EXPECT_EQ(to_string(DType::boolean), "bool");
+  EXPECT_EQ(size_of(DType::float32), 4U);
+  EXPECT_EQ(size_of(DType::int64), 8U);
+  EXPECT_EQ(size_of(DType::boolean), 1U);
+  EXPECT_EQ(parse_dtype("float64"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace nnplan::ir

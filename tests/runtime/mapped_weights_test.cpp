@@ -1,0 +1,305 @@
+// Weights mapped, not copied (ir/weights.hpp, format/bounded_file.hpp): the weights a compiled
+// command reads lie in the pages this process mapped from the file they came from (an ONNX model,
+// a payload file, an ONNX external data file), as /proc/self/maps names them; a plan and its
+// command buffer outlive every object their weights were loaded from (the loaded graph, and the
+// file itself, unlinked), which the AddressSanitizer build checks; and a oneDNN command that
+// packs a weight at compile time tells the weight's owner it no longer reads the source.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../format/onnx/onnx_test_models.hpp"
+#include "nnplan/format/graph_file.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "runtime_test_support.hpp"
+
+namespace nnplan::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+using format::onnx_test::attr_ints;
+using format::onnx_test::iota;
+using format::onnx_test::Model;
+using testing::compiled;
+using testing::planned;
+using testing::seeded_tensor;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("nnplan_mapped_" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void write_file(const fs::path& path, const void* data, std::size_t size) {
+  std::ofstream(path, std::ios::binary)
+      .write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+// Whether [p, p + size) lies inside one mapping of `file` in this process (/proc/self/maps:
+// "start-end perms offset dev inode path").
+bool in_mapping_of(const void* p, std::size_t size, const fs::path& file) {
+  const std::string want = fs::canonical(file).string();
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  while (std::getline(maps, line)) {
+    std::istringstream fields(line);
+    std::string range;
+    std::string perms;
+    std::string offset;
+    std::string dev;
+    std::string inode;
+    std::string path;
+    fields >> range >> perms >> offset >> dev >> inode;
+    std::getline(fields >> std::ws, path);
+    if (path != want) continue;
+    const std::size_t dash = range.find('-');
+    const std::uintptr_t start = std::stoull(range.substr(0, dash), nullptr, 16);
+    const std::uintptr_t end = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (at >= start && at + size <= end) return true;
+  }
+  return false;
+}
+
+// Every weight the buffer's commands read, in command order.
+std::vector<const ir::WeightTensor*> weights_of(const CommandBuffer& buffer) {
+  std::vector<const ir::WeightTensor*> out;
+  for (const Command& c : buffer.commands()) {
+    for (const WeightRef& w : c.weights) {
+      if (w.tensor != nullptr) out.push_back(w.tensor);
+    }
+  }
+  return out;
+}
+
+// Conv [1,2,5,5] -> [1,3,3,3] with a weight of 3*2*3*3 and a bias of 3, then Relu.
+Model conv_model(const std::string& weight_name, const std::string& bias_name = "b") {
+  Model m;
+  m.input("x", {1, 2, 5, 5}).output("y");
+  m.init(weight_name, {3, 2, 3, 3}, iota(54, -20.0F)).init(bias_name, {3}, {0.5F, -1.0F, 2.0F});
+  attr_ints(m.node("Conv", {"x", weight_name, bias_name}, {"c"}, "conv"), "kernel_shape", {3, 3});
+  m.node("Relu", {"c"}, {"y"}, "relu");
+  return m;
+}
+
+// Where `values`' bytes start in `bytes` (npos when absent).
+std::size_t offset_of(const std::vector<std::byte>& bytes, const std::vector<float>& values) {
+  const std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return text.find(std::string(reinterpret_cast<const char*>(values.data()), values.size() * 4));
+}
+
+// The model's bytes, with the initializers' names padded until each raw_data starts at a multiple
+// of 4: a float32 view needs aligned bytes, and protobuf places fields wherever they fall.
+std::vector<std::byte> aligned_conv_model_bytes() {
+  for (std::string w = "w"; w.size() < 8; w += "_") {
+    for (std::string b = "b"; b.size() < 8; b += "_") {
+      std::vector<std::byte> bytes = conv_model(w, b).bytes();
+      if (offset_of(bytes, iota(54, -20.0F)) % 4 == 0 &&
+          offset_of(bytes, {0.5F, -1.0F, 2.0F}) % 4 == 0) {
+        return bytes;
+      }
+    }
+  }
+  ADD_FAILURE() << "no padding aligns both initializers";
+  return {};
+}
+
+struct Run {
+  std::vector<Tensor> outputs;
+  std::vector<const ir::WeightTensor*> weights;
+};
+
+Tensor input_for(const CommandBuffer& buffer) {
+  return seeded_tensor(*buffer.inputs()[0].shape, 11);
+}
+
+TEST(MappedWeights, AnOnnxModelsRawDataIsReadInPlace) {
+  const fs::path dir = fresh_dir("onnx");
+  const std::vector<std::byte> bytes = aligned_conv_model_bytes();
+  write_file(dir / "conv.onnx", bytes.data(), bytes.size());
+  auto loaded = testing::load((dir / "conv.onnx").string());
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                                 loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  const auto weights = weights_of(*buffer);
+  ASSERT_EQ(weights.size(), 2U);  // the conv's weight and bias
+  for (const ir::WeightTensor* w : weights) {
+    EXPECT_TRUE(in_mapping_of(w->bytes().data(), w->bytes().size(), dir / "conv.onnx"))
+        << ir::to_string(w->shape());
+  }
+  EXPECT_EQ(weights[0]->to_vector<float>(), iota(54, -20.0F));
+}
+
+TEST(MappedWeights, AMisalignedOnnxTensorIsCopiedAndReadsTheSame) {
+  const fs::path dir = fresh_dir("misaligned");
+  const std::vector<float> weight = iota(54, -20.0F);
+  // Some padding of the weight's name moves its raw_data off a multiple of 4.
+  std::vector<std::byte> bytes;
+  for (std::string name = "w"; bytes.empty() || offset_of(bytes, weight) % 4 == 0; name += "_")
+    bytes = conv_model(name).bytes();
+  write_file(dir / "conv.onnx", bytes.data(), bytes.size());
+  auto loaded = testing::load((dir / "conv.onnx").string());
+  ASSERT_TRUE(loaded.has_value());
+  const ir::WeightTensor* w = loaded->payloads->find_tensor(1, "weight");
+  ASSERT_NE(w, nullptr);
+  EXPECT_FALSE(in_mapping_of(w->bytes().data(), w->bytes().size(), dir / "conv.onnx"));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(w->floats().data()) % 4, 0U);
+  EXPECT_EQ(w->to_vector<float>(), weight);
+}
+
+TEST(MappedWeights, APayloadFilesTensorsAreReadInPlace) {
+  const fs::path dir = fresh_dir("payloads");
+  fs::copy_file(testing::example_path("mlp.json"), dir / "mlp.json");
+  fs::copy_file(testing::example_path("mlp.payloads"), dir / "mlp.payloads");
+  auto loaded = testing::load((dir / "mlp.json").string());
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                                 loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  const auto weights = weights_of(*buffer);
+  ASSERT_FALSE(weights.empty());
+  for (const ir::WeightTensor* w : weights) {
+    EXPECT_TRUE(in_mapping_of(w->bytes().data(), w->bytes().size(), dir / "mlp.payloads"))
+        << ir::to_string(w->shape());
+  }
+}
+
+TEST(MappedWeights, ExternalDataIsReadInPlace) {
+  const fs::path dir = fresh_dir("external");
+  Model m = conv_model("w");
+  onnx::TensorProto& t = *m.g().mutable_initializer(0);
+  const std::vector<float> weight = iota(54, -20.0F);
+  t.clear_raw_data();
+  t.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
+  auto* location = t.add_external_data();
+  location->set_key("location");
+  location->set_value("conv.bin");
+  write_file(dir / "conv.bin", weight.data(), weight.size() * 4);
+  const std::vector<std::byte> bytes = m.bytes();
+  write_file(dir / "conv.onnx", bytes.data(), bytes.size());
+  auto loaded = testing::load((dir / "conv.onnx").string());
+  ASSERT_TRUE(loaded.has_value());
+  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                                 loaded->graph, loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  const auto weights = weights_of(*buffer);
+  ASSERT_EQ(weights.size(), 2U);
+  EXPECT_TRUE(
+      in_mapping_of(weights[0]->bytes().data(), weights[0]->bytes().size(), dir / "conv.bin"));
+  EXPECT_EQ(weights[0]->to_vector<float>(), weight);
+}
+
+// What a run of `file` gives when the loaded graph is dropped and the file unlinked after
+// compiling (and, for comparison, before).
+void expect_buffer_outlives_its_sources(const fs::path& file, const std::vector<fs::path>& beside,
+                                        backend::MaintainedProfile profile) {
+  std::optional<CommandBuffer> buffer;
+  std::vector<Tensor> want;
+  Tensor input;
+  {
+    auto loaded = testing::load(file.string());
+    ASSERT_TRUE(loaded.has_value());
+    auto model = planned(backend::make_profile(profile), loaded->graph, loaded->payloads);
+    ASSERT_NE(model, nullptr);
+    buffer = compiled(model);
+    ASSERT_TRUE(buffer.has_value());
+    auto first = compiled(model);
+    ASSERT_TRUE(first.has_value());
+    input = input_for(*first);
+    Executor exec(std::move(*first));
+    auto out = exec.run(std::vector<NamedTensor>{{exec.buffer().inputs()[0].name, input}});
+    ASSERT_TRUE(out.has_value()) << render(out.error());
+    want = std::move(*out);
+  }
+  fs::remove(file);
+  for (const fs::path& p : beside)
+    fs::remove(p);
+  Executor exec(std::move(*buffer));
+  auto got = exec.run(std::vector<NamedTensor>{{exec.buffer().inputs()[0].name, input}});
+  ASSERT_TRUE(got.has_value()) << render(got.error());
+  EXPECT_EQ(*got, want);
+}
+
+TEST(MappedWeights, ABufferOutlivesTheLoadedGraphAndItsFiles) {
+  const fs::path dir = fresh_dir("lifetime");
+  const std::vector<std::byte> bytes = aligned_conv_model_bytes();
+  write_file(dir / "conv.onnx", bytes.data(), bytes.size());
+  expect_buffer_outlives_its_sources(dir / "conv.onnx", {},
+                                     backend::MaintainedProfile::checked_cpu);
+  fs::copy_file(testing::example_path("cnn.json"), dir / "cnn.json");
+  fs::copy_file(testing::example_path("cnn.payloads"), dir / "cnn.payloads");
+  expect_buffer_outlives_its_sources(dir / "cnn.json", {dir / "cnn.payloads"},
+                                     backend::MaintainedProfile::checked_cpu);
+#ifdef NNPLAN_HAVE_ONEDNN
+  write_file(dir / "conv.onnx", bytes.data(), bytes.size());
+  expect_buffer_outlives_its_sources(dir / "conv.onnx", {}, backend::MaintainedProfile::fast_cpu);
+#endif
+}
+
+#ifdef NNPLAN_HAVE_ONEDNN
+// Bytes recording the ranges their weights release.
+class RecordingBytes final : public ir::WeightBytes {
+ public:
+  explicit RecordingBytes(std::vector<float> values) : values_(std::move(values)) {}
+  void release(std::span<const std::byte> range) const noexcept override {
+    released.push_back(range);
+  }
+  [[nodiscard]] const std::byte* data() const {
+    return reinterpret_cast<const std::byte*>(values_.data());
+  }
+
+  mutable std::vector<std::span<const std::byte>> released;
+
+ private:
+  std::vector<float> values_;
+};
+
+TEST(MappedWeights, OnednnReleasesAWeightOnceItHoldsItsPackedCopy) {
+  auto loaded = testing::load(testing::example_path("cnn.json"));
+  ASSERT_TRUE(loaded.has_value());
+  // The same weights, each a view into bytes that record what is released.
+  auto store = std::make_shared<ir::WeightStore>(*loaded->payloads);
+  std::vector<std::shared_ptr<const RecordingBytes>> owners;
+  for (auto& [key, tensor] : store->tensors) {
+    auto owner = std::make_shared<const RecordingBytes>(tensor.to_vector<float>());
+    tensor =
+        ir::WeightTensor::view(tensor.shape(), tensor.dtype(), owner->data(), tensor.size(), owner);
+    owners.push_back(owner);
+  }
+  auto model =
+      planned(backend::make_profile(backend::MaintainedProfile::fast_cpu), loaded->graph, store);
+  ASSERT_NE(model, nullptr);
+  auto buffer = compiled(model);
+  ASSERT_TRUE(buffer.has_value());
+  std::size_t conv_weights = 0;
+  for (const Command& c : buffer->commands()) {
+    if (c.node->kind != ir::OpKind::conv) continue;
+    for (const WeightRef& w : c.weights) {
+      if (w.tensor == nullptr || w.name != "weight") continue;
+      ++conv_weights;
+      const auto own = w.tensor->bytes();
+      bool released = false;
+      for (const auto& owner : owners) {
+        for (const auto& r : owner->released)
+          released = released || (r.data() == own.data() && r.size() == own.size());
+      }
+      EXPECT_TRUE(released) << "node " << c.node->id;
+    }
+  }
+  EXPECT_GT(conv_weights, 0U);
+}
+#endif
+
+}  // namespace
+}  // namespace nnplan::runtime
