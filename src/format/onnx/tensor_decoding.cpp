@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "message_format.hpp"
 #include "nnplan/format/limits.hpp"
@@ -122,6 +123,7 @@ std::vector<float> transposed_floats(const ConstTensor& c, ir::Dim rows, ir::Dim
       out[j * rows + i] = v;
     }
   }
+  if (raw && c.raw_owner != nullptr) c.raw_owner->release(std::as_bytes(std::span(c.raw_floats)));
   return out;
 }
 

@@ -82,7 +82,9 @@ struct TensorProblem {
 const std::vector<float>& floats_of(ConstTensor& c);
 
 // The float data of `c` (a `rows` x `cols` matrix) transposed, read from its undecoded bytes
-// where it has not been decoded, so that the transposed copy is the only one made.
+// where it has not been decoded, so that the transposed copy is the only one made. The undecoded
+// bytes are then released to their owner (ir::WeightBytes::release: a mapped model file's pages
+// go back to the system, and are read from the file again should anything read them later).
 [[nodiscard]] std::vector<float> transposed_floats(const ConstTensor& c, ir::Dim rows,
                                                    ir::Dim cols);
 
