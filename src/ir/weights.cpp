@@ -91,6 +91,8 @@ WeightTensor WeightTensor::view(Shape shape, DType dtype, const std::byte* data,
   }
   auto copy = std::make_shared<OwnedBytes>(count * width);
   if (count != 0) std::memcpy(copy->data(), data, count * width);
+  // The tensor reads its copy from now on: the source's pages may go (WeightBytes::release).
+  if (owner != nullptr && count != 0) owner->release({data, count * width});
   t.data_ = copy->data();
   t.owner_ = std::move(copy);
   return t;

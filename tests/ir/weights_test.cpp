@@ -67,6 +67,10 @@ TEST(WeightTensor, AMisalignedViewIsCopiedIntoItsOwnBuffer) {
   EXPECT_FALSE(t.views_into(owner->all()));
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.ints().data()) % alignof(std::int64_t), 0U);
   EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7, 1LL << 40}));
+  // The source range is released: the tensor reads only its copy.
+  ASSERT_EQ(owner->released.size(), 1U);
+  EXPECT_EQ(owner->released[0].data(), owner->data() + 4);
+  EXPECT_EQ(owner->released[0].size(), 16U);
   // The copy is the tensor's own: changing the source afterwards changes nothing.
   std::memset(owner->data(), 0, 64);
   EXPECT_EQ(t.ints()[1], 1LL << 40);

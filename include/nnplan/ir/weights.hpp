@@ -67,7 +67,8 @@ class WeightTensor {
   // An owned tensor of `shape` and `dtype`, filled with zeros.
   [[nodiscard]] static WeightTensor zeros(Shape shape, DType dtype);
   // A view of `count` elements of `dtype` at `data`, inside bytes `owner` keeps alive. When
-  // `data` is not aligned to the element width the bytes are copied into an owned buffer.
+  // `data` is not aligned to the element width the bytes are copied into an owned buffer, and
+  // the source range is released to `owner` (WeightBytes::release).
   [[nodiscard]] static WeightTensor view(Shape shape, DType dtype, const std::byte* data,
                                          std::size_t count,
                                          std::shared_ptr<const WeightBytes> owner);
