@@ -33,12 +33,12 @@
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/evidence.hpp"
-#include "nnplan/runtime/evidence_json.hpp"
+#include "nnplan/format/evidence_json.hpp"
 #include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/probe.hpp"
-#include "nnplan/runtime/probe_json.hpp"
+#include "nnplan/format/probe_json.hpp"
 #include "nnplan/runtime/refusal.hpp"
-#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/format/trace_json.hpp"
 
 namespace py = pybind11;
 using namespace nnplan;
@@ -242,12 +242,12 @@ class NativePlan {
       }
     }
     if (trace) {
-      const runtime::TraceMetadata meta{
+      const format::TraceMetadata meta{
           .graph_path = graph_.path, .graph_digest = graph_.digest, .onnx = graph_.onnx()};
       const std::vector<std::filesystem::path> reads = {graph_.path,
                                                         format::payload_path_for(graph_.path)};
       take(format::write_file_atomically(
-               *trace, runtime::chrome_trace_json(executor.buffer(), events, meta), reads),
+               *trace, format::chrome_trace_json(executor.buffer(), events, meta), reads),
            "in trace=");
     }
     py::dict result;
@@ -462,7 +462,7 @@ py::dict verify(const std::string& model, const std::string& artifact_path, cons
 std::string probe(const py::dict& config) {
   const BackendProfile profile = resolve_profile(config);
   const runtime::HostProbe host = runtime::probe_host();
-  return runtime::probe_json(host, runtime::check_target(host, profile.target));
+  return format::probe_json(host, runtime::check_target(host, profile.target));
 }
 
 std::string capsules(const py::dict& config, bool evidence) {
@@ -477,7 +477,7 @@ std::string capsules(const py::dict& config, bool evidence) {
     for (runtime::EvidenceItem& item : runtime::resolve_evidence(*profile.registry, handlers)) {
       if (filter.keeps(profile.registry->capsule(item.capsule))) items.push_back(std::move(item));
     }
-    return runtime::evidence_json(profile.name, filter, *profile.registry, handlers, items);
+    return format::evidence_json(profile.name, filter, *profile.registry, handlers, items);
   }
   return format::capsule_listing_json(profile.name, filter, profile.registry->modules());
 }

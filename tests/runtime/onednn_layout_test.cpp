@@ -15,7 +15,7 @@
 
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/runtime/executor.hpp"
-#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/format/trace_json.hpp"
 #include "onednn/onednn_test_support.hpp"
 #include "onednn_graph_builders.hpp"
 #include "oracle.hpp"
@@ -25,6 +25,7 @@ namespace nnplan::runtime {
 namespace {
 
 using backend::MaintainedProfile;
+using format::chrome_trace_json;
 using ir::OpKind;
 using testing::conv;
 using testing::onednn_built;

@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-#include "nnplan/runtime/probe_json.hpp"
+#include "nnplan/format/probe_json.hpp"
 
 namespace nnplan::runtime {
 namespace {
@@ -257,7 +257,7 @@ TEST(ProbeTarget, UnknownPlatformMatchesAnyAndAnotherDoesNot) {
 TEST(ProbeJson, FieldsAndTypes) {
   const HostProbe probe = probe_without_driver();
   const auto doc =
-      nlohmann::json::parse(probe_json(probe, check_target(probe, backend::Target::linux_cuda())));
+      nlohmann::json::parse(format::probe_json(probe, check_target(probe, backend::Target::linux_cuda())));
   EXPECT_EQ(doc["format"], "nnplan.probe.v1");
   EXPECT_TRUE(doc["platform"]["found"].get<bool>());
   EXPECT_TRUE(doc["platform"]["os"].is_string());

@@ -1,8 +1,8 @@
-// chrome_trace_json (runtime/trace_json.hpp), parsed back: metadata events, one complete event per
+// chrome_trace_json (format/trace_json.hpp), parsed back: metadata events, one complete event per
 // command run with its capsule, handler, provider, device, op, kind, group, node ids and node
 // names (ONNX node names for an ONNX model), and otherData naming the format, profile and graph
 // digest.
-#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/format/trace_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +17,7 @@
 namespace nnplan::runtime {
 namespace {
 
+using format::chrome_trace_json;
 using nlohmann::json;
 using testing::compiled;
 using testing::example_path;
@@ -202,6 +203,7 @@ TEST(TraceJson, OnnxTraceCarriesOnnxNodeNames) {
 namespace nnplan::runtime {
 namespace {
 
+using format::chrome_trace_json;
 using nlohmann::json;
 using testing::example_path;
 

@@ -7,7 +7,7 @@
 #include "cli.hpp"
 #include "nnplan/format/listing_json.hpp"
 #include "nnplan/format/registry_file.hpp"
-#include "nnplan/runtime/evidence_json.hpp"
+#include "nnplan/format/evidence_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -50,7 +50,7 @@ void print_evidence(const BackendProfile& profile, const format::CapsuleFilter& 
     if (filter.keeps(registry.capsule(item.capsule))) items.push_back(std::move(item));
   }
   if (json) {
-    fmt::print("{}", runtime::evidence_json(profile.name, filter, registry, handlers, items));
+    fmt::print("{}", format::evidence_json(profile.name, filter, registry, handlers, items));
     return;
   }
   std::size_t capsules = 0;

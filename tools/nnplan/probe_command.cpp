@@ -6,7 +6,7 @@
 
 #include "cli.hpp"
 #include "nnplan/runtime/probe.hpp"
-#include "nnplan/runtime/probe_json.hpp"
+#include "nnplan/format/probe_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -132,7 +132,7 @@ void add_probe_command(CLI::App& app, int& exit_code) {
     const HostProbe probe = probe_host();
     const TargetCheck check = check_target(probe, profile->target);
     if (*json) {
-      fmt::print("{}", probe_json(probe, check));
+      fmt::print("{}", nnplan::format::probe_json(probe, check));
     } else {
       print_parts(probe);
       print_findings(probe);

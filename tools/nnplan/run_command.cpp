@@ -22,7 +22,7 @@
 #include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
-#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/format/trace_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -419,9 +419,9 @@ void add_run_command(CLI::App& app, int& exit_code) {
                  sorted.front(), median, sorted.back());
     }
     if (flags->trace) {
-      const runtime::TraceMetadata meta{
+      const format::TraceMetadata meta{
           .graph_path = planned->graph.path, .graph_digest = planned->graph.digest, .onnx = onnx};
-      const std::string doc = runtime::chrome_trace_json(executor.buffer(), trace, meta);
+      const std::string doc = format::chrome_trace_json(executor.buffer(), trace, meta);
       if (!write_output_file(*flags->trace, doc, reads)) {
         exit_code = kExitBadInput;
         return;

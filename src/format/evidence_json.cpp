@@ -1,13 +1,19 @@
-#include "nnplan/runtime/evidence_json.hpp"
+#include "nnplan/format/evidence_json.hpp"
 
 #include <optional>
 
-#include "format/json_common.hpp"
+#include "json_common.hpp"
 
-namespace nnplan::runtime {
+namespace nnplan::format {
 
-using format::detail::Json;
-using format::detail::str;
+using detail::Json;
+using detail::str;
+using runtime::EvidenceItem;
+using runtime::HandlerDefinition;
+using runtime::HandlerRegistry;
+using runtime::is_builtin_capsule;
+using runtime::kEvidenceStatusCount;
+using runtime::kEvidenceStatusNames;
 
 namespace {
 
@@ -68,4 +74,4 @@ std::string evidence_json(std::string_view profile, const format::CapsuleFilter&
                                    {"summary", std::move(summary)}});
 }
 
-}  // namespace nnplan::runtime
+}  // namespace nnplan::format

@@ -1,8 +1,11 @@
-#include "nnplan/runtime/trace_json.hpp"
+#include "nnplan/format/trace_json.hpp"
 
 #include <nlohmann/json.hpp>
 
-namespace nnplan::runtime {
+namespace nnplan::format {
+
+// The command buffer's and trace's types, all of them written here.
+using namespace runtime;  // NOLINT(google-build-using-namespace)
 
 std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace& trace,
                               const TraceMetadata& metadata) {
@@ -113,4 +116,4 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
   return doc.dump(1) + "\n";
 }
 
-}  // namespace nnplan::runtime
+}  // namespace nnplan::format

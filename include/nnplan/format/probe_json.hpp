@@ -1,7 +1,6 @@
 // The `nnplan.probe.v1` document of `nnplan probe --json`: a HostProbe (probe.hpp) and a target's
-// declaration checked against it. It lives in the runtime layer because the format layer cannot
-// see the probe; it is written with the format layer's JSON helpers, in a fixed key order, and
-// docs/formats.md lists every field.
+// declaration checked against it (runtime/probe.hpp, the layer below), written in a fixed key
+// order; docs/formats.md lists every field.
 #pragma once
 
 #include <string>
@@ -9,12 +8,13 @@
 
 #include "nnplan/runtime/probe.hpp"
 
-namespace nnplan::runtime {
+namespace nnplan::format {
 
 inline constexpr std::string_view kProbeFormat = "nnplan.probe.v1";
 
 // The probe and `check` (check_target of the same probe) as an nnplan.probe.v1 document, with a
 // trailing newline.
-[[nodiscard]] std::string probe_json(const HostProbe& probe, const TargetCheck& check);
+[[nodiscard]] std::string probe_json(const runtime::HostProbe& probe,
+                                     const runtime::TargetCheck& check);
 
-}  // namespace nnplan::runtime
+}  // namespace nnplan::format

@@ -1,11 +1,13 @@
-#include "nnplan/runtime/probe_json.hpp"
+#include "nnplan/format/probe_json.hpp"
 
-#include "format/json_common.hpp"
+#include "json_common.hpp"
 
-namespace nnplan::runtime {
+namespace nnplan::format {
 
-using format::detail::Json;
-using format::detail::str;
+using detail::Json;
+using detail::str;
+// The probe's types, all of them written here.
+using namespace runtime;  // NOLINT(google-build-using-namespace)
 
 namespace {
 
@@ -130,4 +132,4 @@ std::string probe_json(const HostProbe& probe, const TargetCheck& check) {
            {"target", target_json(check)}});
 }
 
-}  // namespace nnplan::runtime
+}  // namespace nnplan::format

@@ -11,7 +11,7 @@
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/executor.hpp"
 
-namespace nnplan::runtime {
+namespace nnplan::format {
 
 inline constexpr std::string_view kTraceFormat = "nnplan.trace.v1";
 
@@ -21,8 +21,8 @@ struct TraceMetadata {
   bool onnx = false;                        // node names are ONNX node names
 };
 
-[[nodiscard]] std::string chrome_trace_json(const CommandBuffer& buffer,
-                                            const ExecutionTrace& trace,
+[[nodiscard]] std::string chrome_trace_json(const runtime::CommandBuffer& buffer,
+                                            const runtime::ExecutionTrace& trace,
                                             const TraceMetadata& metadata);
 
-}  // namespace nnplan::runtime
+}  // namespace nnplan::format
