@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "nnplan/backend/profile.hpp"
-#include "nnplan/runtime/executor.hpp"
 #include "nnplan/format/trace_json.hpp"
+#include "nnplan/runtime/executor.hpp"
 #include "onednn/onednn_test_support.hpp"
 #include "onednn_graph_builders.hpp"
 #include "oracle.hpp"

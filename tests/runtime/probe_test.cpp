@@ -256,8 +256,8 @@ TEST(ProbeTarget, UnknownPlatformMatchesAnyAndAnotherDoesNot) {
 
 TEST(ProbeJson, FieldsAndTypes) {
   const HostProbe probe = probe_without_driver();
-  const auto doc =
-      nlohmann::json::parse(format::probe_json(probe, check_target(probe, backend::Target::linux_cuda())));
+  const auto doc = nlohmann::json::parse(
+      format::probe_json(probe, check_target(probe, backend::Target::linux_cuda())));
   EXPECT_EQ(doc["format"], "nnplan.probe.v1");
   EXPECT_TRUE(doc["platform"]["found"].get<bool>());
   EXPECT_TRUE(doc["platform"]["os"].is_string());

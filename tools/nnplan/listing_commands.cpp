@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "nnplan/format/evidence_json.hpp"
 #include "nnplan/format/listing_json.hpp"
 #include "nnplan/format/registry_file.hpp"
-#include "nnplan/format/evidence_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {

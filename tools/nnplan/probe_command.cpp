@@ -5,8 +5,8 @@
 #include <string>
 
 #include "cli.hpp"
-#include "nnplan/runtime/probe.hpp"
 #include "nnplan/format/probe_json.hpp"
+#include "nnplan/runtime/probe.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {

@@ -18,11 +18,11 @@
 #include "nnplan/backend/report.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/format/tensor_file.hpp"
+#include "nnplan/format/trace_json.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
-#include "nnplan/format/trace_json.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {

@@ -18,8 +18,7 @@ inline constexpr std::string_view kEvidenceFormat = "nnplan.evidence.v1";
 // `items` (rows of resolve_evidence over `registry`, a capsule's four rows together, only those of
 // the capsules `filter` kept) as an nnplan.evidence.v1 document for profile `profile`, with a
 // trailing newline. `handlers` names each capsule's handler.
-[[nodiscard]] std::string evidence_json(std::string_view profile,
-                                        const CapsuleFilter& filter,
+[[nodiscard]] std::string evidence_json(std::string_view profile, const CapsuleFilter& filter,
                                         const backend::Registry& registry,
                                         const runtime::HandlerRegistry& handlers,
                                         std::span<const runtime::EvidenceItem> items);
