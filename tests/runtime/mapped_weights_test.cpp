@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -114,10 +115,14 @@ std::vector<std::byte> aligned_conv_model_bytes() {
   return {};
 }
 
-struct Run {
-  std::vector<Tensor> outputs;
-  std::vector<const ir::WeightTensor*> weights;
-};
+// `file` loaded with its weights, planned under checked_cpu and compiled; the plan keeps the
+// graph and weights, so the loaded graph goes.
+std::optional<CommandBuffer> checked_buffer_of(const fs::path& file) {
+  auto loaded = testing::load(file.string());
+  if (!loaded) return std::nullopt;
+  return compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
+                          loaded->graph, loaded->payloads));
+}
 
 Tensor input_for(const CommandBuffer& buffer) {
   return seeded_tensor(*buffer.inputs()[0].shape, 11);
@@ -127,10 +132,7 @@ TEST(MappedWeights, AnOnnxModelsRawDataIsReadInPlace) {
   const fs::path dir = fresh_dir("onnx");
   const std::vector<std::byte> bytes = aligned_conv_model_bytes();
   write_file(dir / "conv.onnx", bytes.data(), bytes.size());
-  auto loaded = testing::load((dir / "conv.onnx").string());
-  ASSERT_TRUE(loaded.has_value());
-  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
-                                 loaded->graph, loaded->payloads));
+  auto buffer = checked_buffer_of(dir / "conv.onnx");
   ASSERT_TRUE(buffer.has_value());
   const auto weights = weights_of(*buffer);
   ASSERT_EQ(weights.size(), 2U);  // the conv's weight and bias
@@ -162,10 +164,7 @@ TEST(MappedWeights, APayloadFilesTensorsAreReadInPlace) {
   const fs::path dir = fresh_dir("payloads");
   fs::copy_file(testing::example_path("mlp.json"), dir / "mlp.json");
   fs::copy_file(testing::example_path("mlp.payloads"), dir / "mlp.payloads");
-  auto loaded = testing::load((dir / "mlp.json").string());
-  ASSERT_TRUE(loaded.has_value());
-  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
-                                 loaded->graph, loaded->payloads));
+  auto buffer = checked_buffer_of(dir / "mlp.json");
   ASSERT_TRUE(buffer.has_value());
   const auto weights = weights_of(*buffer);
   ASSERT_FALSE(weights.empty());
@@ -188,10 +187,7 @@ TEST(MappedWeights, ExternalDataIsReadInPlace) {
   write_file(dir / "conv.bin", weight.data(), weight.size() * 4);
   const std::vector<std::byte> bytes = m.bytes();
   write_file(dir / "conv.onnx", bytes.data(), bytes.size());
-  auto loaded = testing::load((dir / "conv.onnx").string());
-  ASSERT_TRUE(loaded.has_value());
-  auto buffer = compiled(planned(backend::make_profile(backend::MaintainedProfile::checked_cpu),
-                                 loaded->graph, loaded->payloads));
+  auto buffer = checked_buffer_of(dir / "conv.onnx");
   ASSERT_TRUE(buffer.has_value());
   const auto weights = weights_of(*buffer);
   ASSERT_EQ(weights.size(), 2U);
