@@ -14,6 +14,16 @@ Error&& Error::with_context(std::string frame) && {
   return std::move(*this);
 }
 
+Error invalid_input_in(std::string_view source, std::string_view message) {
+  std::string full;
+  if (!source.empty()) {
+    full += source;
+    full += ": ";
+  }
+  full += message;
+  return make_error(ErrorKind::invalid_input, escape_controls(full));
+}
+
 Error make_error(ErrorKind kind, std::string message) {
   return Error{.kind = kind, .message = std::move(message)};
 }

@@ -123,4 +123,13 @@ std::string escape_controls(std::string_view text) {
   return out;
 }
 
+std::string shown(std::string_view text) {
+  if (text.size() <= kMaxShownBytes) return std::string(text);
+  // Cut on a UTF-8 boundary so the message stays valid text.
+  std::size_t cut = kMaxShownBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return std::string(text.substr(0, cut)) + "...";
+}
+
 }  // namespace nnplan

@@ -82,6 +82,10 @@ struct Error {
 
 [[nodiscard]] Error make_error(ErrorKind kind, std::string message);
 
+// The invalid_input error "<source>: <message>" (just `message` when `source` is empty), escaped
+// to one line (nnplan/text_escape.hpp): what a reader says about a file or buffer it was given.
+[[nodiscard]] Error invalid_input_in(std::string_view source, std::string_view message);
+
 // Stable spelling of an error kind (`invalid-input`, `not-found`, ...).
 [[nodiscard]] const char* to_string(ErrorKind kind);
 

@@ -16,6 +16,13 @@ namespace nnplan {
 // (including when `text` starts with an ASCII byte or is empty).
 [[nodiscard]] std::size_t utf8_sequence_length(std::string_view text);
 
+// User values quoted in messages are cut to this many bytes, so that one bad field cannot turn a
+// one-line message into a megabyte.
+inline constexpr std::size_t kMaxShownBytes = 64;
+
+// `text` cut to kMaxShownBytes on a UTF-8 boundary, with "..." appended when cut.
+[[nodiscard]] std::string shown(std::string_view text);
+
 // Whether escape_controls(text) differs from `text`.
 [[nodiscard]] bool needs_escaping(std::string_view text);
 

@@ -4,15 +4,6 @@
 
 namespace nnplan::format::detail {
 
-std::string shown(std::string_view text) {
-  if (text.size() <= kMaxShownBytes) return std::string(text);
-  // Cut on a UTF-8 boundary so the message stays valid text.
-  std::size_t cut = kMaxShownBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
 namespace {
 
 // `text` escaped and cut as capped_name() does: the shown part and, when cut, the marker after it.

@@ -11,16 +11,11 @@
 
 namespace nnplan::format::detail {
 
-// User values quoted in messages are cut to this many bytes, so that one bad field cannot turn a
-// one-line message into a megabyte. Every valid spelling is far shorter.
-inline constexpr std::size_t kMaxShownBytes = 64;
-
-// `text` cut to kMaxShownBytes on a UTF-8 boundary, with "..." appended when cut.
-std::string shown(std::string_view text);
-
-// The one escaping helper of every layer (nnplan/text_escape.hpp), under the names the readers
-// use.
+// The one escaping and cutting helpers of every layer (nnplan/text_escape.hpp), under the names
+// the readers use: shown(text) cuts a quoted value to kMaxShownBytes.
 using nnplan::escape_controls;
+using nnplan::kMaxShownBytes;
+using nnplan::shown;
 using nnplan::utf8_sequence_length;
 
 // Names a file chose (ONNX node, tensor and operator names), which may be megabytes long or hold

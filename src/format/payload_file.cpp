@@ -99,16 +99,6 @@ std::string key_text(const ir::WeightKey& key) {
   return "node " + std::to_string(key.node_id) + " '" + shown(key.name) + "'";
 }
 
-Error invalid(std::string_view source, std::string message) {
-  std::string full;
-  if (!source.empty()) {
-    full += source;
-    full += ": ";
-  }
-  full += message;
-  return make_error(ErrorKind::invalid_input, escape_controls(full));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Byte sources.
 
@@ -185,7 +175,7 @@ class IndexReader {
       message += ": ";
     }
     message += problem;
-    return invalid(source_, std::move(message));
+    return invalid_input_in(source_, std::move(message));
   }
 
   Expected<void> only_fields(const Json& object, std::span<const std::string_view> allowed,
@@ -403,14 +393,15 @@ Expected<void> check_unused_bytes(ByteSource& in, std::uint64_t begin, std::uint
   std::array<unsigned char, 1 << 16> buffer{};
   for (std::uint64_t at = begin; at < end;) {
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - at, buffer.size()));
-    if (!in.read(at, buffer.data(), n)) return std::unexpected(invalid(source, "read error"));
+    if (!in.read(at, buffer.data(), n))
+      return std::unexpected(invalid_input_in(source, "read error"));
     for (std::size_t i = 0; i < n; ++i) {
       if (buffer[i] == 0) continue;
       constexpr std::string_view kDigits = "0123456789abcdef";
       const std::string hex = {kDigits[buffer[i] >> 4], kDigits[buffer[i] & 0xF]};
-      return std::unexpected(invalid(source, "byte " + std::to_string(at + i) + " (" +
-                                                 std::string(what) + ") is 0x" + hex +
-                                                 "; bytes the layout leaves unused must be zero"));
+      return std::unexpected(invalid_input_in(
+          source, "byte " + std::to_string(at + i) + " (" + std::string(what) + ") is 0x" + hex +
+                      "; bytes the layout leaves unused must be zero"));
     }
     at += n;
   }
@@ -444,33 +435,35 @@ Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
   const std::uint64_t size = in.size();
   std::array<unsigned char, kPayloadHeaderBytes> header{};
   const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(size, header.size()));
-  if (!in.read(0, header.data(), head)) return std::unexpected(invalid(source, "read error"));
+  if (!in.read(0, header.data(), head))
+    return std::unexpected(invalid_input_in(source, "read error"));
   const std::size_t magic_bytes = std::min<std::size_t>(head, kPayloadMagic.size());
   if (size == 0 ||
       !std::equal(header.begin(), header.begin() + magic_bytes, kPayloadMagic.begin())) {
     return std::unexpected(
-        invalid(source,
-                "not an nnplan payload file: the first 8 bytes are not the magic "
-                "89 4e 4e 50 41 59 0d 0a (\\x89NNPAY\\r\\n)"));
+        invalid_input_in(source,
+                         "not an nnplan payload file: the first 8 bytes are not the magic "
+                         "89 4e 4e 50 41 59 0d 0a (\\x89NNPAY\\r\\n)"));
   }
   if (size < kPayloadHeaderBytes) {
-    return std::unexpected(invalid(source, "truncated: the file is " + std::to_string(size) +
-                                               " bytes; the header alone is 16"));
+    return std::unexpected(invalid_input_in(
+        source,
+        "truncated: the file is " + std::to_string(size) + " bytes; the header alone is 16"));
   }
   const std::uint64_t index_bytes = load_u64_le(header.data() + 8);
   if (index_bytes > kMaxPayloadIndexBytes) {
-    return std::unexpected(invalid(source, "index length " + std::to_string(index_bytes) +
-                                               " exceeds the limit of " +
-                                               std::to_string(kMaxPayloadIndexBytes) + " bytes"));
+    return std::unexpected(invalid_input_in(
+        source, "index length " + std::to_string(index_bytes) + " exceeds the limit of " +
+                    std::to_string(kMaxPayloadIndexBytes) + " bytes"));
   }
   if (index_bytes > size - kPayloadHeaderBytes) {
-    return std::unexpected(invalid(
+    return std::unexpected(invalid_input_in(
         source, "truncated: the index of " + std::to_string(index_bytes) +
                     " bytes ends past the end of the file (" + std::to_string(size) + " bytes)"));
   }
   std::string text(static_cast<std::size_t>(index_bytes), '\0');
   if (!in.read(kPayloadHeaderBytes, text.data(), text.size())) {
-    return std::unexpected(invalid(source, "read error in the index"));
+    return std::unexpected(invalid_input_in(source, "read error in the index"));
   }
   // The index goes through the shared strict reader: repeated keys, NUL bytes, trailing
   // content, nesting, string and element limits.
@@ -479,22 +472,23 @@ Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
                                                                    "entries", "attributes"};
   auto root =
       detail::parse_json_document(text, kMaxJsonElements, {.shallow = {}, .known = kRootMembers});
-  if (!root) return std::unexpected(invalid(source, "index: " + root.error().problem));
+  if (!root) return std::unexpected(invalid_input_in(source, "index: " + root.error().problem));
   auto index = IndexReader(source).read(*root);
   if (!index) return std::unexpected(std::move(index.error()));
 
   const std::uint64_t data_start = align_up(kPayloadHeaderBytes + index_bytes);
   const auto file_end = add(data_start, index->data_bytes);
   if (!file_end || *file_end > size) {
-    return std::unexpected(
-        invalid(source, "truncated: the file is " + std::to_string(size) +
-                            " bytes; its index places " + std::to_string(index->data_bytes) +
-                            " bytes of data at byte " + std::to_string(data_start)));
+    return std::unexpected(invalid_input_in(
+        source, "truncated: the file is " + std::to_string(size) + " bytes; its index places " +
+                    std::to_string(index->data_bytes) + " bytes of data at byte " +
+                    std::to_string(data_start)));
   }
   if (*file_end < size) {
-    return std::unexpected(invalid(source, std::to_string(size - *file_end) +
-                                               " bytes past the end of the data section (byte " +
-                                               std::to_string(*file_end) + ")"));
+    return std::unexpected(
+        invalid_input_in(source, std::to_string(size - *file_end) +
+                                     " bytes past the end of the data section (byte " +
+                                     std::to_string(*file_end) + ")"));
   }
 
   auto padding = check_unused_bytes(in, kPayloadHeaderBytes + index_bytes, data_start, source,

@@ -42,26 +42,6 @@ std::string number_text(double value) {
   return std::string(buffer.data(), result.ptr);
 }
 
-// A slot name from a file, cut to 64 bytes on a UTF-8 boundary (invalid escapes the message).
-std::string shown(std::string_view text) {
-  constexpr std::size_t kMaxShownBytes = 64;
-  if (text.size() <= kMaxShownBytes) return std::string(text);
-  std::size_t cut = kMaxShownBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return std::string(text.substr(0, cut)) + "...";
-}
-
-Error invalid(std::string_view source, std::string message) {
-  std::string full;
-  if (!source.empty()) {
-    full += source;
-    full += ": ";
-  }
-  full += message;
-  return make_error(ErrorKind::invalid_input, escape_controls(full));
-}
-
 std::string slot_list(OpKind kind) {
   const auto slots = op_traits(kind).payloads;
   if (slots.empty()) return std::string(to_string(kind)) + " takes no payloads";
@@ -177,7 +157,7 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
     return it == by_id.end() ? nullptr : it->second;
   };
   const auto fail = [source](const Node& node, std::string problem) {
-    return std::unexpected(invalid(source, describe(node) + ": " + std::move(problem)));
+    return std::unexpected(invalid_input_in(source, describe(node) + ": " + std::move(problem)));
   };
 
   std::vector<const Shape*> parents;
@@ -208,7 +188,7 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
         parents.push_back(parent == nullptr ? nullptr : &parent->shape);
       }
       auto want = payload_shape(node, slot.shape, parents);
-      if (!want) return std::unexpected(invalid(source, want.error().message));
+      if (!want) return std::unexpected(invalid_input_in(source, want.error().message));
       if (tensor->shape() != *want) {
         return fail(node, "payload " + std::string(slot.name) + ": shape " +
                               shape_text(tensor->shape()) + " does not match the expected " +
@@ -249,9 +229,10 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
     const Node* node = find_node(key.node_id);
     const std::string what = std::string(attribute ? "attribute " : "payload ") + shown(key.name);
     if (node == nullptr) {
-      return std::unexpected(invalid(source, what + " names node " + std::to_string(key.node_id) +
-                                                 ", which does not exist (the graph has " +
-                                                 std::to_string(graph.nodes.size()) + " nodes)"));
+      return std::unexpected(
+          invalid_input_in(source, what + " names node " + std::to_string(key.node_id) +
+                                       ", which does not exist (the graph has " +
+                                       std::to_string(graph.nodes.size()) + " nodes)"));
     }
     for (const PayloadSlot& slot : op_traits(node->kind).payloads) {
       if (slot.name == key.name && slot.attribute == attribute) return {};
