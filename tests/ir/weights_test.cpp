@@ -149,13 +149,13 @@ TEST(WeightStore, FindsTensorsAndAttributesByNodeAndName) {
 
 TEST(DType, SpellingsAndWidthsRoundTrip) {
   for (const DType d : {DType::float32, DType::int64, DType::boolean}) {
-    EXPECT_EQ(parse_dtype(to_string(d)), d);
+    EXPECT_EQ(parse_enum<DType>(kDTypeNames, to_string(d), "dtype"), d);
   }
   EXPECT_EQ(to_string(DType::boolean), "bool");
   EXPECT_EQ(size_of(DType::float32), 4U);
   EXPECT_EQ(size_of(DType::int64), 8U);
   EXPECT_EQ(size_of(DType::boolean), 1U);
-  EXPECT_EQ(parse_dtype("float64"), std::nullopt);
+  EXPECT_FALSE(parse_enum<DType>(kDTypeNames, "float64", "dtype").has_value());
 }
 
 }  // namespace

@@ -1,73 +1,43 @@
 // Element types of tensor values (SPEC §6, §11): float32 for activations and weights, int64 for
-// indices and shapes, bool for masks and comparisons. One table drives the spellings, the byte
-// width and the parser; weights (weights.hpp) and the runtime's tensors carry one.
+// indices and shapes, bool for masks and comparisons. The spellings are an enum table
+// (enum_table.hpp); weights (weights.hpp) and the runtime's tensors carry a dtype.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string_view>
 #include <type_traits>
+
+#include "nnplan/enum_table.hpp"
 
 namespace nnplan::ir {
 
 enum class DType : std::uint8_t { float32, int64, boolean };
 
-struct DTypeInfo {
-  DType dtype;
-  std::string_view name;  // the spelling in files and messages
-  std::size_t bytes;      // the width of one element
-};
-
-inline constexpr std::array<DTypeInfo, 3> kDTypes = {{
-    {DType::float32, "float32", 4},
-    {DType::int64, "int64", 8},
-    {DType::boolean, "bool", 1},
-}};
-
-[[nodiscard]] constexpr const DTypeInfo& dtype_info(DType dtype) {
-  for (const DTypeInfo& info : kDTypes) {
-    if (info.dtype == dtype) return info;
-  }
-  return kDTypes[0];
-}
+// The spellings in files and messages, in enumerator order (parse with parse_enum).
+inline constexpr auto kDTypeNames = enum_names<DType::boolean>({"float32", "int64", "bool"});
 
 [[nodiscard]] constexpr std::string_view to_string(DType dtype) {
-  return dtype_info(dtype).name;
+  return enum_name(kDTypeNames, dtype);
 }
 
-// The width in bytes of one element of `dtype`.
+// The width in bytes of one element of `dtype` (a bool element is one byte, 0 or 1).
 [[nodiscard]] constexpr std::size_t size_of(DType dtype) {
-  return dtype_info(dtype).bytes;
-}
-
-// The dtype spelled `name`, or nullopt.
-[[nodiscard]] constexpr std::optional<DType> parse_dtype(std::string_view name) {
-  for (const DTypeInfo& info : kDTypes) {
-    if (info.name == name) return info.dtype;
+  switch (dtype) {
+    case DType::float32:
+      return 4;
+    case DType::int64:
+      return 8;
+    case DType::boolean:
+      return 1;
   }
-  return std::nullopt;
+  return 0;
 }
 
-// The C++ element type of each dtype, for typed views (bool elements are one byte, 0 or 1).
-template <DType D>
-struct DTypeElement;
-template <>
-struct DTypeElement<DType::float32> {
-  using type = float;
-};
-template <>
-struct DTypeElement<DType::int64> {
-  using type = std::int64_t;
-};
-template <>
-struct DTypeElement<DType::boolean> {
-  using type = std::uint8_t;
-};
-
-// The dtype whose elements are `T`.
+// The dtype whose elements are `T`: float, std::int64_t, or std::uint8_t (bool).
 template <typename T>
+requires std::is_same_v<T, float> || std::is_same_v<T, std::int64_t> ||
+    std::is_same_v<T, std::uint8_t>
 inline constexpr DType kDTypeOf = std::is_same_v<T, float>          ? DType::float32
                                   : std::is_same_v<T, std::int64_t> ? DType::int64
                                                                     : DType::boolean;
