@@ -19,12 +19,27 @@ static_assert(std::endian::native == std::endian::little,
               ".npy data is read and written little-endian by copying it as is");
 
 constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr std::string_view kSupportedDtypes =
+    "expected float32 ('<f4'), int64 ('<i8') or bool ('|b1')";
 constexpr std::string_view kExpectedHeader =
     "the dict numpy.save writes, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
 
 Error npy_error(std::string_view source, const std::string& problem) {
   return make_error(ErrorKind::invalid_input,
                     detail::escape_controls(std::string(source) + ": " + problem));
+}
+
+// The descr numpy.save writes for `dtype`.
+std::string_view npy_descr(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::float32:
+      return "<f4";
+    case ir::DType::int64:
+      return "<i8";
+    case ir::DType::boolean:
+      return "|b1";
+  }
+  return "";
 }
 
 // `(2, 3)`, `(3,)`, `()`: a shape as numpy's repr writes it.
@@ -83,8 +98,8 @@ class HeaderParser {
       if (*key == "descr") {
         if (h.descr) return repeated(*key);
         if (peek('[')) {
-          return std::unexpected(npy_error(
-              source_, "descr is a structured dtype; expected float32 ('<f4') or int64 ('<i8')"));
+          return std::unexpected(
+              npy_error(source_, "descr is a structured dtype; " + std::string(kSupportedDtypes)));
         }
         auto v = string_literal();
         if (!v) return std::unexpected(v.error());
@@ -265,20 +280,20 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
                                     ? std::string_view(descr).substr(1)
                                     : std::string_view(descr);
   ir::DType dtype = ir::DType::float32;
-  std::size_t item = 0;
   if (little && code == "f4") {
     dtype = ir::DType::float32;
-    item = 4;
   } else if (little && code == "i8") {
     dtype = ir::DType::int64;
-    item = 8;
+  } else if (code == "b1" && order != '\0') {
+    dtype = ir::DType::boolean;  // one byte: no byte order
   } else {
     const std::optional<std::string> name = dtype_name(code);
     std::string what = name ? *name : std::string("unknown");
     if (order == '>' && name) what += ", big-endian";
-    return fail("dtype '" + detail::shown(descr) + "' (" + what +
-                ") is not supported; expected float32 ('<f4') or int64 ('<i8')");
+    return fail("dtype '" + detail::shown(descr) + "' (" + what + ") is not supported; " +
+                std::string(kSupportedDtypes));
   }
+  const std::size_t item = ir::size_of(dtype);
   if (*header->fortran_order) {
     return fail(
         "fortran_order True is not supported; save the array in C order "
@@ -302,15 +317,22 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
                 "; the file must end with the data");
   }
   const std::byte* data = bytes.data() + data_start;
+  if (dtype == ir::DType::boolean) {
+    if (const std::optional<std::size_t> bad =
+            ir::first_invalid_bool(std::span(data, static_cast<std::size_t>(*count)))) {
+      return fail("bool element " + std::to_string(*bad) + " is the byte " +
+                  std::to_string(std::to_integer<int>(data[*bad])) +
+                  "; a bool element is the byte 0 or 1");
+    }
+  }
   // `bytes` belongs to the caller: the tensor copies its data out.
   return ir::WeightTensor::view(shape, dtype, data, static_cast<std::size_t>(*count), nullptr);
 }
 
 std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor) {
-  const bool ints = tensor.dtype() == ir::DType::int64;
   // numpy.save: the keys sorted, each "'key': repr(value), ", then room for the first axis to
   // grow to 21 digits, then spaces and '\n' up to a multiple of 64 bytes from the file's start.
-  std::string header = std::string("{'descr': '") + (ints ? "<i8" : "<f4") +
+  std::string header = std::string("{'descr': '") + std::string(npy_descr(tensor.dtype())) +
                        "', 'fortran_order': False, 'shape': " + shape_repr(tensor.shape()) + ", }";
   if (tensor.shape().rank() > 0) {
     const std::size_t digits = std::to_string(tensor.shape().dims[0]).size();
@@ -328,7 +350,7 @@ std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor) {
   header.append(padded - header.size() - 1, ' ');
   header += '\n';
 
-  const std::size_t item = ints ? 8 : 4;
+  const std::size_t item = ir::size_of(tensor.dtype());
   const std::size_t n = tensor.size();
   std::vector<std::byte> out(8 + length_bytes + header.size() + n * item);
   std::memcpy(out.data(), kMagic.data(), kMagic.size());

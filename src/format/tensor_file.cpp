@@ -51,15 +51,10 @@ Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::We
   auto format = tensor_file_format(path);
   if (!format) return std::unexpected(std::move(format.error()));
   const std::optional<ir::Dim> count = ir::element_count(tensor.shape());
-  const bool ints = tensor.dtype() == ir::DType::int64;
-  if (tensor.dtype() == ir::DType::boolean) {
-    return std::unexpected(detail::file_error(
-        path, "cannot write a bool tensor; tensor files hold float32 and int64"));
-  }
   if (!count || *count != tensor.size()) {
     return std::unexpected(detail::file_error(
         path, "cannot write a tensor of shape " + ir::to_string(tensor.shape()) + " holding " +
-                  std::to_string(tensor.size()) + (ints ? " int64" : " float32") +
+                  std::to_string(tensor.size()) + " " + std::string(ir::to_string(tensor.dtype())) +
                   " values; the shape needs " +
                   (count ? std::to_string(*count) : std::string("more than 2^64"))));
   }
@@ -69,7 +64,7 @@ Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::We
                   "; the limit is " + std::to_string(kMaxRank)));
   }
   if (*format == TensorFileFormat::tensor_proto &&
-      *count * (ints ? 8 : 4) > kMaxTensorProtoFileBytes - 4096) {
+      *count * ir::size_of(tensor.dtype()) > kMaxTensorProtoFileBytes - 4096) {
     return std::unexpected(detail::file_error(
         path, "a tensor of " + std::to_string(*count) +
                   " values exceeds protobuf's 2 GiB message limit; write it as .npy"));

@@ -129,6 +129,13 @@ bool WeightTensor::operator==(const WeightTensor& other) const {
   return count_ == 0 || std::memcmp(data_, other.data_, count_ * size_of(dtype_)) == 0;
 }
 
+std::optional<std::size_t> first_invalid_bool(std::span<const std::byte> bytes) {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (std::to_integer<unsigned>(bytes[i]) > 1) return i;
+  }
+  return std::nullopt;
+}
+
 const WeightTensor* WeightStore::find_tensor(NodeId node, std::string_view name) const {
   const auto it = tensors.find(WeightKey{.node_id = node, .name = std::string(name)});
   return it == tensors.end() ? nullptr : &it->second;

@@ -49,6 +49,14 @@ ir::WeightTensor ints(nnplan::ir::Shape shape) {
   return ir::WeightTensor::adopt(std::move(shape), std::move(values));
 }
 
+ir::WeightTensor bools(nnplan::ir::Shape shape) {
+  const std::size_t n = nnplan::ir::element_count(shape).value();
+  std::vector<std::uint8_t> values;
+  for (std::size_t i = 0; i < n; ++i)
+    values.push_back(static_cast<std::uint8_t>((i * 7 / 3) % 2));
+  return ir::WeightTensor::adopt(std::move(shape), std::move(values));
+}
+
 std::span<const std::byte> as_bytes(const std::string& s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
@@ -100,11 +108,11 @@ std::string npy_error(const std::string& file) {
   return r.error().message;
 }
 
-TEST(NpyFile, RoundTripsFloat32AndInt64AtEveryRank) {
+TEST(NpyFile, RoundTripsEveryDtypeAtEveryRank) {
   for (const nnplan::ir::Shape& shape : round_trip_shapes()) {
-    for (const ir::WeightTensor& t : {floats(shape), ints(shape)}) {
+    for (const ir::WeightTensor& t : {floats(shape), ints(shape), bools(shape)}) {
       const std::vector<std::byte> bytes = npy_bytes(t);
-      EXPECT_EQ(bytes.size() % 64, (t.size() * (t.dtype() == ir::DType::int64 ? 8 : 4)) % 64);
+      EXPECT_EQ(bytes.size() % 64, (t.size() * ir::size_of(t.dtype())) % 64);
       auto back = parse_npy(bytes, "t.npy");
       ASSERT_TRUE(back.has_value()) << back.error().message;
       EXPECT_EQ(*back, t) << nnplan::ir::to_string(shape);
@@ -130,6 +138,26 @@ TEST(NpyFile, WritesTheHeaderNumpySaveWrites) {
   EXPECT_EQ(scalar.size(), 128U + 8U);
   const std::string vector = as_string(npy_bytes(floats(shape_of({7}))));
   EXPECT_NE(vector.find("'shape': (7,), }"), std::string::npos);
+
+  // numpy.save(f, numpy.array([True, False, True])): descr '|b1', one byte per element.
+  const std::string mask = as_string(
+      npy_bytes(ir::WeightTensor::adopt(shape_of({3}), std::vector<std::uint8_t>{1, 0, 1})));
+  const std::string mask_dict = "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }";
+  EXPECT_EQ(mask.substr(10, mask_dict.size()), mask_dict);
+  ASSERT_EQ(mask.size(), 128U + 3U);
+  EXPECT_EQ(mask.substr(128), std::string("\x01\x00\x01", 3));
+}
+
+TEST(NpyFile, ReadsBoolAndRefusesAByteThatIsNotABool) {
+  const std::string dict = "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 2), }";
+  auto t = parse_npy(as_bytes(npy_file(dict, 1, std::string("\x01\x00\x00\x01", 4))), "b.npy");
+  ASSERT_TRUE(t.has_value()) << t.error().message;
+  EXPECT_EQ(t->dtype(), ir::DType::boolean);
+  EXPECT_EQ(t->to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{1, 0, 0, 1}));
+  EXPECT_EQ(npy_error(npy_file(dict, 1, std::string("\x01\x00\x02\x01", 4))),
+            "x.npy: bool element 2 is the byte 2; a bool element is the byte 0 or 1");
+  EXPECT_EQ(npy_error(npy_file(dict, 1, std::string("\x01\x00", 2))),
+            "x.npy: data holds 2 bytes; shape (2, 2) bool needs 4");
 }
 
 TEST(NpyFile, ReadsTheHeaderFormsOfEveryVersion) {
@@ -187,23 +215,24 @@ TEST(NpyFile, RefusesBadFramingWithItsMessage) {
 TEST(NpyFile, RefusesUnsupportedDtypesAndLayouts) {
   const std::string d8(8, '\0');
   EXPECT_EQ(npy_error(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", 1, d8)),
-            "x.npy: dtype '<f8' (float64) is not supported; expected float32 ('<f4') or int64 "
-            "('<i8')");
+            "x.npy: dtype '<f8' (float64) is not supported; expected float32 ('<f4'), int64 "
+            "('<i8') or bool ('|b1')");
   EXPECT_EQ(npy_error(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
-            "x.npy: dtype '>f4' (float32, big-endian) is not supported; expected float32 ('<f4') "
-            "or int64 ('<i8')");
+            "x.npy: dtype '>f4' (float32, big-endian) is not supported; expected float32 ('<f4'), "
+            "int64 ('<i8') or bool ('|b1')");
   EXPECT_EQ(npy_error(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
-            "x.npy: dtype '<i4' (int32) is not supported; expected float32 ('<f4') or int64 "
-            "('<i8')");
+            "x.npy: dtype '<i4' (int32) is not supported; expected float32 ('<f4'), int64 "
+            "('<i8') or bool ('|b1')");
   EXPECT_EQ(npy_error(npy_file("{'descr': '<U8', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
-            "x.npy: dtype '<U8' (unknown) is not supported; expected float32 ('<f4') or int64 "
-            "('<i8')");
+            "x.npy: dtype '<U8' (unknown) is not supported; expected float32 ('<f4'), int64 "
+            "('<i8') or bool ('|b1')");
   EXPECT_EQ(npy_error(npy_file("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
                                1, float_data({1}))),
-            "x.npy: descr is a structured dtype; expected float32 ('<f4') or int64 ('<i8')");
+            "x.npy: descr is a structured dtype; expected float32 ('<f4'), int64 ('<i8') or bool "
+            "('|b1')");
   EXPECT_EQ(npy_error(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (1, 2), }", 1,
                                float_data({1, 2}))),
             "x.npy: fortran_order True is not supported; save the array in C order "
@@ -296,9 +325,9 @@ onnx::TensorProto float_proto(std::initializer_list<std::int64_t> dims, std::siz
   return t;
 }
 
-TEST(TensorProtoFile, RoundTripsFloat32AndInt64AtEveryRank) {
+TEST(TensorProtoFile, RoundTripsEveryDtypeAtEveryRank) {
   for (const nnplan::ir::Shape& shape : round_trip_shapes()) {
-    for (const ir::WeightTensor& t : {floats(shape), ints(shape)}) {
+    for (const ir::WeightTensor& t : {floats(shape), ints(shape), bools(shape)}) {
       const std::vector<std::byte> bytes = tensor_proto_bytes(t);
       auto back = parse_tensor_proto(bytes, "t.pb");
       ASSERT_TRUE(back.has_value()) << back.error().message;
@@ -337,18 +366,50 @@ TEST(TensorProtoFile, ReadsTypedDataFields) {
   ASSERT_TRUE(b.has_value()) << b.error().message;
   EXPECT_EQ(b->shape(), shape_of({}));
   EXPECT_EQ(b->to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7}));
+
+  // ONNX keeps bool values in int32_data.
+  onnx::TensorProto m;
+  m.add_dims(3);
+  m.set_data_type(onnx::TensorProto_DataType_BOOL);
+  for (const int v : {1, 0, 1})
+    m.add_int32_data(v);
+  auto c = parse_tensor_proto(as_bytes(serialized(m)), "m.pb");
+  ASSERT_TRUE(c.has_value()) << c.error().message;
+  EXPECT_EQ(c->dtype(), ir::DType::boolean);
+  EXPECT_EQ(c->to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{1, 0, 1}));
+}
+
+TEST(TensorProtoFile, RefusesAValueThatIsNotABool) {
+  onnx::TensorProto typed;
+  typed.add_dims(2);
+  typed.set_data_type(onnx::TensorProto_DataType_BOOL);
+  typed.add_int32_data(0);
+  typed.add_int32_data(-1);
+  EXPECT_EQ(pb_error(serialized(typed)),
+            "x.pb: bool element 1 of int32_data is -1; a bool element is 0 or 1");
+  onnx::TensorProto raw;
+  raw.add_dims(2);
+  raw.set_data_type(onnx::TensorProto_DataType_BOOL);
+  raw.set_raw_data(std::string("\x00\xff", 2));
+  EXPECT_EQ(pb_error(serialized(raw)),
+            "x.pb: bool element 1 of raw_data is the byte 255; a bool element is the byte 0 or 1");
+  raw.add_float_data(1);
+  raw.clear_raw_data();
+  EXPECT_EQ(pb_error(serialized(raw)),
+            "x.pb: a BOOL tensor holds values in float_data; bool values belong in int32_data or "
+            "raw_data");
 }
 
 TEST(TensorProtoFile, RefusesWithItsMessage) {
   onnx::TensorProto d = float_proto({2}, 4);
   d.set_data_type(onnx::TensorProto_DataType_DOUBLE);
   EXPECT_EQ(pb_error(serialized(d)),
-            "x.pb: data_type DOUBLE (float64) is not supported; expected FLOAT (float32) or INT64 "
-            "(int64)");
+            "x.pb: data_type DOUBLE (float64) is not supported; expected FLOAT (float32), INT64 "
+            "(int64) or BOOL (bool)");
   d.set_data_type(0);
   EXPECT_EQ(pb_error(serialized(d)),
-            "x.pb: data_type UNDEFINED (undefined) is not supported; expected FLOAT (float32) or "
-            "INT64 (int64)");
+            "x.pb: data_type UNDEFINED (undefined) is not supported; expected FLOAT (float32), "
+            "INT64 (int64) or BOOL (bool)");
   EXPECT_EQ(pb_error(serialized(float_proto({2, 3}, 2))),
             "x.pb: raw_data holds 8 bytes; dims [2,3] float32 need 24");
   EXPECT_EQ(pb_error(serialized(float_proto({2, -3}, 0))),
@@ -420,15 +481,15 @@ TEST(TensorProtoFile, ReadsTheConformanceCorpusTestData) {
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().message,
             f64.string() +
-                ": data_type DOUBLE (float64) is not supported; expected FLOAT (float32) or "
-                "INT64 (int64)");
+                ": data_type DOUBLE (float64) is not supported; expected FLOAT (float32), "
+                "INT64 (int64) or BOOL (bool)");
   const fs::path u8 = corpus / "test_add_uint8/test_data_set_0/input_0.pb";
   auto uint8 = nnplan::format::read_tensor_file(u8);
   ASSERT_FALSE(uint8.has_value());
   EXPECT_EQ(uint8.error().message,
             u8.string() +
-                ": data_type UINT8 (uint8) is not supported; expected FLOAT (float32) or INT64 "
-                "(int64)");
+                ": data_type UINT8 (uint8) is not supported; expected FLOAT (float32), INT64 "
+                "(int64) or BOOL (bool)");
 }
 
 // ---- by path ---------------------------------------------------------------------------------
@@ -446,7 +507,8 @@ class TensorFilePaths : public ::testing::Test {
 
 TEST_F(TensorFilePaths, WritesAndReadsBothFormats) {
   for (const char* name : {"a.npy", "a.pb"}) {
-    for (const ir::WeightTensor& t : {floats(shape_of({2, 3, 4})), ints(shape_of({3}))}) {
+    for (const ir::WeightTensor& t :
+         {floats(shape_of({2, 3, 4})), ints(shape_of({3})), bools(shape_of({2, 5}))}) {
       const fs::path path = dir_ / name;
       ASSERT_TRUE(nnplan::format::write_tensor_file(path, t).has_value());
       auto back = nnplan::format::read_tensor_file(path);
@@ -456,7 +518,7 @@ TEST_F(TensorFilePaths, WritesAndReadsBothFormats) {
   }
   std::ifstream in(dir_ / "a.npy", std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(bytes, as_string(npy_bytes(ints(shape_of({3})))));
+  EXPECT_EQ(bytes, as_string(npy_bytes(bools(shape_of({2, 5})))));
 }
 
 TEST_F(TensorFilePaths, NamesTheFileInEveryError) {

@@ -1,24 +1,27 @@
 // Tensor files, the inputs and outputs of `nnplan run` (SPEC §11, "Inputs and outputs"): NumPy
 // `.npy` files and serialized ONNX `TensorProto` `.pb` files (the format of ONNX's test data),
-// holding one float32 or int64 tensor. The extension says which format a path holds.
+// holding one float32, int64 or bool tensor. The extension says which format a path holds.
 //
 // `.npy` (NumPy's format, versions 1.0, 2.0 and 3.0): the magic "\x93NUMPY", the version, the
 // header's length (2 bytes little-endian in 1.0, 4 bytes in 2.0 and 3.0), the header (the Python
 // dict literal numpy writes: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }, padded
 // with spaces and ended by '\n'), then the values in C order, little-endian. Read: descr '<f4' or
 // '<i8' (also spelled '=' or '|', which numpy reads as the native order, little-endian wherever
-// nnplan runs), fortran_order False, a header of at most 1 MiB, and exactly as many data bytes as
-// the shape needs. Written: version 1.0, the header padded so that the data starts at a multiple
-// of 64 bytes, byte for byte as numpy.save writes it.
+// nnplan runs) or '|b1' (bool, one byte per element, 0 or 1), fortran_order False, a header of
+// at most 1 MiB, and exactly as many data bytes as the shape needs. Written: version 1.0, the
+// header padded so that the data starts at a multiple of 64 bytes, byte for byte as numpy.save
+// writes it.
 //
-// `.pb`: one onnx.TensorProto with data_type FLOAT (values in float_data or raw_data) or INT64
-// (int64_data or raw_data) and its dims; external data and segments are refused. Written: dims,
-// data_type and raw_data (little-endian), nothing else.
+// `.pb`: one onnx.TensorProto with data_type FLOAT (values in float_data or raw_data), INT64
+// (int64_data or raw_data) or BOOL (int32_data or raw_data, each value 0 or 1) and its dims;
+// external data and segments are refused. Written: dims, data_type and raw_data (little-endian),
+// nothing else.
 //
 // Reading is strict and total: a malformed file, or one of a data type or layout nnplan does not
 // take, is an invalid_input error whose message names the file, what is wrong and what would fix
 // it, never an out-of-bounds read or an unchecked allocation:
-//   x.npy: dtype '<f8' (float64) is not supported; expected float32 ('<f4') or int64 ('<i8')
+//   x.npy: dtype '<f8' (float64) is not supported; expected float32 ('<f4'), int64 ('<i8') or
+//   bool ('|b1')
 #pragma once
 
 #include <cstddef>

@@ -134,6 +134,10 @@ WeightTensor WeightTensor::adopt(Shape shape, std::vector<T> values) {
   return view(std::move(shape), kDTypeOf<T>, data, count, std::move(owner));
 }
 
+// The index of the first byte of `bytes` that is neither 0 nor 1 (not a bool element), or nullopt.
+// Readers of bool data check it before the bytes become a tensor.
+[[nodiscard]] std::optional<std::size_t> first_invalid_bool(std::span<const std::byte> bytes);
+
 // Every weight of a graph, and its scalar attributes ("epsilon"). Keys are unique by
 // construction of the maps.
 struct WeightStore {

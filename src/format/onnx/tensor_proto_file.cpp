@@ -3,7 +3,9 @@
 // tensor_proto_bytes (dims, data_type and raw_data).
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -30,6 +32,18 @@ Error pb_error(std::string_view source, const std::string& problem) {
   return make_error(ErrorKind::invalid_input,
                     detail::escape_controls(std::string(source) + ": " + problem));
 }
+
+// The data types a tensor file holds, with the typed field ONNX keeps their values in when they
+// are not in raw_data (bool values are int32_data, as ONNX stores them).
+struct DataType {
+  onnx::TensorProto_DataType onnx;
+  ir::DType dtype;
+  std::string_view field;
+};
+constexpr DataType kDataTypes[] = {
+    {onnx::TensorProto_DataType_FLOAT, ir::DType::float32, "float_data"},
+    {onnx::TensorProto_DataType_INT64, ir::DType::int64, "int64_data"},
+    {onnx::TensorProto_DataType_BOOL, ir::DType::boolean, "int32_data"}};
 
 // `FLOAT (float32)`, `DOUBLE (float64)`, `99 (unknown data type 99)`.
 std::string data_type_text(int t) {
@@ -81,22 +95,15 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
         "the tensor's data is external (in another file); save it with its data in "
         "raw_data (onnx.numpy_helper.from_array)");
   }
-  ir::DType dtype = ir::DType::float32;
-  ir::Shape shape;
-  std::size_t item = 0;
-  std::string_view own;
-  if (t.data_type() == onnx::TensorProto_DataType_FLOAT) {
-    dtype = ir::DType::float32;
-    item = 4;
-    own = "float_data";
-  } else if (t.data_type() == onnx::TensorProto_DataType_INT64) {
-    dtype = ir::DType::int64;
-    item = 8;
-    own = "int64_data";
-  } else {
+  const auto kind = std::ranges::find(kDataTypes, t.data_type(), &DataType::onnx);
+  if (kind == std::end(kDataTypes)) {
     return fail("data_type " + data_type_text(t.data_type()) +
-                " is not supported; expected FLOAT (float32) or INT64 (int64)");
+                " is not supported; expected FLOAT (float32), INT64 (int64) or BOOL (bool)");
   }
+  const ir::DType dtype = kind->dtype;
+  const std::size_t item = ir::size_of(dtype);
+  const std::string_view own = kind->field;
+  ir::Shape shape;
   if (static_cast<std::size_t>(t.dims_size()) > kMaxRank) {
     return fail("the tensor has " + std::to_string(t.dims_size()) + " dims; the limit is " +
                 std::to_string(kMaxRank));
@@ -120,12 +127,14 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
   }
   count = *elements;
   const std::string dtype_text(ir::to_string(dtype));
-  const std::string typed = dtype == ir::DType::float32 ? "FLOAT" : "INT64";
   if (std::optional<std::string> other = foreign_field(t, own)) {
-    return fail("a " + typed + " tensor holds values in " + *other + "; " + dtype_text +
-                " values belong in " + std::string(own) + " or raw_data");
+    return fail("a " + onnx::TensorProto_DataType_Name(kind->onnx) + " tensor holds values in " +
+                *other + "; " + dtype_text + " values belong in " + std::string(own) +
+                " or raw_data");
   }
-  const int typed_size = dtype == ir::DType::float32 ? t.float_data_size() : t.int64_data_size();
+  const int typed_size = dtype == ir::DType::float32 ? t.float_data_size()
+                         : dtype == ir::DType::int64 ? t.int64_data_size()
+                                                     : t.int32_data_size();
   const auto n = static_cast<std::size_t>(count);
   if (t.has_raw_data()) {
     if (typed_size > 0) {
@@ -138,9 +147,16 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
                   ir::to_string(shape) + " " + dtype_text + " need " +
                   std::to_string(count * item));
     }
+    const auto* data = reinterpret_cast<const std::byte*>(raw.data());
+    if (dtype == ir::DType::boolean) {
+      if (const std::optional<std::size_t> bad = ir::first_invalid_bool(std::span(data, n))) {
+        return fail("bool element " + std::to_string(*bad) + " of raw_data is the byte " +
+                    std::to_string(std::to_integer<int>(data[*bad])) +
+                    "; a bool element is the byte 0 or 1");
+      }
+    }
     // The message is parsed into memory this function frees: the tensor copies its data.
-    return ir::WeightTensor::view(std::move(shape), dtype,
-                                  reinterpret_cast<const std::byte*>(raw.data()), n, nullptr);
+    return ir::WeightTensor::view(std::move(shape), dtype, data, n, nullptr);
   }
   if (static_cast<std::uint64_t>(typed_size) != count) {
     return fail(std::string(own) + " holds " + std::to_string(typed_size) + " values; dims " +
@@ -149,17 +165,29 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
   if (dtype == ir::DType::float32) {
     return ir::WeightTensor::of_floats(std::move(shape), std::span(t.float_data().data(), n));
   }
-  return ir::WeightTensor::of_ints(
-      std::move(shape), std::span(reinterpret_cast<const std::int64_t*>(t.int64_data().data()), n));
+  if (dtype == ir::DType::int64) {
+    return ir::WeightTensor::of_ints(
+        std::move(shape),
+        std::span(reinterpret_cast<const std::int64_t*>(t.int64_data().data()), n));
+  }
+  std::vector<std::uint8_t> bools(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t v = t.int32_data(static_cast<int>(i));
+    if (v != 0 && v != 1) {
+      return fail("bool element " + std::to_string(i) + " of int32_data is " + std::to_string(v) +
+                  "; a bool element is 0 or 1");
+    }
+    bools[i] = static_cast<std::uint8_t>(v);
+  }
+  return ir::WeightTensor::adopt(std::move(shape), std::move(bools));
 }
 
 std::vector<std::byte> tensor_proto_bytes(const ir::WeightTensor& tensor) {
   onnx::TensorProto t;
   for (const ir::Dim d : tensor.shape().dims)
     t.add_dims(static_cast<std::int64_t>(d));
-  const bool ints = tensor.dtype() == ir::DType::int64;
-  t.set_data_type(ints ? onnx::TensorProto_DataType_INT64 : onnx::TensorProto_DataType_FLOAT);
-  const std::size_t bytes = tensor.size() * (ints ? 8 : 4);
+  t.set_data_type(std::ranges::find(kDataTypes, tensor.dtype(), &DataType::dtype)->onnx);
+  const std::size_t bytes = tensor.size() * ir::size_of(tensor.dtype());
   std::string* raw = t.mutable_raw_data();
   raw->resize(bytes);
   if (bytes != 0) {
