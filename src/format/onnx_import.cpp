@@ -258,18 +258,14 @@ Expected<ImportedModel> import_onnx_file(const std::filesystem::path& path,
     auto bytes = detail::read_bounded_file(path, "ONNX model", kMaxOnnxFileBytes,
                                            detail::StreamCheck::protobuf);
     if (!bytes) return std::unexpected(std::move(bytes.error()));
-    // Shared with every payload that views an initializer in it.
+    // Shared with every weight that views an initializer in it.
     auto owner = std::make_shared<const detail::FileBytes>(std::move(*bytes));
     const auto view = std::as_bytes(std::span(owner->text()));
-    const std::string source = path.string();
-    const std::string prefix = source + ": ";
-    progress = onnx_import::ImportProgress{};
-    if (options.external_data_dir.empty()) {
-      OnnxImportOptions beside = options;
+    OnnxImportOptions beside = options;
+    if (beside.external_data_dir.empty()) {
       beside.external_data_dir = path.has_parent_path() ? path.parent_path() : ".";
-      return import_bytes(view, source, beside, progress, prefix, std::move(owner));
     }
-    return import_bytes(view, source, options, progress, prefix, std::move(owner));
+    return import_onnx(view, path.string(), beside, std::move(owner));
   } catch (...) {
     return std::unexpected(error_from_exception(path.native(), progress));
   }

@@ -10,17 +10,16 @@
 #include "nnplan/exception_boundary.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <functional>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
-#include <system_error>
-#include <unordered_map>
+#include <span>
+#include <string>
 #include <utility>
 
 #include "bounded_file.hpp"
@@ -28,6 +27,7 @@
 #include "message_text.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/ir/payload_shapes.hpp"
+#include "nnplan/number_text.hpp"
 
 namespace nnplan::format {
 namespace {
@@ -42,12 +42,6 @@ using Json = nlohmann::ordered_json;
 static_assert(std::endian::native == std::endian::little,
               "payload data is little-endian; tensors view it in place");
 
-std::uint64_t element_bytes(ir::DType dtype) {
-  return ir::size_of(dtype);
-}
-std::string_view dtype_name(ir::DType dtype) {
-  return ir::to_string(dtype);
-}
 using detail::escape_controls;
 using detail::shown;
 
@@ -78,56 +72,14 @@ std::optional<std::uint64_t> elements_of(const Shape& shape) {
   return count;
 }
 
-std::string shape_text(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.dims.size(); ++i) {
-    if (i != 0) out += ',';
-    out += std::to_string(shape.dims[i]);
-  }
-  out += ']';
-  return out;
-}
-
-// The shortest text that reads back as `value` ("1e-05", "-1").
-std::string double_text(double value) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
-
 std::string key_text(const ir::WeightKey& key) {
   return "node " + std::to_string(key.node_id) + " '" + shown(key.name) + "'";
 }
 
-// ---------------------------------------------------------------------------------------------
-// Byte sources.
-
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  [[nodiscard]] virtual std::uint64_t size() const = 0;
-  // Copies bytes [offset, offset + n), which the caller has checked lie inside the source.
-  [[nodiscard]] virtual bool read(std::uint64_t offset, void* destination, std::size_t n) = 0;
-};
-
-class SpanSource final : public ByteSource {
- public:
-  explicit SpanSource(std::span<const std::byte> bytes) : bytes_(bytes) {}
-  [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
-  [[nodiscard]] const std::byte* data() const { return bytes_.data(); }
-  [[nodiscard]] bool read(std::uint64_t offset, void* destination, std::size_t n) override {
-    if (n != 0) std::memcpy(destination, bytes_.data() + offset, n);
-    return true;
-  }
-
- private:
-  std::span<const std::byte> bytes_;
-};
-
-std::uint64_t load_u64_le(const unsigned char* bytes) {
+std::uint64_t load_u64_le(const std::byte* bytes) {
   std::uint64_t value = 0;
   for (int i = 7; i >= 0; --i)
-    value = (value << 8) | bytes[i];
+    value = (value << 8) | std::to_integer<std::uint64_t>(bytes[i]);
   return value;
 }
 
@@ -292,18 +244,17 @@ Expected<Index> IndexReader::read(const Json& root) {
     entry.bytes = *bytes;
 
     const auto elements = elements_of(entry.shape);
-    const auto expected_bytes =
-        elements ? mul(*elements, element_bytes(entry.dtype)) : std::nullopt;
+    const auto expected_bytes = elements ? mul(*elements, ir::size_of(entry.dtype)) : std::nullopt;
     if (!expected_bytes) {
       return std::unexpected(
           fail(where, "shape",
-               "the element count of " + shape_text(entry.shape) + " overflows 64 bits"));
+               "the element count of " + ir::to_string(entry.shape) + " overflows 64 bits"));
     }
     if (*expected_bytes != entry.bytes) {
       return std::unexpected(fail(where, "bytes",
                                   std::to_string(entry.bytes) + " does not match shape " +
-                                      shape_text(entry.shape) + " of " +
-                                      std::string(dtype_name(entry.dtype)) + " (" +
+                                      ir::to_string(entry.shape) + " of " +
+                                      std::string(ir::to_string(entry.dtype)) + " (" +
                                       std::to_string(*expected_bytes) + " bytes)"));
     }
     entry.elements = *elements;
@@ -388,29 +339,24 @@ Expected<Index> IndexReader::read(const Json& root) {
 // The bytes in [begin, end) must be zero: the layout leaves them unused (the padding after the
 // index, gaps between tensors), the writer never puts anything there, and anything found is
 // corruption or hidden content. `what` names the region in the message.
-Expected<void> check_unused_bytes(ByteSource& in, std::uint64_t begin, std::uint64_t end,
-                                  std::string_view source, std::string_view what) {
-  std::array<unsigned char, 1 << 16> buffer{};
-  for (std::uint64_t at = begin; at < end;) {
-    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(end - at, buffer.size()));
-    if (!in.read(at, buffer.data(), n))
-      return std::unexpected(invalid_input_in(source, "read error"));
-    for (std::size_t i = 0; i < n; ++i) {
-      if (buffer[i] == 0) continue;
-      constexpr std::string_view kDigits = "0123456789abcdef";
-      const std::string hex = {kDigits[buffer[i] >> 4], kDigits[buffer[i] & 0xF]};
-      return std::unexpected(invalid_input_in(
-          source, "byte " + std::to_string(at + i) + " (" + std::string(what) + ") is 0x" + hex +
-                      "; bytes the layout leaves unused must be zero"));
-    }
-    at += n;
-  }
-  return {};
+Expected<void> check_unused_bytes(std::span<const std::byte> file, std::uint64_t begin,
+                                  std::uint64_t end, std::string_view source,
+                                  std::string_view what) {
+  const auto unused = file.subspan(begin, end - begin);
+  const auto found = std::ranges::find_if(unused, [](std::byte b) { return b != std::byte{0}; });
+  if (found == unused.end()) return {};
+  const auto value = std::to_integer<unsigned>(*found);
+  constexpr std::string_view kDigits = "0123456789abcdef";
+  const std::string hex = {kDigits[value >> 4], kDigits[value & 0xF]};
+  return std::unexpected(
+      invalid_input_in(source, "byte " + std::to_string(begin + (found - unused.begin())) + " (" +
+                                   std::string(what) + ") is 0x" + hex +
+                                   "; bytes the layout leaves unused must be zero"));
 }
 
 // The gaps between the tensors of the data section, which starts at `data_start`.
-Expected<void> check_data_gaps(ByteSource& in, const Index& index, std::uint64_t data_start,
-                               std::string_view source) {
+Expected<void> check_data_gaps(std::span<const std::byte> file, const Index& index,
+                               std::uint64_t data_start, std::string_view source) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // [offset, offset + bytes)
   ranges.reserve(index.entries.size());
   for (const IndexEntry& e : index.entries) {
@@ -419,27 +365,28 @@ Expected<void> check_data_gaps(ByteSource& in, const Index& index, std::uint64_t
   std::sort(ranges.begin(), ranges.end());
   std::uint64_t covered = 0;  // the data section is used up to here; ranges do not overlap
   for (const auto& [begin, end] : ranges) {
-    auto gap = check_unused_bytes(in, data_start + covered, data_start + begin, source,
+    auto gap = check_unused_bytes(file, data_start + covered, data_start + begin, source,
                                   "a gap between tensors in the data section");
     if (!gap) return gap;
     covered = end;
   }
-  return check_unused_bytes(in, data_start + covered, data_start + index.data_bytes, source,
+  return check_unused_bytes(file, data_start + covered, data_start + index.data_bytes, source,
                             "the data section after its last tensor");
 }
 
-// Decodes the file `in` reads. With an `owner` (the mapping `in` reads from), every tensor is a
-// view into it; without one each tensor's bytes are copied.
-Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
+// Decodes the payload file `file`. With an `owner` (the mapping `file` lies in), every tensor is
+// a view into it; without one each tensor's bytes are copied.
+Expected<ir::WeightStore> decode(std::span<const std::byte> file, std::string_view source,
                                  const std::shared_ptr<const ir::WeightBytes>& owner) {
-  const std::uint64_t size = in.size();
-  std::array<unsigned char, kPayloadHeaderBytes> header{};
-  const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(size, header.size()));
-  if (!in.read(0, header.data(), head))
-    return std::unexpected(invalid_input_in(source, "read error"));
+  const std::uint64_t size = file.size();
+  const std::size_t head =
+      static_cast<std::size_t>(std::min<std::uint64_t>(size, kPayloadHeaderBytes));
+  const std::span<const std::byte> header = file.first(head);
   const std::size_t magic_bytes = std::min<std::size_t>(head, kPayloadMagic.size());
-  if (size == 0 ||
-      !std::equal(header.begin(), header.begin() + magic_bytes, kPayloadMagic.begin())) {
+  if (size == 0 || !std::equal(header.begin(), header.begin() + magic_bytes, kPayloadMagic.begin(),
+                               [](std::byte b, unsigned char m) {
+                                 return std::to_integer<unsigned char>(b) == m;
+                               })) {
     return std::unexpected(
         invalid_input_in(source,
                          "not an nnplan payload file: the first 8 bytes are not the magic "
@@ -461,10 +408,8 @@ Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
         source, "truncated: the index of " + std::to_string(index_bytes) +
                     " bytes ends past the end of the file (" + std::to_string(size) + " bytes)"));
   }
-  std::string text(static_cast<std::size_t>(index_bytes), '\0');
-  if (!in.read(kPayloadHeaderBytes, text.data(), text.size())) {
-    return std::unexpected(invalid_input_in(source, "read error in the index"));
-  }
+  const std::string_view text(reinterpret_cast<const char*>(file.data()) + kPayloadHeaderBytes,
+                              static_cast<std::size_t>(index_bytes));
   // The index goes through the shared strict reader: repeated keys, NUL bytes, trailing
   // content, nesting, string and element limits.
   // An unknown top-level field is refused by name; it is never built, however large.
@@ -491,17 +436,17 @@ Expected<ir::WeightStore> decode(SpanSource& in, std::string_view source,
                                      std::to_string(*file_end) + ")"));
   }
 
-  auto padding = check_unused_bytes(in, kPayloadHeaderBytes + index_bytes, data_start, source,
+  auto padding = check_unused_bytes(file, kPayloadHeaderBytes + index_bytes, data_start, source,
                                     "the padding after the index");
   if (!padding) return std::unexpected(std::move(padding.error()));
-  auto gaps = check_data_gaps(in, *index, data_start, source);
+  auto gaps = check_data_gaps(file, *index, data_start, source);
   if (!gaps) return std::unexpected(std::move(gaps.error()));
 
   ir::WeightStore store;
   store.attributes = std::move(index->attributes);
   for (IndexEntry& entry : index->entries) {
     // Bounded by the file's size: entry.bytes lies inside the data section.
-    const std::byte* at = in.data() + data_start + entry.offset;
+    const std::byte* at = file.data() + data_start + entry.offset;
     store.tensors.emplace(std::move(entry.key),
                           ir::WeightTensor::view(std::move(entry.shape), entry.dtype, at,
                                                  static_cast<std::size_t>(entry.elements), owner));
@@ -531,8 +476,7 @@ std::span<const PayloadSlot> payload_slots(ir::OpKind kind) {
 Expected<ir::WeightStore> parse_payloads(std::span<const std::byte> bytes,
                                          std::string_view source) {
   try {
-    SpanSource in(bytes);
-    return decode(in, source, nullptr);
+    return decode(bytes, source, nullptr);
   } catch (const std::exception& e) {
     return std::unexpected(
         error_from_exception("reading payloads " + escape_controls(std::string(source)), e));
@@ -540,8 +484,8 @@ Expected<ir::WeightStore> parse_payloads(std::span<const std::byte> bytes,
 }
 
 Expected<ir::WeightStore> read_payload_file(const std::filesystem::path& path) {
-  // Random access needs the size up front; every offset in the file is checked against it, so
-  // the file's size is its own limit.
+  // A regular file only: every offset in the file is checked against its size, which is its own
+  // limit (a pipe has no size to bound it). open_bounded_file refuses anything else by kind.
   auto file =
       detail::open_bounded_file(path, "payload file", std::numeric_limits<std::uintmax_t>::max(),
                                 detail::FileKinds::regular_only);
@@ -552,8 +496,7 @@ Expected<ir::WeightStore> read_payload_file(const std::filesystem::path& path) {
   try {
     auto owner = std::make_shared<const detail::FileBytes>(std::move(*mapped));
     const std::string_view text = owner->text();
-    SpanSource in(std::as_bytes(std::span(text.data(), text.size())));
-    return decode(in, source, owner);
+    return decode(std::as_bytes(std::span(text.data(), text.size())), source, owner);
   } catch (const std::exception& e) {
     return std::unexpected(error_from_exception("reading payloads " + escape_controls(source), e));
   }
@@ -587,11 +530,11 @@ Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store) {
         return std::unexpected(
             make_error(ErrorKind::invalid_input,
                        "payload " + key_text(key) + ": " + std::to_string(tensor.size()) + " " +
-                           std::string(dtype_name(tensor.dtype())) + " values do not fill shape " +
-                           shape_text(tensor.shape())));
+                           std::string(ir::to_string(tensor.dtype())) +
+                           " values do not fill shape " + ir::to_string(tensor.shape())));
       }
       const std::uint64_t offset = align_up(data_bytes);
-      const std::uint64_t bytes = *elements * element_bytes(tensor.dtype());
+      const std::uint64_t bytes = *elements * ir::size_of(tensor.dtype());
       placed.push_back(Placed{.key = &key, .tensor = &tensor, .offset = offset, .bytes = bytes});
       data_bytes = offset + bytes;
     }
@@ -608,7 +551,7 @@ Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store) {
       index += ", \"name\": ";
       index += json_string(p.key->name);
       index += ", \"dtype\": \"";
-      index += dtype_name(p.tensor->dtype());
+      index += ir::to_string(p.tensor->dtype());
       index += "\", \"shape\": [";
       for (std::size_t d = 0; d < p.tensor->shape().dims.size(); ++d) {
         if (d != 0) index += ", ";
@@ -637,7 +580,7 @@ Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store) {
       index += ", \"name\": ";
       index += json_string(key.name);
       index += ", \"value\": ";
-      index += double_text(value);
+      index += number_text(value);
       index += '}';
     }
     index += store.attributes.empty() ? "]\n}\n" : "\n  ]\n}\n";

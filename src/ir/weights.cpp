@@ -1,8 +1,6 @@
 // Weight tensors, the weight store and its check against a graph.
 #include "nnplan/ir/weights.hpp"
 
-#include <array>
-#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -10,6 +8,7 @@
 
 #include "nnplan/ir/op_table.hpp"
 #include "nnplan/ir/payload_shapes.hpp"
+#include "nnplan/number_text.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::ir {
@@ -18,29 +17,15 @@ namespace {
 // Bytes this process allocated for a weight (a transpose, a decoded text field, a test's values).
 class OwnedBytes final : public WeightBytes {
  public:
-  explicit OwnedBytes(std::size_t n) : bytes_(std::make_unique<std::byte[]>(n == 0 ? 1 : n)) {}
+  // Uninitialized: every user writes the whole buffer (a copy, or zeros' memset).
+  explicit OwnedBytes(std::size_t n)
+      : bytes_(std::make_unique_for_overwrite<std::byte[]>(n == 0 ? 1 : n)) {}
   [[nodiscard]] std::byte* data() const { return bytes_.get(); }
 
  private:
   // new[] aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 here), enough for every dtype.
   std::unique_ptr<std::byte[]> bytes_;
 };
-
-std::string shape_text(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.dims.size(); ++i) {
-    if (i != 0) out += ',';
-    out += std::to_string(shape.dims[i]);
-  }
-  return out + "]";
-}
-
-// The shortest text that reads back as `value` ("1e-05", "-1").
-std::string number_text(double value) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
 
 std::string slot_list(OpKind kind) {
   const auto slots = op_traits(kind).payloads;
@@ -198,8 +183,8 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
       if (!want) return std::unexpected(invalid_input_in(source, want.error().message));
       if (tensor->shape() != *want) {
         return fail(node, "payload " + std::string(slot.name) + ": shape " +
-                              shape_text(tensor->shape()) + " does not match the expected " +
-                              shape_text(*want));
+                              to_string(tensor->shape()) + " does not match the expected " +
+                              to_string(*want));
       }
       const DType want_dtype = slot.int64 ? DType::int64 : DType::float32;
       if (tensor->dtype() != want_dtype) {
@@ -211,7 +196,7 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
       if (!elements || *elements != tensor->size()) {
         return fail(node, "payload " + std::string(slot.name) + ": " +
                               std::to_string(tensor->size()) + " values do not fill shape " +
-                              shape_text(tensor->shape()));
+                              to_string(tensor->shape()));
       }
       if (slot.shape == PayloadShape::gather_indices) {
         // Indices name positions of the gathered axis: 0 <= i < its extent.

@@ -61,7 +61,7 @@ struct WeightsCheck {
     absent,       // no payload file beside the graph: planning needs none, nothing was checked
     not_looked,   // the graph came from a pipe or device, which has nothing beside it
     in_model,     // an ONNX model carries its weights; the importer checked their sizes
-    not_checked,  // GraphFileOptions::ir::check_weights was off
+    not_checked,  // GraphFileOptions::check_payloads was off
   };
   Status status = Status::not_checked;
   std::string payload_path;  // the payload file read or looked for (checked, absent)
@@ -114,11 +114,12 @@ struct GraphFileFailure {
                                                                   const GraphFileOptions& options);
 
 // Reads, parses and checks a graph file of either format. ONNX models are imported with
-// `options.onnx`, never keeping payloads (planning reads no weight). A torchlean.ir.v1 graph's
-// payload file, when one lies beside it, is read and checked against the graph (see
-// GraphFileOptions::ir::check_weights). Errors are invalid_input: an unreadable or oversized file,
-// a malformed document or model, a graph that fails ir::check, a payload file that cannot be read
-// or does not match, or options that fail check_graph_file_options.
+// `options.onnx`, keeping their weights (views into the mapped model) only with
+// `options.keep_weights` (planning reads no weight). A torchlean.ir.v1 graph's payload file, when
+// one lies beside it, is read and checked against the graph (GraphFileOptions::check_payloads).
+// Errors are invalid_input: an unreadable or oversized file, a malformed document or model, a graph
+// that fails ir::check, a payload file that cannot be read or does not match, or options that fail
+// check_graph_file_options.
 [[nodiscard]] std::expected<LoadedGraph, GraphFileFailure> read_graph_file(
     const std::filesystem::path& path, const GraphFileOptions& options = {});
 

@@ -83,7 +83,8 @@ using PayloadSlot = ir::PayloadSlot;
 
 // The file bytes for `store`: entries in key order (node id, then name), attributes likewise,
 // each tensor at the next multiple of 64. Deterministic. Fails (invalid_input) when a tensor's
-// data size is not the product of its shape, a name is empty or an attribute is not finite.
+// data size is not the product of its shape, a tensor is bool (payload files hold float32 and
+// int64), a name is empty or an attribute is not finite.
 [[nodiscard]] Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store);
 
 // write_payloads to a file, replacing it through format::write_file_atomically (never onto one

@@ -66,7 +66,8 @@ class WeightTensor {
   [[nodiscard]] static WeightTensor adopt(Shape shape, std::vector<T> values);
   // An owned tensor of `shape` and `dtype`, filled with zeros.
   [[nodiscard]] static WeightTensor zeros(Shape shape, DType dtype);
-  // A view of `count` elements of `dtype` at `data`, inside bytes `owner` keeps alive. When
+  // A view of `count` elements of `dtype` at `data` (which holds count × size_of(dtype) bytes:
+  // the caller checked the size), inside bytes `owner` keeps alive. When
   // `data` is not aligned to the element width the bytes are copied into an owned buffer, and
   // the source range is released to `owner` (WeightBytes::release).
   [[nodiscard]] static WeightTensor view(Shape shape, DType dtype, const std::byte* data,

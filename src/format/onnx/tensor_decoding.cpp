@@ -13,7 +13,7 @@ namespace nnplan::format::onnx_import {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
-              "ONNX raw_data is little-endian; the importer copies it as is");
+              "ONNX raw_data is little-endian; the importer reads it in place");
 
 using ir::Dim;
 

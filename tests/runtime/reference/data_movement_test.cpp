@@ -709,6 +709,10 @@ TEST(reference_gather_forward_tests, GuardsNameTheMismatch) {
   floats.tensors[{1, "indices"}] = ir::WeightTensor::adopt<float>(shape_of({2}), {0, 1});
   EXPECT_EQ(guard_message(h, node, {x}, floats),
             "payload indices has shape [2]; gather needs int64 values, not float32");
+  ir::WeightStore bools;
+  bools.tensors[{1, "indices"}] = ir::WeightTensor::adopt<std::uint8_t>(shape_of({2}), {0, 1});
+  EXPECT_EQ(guard_message(h, node, {x}, bools),
+            "payload indices has shape [2]; gather needs int64 values, not bool");
   ir::Node far = node;
   far.params = ir::AxisParams{.axis = 2};
   EXPECT_EQ(guard_message(h, far, {x}, indices_store(shape_of({2}), {0, 1})),

@@ -191,14 +191,15 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                   : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
-    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
-    if (bias != nullptr) {
-      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
-    }
+    // The bias is read for the fill before constant_memory packs it and releases its pages.
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);
       if (bias != nullptr) std::ranges::copy(bias->floats(), state->output_fill.begin());
       state->fill_axis = ca;
+    }
+    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
+    if (bias != nullptr) {
+      state->constants.emplace(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
     }
     // A trimmed output is written through its view of the flat output (always staged: the view
     // is not dense, the primitive's destination is).

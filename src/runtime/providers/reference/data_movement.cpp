@@ -497,8 +497,9 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
     return invalid("payload indices is missing; gather needs an int64 tensor of indices");
   }
   if (indices->dtype() != ir::DType::int64) {
-    return std::unexpected(operand_error("payload indices", indices->shape(),
-                                         "gather needs int64 values, not float32"));
+    return std::unexpected(operand_error(
+        "payload indices", indices->shape(),
+        "gather needs int64 values, not " + std::string(ir::to_string(indices->dtype()))));
   }
   const std::optional<ir::Dim> count = ir::element_count(indices->shape());
   if (!count || *count != indices->ints().size()) {
