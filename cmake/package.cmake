@@ -1,5 +1,5 @@
 # Installation and the CMake package (included by the top-level CMakeLists.txt): `cmake --install`
-# puts the four static libraries, include/nnplan, the CLI, nnplanConfig.cmake with its version
+# puts the five static libraries, include/nnplan, the CLI, nnplanConfig.cmake with its version
 # file and nnplan.pc under the prefix. examples/cmake-consumer builds against the result.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -8,14 +8,16 @@ set_target_properties(nnplan_ir PROPERTIES EXPORT_NAME ir)
 set_target_properties(nnplan_backend PROPERTIES EXPORT_NAME backend)
 set_target_properties(nnplan PROPERTIES EXPORT_NAME nnplan)
 set_target_properties(nnplan_runtime PROPERTIES EXPORT_NAME runtime)
+set_target_properties(nnplan_report PROPERTIES EXPORT_NAME report)
 set_target_properties(nnplan_cli PROPERTIES EXPORT_NAME cli)
 # The same names inside this build, for a project that adds nnplan with add_subdirectory.
 add_library(nnplan::ir ALIAS nnplan_ir)
 add_library(nnplan::backend ALIAS nnplan_backend)
 add_library(nnplan::nnplan ALIAS nnplan)
 add_library(nnplan::runtime ALIAS nnplan_runtime)
+add_library(nnplan::report ALIAS nnplan_report)
 
-install(TARGETS nnplan_ir nnplan_backend nnplan nnplan_runtime nnplan_cli
+install(TARGETS nnplan_ir nnplan_backend nnplan nnplan_runtime nnplan_report nnplan_cli
         EXPORT nnplanTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -30,10 +30,10 @@
 #include "nnplan/format/onnx_import.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
-#include "nnplan/format/plan_dot.hpp"
 #include "nnplan/format/probe_json.hpp"
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/format/trace_json.hpp"
+#include "nnplan/report/plan_dot.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/evidence.hpp"
 #include "nnplan/runtime/executor.hpp"
@@ -195,7 +195,7 @@ class NativePlan {
     return graph_report(profile_, model_->evaluation(), graph_.onnx() ? &graph_.graph->graph() : nullptr);
   }
   std::string dot() const {
-    return format::plan_dot(profile_, graph_.graph->graph(), model_->evaluation(), graph_.onnx());
+    return report::plan_dot(profile_, graph_.graph->graph(), model_->evaluation(), graph_.onnx());
   }
   void save(const std::string& path) const {
     const std::vector<std::filesystem::path> inputs = {graph_.path,

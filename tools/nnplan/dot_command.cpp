@@ -1,4 +1,4 @@
-// `nnplan dot GRAPH`: the plan as a Graphviz picture (format/plan_dot.hpp), to stdout or -o FILE.
+// `nnplan dot GRAPH`: the plan as a Graphviz picture (report/plan_dot.hpp), to stdout or -o FILE.
 // Render with `dot -Tsvg`. When no capsule is admissible for some node there is no plan to draw:
 // the explanation goes to stderr (stdout stays a clean DOT stream) and the exit code is 1. A plan
 // the gate rejects is still drawn, its verdict in the graph label, and exits 1.
@@ -7,7 +7,7 @@
 #include "cli.hpp"
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/report.hpp"
-#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/report/plan_dot.hpp"
 
 namespace nnplan::cli {
 
@@ -53,7 +53,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
     }
     const PlannedModel& model = *run->model;
     const std::string dot =
-        format::plan_dot(model.profile(), model.graph(), model.evaluation(), run->graph.onnx());
+        report::plan_dot(model.profile(), model.graph(), model.evaluation(), run->graph.onnx());
     if (flags->output) {
       if (!write_output_file(*flags->output, dot, inputs)) {
         exit_code = kExitBadInput;

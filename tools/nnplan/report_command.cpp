@@ -1,4 +1,4 @@
-// `nnplan report GRAPH`: the auditor's HTML page (format/report_html.hpp) for a graph planned under
+// `nnplan report GRAPH`: the auditor's HTML page (report/report_html.hpp) for a graph planned under
 // a profile, to stdout or -o FILE. The placement picture is plan_dot's document rendered by
 // `dot -Tsvg` when Graphviz is on PATH (graphviz.hpp); without it, or when it fails, the page says
 // why in the picture's place and a note goes to stderr, and the report is still written. A plan the
@@ -14,8 +14,8 @@
 #include "graphviz.hpp"
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/report.hpp"
-#include "nnplan/format/plan_dot.hpp"
-#include "nnplan/format/report_html.hpp"
+#include "nnplan/report/plan_dot.hpp"
+#include "nnplan/report/report_html.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -28,7 +28,7 @@ namespace {
 // docs/benchmarks.md); past it the page says why and points to `nnplan dot`.
 constexpr std::size_t kPictureNodeLimit = 5000;
 
-format::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool wanted) {
+report::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool wanted) {
   if (!wanted) return {.svg = {}, .missing_reason = "left out on request (--no-picture)"};
   const std::size_t nodes = model.graph().nodes.size();
   if (nodes > kPictureNodeLimit) {
@@ -37,9 +37,9 @@ format::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool w
                               " nodes; the report draws graphs of at most " +
                               std::to_string(kPictureNodeLimit)};
   }
-  auto svg = render_svg(format::plan_dot(model.profile(), model.graph(), model.evaluation(), onnx));
+  auto svg = render_svg(report::plan_dot(model.profile(), model.graph(), model.evaluation(), onnx));
   if (!svg) return {.svg = {}, .missing_reason = svg.error()};
-  if (!format::inline_svg(*svg)) {
+  if (!report::inline_svg(*svg)) {
     return {.svg = {}, .missing_reason = "graphviz (dot) wrote something other than a plain SVG"};
   }
   return {.svg = std::move(*svg), .missing_reason = {}};
@@ -87,22 +87,22 @@ void add_report_command(CLI::App& app, int& exit_code) {
       return;
     }
     const bool onnx = run->graph.onnx();
-    const format::ReportHtmlOptions base{.model = flags->graph.graph, .onnx_names = onnx};
+    const report::ReportHtmlOptions base{.model = flags->graph.graph, .onnx_names = onnx};
     std::string page;
     std::string summary;
     if (run->model) {
       const PlannedModel& model = *run->model;
-      format::ReportHtmlOptions options = base;
+      report::ReportHtmlOptions options = base;
       options.picture = picture_of(model, onnx, !flags->no_picture);
       if (!options.picture.missing_reason.empty() && !flags->no_picture) {
         fmt::print(stderr, "note: placement picture left out: {}\n",
                    escape_controls(options.picture.missing_reason));
       }
-      page = format::report_html(model.profile(), model.graph(), model.evaluation(), options);
+      page = report::report_html(model.profile(), model.graph(), model.evaluation(), options);
       summary = "gate: " + std::string(model.accepted() ? "accepted" : "rejected") +
                 " under assurance " + std::string(label(model.profile().config.assurance));
     } else {
-      page = format::unplanned_report_html(run->profile, run->graph.graph->graph(),
+      page = report::unplanned_report_html(run->profile, run->graph.graph->graph(),
                                            run->model.error(), base);
       summary = profile_summary(run->profile) + "\n" + render(run->model.error());
     }

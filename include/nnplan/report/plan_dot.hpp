@@ -13,7 +13,7 @@
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/ir/graph.hpp"
 
-namespace nnplan::format {
+namespace nnplan::report {
 
 // The fill color of planned nodes of `provider` (`#rrggbb`).
 [[nodiscard]] std::string_view provider_color(backend::Provider provider);
@@ -26,4 +26,4 @@ namespace nnplan::format {
                                    const backend::GraphEvaluation& evaluation,
                                    bool onnx_names = false);
 
-}  // namespace nnplan::format
+}  // namespace nnplan::report

@@ -1,4 +1,4 @@
-#include "nnplan/format/report_html.hpp"
+#include "nnplan/report/report_html.hpp"
 
 #include <algorithm>
 #include <array>
@@ -11,10 +11,10 @@
 
 #include "nnplan/backend/gate.hpp"
 #include "nnplan/backend/report.hpp"
-#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/report/plan_dot.hpp"
 #include "nnplan/text_escape.hpp"
 
-namespace nnplan::format {
+namespace nnplan::report {
 
 using namespace nnplan::backend;
 
@@ -135,8 +135,8 @@ std::string style_sheet() {
       ".note{font-style:italic}\n";
   for (std::size_t i = 0; i < kTrustLevelNames.size(); ++i) {
     const auto trust = static_cast<TrustLevel>(i);
-    css += ".t-" + std::string(to_string(trust)) + "{background:" +
-           std::string(trust_color(trust)) + "}\n";
+    css += ".t-" + std::string(to_string(trust)) +
+           "{background:" + std::string(trust_color(trust)) + "}\n";
   }
   for (std::size_t i = 0; i < kProviderNames.size(); ++i) {
     const auto provider = static_cast<Provider>(i);
@@ -733,4 +733,4 @@ std::string unplanned_report_html(const BackendProfile& profile, const ir::Graph
   return out;
 }
 
-}  // namespace nnplan::format
+}  // namespace nnplan::report

@@ -1,4 +1,4 @@
-#include "nnplan/format/plan_dot.hpp"
+#include "nnplan/report/plan_dot.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include "nnplan/backend/report.hpp"
 #include "nnplan/text_escape.hpp"
 
-namespace nnplan::format {
+namespace nnplan::report {
 
 using namespace nnplan::backend;
 
@@ -118,4 +118,4 @@ std::string plan_dot(const BackendProfile& profile, const ir::Graph& graph,
   return out;
 }
 
-}  // namespace nnplan::format
+}  // namespace nnplan::report

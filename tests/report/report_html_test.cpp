@@ -1,9 +1,9 @@
-// The auditor's HTML page (format/report_html.hpp): HTML escaping of every input-derived name
+// The auditor's HTML page (report/report_html.hpp): HTML escaping of every input-derived name
 // (a node named `<script>alert(1)</script>` shows as text), every section present, the
 // trusted-external boundary shown loudly, gate failures naming their groups and node ids, the
 // page for a node without an admissible capsule, the placement picture inlined from Graphviz's
 // SVG or its absence explained, no script and no external asset, and the same bytes every time.
-#include "nnplan/format/report_html.hpp"
+#include "nnplan/report/report_html.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 #include "nnplan/backend/acceptance.hpp"
 #include "nnplan/backend/profile.hpp"
 
-namespace nnplan::format {
+namespace nnplan::report {
 namespace {
 
 using backend::BackendOp;
@@ -382,4 +382,4 @@ TEST(ReportHtml, SameInputsGiveTheSameBytes) {
 }
 
 }  // namespace
-}  // namespace nnplan::format
+}  // namespace nnplan::report

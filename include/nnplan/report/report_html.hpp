@@ -22,7 +22,7 @@
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
 
-namespace nnplan::format {
+namespace nnplan::report {
 
 // What the page knows about the placement picture.
 struct PlacementPicture {
@@ -71,4 +71,4 @@ struct ReportHtmlOptions {
                                                 const ir::Graph& graph, const Error& error,
                                                 const ReportHtmlOptions& options);
 
-}  // namespace nnplan::format
+}  // namespace nnplan::report
