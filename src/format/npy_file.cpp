@@ -284,8 +284,8 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
     dtype = ir::DType::float32;
   } else if (little && code == "i8") {
     dtype = ir::DType::int64;
-  } else if (code == "b1" && order != '\0') {
-    dtype = ir::DType::boolean;  // one byte: no byte order
+  } else if (code == "b1" && (little || order == '>')) {
+    dtype = ir::DType::boolean;  // one byte: any byte order reads the same
   } else {
     const std::optional<std::string> name = dtype_name(code);
     std::string what = name ? *name : std::string("unknown");

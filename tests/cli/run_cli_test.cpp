@@ -325,6 +325,9 @@ class RunRefused : public testing::TestWithParam<RefusedCase> {
     write_tensor(dir / "ints.npy",
                  ir::WeightTensor::adopt<std::int64_t>(ir::Shape{{1, 3, 32, 32}},
                                                        std::vector<std::int64_t>(3072, 5)));
+    write_tensor(dir / "mask.pb",
+                 ir::WeightTensor::adopt<std::uint8_t>(ir::Shape{{1, 3, 32, 32}},
+                                                       std::vector<std::uint8_t>(3072, 1)));
     const std::string text = npy_text(good);
     write_text(dir / "truncated.npy", text.substr(0, text.size() - 100));
     std::string fortran = text;
@@ -365,6 +368,9 @@ INSTANTIATE_TEST_SUITE_P(
                     "expects [1,3,32,32]\n"},
         RefusedCase{"int64", "--input image={dir}/ints.npy", 3,
                     "nnplan: error: bad-input: input 'image' ({dir}/ints.npy): dtype int64; the "
+                    "model expects float32\n"},
+        RefusedCase{"bool", "--input image={dir}/mask.pb", 3,
+                    "nnplan: error: bad-input: input 'image' ({dir}/mask.pb): dtype bool; the "
                     "model expects float32\n"},
         RefusedCase{"truncated", "--input {dir}/truncated.npy", 3,
                     "nnplan: error: bad-input: input 'image': {dir}/truncated.npy: data holds "

@@ -389,6 +389,24 @@ TEST_P(PayloadBadFile, IsAnInvalidInputErrorNamingTheLocation) {
 INSTANTIATE_TEST_SUITE_P(Table, PayloadBadFile, ::testing::ValuesIn(bad_payload_files()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+TEST(PayloadFile, NamesTheOffsetOfAnUnusedByteThatIsNotZero) {
+  struct Case {
+    std::size_t at;
+    bool in_data;
+    std::size_t data_bytes;
+  };
+  for (const Case& c : {Case{0, false, 68}, Case{10, true, 68}, Case{100, true, 128}}) {
+    const std::vector<std::byte> bytes = with_unused_byte_set(c.at, c.in_data, c.data_bytes);
+    // The next byte set instead moves the first difference to the byte this case set.
+    const std::vector<std::byte> next = with_unused_byte_set(c.at + 1, c.in_data, c.data_bytes);
+    const auto offset = std::ranges::mismatch(bytes, next).in1 - bytes.begin();
+    const auto store = parse_payloads(bytes, "<memory>");
+    ASSERT_FALSE(store.has_value());
+    EXPECT_EQ(store.error().message.rfind("<memory>: byte " + std::to_string(offset) + " (", 0), 0U)
+        << store.error().message;
+  }
+}
+
 TEST(PayloadFile, UnreadablePathsNameThePath) {
   const auto missing = read_payload_file(kSourceDir / "examples" / "nope.payloads");
   ASSERT_FALSE(missing.has_value());

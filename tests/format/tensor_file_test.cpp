@@ -158,6 +158,19 @@ TEST(NpyFile, ReadsBoolAndRefusesAByteThatIsNotABool) {
             "x.npy: bool element 2 is the byte 2; a bool element is the byte 0 or 1");
   EXPECT_EQ(npy_error(npy_file(dict, 1, std::string("\x01\x00", 2))),
             "x.npy: data holds 2 bytes; shape (2, 2) bool needs 4");
+  // Every byte order spells the same one-byte type; without one it is not a descr numpy writes.
+  for (const char* descr : {"<b1", "=b1", ">b1"}) {
+    auto same = parse_npy(as_bytes(npy_file(std::string("{'descr': '") + descr +
+                                                "', 'fortran_order': False, 'shape': (1,), }",
+                                            1, std::string("\x01", 1))),
+                          "b.npy");
+    ASSERT_TRUE(same.has_value()) << descr << ": " << same.error().message;
+    EXPECT_EQ(same->to_vector<std::uint8_t>(), (std::vector<std::uint8_t>{1})) << descr;
+  }
+  EXPECT_EQ(npy_error(npy_file("{'descr': 'b1', 'fortran_order': False, 'shape': (1,), }", 1,
+                               std::string("\x01", 1))),
+            "x.npy: dtype 'b1' (bool) is not supported; expected float32 ('<f4'), int64 ('<i8') "
+            "or bool ('|b1')");
 }
 
 TEST(NpyFile, ReadsTheHeaderFormsOfEveryVersion) {
@@ -548,6 +561,16 @@ TEST_F(TensorFilePaths, NamesTheFileInEveryError) {
                 ": cannot write a tensor of shape [2,2] holding 3 float32 values; the shape "
                 "needs 4");
   EXPECT_FALSE(fs::exists(dir_ / "bad.npy"));
+  const ir::WeightTensor not_bool =
+      ir::WeightTensor::adopt(shape_of({3}), std::vector<std::uint8_t>{1, 0, 7});
+  for (const char* name : {"m.npy", "m.pb"}) {
+    auto refused = nnplan::format::write_tensor_file(dir_ / name, not_bool);
+    ASSERT_FALSE(refused.has_value()) << name;
+    EXPECT_EQ(refused.error().message,
+              (dir_ / name).string() +
+                  ": cannot write bool element 2, the byte 7; a bool element is the byte 0 or 1");
+    EXPECT_FALSE(fs::exists(dir_ / name));
+  }
   EXPECT_EQ(
       nnplan::format::write_tensor_file(dir_ / "x.csv", floats(shape_of({1}))).error().message,
       (dir_ / "x.csv").string() +

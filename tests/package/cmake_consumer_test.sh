@@ -16,7 +16,8 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 for f in lib/cmake/nnplan/nnplanConfig.cmake lib/cmake/nnplan/nnplanConfigVersion.cmake \
          lib/pkgconfig/nnplan.pc bin/nnplan include/nnplan/runtime/executor.hpp \
-         lib/libnnplan_runtime.a; do
+         lib/libnnplan_runtime.a include/nnplan/report/report_html.hpp \
+         lib/libnnplan_report.a; do
   [[ -e $prefix/$f ]] || { echo "cmake --install did not install $f" >&2; exit 1; }
 done
 
