@@ -34,6 +34,15 @@ std::string lowercase_first(std::string text) {
   return text;
 }
 
+std::string or_list(std::span<const std::string> choices) {
+  std::string out;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (i != 0) out += i + 1 == choices.size() ? " or " : ", ";
+    out += choices[i];
+  }
+  return out;
+}
+
 bool only_whitespace(std::string_view text) {
   return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -29,6 +30,9 @@ std::string quoted_name(std::string_view text);
 
 // "No such file or directory" reads as "no such file or directory" inside a message.
 std::string lowercase_first(std::string text);
+
+// The choices of a message as people write them: "a", "a or b", "a, b or c".
+std::string or_list(std::span<const std::string> choices);
 
 // True when `text` holds nothing but JSON whitespace (an empty document).
 bool only_whitespace(std::string_view text);

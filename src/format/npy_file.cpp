@@ -1,5 +1,6 @@
 // The NumPy `.npy` codec of tensor_file.hpp: parse_npy (the magic, version, header dict and data
 // section, each checked before it is used) and npy_bytes (version 1.0, as numpy.save writes it).
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -19,8 +20,6 @@ static_assert(std::endian::native == std::endian::little,
               ".npy data is read and written little-endian by copying it as is");
 
 constexpr std::string_view kMagic = "\x93NUMPY";
-constexpr std::string_view kSupportedDtypes =
-    "expected float32 ('<f4'), int64 ('<i8') or bool ('|b1')";
 constexpr std::string_view kExpectedHeader =
     "the dict numpy.save writes, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
 
@@ -29,17 +28,20 @@ Error npy_error(std::string_view source, const std::string& problem) {
                     detail::escape_controls(std::string(source) + ": " + problem));
 }
 
-// The descr numpy.save writes for `dtype`.
-std::string_view npy_descr(ir::DType dtype) {
-  switch (dtype) {
-    case ir::DType::float32:
-      return "<f4";
-    case ir::DType::int64:
-      return "<i8";
-    case ir::DType::boolean:
-      return "|b1";
-  }
-  return "";
+// The dtypes a .npy file holds, each with the descr numpy.save writes for it.
+struct NpyType {
+  ir::DType dtype;
+  std::string_view descr;
+};
+constexpr NpyType kNpyTypes[] = {
+    {ir::DType::float32, "<f4"}, {ir::DType::int64, "<i8"}, {ir::DType::boolean, "|b1"}};
+
+// "expected float32 ('<f4'), int64 ('<i8') or bool ('|b1')".
+std::string supported_dtypes() {
+  std::vector<std::string> choices;
+  for (const NpyType& t : kNpyTypes)
+    choices.push_back(std::string(ir::to_string(t.dtype)) + " ('" + std::string(t.descr) + "')");
+  return "expected " + detail::or_list(choices);
 }
 
 // `(2, 3)`, `(3,)`, `()`: a shape as numpy's repr writes it.
@@ -99,7 +101,7 @@ class HeaderParser {
         if (h.descr) return repeated(*key);
         if (peek('[')) {
           return std::unexpected(
-              npy_error(source_, "descr is a structured dtype; " + std::string(kSupportedDtypes)));
+              npy_error(source_, "descr is a structured dtype; " + supported_dtypes()));
         }
         auto v = string_literal();
         if (!v) return std::unexpected(v.error());
@@ -279,20 +281,18 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
   const std::string_view code = order == '<' || order == '=' || order == '|' || order == '>'
                                     ? std::string_view(descr).substr(1)
                                     : std::string_view(descr);
-  ir::DType dtype = ir::DType::float32;
-  if (little && code == "f4") {
-    dtype = ir::DType::float32;
-  } else if (little && code == "i8") {
-    dtype = ir::DType::int64;
-  } else if (code == "b1" && (little || order == '>')) {
-    dtype = ir::DType::boolean;  // one byte: any byte order reads the same
-  } else {
+  // A one-byte type reads the same in any byte order; wider ones must be little-endian.
+  const auto type = std::ranges::find_if(kNpyTypes, [&](const NpyType& t) {
+    return t.descr.substr(1) == code && (little || (order == '>' && ir::size_of(t.dtype) == 1));
+  });
+  if (type == std::end(kNpyTypes)) {
     const std::optional<std::string> name = dtype_name(code);
     std::string what = name ? *name : std::string("unknown");
     if (order == '>' && name) what += ", big-endian";
     return fail("dtype '" + detail::shown(descr) + "' (" + what + ") is not supported; " +
-                std::string(kSupportedDtypes));
+                supported_dtypes());
   }
+  const ir::DType dtype = type->dtype;
   const std::size_t item = ir::size_of(dtype);
   if (*header->fortran_order) {
     return fail(
@@ -318,11 +318,9 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
   }
   const std::byte* data = bytes.data() + data_start;
   if (dtype == ir::DType::boolean) {
-    if (const std::optional<std::size_t> bad =
-            ir::first_invalid_bool(std::span(data, static_cast<std::size_t>(*count)))) {
-      return fail("bool element " + std::to_string(*bad) + " is the byte " +
-                  std::to_string(std::to_integer<int>(data[*bad])) +
-                  "; a bool element is the byte 0 or 1");
+    if (std::optional<std::string> problem =
+            ir::bool_bytes_problem(std::span(data, static_cast<std::size_t>(*count)))) {
+      return fail(*problem);
     }
   }
   // `bytes` belongs to the caller: the tensor copies its data out.
@@ -332,8 +330,10 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
 std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor) {
   // numpy.save: the keys sorted, each "'key': repr(value), ", then room for the first axis to
   // grow to 21 digits, then spaces and '\n' up to a multiple of 64 bytes from the file's start.
-  std::string header = std::string("{'descr': '") + std::string(npy_descr(tensor.dtype())) +
-                       "', 'fortran_order': False, 'shape': " + shape_repr(tensor.shape()) + ", }";
+  std::string header =
+      std::string("{'descr': '") +
+      std::string(std::ranges::find(kNpyTypes, tensor.dtype(), &NpyType::dtype)->descr) +
+      "', 'fortran_order': False, 'shape': " + shape_repr(tensor.shape()) + ", }";
   if (tensor.shape().rank() > 0) {
     const std::size_t digits = std::to_string(tensor.shape().dims[0]).size();
     if (digits < 21) header.append(21 - digits, ' ');

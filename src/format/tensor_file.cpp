@@ -58,13 +58,10 @@ Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::We
                   " values; the shape needs " +
                   (count ? std::to_string(*count) : std::string("more than 2^64"))));
   }
-  if (const std::optional<std::size_t> bad = tensor.dtype() == ir::DType::boolean
-                                                 ? ir::first_invalid_bool(tensor.bytes())
-                                                 : std::nullopt) {
-    return std::unexpected(detail::file_error(
-        path, "cannot write bool element " + std::to_string(*bad) + ", the byte " +
-                  std::to_string(std::to_integer<int>(tensor.bytes()[*bad])) +
-                  "; a bool element is the byte 0 or 1"));
+  if (tensor.dtype() == ir::DType::boolean) {
+    if (std::optional<std::string> problem = ir::bool_bytes_problem(tensor.bytes())) {
+      return std::unexpected(detail::file_error(path, "cannot write the tensor: " + *problem));
+    }
   }
   if (tensor.shape().rank() > kMaxRank) {
     return std::unexpected(detail::file_error(

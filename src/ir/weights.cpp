@@ -114,9 +114,13 @@ bool WeightTensor::operator==(const WeightTensor& other) const {
   return count_ == 0 || std::memcmp(data_, other.data_, count_ * size_of(dtype_)) == 0;
 }
 
-std::optional<std::size_t> first_invalid_bool(std::span<const std::byte> bytes) {
+std::optional<std::string> bool_bytes_problem(std::span<const std::byte> bytes) {
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (std::to_integer<unsigned>(bytes[i]) > 1) return i;
+    const auto value = std::to_integer<unsigned>(bytes[i]);
+    if (value > 1) {
+      return "bool element " + std::to_string(i) + " is the byte " + std::to_string(value) +
+             "; a bool element is the byte 0 or 1";
+    }
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace nnplan::format::detail {
 namespace {
@@ -14,6 +15,14 @@ struct NameCase {
   std::string quoted;
   std::string capped;
 };
+
+TEST(MessageText, OrListJoinsChoicesAsPeopleWriteThem) {
+  const std::vector<std::string> three = {"a", "b", "c"};
+  EXPECT_EQ(or_list(three), "a, b or c");
+  EXPECT_EQ(or_list(std::span(three).first(2)), "a or b");
+  EXPECT_EQ(or_list(std::span(three).first(1)), "a");
+  EXPECT_EQ(or_list({}), "");
+}
 
 TEST(MessageText, QuotedAndCappedNames) {
   const std::string eighty(80, 'n');

@@ -405,7 +405,7 @@ TEST(TensorProtoFile, RefusesAValueThatIsNotABool) {
   raw.set_data_type(onnx::TensorProto_DataType_BOOL);
   raw.set_raw_data(std::string("\x00\xff", 2));
   EXPECT_EQ(pb_error(serialized(raw)),
-            "x.pb: bool element 1 of raw_data is the byte 255; a bool element is the byte 0 or 1");
+            "x.pb: raw_data: bool element 1 is the byte 255; a bool element is the byte 0 or 1");
   raw.add_float_data(1);
   raw.clear_raw_data();
   EXPECT_EQ(pb_error(serialized(raw)),
@@ -489,6 +489,22 @@ TEST(TensorProtoFile, ReadsTheConformanceCorpusTestData) {
   EXPECT_EQ(mean->floats()[0], 12.5F);
   EXPECT_EQ(mean->floats()[2], 35.0F);
 
+  // ONNX 1.12's other node tests sit beside the corpus; test_not_2d's input is a BOOL tensor in
+  // raw_data (values read with onnx.numpy_helper.to_array).
+  const fs::path not_2d = corpus.parent_path() / "onnx-node-more/test_not_2d/test_data_set_0";
+  if (fs::is_directory(not_2d)) {
+    auto mask = nnplan::format::read_tensor_file(not_2d / "input_0.pb");
+    ASSERT_TRUE(mask.has_value()) << mask.error().message;
+    EXPECT_EQ(mask->dtype(), ir::DType::boolean);
+    EXPECT_EQ(mask->shape(), shape_of({3, 4}));
+    EXPECT_EQ(mask->to_vector<std::uint8_t>(),
+              (std::vector<std::uint8_t>{1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1}));
+    auto negated = nnplan::format::read_tensor_file(not_2d / "output_0.pb");
+    ASSERT_TRUE(negated.has_value()) << negated.error().message;
+    EXPECT_EQ(negated->to_vector<std::uint8_t>(),
+              (std::vector<std::uint8_t>{0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0}));
+  }
+
   const fs::path f64 = corpus / "test_max_float64/test_data_set_0/input_0.pb";
   auto refused = nnplan::format::read_tensor_file(f64);
   ASSERT_FALSE(refused.has_value());
@@ -568,7 +584,8 @@ TEST_F(TensorFilePaths, NamesTheFileInEveryError) {
     ASSERT_FALSE(refused.has_value()) << name;
     EXPECT_EQ(refused.error().message,
               (dir_ / name).string() +
-                  ": cannot write bool element 2, the byte 7; a bool element is the byte 0 or 1");
+                  ": cannot write the tensor: bool element 2 is the byte 7; a bool element is "
+                  "the byte 0 or 1");
     EXPECT_FALSE(fs::exists(dir_ / name));
   }
   EXPECT_EQ(

@@ -135,9 +135,10 @@ WeightTensor WeightTensor::adopt(Shape shape, std::vector<T> values) {
   return view(std::move(shape), kDTypeOf<T>, data, count, std::move(owner));
 }
 
-// The index of the first byte of `bytes` that is neither 0 nor 1 (not a bool element), or nullopt.
-// Readers of bool data check it before the bytes become a tensor.
-[[nodiscard]] std::optional<std::size_t> first_invalid_bool(std::span<const std::byte> bytes);
+// Why `bytes` are not bool elements, naming the first byte that is neither 0 nor 1
+// ("bool element 2 is the byte 7; a bool element is the byte 0 or 1"), or nullopt when they are.
+// Readers and writers of bool data check it before the bytes become a tensor or a file.
+[[nodiscard]] std::optional<std::string> bool_bytes_problem(std::span<const std::byte> bytes);
 
 // Every weight of a graph, and its scalar attributes ("epsilon"). Keys are unique by
 // construction of the maps.

@@ -39,11 +39,24 @@ struct DataType {
   onnx::TensorProto_DataType onnx;
   ir::DType dtype;
   std::string_view field;
+  int (onnx::TensorProto::*field_size)() const;
 };
-constexpr DataType kDataTypes[] = {
-    {onnx::TensorProto_DataType_FLOAT, ir::DType::float32, "float_data"},
-    {onnx::TensorProto_DataType_INT64, ir::DType::int64, "int64_data"},
-    {onnx::TensorProto_DataType_BOOL, ir::DType::boolean, "int32_data"}};
+constexpr DataType kDataTypes[] = {{onnx::TensorProto_DataType_FLOAT, ir::DType::float32,
+                                    "float_data", &onnx::TensorProto::float_data_size},
+                                   {onnx::TensorProto_DataType_INT64, ir::DType::int64,
+                                    "int64_data", &onnx::TensorProto::int64_data_size},
+                                   {onnx::TensorProto_DataType_BOOL, ir::DType::boolean,
+                                    "int32_data", &onnx::TensorProto::int32_data_size}};
+
+// "expected FLOAT (float32), INT64 (int64) or BOOL (bool)".
+std::string supported_data_types() {
+  std::vector<std::string> choices;
+  for (const DataType& t : kDataTypes) {
+    choices.push_back(onnx::TensorProto_DataType_Name(t.onnx) + " (" +
+                      std::string(ir::to_string(t.dtype)) + ")");
+  }
+  return "expected " + detail::or_list(choices);
+}
 
 // `FLOAT (float32)`, `DOUBLE (float64)`, `99 (unknown data type 99)`.
 std::string data_type_text(int t) {
@@ -97,8 +110,8 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
   }
   const auto kind = std::ranges::find(kDataTypes, t.data_type(), &DataType::onnx);
   if (kind == std::end(kDataTypes)) {
-    return fail("data_type " + data_type_text(t.data_type()) +
-                " is not supported; expected FLOAT (float32), INT64 (int64) or BOOL (bool)");
+    return fail("data_type " + data_type_text(t.data_type()) + " is not supported; " +
+                supported_data_types());
   }
   const ir::DType dtype = kind->dtype;
   const std::size_t item = ir::size_of(dtype);
@@ -132,9 +145,7 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
                 *other + "; " + dtype_text + " values belong in " + std::string(own) +
                 " or raw_data");
   }
-  const int typed_size = dtype == ir::DType::float32 ? t.float_data_size()
-                         : dtype == ir::DType::int64 ? t.int64_data_size()
-                                                     : t.int32_data_size();
+  const int typed_size = (t.*kind->field_size)();
   const auto n = static_cast<std::size_t>(count);
   if (t.has_raw_data()) {
     if (typed_size > 0) {
@@ -149,10 +160,8 @@ Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
     }
     const auto* data = reinterpret_cast<const std::byte*>(raw.data());
     if (dtype == ir::DType::boolean) {
-      if (const std::optional<std::size_t> bad = ir::first_invalid_bool(std::span(data, n))) {
-        return fail("bool element " + std::to_string(*bad) + " of raw_data is the byte " +
-                    std::to_string(std::to_integer<int>(data[*bad])) +
-                    "; a bool element is the byte 0 or 1");
+      if (std::optional<std::string> problem = ir::bool_bytes_problem(std::span(data, n))) {
+        return fail("raw_data: " + *problem);
       }
     }
     // The message is parsed into memory this function frees: the tensor copies its data.
