@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, step two: install dependencies, build with warnings as errors, run every test.
 # Then builds the whole suite again with AddressSanitizer + UndefinedBehaviorSanitizer into
-# build-asan/ and runs it there; any sanitizer finding aborts its process and fails this script.
+# build-asan/ (the test sources with AddressSanitizer only: tests/CMakeLists.txt) and runs it
+# there; any sanitizer finding aborts its process and fails this script.
 # Last, runs each libFuzzer target for 30 seconds (scripts/fuzz.sh); any crash, leak, timeout or
 # out-of-memory fails it. Each stage prints how long it took (CI must finish well within its limit).
 set -euo pipefail
