@@ -361,7 +361,7 @@ std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor) {
   }
   std::memcpy(out.data() + 8 + length_bytes, header.data(), header.size());
   std::byte* data = out.data() + 8 + length_bytes + header.size();
-  if (n != 0) std::memcpy(data, tensor.bytes().data(), n * item);
+  if (n != 0) std::memcpy(data, tensor.contiguous().bytes().data(), n * item);
   return out;
 }
 

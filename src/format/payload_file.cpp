@@ -597,7 +597,9 @@ Expected<std::vector<std::byte>> write_payloads(const ir::WeightStore& store) {
     for (const Placed& p : placed) {
       std::byte* at = out.data() + data_start + p.offset;
       if (p.bytes != 0) {
-        std::memcpy(at, p.tensor->bytes().data(), static_cast<std::size_t>(p.bytes));
+        // A strided view (a transposed MatMul weight) is written in row-major order.
+        const ir::WeightTensor dense = p.tensor->contiguous();
+        std::memcpy(at, dense.bytes().data(), static_cast<std::size_t>(p.bytes));
       }
     }
     return out;

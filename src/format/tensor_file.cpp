@@ -59,7 +59,7 @@ Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::We
                   (count ? std::to_string(*count) : std::string("more than 2^64"))));
   }
   if (tensor.dtype() == ir::DType::boolean) {
-    if (std::optional<std::string> problem = ir::bool_bytes_problem(tensor.bytes())) {
+    if (std::optional<std::string> problem = ir::bool_bytes_problem(tensor.contiguous().bytes())) {
       return std::unexpected(detail::file_error(path, "cannot write the tensor: " + *problem));
     }
   }

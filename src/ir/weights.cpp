@@ -1,6 +1,7 @@
 // Weight tensors, the weight store and its check against a graph.
 #include "nnplan/ir/weights.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -91,18 +92,88 @@ WeightTensor WeightTensor::zeros(Shape shape, DType dtype) {
   return t;
 }
 
+std::vector<std::size_t> WeightTensor::strides() const {
+  if (!strides_.empty()) return strides_;
+  std::vector<std::size_t> row_major(shape_.dims.size());
+  std::size_t step = 1;
+  for (std::size_t k = row_major.size(); k-- > 0;) {
+    row_major[k] = step;
+    step *= static_cast<std::size_t>(shape_.dims[k]);
+  }
+  return row_major;
+}
+
+std::span<const std::byte> WeightTensor::storage() const {
+  if (data_ == nullptr || count_ == 0) return {};
+  if (is_dense()) return {data_, count_ * size_of(dtype_)};
+  // The farthest element from the first, plus one.
+  std::size_t last = 0;
+  for (std::size_t k = 0; k < strides_.size(); ++k)
+    last += (static_cast<std::size_t>(shape_.dims[k]) - 1) * strides_[k];
+  return {data_, (last + 1) * size_of(dtype_)};
+}
+
+WeightTensor WeightTensor::transposed() const {
+  if (shape_.dims.size() < 2) return *this;
+  WeightTensor t = *this;
+  std::ranges::reverse(t.shape_.dims);
+  // A tensor whose size does not fill its shape has no strides to walk: it keeps its bytes as
+  // they are, and check_weights reports the size.
+  if (element_count(shape_) != std::optional<Dim>(static_cast<Dim>(count_))) return t;
+  std::vector<std::size_t> strides = this->strides();
+  std::ranges::reverse(strides);
+  t.strides_.clear();
+  // Dense when every axis longer than 1 steps as row-major order does (a unit axis is never
+  // stepped along, so its stride does not matter).
+  const std::vector<std::size_t> row_major = t.strides();
+  for (std::size_t k = 0; k < strides.size(); ++k) {
+    if (t.shape_.dims[k] > 1 && strides[k] != row_major[k]) {
+      t.strides_ = std::move(strides);
+      break;
+    }
+  }
+  return t;
+}
+
+WeightTensor WeightTensor::contiguous() const {
+  if (is_dense()) return *this;
+  const std::size_t width = size_of(dtype_);
+  auto copy = std::make_shared<OwnedBytes>(count_ * width);
+  // Walk the elements in row-major order, carrying the source offset along with the index.
+  const std::size_t rank = shape_.dims.size();
+  std::vector<std::size_t> index(rank, 0);
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < count_; ++i) {
+    std::memcpy(copy->data() + i * width, data_ + from * width, width);
+    for (std::size_t k = rank; k-- > 0;) {
+      from += strides_[k];
+      if (++index[k] < static_cast<std::size_t>(shape_.dims[k])) break;
+      from -= index[k] * strides_[k];
+      index[k] = 0;
+    }
+  }
+  WeightTensor t;
+  t.shape_ = shape_;
+  t.dtype_ = dtype_;
+  t.count_ = count_;
+  t.data_ = copy->data();
+  t.owner_ = std::move(copy);
+  return t;
+}
+
 void WeightTensor::release() const noexcept {
-  if (owner_ != nullptr && count_ != 0) owner_->release(bytes());
+  if (owner_ != nullptr && count_ != 0) owner_->release(storage());
 }
 
 bool WeightTensor::views_into(std::span<const std::byte> range) const {
-  const auto own = bytes();
+  const auto own = storage();
   return own.data() != nullptr && own.data() >= range.data() &&
          own.data() + own.size() <= range.data() + range.size();
 }
 
 bool WeightTensor::operator==(const WeightTensor& other) const {
   if (shape_ != other.shape_ || dtype_ != other.dtype_ || count_ != other.count_) return false;
+  if (!is_dense() || !other.is_dense()) return contiguous() == other.contiguous();
   if (dtype_ == DType::float32) {
     const auto a = floats();
     const auto b = other.floats();

@@ -135,6 +135,101 @@ TEST(WeightTensor, EqualityComparesShapeDtypeAndElements) {
             WeightTensor::of_ints(dims({2}), std::vector<std::int64_t>{3, 4}));
 }
 
+// A [2, 3] float tensor 0..5 in bytes `owner` keeps, at offset 16.
+WeightTensor two_by_three(const std::shared_ptr<RecordingBytes>& owner) {
+  const float values[] = {0.0F, 1.0F, 2.0F, 3.0F, 4.0F, 5.0F};
+  std::memcpy(owner->data() + 16, values, sizeof values);
+  return WeightTensor::view(dims({2, 3}), DType::float32, owner->data() + 16, 6, owner);
+}
+
+TEST(WeightTensor, TransposedIsAStridedViewOfTheSameBytes) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const WeightTensor t = two_by_three(owner);
+  EXPECT_TRUE(t.is_dense());
+  EXPECT_EQ(t.strides(), (std::vector<std::size_t>{3, 1}));
+  const WeightTensor v = t.transposed();
+  EXPECT_EQ(v.shape(), dims({3, 2}));
+  EXPECT_FALSE(v.is_dense());
+  EXPECT_EQ(v.strides(), (std::vector<std::size_t>{1, 3}));
+  EXPECT_EQ(v.size(), 6U);
+  // It reads the owner's bytes: no copy was made, and the viewed range is the original's.
+  EXPECT_TRUE(v.views_into(owner->all()));
+  EXPECT_EQ(v.storage().data(), owner->data() + 16);
+  EXPECT_EQ(v.storage().size(), 24U);
+  // Row-major accessors give nothing for a strided view.
+  EXPECT_TRUE(v.bytes().empty());
+  EXPECT_TRUE(v.floats().empty());
+  // The dense copy holds element (n, k) = t(k, n), in its own buffer.
+  const WeightTensor d = v.contiguous();
+  EXPECT_TRUE(d.is_dense());
+  EXPECT_EQ(d.shape(), dims({3, 2}));
+  EXPECT_FALSE(d.views_into(owner->all()));
+  EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{0.0F, 3.0F, 1.0F, 4.0F, 2.0F, 5.0F}));
+  // Transposing back gives a dense view of the original bytes.
+  const WeightTensor back = v.transposed();
+  EXPECT_TRUE(back.is_dense());
+  EXPECT_EQ(back.floats().data(), t.floats().data());
+  EXPECT_EQ(back, t);
+  // Nothing was released by any of it.
+  EXPECT_TRUE(owner->released.empty());
+}
+
+TEST(WeightTensor, ARankThreeTransposeReversesEveryAxis) {
+  std::vector<float> values(24);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i);
+  const WeightTensor t = WeightTensor::of_floats(dims({2, 3, 4}), values);
+  const WeightTensor v = t.transposed();
+  EXPECT_EQ(v.shape(), dims({4, 3, 2}));
+  EXPECT_EQ(v.strides(), (std::vector<std::size_t>{1, 4, 12}));
+  const std::vector<float> got = v.contiguous().to_vector<float>();
+  ASSERT_EQ(got.size(), 24U);
+  // got[a][b][c] = t[c][b][a]
+  for (std::size_t a = 0; a < 4; ++a) {
+    for (std::size_t b = 0; b < 3; ++b) {
+      for (std::size_t c = 0; c < 2; ++c)
+        EXPECT_EQ(got[a * 6 + b * 2 + c], values[c * 12 + b * 4 + a]) << a << b << c;
+    }
+  }
+}
+
+TEST(WeightTensor, TransposeLeavesVectorsAndUnitAxesDense) {
+  const auto vec = WeightTensor::of_floats(dims({3}), std::vector<float>{1.0F, 2.0F, 3.0F});
+  EXPECT_TRUE(vec.transposed().is_dense());
+  EXPECT_EQ(vec.transposed(), vec);
+  // [1, 3] -> [3, 1]: the same bytes in the same order, so no strides are needed.
+  const auto row = WeightTensor::of_floats(dims({1, 3}), std::vector<float>{1.0F, 2.0F, 3.0F});
+  const WeightTensor col = row.transposed();
+  EXPECT_TRUE(col.is_dense());
+  EXPECT_EQ(col.shape(), dims({3, 1}));
+  EXPECT_EQ(col.floats().data(), row.floats().data());
+}
+
+TEST(WeightTensor, EqualityAndReleaseSeeThroughStrides) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const WeightTensor v = two_by_three(owner).transposed();
+  EXPECT_EQ(v, v.contiguous());
+  EXPECT_EQ(v, WeightTensor::of_floats(dims({3, 2}),
+                                       std::vector<float>{0.0F, 3.0F, 1.0F, 4.0F, 2.0F, 5.0F}));
+  EXPECT_NE(v, WeightTensor::of_floats(dims({3, 2}),
+                                       std::vector<float>{0.0F, 1.0F, 2.0F, 3.0F, 4.0F, 5.0F}));
+  // Release hands back every byte the view reads.
+  v.release();
+  ASSERT_EQ(owner->released.size(), 1U);
+  EXPECT_EQ(owner->released[0].data(), owner->data() + 16);
+  EXPECT_EQ(owner->released[0].size(), 24U);
+}
+
+TEST(WeightTensor, ATransposeOfATensorThatDoesNotFillItsShapeOnlyReversesTheShape) {
+  // Three elements for a [2, 2] shape: check_weights reports the count; transposed adds no
+  // strides that would read past the elements.
+  const auto t = WeightTensor::of_floats(dims({2, 2}), std::vector<float>{1.0F, 2.0F, 3.0F});
+  const WeightTensor v = t.transposed();
+  EXPECT_EQ(v.shape(), dims({2, 2}));
+  EXPECT_TRUE(v.is_dense());
+  EXPECT_EQ(v.size(), 3U);
+}
+
 TEST(WeightStore, FindsTensorsAndAttributesByNodeAndName) {
   WeightStore store;
   store.tensors[{3, "weight"}] = WeightTensor::of_floats(dims({1}), std::vector<float>{2.0F});

@@ -196,6 +196,127 @@ TEST(MappedWeights, ExternalDataIsReadInPlace) {
   EXPECT_EQ(weights[0]->to_vector<float>(), weight);
 }
 
+// x [2, 4] by a constant B [4, 3] through `op` (MatMul, or Gemm with transB = 0): a `linear`
+// node whose weight is B seen transposed. The initializer's name is padded until its raw_data
+// starts at a multiple of 4, so that it can be viewed in place.
+std::vector<std::byte> aligned_matmul_model_bytes(const std::string& op) {
+  const std::vector<float> b = iota(12, -5.0F);
+  for (std::string name = "B"; name.size() < 8; name += "_") {
+    Model m;
+    m.input("x", {2, 4}).output("y");
+    m.init(name, {4, 3}, b);
+    m.node(op, {"x", name}, {"y"}, "mm");
+    std::vector<std::byte> bytes = m.bytes();
+    if (offset_of(bytes, b) % 4 == 0) return bytes;
+  }
+  ADD_FAILURE() << "no padding aligns the initializer";
+  return {};
+}
+
+// The weight the buffer's only `linear` command reads.
+const ir::WeightTensor* linear_weight_of(const CommandBuffer& buffer) {
+  for (const Command& c : buffer.commands()) {
+    if (c.node->kind != ir::OpKind::linear) continue;
+    for (const WeightRef& w : c.weights) {
+      if (w.name == "weight") return w.tensor;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<Tensor> run_once(CommandBuffer buffer, const Tensor& input) {
+  Executor exec(std::move(buffer));
+  auto out = exec.run(std::vector<NamedTensor>{{exec.buffer().inputs()[0].name, input}});
+  EXPECT_TRUE(out.has_value()) << render(out.error());
+  return out ? std::move(*out) : std::vector<Tensor>{};
+}
+
+// x times B for x = `input` [2, 4] and B = iota(12, -5) [4, 3], in double.
+std::vector<float> matmul_by_iota(const Tensor& input) {
+  const std::vector<float> b = iota(12, -5.0F);
+  std::vector<float> y(6);
+  for (std::size_t r = 0; r < 2; ++r) {
+    for (std::size_t c = 0; c < 3; ++c) {
+      double acc = 0;
+      for (std::size_t k = 0; k < 4; ++k)
+        acc += static_cast<double>(input.values[r * 4 + k]) * b[k * 3 + c];
+      y[r * 3 + c] = static_cast<float>(acc);
+    }
+  }
+  return y;
+}
+
+TEST(MappedWeights, AMatMulWeightIsTheFilesBytesSeenTransposed) {
+  for (const std::string op : {"MatMul", "Gemm"}) {
+    const fs::path dir = fresh_dir("matmul_" + op);
+    const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
+    write_file(dir / "mm.onnx", bytes.data(), bytes.size());
+    auto loaded = testing::load((dir / "mm.onnx").string());
+    ASSERT_TRUE(loaded.has_value()) << op;
+    ASSERT_EQ(loaded->payloads->tensors.size(), 1U) << op;
+    const ir::WeightTensor& w = loaded->payloads->tensors.begin()->second;
+    EXPECT_EQ(w.shape(), (ir::Shape{{3, 4}})) << op;
+    EXPECT_FALSE(w.is_dense()) << op;
+    EXPECT_TRUE(in_mapping_of(w.storage().data(), w.storage().size(), dir / "mm.onnx")) << op;
+    // Element (n, k) of the [out, in] weight is B's (k, n).
+    const std::vector<float> dense = w.contiguous().to_vector<float>();
+    const std::vector<float> b = iota(12, -5.0F);
+    for (std::size_t n = 0; n < 3; ++n) {
+      for (std::size_t k = 0; k < 4; ++k)
+        EXPECT_EQ(dense[n * 4 + k], b[k * 3 + n]) << op << " " << n << "," << k;
+    }
+  }
+}
+
+TEST(MappedWeights, TheReferenceLinearReadsADenseCopyOfATransposedWeight) {
+  const fs::path dir = fresh_dir("matmul_reference");
+  const std::vector<std::byte> bytes = aligned_matmul_model_bytes("MatMul");
+  write_file(dir / "mm.onnx", bytes.data(), bytes.size());
+  auto buffer = checked_buffer_of(dir / "mm.onnx");
+  ASSERT_TRUE(buffer.has_value());
+  const ir::WeightTensor* w = linear_weight_of(*buffer);
+  ASSERT_NE(w, nullptr);
+  EXPECT_TRUE(w->is_dense());
+  EXPECT_FALSE(in_mapping_of(w->bytes().data(), w->bytes().size(), dir / "mm.onnx"));
+  const Tensor input = input_for(*buffer);
+  const std::vector<Tensor> out = run_once(std::move(*buffer), input);
+  ASSERT_EQ(out.size(), 1U);
+  const std::vector<float> want = matmul_by_iota(input);
+  ASSERT_EQ(out[0].values.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(out[0].values[i], want[i], 1e-5F) << i;
+}
+
+#ifdef NNPLAN_HAVE_ONEDNN
+TEST(MappedWeights, OnednnPacksATransposedWeightStraightFromTheFile) {
+  for (const std::string op : {"MatMul", "Gemm"}) {
+    const fs::path dir = fresh_dir("matmul_onednn_" + op);
+    const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
+    write_file(dir / "mm.onnx", bytes.data(), bytes.size());
+    auto loaded = testing::load((dir / "mm.onnx").string());
+    ASSERT_TRUE(loaded.has_value()) << op;
+    auto model = planned(backend::make_profile(backend::MaintainedProfile::fast_cpu), loaded->graph,
+                         loaded->payloads);
+    ASSERT_NE(model, nullptr) << op;
+    auto buffer = compiled(model);
+    ASSERT_TRUE(buffer.has_value()) << op;
+    // The command holds the store's strided view itself: no dense copy was made for it.
+    const ir::WeightTensor* w = linear_weight_of(*buffer);
+    ASSERT_NE(w, nullptr) << op;
+    EXPECT_FALSE(w->is_dense()) << op;
+    EXPECT_EQ(w, &loaded->payloads->tensors.begin()->second) << op;
+    EXPECT_TRUE(in_mapping_of(w->storage().data(), w->storage().size(), dir / "mm.onnx")) << op;
+    const Tensor input = input_for(*buffer);
+    const std::vector<Tensor> out = run_once(std::move(*buffer), input);
+    ASSERT_EQ(out.size(), 1U) << op;
+    const std::vector<float> want = matmul_by_iota(input);
+    ASSERT_EQ(out[0].values.size(), want.size()) << op;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(out[0].values[i], want[i], 1e-4F) << op << " " << i;
+  }
+}
+#endif
+
 // What a run of `file` gives when the loaded graph is dropped and the file unlinked after
 // compiling (and, for comparison, before).
 void expect_buffer_outlives_its_sources(const fs::path& file, const std::vector<fs::path>& beside,

@@ -104,7 +104,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
     }
     std::uint64_t payload_bytes = 0;
     for (const auto& [key, tensor] : imported->payloads.tensors) {
-      payload_bytes += tensor.bytes().size();
+      payload_bytes += tensor.size() * ir::size_of(tensor.dtype());
     }
     const std::size_t nodes = imported->graph().nodes.size();
     const std::size_t tensors = imported->payloads.tensors.size();

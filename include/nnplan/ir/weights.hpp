@@ -49,10 +49,13 @@ struct WeightKey {
   bool operator==(const WeightKey&) const = default;
 };
 
-// A dense row-major tensor of `dtype` viewing bytes `owner` keeps alive. The data pointer is
-// aligned to the element width. A default-constructed WeightTensor is an empty float32 scalar
-// view with no data (size 0). The factories take the element count as given; check_weights and
-// the tensor writers compare it with the shape.
+// A tensor of `dtype` viewing bytes `owner` keeps alive. The data pointer is aligned to the
+// element width. Every factory makes a dense row-major tensor; `transposed` makes a strided view
+// of the same bytes (a transpose with no copy), which `contiguous` turns back into a dense one.
+// The element accessors (bytes, values, floats, ints) read dense tensors only: a strided view's
+// bytes are not in row-major order, so they give it nothing. A default-constructed WeightTensor
+// is an empty float32 scalar view with no data (size 0). The factories take the element count as
+// given; check_weights and the tensor writers compare it with the shape.
 class WeightTensor {
  public:
   WeightTensor() = default;
@@ -78,32 +81,50 @@ class WeightTensor {
   [[nodiscard]] DType dtype() const { return dtype_; }
   // The number of elements.
   [[nodiscard]] std::size_t size() const { return count_; }
+  // Whether the elements lie in row-major order with no gaps (every tensor but a strided view).
+  [[nodiscard]] bool is_dense() const { return strides_.empty(); }
+  // The distance, in elements, between neighbours along each axis: the row-major strides for a
+  // dense tensor.
+  [[nodiscard]] std::vector<std::size_t> strides() const;
+  // The elements' bytes in row-major order; empty for a strided view (contiguous() first).
   [[nodiscard]] std::span<const std::byte> bytes() const {
+    if (!is_dense()) return {};
     return {data_, count_ * size_of(dtype_)};
   }
-  // The elements as `T`; empty when the dtype is not T's.
+  // The bytes this tensor views, in whatever order its strides give: what release hands back.
+  [[nodiscard]] std::span<const std::byte> storage() const;
+  // The elements as `T` in row-major order; empty when the dtype is not T's or the tensor is a
+  // strided view.
   template <typename T>
   [[nodiscard]] std::span<const T> values() const {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int64_t> ||
                   std::is_same_v<T, std::uint8_t>);
-    if (dtype_ != kDTypeOf<T> || data_ == nullptr) return {};
+    if (dtype_ != kDTypeOf<T> || data_ == nullptr || !is_dense()) return {};
     return {reinterpret_cast<const T*>(data_), count_};
   }
   [[nodiscard]] std::span<const float> floats() const { return values<float>(); }
   [[nodiscard]] std::span<const std::int64_t> ints() const { return values<std::int64_t>(); }
-  // A copy of the elements as `T` (empty when the dtype is not T's).
+  // A copy of the elements as `T` in row-major order, a strided view's included (empty when the
+  // dtype is not T's).
   template <typename T>
   [[nodiscard]] std::vector<T> to_vector() const {
+    if (!is_dense()) return contiguous().to_vector<T>();
     const auto v = values<T>();
     return {v.begin(), v.end()};
   }
-  // Tells the owner nothing reads these bytes for now (WeightBytes::release).
+  // The same bytes seen with the axes in reverse order (numpy's `.T`): a [K, N] tensor becomes an
+  // [N, K] view whose element (n, k) is this one's (k, n). No copy; a rank 0 or 1 tensor is
+  // returned as it is, and the transpose of a transpose is dense again.
+  [[nodiscard]] WeightTensor transposed() const;
+  // This tensor when it is dense; else its elements copied into an owned row-major buffer.
+  [[nodiscard]] WeightTensor contiguous() const;
+  // Tells the owner nothing reads these bytes for now (WeightBytes::release of storage()).
   void release() const noexcept;
   // Whether this tensor's bytes lie inside `range` (a mapped file, say).
   [[nodiscard]] bool views_into(std::span<const std::byte> range) const;
 
-  // Same shape, dtype and elements (float elements compared as floats: a NaN is not equal to
-  // itself, and -0 equals +0).
+  // Same shape, dtype and elements, whatever either's strides (float elements compared as
+  // floats: a NaN is not equal to itself, and -0 equals +0).
   bool operator==(const WeightTensor& other) const;
 
  private:
@@ -111,6 +132,8 @@ class WeightTensor {
   DType dtype_ = DType::float32;
   const std::byte* data_ = nullptr;
   std::size_t count_ = 0;
+  // Element strides per axis; empty for a dense row-major tensor.
+  std::vector<std::size_t> strides_;
   std::shared_ptr<const WeightBytes> owner_;
 };
 

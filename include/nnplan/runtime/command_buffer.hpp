@@ -116,6 +116,9 @@ class CommandBuffer {
   std::vector<IoBinding> outputs_;
   std::vector<std::optional<ValueSlot>> output_sources_;
   MemoryPlan memory_;
+  // Dense copies of strided weights for the handlers and consts that read only dense ones
+  // (HandlerDefinition::reads_strided_weights); commands and slots point into them.
+  std::vector<std::shared_ptr<const ir::WeightTensor>> dense_weights_;
 };
 
 // Compiles an accepted planned model. A command whose handler prefers channels-last runs on it,

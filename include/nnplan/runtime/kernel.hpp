@@ -26,8 +26,9 @@
 namespace nnplan::runtime {
 
 // One payload tensor of a node (ir/weights.hpp), resolved when the buffer is compiled:
-// `name` is the slot's name ("weight", "bias", "indices"); `tensor` is null for an optional slot
-// the graph leaves empty.
+// `name` is the slot's name ("weight", "bias", "indices"); `tensor` is the store's, or the
+// buffer's dense copy of a strided one (HandlerDefinition::reads_strided_weights), and null for
+// an optional slot the graph leaves empty.
 struct WeightRef {
   std::string_view name;
   const ir::WeightTensor* tensor = nullptr;
@@ -173,6 +174,10 @@ struct HandlerDefinition {
   // buffer (a value read twice, or through a detach): element-wise ops that read each input
   // element before writing the same output element.
   bool in_place_safe = false;
+  // Whether the handler reads its weights through their strides (ir::WeightTensor::strides): a
+  // strided view, such as a MatMul weight seen transposed, reaches it as it is. Every other
+  // handler is given dense copies of strided weights (made when the buffer is compiled).
+  bool reads_strided_weights = false;
   // The layouts the handler runs on, and the check LayoutSupport describes (required for
   // channels_last; optional for any_shared).
   LayoutSupport layouts = LayoutSupport::flat_only;

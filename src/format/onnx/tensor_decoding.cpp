@@ -108,25 +108,6 @@ const std::vector<float>& floats_of(ConstTensor& c) {
   return c.floats;
 }
 
-std::vector<float> transposed_floats(const ConstTensor& c, ir::Dim rows, ir::Dim cols) {
-  std::vector<float> out(rows * cols);
-  const bool raw = !c.raw_floats.empty();
-  for (ir::Dim i = 0; i < rows; ++i) {
-    for (ir::Dim j = 0; j < cols; ++j) {
-      float v = 0;
-      if (raw) {
-        // raw_data has no alignment: read each value's bytes.
-        std::memcpy(&v, c.raw_floats.data() + (i * cols + j) * 4, 4);
-      } else {
-        v = c.floats[i * cols + j];
-      }
-      out[j * rows + i] = v;
-    }
-  }
-  if (raw && c.raw_owner != nullptr) c.raw_owner->release(std::as_bytes(std::span(c.raw_floats)));
-  return out;
-}
-
 std::expected<ConstPtr, TensorProblem> decode_tensor(
     const onnx::TensorProto& t, std::string name, bool stable,
     std::optional<std::span<const std::byte>> split_raw) {

@@ -81,13 +81,6 @@ struct TensorProblem {
 // The float data of `c`, decoded now when it was not yet.
 const std::vector<float>& floats_of(ConstTensor& c);
 
-// The float data of `c` (a `rows` x `cols` matrix) transposed, read from its undecoded bytes
-// where it has not been decoded, so that the transposed copy is the only one made. The undecoded
-// bytes are then released to their owner (ir::WeightBytes::release: a mapped model file's pages
-// go back to the system, and are read from the file again should anything read them later).
-[[nodiscard]] std::vector<float> transposed_floats(const ConstTensor& c, ir::Dim rows,
-                                                   ir::Dim cols);
-
 // The lowercase name of ONNX data type `t` (`float32`, `int64`, `unknown data type 99`).
 [[nodiscard]] std::string dtype_name(int t);
 

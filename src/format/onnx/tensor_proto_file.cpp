@@ -200,7 +200,7 @@ std::vector<std::byte> tensor_proto_bytes(const ir::WeightTensor& tensor) {
   std::string* raw = t.mutable_raw_data();
   raw->resize(bytes);
   if (bytes != 0) {
-    std::memcpy(raw->data(), tensor.bytes().data(), bytes);
+    std::memcpy(raw->data(), tensor.contiguous().bytes().data(), bytes);
   }
   std::string wire;
   t.SerializeToString(&wire);

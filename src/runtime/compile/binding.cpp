@@ -36,6 +36,16 @@ Expected<std::vector<CommandGuard>> resolve_guards(const backend::KernelCapsule&
   return guards;
 }
 
+// `t` as a reader of dense weights sees it: itself, or for a strided view a dense copy kept in
+// `copies`, after which the view's bytes are released (a mapped file's pages go back).
+const ir::WeightTensor* dense_for_reader(
+    const ir::WeightTensor* t, std::vector<std::shared_ptr<const ir::WeightTensor>>& copies) {
+  if (t == nullptr || t->is_dense()) return t;
+  copies.push_back(std::make_shared<const ir::WeightTensor>(t->contiguous()));
+  t->release();
+  return copies.back().get();
+}
+
 // The graph's inputs and consts: their slots and the input list (names unique).
 Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
                            BoundGraph& bound) {
@@ -51,8 +61,8 @@ Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
       bound.inputs.push_back(
           {.name = input_name(node, input_nodes), .node_id = node.id, .shape = &node.shape});
     } else if (node.kind == ir::OpKind::const_) {
-      const ir::WeightTensor* value =
-          store == nullptr ? nullptr : store->find_tensor(node.id, "value");
+      const ir::WeightTensor* value = dense_for_reader(
+          store == nullptr ? nullptr : store->find_tensor(node.id, "value"), bound.dense_weights);
       if (value == nullptr) {
         return std::unexpected(make_error(
             ErrorKind::invalid_input,
@@ -86,7 +96,8 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
                                     const HandlerRegistry& handlers, std::uint32_t group,
                                     backend::CapsuleId capsule_id,
                                     std::span<const backend::PlannedNodeKernel> members,
-                                    const std::vector<bool>& defined) {
+                                    const std::vector<bool>& defined,
+                                    std::vector<std::shared_ptr<const ir::WeightTensor>>& copies) {
   const ir::Graph& graph = model.graph();
   const ir::WeightStore* store = model.weights().get();
   const backend::KernelCapsule& capsule = model.lowering().registry->capsule(capsule_id);
@@ -147,6 +158,7 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
   for (const ir::PayloadSlot& slot : ir::op_traits(root.kind).payloads) {
     if (slot.attribute) continue;
     const ir::WeightTensor* t = store == nullptr ? nullptr : store->find_tensor(root.id, slot.name);
+    if (!handler->reads_strided_weights) t = dense_for_reader(t, copies);
     if (t == nullptr && slot.required) {
       return std::unexpected(make_error(
           ErrorKind::invalid_input,
@@ -189,7 +201,8 @@ Expected<BoundGraph> bind(const backend::PlannedModel& model, const HandlerRegis
     defined[node.id] = node.kind == ir::OpKind::input || node.kind == ir::OpKind::const_;
   const auto add = [&](std::uint32_t group, backend::CapsuleId capsule,
                        std::span<const backend::PlannedNodeKernel> members) -> Expected<void> {
-    auto command = bind_command(model, handlers, group, capsule, members, defined);
+    auto command =
+        bind_command(model, handlers, group, capsule, members, defined, bound.dense_weights);
     if (!command) return std::unexpected(std::move(command.error()));
     defined[command->last] = true;
     bound.commands.push_back(std::move(*command));

@@ -40,13 +40,11 @@ void import_gemm(ImportContext& cx) {
       cx.fail("inner dimensions differ: " + to_string(sa) + " x " + list_string(bc->dims) +
               " (transB = " + str(trans_b) + ")");
     }
-    ir::WeightTensor w;
-    if (trans_b != 0) {
-      w = cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1));
-    } else if (cx.keep_payloads()) {
-      // Transposed straight from the file's bytes: the transposed weight is the only copy.
-      w = cx.payload_values(Shape{{n, k}}, transposed_floats(*bc, k, n));
-    }
+    // B as linear's [out, in] weight: as it is under transB, else its bytes seen transposed (a
+    // strided view, no copy).
+    const ir::WeightTensor w =
+        trans_b != 0 ? cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1))
+                     : cx.payload_tensor(bc, Shape{{k, n}}, cx.in_name(1)).transposed();
     std::optional<ir::WeightTensor> bias;
     if (ConstPtr cc = cx.has_in(2) ? cx.constant(cx.in_name(2)) : nullptr; cc != nullptr) {
       cx.require_float(*cc);
@@ -71,7 +69,7 @@ void import_gemm(ImportContext& cx) {
     }
     const Shape out{{sa.dims[0], n}};
     y = cx.add(OpKind::linear, {a}, {}, out);
-    cx.set_payload(y, "weight", std::move(w));
+    cx.set_payload(y, "weight", w);
     if (bias) cx.set_payload(y, "bias", std::move(*bias));
   } else {
     NodeId b = cx.tensor(cx.in_name(1));

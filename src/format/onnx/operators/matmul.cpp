@@ -1,5 +1,5 @@
-// MatMul: by a constant matrix B, a `linear` node with weight B transposed; otherwise `matmul`
-// on 2-D operands, or on 3-D operands whose leading (batch) dimensions are broadcast and
+// MatMul: by a constant matrix B, a `linear` node whose weight is B seen transposed; otherwise
+// `matmul` on 2-D operands, or on 3-D operands whose leading (batch) dimensions are broadcast and
 // flattened, with rank-1 operands promoted and their dimension removed again, as numpy does.
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -26,10 +26,8 @@ void import_mat_mul(ImportContext& cx) {
       cx.fail("inner dimensions differ: " + to_string(as) + " x " + list_string(bc->dims));
     }
     const NodeId a = cx.tensor(cx.in_name(0));
-    // Transposed straight from the file's bytes: the transposed weight is the only copy.
-    ir::WeightTensor w = cx.keep_payloads()
-                             ? cx.payload_values(Shape{{p, n}}, transposed_floats(*bc, n, p))
-                             : ir::WeightTensor();
+    // B's bytes seen transposed (a strided view, no copy).
+    ir::WeightTensor w = cx.payload_tensor(bc, Shape{{n, p}}, cx.in_name(1)).transposed();
     Shape out = as;
     out.dims.back() = p;
     const NodeId id = cx.add(OpKind::linear, {a}, {}, out);

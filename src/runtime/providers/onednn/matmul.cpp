@@ -2,7 +2,8 @@
 // rank-1 operand promoted to a row on the left or a column on the right) on oneDNN's matmul
 // primitive, both operands bound at launch; linear (x W^T + b over the last axis) on its inner
 // product primitive, every axis of x but the last folded into rows, W reordered once into the
-// primitive's preferred layout.
+// primitive's preferred layout, read through its strides (a MatMul weight seen transposed is
+// packed straight from the file's bytes).
 #include <algorithm>
 #include <string>
 
@@ -160,6 +161,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kLinearShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kLinearShapes, prepare_linear>,
+                 .reads_strided_weights = true,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

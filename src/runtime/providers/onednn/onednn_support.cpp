@@ -122,10 +122,12 @@ std::unique_ptr<PrimitiveState> reorder_state(const PrepareCall& call,
 
 dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory::desc& plain,
                              const dnnl::memory::desc& target) {
-  const std::span<const float> data = weight.floats();
   dnnl::memory dst(target, cpu_engine());
-  if (!data.empty()) {
-    if (target == plain) {
+  if (weight.is_dense()) {
+    const std::span<const float> data = weight.floats();
+    if (data.empty()) {
+      // nothing to copy
+    } else if (target == plain) {
       std::memcpy(dst.get_data_handle(), data.data(), data.size() * sizeof(float));
     } else {
       // The reorder reads the weight's own bytes (a view into a mapped file, say): no staging
@@ -134,6 +136,23 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
       dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
       cpu_stream().wait();
     }
+  } else if (weight.size() == 0) {
+    // nothing to copy
+  } else if (weight.dtype() == ir::DType::float32 && dims_of(weight.shape()) == plain.dims()) {
+    // A strided view (a weight seen transposed): the reorder reads it through its strides.
+    dnnl::memory::dims strides;
+    for (const std::size_t s : weight.strides())
+      strides.push_back(static_cast<dnnl::memory::dim>(s));
+    const dnnl::memory::desc strided(plain.dims(), dnnl::memory::data_type::f32, strides);
+    const std::span<const std::byte> bytes = weight.storage();
+    dnnl::memory src(strided, cpu_engine(), const_cast<std::byte*>(bytes.data()));
+    dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
+    cpu_stream().wait();
+  } else {
+    // A strided view whose dims the handler reshapes: read from a dense copy.
+    dnnl::memory packed = constant_memory(weight.contiguous(), plain, target);
+    weight.release();
+    return packed;
   }
   weight.release();
   return dst;

@@ -125,8 +125,9 @@ void fill_state(PrimitiveState& state, const PrepareCall& call);
                                                             const dnnl::memory::desc& from,
                                                             const dnnl::memory::desc& to);
 
-// `weight` (laid out as `plain`) copied into a new memory of layout `target` (a reorder when it
-// differs from `plain`): the weights a primitive keeps in its preferred layout. The primitive
+// `weight` (laid out as `plain`; a strided view of plain's dims is read through its own strides)
+// copied into a new memory of layout `target` (a reorder when it differs from `plain`): the
+// weights a primitive keeps in its preferred layout. The primitive
 // never reads `weight` again, so its bytes are released (ir::WeightTensor::release: a mapped
 // file's pages go back to the system) and the weight is held once, packed.
 [[nodiscard]] dnnl::memory constant_memory(const ir::WeightTensor& weight,
