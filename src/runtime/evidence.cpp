@@ -103,18 +103,17 @@ void resolve_fuzz(const EvidenceSources& sources, EvidenceItem& item) {
     item.detail = "fuzz target " + file + " (built with -DNNPLAN_FUZZ=ON)";
     return;
   }
-  const std::string oracle = oracle_file(item.evidence.name);
-  if (listed(sources.oracle_files, oracle)) {
+  if (listed(sources.oracles, item.evidence.name)) {
     item.status = EvidenceStatus::resolved;
-    item.target = oracle;
-    item.detail = "differential oracle " + item.evidence.name + " in " + oracle +
-                  " (ctest --test-dir build -R oracles, or build/bin/nnplan_oracles " +
+    item.target = std::string(kConformanceTable);
+    item.detail = "conformance row " + item.evidence.name + " in " + item.target +
+                  " (ctest --test-dir build -R conformance, or build/bin/nnplan_oracles " +
                   item.evidence.name + " [--cases N] [--seed S])";
     return;
   }
-  item.detail = "no fuzz target " + file + " and no differential oracle " + oracle +
-                " in this build; add a libFuzzer target under tests/fuzz/ or an oracle of "
-                "nnplan_oracles under tests/oracles/";
+  item.detail = "no fuzz target " + file + " and no row " + item.evidence.name +
+                " of the conformance table " + std::string(kConformanceTable) +
+                " in this build; add a libFuzzer target under tests/fuzz/ or a row to the table";
 }
 
 std::string not_built_detail(const KernelCapsule& capsule) {
@@ -131,9 +130,8 @@ std::string not_built_detail(const KernelCapsule& capsule) {
 }  // namespace
 
 EvidenceSources this_build_sources() {
-  return {.test_files = kBuildTestFiles,
-          .fuzz_targets = kBuildFuzzTargets,
-          .oracle_files = kBuildOracleFiles};
+  return {
+      .test_files = kBuildTestFiles, .fuzz_targets = kBuildFuzzTargets, .oracles = kBuildOracles};
 }
 
 std::string gtest_suite_name(std::string_view evidence_name) {
@@ -142,10 +140,6 @@ std::string gtest_suite_name(std::string_view evidence_name) {
 
 std::string fuzz_target_file(std::string_view evidence_name) {
   return "tests/fuzz/" + dotted_to_underscored(evidence_name) + ".cpp";
-}
-
-std::string oracle_file(std::string_view evidence_name) {
-  return "tests/oracles/" + dotted_to_underscored(evidence_name) + ".cpp";
 }
 
 bool is_builtin_capsule(const backend::Registry& registry, backend::CapsuleId id) {

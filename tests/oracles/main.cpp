@@ -1,4 +1,5 @@
-// nnplan_oracles: runs the differential oracles registered in tests/oracles (oracle.hpp).
+// nnplan_oracles: runs the rows of the conformance table (conformance_table.cpp, oracle.hpp) as
+// differential oracles.
 //
 //   nnplan_oracles --list
 //   nnplan_oracles [NAME...] [--cases N] [--seed S] [--verbose] [--reference-only]
@@ -73,8 +74,8 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "--list") {
       for (const Oracle& o : registered_oracles()) {
-        std::cout << o.name << "\t" << o.capsule << "\t" << describe(o.tolerance) << "\t"
-                  << o.covers << "\n";
+        std::cout << o.name() << "\t" << o.capsule << "\t" << describe(o.tolerance) << "\t"
+                  << o.covers << "\t" << o.reason << "\n";
       }
       return 0;
     }
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
     } else {
       std::string known;
       for (const Oracle& r : registered_oracles())
-        known += "\n  " + std::string(r.name);
+        known += "\n  " + r.name();
       return usage("no oracle named '" + std::string(arg) + "'; the oracles are:" + known);
     }
   }
@@ -109,8 +110,8 @@ int main(int argc, char** argv) {
       selected.push_back(&o);
   }
 
-  // Every fuzz-oracle citation of the profile under test must name a registered oracle, and every
-  // oracle its capsule and file: a missing or misfiled oracle fails the run, provider or not.
+  // Every fuzz-oracle citation of the profile under test must name a row, and every row its
+  // capsule: a missing or stray row fails the run, provider or not.
   const std::vector<std::string> problems =
       registration_problems(registered_oracles(), RunSetup{}.under_test);
   for (const std::string& p : problems)
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
   for (const Oracle* oracle : selected) {
     const auto provider = provider_of(*oracle, setup.under_test);
     if (provider && !provider_built(*setup.handlers, *provider)) {
-      std::cout << oracle->name << ": skipped: this build has no " << to_string(*provider)
+      std::cout << oracle->name() << ": skipped: this build has no " << to_string(*provider)
                 << " handlers\n";
       ++skipped;
       continue;
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
     std::printf(
         "%s: %s %llu of %llu cases (seeds %llu..%llu), worst %.3g of the allowed error "
         "(%s), %.2f s\n",
-        std::string(oracle->name).c_str(), failures == 0 ? "passed" : "FAILED",
+        std::string(oracle->name()).c_str(), failures == 0 ? "passed" : "FAILED",
         static_cast<unsigned long long>(failures == 0 ? cases : failures),
         static_cast<unsigned long long>(cases), static_cast<unsigned long long>(seed),
         static_cast<unsigned long long>(seed + cases - 1), worst,

@@ -8,8 +8,6 @@
 #include <sstream>
 #include <utility>
 
-#include "nnplan/runtime/evidence.hpp"
-
 namespace nnplan::oracles {
 namespace {
 
@@ -48,11 +46,6 @@ std::string node_ids_text(std::span<const ir::NodeId> ids) {
   for (std::size_t i = 0; i < ids.size(); ++i)
     out += (i == 0 ? "" : ",") + std::to_string(ids[i]);
   return out + "]";
-}
-
-std::vector<Oracle>& oracle_table() {
-  static std::vector<Oracle> table;
-  return table;
 }
 
 Expected<std::shared_ptr<const backend::PlannedModel>> plan(const backend::BackendProfile& profile,
@@ -231,22 +224,11 @@ Expected<OracleCase> CaseBuilder::finish(std::vector<ir::NodeId> outputs) && {
                     .description = std::move(description_)};
 }
 
-std::span<const Oracle> registered_oracles() {
-  return oracle_table();
-}
-
 const Oracle* find_oracle(std::string_view name) {
-  for (const Oracle& o : oracle_table()) {
-    if (o.name == name) return &o;
+  for (const Oracle& o : registered_oracles()) {
+    if (o.name() == name) return &o;
   }
   return nullptr;
-}
-
-OracleRegistration::OracleRegistration(const Oracle& oracle, std::source_location where) {
-  std::vector<Oracle>& table = oracle_table();
-  Oracle registered = oracle;
-  registered.source = where.file_name();
-  table.insert(std::ranges::upper_bound(table, oracle.name, {}, &Oracle::name), registered);
 }
 
 std::vector<std::string> registration_problems(std::span<const Oracle> oracles,
@@ -254,25 +236,20 @@ std::vector<std::string> registration_problems(std::span<const Oracle> oracles,
   std::vector<std::string> problems;
   const backend::Registry& registry = *profile.registry;
   for (const Oracle& o : oracles) {
-    const std::string name(o.name);
-    if (name != std::string(o.capsule) + ".oracle") {
-      problems.push_back("oracle " + name + " tests capsule " + std::string(o.capsule) +
-                         ", whose evidence name would be " + std::string(o.capsule) + ".oracle");
-    }
+    const std::string name = o.name();
     const auto capsules = registry.capsules();
     const auto capsule = std::ranges::find(capsules, o.capsule, &backend::KernelCapsule::name);
     if (capsule == capsules.end()) {
-      problems.push_back("oracle " + name + " tests capsule " + std::string(o.capsule) +
+      problems.push_back("row " + name + " tests capsule " + std::string(o.capsule) +
                          ", which profile " + profile.name + " does not have");
     } else if (capsule->value.evidence.kind != backend::EvidenceKind::fuzz_oracle ||
                capsule->value.evidence.name != name) {
-      problems.push_back("capsule " + capsule->name + " does not cite oracle " + name +
+      problems.push_back("capsule " + capsule->name + " does not cite " + name +
                          " as its value evidence");
     }
-    const std::string file = runtime::oracle_file(name);
-    if (!o.source.ends_with("/" + file) && o.source != file) {
-      problems.push_back("oracle " + name + " is registered in " + std::string(o.source) +
-                         ", not in " + file + " where its evidence name resolves");
+    if (std::ranges::count(oracles, o.capsule, &Oracle::capsule) > 1 &&
+        &o == &*std::ranges::find(oracles, o.capsule, &Oracle::capsule)) {
+      problems.push_back("capsule " + std::string(o.capsule) + " has more than one row");
     }
   }
   for (const backend::KernelCapsule& c : registry.capsules()) {
@@ -281,7 +258,7 @@ std::vector<std::string> registration_problems(std::span<const Oracle> oracles,
     if (e.kind != backend::EvidenceKind::fuzz_oracle) continue;
     if (std::ranges::find(oracles, e.name, &Oracle::name) == oracles.end()) {
       problems.push_back("capsule " + c.name + " cites fuzz oracle " + e.name +
-                         ", which no file of nnplan_oracles registers");
+                         ", which no row of the conformance table is");
     }
   }
   return problems;
@@ -402,9 +379,9 @@ Expected<void> check_choice(const backend::PlannedModel& model, std::string_view
 }
 
 CaseResult run_case(const Oracle& oracle, std::uint64_t seed, const RunSetup& setup) {
-  const std::string head = std::string(oracle.name) + " case seed " + std::to_string(seed);
-  const std::string reproduce = "  reproduce: nnplan_oracles " + std::string(oracle.name) +
-                                " --seed " + std::to_string(seed) + " --cases 1\n";
+  const std::string head = oracle.name() + " case seed " + std::to_string(seed);
+  const std::string reproduce = "  reproduce: nnplan_oracles " + oracle.name() + " --seed " +
+                                std::to_string(seed) + " --cases 1\n";
   Draw draw(seed);
   CaseBuilder builder(draw);
   oracle.build(builder);

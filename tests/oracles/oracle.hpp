@@ -5,9 +5,9 @@
 // runs the capsule under test there (for a fused capsule: one `fused` group naming it over exactly
 // the chain), plans it under the reference profile (checked_cpu), compiles and runs both and
 // compares every output element within the oracle's stated tolerance. The nnplan_oracles program
-// (main.cpp) runs the registered oracles; a capsule's fuzz-oracle evidence `<capsule>.oracle`
-// resolves to the file tests/oracles/<capsule, '.' as '_'>_oracle.cpp that registers it
-// (runtime/evidence.hpp). draws.hpp holds the shape and attribute draws several oracles share.
+// (main.cpp) and the GoogleTest conformance_test.cpp run the rows of the conformance table
+// (conformance_table.cpp); a capsule's fuzz-oracle evidence `<capsule>.oracle` resolves to its row
+// (runtime/evidence.hpp). draws.hpp holds the shape and attribute draws several rows share.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +16,6 @@
 #include <initializer_list>
 #include <optional>
 #include <random>
-#include <source_location>
 #include <span>
 #include <string>
 #include <string_view>
@@ -129,34 +128,31 @@ class CaseBuilder {
   std::optional<Error> error_;
 };
 
-// One registered oracle. `name` is the capsule's evidence name (`onednn.conv.oracle`), `capsule`
-// the capsule under test (`onednn.conv`); `build` draws one case into the builder.
+// One row of the conformance table (conformance_table.cpp): the capsule under test
+// (`onednn.conv`), the tolerance its outputs meet against the reference and why, and `build`, which
+// draws one case into the builder. Its name is the capsule's fuzz-oracle evidence name.
 struct Oracle {
-  std::string_view name;
   std::string_view capsule;
   Tolerance tolerance;
+  // Why the tolerance is what it is: where the two providers' arithmetic differs.
+  std::string_view reason;
   void (*build)(CaseBuilder&) = nullptr;
-  // What the oracle's draws cover, for --list.
+  // What the draws cover, for --list.
   std::string_view covers;
-  // The file that registered it (set by OracleRegistration).
-  std::string_view source;
+
+  // `<capsule>.oracle`: the evidence name a capsule cites for this row (`onednn.conv.oracle`).
+  [[nodiscard]] std::string name() const { return std::string(capsule) + ".oracle"; }
 };
 
-// Every registered oracle, in name order.
+// The conformance table's rows, in capsule order.
 [[nodiscard]] std::span<const Oracle> registered_oracles();
-// The oracle named `name`, or null.
+// The row whose name is `name`, or null.
 [[nodiscard]] const Oracle* find_oracle(std::string_view name);
-// Registers an oracle from a static initializer: `const OracleRegistration r{{...}};`, noting the
-// file it is written in.
-struct OracleRegistration {
-  explicit OracleRegistration(const Oracle& oracle,
-                              std::source_location where = std::source_location::current());
-};
 
-// What is wrong with the registered oracles against the capsules of `profile`, one line each:
-// an oracle whose name is not its capsule's evidence name `<capsule>.oracle`, whose capsule is
-// not in the registry, or that is not written in the file its name resolves to
-// (runtime::oracle_file); a capsule whose fuzz-oracle evidence names no registered oracle.
+// What is wrong with the table's rows against the capsules of `profile`, one line each: a row
+// whose capsule is not in the registry or does not cite the row as its value evidence, two rows of
+// one capsule, and a capsule of a provider other than the reference whose fuzz-oracle evidence
+// names no row.
 [[nodiscard]] std::vector<std::string> registration_problems(
     std::span<const Oracle> oracles, const backend::BackendProfile& profile);
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -17,7 +18,6 @@
 #include <vector>
 
 #include "draws.hpp"
-#include "nnplan/runtime/evidence.hpp"
 
 namespace nnplan::oracles {
 namespace {
@@ -92,10 +92,8 @@ void conv_relu_case(CaseBuilder& b) {
 }
 
 // A test oracle over the reference provider: both sides run under checked_cpu.
-const Oracle kReferenceRelu{.name = "reference.relu.oracle",
-                            .capsule = "reference.relu",
-                            .tolerance = {.rel = 1e-6},
-                            .build = relu_case};
+const Oracle kReferenceRelu{
+    .capsule = "reference.relu", .tolerance = {.rel = 1e-6}, .build = relu_case};
 
 RunSetup reference_setup() {
   RunSetup setup;
@@ -165,8 +163,7 @@ TEST(OracleRun, PlanThatRunsAnotherCapsuleFails) {
   ASSERT_TRUE(profile.has_value());
   RunSetup setup;
   setup.under_test = *profile;
-  const Oracle onednn_relu{
-      .name = "onednn.relu.oracle", .capsule = "onednn.relu", .tolerance = {}, .build = relu_case};
+  const Oracle onednn_relu{.capsule = "onednn.relu", .tolerance = {}, .build = relu_case};
   const CaseResult result = run_case(onednn_relu, 3, setup);
   ASSERT_FALSE(result.passed);
   EXPECT_NE(result.report.find("onednn.relu.oracle case seed 3: FAILED: the plan under "
@@ -184,10 +181,7 @@ TEST(OracleRun, FusedOracleFailsWithoutItsFusedGroup) {
   ASSERT_TRUE(profile.has_value());
   RunSetup setup;
   setup.under_test = *profile;
-  const Oracle fused{.name = "onednn.conv_relu.oracle",
-                     .capsule = "onednn.conv_relu",
-                     .tolerance = {},
-                     .build = conv_relu_case};
+  const Oracle fused{.capsule = "onednn.conv_relu", .tolerance = {}, .build = conv_relu_case};
   const CaseResult result = run_case(fused, 5, setup);
   ASSERT_FALSE(result.passed);
   EXPECT_NE(result.report.find(": FAILED: the plan under fast_cpu+overrides has 0 fused group(s) "
@@ -229,10 +223,7 @@ void invalid_case(CaseBuilder& b) {
 }
 
 TEST(OracleRun, InvalidDrawIsAnOracleBug) {
-  const Oracle broken{.name = "reference.add.oracle",
-                      .capsule = "reference.add",
-                      .tolerance = {},
-                      .build = invalid_case};
+  const Oracle broken{.capsule = "reference.add", .tolerance = {}, .build = invalid_case};
   const CaseResult result = run_case(broken, 1, reference_setup());
   ASSERT_FALSE(result.passed);
   EXPECT_TRUE(result.report.starts_with(
@@ -246,37 +237,37 @@ TEST(OracleRegistration, ProblemsAreNamed) {
   std::vector<Oracle> oracles;
   for (const backend::KernelCapsule& c : fast.registry->capsules()) {
     if (c.provider != Provider::onednn) continue;
-    oracles.push_back({.name = c.value.evidence.name, .capsule = c.name, .build = relu_case});
+    oracles.push_back({.capsule = c.name, .build = relu_case});
   }
-  // The strings the views above point at must outlive the check: keep them here.
-  std::vector<std::string> sources;
-  sources.reserve(oracles.size());
-  for (Oracle& o : oracles)
-    o.source = sources.emplace_back("/src/" + runtime::oracle_file(o.name));
   EXPECT_EQ(registration_problems(oracles, fast), std::vector<std::string>{});
 
+  // The first row dropped; a second row for onednn.conv; rows for a capsule the profile lacks and
+  // for one that cites other evidence.
   std::vector<Oracle> planted(oracles.begin() + 1, oracles.end());
-  planted.front().source = "tests/oracles/elsewhere.cpp";
-  planted.push_back({.name = "onednn.conv.check",
-                     .capsule = "onednn.conv",
-                     .source = "tests/oracles/onednn_conv_check.cpp"});
-  planted.push_back({.name = "onednn.nothing.oracle",
-                     .capsule = "onednn.nothing",
-                     .source = "tests/oracles/onednn_nothing_oracle.cpp"});
-  const std::string first(oracles.front().name);
-  const std::string second(planted.front().name);
-  EXPECT_EQ(registration_problems(planted, fast),
-            (std::vector<std::string>{
-                "oracle " + second + " is registered in tests/oracles/elsewhere.cpp, not in " +
-                    runtime::oracle_file(second) + " where its evidence name resolves",
-                "oracle onednn.conv.check tests capsule onednn.conv, whose evidence name would be "
-                "onednn.conv.oracle",
-                "capsule onednn.conv does not cite oracle onednn.conv.check as its value evidence",
-                "oracle onednn.nothing.oracle tests capsule onednn.nothing, which profile fast_cpu "
-                "does not have",
-                "capsule " + std::string(oracles.front().capsule) + " cites fuzz oracle " + first +
-                    ", which no file of nnplan_oracles registers",
-            }));
+  planted.push_back({.capsule = "onednn.conv", .build = relu_case});
+  planted.push_back({.capsule = "onednn.nothing", .build = relu_case});
+  planted.push_back({.capsule = "reference.relu", .build = relu_case});
+  std::vector<std::string> problems = registration_problems(planted, fast);
+  std::ranges::sort(problems);
+  const std::string first = oracles.front().name();
+  std::vector<std::string> want{
+      "capsule onednn.conv has more than one row",
+      "capsule reference.relu does not cite reference.relu.oracle as its value evidence",
+      "row onednn.nothing.oracle tests capsule onednn.nothing, which profile fast_cpu does not "
+      "have",
+      "capsule " + std::string(oracles.front().capsule) + " cites fuzz oracle " + first +
+          ", which no row of the conformance table is",
+  };
+  std::ranges::sort(want);
+  EXPECT_EQ(problems, want);
+}
+
+TEST(OracleRegistration, ARowIsNamedAfterItsCapsule) {
+  const Oracle row{.capsule = "onednn.conv_add_relu"};
+  EXPECT_EQ(row.name(), "onednn.conv_add_relu.oracle");
+  ASSERT_NE(find_oracle("onednn.conv.oracle"), nullptr);
+  EXPECT_EQ(find_oracle("onednn.conv.oracle")->capsule, "onednn.conv");
+  EXPECT_EQ(find_oracle("onednn.conv"), nullptr);
 }
 
 }  // namespace

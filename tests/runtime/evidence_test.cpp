@@ -182,21 +182,19 @@ TEST(EvidenceResolution, ListedSourcesExistInTheRepository) {
     EXPECT_TRUE(file.starts_with("tests/fuzz/") && file.ends_with(".cpp")) << file;
     EXPECT_TRUE(std::filesystem::is_regular_file(root / file)) << file;
   }
-  for (std::string_view file : sources.oracle_files) {
-    EXPECT_TRUE(file.starts_with("tests/oracles/") && file.ends_with("_oracle.cpp")) << file;
-    EXPECT_TRUE(std::filesystem::is_regular_file(root / file)) << file;
-  }
-  EXPECT_NE(std::ranges::find(sources.oracle_files, "tests/oracles/onednn_conv_oracle.cpp"),
-            sources.oracle_files.end());
+  for (std::string_view name : sources.oracles)
+    EXPECT_TRUE(name.starts_with("onednn.") && name.ends_with(".oracle")) << name;
+  EXPECT_TRUE(std::filesystem::is_regular_file(root / kConformanceTable));
+  EXPECT_NE(std::ranges::find(sources.oracles, "onednn.conv.oracle"), sources.oracles.end());
   EXPECT_NE(std::ranges::find(sources.test_files, "tests/runtime/evidence_test.cpp"),
             sources.test_files.end());
   EXPECT_NE(std::ranges::find(sources.fuzz_targets, "tests/fuzz/fuzz_registry.cpp"),
             sources.fuzz_targets.end());
 }
 
-// SPEC §12: every onednn capsule's value evidence is a fuzz oracle whose file this build
-// compiles into nnplan_oracles, whether or not the build links oneDNN.
-TEST(EvidenceResolution, EveryOnednnValueOracleIsCompiledIntoTheOracleProgram) {
+// SPEC §12: every onednn capsule's value evidence is a fuzz oracle, a row of the conformance
+// table this build compiles, whether or not the build links oneDNN.
+TEST(EvidenceResolution, EveryOnednnValueOracleIsARowOfTheConformanceTable) {
   const EvidenceSources sources = this_build_sources();
   const backend::CapsuleModule module = backend::onednn_module();
   ASSERT_FALSE(module.capsules.empty());
@@ -204,9 +202,8 @@ TEST(EvidenceResolution, EveryOnednnValueOracleIsCompiledIntoTheOracleProgram) {
     const backend::Evidence& evidence = capsule.value.evidence;
     EXPECT_EQ(evidence.kind, EvidenceKind::fuzz_oracle) << capsule.name;
     EXPECT_EQ(evidence.name, capsule.name + ".oracle");
-    EXPECT_NE(std::ranges::find(sources.oracle_files, oracle_file(evidence.name)),
-              sources.oracle_files.end())
-        << capsule.name << ": " << oracle_file(evidence.name);
+    EXPECT_NE(std::ranges::find(sources.oracles, evidence.name), sources.oracles.end())
+        << capsule.name;
   }
 }
 
@@ -425,30 +422,29 @@ TEST(EvidenceResolution, PlantedEvidenceResolvesOnlyToWhatExists) {
        here,
        EvidenceStatus::unresolved,
        "",
-       "no fuzz target tests/fuzz/reference_relu_other_fuzz.cpp and no differential oracle "
-       "tests/oracles/reference_relu_other_fuzz.cpp in this build; add a libFuzzer target under "
-       "tests/fuzz/ or an oracle of nnplan_oracles under tests/oracles/"},
-      {"listed differential oracle",
+       "no fuzz target tests/fuzz/reference_relu_other_fuzz.cpp and no row "
+       "reference.relu.other_fuzz of the conformance table tests/oracles/conformance_table.cpp in "
+       "this build; add a libFuzzer target under tests/fuzz/ or a row to the table"},
+      {"listed conformance row",
        ContractField::value,
        {EvidenceKind::fuzz_oracle, "reference.relu.oracle"},
        here,
        here,
        EvidenceStatus::resolved,
-       "tests/oracles/reference_relu_oracle.cpp",
-       "differential oracle reference.relu.oracle in tests/oracles/reference_relu_oracle.cpp "
-       "(ctest "
-       "--test-dir build -R oracles, or build/bin/nnplan_oracles reference.relu.oracle [--cases N] "
-       "[--seed S])"},
-      {"oracle file not compiled into nnplan_oracles",
+       "tests/oracles/conformance_table.cpp",
+       "conformance row reference.relu.oracle in tests/oracles/conformance_table.cpp (ctest "
+       "--test-dir build -R conformance, or build/bin/nnplan_oracles reference.relu.oracle "
+       "[--cases N] [--seed S])"},
+      {"no row in the conformance table",
        ContractField::value,
        {EvidenceKind::fuzz_oracle, "reference.relu.unbuilt_oracle"},
        here,
        here,
        EvidenceStatus::unresolved,
        "",
-       "no fuzz target tests/fuzz/reference_relu_unbuilt_oracle.cpp and no differential oracle "
-       "tests/oracles/reference_relu_unbuilt_oracle.cpp in this build; add a libFuzzer target "
-       "under tests/fuzz/ or an oracle of nnplan_oracles under tests/oracles/"},
+       "no fuzz target tests/fuzz/reference_relu_unbuilt_oracle.cpp and no row "
+       "reference.relu.unbuilt_oracle of the conformance table tests/oracles/conformance_table.cpp "
+       "in this build; add a libFuzzer target under tests/fuzz/ or a row to the table"},
       {"theorem",
        ContractField::value,
        {EvidenceKind::theorem, "Relu.refines"},
@@ -484,9 +480,9 @@ TEST(EvidenceResolution, PlantedEvidenceResolvesOnlyToWhatExists) {
   };
   const std::vector<std::string_view> test_files = {here};
   const std::vector<std::string_view> fuzz_targets = {"tests/fuzz/reference_relu_value_fuzz.cpp"};
-  const std::vector<std::string_view> oracle_files = {"tests/oracles/reference_relu_oracle.cpp"};
+  const std::vector<std::string_view> oracles = {"reference.relu.oracle"};
   const EvidenceSources sources{
-      .test_files = test_files, .fuzz_targets = fuzz_targets, .oracle_files = oracle_files};
+      .test_files = test_files, .fuzz_targets = fuzz_targets, .oracles = oracles};
   const CapsuleOrigin origin{.module = "reference", .source = "", .built_in = true};
   for (const PlantedCase& tc : cases) {
     HandlerRegistry handlers;
@@ -528,8 +524,6 @@ TEST(EvidenceResolution, CountsPerStatus) {
   EXPECT_EQ(evidence_counts(items), (std::array<std::size_t, kEvidenceStatusCount>{3, 0, 1, 1, 1}));
   EXPECT_EQ(gtest_suite_name("a.b.c_d"), "a_b_c_d");
   EXPECT_EQ(fuzz_target_file("onednn.conv.oracle"), "tests/fuzz/onednn_conv_oracle.cpp");
-  EXPECT_EQ(oracle_file("onednn.conv_add_relu.oracle"),
-            "tests/oracles/onednn_conv_add_relu_oracle.cpp");
   EXPECT_EQ(to_string(EvidenceStatus::declared_not_built), "declared-not-built");
 }
 

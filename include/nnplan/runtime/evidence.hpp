@@ -2,12 +2,12 @@
 // resolves in this build. A runtime-guard name resolves to the guard its capsule's handler
 // registered, a test-suite name to the GoogleTest suite of that name (every '.' as '_') in
 // nnplan_tests, defined in the file the handler's TestSuiteRef names, and a fuzz-oracle name to a
-// libFuzzer target tests/fuzz/<name, '.' as '_'>.cpp or, failing that, to a differential oracle
-// of the nnplan_oracles program, tests/oracles/<name, '.' as '_'>.cpp (a seeded comparison of the
-// capsule with the reference provider; tests/oracles/oracle.hpp). Capsules from registry files are
-// the user's word
-// (`external`); built-in capsules without a handler in this build keep their declarations for
-// planning only (`declared-not-built`). `nnplan capsules --evidence` prints the result.
+// libFuzzer target tests/fuzz/<name, '.' as '_'>.cpp or, failing that, to the row
+// `<capsule>.oracle` of the conformance table tests/oracles/conformance_table.cpp (seeded
+// comparisons of the capsule with the reference provider, run by a GoogleTest and the
+// nnplan_oracles program; tests/oracles/oracle.hpp). Capsules from registry files are the user's
+// word (`external`); built-in capsules without a handler in this build keep their declarations
+// for planning only (`declared-not-built`). `nnplan capsules --evidence` prints the result.
 #pragma once
 
 #include <array>
@@ -58,13 +58,16 @@ using CapsuleEvidence = std::array<EvidenceItem, backend::kContractFieldNames.si
 
 // What this build can resolve against besides the handlers: the source files of nnplan_tests
 // (paths relative to the repository root), the fuzz targets' files (tests/fuzz/<name>.cpp) and
-// the oracle files compiled into nnplan_oracles (tests/oracles/<name>.cpp; empty when this build
-// does not build that program).
+// the fuzz-oracle names of the conformance table's rows (`onednn.conv.oracle`; empty when this
+// build does not build the tests).
 struct EvidenceSources {
   std::span<const std::string_view> test_files;
   std::span<const std::string_view> fuzz_targets;
-  std::span<const std::string_view> oracle_files = {};
+  std::span<const std::string_view> oracles = {};
 };
+
+// The file that holds the conformance table.
+inline constexpr std::string_view kConformanceTable = "tests/oracles/conformance_table.cpp";
 
 // This build's lists, compiled in when the build is configured.
 [[nodiscard]] EvidenceSources this_build_sources();
@@ -73,8 +76,6 @@ struct EvidenceSources {
 [[nodiscard]] std::string gtest_suite_name(std::string_view evidence_name);
 // `onednn.conv.oracle` -> `tests/fuzz/onednn_conv_oracle.cpp`.
 [[nodiscard]] std::string fuzz_target_file(std::string_view evidence_name);
-// `onednn.conv.oracle` -> `tests/oracles/onednn_conv_oracle.cpp`.
-[[nodiscard]] std::string oracle_file(std::string_view evidence_name);
 
 // Whether the capsule `id` of `registry` is one nnplan builds in: its module has no source and is
 // one of backend::builtin_modules(), backend::libtorch_module() or backend::onednn_module(),

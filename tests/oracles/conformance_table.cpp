@@ -1,0 +1,593 @@
+// The conformance table (SPEC §12): one row per capsule of a fast provider, saying how its cases
+// are drawn (a small graph around the op or fused chain, its weights and input values), the
+// tolerance its outputs must meet against the reference provider, stated once with the reason, and
+// what the draws cover. Two runners read it: the parameterized GoogleTest conformance_test.cpp (a
+// fixed number of seeded cases per row, in CI) and the nnplan_oracles program (main.cpp: any
+// number of cases from any seed). A capsule's fuzz-oracle evidence `<capsule>.oracle` resolves to
+// its row (the top-level CMakeLists.txt lists the rows' capsules for runtime/evidence.cpp, and
+// registration_problems checks the table against the registry). To add a row: a draw function
+// below (draws.hpp holds the shared ones) and an entry in kRows.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "draws.hpp"
+#include "oracle.hpp"
+
+namespace nnplan::oracles {
+namespace {
+
+// Reasons several rows share.
+constexpr std::string_view kLongSums =
+    "oneDNN sums in its own order and may contract multiply-adds; the reference sums left to "
+    "right in float32 without contraction, so long sums differ by rounding that scales with the "
+    "summed terms (the norm term).";
+constexpr std::string_view kRoundsOnce =
+    "the operation rounds at most once, so both must agree exactly.";
+constexpr std::string_view kCopies = "a copy, so both must agree exactly.";
+
+void abs_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::abs, b.draw().signed_values());
+}
+
+void add_cases(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::add);
+}
+
+void attention_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  std::vector<ir::Dim> lead;
+  const std::uint32_t leading = d.between(0, 2);
+  for (std::uint32_t i = 0; i < leading; ++i)
+    lead.push_back(d.between(1, 4));
+  const auto with = [&](ir::Dim rows, ir::Dim cols) {
+    ir::Shape s;
+    s.dims = lead;
+    s.dims.push_back(rows);
+    s.dims.push_back(cols);
+    return s;
+  };
+  const ir::Dim l = d.between(1, 32);
+  const ir::Dim s = d.chance(0.5) ? l : d.between(1, 32);
+  const ir::Dim e = d.between(1, 48);
+  const ir::Dim ev = d.chance(0.5) ? e : d.between(1, 48);
+  ir::AttentionParams params{.causal = d.chance(0.5), .scale = std::nullopt};
+  if (d.chance(0.3)) params.scale = d.pick({0.05F, 0.125F, 0.5F, 1.0F});
+  const Values values{.lo = -3.0F, .hi = 3.0F, .zeros = 0.05};
+  const ir::NodeId q = b.input(with(l, e), values);
+  const ir::NodeId k = b.input(with(s, e), values);
+  const ir::NodeId v = b.input(with(s, ev), values);
+  b.note(std::string(params.causal ? "causal" : "not causal") + ", scale " +
+         (params.scale ? std::to_string(*params.scale) : std::string("1/sqrt(E)")));
+  b.target(ir::OpKind::scaled_dot_product_attention, {q, k, v}, params);
+}
+
+void avg_pool_cases(CaseBuilder& b) {
+  draw_pool(b, false);
+}
+
+void batch_norm_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  ir::Shape shape = d.shape(0, 3, 6, 512);
+  const ir::Dim channels = d.between(1, 8);
+  shape.dims.insert(shape.dims.begin(), {d.between(1, 2), channels});
+  const ir::NodeId x = b.input(shape, d.signed_values());
+  const ir::NodeId bn = b.target(
+      ir::OpKind::batch_norm_eval, {x},
+      ir::ChannelAxisParams{.channel_axis = 1, .channels = static_cast<std::uint32_t>(channels)});
+  const ir::Shape per_channel{{channels}};
+  b.weight(bn, "scale", per_channel, d.signed_values());
+  b.weight(bn, "bias", per_channel, d.signed_values());
+  b.weight(bn, "mean", per_channel, d.signed_values());
+  b.weight(bn, "var", per_channel, Values{.lo = 0.0F, .hi = 4.0F, .zeros = 0.2});
+  const double epsilon = d.pick({1e-5, 1e-3, 1e-2});
+  b.attribute(bn, "epsilon", epsilon);
+  b.note("batch_norm channels " + std::to_string(channels) + " epsilon " + std::to_string(epsilon) +
+         ", some variances 0");
+}
+
+void broadcast_mul_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 16);
+  const Values values = d.signed_values();
+  const ir::NodeId broadcast = draw_broadcast_to(b, shape, values, true);
+  const ir::NodeId other = b.input(shape, values);
+  const bool swapped = d.chance(0.5);
+  if (swapped) b.note("mul(other, broadcast)");
+  b.target(ir::OpKind::mul_elem,
+           swapped ? std::vector{other, broadcast} : std::vector{broadcast, other});
+}
+
+void broadcast_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape to = d.shape(1, 4, 12);
+  draw_broadcast_to(b, to, d.signed_values(), true);
+}
+
+void clamp_cases(CaseBuilder& b) {
+  const Values values = b.draw().signed_values();
+  draw_unary(b, ir::OpKind::clamp, values, draw_clamp(b, values));
+}
+
+void conv_add_relu_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::NodeId conv = draw_conv(b, false);
+  const ir::Shape out = b.shape_of(conv);
+  const ir::NodeId x = b.parents_of(conv).front();
+  ir::NodeId residual = 0;
+  if (b.shape_of(x) == out && d.chance(0.4)) {
+    residual = x;
+    b.note("residual: the conv's input");
+  } else {
+    residual = draw_operand(b, out, d.signed_values());
+  }
+  const bool swapped = d.chance(0.5);
+  if (swapped) b.note("add(residual, conv)");
+  const ir::NodeId sum = b.target(
+      ir::OpKind::add, swapped ? std::vector{residual, conv} : std::vector{conv, residual});
+  b.target(ir::OpKind::relu, {sum});
+}
+
+void conv_clamp_cases(CaseBuilder& b) {
+  const ir::NodeId conv = draw_conv(b, false);
+  b.target(ir::OpKind::clamp, {conv}, draw_clamp(b, b.draw().signed_values()));
+}
+
+void conv_cases(CaseBuilder& b) {
+  draw_conv(b, false);
+}
+
+void conv_relu_cases(CaseBuilder& b) {
+  const ir::NodeId conv = draw_conv(b, false);
+  b.target(ir::OpKind::relu, {conv});
+}
+
+void conv_transpose_cases(CaseBuilder& b) {
+  draw_conv(b, true);
+}
+
+void elu_cases(CaseBuilder& b) {
+  const float alpha = b.draw().pick({1.0F, 0.5F, 2.0F, 0.1F});
+  draw_unary(b, ir::OpKind::elu, b.draw().signed_values(), ir::AlphaParams{.alpha = alpha});
+}
+
+void exp_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::exp, b.draw().signed_values());
+}
+
+void gelu_cases(CaseBuilder& b) {
+  const Values values = b.draw().signed_values();
+  draw_unary(b, ir::OpKind::gelu, values, draw_gelu(b));
+}
+
+void layer_norm_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 12, 2048);
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  const Values raw = d.signed_values();
+  const float offset = d.pick({0.0F, 0.0F, 3.0F, -10.0F});
+  const ir::NodeId x =
+      b.input(shape, Values{.lo = raw.lo + offset, .hi = raw.hi + offset, .zeros = 0.05});
+  const ir::NodeId ln = b.target(ir::OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
+  const ir::Shape normalized{{shape.dims.begin() + axis, shape.dims.end()}};
+  const bool gamma = d.chance(0.6);
+  const bool beta = d.chance(0.6);
+  if (gamma) b.weight(ln, "gamma", normalized, d.signed_values());
+  if (beta) b.weight(ln, "beta", normalized, d.signed_values());
+  const bool epsilon = d.chance(0.5);
+  if (epsilon) b.attribute(ln, "epsilon", 1e-3);
+  b.note("layernorm axis " + std::to_string(axis) + (gamma ? " gamma" : " no gamma") +
+         (beta ? " beta" : " no beta") + (epsilon ? " epsilon 1e-3" : " epsilon default"));
+}
+
+void leaky_relu_cases(CaseBuilder& b) {
+  const float alpha = b.draw().pick({0.01F, 0.2F, 0.0F, 1.0F, -0.5F, 3.0F});
+  draw_unary(b, ir::OpKind::leaky_relu, b.draw().signed_values(), ir::AlphaParams{.alpha = alpha});
+}
+
+void linear_gelu_cases(CaseBuilder& b) {
+  const ir::NodeId linear = draw_linear(b);
+  b.target(ir::OpKind::gelu, {linear}, draw_gelu(b));
+}
+
+void linear_cases(CaseBuilder& b) {
+  draw_linear(b);
+}
+
+void linear_relu_cases(CaseBuilder& b) {
+  const ir::NodeId linear = draw_linear(b);
+  b.target(ir::OpKind::relu, {linear});
+}
+
+void log_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::log,
+             Values{.lo = 0.0F, .hi = b.draw().pick({1.0F, 4.0F, 32.0F}), .zeros = 0.05});
+}
+
+void log_softmax_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 16, 2048);
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  const float m = d.pick({1.0F, 8.0F, 60.0F});
+  const ir::NodeId x = b.input(shape, Values{.lo = -m, .hi = m, .zeros = 0.1});
+  b.note("axis " + std::to_string(axis));
+  b.target(ir::OpKind::log_softmax, {x}, ir::AxisParams{.axis = axis});
+}
+
+void matmul_add_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::NodeId mm = draw_matmul(b);
+  const ir::NodeId addend = draw_operand(b, b.shape_of(mm), d.signed_values());
+  const bool swapped = d.chance(0.5);
+  if (swapped) b.note("add(addend, matmul)");
+  b.target(ir::OpKind::add, swapped ? std::vector{addend, mm} : std::vector{mm, addend});
+}
+
+void matmul_cases(CaseBuilder& b) {
+  draw_matmul(b);
+}
+
+void max_cases(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::max_elem);
+}
+
+void max_pool_cases(CaseBuilder& b) {
+  draw_pool(b, true);
+}
+
+void min_cases(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::min_elem);
+}
+
+void mul_cases(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::mul_elem, Operand::same_shape);
+}
+
+void permute_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 12);
+  const ir::NodeId x = b.input(shape, d.signed_values());
+  const auto rank = static_cast<std::uint32_t>(shape.rank());
+  if (rank >= 2 && d.chance(0.3)) {
+    const std::uint32_t a = d.between(0, rank - 1);
+    std::uint32_t c = d.between(0, rank - 2);
+    if (c >= a) ++c;
+    b.note("transpose of axes " + std::to_string(a) + " and " + std::to_string(c));
+    b.target(ir::OpKind::transpose, {x}, ir::TransposeParams{.axis1 = a, .axis2 = c});
+    return;
+  }
+  std::vector<std::uint32_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0U);
+  for (std::uint32_t i = rank; i > 1; --i)
+    std::swap(perm[i - 1], perm[d.between(0, i - 1)]);
+  std::string text;
+  for (std::uint32_t axis : perm)
+    text += (text.empty() ? "" : ",") + std::to_string(axis);
+  b.note("perm [" + text + "]");
+  b.target(ir::OpKind::permute, {x}, ir::PermuteParams{.perm = perm});
+}
+
+void relu_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::relu, b.draw().signed_values());
+}
+
+void sigmoid_mul_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 16);
+  const Values values = d.signed_values();
+  const ir::NodeId x = b.input(shape, values);
+  const ir::NodeId sigmoid = b.target(ir::OpKind::sigmoid, {x});
+  ir::NodeId other = x;
+  if (d.chance(0.4)) {
+    other = b.input(shape, values);
+    b.note("gate: sigmoid(x) times another input");
+  } else {
+    b.note("SiLU: x times sigmoid(x)");
+  }
+  const bool swapped = d.chance(0.5);
+  if (swapped) b.note("mul(other, sigmoid)");
+  b.target(ir::OpKind::mul_elem,
+           swapped ? std::vector{other, sigmoid} : std::vector{sigmoid, other});
+}
+
+void sigmoid_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::sigmoid, b.draw().signed_values());
+}
+
+void slice_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 12);
+  const ir::NodeId x = b.input(shape, d.signed_values());
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  const std::uint32_t extent = static_cast<std::uint32_t>(shape.dims[axis]);
+  ir::SliceParams p{.axis = axis, .start = d.between(0, extent), .end = 0, .step = 1};
+  p.end = d.chance(0.1) ? p.start : d.between(static_cast<std::uint32_t>(p.start), extent + 2);
+  if (d.chance(0.3)) p.step = d.between(2, 3);
+  b.note("slice axis " + std::to_string(p.axis) + " " + std::to_string(p.start) + ":" +
+         std::to_string(p.end) + ":" + std::to_string(p.step));
+  b.target(ir::OpKind::slice, {x}, p);
+}
+
+void softmax_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 16, 2048);
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  const float m = d.pick({1.0F, 8.0F, 60.0F});
+  const ir::NodeId x = b.input(shape, Values{.lo = -m, .hi = m, .zeros = 0.1});
+  b.note("axis " + std::to_string(axis));
+  b.target(ir::OpKind::softmax, {x}, ir::AxisParams{.axis = axis});
+}
+
+void softplus_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::softplus, b.draw().signed_values());
+}
+
+void sqrt_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::sqrt,
+             Values{.lo = 0.0F, .hi = b.draw().pick({1.0F, 4.0F, 32.0F}), .zeros = 0.05});
+}
+
+void sub_cases(CaseBuilder& b) {
+  draw_binary(b, ir::OpKind::sub);
+}
+
+void tanh_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::tanh, b.draw().signed_values());
+}
+
+// In capsule order.
+constexpr Oracle kRows[] = {
+    {.capsule = "onednn.abs",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = abs_cases,
+     .covers = "rank 1-4, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.add",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = add_cases,
+     .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
+               "the importer writes numpy broadcasting), both operands one value, either order"},
+    {.capsule = "onednn.attention",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = "oneDNN sums the dot products and the exponentials in its own order with its own "
+               "exp.",
+     .build = attention_cases,
+     .covers = "0-2 leading axes, L and S 1-32, E and Ev 1-48, causal or not, default or drawn "
+               "scale"},
+    {.capsule = "onednn.avg_pool",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 1e-06},
+     .reason = "oneDNN sums each window in its own order and may divide once or multiply by the "
+               "reciprocal.",
+     .build = avg_pool_cases,
+     .covers =
+         "1-D to 3-D; kernel 1-3 or global; stride 1-3; symmetric pads counted in the divisor "
+         "(count_include_pad = 1)"},
+    {.capsule = "onednn.batch_norm",
+     .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 1e-06},
+     .reason = "oneDNN may fold scale / sqrt(var + epsilon) into one factor before applying it; "
+               "the reference applies the formula in its order.",
+     .build = batch_norm_cases,
+     .covers = "input (N, C, ...) of rank 2-5, channel axis 1, epsilon 1e-5 to 1e-2"},
+    {.capsule = "onednn.broadcast",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kCopies,
+     .build = broadcast_cases,
+     .covers = "a target shape of rank 1-4, the input its trailing axes (leading axes dropped), "
+               "each 1 or the target's extent"},
+    {.capsule = "onednn.broadcast_mul",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = "each output is one product, rounded once, so both must agree exactly.",
+     .build = broadcast_mul_cases,
+     .covers = "an output of rank 1-4; the broadcast's input its trailing axes, each 1 or the "
+               "output's extent; the other operand a full input; either order"},
+    {.capsule = "onednn.clamp",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = "clamping rounds nothing, so both must agree exactly.",
+     .build = clamp_cases,
+     .covers = "both bounds, min only, max only, equal bounds, ReLU6; rank 1-4; signed inputs"},
+    {.capsule = "onednn.conv",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = conv_cases,
+     .covers = "1-D to 3-D; groups 1, 2-3 or depthwise; stride 1-3; dilation 1-2; asymmetric pads; "
+               "bias or none"},
+    {.capsule = "onednn.conv_add_relu",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = conv_add_relu_cases,
+     .covers = "draw_conv's geometry; residual a full input, a broadcast one ([1,C,1,1]-like), or "
+               "the conv's own input (identity shortcut); either operand order; relu"},
+    {.capsule = "onednn.conv_clamp",
+     .tolerance = {.abs = 0.0001, .rel = 0.0001, .norm = 2e-05},
+     .reason = "oneDNN sums in its own order and may contract multiply-adds; the reference sums "
+               "left to right in float32 without contraction, so long sums differ by rounding "
+               "that scales with the summed terms. The clamp bounds max|want| to its range while "
+               "the sums before it are up to ten times larger, so the absolute term carries what "
+               "the norm term carries for onednn.conv.",
+     .build = conv_clamp_cases,
+     .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)"},
+    {.capsule = "onednn.conv_relu",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = conv_relu_cases,
+     .covers = "draw_conv's geometry, then relu"},
+    {.capsule = "onednn.conv_transpose",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = conv_transpose_cases,
+     .covers = "1-D to 3-D; groups 1, 2-3 or depthwise; stride 1-3; dilation 1-2; asymmetric pads; "
+               "output_padding below the stride or the dilation (as ONNX allows); bias or none"},
+    {.capsule = "onednn.elu",
+     .tolerance = {.abs = 3e-07, .rel = 2e-06, .norm = 0},
+     .reason = "oneDNN computes exp(x) - 1 with its own exp approximation, which cancels for "
+               "small negative x (-1e-7 gives -1.19e-7: about one ulp of 1 times alpha, absolute, "
+               "so the bound holds for the alphas drawn, up to 2); the reference uses expm1.",
+     .build = elu_cases,
+     .covers = "alpha 1, 0.5, 2, 0.1; rank 1-4; signed inputs"},
+    {.capsule = "onednn.exp",
+     .tolerance = {.abs = 1e-30, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates exp with its own vectorised approximation; the reference calls "
+               "the C library.",
+     .build = exp_cases,
+     .covers = "rank 1-4, signed inputs up to +-32 (results from 1e-14 to 1e14)"},
+    {.capsule = "onednn.gelu",
+     .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates gelu with its own vectorised approximation; the reference calls "
+               "the C library.",
+     .build = gelu_cases,
+     .covers = "erf and tanh forms, rank 1-4, signed inputs up to +-32"},
+    {.capsule = "onednn.layer_norm",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 1e-05},
+     .reason = "oneDNN computes the mean and variance in its own order (and may use one pass); "
+               "the reference uses two passes left to right.",
+     .build = layer_norm_cases,
+     .covers = "rank 1-4, every axis, gamma and beta each present or not, epsilon default or 1e-3, "
+               "inputs offset from zero"},
+    {.capsule = "onednn.leaky_relu",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = "both compute alpha * x rounded once, or x itself, so both must agree exactly (0 "
+               "and -0 compare equal).",
+     .build = leaky_relu_cases,
+     .covers = "alpha 0.01, 0.2, 0, 1, -0.5, 3; rank 1-4; signed inputs"},
+    {.capsule = "onednn.linear",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = linear_cases,
+     .covers = "input rank 2-4, in 1-64, out 1-48, bias or none"},
+    {.capsule = "onednn.linear_gelu",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = "oneDNN sums in its own order and may contract multiply-adds; the reference sums "
+               "left to right in float32 without contraction, so long sums differ by rounding "
+               "that scales with the summed terms (the norm term); oneDNN's gelu is its own "
+               "approximation.",
+     .build = linear_gelu_cases,
+     .covers = "draw_linear's shapes, then gelu (erf or tanh)"},
+    {.capsule = "onednn.linear_relu",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = linear_relu_cases,
+     .covers = "draw_linear's shapes, then relu"},
+    {.capsule = "onednn.log",
+     .tolerance = {.abs = 5e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates log with its own vectorised approximation; the reference calls "
+               "the C library, whose absolute error near x = 1 (results near 0) reaches 3.4e-6 "
+               "(the largest seen over 2000 cases); log is defined for non-negative inputs only, "
+               "so none are drawn.",
+     .build = log_cases,
+     .covers = "rank 1-4, inputs in [0, 1), [0, 4) or [0, 32), zeros (-inf)"},
+    {.capsule = "onednn.log_softmax",
+     .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN sums the exponentials in its own order with its own exp and log.",
+     .build = log_softmax_cases,
+     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
+    {.capsule = "onednn.matmul",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = matmul_cases,
+     .covers = "2-D, equal 3-D batch, ranks 1-4 with broadcast batch axes and rank-1 operands"},
+    {.capsule = "onednn.matmul_add",
+     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .reason = kLongSums,
+     .build = matmul_add_cases,
+     .covers =
+         "draw_matmul's shapes; addend a full input or a broadcast one (Gemm's C row); either "
+         "operand order"},
+    {.capsule = "onednn.max",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = max_cases,
+     .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
+               "the importer writes numpy broadcasting), both operands one value, either order"},
+    {.capsule = "onednn.max_pool",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = "a maximum rounds nothing, so both must agree exactly. Not drawn: a window whose "
+               "every element is -inf, which the importer never produces from ONNX pads below the "
+               "kernel; there oneDNN returns -FLT_MAX where the reference returns -inf.",
+     .build = max_pool_cases,
+     .covers = "1-D to 3-D; kernel 1-3 or global; stride 1-3; symmetric pads; ONNX asymmetric pads "
+               "and ceil_mode as the importer lowers them (-inf borders)"},
+    {.capsule = "onednn.min",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = min_cases,
+     .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
+               "the importer writes numpy broadcasting), both operands one value, either order"},
+    {.capsule = "onednn.mul",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = mul_cases,
+     .covers = "rank 1-4, same shapes, both operands one value, either order (a broadcast operand "
+               "is fused with the mul under fast_cpu: onednn.broadcast_mul.oracle draws it)"},
+    {.capsule = "onednn.permute",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kCopies,
+     .build = permute_cases,
+     .covers = "rank 1-4; a random permutation of the axes, or a transpose of two axes"},
+    {.capsule = "onednn.relu",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = relu_cases,
+     .covers = "rank 1-4, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.sigmoid",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates the logistic function with its own vectorised approximation; the "
+               "reference calls the C library.",
+     .build = sigmoid_cases,
+     .covers = "rank 1-4, signed inputs up to +-32 (saturation)"},
+    {.capsule = "onednn.sigmoid_mul",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates the logistic function with its own vectorised approximation, "
+               "whose error is relative (the sigmoid oracle's tolerance); the product by the "
+               "other operand keeps it relative.",
+     .build = sigmoid_mul_cases,
+     .covers =
+         "rank 1-4, signed inputs up to +-32; the mul's other operand the sigmoid's own input "
+         "(SiLU) or another input of that shape (a gate); either order"},
+    {.capsule = "onednn.slice",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kCopies,
+     .build = slice_cases,
+     .covers = "rank 1-4, any axis, start and end within or past the extent, step 1 to 3, "
+               "sometimes empty"},
+    {.capsule = "onednn.softmax",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN sums the exponentials in its own order with its own exp.",
+     .build = softmax_cases,
+     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
+    {.capsule = "onednn.softplus",
+     .tolerance = {.abs = 4e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates log(1 + exp(x)) with its own vectorised approximation; the "
+               "reference calls the C library, whose absolute error reaches the ulp of the "
+               "input's magnitude (it returns -2^-19 for inputs near -18, where the value is "
+               "about 2e-8).",
+     .build = softplus_cases,
+     .covers = "rank 1-4, signed inputs up to +-32"},
+    {.capsule = "onednn.sqrt",
+     .tolerance = {.abs = 0, .rel = 1e-06, .norm = 0},
+     .reason = "a correctly rounded square root agrees exactly; a few ulp are allowed for a "
+               "vectorised one; no negative inputs (outside the domain).",
+     .build = sqrt_cases,
+     .covers = "rank 1-4, inputs in [0, 1), [0, 4) or [0, 32), zeros"},
+    {.capsule = "onednn.sub",
+     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .reason = kRoundsOnce,
+     .build = sub_cases,
+     .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
+               "the importer writes numpy broadcasting), both operands one value, either order"},
+    {.capsule = "onednn.tanh",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN evaluates tanh with its own vectorised approximation; the reference calls "
+               "the C library.",
+     .build = tanh_cases,
+     .covers = "rank 1-4, signed inputs up to +-32 (saturation)"},
+};
+
+}  // namespace
+
+std::span<const Oracle> registered_oracles() {
+  return kRows;
+}
+
+}  // namespace nnplan::oracles
