@@ -1,6 +1,6 @@
 // The onednn convolution handlers (onednn.conv, onednn.conv_transpose) against the reference
-// provider within 1e-5 relative + 1e-5 absolute (sums of up to a few hundred products in oneDNN's
-// order): 1 to 3 spatial axes, groups, dilation, strides, asymmetric padding, leading axes before
+// provider within each capsule's conformance tolerance (tests/oracles/conformance_table.cpp):
+// 1 to 3 spatial axes, groups, dilation, strides, asymmetric padding, leading axes before
 // the channel axis, output padding, layers oneDNN runs on a blocked layout (staged through
 // scratch), one prepared state run from two threads at once, and the guards' refusals.
 #include <gtest/gtest.h>
@@ -18,8 +18,6 @@ namespace {
 
 using namespace testing;
 using Ints = std::vector<std::uint32_t>;
-
-constexpr double kConvAbs = 1e-5;
 
 ir::ConvParams params(std::uint32_t rank, Ints kernel, Ints stride, Ints pad, Ints pad_after,
                       Ints dilation, std::uint32_t in, std::uint32_t out, std::uint32_t groups,
@@ -67,58 +65,49 @@ TEST(onednn_conv_forward_tests, Conv2dMatchesReference) {
   expect_matches_reference(
       "onednn.conv",
       conv_case(shape_of({2, 3, 9, 8}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 3, 4, 1),
-                false, true),
-      kLinearRel, kConvAbs);
+                false, true));
 }
 
 TEST(onednn_conv_forward_tests, GroupsDilationStrideAsymmetricPadding) {
   expect_matches_reference(
       "onednn.conv",
       conv_case(shape_of({2, 6, 11, 10}),
-                params(2, {3, 2}, {2, 3}, {2, 0}, {0, 1}, {2, 1}, 6, 4, 2), false, true),
-      kLinearRel, kConvAbs);
+                params(2, {3, 2}, {2, 3}, {2, 0}, {0, 1}, {2, 1}, 6, 4, 2), false, true));
   // Depthwise, no bias.
   expect_matches_reference(
       "onednn.conv",
       conv_case(shape_of({1, 4, 7, 7}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 4, 4, 4),
-                false, false),
-      kLinearRel, kConvAbs);
+                false, false));
 }
 
 TEST(onednn_conv_forward_tests, OneAndThreeSpatialAxesAndLeadingAxes) {
   expect_matches_reference(
       "onednn.conv",
-      conv_case(shape_of({2, 3, 12}), params(1, {4}, {2}, {1}, {2}, {2}, 3, 5, 1), false, true),
-      kLinearRel, kConvAbs);
-  expect_matches_reference(
-      "onednn.conv",
-      conv_case(shape_of({1, 2, 5, 6, 4}),
-                params(3, {2, 3, 2}, {1, 2, 1}, {1, 0, 1}, {0, 1, 0}, {1, 1, 2}, 2, 3, 1), false,
-                true),
-      kLinearRel, kConvAbs);
+      conv_case(shape_of({2, 3, 12}), params(1, {4}, {2}, {1}, {2}, {2}, 3, 5, 1), false, true));
+  expect_matches_reference("onednn.conv", conv_case(shape_of({1, 2, 5, 6, 4}),
+                                                    params(3, {2, 3, 2}, {1, 2, 1}, {1, 0, 1},
+                                                           {0, 1, 0}, {1, 1, 2}, 2, 3, 1),
+                                                    false, true));
   // Two batch-like axes before the channel axis (channel_axis 2), and none (channel_axis 0).
   expect_matches_reference(
       "onednn.conv",
       conv_case(shape_of({2, 3, 2, 6, 6}),
-                params(2, {3, 3}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 2, 3, 1, 2), false, true),
-      kLinearRel, kConvAbs);
+                params(2, {3, 3}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, 2, 3, 1, 2), false, true));
   expect_matches_reference(
       "onednn.conv",
       conv_case(shape_of({2, 6, 6}), params(2, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, 2, 3, 1, 0),
-                false, true),
-      kLinearRel, kConvAbs);
+                false, true));
 }
 
 TEST(onednn_conv_transpose_forward_tests, MatchesReference) {
   expect_matches_reference(
       "onednn.conv_transpose",
       conv_case(shape_of({2, 4, 5, 6}), params(2, {3, 3}, {2, 2}, {1, 0}, {0, 1}, {1, 1}, 4, 6, 2),
-                true, true),
-      kLinearRel, kConvAbs);
+                true, true));
   ir::ConvParams p = params(2, {3, 2}, {2, 3}, {1, 1}, {1, 1}, {2, 1}, 3, 2, 1);
   p.output_padding = {1, 2};
   expect_matches_reference("onednn.conv_transpose",
-                           conv_case(shape_of({1, 3, 4, 5}), p, true, false), kLinearRel, kConvAbs);
+                           conv_case(shape_of({1, 3, 4, 5}), p, true, false));
 }
 
 // Whether the prepared conv state moves its output through a scratch buffer of a layout oneDNN
@@ -142,7 +131,7 @@ TEST(onednn_conv_forward_tests, StagedLayoutMatchesReference) {
     auto state = prepare_onednn(capsule, c);
     ASSERT_TRUE(state.has_value()) << state.error().message;
     EXPECT_TRUE(stages_output(**state));
-    expect_matches_reference(capsule, c, kLinearRel, kConvAbs);
+    expect_matches_reference(capsule, c);
   }
 }
 
@@ -159,6 +148,7 @@ TEST(onednn_conv_forward_tests, OneStateRunsOnTwoThreadsAtOnce) {
   ASSERT_TRUE(state.has_value()) << state.error().message;
   ASSERT_TRUE(stages_output(**state));
   std::array<Tensor, 2> want{run_reference(cases[0]), run_reference(cases[1])};
+  const oracles::Tolerance tolerance = conformance_tolerance("onednn.conv");
   std::array<std::size_t, 2> mismatches{};
   std::array<std::thread, 2> threads;
   for (std::size_t t = 0; t < threads.size(); ++t) {
@@ -169,13 +159,9 @@ TEST(onednn_conv_forward_tests, OneStateRunsOnTwoThreadsAtOnce) {
           ++mismatches[t];
           continue;
         }
-        for (std::size_t k = 0; k < got->values.size(); ++k) {
-          const double err = std::fabs(got->values[k] - want[t].values[k]);
-          if (err > kConvAbs + kLinearRel * std::fabs(want[t].values[k])) {
-            ++mismatches[t];
-            break;
-          }
-        }
+        const std::vector<Tensor> g{std::move(*got)};
+        const std::vector<Tensor> w{want[t]};
+        if (!oracles::compare(g, w, tolerance).passed) ++mismatches[t];
       }
     });
   }

@@ -1,10 +1,10 @@
 // The onednn fused capsules against the reference provider run node by node: conv with relu,
 // with a residual add then relu (the conv output as either operand of the add; and on a layout
 // oneDNN stages through scratch), with clamp; linear with relu and gelu; matmul with a residual
-// add; sigmoid then mul (SiLU and a gate); broadcast then mul. Tolerances: 1e-5 relative + 1e-5
-// absolute (gelu's approximation included), 1e-5 relative + 1e-6 absolute for the sigmoid,
-// exact for broadcast, mul. Also the guard's refusals: a chain that is not the capsule's pattern, a
-// residual or operand of the wrong shape, a missing residual input.
+// add; sigmoid then mul (SiLU and a gate); broadcast then mul; each within its capsule's
+// conformance tolerance (tests/oracles/conformance_table.cpp). Also the guard's refusals: a chain
+// that is not the capsule's pattern, a residual or operand of the wrong shape, a missing residual
+// input.
 #include <gtest/gtest.h>
 
 #include <typeinfo>
@@ -18,8 +18,6 @@ namespace {
 
 using namespace testing;
 using Ints = std::vector<std::uint32_t>;
-
-constexpr double kFusedAbs = 1e-5;
 
 // conv of x [2,4,7,6] to [2,6,7,3]: 6 output channels, groups 2, stride 1x2, asymmetric padding:
 // node 1.
@@ -45,7 +43,7 @@ Command conv_root() {
 TEST(onednn_conv_relu_forward_tests, MatchesReference) {
   Command c = conv_root();
   c.chain.push_back(node(2, ir::OpKind::relu, {1}, c.chain[0].shape));
-  expect_matches_reference("onednn.conv_relu", c, kLinearRel, kFusedAbs);
+  expect_matches_reference("onednn.conv_relu", c);
 }
 
 TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSide) {
@@ -58,7 +56,7 @@ TEST(onednn_conv_add_relu_forward_tests, MatchesReferenceWithResidualOnEitherSid
              conv_first ? std::vector<ir::NodeId>{1, 2} : std::vector<ir::NodeId>{2, 1}, s));
     c.chain.push_back(node(4, ir::OpKind::relu, {3}, s));
     c.inputs.push_back(random_tensor(s, 84));
-    expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
+    expect_matches_reference("onednn.conv_add_relu", c);
   }
 }
 
@@ -91,7 +89,7 @@ TEST(onednn_conv_add_relu_forward_tests, StagedLayoutMatchesReference) {
     staged = staged || (b.arg == DNNL_ARG_DST && !b.staged.is_zero() && b.seed == 1);
   }
   EXPECT_TRUE(staged) << "the destination is not staged with the residual as its seed";
-  expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
+  expect_matches_reference("onednn.conv_add_relu", c);
 }
 
 // A padding of 4 rows with a 3-row kernel: the first output row's window reads only padding.
@@ -121,7 +119,7 @@ TEST(onednn_conv_add_relu_forward_tests, WindowInPaddingTakesTheBinaryAdd) {
   for (const Binding& b : static_cast<const PrimitiveState&>(**state).bindings) {
     EXPECT_EQ(b.seed, Binding::kNoSeed) << "argument " << b.arg << " is seeded with the residual";
   }
-  expect_matches_reference("onednn.conv_add_relu", c, kLinearRel, kFusedAbs);
+  expect_matches_reference("onednn.conv_add_relu", c);
 }
 
 TEST(onednn_conv_clamp_forward_tests, MatchesReferenceWithEitherBoundAbsent) {
@@ -130,7 +128,7 @@ TEST(onednn_conv_clamp_forward_tests, MatchesReferenceWithEitherBoundAbsent) {
         ir::ClampParams{.max = 0.1F}}) {
     Command c = conv_root();
     c.chain.push_back(node(2, ir::OpKind::clamp, {1}, c.chain[0].shape, bounds));
-    expect_matches_reference("onednn.conv_clamp", c, kLinearRel, kFusedAbs);
+    expect_matches_reference("onednn.conv_clamp", c);
   }
 }
 
@@ -146,7 +144,7 @@ Command linear_root() {
 TEST(onednn_linear_relu_forward_tests, MatchesReference) {
   Command c = linear_root();
   c.chain.push_back(node(2, ir::OpKind::relu, {1}, c.chain[0].shape));
-  expect_matches_reference("onednn.linear_relu", c, kLinearRel, kFusedAbs);
+  expect_matches_reference("onednn.linear_relu", c);
 }
 
 TEST(onednn_linear_gelu_forward_tests, MatchesReferenceForBothApproximations) {
@@ -154,7 +152,7 @@ TEST(onednn_linear_gelu_forward_tests, MatchesReferenceForBothApproximations) {
     Command c = linear_root();
     c.chain.push_back(
         node(2, ir::OpKind::gelu, {1}, c.chain[0].shape, ir::GeluParams{.approximate = a}));
-    expect_matches_reference("onednn.linear_gelu", c, kLinearRel, kFusedAbs);
+    expect_matches_reference("onednn.linear_gelu", c);
   }
 }
 
@@ -165,7 +163,7 @@ TEST(onednn_matmul_add_forward_tests, MatchesReference) {
   c.inputs.push_back(random_tensor(shape_of({2, 3, 8}), 101));
   c.inputs.push_back(random_tensor(shape_of({8, 5}), 102));
   c.inputs.push_back(random_tensor(shape_of({2, 3, 5}), 103));
-  expect_matches_reference("onednn.matmul_add", c, kLinearRel, kFusedAbs);
+  expect_matches_reference("onednn.matmul_add", c);
 }
 
 // sigmoid of x [2,3,5,4] (node 1), then mul (node 2) of it by `other`: node 0 (x itself: SiLU)
@@ -196,7 +194,7 @@ TEST(onednn_sigmoid_mul_forward_tests, SiluIsOneSwishPassMatchingReference) {
     SCOPED_TRACE(sigmoid_first);
     const Command c = sigmoid_mul(true, sigmoid_first);
     EXPECT_FALSE(prepared_as_gate(c));
-    expect_matches_reference("onednn.sigmoid_mul", c, 1e-5, 1e-6);
+    expect_matches_reference("onednn.sigmoid_mul", c);
   }
 }
 
@@ -205,7 +203,7 @@ TEST(onednn_sigmoid_mul_forward_tests, GateByAnotherOperandMatchesReference) {
     SCOPED_TRACE(sigmoid_first);
     const Command c = sigmoid_mul(false, sigmoid_first);
     EXPECT_TRUE(prepared_as_gate(c));
-    expect_matches_reference("onednn.sigmoid_mul", c, 1e-5, 1e-6);
+    expect_matches_reference("onednn.sigmoid_mul", c);
   }
 }
 
@@ -245,8 +243,8 @@ TEST(onednn_broadcast_mul_forward_tests, MatchesReferenceExactly) {
     for (bool broadcast_first : {true, false}) {
       SCOPED_TRACE(ir::to_string(k.from) + " to " + ir::to_string(k.to) +
                    (broadcast_first ? ", broadcast first" : ", broadcast second"));
-      expect_matches_reference("onednn.broadcast_mul", broadcast_mul(k.from, k.to, broadcast_first),
-                               0.0, 0.0);
+      expect_matches_reference("onednn.broadcast_mul",
+                               broadcast_mul(k.from, k.to, broadcast_first));
     }
   }
 }

@@ -1,5 +1,6 @@
 // The onednn normalization handlers (onednn.batch_norm, onednn.layer_norm) against the reference
-// provider within 1e-5 relative + 1e-5 absolute: batch norm on any channel axis with the
+// provider within each capsule's conformance tolerance (tests/oracles/conformance_table.cpp):
+// batch norm on any channel axis with the
 // payload's statistics and epsilon; layer norm over the axes from `axis` on, with and without
 // gamma and beta; the guards' refusals.
 #include <gtest/gtest.h>
@@ -10,8 +11,6 @@ namespace nnplan::runtime::onednn {
 namespace {
 
 using namespace testing;
-
-constexpr double kNormAbs = 1e-5;
 
 Command batch_norm_case(ir::Shape x, std::uint32_t axis) {
   const ir::Dim c = x.dims[axis];
@@ -29,12 +28,9 @@ Command batch_norm_case(ir::Shape x, std::uint32_t axis) {
 }
 
 TEST(onednn_batch_norm_forward_tests, MatchesReference) {
-  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 4, 5}), 1),
-                           kLinearRel, kNormAbs);
-  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({4, 6}), 1), kLinearRel,
-                           kNormAbs);
-  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 5}), 2), kLinearRel,
-                           kNormAbs);
+  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 4, 5}), 1));
+  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({4, 6}), 1));
+  expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 5}), 2));
 }
 
 TEST(onednn_batch_norm_forward_tests, RefusesMissingEpsilon) {
@@ -58,15 +54,12 @@ Command layer_norm_case(ir::Shape x, std::uint32_t axis, bool affine) {
 }
 
 TEST(onednn_layer_norm_forward_tests, MatchesReference) {
-  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({4, 16}), 1, true),
-                           kLinearRel, kNormAbs);
-  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({2, 3, 4, 5}), 2, true),
-                           kLinearRel, kNormAbs);
-  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({3, 7}), 1, false),
-                           kLinearRel, kNormAbs);
+  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({4, 16}), 1, true));
+  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({2, 3, 4, 5}), 2, true));
+  expect_matches_reference("onednn.layer_norm", layer_norm_case(shape_of({3, 7}), 1, false));
   Command eps = layer_norm_case(shape_of({3, 8}), 1, true);
   eps.store.attributes[{1, "epsilon"}] = 0.5;
-  expect_matches_reference("onednn.layer_norm", eps, kLinearRel, kNormAbs);
+  expect_matches_reference("onednn.layer_norm", eps);
 }
 
 TEST(onednn_layer_norm_forward_tests, ShapeGuardRefusesWrongGamma) {

@@ -21,6 +21,7 @@
 #include "nnplan/runtime/handler_registry.hpp"
 #include "nnplan/runtime/kernel.hpp"
 #include "nnplan/runtime/tensor.hpp"
+#include "oracle.hpp"
 
 namespace nnplan::runtime::onednn::testing {
 
@@ -209,12 +210,27 @@ inline double expect_close(const Tensor& got, const Tensor& want, double rel, do
   return worst;
 }
 
-// Runs `capsule` on `cmd` and compares it with the reference within (rel, abs).
-inline void expect_matches_reference(std::string_view capsule, const Command& cmd, double rel,
-                                     double abs) {
+// The tolerance of `capsule`'s row of the conformance table (tests/oracles/conformance_table.cpp):
+// the one place a capsule's agreement with the reference is stated.
+inline oracles::Tolerance conformance_tolerance(std::string_view capsule) {
+  const oracles::Oracle* row = oracles::find_oracle(std::string(capsule) + ".oracle");
+  EXPECT_NE(row, nullptr) << capsule << " has no row in the conformance table";
+  return row == nullptr ? oracles::Tolerance{} : row->tolerance;
+}
+
+// Runs `capsule` on `cmd` and compares it with the reference within the capsule's conformance
+// tolerance; returns the worst element's share of what the tolerance allows.
+inline double expect_matches_reference(std::string_view capsule, const Command& cmd) {
   auto got = run_onednn(capsule, cmd);
-  ASSERT_TRUE(got.has_value()) << got.error().message;
-  expect_close(*got, run_reference(cmd), rel, abs);
+  EXPECT_TRUE(got.has_value()) << got.error().message;
+  if (!got) return 0.0;
+  const std::vector<Tensor> g{std::move(*got)};
+  const std::vector<Tensor> want{run_reference(cmd)};
+  const oracles::Comparison cmp = oracles::compare(g, want, conformance_tolerance(capsule));
+  EXPECT_TRUE(cmp.passed) << capsule << ": " << cmp.problem << " element " << cmp.element
+                          << ": got " << cmp.got << ", want " << cmp.want << ", error " << cmp.error
+                          << " > allowed " << cmp.allowed;
+  return cmp.share;
 }
 
 // The message of the error `capsule` gives on `cmd` (prepare or guard), or "" when it ran.
@@ -236,9 +252,8 @@ inline ir::Node node(ir::NodeId id, ir::OpKind kind, std::vector<ir::NodeId> par
   return n;
 }
 
-// Linear ops (matmul, linear, conv, pooling, normalization, binary): 1e-5 relative + 1e-6
-// absolute (oneDNN's sums run in its own order, with FMA).
+// Two oneDNN runs of one sum with different thread counts (which may split it differently):
+// relative agreement (the reference comparisons use the conformance table's tolerances).
 inline constexpr double kLinearRel = 1e-5;
-inline constexpr double kLinearAbs = 1e-6;
 
 }  // namespace nnplan::runtime::onednn::testing
