@@ -50,15 +50,14 @@ WeightTensor WeightTensor::view(Shape shape, DType dtype, const std::byte* data,
   t.dtype_ = dtype;
   t.count_ = count;
   const std::size_t width = size_of(dtype);
-  if (owner != nullptr && reinterpret_cast<std::uintptr_t>(data) % width == 0) {
+  if (owner != nullptr) {
+    // Aligned or not: a misaligned view is read through contiguous() (see the class comment).
     t.data_ = data;
     t.owner_ = std::move(owner);
     return t;
   }
   auto copy = std::make_shared<OwnedBytes>(count * width);
   if (count != 0) std::memcpy(copy->data(), data, count * width);
-  // The tensor reads its copy from now on: the source's pages may go (WeightBytes::release).
-  if (owner != nullptr && count != 0) owner->release({data, count * width});
   t.data_ = copy->data();
   t.owner_ = std::move(copy);
   return t;
@@ -105,7 +104,7 @@ std::vector<std::size_t> WeightTensor::strides() const {
 
 std::span<const std::byte> WeightTensor::storage() const {
   if (data_ == nullptr || count_ == 0) return {};
-  if (is_dense()) return {data_, count_ * size_of(dtype_)};
+  if (strides_.empty()) return {data_, count_ * size_of(dtype_)};
   // The farthest element from the first, plus one.
   std::size_t last = 0;
   for (std::size_t k = 0; k < strides_.size(); ++k)
@@ -136,20 +135,25 @@ WeightTensor WeightTensor::transposed() const {
 }
 
 WeightTensor WeightTensor::contiguous() const {
-  if (is_dense()) return *this;
+  if (readable_in_place()) return *this;
   const std::size_t width = size_of(dtype_);
   auto copy = std::make_shared<OwnedBytes>(count_ * width);
-  // Walk the elements in row-major order, carrying the source offset along with the index.
-  const std::size_t rank = shape_.dims.size();
-  std::vector<std::size_t> index(rank, 0);
-  std::size_t from = 0;
-  for (std::size_t i = 0; i < count_; ++i) {
-    std::memcpy(copy->data() + i * width, data_ + from * width, width);
-    for (std::size_t k = rank; k-- > 0;) {
-      from += strides_[k];
-      if (++index[k] < static_cast<std::size_t>(shape_.dims[k])) break;
-      from -= index[k] * strides_[k];
-      index[k] = 0;
+  if (strides_.empty()) {
+    // Row-major already, only misaligned: one copy of the block.
+    std::memcpy(copy->data(), data_, count_ * width);
+  } else {
+    // Walk the elements in row-major order, carrying the source offset along with the index.
+    const std::size_t rank = shape_.dims.size();
+    std::vector<std::size_t> index(rank, 0);
+    std::size_t from = 0;
+    for (std::size_t i = 0; i < count_; ++i) {
+      std::memcpy(copy->data() + i * width, data_ + from * width, width);
+      for (std::size_t k = rank; k-- > 0;) {
+        from += strides_[k];
+        if (++index[k] < static_cast<std::size_t>(shape_.dims[k])) break;
+        from -= index[k] * strides_[k];
+        index[k] = 0;
+      }
     }
   }
   WeightTensor t;
@@ -173,7 +177,7 @@ bool WeightTensor::views_into(std::span<const std::byte> range) const {
 
 bool WeightTensor::operator==(const WeightTensor& other) const {
   if (shape_ != other.shape_ || dtype_ != other.dtype_ || count_ != other.count_) return false;
-  if (!is_dense() || !other.is_dense()) return contiguous() == other.contiguous();
+  if (!readable_in_place() || !other.readable_in_place()) return contiguous() == other.contiguous();
   if (dtype_ == DType::float32) {
     const auto a = floats();
     const auto b = other.floats();

@@ -59,21 +59,47 @@ TEST(WeightTensor, AViewReadsTheOwnersBytesInPlace) {
   EXPECT_TRUE(t.values<std::uint8_t>().empty());
 }
 
-TEST(WeightTensor, AMisalignedViewIsCopiedIntoItsOwnBuffer) {
+TEST(WeightTensor, AMisalignedViewIsReadThroughAnAlignedCopy) {
   auto owner = std::make_shared<RecordingBytes>(64);
   const std::int64_t values[] = {-7, 1LL << 40};
   std::memcpy(owner->data() + 4, values, sizeof values);
   const WeightTensor t = WeightTensor::view(dims({2}), DType::int64, owner->data() + 4, 2, owner);
-  EXPECT_FALSE(t.views_into(owner->all()));
-  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.ints().data()) % alignof(std::int64_t), 0U);
+  // The view keeps the owner's bytes, but no accessor reads them at a misaligned address.
+  EXPECT_TRUE(t.views_into(owner->all()));
+  EXPECT_FALSE(t.aligned());
+  EXPECT_FALSE(t.readable_in_place());
+  EXPECT_TRUE(t.ints().empty());
+  EXPECT_TRUE(t.bytes().empty());
+  EXPECT_EQ(t.storage().data(), owner->data() + 4);
+  EXPECT_EQ(t.storage().size(), 16U);
+  // contiguous() copies it to an aligned buffer of its own; to_vector reads through one.
+  const WeightTensor c = t.contiguous();
+  EXPECT_TRUE(c.readable_in_place());
+  EXPECT_FALSE(c.views_into(owner->all()));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(c.ints().data()) % alignof(std::int64_t), 0U);
+  EXPECT_EQ(c.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7, 1LL << 40}));
   EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{-7, 1LL << 40}));
-  // The source range is released: the tensor reads only its copy.
-  ASSERT_EQ(owner->released.size(), 1U);
-  EXPECT_EQ(owner->released[0].data(), owner->data() + 4);
-  EXPECT_EQ(owner->released[0].size(), 16U);
-  // The copy is the tensor's own: changing the source afterwards changes nothing.
+  EXPECT_EQ(t, c);
+  // Nothing was released: the view still reads the owner's bytes.
+  EXPECT_TRUE(owner->released.empty());
+  // The copy is its own: changing the source afterwards changes nothing in it.
   std::memset(owner->data(), 0, 64);
-  EXPECT_EQ(t.ints()[1], 1LL << 40);
+  EXPECT_EQ(c.ints()[1], 1LL << 40);
+}
+
+TEST(WeightTensor, AMisalignedTransposeIsCopiedInRowMajorOrder) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const float values[] = {0.0F, 1.0F, 2.0F, 3.0F, 4.0F, 5.0F};
+  std::memcpy(owner->data() + 2, values, sizeof values);
+  const WeightTensor t =
+      WeightTensor::view(dims({2, 3}), DType::float32, owner->data() + 2, 6, owner);
+  const WeightTensor v = t.transposed();
+  EXPECT_FALSE(v.readable_in_place());
+  EXPECT_EQ(v.contiguous().to_vector<float>(),
+            (std::vector<float>{0.0F, 3.0F, 1.0F, 4.0F, 2.0F, 5.0F}));
+  // Transposed back: row-major again, still misaligned, so still read through a copy.
+  EXPECT_FALSE(v.transposed().readable_in_place());
+  EXPECT_EQ(v.transposed(), t);
 }
 
 TEST(WeightTensor, ReleaseTellsTheOwnerTheTensorsExactRange) {
@@ -145,11 +171,11 @@ WeightTensor two_by_three(const std::shared_ptr<RecordingBytes>& owner) {
 TEST(WeightTensor, TransposedIsAStridedViewOfTheSameBytes) {
   auto owner = std::make_shared<RecordingBytes>(64);
   const WeightTensor t = two_by_three(owner);
-  EXPECT_TRUE(t.is_dense());
+  EXPECT_TRUE(t.readable_in_place());
   EXPECT_EQ(t.strides(), (std::vector<std::size_t>{3, 1}));
   const WeightTensor v = t.transposed();
   EXPECT_EQ(v.shape(), dims({3, 2}));
-  EXPECT_FALSE(v.is_dense());
+  EXPECT_FALSE(v.readable_in_place());
   EXPECT_EQ(v.strides(), (std::vector<std::size_t>{1, 3}));
   EXPECT_EQ(v.size(), 6U);
   // It reads the owner's bytes: no copy was made, and the viewed range is the original's.
@@ -161,13 +187,13 @@ TEST(WeightTensor, TransposedIsAStridedViewOfTheSameBytes) {
   EXPECT_TRUE(v.floats().empty());
   // The dense copy holds element (n, k) = t(k, n), in its own buffer.
   const WeightTensor d = v.contiguous();
-  EXPECT_TRUE(d.is_dense());
+  EXPECT_TRUE(d.readable_in_place());
   EXPECT_EQ(d.shape(), dims({3, 2}));
   EXPECT_FALSE(d.views_into(owner->all()));
   EXPECT_EQ(d.to_vector<float>(), (std::vector<float>{0.0F, 3.0F, 1.0F, 4.0F, 2.0F, 5.0F}));
   // Transposing back gives a dense view of the original bytes.
   const WeightTensor back = v.transposed();
-  EXPECT_TRUE(back.is_dense());
+  EXPECT_TRUE(back.readable_in_place());
   EXPECT_EQ(back.floats().data(), t.floats().data());
   EXPECT_EQ(back, t);
   // Nothing was released by any of it.
@@ -195,12 +221,12 @@ TEST(WeightTensor, ARankThreeTransposeReversesEveryAxis) {
 
 TEST(WeightTensor, TransposeLeavesVectorsAndUnitAxesDense) {
   const auto vec = WeightTensor::of_floats(dims({3}), std::vector<float>{1.0F, 2.0F, 3.0F});
-  EXPECT_TRUE(vec.transposed().is_dense());
+  EXPECT_TRUE(vec.transposed().readable_in_place());
   EXPECT_EQ(vec.transposed(), vec);
   // [1, 3] -> [3, 1]: the same bytes in the same order, so no strides are needed.
   const auto row = WeightTensor::of_floats(dims({1, 3}), std::vector<float>{1.0F, 2.0F, 3.0F});
   const WeightTensor col = row.transposed();
-  EXPECT_TRUE(col.is_dense());
+  EXPECT_TRUE(col.readable_in_place());
   EXPECT_EQ(col.shape(), dims({3, 1}));
   EXPECT_EQ(col.floats().data(), row.floats().data());
 }
@@ -226,7 +252,7 @@ TEST(WeightTensor, ATransposeOfATensorThatDoesNotFillItsShapeOnlyReversesTheShap
   const auto t = WeightTensor::of_floats(dims({2, 2}), std::vector<float>{1.0F, 2.0F, 3.0F});
   const WeightTensor v = t.transposed();
   EXPECT_EQ(v.shape(), dims({2, 2}));
-  EXPECT_TRUE(v.is_dense());
+  EXPECT_TRUE(v.readable_in_place());
   EXPECT_EQ(v.size(), 3U);
 }
 

@@ -49,13 +49,15 @@ struct WeightKey {
   bool operator==(const WeightKey&) const = default;
 };
 
-// A tensor of `dtype` viewing bytes `owner` keeps alive. The data pointer is aligned to the
-// element width. Every factory makes a dense row-major tensor; `transposed` makes a strided view
-// of the same bytes (a transpose with no copy), which `contiguous` turns back into a dense one.
-// The element accessors (bytes, values, floats, ints) read dense tensors only: a strided view's
-// bytes are not in row-major order, so they give it nothing. A default-constructed WeightTensor
-// is an empty float32 scalar view with no data (size 0). The factories take the element count as
-// given; check_weights and the tensor writers compare it with the shape.
+// A tensor of `dtype` viewing bytes `owner` keeps alive. The factories lay the elements out in
+// row-major order; `transposed` makes a strided view of the same bytes (a transpose with no copy).
+// A view whose bytes are not aligned to the element width (protobuf places raw_data anywhere) or
+// that is strided is not readable in place: the element accessors (bytes, values, floats, ints)
+// give it nothing, and `contiguous` copies it into an aligned row-major buffer. A reader that
+// packs the weight once (oneDNN) reads the view; one that reads it on every run is given such a
+// copy when the command buffer is compiled (runtime/compile/binding.cpp). A default-constructed
+// WeightTensor is an empty float32 scalar view with no data (size 0). The factories take the
+// element count as given; check_weights and the tensor writers compare it with the shape.
 class WeightTensor {
  public:
   WeightTensor() = default;
@@ -81,25 +83,30 @@ class WeightTensor {
   [[nodiscard]] DType dtype() const { return dtype_; }
   // The number of elements.
   [[nodiscard]] std::size_t size() const { return count_; }
-  // Whether the elements lie in row-major order with no gaps (every tensor but a strided view).
-  [[nodiscard]] bool is_dense() const { return strides_.empty(); }
+  // Whether the element accessors read the bytes as they are: row-major order with no gaps, and
+  // aligned to the element width.
+  [[nodiscard]] bool readable_in_place() const { return strides_.empty() && aligned(); }
+  // Whether the data pointer is aligned to the element width.
+  [[nodiscard]] bool aligned() const {
+    return reinterpret_cast<std::uintptr_t>(data_) % size_of(dtype_) == 0;
+  }
   // The distance, in elements, between neighbours along each axis: the row-major strides for a
   // dense tensor.
   [[nodiscard]] std::vector<std::size_t> strides() const;
-  // The elements' bytes in row-major order; empty for a strided view (contiguous() first).
+  // The elements' bytes in row-major order; empty unless readable in place (contiguous() first).
   [[nodiscard]] std::span<const std::byte> bytes() const {
-    if (!is_dense()) return {};
+    if (!readable_in_place()) return {};
     return {data_, count_ * size_of(dtype_)};
   }
   // The bytes this tensor views, in whatever order its strides give: what release hands back.
   [[nodiscard]] std::span<const std::byte> storage() const;
-  // The elements as `T` in row-major order; empty when the dtype is not T's or the tensor is a
-  // strided view.
+  // The elements as `T` in row-major order; empty when the dtype is not T's or the tensor is not
+  // readable in place.
   template <typename T>
   [[nodiscard]] std::span<const T> values() const {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, std::int64_t> ||
                   std::is_same_v<T, std::uint8_t>);
-    if (dtype_ != kDTypeOf<T> || data_ == nullptr || !is_dense()) return {};
+    if (dtype_ != kDTypeOf<T> || data_ == nullptr || !readable_in_place()) return {};
     return {reinterpret_cast<const T*>(data_), count_};
   }
   [[nodiscard]] std::span<const float> floats() const { return values<float>(); }
@@ -108,7 +115,7 @@ class WeightTensor {
   // dtype is not T's).
   template <typename T>
   [[nodiscard]] std::vector<T> to_vector() const {
-    if (!is_dense()) return contiguous().to_vector<T>();
+    if (!readable_in_place()) return contiguous().to_vector<T>();
     const auto v = values<T>();
     return {v.begin(), v.end()};
   }
@@ -116,7 +123,8 @@ class WeightTensor {
   // [N, K] view whose element (n, k) is this one's (k, n). No copy; a rank 0 or 1 tensor is
   // returned as it is, and the transpose of a transpose is dense again.
   [[nodiscard]] WeightTensor transposed() const;
-  // This tensor when it is dense; else its elements copied into an owned row-major buffer.
+  // This tensor when it is readable in place; else its elements copied into an owned, aligned
+  // row-major buffer.
   [[nodiscard]] WeightTensor contiguous() const;
   // Tells the owner nothing reads these bytes for now (WeightBytes::release of storage()).
   void release() const noexcept;

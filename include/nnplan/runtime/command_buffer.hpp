@@ -116,8 +116,9 @@ class CommandBuffer {
   std::vector<IoBinding> outputs_;
   std::vector<std::optional<ValueSlot>> output_sources_;
   MemoryPlan memory_;
-  // Dense copies of strided weights for the handlers and consts that read only dense ones
-  // (HandlerDefinition::reads_strided_weights); commands and slots point into them.
+  // Readable copies of the weights that are not readable in place, for the handlers and consts
+  // that read weights on every run (HandlerDefinition::reads_weight_views); commands and slots
+  // point into them.
   std::vector<std::shared_ptr<const ir::WeightTensor>> dense_weights_;
 };
 

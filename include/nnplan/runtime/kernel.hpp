@@ -27,8 +27,8 @@ namespace nnplan::runtime {
 
 // One payload tensor of a node (ir/weights.hpp), resolved when the buffer is compiled:
 // `name` is the slot's name ("weight", "bias", "indices"); `tensor` is the store's, or the
-// buffer's dense copy of a strided one (HandlerDefinition::reads_strided_weights), and null for
-// an optional slot the graph leaves empty.
+// buffer's copy of one that is not readable in place (HandlerDefinition::reads_weight_views),
+// and null for an optional slot the graph leaves empty.
 struct WeightRef {
   std::string_view name;
   const ir::WeightTensor* tensor = nullptr;
@@ -174,10 +174,12 @@ struct HandlerDefinition {
   // buffer (a value read twice, or through a detach): element-wise ops that read each input
   // element before writing the same output element.
   bool in_place_safe = false;
-  // Whether the handler reads its weights through their strides (ir::WeightTensor::strides): a
-  // strided view, such as a MatMul weight seen transposed, reaches it as it is. Every other
-  // handler is given dense copies of strided weights (made when the buffer is compiled).
-  bool reads_strided_weights = false;
+  // Whether the handler reads its weights only while preparing, through their views
+  // (ir::WeightTensor::strides, contiguous): a weight that is not readable in place (a MatMul
+  // weight seen transposed, an initializer at a misaligned offset of the file) reaches it as it
+  // is, and the handler releases it once packed. Every other handler is given readable copies of
+  // such weights, made when the buffer is compiled and kept by it.
+  bool reads_weight_views = false;
   // The layouts the handler runs on, and the check LayoutSupport describes (required for
   // channels_last; optional for any_shared).
   LayoutSupport layouts = LayoutSupport::flat_only;

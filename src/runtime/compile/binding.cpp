@@ -36,11 +36,12 @@ Expected<std::vector<CommandGuard>> resolve_guards(const backend::KernelCapsule&
   return guards;
 }
 
-// `t` as a reader of dense weights sees it: itself, or for a strided view a dense copy kept in
-// `copies`, after which the view's bytes are released (a mapped file's pages go back).
+// `t` as a handler that reads weights on every run sees it: itself when readable in place, else
+// a readable copy kept in `copies`, after which the view's bytes are released (a mapped file's
+// pages go back).
 const ir::WeightTensor* dense_for_reader(
     const ir::WeightTensor* t, std::vector<std::shared_ptr<const ir::WeightTensor>>& copies) {
-  if (t == nullptr || t->is_dense()) return t;
+  if (t == nullptr || t->readable_in_place()) return t;
   copies.push_back(std::make_shared<const ir::WeightTensor>(t->contiguous()));
   t->release();
   return copies.back().get();
@@ -158,7 +159,7 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
   for (const ir::PayloadSlot& slot : ir::op_traits(root.kind).payloads) {
     if (slot.attribute) continue;
     const ir::WeightTensor* t = store == nullptr ? nullptr : store->find_tensor(root.id, slot.name);
-    if (!handler->reads_strided_weights) t = dense_for_reader(t, copies);
+    if (!handler->reads_weight_views) t = dense_for_reader(t, copies);
     if (t == nullptr && slot.required) {
       return std::unexpected(make_error(
           ErrorKind::invalid_input,

@@ -48,16 +48,17 @@ struct BoundGraph {
   // Per node: the slot of each graph input and const; default for the rest.
   std::vector<ValueSlot> slots;
   std::vector<IoBinding> inputs;  // the graph's inputs, in node order, each with its own name
-  // Dense copies of strided weights (ir::WeightTensor::transposed) for the consts and the
-  // handlers that read only dense weights; slots and commands point into them.
+  // Readable copies of the weights that are not readable in place (strided or misaligned views)
+  // for the consts and the handlers that read weights on every run; slots and commands point
+  // into them.
   std::vector<std::shared_ptr<const ir::WeightTensor>> dense_weights;
 };
 
 // Binds every command of an accepted model's lowering: the handler registered for its capsule's
-// identity (and record), the guards its evidence names, its weights (a strided weight copied
-// dense unless the handler reads strides, and its source's pages released). unbound_capsule for a
-// capsule without handler or guard; invalid_input for missing weights or two inputs of one name;
-// internal for a lowering that reads a value before any command defines it.
+// identity (and record), the guards its evidence names, its weights (one that is not readable in
+// place copied unless the handler reads views, and its source's pages released). unbound_capsule
+// for a capsule without handler or guard; invalid_input for missing weights or two inputs of one
+// name; internal for a lowering that reads a value before any command defines it.
 [[nodiscard]] Expected<BoundGraph> bind(const backend::PlannedModel& model,
                                         const HandlerRegistry& handlers);
 

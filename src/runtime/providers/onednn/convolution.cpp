@@ -194,7 +194,8 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     // The bias is read for the fill before constant_memory packs it and releases its pages.
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);
-      if (bias != nullptr) std::ranges::copy(bias->floats(), state->output_fill.begin());
+      if (bias != nullptr)
+        std::ranges::copy(bias->contiguous().floats(), state->output_fill.begin());
       state->fill_axis = ca;
     }
     state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
@@ -295,6 +296,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<conv_shapes<backend::BackendOp::conv>>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv>, prepare_conv>,
+                 .reads_weight_views = true,
                  .layouts = LayoutSupport::channels_last,
                  .takes_channels_last = conv_prefers_channels_last,
                  .forward_tests = kTests,
@@ -308,6 +310,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<conv_shapes<backend::BackendOp::conv_transpose>,
                                             prepare_conv_transpose>,
+                 .reads_weight_views = true,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

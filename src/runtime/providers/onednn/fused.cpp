@@ -252,7 +252,7 @@ constexpr OnednnHandler row() {
                                           : flat_row_major_guard,
                       .prepare = checked_prepare<fused_shapes<Row>, prepare_fused<Row>>,
                       .in_place_safe = kPatterns[Row].root == backend::BackendOp::sigmoid,
-                      .reads_strided_weights = kPatterns[Row].root == backend::BackendOp::linear,
+                      .reads_weight_views = true,
                       .layouts = layouts_of(kPatterns[Row].root),
                       .takes_channels_last = channels_last_test_of(kPatterns[Row].root),
                       .forward_tests = kTests,

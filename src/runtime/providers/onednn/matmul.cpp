@@ -161,7 +161,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kLinearShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kLinearShapes, prepare_linear>,
-                 .reads_strided_weights = true,
+                 .reads_weight_views = true,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -17,7 +17,7 @@ constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/normalization_test
 constexpr double kLayerNormDefaultEpsilon = 1e-5;
 
 dnnl::memory vector_memory(const ir::WeightTensor& t) {
-  const auto md = row_major_desc({static_cast<dnnl::memory::dim>(t.floats().size())});
+  const auto md = row_major_desc({static_cast<dnnl::memory::dim>(t.size())});
   return constant_memory(t, md, md);
 }
 
@@ -120,6 +120,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kBatchNormShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kBatchNormShapes, prepare_batch_norm>,
+                 .reads_weight_views = true,
                  .layouts = LayoutSupport::any_shared,
                  .takes_channels_last = batch_norm_takes_channels_last,
                  .forward_tests = kTests,
@@ -132,6 +133,7 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kLayerNormShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kLayerNormShapes, prepare_layer_norm>,
+                 .reads_weight_views = true,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

@@ -123,7 +123,7 @@ std::unique_ptr<PrimitiveState> reorder_state(const PrepareCall& call,
 dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory::desc& plain,
                              const dnnl::memory::desc& target) {
   dnnl::memory dst(target, cpu_engine());
-  if (weight.is_dense()) {
+  if (weight.readable_in_place()) {
     const std::span<const float> data = weight.floats();
     if (data.empty()) {
       // nothing to copy
@@ -138,7 +138,8 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
     }
   } else if (weight.size() == 0) {
     // nothing to copy
-  } else if (weight.dtype() == ir::DType::float32 && dims_of(weight.shape()) == plain.dims()) {
+  } else if (weight.aligned() && weight.dtype() == ir::DType::float32 &&
+             dims_of(weight.shape()) == plain.dims()) {
     // A strided view (a weight seen transposed): the reorder reads it through its strides.
     dnnl::memory::dims strides;
     for (const std::size_t s : weight.strides())
@@ -149,7 +150,8 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
     dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
     cpu_stream().wait();
   } else {
-    // A strided view whose dims the handler reshapes: read from a dense copy.
+    // A misaligned view, or a strided one whose dims the handler reshapes: packed from a
+    // temporary aligned copy.
     dnnl::memory packed = constant_memory(weight.contiguous(), plain, target);
     weight.release();
     return packed;
