@@ -18,6 +18,11 @@
 namespace nnplan::oracles {
 namespace {
 
+// Tolerances several rows share: exact agreement, and the bound for long sums in another order
+// (the norm term, oracle.hpp).
+constexpr Tolerance kExact{};
+constexpr Tolerance kSums{.abs = 1e-05, .rel = 0.0001, .norm = 2e-05};
+
 // Reasons several rows share.
 constexpr std::string_view kLongSums =
     "oneDNN sums in its own order and may contract multiply-adds; the reference sums left to "
@@ -339,18 +344,18 @@ void tanh_cases(CaseBuilder& b) {
 // In capsule order.
 constexpr Oracle kRows[] = {
     {.capsule = "onednn.abs",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = abs_cases,
      .covers = "rank 1-4, signed inputs up to +-32, zeros"},
     {.capsule = "onednn.add",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = add_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
                "the importer writes numpy broadcasting), both operands one value, either order"},
     {.capsule = "onednn.attention",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = "oneDNN sums the dot products and the exponentials in its own order with its own "
                "exp.",
      .build = attention_cases,
@@ -371,30 +376,30 @@ constexpr Oracle kRows[] = {
      .build = batch_norm_cases,
      .covers = "input (N, C, ...) of rank 2-5, channel axis 1, epsilon 1e-5 to 1e-2"},
     {.capsule = "onednn.broadcast",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kCopies,
      .build = broadcast_cases,
      .covers = "a target shape of rank 1-4, the input its trailing axes (leading axes dropped), "
                "each 1 or the target's extent"},
     {.capsule = "onednn.broadcast_mul",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = "each output is one product, rounded once, so both must agree exactly.",
      .build = broadcast_mul_cases,
      .covers = "an output of rank 1-4; the broadcast's input its trailing axes, each 1 or the "
                "output's extent; the other operand a full input; either order"},
     {.capsule = "onednn.clamp",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = "clamping rounds nothing, so both must agree exactly.",
      .build = clamp_cases,
      .covers = "both bounds, min only, max only, equal bounds, ReLU6; rank 1-4; signed inputs"},
     {.capsule = "onednn.conv",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = conv_cases,
      .covers = "1-D to 3-D; groups 1, 2-3 or depthwise; stride 1-3; dilation 1-2; asymmetric pads; "
                "bias or none"},
     {.capsule = "onednn.conv_add_relu",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = conv_add_relu_cases,
      .covers = "draw_conv's geometry; residual a full input, a broadcast one ([1,C,1,1]-like), or "
@@ -409,12 +414,12 @@ constexpr Oracle kRows[] = {
      .build = conv_clamp_cases,
      .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)"},
     {.capsule = "onednn.conv_relu",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = conv_relu_cases,
      .covers = "draw_conv's geometry, then relu"},
     {.capsule = "onednn.conv_transpose",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = conv_transpose_cases,
      .covers = "1-D to 3-D; groups 1, 2-3 or depthwise; stride 1-3; dilation 1-2; asymmetric pads; "
@@ -446,18 +451,18 @@ constexpr Oracle kRows[] = {
      .covers = "rank 1-4, every axis, gamma and beta each present or not, epsilon default or 1e-3, "
                "inputs offset from zero"},
     {.capsule = "onednn.leaky_relu",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = "both compute alpha * x rounded once, or x itself, so both must agree exactly (0 "
                "and -0 compare equal).",
      .build = leaky_relu_cases,
      .covers = "alpha 0.01, 0.2, 0, 1, -0.5, 3; rank 1-4; signed inputs"},
     {.capsule = "onednn.linear",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = linear_cases,
      .covers = "input rank 2-4, in 1-64, out 1-48, bias or none"},
     {.capsule = "onednn.linear_gelu",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = "oneDNN sums in its own order and may contract multiply-adds; the reference sums "
                "left to right in float32 without contraction, so long sums differ by rounding "
                "that scales with the summed terms (the norm term); oneDNN's gelu is its own "
@@ -465,7 +470,7 @@ constexpr Oracle kRows[] = {
      .build = linear_gelu_cases,
      .covers = "draw_linear's shapes, then gelu (erf or tanh)"},
     {.capsule = "onednn.linear_relu",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = linear_relu_cases,
      .covers = "draw_linear's shapes, then relu"},
@@ -483,25 +488,25 @@ constexpr Oracle kRows[] = {
      .build = log_softmax_cases,
      .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
     {.capsule = "onednn.matmul",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = matmul_cases,
      .covers = "2-D, equal 3-D batch, ranks 1-4 with broadcast batch axes and rank-1 operands"},
     {.capsule = "onednn.matmul_add",
-     .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 2e-05},
+     .tolerance = kSums,
      .reason = kLongSums,
      .build = matmul_add_cases,
      .covers =
          "draw_matmul's shapes; addend a full input or a broadcast one (Gemm's C row); either "
          "operand order"},
     {.capsule = "onednn.max",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = max_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
                "the importer writes numpy broadcasting), both operands one value, either order"},
     {.capsule = "onednn.max_pool",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = "a maximum rounds nothing, so both must agree exactly. Not drawn: a window whose "
                "every element is -inf, which the importer never produces from ONNX pads below the "
                "kernel; there oneDNN returns -FLT_MAX where the reference returns -inf.",
@@ -509,24 +514,24 @@ constexpr Oracle kRows[] = {
      .covers = "1-D to 3-D; kernel 1-3 or global; stride 1-3; symmetric pads; ONNX asymmetric pads "
                "and ceil_mode as the importer lowers them (-inf borders)"},
     {.capsule = "onednn.min",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = min_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
                "the importer writes numpy broadcasting), both operands one value, either order"},
     {.capsule = "onednn.mul",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = mul_cases,
      .covers = "rank 1-4, same shapes, both operands one value, either order (a broadcast operand "
                "is fused with the mul under fast_cpu: onednn.broadcast_mul.oracle draws it)"},
     {.capsule = "onednn.permute",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kCopies,
      .build = permute_cases,
      .covers = "rank 1-4; a random permutation of the axes, or a transpose of two axes"},
     {.capsule = "onednn.relu",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = relu_cases,
      .covers = "rank 1-4, signed inputs up to +-32, zeros"},
@@ -546,7 +551,7 @@ constexpr Oracle kRows[] = {
          "rank 1-4, signed inputs up to +-32; the mul's other operand the sigmoid's own input "
          "(SiLU) or another input of that shape (a gate); either order"},
     {.capsule = "onednn.slice",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kCopies,
      .build = slice_cases,
      .covers = "rank 1-4, any axis, start and end within or past the extent, step 1 to 3, "
@@ -571,7 +576,7 @@ constexpr Oracle kRows[] = {
      .build = sqrt_cases,
      .covers = "rank 1-4, inputs in [0, 1), [0, 4) or [0, 32), zeros"},
     {.capsule = "onednn.sub",
-     .tolerance = {.abs = 0, .rel = 0, .norm = 0},
+     .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = sub_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "

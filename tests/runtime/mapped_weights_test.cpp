@@ -247,6 +247,14 @@ std::vector<std::byte> aligned_matmul_model_bytes(const std::string& op) {
   return {};
 }
 
+// aligned_matmul_model_bytes(op) written to mm.onnx in a fresh directory `name`.
+fs::path matmul_model_file(const std::string& op, const std::string& name) {
+  const fs::path file = fresh_dir(name) / "mm.onnx";
+  const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
+  write_file(file, bytes.data(), bytes.size());
+  return file;
+}
+
 // The weight the buffer's only `linear` command reads.
 const ir::WeightTensor* linear_weight_of(const CommandBuffer& buffer) {
   for (const Command& c : buffer.commands()) {
@@ -275,16 +283,14 @@ std::vector<float> matmul_by_iota(const Tensor& input) {
 
 TEST(MappedWeights, AMatMulWeightIsTheFilesBytesSeenTransposed) {
   for (const std::string op : {"MatMul", "Gemm"}) {
-    const fs::path dir = fresh_dir("matmul_" + op);
-    const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
-    write_file(dir / "mm.onnx", bytes.data(), bytes.size());
-    auto loaded = testing::load((dir / "mm.onnx").string());
+    const fs::path file = matmul_model_file(op, "matmul_" + op);
+    auto loaded = testing::load(file.string());
     ASSERT_TRUE(loaded.has_value()) << op;
     ASSERT_EQ(loaded->payloads->tensors.size(), 1U) << op;
     const ir::WeightTensor& w = loaded->payloads->tensors.begin()->second;
     EXPECT_EQ(w.shape(), (ir::Shape{{3, 4}})) << op;
     EXPECT_FALSE(w.readable_in_place()) << op;
-    EXPECT_TRUE(in_mapping_of(w.storage().data(), w.storage().size(), dir / "mm.onnx")) << op;
+    EXPECT_TRUE(in_mapping_of(w.storage().data(), w.storage().size(), file)) << op;
     // Element (n, k) of the [out, in] weight is B's (k, n).
     const std::vector<float> dense = w.contiguous().to_vector<float>();
     const std::vector<float> b = iota(12, -5.0F);
@@ -296,15 +302,13 @@ TEST(MappedWeights, AMatMulWeightIsTheFilesBytesSeenTransposed) {
 }
 
 TEST(MappedWeights, TheReferenceLinearReadsADenseCopyOfATransposedWeight) {
-  const fs::path dir = fresh_dir("matmul_reference");
-  const std::vector<std::byte> bytes = aligned_matmul_model_bytes("MatMul");
-  write_file(dir / "mm.onnx", bytes.data(), bytes.size());
-  auto buffer = checked_buffer_of(dir / "mm.onnx");
+  const fs::path file = matmul_model_file("MatMul", "matmul_reference");
+  auto buffer = checked_buffer_of(file);
   ASSERT_TRUE(buffer.has_value());
   const ir::WeightTensor* w = linear_weight_of(*buffer);
   ASSERT_NE(w, nullptr);
   EXPECT_TRUE(w->readable_in_place());
-  EXPECT_FALSE(in_mapping_of(w->bytes().data(), w->bytes().size(), dir / "mm.onnx"));
+  EXPECT_FALSE(in_mapping_of(w->bytes().data(), w->bytes().size(), file));
   const Tensor input = input_for(*buffer);
   const std::vector<Tensor> out = run_once(std::move(*buffer), input);
   ASSERT_EQ(out.size(), 1U);
@@ -317,10 +321,8 @@ TEST(MappedWeights, TheReferenceLinearReadsADenseCopyOfATransposedWeight) {
 #ifdef NNPLAN_HAVE_ONEDNN
 TEST(MappedWeights, OnednnPacksATransposedWeightStraightFromTheFile) {
   for (const std::string op : {"MatMul", "Gemm"}) {
-    const fs::path dir = fresh_dir("matmul_onednn_" + op);
-    const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
-    write_file(dir / "mm.onnx", bytes.data(), bytes.size());
-    auto loaded = testing::load((dir / "mm.onnx").string());
+    const fs::path file = matmul_model_file(op, "matmul_onednn_" + op);
+    auto loaded = testing::load(file.string());
     ASSERT_TRUE(loaded.has_value()) << op;
     auto model = planned(backend::make_profile(backend::MaintainedProfile::fast_cpu), loaded->graph,
                          loaded->payloads);
@@ -332,7 +334,7 @@ TEST(MappedWeights, OnednnPacksATransposedWeightStraightFromTheFile) {
     ASSERT_NE(w, nullptr) << op;
     EXPECT_FALSE(w->readable_in_place()) << op;
     EXPECT_EQ(w, &loaded->payloads->tensors.begin()->second) << op;
-    EXPECT_TRUE(in_mapping_of(w->storage().data(), w->storage().size(), dir / "mm.onnx")) << op;
+    EXPECT_TRUE(in_mapping_of(w->storage().data(), w->storage().size(), file)) << op;
     const Tensor input = input_for(*buffer);
     const std::vector<Tensor> out = run_once(std::move(*buffer), input);
     ASSERT_EQ(out.size(), 1U) << op;
