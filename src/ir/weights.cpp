@@ -282,7 +282,7 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
         const Node* parent = find_node(node.parents[0]);
         const auto axis = std::get<AxisParams>(node.params).axis;
         const Dim extent = parent->shape.dims[axis];
-        const auto ints = tensor->ints();
+        const std::vector<std::int64_t> ints = tensor->to_vector<std::int64_t>();
         for (std::size_t i = 0; i < ints.size(); ++i) {
           const std::int64_t v = ints[i];
           if (v < 0 || static_cast<Dim>(v) >= extent) {

@@ -33,7 +33,6 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   if (!bound) return std::unexpected(std::move(bound.error()));
   passes::choose_layouts(*bound, *model, handlers, options);
   std::vector<IoBinding> inputs = std::move(bound->inputs);
-  auto dense_weights = std::move(bound->dense_weights);
   auto planned = passes::emit_commands(std::move(*bound), *model, handlers);
   if (!planned) return std::unexpected(std::move(planned.error()));
   if (auto ok = passes::prepare(planned->commands, *model, options); !ok) {
@@ -45,7 +44,7 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   buffer.model_ = model;
   buffer.commands_ = std::move(planned->commands);
   buffer.inputs_ = std::move(inputs);
-  buffer.dense_weights_ = std::move(dense_weights);
+  buffer.dense_weights_ = std::move(planned->dense_weights);
   buffer.output_sources_ = std::move(planned->output_sources);
   const ir::Graph& graph = model->graph();
   for (std::size_t k = 0; k < graph.output_ids.size(); ++k) {

@@ -93,8 +93,9 @@ void resolve_suite(const KernelCapsule& capsule, const HandlerDefinition& handle
                 suite + ".*')";
 }
 
-// A libFuzzer target first, then a differential oracle of nnplan_oracles: either is a program
-// a reader can run that compares or exercises the capsule.
+// A libFuzzer target first, then a row of the conformance table (run by the `conformance` CTest
+// entry and by nnplan_oracles): either is a program a reader can run that compares or exercises
+// the capsule.
 void resolve_fuzz(const EvidenceSources& sources, EvidenceItem& item) {
   const std::string file = fuzz_target_file(item.evidence.name);
   if (listed(sources.fuzz_targets, file)) {

@@ -247,13 +247,15 @@ TEST(WeightTensor, EqualityAndReleaseSeeThroughStrides) {
 }
 
 TEST(WeightTensor, ATransposeOfATensorThatDoesNotFillItsShapeOnlyReversesTheShape) {
-  // Three elements for a [2, 2] shape: check_weights reports the count; transposed adds no
+  // Five elements for a [2, 3] shape: check_weights reports the count; transposed adds no
   // strides that would read past the elements.
-  const auto t = WeightTensor::of_floats(dims({2, 2}), std::vector<float>{1.0F, 2.0F, 3.0F});
+  const auto t =
+      WeightTensor::of_floats(dims({2, 3}), std::vector<float>{1.0F, 2.0F, 3.0F, 4.0F, 5.0F});
   const WeightTensor v = t.transposed();
-  EXPECT_EQ(v.shape(), dims({2, 2}));
+  EXPECT_EQ(v.shape(), dims({3, 2}));
   EXPECT_TRUE(v.readable_in_place());
-  EXPECT_EQ(v.size(), 3U);
+  EXPECT_EQ(v.size(), 5U);
+  EXPECT_EQ(v.floats().data(), t.floats().data());
 }
 
 TEST(WeightStore, FindsTensorsAndAttributesByNodeAndName) {

@@ -232,8 +232,9 @@ TEST(MappedWeights, ExternalDataIsReadInPlace) {
 
 // x [2, 4] by a constant B [4, 3] through `op` (MatMul, or Gemm with transB = 0): a `linear`
 // node whose weight is B seen transposed. The initializer's name is padded until its raw_data
-// starts at a multiple of 4, so that it can be viewed in place.
-std::vector<std::byte> aligned_matmul_model_bytes(const std::string& op) {
+// starts at a multiple of 4 (`aligned`), so that it can be viewed in place, or at an offset that
+// is not.
+std::vector<std::byte> matmul_model_bytes(const std::string& op, bool aligned = true) {
   const std::vector<float> b = iota(12, -5.0F);
   for (std::string name = "B"; name.size() < 8; name += "_") {
     Model m;
@@ -241,16 +242,16 @@ std::vector<std::byte> aligned_matmul_model_bytes(const std::string& op) {
     m.init(name, {4, 3}, b);
     m.node(op, {"x", name}, {"y"}, "mm");
     std::vector<std::byte> bytes = m.bytes();
-    if (offset_of(bytes, b) % 4 == 0) return bytes;
+    if ((offset_of(bytes, b) % 4 == 0) == aligned) return bytes;
   }
-  ADD_FAILURE() << "no padding aligns the initializer";
+  ADD_FAILURE() << "no padding places the initializer as asked";
   return {};
 }
 
-// aligned_matmul_model_bytes(op) written to mm.onnx in a fresh directory `name`.
-fs::path matmul_model_file(const std::string& op, const std::string& name) {
+// matmul_model_bytes(op, aligned) written to mm.onnx in a fresh directory `name`.
+fs::path matmul_model_file(const std::string& op, const std::string& name, bool aligned = true) {
   const fs::path file = fresh_dir(name) / "mm.onnx";
-  const std::vector<std::byte> bytes = aligned_matmul_model_bytes(op);
+  const std::vector<std::byte> bytes = matmul_model_bytes(op, aligned);
   write_file(file, bytes.data(), bytes.size());
   return file;
 }
@@ -320,8 +321,11 @@ TEST(MappedWeights, TheReferenceLinearReadsADenseCopyOfATransposedWeight) {
 
 #ifdef NNPLAN_HAVE_ONEDNN
 TEST(MappedWeights, OnednnPacksATransposedWeightStraightFromTheFile) {
-  for (const std::string op : {"MatMul", "Gemm"}) {
-    const fs::path file = matmul_model_file(op, "matmul_onednn_" + op);
+  // Aligned (read through a strided memory descriptor) and misaligned (through a temporary copy).
+  for (const auto& [op, aligned] :
+       {std::pair{"MatMul", true}, std::pair{"Gemm", true}, std::pair{"MatMul", false}}) {
+    const fs::path file = matmul_model_file(
+        op, std::string("matmul_onednn_") + op + (aligned ? "" : "_misaligned"), aligned);
     auto loaded = testing::load(file.string());
     ASSERT_TRUE(loaded.has_value()) << op;
     auto model = planned(backend::make_profile(backend::MaintainedProfile::fast_cpu), loaded->graph,

@@ -1,12 +1,12 @@
 // Weights as core values (SPEC §6, §11): the parameters a graph's nodes take from outside the
 // graph (weights, biases, constants, batch-norm statistics, gather indices), keyed by node id and
-// slot name. A weight is a typed, row-major view over bytes that someone else owns: a mapped
-// model, payload or external data file, or an owned buffer where an import had to make new bytes
-// (a transpose, a decoded text field). Each view keeps its owner alive, so a plan or a compiled
-// command buffer outlives the loader that made its weights. The format layer fills a WeightStore;
-// planning never reads it; the runtime's handlers read typed views of it. Which slots a node
-// takes, and their shapes, come from the op table (op_table.hpp, payload_shapes.hpp);
-// check_weights (here) holds a store against a graph.
+// slot name. A weight is a typed view over bytes that someone else owns (row-major, or strided
+// where it is another tensor seen transposed): a mapped model, payload or external data file, or
+// an owned buffer where an import had to make new bytes (a decoded text field). Each view keeps its
+// owner alive, so a plan or a compiled command buffer outlives the loader that made its weights.
+// The format layer fills a WeightStore; planning never reads it; the runtime's handlers read typed
+// views of it. Which slots a node takes, and their shapes, come from the op table (op_table.hpp,
+// payload_shapes.hpp); check_weights (here) holds a store against a graph.
 #pragma once
 
 #include <compare>
@@ -72,9 +72,9 @@ class WeightTensor {
   // An owned tensor of `shape` and `dtype`, filled with zeros.
   [[nodiscard]] static WeightTensor zeros(Shape shape, DType dtype);
   // A view of `count` elements of `dtype` at `data` (which holds count × size_of(dtype) bytes:
-  // the caller checked the size), inside bytes `owner` keeps alive. When
-  // `data` is not aligned to the element width the bytes are copied into an owned buffer, and
-  // the source range is released to `owner` (WeightBytes::release).
+  // the caller checked the size), inside bytes `owner` keeps alive, aligned or not (a misaligned
+  // view is read through contiguous()). Without an owner the bytes are copied into an owned
+  // buffer.
   [[nodiscard]] static WeightTensor view(Shape shape, DType dtype, const std::byte* data,
                                          std::size_t count,
                                          std::shared_ptr<const WeightBytes> owner);

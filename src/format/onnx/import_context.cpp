@@ -289,7 +289,7 @@ ir::WeightTensor ImportContext::payload_tensor(const ConstPtr& c, Shape shape,
                                                std::string_view name) const {
   if (!options_.keep_payloads) return {};
   if (!c->raw_floats.empty()) {
-    // Copied when the bytes are the caller's or not aligned for float.
+    // A view of the mapped file's bytes (aligned or not); copied when the bytes are the caller's.
     return ir::WeightTensor::view(std::move(shape), ir::DType::float32,
                                   reinterpret_cast<const std::byte*>(c->raw_floats.data()),
                                   c->raw_floats.size() / 4, c->raw_owner);
@@ -299,6 +299,13 @@ ir::WeightTensor ImportContext::payload_tensor(const ConstPtr& c, Shape shape,
     return ir::WeightTensor::adopt(std::move(shape), std::move(c->floats));
   }
   return ir::WeightTensor::of_floats(std::move(shape), c->floats);
+}
+
+ir::WeightTensor ImportContext::payload_tensor_transposed(const ConstPtr& c, Shape shape,
+                                                          std::string_view name) const {
+  ir::WeightTensor t = payload_tensor(c, std::move(shape), name).transposed();
+  const bool mapped = !c->raw_floats.empty() && c->raw_owner != nullptr;
+  return mapped ? t : t.contiguous();
 }
 
 ConstPtr ImportContext::decode_constant(const onnx::TensorProto& t) {

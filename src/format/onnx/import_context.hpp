@@ -205,7 +205,12 @@ class ImportContext {
   // copied. An empty tensor when the import keeps no payloads (set_payload then drops it).
   ir::WeightTensor payload_tensor(const ConstPtr& c, ir::Shape shape,
                                   std::string_view name = {}) const;
-  // A payload made of new values (a transpose, a broadcast bias).
+  // payload_tensor of `c` as `shape`, seen transposed (`linear`'s [out, in] weight from a
+  // MatMul's [in, out] operand): a strided view where the bytes lie in a mapped file; an owned
+  // row-major copy where payload_tensor had to make one anyway, so that it is the only copy.
+  ir::WeightTensor payload_tensor_transposed(const ConstPtr& c, ir::Shape shape,
+                                             std::string_view name = {}) const;
+  // A payload made of new values (a broadcast bias).
   ir::WeightTensor payload_values(ir::Shape shape, std::vector<float> values) const {
     return options_.keep_payloads ? ir::WeightTensor::adopt(std::move(shape), std::move(values))
                                   : ir::WeightTensor();

@@ -78,6 +78,9 @@ struct PlannedCommands {
   // Per graph output, in graph order: the slot its value is copied from after the last command,
   // nullopt when a command writes it in place.
   std::vector<std::optional<ValueSlot>> output_sources;
+  // The bound graph's readable weight copies (BoundGraph::dense_weights), which the commands
+  // point into: they travel with the commands.
+  std::vector<std::shared_ptr<const ir::WeightTensor>> dense_weights;
 };
 
 // Sets each bound command's layout (SPEC §12): channels-last where its handler prefers it

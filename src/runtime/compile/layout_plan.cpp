@@ -240,6 +240,7 @@ Expected<PlannedCommands> emit_commands(BoundGraph bound, const backend::Planned
       emitter.planned.output_sources.emplace_back(source);
     }
   }
+  emitter.planned.dense_weights = std::move(bound.dense_weights);
   return std::move(emitter.planned);
 }
 

@@ -36,6 +36,20 @@ TEST(OnnxImport, MatMulRank3ByConstantRank2IsLinear) {
   EXPECT_EQ(w.to_vector<float>(),
             (std::vector<float>{1, 3, 5, 2, 4, 6}));  // B transposed to [out,in]
   EXPECT_EQ(r.payloads.find_tensor(1, "bias"), nullptr);
+  // Imported from bytes in memory, not a mapped file: the importer copies B anyway, so it keeps
+  // the transposed copy, row-major, rather than a strided view of its own copy.
+  EXPECT_TRUE(w.readable_in_place());
+}
+
+TEST(OnnxImport, MatMulByAFloatDataConstantKeepsOneRowMajorCopy) {
+  Model m;
+  m.input("x", {4, 3}).output("y").init("w", {3, 2}, {1, 2, 3, 4, 5, 6}, /*raw=*/false);
+  m.node("MatMul", {"x", "w"}, {"y"}, "proj");
+  const ImportedModel r = ok(m);
+  const ir::WeightTensor& w = tensor_of(r, 1, "weight");
+  EXPECT_EQ(dims(w.shape()), "[2,3]");
+  EXPECT_TRUE(w.readable_in_place());
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{1, 3, 5, 2, 4, 6}));
 }
 
 TEST(OnnxImport, MatMulRank3ByVariableRank2Broadcasts) {

@@ -42,9 +42,9 @@ void import_gemm(ImportContext& cx) {
     }
     // B as linear's [out, in] weight: as it is under transB, else its bytes seen transposed (a
     // strided view, no copy).
-    const ir::WeightTensor w =
-        trans_b != 0 ? cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1))
-                     : cx.payload_tensor(bc, Shape{{k, n}}, cx.in_name(1)).transposed();
+    const ir::WeightTensor w = trans_b != 0
+                                   ? cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1))
+                                   : cx.payload_tensor_transposed(bc, Shape{{k, n}}, cx.in_name(1));
     std::optional<ir::WeightTensor> bias;
     if (ConstPtr cc = cx.has_in(2) ? cx.constant(cx.in_name(2)) : nullptr; cc != nullptr) {
       cx.require_float(*cc);

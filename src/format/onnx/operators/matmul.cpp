@@ -27,7 +27,7 @@ void import_mat_mul(ImportContext& cx) {
     }
     const NodeId a = cx.tensor(cx.in_name(0));
     // B's bytes seen transposed (a strided view, no copy).
-    ir::WeightTensor w = cx.payload_tensor(bc, Shape{{n, p}}, cx.in_name(1)).transposed();
+    ir::WeightTensor w = cx.payload_tensor_transposed(bc, Shape{{n, p}}, cx.in_name(1));
     Shape out = as;
     out.dims.back() = p;
     const NodeId id = cx.add(OpKind::linear, {a}, {}, out);

@@ -139,7 +139,7 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
   } else if (weight.size() == 0) {
     // nothing to copy
   } else if (weight.aligned() && weight.dtype() == ir::DType::float32 &&
-             dims_of(weight.shape()) == plain.dims()) {
+             dims_of(weight.shape()) == plain.dims() && plain == row_major_desc(plain.dims())) {
     // A strided view (a weight seen transposed): the reorder reads it through its strides.
     dnnl::memory::dims strides;
     for (const std::size_t s : weight.strides())
@@ -150,8 +150,8 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
     dnnl::reorder(src, dst).execute(cpu_stream(), src, dst);
     cpu_stream().wait();
   } else {
-    // A misaligned view, or a strided one whose dims the handler reshapes: packed from a
-    // temporary aligned copy.
+    // A misaligned view, or a strided one whose dims or axis order the handler changes: packed
+    // from a temporary aligned copy.
     dnnl::memory packed = constant_memory(weight.contiguous(), plain, target);
     weight.release();
     return packed;
