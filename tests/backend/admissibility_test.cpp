@@ -20,7 +20,7 @@ using fixtures::aligned_capsule;
 using fixtures::codes;
 
 // cpu, reference, checked, torchlean-tape: admissible under the default config.
-KernelCapsule base() {
+KernelCapsule relu_capsule() {
   return aligned_capsule("reference.relu", BackendOp::relu, Provider::reference, Device::cpu);
 }
 
@@ -40,7 +40,7 @@ class RejectionReasonsTest : public ::testing::TestWithParam<ReasonsCase> {};
 
 TEST_P(RejectionReasonsTest, AllReasonsInSpecOrder) {
   const ReasonsCase& c = GetParam();
-  KernelCapsule capsule = base();
+  KernelCapsule capsule = relu_capsule();
   c.mutate_capsule(capsule);
   ExecutionConfig config;
   c.mutate_config(config);
@@ -193,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // The details name the specifics (capsule value against what is allowed).
 TEST(RejectionReasons, Details) {
-  KernelCapsule c = base();
+  KernelCapsule c = relu_capsule();
   c.supports_forward = false;
   c.shape.claim = c.value.claim;
   c.trust_level = TrustLevel::trusted_external;
@@ -241,7 +241,7 @@ TEST(RejectionReasons, MisalignmentDetailNamesTheField) {
        "refinement claim for relu"},
   };
   for (const Case& tc : cases) {
-    KernelCapsule c = base();
+    KernelCapsule c = relu_capsule();
     tc.mutate(c);
     const auto reasons = rejection_reasons(ExecutionConfig{}, c);
     ASSERT_EQ(reasons.size(), 1u) << tc.name;
@@ -251,7 +251,7 @@ TEST(RejectionReasons, MisalignmentDetailNamesTheField) {
 }
 
 TEST(RejectionReasons, EveryMisalignedFieldIsReported) {
-  KernelCapsule c = base();
+  KernelCapsule c = relu_capsule();
   c.shape.claim = c.value.claim;
   c.vjp.claim.mode = VjpMode::backend_vjp;
   EXPECT_EQ(misaligned_fields(c), (std::vector{ContractField::shape, ContractField::vjp}));
@@ -264,23 +264,23 @@ TEST(RejectionReasons, EveryMisalignedFieldIsReported) {
        "refinement claim for relu"},
   };
   EXPECT_EQ(reasons, expected);
-  EXPECT_TRUE(misaligned_fields(base()).empty());
+  EXPECT_TRUE(misaligned_fields(relu_capsule()).empty());
 }
 
 TEST(RejectionReasons, CustomPolicyLabelInDetail) {
   ExecutionConfig config;
   config.assurance.allow_checked = false;
-  const auto reasons = rejection_reasons(config, base());
+  const auto reasons = rejection_reasons(config, relu_capsule());
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_EQ(reasons[0].detail, "trust checked is not admitted by assurance policy custom");
 }
 
 TEST(WellFormedForPlanning, ForwardAndAlignment) {
-  EXPECT_TRUE(well_formed_for_planning(base()));
-  KernelCapsule no_forward = base();
+  EXPECT_TRUE(well_formed_for_planning(relu_capsule()));
+  KernelCapsule no_forward = relu_capsule();
   no_forward.supports_forward = false;
   EXPECT_FALSE(well_formed_for_planning(no_forward));
-  EXPECT_FALSE(well_formed_for_planning(fixtures::value_claim_in_shape_field(base())));
+  EXPECT_FALSE(well_formed_for_planning(fixtures::value_claim_in_shape_field(relu_capsule())));
 }
 
 // An oracle written from SPEC §2, independent of the library's helpers.

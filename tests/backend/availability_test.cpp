@@ -16,21 +16,21 @@ namespace {
 
 using fixtures::aligned_capsule;
 
-struct PresetCase {
+struct AvailabilityCase {
   std::string name;
   Availability availability;
   std::vector<Device> devices;
   std::vector<Provider> providers;
 };
 
-void PrintTo(const PresetCase& c, std::ostream* os) {
+void PrintTo(const AvailabilityCase& c, std::ostream* os) {
   *os << c.name;
 }
 
-class AvailabilityPresetTest : public ::testing::TestWithParam<PresetCase> {};
+class AvailabilityPresetTest : public ::testing::TestWithParam<AvailabilityCase> {};
 
 TEST_P(AvailabilityPresetTest, ExactLists) {
-  const PresetCase& c = GetParam();
+  const AvailabilityCase& c = GetParam();
   EXPECT_EQ(c.availability.devices, c.devices);
   EXPECT_EQ(c.availability.providers, c.providers);
 }
@@ -38,21 +38,21 @@ TEST_P(AvailabilityPresetTest, ExactLists) {
 INSTANTIATE_TEST_SUITE_P(
     Presets, AvailabilityPresetTest,
     ::testing::Values(
-        PresetCase{
+        AvailabilityCase{
             "default", Availability{}, {Device::cpu}, {Provider::reference, Provider::torchlean}},
-        PresetCase{
+        AvailabilityCase{
             "cpu", Availability::cpu(), {Device::cpu}, {Provider::reference, Provider::torchlean}},
-        PresetCase{"cuda_native",
-                   Availability::cuda_native(),
-                   {Device::cpu, Device::cuda},
-                   {Provider::reference, Provider::torchlean, Provider::native_cuda,
-                    Provider::cublas, Provider::cufft}},
-        PresetCase{"cuda_with_libtorch",
-                   Availability::cuda_with_libtorch(),
-                   {Device::cpu, Device::cuda},
-                   {Provider::reference, Provider::torchlean, Provider::native_cuda,
-                    Provider::cublas, Provider::cufft, Provider::libtorch}}),
-    [](const ::testing::TestParamInfo<PresetCase>& info) { return info.param.name; });
+        AvailabilityCase{"cuda_native",
+                         Availability::cuda_native(),
+                         {Device::cpu, Device::cuda},
+                         {Provider::reference, Provider::torchlean, Provider::native_cuda,
+                          Provider::cublas, Provider::cufft}},
+        AvailabilityCase{"cuda_with_libtorch",
+                         Availability::cuda_with_libtorch(),
+                         {Device::cpu, Device::cuda},
+                         {Provider::reference, Provider::torchlean, Provider::native_cuda,
+                          Provider::cublas, Provider::cufft, Provider::libtorch}}),
+    [](const ::testing::TestParamInfo<AvailabilityCase>& info) { return info.param.name; });
 
 // Membership of every device and provider in each preset.
 TEST(Availability, MembershipMatchesLists) {

@@ -16,7 +16,7 @@ namespace {
 
 using fixtures::aligned_capsule;
 
-KernelCapsule base() {
+KernelCapsule checked_relu_capsule() {
   return aligned_capsule("x.relu", BackendOp::relu, Provider::reference, Device::cpu,
                          TrustLevel::checked, VjpMode::backend_vjp);
 }
@@ -30,7 +30,7 @@ TEST(KernelCapsule, Defaults) {
 }
 
 TEST(KernelCapsule, ContractByField) {
-  const KernelCapsule c = base();
+  const KernelCapsule c = checked_relu_capsule();
   EXPECT_EQ(&c.contract(ContractField::shape), &c.shape);
   EXPECT_EQ(&c.contract(ContractField::layout), &c.layout);
   EXPECT_EQ(&c.contract(ContractField::value), &c.value);
@@ -51,7 +51,7 @@ class AlignmentTest : public ::testing::TestWithParam<AlignmentCase> {};
 
 TEST_P(AlignmentTest, FirstMisalignedField) {
   const AlignmentCase& c = GetParam();
-  KernelCapsule capsule = base();
+  KernelCapsule capsule = checked_relu_capsule();
   c.mutate(capsule);
   EXPECT_EQ(first_misaligned_field(capsule), c.first_misaligned);
   EXPECT_EQ(contracts_aligned(capsule), !c.first_misaligned.has_value());
@@ -162,10 +162,10 @@ class IdentityTest : public ::testing::TestWithParam<IdentityCase> {};
 
 TEST_P(IdentityTest, SameIdentity) {
   const IdentityCase& c = GetParam();
-  KernelCapsule other = base();
+  KernelCapsule other = checked_relu_capsule();
   c.mutate(other);
-  EXPECT_EQ(same_identity(base(), other), c.same);
-  EXPECT_EQ(same_identity(other, base()), c.same);
+  EXPECT_EQ(same_identity(checked_relu_capsule(), other), c.same);
+  EXPECT_EQ(same_identity(other, checked_relu_capsule()), c.same);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -3,6 +3,7 @@
 // output with golden files under tests/golden/cli (NNPLAN_UPDATE_GOLDEN=1 rewrites them).
 #pragma once
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,25 @@ inline fs::path scratch_dir() {
   fs::path dir = fs::temp_directory_path() / ("nnplan_cli_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
+}
+
+// An empty directory `name` inside the scratch directory (emptied first when it exists).
+inline fs::path fresh_scratch_dir(const std::string& name) {
+  const fs::path dir = scratch_dir() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Why this machine cannot load the CUDA driver (dlerror's text), or "" when it can.
+inline std::string driver_load_failure() {
+  void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (handle != nullptr) {
+    dlclose(handle);
+    return {};
+  }
+  const char* text = dlerror();
+  return text != nullptr ? text : "";
 }
 
 // A path inside the source tree.

@@ -19,13 +19,6 @@ namespace nnplan::cli_test {
 namespace {
 
 // A fresh directory for one test, under the process's scratch directory.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = scratch_dir() / ("output_file_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 std::vector<std::string> entries(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir))
@@ -50,7 +43,7 @@ void expect_refused(const CliResult& r, const fs::path& input, const std::string
 }
 
 TEST(OutputFileCli, PlanRefusesToOverwriteItsGraph) {
-  const fs::path dir = fresh_dir("plan_graph");
+  const fs::path dir = fresh_scratch_dir("output_file_plan_graph");
   const fs::path graph = copy_in("examples/mlp.json", dir, "g.json");
   copy_in("examples/mlp.payloads", dir, "g.payloads");
   const std::string before = read_text(graph);
@@ -60,7 +53,7 @@ TEST(OutputFileCli, PlanRefusesToOverwriteItsGraph) {
 }
 
 TEST(OutputFileCli, DotRefusesToOverwriteItsGraph) {
-  const fs::path dir = fresh_dir("dot_graph");
+  const fs::path dir = fresh_scratch_dir("output_file_dot_graph");
   const fs::path graph = copy_in("examples/cnn.json", dir, "g.json");
   copy_in("examples/cnn.payloads", dir, "g.payloads");
   const std::string before = read_text(graph);
@@ -68,7 +61,7 @@ TEST(OutputFileCli, DotRefusesToOverwriteItsGraph) {
 }
 
 TEST(OutputFileCli, PlanRefusesToOverwriteARegistry) {
-  const fs::path dir = fresh_dir("plan_registry");
+  const fs::path dir = fresh_scratch_dir("output_file_plan_registry");
   const fs::path graph = copy_in("examples/mlp.json", dir, "g.json");
   copy_in("examples/mlp.payloads", dir, "g.payloads");
   const fs::path registry = copy_in("examples/registries/acme.json", dir, "r.json");
@@ -79,7 +72,7 @@ TEST(OutputFileCli, PlanRefusesToOverwriteARegistry) {
 }
 
 TEST(OutputFileCli, ConvertRefusesToOverwriteItsModel) {
-  const fs::path dir = fresh_dir("convert_model");
+  const fs::path dir = fresh_scratch_dir("output_file_convert_model");
   // Refused before the model is read, so its bytes need not be a model.
   const fs::path model = dir / "m.onnx";
   write_text(model, "not read");
@@ -103,7 +96,7 @@ class OutputOntoInput : public testing::TestWithParam<OntoInputCase> {};
 
 TEST_P(OutputOntoInput, IsRefusedAndEveryInputStaysByteIdentical) {
   const OntoInputCase& c = GetParam();
-  const fs::path dir = fresh_dir("onto_" + c.label);
+  const fs::path dir = fresh_scratch_dir("output_file_onto_" + c.label);
   const std::vector<std::pair<std::string, fs::path>> files = {
       {"{G}", copy_in("examples/mlp.json", dir, "g.json")},
       {"{P}", copy_in("examples/mlp.payloads", dir, "g.payloads")},
@@ -160,7 +153,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<OntoInputCase>& info) { return info.param.label; });
 
 TEST(OutputFileCli, AFailedConvertLeavesNoOutput) {
-  const fs::path dir = fresh_dir("convert_failed");
+  const fs::path dir = fresh_scratch_dir("output_file_convert_failed");
   const fs::path model = dir / "m.onnx";
   write_text(model, "not a model");
   const CliResult r = run_cli("convert " + model.string() + " -o " + (dir / "g.json").string());
@@ -176,7 +169,7 @@ TEST(OutputFileCli, AConvertWhoseWriteFailsLeavesNoPartialOutput) {
   if (!fs::exists(model)) GTEST_SKIP() << "no ONNX conformance corpus at " << model;
   // `ulimit -f 0` makes every write to a regular file fail (EFBIG), even as root; it holds in the
   // subshell only, so stderr reaches its file through a pipe and `cat`, which has no limit.
-  const fs::path dir = fresh_dir("convert_partial");
+  const fs::path dir = fresh_scratch_dir("output_file_convert_partial");
   const fs::path err = scratch_dir() / "output_file_convert_partial_stderr.txt";
   const std::string command = "(trap '' XFSZ; ulimit -f 0; " + std::string(NNPLAN_BINARY) +
                               " convert " + model.string() + " -o " + (dir / "g.json").string() +
@@ -192,7 +185,7 @@ TEST(OutputFileCli, AConvertWhoseWriteFailsLeavesNoPartialOutput) {
 }
 
 TEST(OutputFileCli, ASuccessfulWriteReplacesTheFile) {
-  const fs::path dir = fresh_dir("replace");
+  const fs::path dir = fresh_scratch_dir("output_file_replace");
   const fs::path out = dir / "out.dot";
   write_text(out, "old");
   const CliResult r = run_cli("dot " + source("examples/cnn.json") + " -o " + out.string());
@@ -203,7 +196,7 @@ TEST(OutputFileCli, ASuccessfulWriteReplacesTheFile) {
 
 TEST(OutputFileCli, AFailedRenameLeavesTheTargetAndNoTemporary) {
   // A non-empty directory at the output path makes the rename fail, even as root.
-  const fs::path dir = fresh_dir("rename");
+  const fs::path dir = fresh_scratch_dir("output_file_rename");
   const fs::path out = dir / "out.json";
   fs::create_directories(out);
   write_text(out / "keep", "kept");
@@ -218,7 +211,7 @@ TEST(OutputFileCli, AFailedRenameLeavesTheTargetAndNoTemporary) {
 TEST(OutputFileCli, AFailedWriteLeavesTheOldFileAndNoTemporary) {
   // `ulimit -f 2` makes a file write past 1 KiB fail (EFBIG, SIGXFSZ ignored), even as root;
   // stdout goes to /dev/null, which the limit does not cover.
-  const fs::path dir = fresh_dir("write");
+  const fs::path dir = fresh_scratch_dir("output_file_write");
   const fs::path out = dir / "out.json";
   write_text(out, "old artifact");
   const fs::path err = scratch_dir() / "output_file_write_stderr.txt";
@@ -248,7 +241,7 @@ TEST(OutputFileCli, AFullDeviceIsExitThree) {
 TEST(OutputFileCli, ConvertWritesBothFilesOrNeither) {
   const fs::path model = fs::path(NNPLAN_ONNX_CONFORMANCE_DIR) / "test_relu" / "model.onnx";
   if (!fs::exists(model)) GTEST_SKIP() << "no ONNX conformance corpus at " << model;
-  const fs::path dir = fresh_dir("convert_pair");
+  const fs::path dir = fresh_scratch_dir("output_file_convert_pair");
   const fs::path graph = dir / "g.json";
   const fs::path payloads = dir / "g.payloads";
   // The graph's rename fails: the old payload file stays as it was.

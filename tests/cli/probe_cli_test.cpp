@@ -1,7 +1,6 @@
 // `nnplan probe`: the text facts and the nnplan.probe.v1 document on the machine the tests run on,
 // the declared target beside them, and its flags. What the CUDA lines say is checked against this
 // process's own dlopen of the driver, so the same test holds with and without a GPU.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,17 +10,6 @@
 
 namespace nnplan::cli_test {
 namespace {
-
-// The dlerror text this process gets for libcuda.so.1, or empty when it loads.
-std::string driver_load_failure() {
-  void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (handle != nullptr) {
-    dlclose(handle);
-    return {};
-  }
-  const char* text = dlerror();
-  return text != nullptr ? text : "";
-}
 
 TEST(ProbeCli, TextHasOneFactPerLine) {
   const CliResult r = run_cli("probe");

@@ -4,7 +4,6 @@
 // with its full message, the probe-backed refusal of a CUDA plan on a machine without a driver,
 // a plan the gate rejects, an ONNX conformance model, and the -o style safety of --output and
 // --trace.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -25,13 +24,6 @@ namespace nnplan::cli_test {
 namespace {
 
 // A fresh directory for one test, under the process's scratch directory.
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = scratch_dir() / ("run_cli_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // `nnplan <args>` run from the repository root, so relative example paths read as in the README.
 CliResult run_in_source(const std::string& args) {
   return run_shell("cd " + std::string(NNPLAN_SOURCE_DIR) + " && " + NNPLAN_BINARY + " " + args);
@@ -89,17 +81,6 @@ std::string expected_summary(const std::string& name, const ir::WeightTensor& t)
   for (std::size_t i = 0; i < std::min<std::size_t>(t.floats().size(), 6); ++i)
     line += (i ? ", " : "") + g6(t.floats()[i]);
   return line + (t.floats().size() > 6 ? ", ...]" : "]");
-}
-
-// The dlerror text this process gets for libcuda.so.1, or empty when it loads.
-std::string driver_load_failure() {
-  void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (handle != nullptr) {
-    dlclose(handle);
-    return {};
-  }
-  const char* text = dlerror();
-  return text != nullptr ? text : "";
 }
 
 // The numbers of a `run: N commands on the calling thread; arena A bytes at peak (B without
@@ -173,7 +154,7 @@ TEST_P(RunExample, ReportRunLineAndSummaryOfTheWrittenOutput) {
   EXPECT_EQ(run_line->commands, c.commands);
   EXPECT_LE(run_line->peak, run_line->no_reuse) << tail[0];
 
-  const fs::path dir = fresh_dir("example_" + c.model);
+  const fs::path dir = fresh_scratch_dir("run_cli_example_" + c.model);
   std::vector<ir::WeightTensor> written;
   for (const std::string run : {"a", "b"}) {
     const fs::path npy = dir / (run + ".npy");
@@ -206,7 +187,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, RunExample,
 
 // The README's first run command, with its trace: one complete event per command, in order.
 TEST(RunCli, ReadmeCommandWritesTheTrace) {
-  const fs::path trace = fresh_dir("readme") / "cnn.trace.json";
+  const fs::path trace = fresh_scratch_dir("run_cli_readme") / "cnn.trace.json";
   const CliResult r = run_in_source(
       "run examples/cnn.json --input examples/cnn_input.npy --trace " + trace.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -247,7 +228,7 @@ TEST(RunCli, HelpExampleRuns) {
       help.out.substr(at + prefix.size(), help.out.find('\n', at) - at - prefix.size());
   EXPECT_EQ(example,
             "run examples/cnn.json --input image=examples/cnn_input.npy --trace cnn.trace.json");
-  const fs::path trace = fresh_dir("help_example") / "cnn.trace.json";
+  const fs::path trace = fresh_scratch_dir("run_cli_help_example") / "cnn.trace.json";
   example.replace(example.find("cnn.trace.json"), 14, trace.string());
   const CliResult r = run_in_source(example);
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -256,7 +237,7 @@ TEST(RunCli, HelpExampleRuns) {
 
 // An input given as .pb runs exactly as the same values given as .npy.
 TEST(RunCli, PbInputRunsLikeTheNpy) {
-  const fs::path dir = fresh_dir("pb_input");
+  const fs::path dir = fresh_scratch_dir("run_cli_pb_input");
   const ir::WeightTensor input = random_tensor(ir::Shape{{1, 784}}, 20240611);
   write_tensor(dir / "x.npy", input);
   write_tensor(dir / "x.pb", input);
@@ -271,7 +252,7 @@ TEST(RunCli, PbInputRunsLikeTheNpy) {
 }
 
 TEST(RunCli, RepeatPrintsLatencyAndTracesEveryRun) {
-  const fs::path trace = fresh_dir("repeat") / "t.json";
+  const fs::path trace = fresh_scratch_dir("run_cli_repeat") / "t.json";
   const CliResult r =
       run_cli("run " + source("examples/cnn.json") + " --quiet --repeat 3 --input " +
               source("examples/cnn_input.npy") + " --trace " + trace.string());
@@ -319,7 +300,7 @@ struct RefusedCase {
 class RunRefused : public testing::TestWithParam<RefusedCase> {
  protected:
   static void SetUpTestSuite() {
-    const fs::path dir = fresh_dir("refused");
+    const fs::path dir = fresh_scratch_dir("run_cli_refused");
     const ir::WeightTensor good = random_tensor(ir::Shape{{1, 3, 32, 32}}, 7);
     write_tensor(dir / "wrong.npy", random_tensor(ir::Shape{{1, 3, 4, 4}}, 11));
     write_tensor(dir / "ints.npy",
@@ -452,7 +433,7 @@ TEST(RunCli, PlanForAnotherPlatformIsRefused) {
 
 // NaNs in an output are counted; min and max are over the other values.
 TEST(RunCli, SummaryCountsNans) {
-  const fs::path dir = fresh_dir("nan_summary");
+  const fs::path dir = fresh_scratch_dir("run_cli_nan_summary");
   {
     std::ofstream graph(dir / "log.json");
     graph << R"({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [1], "nodes": [
@@ -497,7 +478,7 @@ TEST(RunCli, UnplannableModelPrintsWhyAndRunsNothing) {
 TEST(RunCli, OnnxConformanceReluMatchesItsExpectedOutput) {
   const fs::path dir = fs::path(NNPLAN_ONNX_CONFORMANCE_DIR) / "test_relu";
   if (!fs::exists(dir / "model.onnx")) GTEST_SKIP() << "no conformance corpus at " << dir;
-  const fs::path out = fresh_dir("onnx_relu") / "y.pb";
+  const fs::path out = fresh_scratch_dir("run_cli_onnx_relu") / "y.pb";
   const CliResult r =
       run_cli("run " + (dir / "model.onnx").string() + " --quiet --input " +
               (dir / "test_data_set_0/input_0.pb").string() + " --output " + out.string());
@@ -526,7 +507,7 @@ class RunOverwrite : public testing::TestWithParam<OverwriteCase> {};
 
 TEST_P(RunOverwrite, IsAUsageErrorAndLeavesTheFile) {
   const OverwriteCase& c = GetParam();
-  const fs::path dir = fresh_dir("overwrite_" + c.label);
+  const fs::path dir = fresh_scratch_dir("run_cli_overwrite_" + c.label);
   for (const char* name : {"cnn.json", "cnn.payloads", "cnn_input.npy"})
     fs::copy_file(source(std::string("examples/") + name), dir / name);
   const fs::path target = dir / c.target;
@@ -552,7 +533,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Two of the files a run writes may not be one file: the second write would replace the first.
 TEST(RunCli, OutputAndTraceOntoOneFileIsAUsageError) {
-  const fs::path dir = fresh_dir("one_file_twice");
+  const fs::path dir = fresh_scratch_dir("run_cli_one_file_twice");
   const std::string y = (dir / "y.npy").string();
   const CliResult r = run_cli("run " + source("examples/cnn.json") + " --quiet --input " +
                               kCnnInput + " --output " + y + " --trace " + y);
@@ -566,7 +547,7 @@ TEST(RunCli, OutputAndTraceOntoOneFileIsAUsageError) {
 // A trace that cannot be written is found when it is written, after the run: exit 3 naming the
 // path and the system's reason, and no `trace:` line.
 TEST(RunCli, UnwritableTraceNamesThePath) {
-  const fs::path dir = fresh_dir("unwritable_trace");
+  const fs::path dir = fresh_scratch_dir("run_cli_unwritable_trace");
   struct Case {
     std::string path;
     std::string reason;

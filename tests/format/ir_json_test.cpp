@@ -5,6 +5,7 @@
 // malformed document (inline table and tests/data/graphs/bad_*.json) is an error whose one-line
 // message names the source, the node and the field. No input crashes the reader.
 #include "nnplan/format/ir_json.hpp"
+#include "../ir/graph_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -52,9 +53,7 @@ std::string safe_name(std::string_view text) {
   return out;
 }
 
-Shape shape(std::initializer_list<ir::Dim> dims) {
-  return Shape{std::vector<ir::Dim>(dims)};
-}
+using ir::fixtures::shape;
 
 bool is_extension(OpKind kind) {
   return ir::op_traits(kind).origin == ir::KindOrigin::nnplan;

@@ -3,6 +3,7 @@
 // overlapping entries, shape/bytes mismatch, ...) is an invalid_input error naming the file and
 // the entry, and ir::check_weights catches missing, misshapen and stray payloads.
 #include "nnplan/format/payload_file.hpp"
+#include "../ir/graph_fixtures.hpp"
 
 #include <gtest/gtest.h>
 
@@ -38,9 +39,7 @@ std::vector<std::byte> read_bytes(const std::filesystem::path& path) {
   return out;
 }
 
-Shape shape(std::initializer_list<ir::Dim> dims) {
-  return Shape{std::vector<ir::Dim>(dims)};
-}
+using ir::fixtures::shape;
 
 ir::WeightTensor filled(Shape s, float start) {
   std::uint64_t count = 1;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../ir/graph_fixtures.hpp"
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
 
@@ -17,10 +18,7 @@ using ir::Graph;
 using ir::Node;
 using ir::OpKind;
 using ir::Shape;
-
-Shape shape(std::initializer_list<ir::Dim> dims) {
-  return Shape{ir::Dims(dims)};
-}
+using ir::fixtures::shape;
 
 ir::WeightTensor indices(Shape s, std::vector<std::int64_t> values) {
   return ir::WeightTensor::adopt<std::int64_t>(std::move(s), std::move(values));

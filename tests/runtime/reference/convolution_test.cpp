@@ -419,9 +419,9 @@ TEST(reference_conv_forward_tests, SecondRunIsBitIdentical) {
 }
 
 // The error a call of `kind` on input `in` with weight (and bias) shapes gives, or "accepted".
-std::string guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvParams& p,
-                          const ir::Shape& node_shape, const ir::Shape* w,
-                          const ir::Shape* bias = nullptr) {
+std::string conv_guard_message(ir::OpKind kind, const ir::Shape& in, const ir::ConvParams& p,
+                               const ir::Shape& node_shape, const ir::Shape* w,
+                               const ir::Shape* bias = nullptr) {
   const HandlerDefinition& h = kind == ir::OpKind::conv ? conv_handler() : conv_transpose_handler();
   const ir::Node node{.id = 1, .kind = kind, .parents = {0}, .shape = node_shape, .params = p};
   ir::WeightStore store;
@@ -438,34 +438,34 @@ TEST(reference_conv_forward_tests, ShapeGuardNamesTheOperand) {
   const ir::Shape in = shape_of({1, 1, 5});
   const ir::Shape out = shape_of({1, 2, 3});
   const ir::Shape w = shape_of({2, 1, 3});
-  EXPECT_EQ(guard_message(k, in, p, out, &w), "accepted");
-  EXPECT_EQ(guard_message(k, in, uniform(2, 3, 1, 0, 0, 1, 1, 2), out, &w),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w), "accepted");
+  EXPECT_EQ(conv_guard_message(k, in, uniform(2, 3, 1, 0, 0, 1, 1, 2), out, &w),
             "input 0 has shape [1,1,5]; conv needs rank 4 (channel_axis 1, then 2 spatial axes)");
-  EXPECT_EQ(guard_message(k, shape_of({1, 3, 5}), p, out, &w),
+  EXPECT_EQ(conv_guard_message(k, shape_of({1, 3, 5}), p, out, &w),
             "input 0 has shape [1,3,5]; conv needs in_channels 1 on axis 1");
   const ir::Shape w_wrong = shape_of({2, 1, 4});
-  EXPECT_EQ(guard_message(k, in, p, out, &w_wrong),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w_wrong),
             "the weight has shape [2,1,4]; conv needs float32 [2,1,3] (out_channels, "
             "in_channels/groups, kernel...)");
-  EXPECT_EQ(guard_message(k, in, p, out, nullptr),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, nullptr),
             "the weight is missing; conv needs one of shape [2,1,3] (out_channels, "
             "in_channels/groups, kernel...)");
   const ir::Shape b_wrong = shape_of({3});
-  EXPECT_EQ(guard_message(k, in, p, out, &w, &b_wrong),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w, &b_wrong),
             "the bias has shape [3]; conv needs float32 [2] (out_channels)");
-  EXPECT_EQ(guard_message(k, in, p, shape_of({1, 2, 4}), &w),
+  EXPECT_EQ(conv_guard_message(k, in, p, shape_of({1, 2, 4}), &w),
             "the output has shape [1,2,4]; conv of input 0 [1,1,5] gives [1,2,3]");
-  EXPECT_EQ(guard_message(k, shape_of({1, 1, 2}), p, shape_of({1, 2, 1}), &w),
+  EXPECT_EQ(conv_guard_message(k, shape_of({1, 1, 2}), p, shape_of({1, 2, 1}), &w),
             "input 0 has shape [1,1,2]; conv needs axis 2 padded (0+0) to at least the window 3");
   ir::ConvParams long_kernel = p;
   long_kernel.kernel = {3, 3};
-  EXPECT_EQ(guard_message(k, in, long_kernel, out, &w),
+  EXPECT_EQ(conv_guard_message(k, in, long_kernel, out, &w),
             "kernel [3,3] has 2 entries; conv needs one per spatial axis (1)");
   ir::ConvParams zero_stride = p;
   zero_stride.stride = {0};
-  EXPECT_EQ(guard_message(k, in, zero_stride, out, &w),
+  EXPECT_EQ(conv_guard_message(k, in, zero_stride, out, &w),
             "stride [0] holds 0; conv needs every entry at least 1");
-  EXPECT_EQ(guard_message(k, shape_of({1, 3, 5}), uniform(1, 3, 1, 0, 0, 1, 3, 2, 2), out, &w),
+  EXPECT_EQ(conv_guard_message(k, shape_of({1, 3, 5}), uniform(1, 3, 1, 0, 0, 1, 3, 2, 2), out, &w),
             "groups 2 with in_channels 3 and out_channels 2; conv needs groups dividing both, "
             "all at least 1");
   const ir::Node relu{.id = 1, .kind = ir::OpKind::relu, .parents = {0}, .shape = in};
@@ -648,26 +648,27 @@ TEST(reference_conv_transpose_forward_tests, ShapeGuardNamesTheOperand) {
   const ir::Shape in = shape_of({1, 2, 2});
   const ir::Shape out = shape_of({1, 1, 6});
   const ir::Shape w = shape_of({2, 1, 3});
-  EXPECT_EQ(guard_message(k, in, p, out, &w), "accepted");
-  EXPECT_EQ(guard_message(k, shape_of({2, 2}), p, out, &w),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w), "accepted");
+  EXPECT_EQ(conv_guard_message(k, shape_of({2, 2}), p, out, &w),
             "input 0 has shape [2,2]; conv_transpose needs rank 3 (channel_axis 1, then 1 "
             "spatial axes)");
-  EXPECT_EQ(guard_message(k, shape_of({1, 1, 2}), p, out, &w),
+  EXPECT_EQ(conv_guard_message(k, shape_of({1, 1, 2}), p, out, &w),
             "input 0 has shape [1,1,2]; conv_transpose needs in_channels 2 on axis 1");
   const ir::Shape w_swapped = shape_of({1, 2, 3});
-  EXPECT_EQ(guard_message(k, in, p, out, &w_swapped),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w_swapped),
             "the weight has shape [1,2,3]; conv_transpose needs float32 [2,1,3] (in_channels, "
             "out_channels/groups, kernel...)");
   const ir::Shape b_wrong = shape_of({2});
-  EXPECT_EQ(guard_message(k, in, p, out, &w, &b_wrong),
+  EXPECT_EQ(conv_guard_message(k, in, p, out, &w, &b_wrong),
             "the bias has shape [2]; conv_transpose needs float32 [1] (out_channels)");
-  EXPECT_EQ(guard_message(k, in, p, shape_of({1, 1, 5}), &w),
+  EXPECT_EQ(conv_guard_message(k, in, p, shape_of({1, 1, 5}), &w),
             "the output has shape [1,1,5]; conv_transpose of input 0 [1,2,2] gives [1,1,6]");
-  EXPECT_EQ(guard_message(k, in, transposed(uniform(1, 3, 2, 0, 0, 1, 2, 1), {}), out, &w),
+  EXPECT_EQ(conv_guard_message(k, in, transposed(uniform(1, 3, 2, 0, 0, 1, 2, 1), {}), out, &w),
             "output_padding [] has 0 entries; conv_transpose needs one per spatial axis (1)");
-  EXPECT_EQ(guard_message(k, shape_of({1, 2, 1}), transposed(uniform(1, 1, 1, 1, 0, 1, 2, 1), {0}),
-                          shape_of({1, 1, 1}), &w),
-            "input 0 has shape [1,2,1]; conv_transpose needs axis 2 to outgrow its padding 1+0");
+  EXPECT_EQ(
+      conv_guard_message(k, shape_of({1, 2, 1}), transposed(uniform(1, 1, 1, 1, 0, 1, 2, 1), {0}),
+                         shape_of({1, 1, 1}), &w),
+      "input 0 has shape [1,2,1]; conv_transpose needs axis 2 to outgrow its padding 1+0");
 }
 
 // ---- conv_transpose, VJP

@@ -17,10 +17,6 @@ namespace {
 using backend::BackendOp;
 using namespace testing;
 
-const HandlerDefinition& handler(BackendOp op) {
-  return testing::handler_for(data_movement_handlers(), op);
-}
-
 ir::Node node_of(ir::OpKind kind, ir::Shape shape, ir::OpParams params, ir::Parents parents = {0}) {
   return {.id = 1,
           .kind = kind,

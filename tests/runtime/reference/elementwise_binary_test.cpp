@@ -83,10 +83,6 @@ const BinaryCase& case_of(BackendOp op) {
   return binary_cases().front();
 }
 
-const HandlerDefinition& handler(BackendOp op) {
-  return handler_for(elementwise_handlers(), op);
-}
-
 ir::Node node_of(OpKind kind, ir::Shape shape) {
   return {.id = 2, .kind = kind, .parents = {0, 1}, .shape = std::move(shape)};
 }

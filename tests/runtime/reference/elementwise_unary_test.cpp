@@ -402,10 +402,6 @@ std::vector<const UnaryCase*> cases_of(BackendOp op) {
   return out;
 }
 
-const HandlerDefinition& handler(BackendOp op) {
-  return handler_for(elementwise_handlers(), op);
-}
-
 ir::Node node_of(const UnaryCase& c, ir::Shape shape) {
   return {.id = 1, .kind = c.kind, .parents = {0}, .shape = std::move(shape), .params = c.params};
 }
@@ -496,12 +492,6 @@ void expect_vjp(BackendOp op) {
   }
 }
 
-// The input gradient the handler's VJP gives for cotangent `g`, added onto `start`.
-std::vector<float> input_grad(BackendOp op, const ir::Node& node, const Tensor& x, const Tensor& g,
-                              float start) {
-  return testing::input_grad(handler(op), node, x, g, start);
-}
-
 // The VJP at the points finite differences cannot probe (kinks, bounds), and that it adds to the
 // gradient it is given rather than overwriting it.
 void expect_vjp_hand(BackendOp op, ir::OpParams params, std::vector<float> xs,
@@ -513,10 +503,10 @@ void expect_vjp_hand(BackendOp op, ir::OpParams params, std::vector<float> xs,
                       .shape = shape_of({n}),
                       .params = std::move(params)};
   const Tensor g = tensor({n}, std::vector<float>(xs.size(), 2.0F));
-  EXPECT_EQ(input_grad(op, node, tensor({n}, xs), g, 0.0F), want);
+  EXPECT_EQ(input_grad(handler(op), node, tensor({n}, xs), g, 0.0F), want);
   for (float& w : want)
     w += 1.0F;
-  EXPECT_EQ(input_grad(op, node, tensor({n}, xs), g, 1.0F), want);
+  EXPECT_EQ(input_grad(handler(op), node, tensor({n}, xs), g, 1.0F), want);
 }
 
 TEST(reference_abs_forward_tests, hand_cases) {

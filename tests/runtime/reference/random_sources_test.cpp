@@ -18,10 +18,6 @@ using backend::BackendOp;
 using ir::OpKind;
 using namespace testing;
 
-const HandlerDefinition& handler(BackendOp op) {
-  return handler_for(elementwise_handlers(), op);
-}
-
 ir::Node uniform_node(std::uint64_t seed, ir::Shape shape) {
   return {.id = 0,
           .kind = OpKind::rand_uniform,

@@ -18,16 +18,12 @@ using backend::BackendOp;
 using ir::OpKind;
 using namespace testing;
 
-const HandlerDefinition& handler(BackendOp op) {
-  return handler_for(reduction_handlers(), op);
-}
-
 ir::Shape without_axis(ir::Shape s, std::uint32_t axis) {
   s.dims.erase(s.dims.begin() + axis);
   return s;
 }
 
-ir::Node axis_node(OpKind kind, const ir::Shape& in, std::uint32_t axis) {
+ir::Node reduced_axis_node(OpKind kind, const ir::Shape& in, std::uint32_t axis) {
   return {.id = 1,
           .kind = kind,
           .parents = {0},
@@ -86,7 +82,7 @@ void expect_axis_oracle(BackendOp op, OpKind kind, bool mean) {
     for (std::uint32_t axis = 0; axis < shapes()[s].rank(); ++axis) {
       SCOPED_TRACE(ir::to_string(shapes()[s]) + " axis " + std::to_string(axis));
       const Tensor x = random_tensor(shapes()[s], 800 + static_cast<std::uint32_t>(s));
-      const ir::Node node = axis_node(kind, x.shape, axis);
+      const ir::Node node = reduced_axis_node(kind, x.shape, axis);
       const auto y = run_forward(handler(op), node, {x});
       ASSERT_TRUE(y.has_value()) << y.error().message;
       const AxisOracle want = oracle_along(x, axis, mean);
@@ -111,14 +107,15 @@ const Tensor& two_by_three() {
 TEST(reference_reduce_sum_forward_tests, hand_cases) {
   const HandlerDefinition& h = handler(BackendOp::reduce_sum);
   const Tensor& x = two_by_three();
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
             (std::vector<float>{5.0F, 7.0F, 9.0F}));
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 1), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 1), {x})->values,
             (std::vector<float>{6.0F, 15.0F}));
   EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{21.0F}));
   EXPECT_EQ(run_forward(h, sum_node(), {tensor({}, {2.5F})})->values, (std::vector<float>{2.5F}));
   // An empty axis sums to 0.
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, shape_of({2, 0}), 1), {tensor({2, 0}, {})})
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, shape_of({2, 0}), 1),
+                        {tensor({2, 0}, {})})
                 ->values,
             (std::vector<float>{0.0F, 0.0F}));
 }
@@ -128,11 +125,12 @@ TEST(reference_reduce_sum_forward_tests, left_to_right_order) {
   const HandlerDefinition& h = handler(BackendOp::reduce_sum);
   const Tensor x = tensor({4}, {1e8F, 1.0F, -1e8F, 1.0F});
   EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{1.0F}));
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
             (std::vector<float>{1.0F}));
   const Tensor columns = tensor({4, 2}, {1e8F, 1.0F, 1.0F, 1e8F, -1e8F, 1.0F, 1.0F, -1e8F});
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_sum, columns.shape, 0), {columns})->values,
-            (std::vector<float>{1.0F, 0.0F}));
+  EXPECT_EQ(
+      run_forward(h, reduced_axis_node(OpKind::reduce_sum, columns.shape, 0), {columns})->values,
+      (std::vector<float>{1.0F, 0.0F}));
 }
 
 TEST(reference_reduce_sum_forward_tests, float64_oracle) {
@@ -156,11 +154,11 @@ TEST(reference_reduce_sum_forward_tests, float64_oracle) {
 TEST(reference_reduce_sum_forward_tests, shape_guard) {
   const HandlerDefinition& h = handler(BackendOp::reduce_sum);
   const Tensor& x = two_by_three();
-  ir::Node beyond = axis_node(OpKind::reduce_sum, x.shape, 1);
+  ir::Node beyond = reduced_axis_node(OpKind::reduce_sum, x.shape, 1);
   beyond.params = ir::AxisParams{.axis = 2};
   EXPECT_EQ(guard_message(h, beyond, {x}),
             "input 0 has shape [2,3]; reduce_sum over axis 2 needs rank at least 3");
-  ir::Node wrong = axis_node(OpKind::reduce_sum, x.shape, 0);
+  ir::Node wrong = reduced_axis_node(OpKind::reduce_sum, x.shape, 0);
   wrong.shape = shape_of({2});
   EXPECT_EQ(guard_message(h, wrong, {x}),
             "input 0 has shape [2,3]; reduce_sum over axis 0 gives [3], not the node's shape [2]");
@@ -169,7 +167,7 @@ TEST(reference_reduce_sum_forward_tests, shape_guard) {
   EXPECT_EQ(guard_message(h, not_scalar, {x}),
             "the output has shape [1]; sum gives a scalar (shape [])");
   EXPECT_EQ(guard_message(h, sum_node(), {x, x}), "2 inputs given; sum takes 1");
-  EXPECT_EQ(guard_message(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x}),
+  EXPECT_EQ(guard_message(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 0), {x}),
             "node kind reduce_mean does not run on the reduce_sum kernel");
 }
 
@@ -179,7 +177,7 @@ TEST(reference_reduce_sum_vjp_tests, finite_differences) {
     for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
       SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
       EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_sum),
-                            axis_node(OpKind::reduce_sum, x.shape, axis), {x}));
+                            reduced_axis_node(OpKind::reduce_sum, x.shape, axis), {x}));
     }
     EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_sum), sum_node(), {x}));
   }
@@ -188,11 +186,11 @@ TEST(reference_reduce_sum_vjp_tests, finite_differences) {
 // The cotangent spreads back over the reduced axis, added onto the gradient given.
 TEST(reference_reduce_sum_vjp_tests, hand_cases) {
   const Tensor& x = two_by_three();
-  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, axis_node(OpKind::reduce_sum, x.shape, 1), {x},
-                           tensor({2}, {10.0F, 20.0F})),
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, reduced_axis_node(OpKind::reduce_sum, x.shape, 1),
+                           {x}, tensor({2}, {10.0F, 20.0F})),
             (std::vector<std::vector<float>>{{11.0F, 11.0F, 11.0F, 21.0F, 21.0F, 21.0F}}));
-  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, axis_node(OpKind::reduce_sum, x.shape, 0), {x},
-                           tensor({3}, {1.0F, 2.0F, 3.0F})),
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, reduced_axis_node(OpKind::reduce_sum, x.shape, 0),
+                           {x}, tensor({3}, {1.0F, 2.0F, 3.0F})),
             (std::vector<std::vector<float>>{{2.0F, 3.0F, 4.0F, 2.0F, 3.0F, 4.0F}}));
   EXPECT_EQ(grads_plus_one(BackendOp::reduce_sum, sum_node(), {x}, tensor({}, {-2.0F})),
             (std::vector<std::vector<float>>{{-1.0F, -1.0F, -1.0F, -1.0F, -1.0F, -1.0F}}));
@@ -201,18 +199,18 @@ TEST(reference_reduce_sum_vjp_tests, hand_cases) {
 TEST(reference_reduce_mean_forward_tests, hand_cases) {
   const HandlerDefinition& h = handler(BackendOp::reduce_mean);
   const Tensor& x = two_by_three();
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 0), {x})->values,
             (std::vector<float>{2.5F, 3.5F, 4.5F}));
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, x.shape, 1), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 1), {x})->values,
             (std::vector<float>{2.0F, 5.0F}));
   // The sum first, then one division: (1 + 1 + 2) / 3 rounded once.
-  EXPECT_EQ(run_forward(h, axis_node(OpKind::reduce_mean, shape_of({3}), 0),
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, shape_of({3}), 0),
                         {tensor({3}, {1.0F, 1.0F, 2.0F})})
                 ->values,
             (std::vector<float>{4.0F / 3.0F}));
   // An empty axis: 0 / 0.
-  const auto empty =
-      run_forward(h, axis_node(OpKind::reduce_mean, shape_of({2, 0}), 1), {tensor({2, 0}, {})});
+  const auto empty = run_forward(h, reduced_axis_node(OpKind::reduce_mean, shape_of({2, 0}), 1),
+                                 {tensor({2, 0}, {})});
   ASSERT_TRUE(empty.has_value());
   EXPECT_TRUE(std::isnan(empty->values[0]) && std::isnan(empty->values[1]));
 }
@@ -224,15 +222,15 @@ TEST(reference_reduce_mean_forward_tests, float64_oracle) {
 TEST(reference_reduce_mean_forward_tests, shape_guard) {
   const HandlerDefinition& h = handler(BackendOp::reduce_mean);
   const Tensor& x = two_by_three();
-  ir::Node beyond = axis_node(OpKind::reduce_mean, x.shape, 0);
+  ir::Node beyond = reduced_axis_node(OpKind::reduce_mean, x.shape, 0);
   beyond.params = ir::AxisParams{.axis = 5};
   EXPECT_EQ(guard_message(h, beyond, {x}),
             "input 0 has shape [2,3]; reduce_mean over axis 5 needs rank at least 6");
-  ir::Node wrong = axis_node(OpKind::reduce_mean, x.shape, 1);
+  ir::Node wrong = reduced_axis_node(OpKind::reduce_mean, x.shape, 1);
   wrong.shape = shape_of({3});
   EXPECT_EQ(guard_message(h, wrong, {x}),
             "input 0 has shape [2,3]; reduce_mean over axis 1 gives [2], not the node's shape [3]");
-  EXPECT_EQ(guard_message(h, axis_node(OpKind::reduce_mean, x.shape, 1), {}),
+  EXPECT_EQ(guard_message(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 1), {}),
             "0 inputs given; reduce_mean takes 1");
   EXPECT_EQ(guard_message(h, sum_node(), {x}),
             "node kind sum does not run on the reduce_mean kernel");
@@ -244,16 +242,17 @@ TEST(reference_reduce_mean_vjp_tests, finite_differences) {
     for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
       SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
       EXPECT_TRUE(check_vjp(handler(BackendOp::reduce_mean),
-                            axis_node(OpKind::reduce_mean, x.shape, axis), {x}));
+                            reduced_axis_node(OpKind::reduce_mean, x.shape, axis), {x}));
     }
   }
 }
 
 TEST(reference_reduce_mean_vjp_tests, hand_cases) {
   const Tensor& x = two_by_three();
-  EXPECT_EQ(grads_plus_one(BackendOp::reduce_mean, axis_node(OpKind::reduce_mean, x.shape, 0), {x},
-                           tensor({3}, {2.0F, 4.0F, -6.0F})),
-            (std::vector<std::vector<float>>{{2.0F, 3.0F, -2.0F, 2.0F, 3.0F, -2.0F}}));
+  EXPECT_EQ(
+      grads_plus_one(BackendOp::reduce_mean, reduced_axis_node(OpKind::reduce_mean, x.shape, 0),
+                     {x}, tensor({3}, {2.0F, 4.0F, -6.0F})),
+      (std::vector<std::vector<float>>{{2.0F, 3.0F, -2.0F, 2.0F, 3.0F, -2.0F}}));
 }
 
 TEST(reference_mse_loss_forward_tests, hand_cases) {

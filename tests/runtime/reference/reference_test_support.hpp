@@ -42,6 +42,22 @@ inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> ta
   return none;
 }
 
+// The reference handler for `op`, from whichever family table holds it; fails the test when none
+// does.
+inline const HandlerDefinition& handler(backend::BackendOp op) {
+  for (std::span<const ReferenceHandler> table :
+       {elementwise_handlers(), linear_algebra_handlers(), convolution_handlers(),
+        pooling_handlers(), normalization_handlers(), softmax_handlers(), attention_handlers(),
+        reduction_handlers(), data_movement_handlers()}) {
+    for (const ReferenceHandler& row : table) {
+      if (row.op == op) return row.handler;
+    }
+  }
+  ADD_FAILURE() << "no reference handler for " << backend::to_string(op);
+  static const HandlerDefinition none{};
+  return none;
+}
+
 // Every row of an element-wise table: its symbol names its op's `<op>_forward` kernel, it runs
 // in place, it has a VJP, and both its suites live in `source`; the table has `rows` rows.
 inline void expect_in_place_rows(std::span<const ReferenceHandler> table, std::string_view source,

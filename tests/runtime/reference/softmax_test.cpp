@@ -28,7 +28,7 @@ const HandlerDefinition& masked_softmax() {
   return handler_for(softmax_handlers(), backend::BackendOp::hard_masked_softmax);
 }
 
-ir::Node axis_node(ir::OpKind kind, const ir::Shape& in, std::uint32_t axis) {
+ir::Node softmax_axis_node(ir::OpKind kind, const ir::Shape& in, std::uint32_t axis) {
   return {.id = 1, .kind = kind, .parents = {0}, .shape = in, .params = ir::AxisParams{.axis = axis}};
 }
 
@@ -84,11 +84,11 @@ const std::vector<std::pair<ir::Shape, std::uint32_t>>& axis_cases() {
 
 TEST(reference_softmax_forward_tests, HandComputed) {
   const Tensor x = tensor({2, 2}, {0, 5, 0, 5});
-  auto last = run_forward(softmax(), axis_node(ir::OpKind::softmax, x.shape, 0), {x});
+  auto last = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, x.shape, 0), {x});
   ASSERT_TRUE(last.has_value()) << last.error().message;
   EXPECT_EQ(last->values, (std::vector<float>{0.5F, 0.5F, 0.5F, 0.5F}));
   const Tensor y = tensor({1, 2}, {0, std::log(3.0F)});
-  auto r = run_forward(softmax(), axis_node(ir::OpKind::softmax, y.shape, 1), {y});
+  auto r = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, y.shape, 1), {y});
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_TRUE(near_all(r->values, std::vector<double>{0.25, 0.75}, 1e-6, 0));
 }
@@ -97,7 +97,7 @@ TEST(reference_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
   std::uint32_t seed = 1;
   for (const auto& [shape, axis] : axis_cases()) {
     const Tensor x = random_tensor(shape, seed++, -4.0F, 4.0F);
-    auto y = run_forward(softmax(), axis_node(ir::OpKind::softmax, shape, axis), {x});
+    auto y = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, shape, axis), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
     EXPECT_TRUE(near_all(y->values, oracle_softmax(x, axis, false), 1e-5, 1e-7))
         << ir::to_string(shape) << " axis " << axis;
@@ -106,26 +106,27 @@ TEST(reference_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
 
 TEST(reference_softmax_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(shape_of({2, 5, 2, 3}), 2);
-  const ir::Node node = axis_node(ir::OpKind::softmax, x.shape, 1);
+  const ir::Node node = softmax_axis_node(ir::OpKind::softmax, x.shape, 1);
   EXPECT_TRUE(deterministic(softmax(), node, {x}));
 }
 
 TEST(reference_softmax_forward_tests, ShapeGuardMessages) {
   const Tensor x = random_tensor(shape_of({2, 3}), 1);
-  EXPECT_EQ(guard_message(softmax(), axis_node(ir::OpKind::log_softmax, x.shape, 1), {x}),
+  EXPECT_EQ(guard_message(softmax(), softmax_axis_node(ir::OpKind::log_softmax, x.shape, 1), {x}),
             "node kind log_softmax is not softmax");
-  EXPECT_EQ(guard_message(softmax(), axis_node(ir::OpKind::softmax, x.shape, 2), {x}),
+  EXPECT_EQ(guard_message(softmax(), softmax_axis_node(ir::OpKind::softmax, x.shape, 2), {x}),
             "input 0 has shape [2,3]; softmax along axis 2 needs rank at least 3");
-  EXPECT_EQ(guard_message(softmax(), axis_node(ir::OpKind::softmax, shape_of({3, 2}), 1), {x}),
-            "input 0 has shape [2,3]; softmax keeps the shape, the node declares [3,2]");
-  EXPECT_EQ(guard_message(softmax(), axis_node(ir::OpKind::softmax, x.shape, 1), {x, x}),
+  EXPECT_EQ(
+      guard_message(softmax(), softmax_axis_node(ir::OpKind::softmax, shape_of({3, 2}), 1), {x}),
+      "input 0 has shape [2,3]; softmax keeps the shape, the node declares [3,2]");
+  EXPECT_EQ(guard_message(softmax(), softmax_axis_node(ir::OpKind::softmax, x.shape, 1), {x, x}),
             "2 inputs given; softmax takes 1");
 }
 
 TEST(reference_softmax_vjp_tests, MatchesFiniteDifferencesOnEveryAxis) {
   std::uint32_t seed = 20;
   for (const auto& [shape, axis] : axis_cases()) {
-    EXPECT_TRUE(check_vjp(softmax(), axis_node(ir::OpKind::softmax, shape, axis),
+    EXPECT_TRUE(check_vjp(softmax(), softmax_axis_node(ir::OpKind::softmax, shape, axis),
                           {random_tensor(shape, seed++, -2.0F, 2.0F)}))
         << ir::to_string(shape) << " axis " << axis;
   }
@@ -136,8 +137,9 @@ TEST(reference_softmax_vjp_tests, MatchesTheExactVjp) {
   for (const auto& [shape, axis] : axis_cases()) {
     const Tensor x = random_tensor(shape, seed++, -2.0F, 2.0F);
     const Tensor g = random_tensor(shape, seed++);
-    EXPECT_TRUE(near_all(input_grad(softmax(), axis_node(ir::OpKind::softmax, shape, axis), x, g),
-                         oracle_softmax_vjp(x, axis, false, g), 1e-5, 1e-6))
+    EXPECT_TRUE(
+        near_all(input_grad(softmax(), softmax_axis_node(ir::OpKind::softmax, shape, axis), x, g),
+                 oracle_softmax_vjp(x, axis, false, g), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
   }
 }
@@ -146,12 +148,12 @@ TEST(reference_softmax_vjp_tests, MatchesTheExactVjp) {
 
 TEST(reference_log_softmax_forward_tests, HandComputed) {
   const Tensor x = tensor({2, 2}, {3, 1, 3, 1});
-  auto y = run_forward(log_softmax(), axis_node(ir::OpKind::log_softmax, x.shape, 0), {x});
+  auto y = run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, x.shape, 0), {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
   const float l2 = -std::log(2.0F);
   EXPECT_EQ(y->values, (std::vector<float>{l2, l2, l2, l2}));
   const Tensor z = tensor({3}, {0, 0, std::log(2.0F)});
-  auto w = run_forward(log_softmax(), axis_node(ir::OpKind::log_softmax, z.shape, 0), {z});
+  auto w = run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, z.shape, 0), {z});
   ASSERT_TRUE(w.has_value()) << w.error().message;
   EXPECT_TRUE(near_all(w->values,
                        std::vector<double>{std::log(0.25), std::log(0.25), std::log(0.5)}, 1e-6,
@@ -162,7 +164,8 @@ TEST(reference_log_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
   std::uint32_t seed = 40;
   for (const auto& [shape, axis] : axis_cases()) {
     const Tensor x = random_tensor(shape, seed++, -4.0F, 4.0F);
-    auto y = run_forward(log_softmax(), axis_node(ir::OpKind::log_softmax, shape, axis), {x});
+    auto y =
+        run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, shape, axis), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
     EXPECT_TRUE(near_all(y->values, oracle_softmax(x, axis, true), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
@@ -171,25 +174,26 @@ TEST(reference_log_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
 
 TEST(reference_log_softmax_forward_tests, SecondRunIsBitIdentical) {
   const Tensor x = random_tensor(shape_of({2, 5, 2, 3}), 3);
-  const ir::Node node = axis_node(ir::OpKind::log_softmax, x.shape, 2);
+  const ir::Node node = softmax_axis_node(ir::OpKind::log_softmax, x.shape, 2);
   EXPECT_TRUE(deterministic(log_softmax(), node, {x}));
 }
 
 TEST(reference_log_softmax_forward_tests, ShapeGuardMessages) {
   const Tensor x = random_tensor(shape_of({4}), 1);
-  EXPECT_EQ(guard_message(log_softmax(), axis_node(ir::OpKind::softmax, x.shape, 0), {x}),
+  EXPECT_EQ(guard_message(log_softmax(), softmax_axis_node(ir::OpKind::softmax, x.shape, 0), {x}),
             "node kind softmax is not log_softmax");
-  EXPECT_EQ(guard_message(log_softmax(), axis_node(ir::OpKind::log_softmax, x.shape, 1), {x}),
-            "input 0 has shape [4]; log_softmax along axis 1 needs rank at least 2");
   EXPECT_EQ(
-      guard_message(log_softmax(), axis_node(ir::OpKind::log_softmax, shape_of({2, 2}), 0), {x}),
-      "input 0 has shape [4]; log_softmax keeps the shape, the node declares [2,2]");
+      guard_message(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, x.shape, 1), {x}),
+      "input 0 has shape [4]; log_softmax along axis 1 needs rank at least 2");
+  EXPECT_EQ(guard_message(log_softmax(),
+                          softmax_axis_node(ir::OpKind::log_softmax, shape_of({2, 2}), 0), {x}),
+            "input 0 has shape [4]; log_softmax keeps the shape, the node declares [2,2]");
 }
 
 TEST(reference_log_softmax_vjp_tests, MatchesFiniteDifferencesOnEveryAxis) {
   std::uint32_t seed = 60;
   for (const auto& [shape, axis] : axis_cases()) {
-    EXPECT_TRUE(check_vjp(log_softmax(), axis_node(ir::OpKind::log_softmax, shape, axis),
+    EXPECT_TRUE(check_vjp(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, shape, axis),
                           {random_tensor(shape, seed++, -2.0F, 2.0F)}))
         << ir::to_string(shape) << " axis " << axis;
   }
@@ -201,7 +205,7 @@ TEST(reference_log_softmax_vjp_tests, MatchesTheExactVjp) {
     const Tensor x = random_tensor(shape, seed++, -2.0F, 2.0F);
     const Tensor g = random_tensor(shape, seed++);
     EXPECT_TRUE(near_all(
-        input_grad(log_softmax(), axis_node(ir::OpKind::log_softmax, shape, axis), x, g),
+        input_grad(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, shape, axis), x, g),
         oracle_softmax_vjp(x, axis, true, g), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
   }
