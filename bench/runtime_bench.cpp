@@ -65,7 +65,8 @@ void BM_DispatchChain(benchmark::State& state) {
   runtime::Executor executor(std::move(*buffer));
   const runtime::IoBinding& input = executor.buffer().inputs().front();
   runtime::Tensor x = runtime::zeros(*input.shape);
-  for (std::size_t i = 0; i < x.values.size(); ++i) x.values[i] = static_cast<float>(i) - 7.5F;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x.floats()[i] = static_cast<float>(i) - 7.5F;
   const std::vector<runtime::NamedTensor> inputs{{input.name, std::move(x)}};
   for (auto _ : state) {
     auto outputs = executor.run(inputs);

@@ -7,6 +7,7 @@
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/format/graph_file.hpp"
+#include "nnplan/format/runtime_tensor.hpp"
 #include "nnplan/format/tensor_file.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/executor.hpp"
@@ -43,15 +44,17 @@ int main(int argc, char** argv) {
   auto input = nnplan::format::read_tensor_file(argv[2]);
   if (!input) return fail(input.error());
   nnplan::runtime::Executor executor(std::move(*buffer));
-  const nnplan::runtime::NamedTensor bound{
-      .name = executor.buffer().inputs().front().name,
-      .tensor = {.shape = input->shape(), .values = input->to_vector<float>()}};
+  const nnplan::runtime::NamedTensor bound{.name = executor.buffer().inputs().front().name,
+                                           .tensor = nnplan::format::to_runtime_tensor(*input)};
   auto outputs = executor.run({&bound, 1});
   if (!outputs) return fail(outputs.error());
   for (std::size_t i = 0; i < outputs->size(); ++i) {
     const auto& out = (*outputs)[i];
     std::printf("output '%s' %s: first %g\n", executor.buffer().outputs()[i].name.c_str(),
-                nnplan::ir::to_string(out.shape).c_str(), out.values.empty() ? 0.0 : out.values[0]);
+                nnplan::ir::to_string(out.shape).c_str(),
+                out.dtype() != nnplan::ir::DType::float32 || out.size() == 0
+                    ? 0.0
+                    : double{out.floats()[0]});
   }
   return 0;
 }

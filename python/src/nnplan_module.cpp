@@ -97,6 +97,19 @@ void take(Expected<void> done, std::string_view context = {}) {
   }
 }
 
+// The NumPy dtype of a runtime tensor's elements (bool elements are one byte, as NumPy's).
+py::dtype numpy_dtype(runtime::DType dtype) {
+  switch (dtype) {
+    case runtime::DType::int64:
+      return py::dtype::of<std::int64_t>();
+    case runtime::DType::boolean:
+      return py::dtype("bool");
+    case runtime::DType::float32:
+      break;
+  }
+  return py::dtype::of<float>();
+}
+
 std::optional<std::string> text_of(const py::dict& config, const char* key) {
   if (!config.contains(key) || config[key].is_none()) return std::nullopt;
   return py::str(config[key]).cast<std::string>();
@@ -227,7 +240,7 @@ class NativePlan {
       runtime::Tensor tensor;
       for (py::ssize_t axis = 0; axis < dense.ndim(); ++axis)
         tensor.shape.dims.push_back(static_cast<ir::Dim>(dense.shape(axis)));
-      tensor.values.assign(dense.data(), dense.data() + dense.size());
+      tensor.elements = std::vector<float>(dense.data(), dense.data() + dense.size());
       bound.push_back({.name = name, .tensor = std::move(tensor)});
     }
     runtime::ExecutionTrace events;
@@ -254,10 +267,11 @@ class NativePlan {
     for (std::size_t i = 0; i < outputs.size(); ++i) {
       auto owned = std::make_unique<runtime::Tensor>(std::move(outputs[i]));
       std::vector<py::ssize_t> shape(owned->shape.dims.begin(), owned->shape.dims.end());
-      float* data = owned->values.data();
+      const py::dtype dtype = numpy_dtype(owned->dtype());
+      std::byte* data = owned->bytes();
       py::capsule keep(owned.get(), [](void* p) { delete static_cast<runtime::Tensor*>(p); });
       owned.release();
-      result[py::str(executor.buffer().outputs()[i].name)] = py::array_t<float>(shape, data, keep);
+      result[py::str(executor.buffer().outputs()[i].name)] = py::array(dtype, shape, data, keep);
     }
     return result;
   }

@@ -42,21 +42,20 @@ Expected<std::vector<const Tensor*>> bind_inputs(std::span<const IoBinding> expe
     if (bound[k] != nullptr) {
       return std::unexpected(bad_input("input '" + g.name + "' is given twice"));
     }
-    if (g.tensor.dtype != DType::float32) {
-      return std::unexpected(bad_input("input '" + g.name + "' has dtype " +
-                                       std::string(to_string(g.tensor.dtype)) +
-                                       "; the model expects float32"));
+    if (g.tensor.dtype() != expected[k].dtype) {
+      return std::unexpected(
+          bad_input("input '" + g.name + "' has dtype " + std::string(to_string(g.tensor.dtype())) +
+                    "; the model expects " + std::string(to_string(expected[k].dtype))));
     }
     if (g.tensor.shape != *expected[k].shape) {
       return std::unexpected(bad_input("input '" + g.name + "' has shape " +
                                        ir::to_string(g.tensor.shape) + "; the model expects " +
                                        ir::to_string(*expected[k].shape)));
     }
-    if (g.tensor.values.size() != element_count_of(g.tensor.shape)) {
+    if (g.tensor.size() != element_count_of(g.tensor.shape)) {
       return std::unexpected(bad_input("input '" + g.name + "' holds " +
-                                       std::to_string(g.tensor.values.size()) +
-                                       " values; its shape " + ir::to_string(g.tensor.shape) +
-                                       " needs " +
+                                       std::to_string(g.tensor.size()) + " values; its shape " +
+                                       ir::to_string(g.tensor.shape) + " needs " +
                                        std::to_string(element_count_of(g.tensor.shape))));
     }
     bound[k] = &g.tensor;
@@ -88,19 +87,20 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
   if (!bound) return std::unexpected(std::move(bound.error()));
   std::vector<Tensor> outputs;
   outputs.reserve(buffer_.outputs().size());
-  for (const IoBinding& o : buffer_.outputs()) outputs.push_back(zeros(*o.shape));
+  for (const IoBinding& o : buffer_.outputs())
+    outputs.push_back(zeros(*o.shape, o.dtype));
 
   std::byte* const arena = arena_.get();
-  const auto address = [&](const ValueSlot& s) -> float* {
+  const auto address = [&](const ValueSlot& s) -> std::byte* {
     switch (s.home) {
       case ValueHome::input:
-        return const_cast<float*>((*bound)[s.index]->values.data());
+        return const_cast<std::byte*>((*bound)[s.index]->bytes());
       case ValueHome::weight:
-        return const_cast<float*>(s.weight);
+        return const_cast<std::byte*>(s.weight);
       case ValueHome::arena:
-        return reinterpret_cast<float*>(arena + s.index);
+        return arena + s.index;
       case ValueHome::output:
-        return outputs[s.index].values.data();
+        return outputs[s.index].bytes();
     }
     return nullptr;
   };
@@ -112,11 +112,12 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
     const Command& c = commands[i];
     const std::int64_t start = trace != nullptr ? now_ns() : 0;
     scratch_.clear();
-    for (const ValueSlot& s : c.inputs) scratch_.push_back({address(s), s.shape});
+    for (const ValueSlot& s : c.inputs)
+      scratch_.push_back({address(s), s.shape, s.dtype});
     const KernelCall call{.node = *c.node,
                           .inputs = scratch_,
                           .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
-                          .output = {address(c.output), c.output.shape},
+                          .output = {address(c.output), c.output.shape, c.output.dtype},
                           .chain = c.chain,
                           .state = c.state.get()};
     for (const CommandGuard& g : c.guards) {
@@ -139,8 +140,7 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
   const auto sources = buffer_.output_sources();
   for (std::size_t k = 0; k < sources.size(); ++k) {
     if (!sources[k]) continue;
-    const float* from = address(*sources[k]);
-    std::memcpy(outputs[k].values.data(), from, outputs[k].values.size() * sizeof(float));
+    std::memcpy(outputs[k].bytes(), address(*sources[k]), outputs[k].byte_size());
   }
   return outputs;
 }

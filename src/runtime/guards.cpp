@@ -13,16 +13,22 @@
 namespace nnplan::runtime {
 namespace {
 
-bool aligned(const float* p) {
-  return reinterpret_cast<std::uintptr_t>(p) % alignof(float) == 0;
+// Whether `p` is aligned to the elements of `dtype`.
+bool aligned(const std::byte* p, DType dtype) {
+  return reinterpret_cast<std::uintptr_t>(p) % ir::size_of(dtype) == 0;
 }
 
-// Whether [a, a + n) and [b, b + m) share an element.
-bool overlaps(const float* a, std::size_t n, const float* b, std::size_t m) {
+// What a pointer must be aligned to, for messages: "a float" for float32.
+std::string alignment_word(DType dtype) {
+  return dtype == DType::float32 ? "a float" : "an " + std::string(ir::to_string(dtype));
+}
+
+// Whether the byte ranges [a, a + n) and [b, b + m) share a byte.
+bool overlaps(const std::byte* a, std::size_t n, const std::byte* b, std::size_t m) {
   if (n == 0 || m == 0) return false;
   const auto ua = reinterpret_cast<std::uintptr_t>(a);
   const auto ub = reinterpret_cast<std::uintptr_t>(b);
-  return ua < ub + m * sizeof(float) && ub < ua + n * sizeof(float);
+  return ua < ub + m && ub < ua + n;
 }
 
 Expected<void> check_views(const KernelCall& call, bool in_place_allowed) {
@@ -30,18 +36,22 @@ Expected<void> check_views(const KernelCall& call, bool in_place_allowed) {
     return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
   };
   const std::size_t out_n = call.output.size();
-  if (call.output.data == nullptr && out_n > 0) return bad("the output buffer is null");
-  if (!aligned(call.output.data)) return bad("the output buffer is not aligned to a float");
+  const std::size_t out_bytes = out_n * ir::size_of(call.output.dtype);
+  if (call.output.bytes == nullptr && out_n > 0) return bad("the output buffer is null");
+  if (!aligned(call.output.bytes, call.output.dtype)) {
+    return bad("the output buffer is not aligned to " + alignment_word(call.output.dtype));
+  }
   for (std::size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     const std::size_t n = in.size();
-    if (in.data == nullptr && n > 0) return bad("input " + std::to_string(i) + " is null");
-    if (!aligned(in.data)) {
-      return bad("input " + std::to_string(i) + " is not aligned to a float");
+    if (in.bytes == nullptr && n > 0) return bad("input " + std::to_string(i) + " is null");
+    if (!aligned(in.bytes, in.dtype)) {
+      return bad("input " + std::to_string(i) + " is not aligned to " + alignment_word(in.dtype));
     }
-    const bool same_buffer = in.data == call.output.data && n == out_n;
+    const std::size_t in_bytes = n * ir::size_of(in.dtype);
+    const bool same_buffer = in.bytes == call.output.bytes && in_bytes == out_bytes;
     if (in_place_allowed && same_buffer) continue;
-    if (overlaps(in.data, n, call.output.data, out_n)) {
+    if (overlaps(in.bytes, in_bytes, call.output.bytes, out_bytes)) {
       return bad("the output buffer overlaps input " + std::to_string(i) +
                  " (canonical-tensor layout needs disjoint operands)");
     }

@@ -8,8 +8,22 @@ std::size_t element_count_of(const ir::Shape& shape) {
   return n;
 }
 
-Tensor zeros(const ir::Shape& shape) {
-  return {.dtype = DType::float32, .shape = shape, .values = std::vector<float>(element_count_of(shape), 0.0F)};
+void throw_dtype_mismatch(DType held, DType wanted) {
+  throw std::logic_error("a tensor of dtype " + std::string(ir::to_string(held)) + " read as " +
+                         std::string(ir::to_string(wanted)));
+}
+
+Tensor zeros(const ir::Shape& shape, DType dtype) {
+  const std::size_t n = element_count_of(shape);
+  switch (dtype) {
+    case DType::int64:
+      return Tensor::of(shape, std::vector<std::int64_t>(n, 0));
+    case DType::boolean:
+      return Tensor::of(shape, std::vector<std::uint8_t>(n, 0));
+    case DType::float32:
+      break;
+  }
+  return Tensor::of(shape, std::vector<float>(n, 0.0F));
 }
 
 }  // namespace nnplan::runtime

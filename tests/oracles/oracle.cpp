@@ -137,7 +137,7 @@ ir::NodeId CaseBuilder::input(const ir::Shape& shape, const Values& values) {
     return 0;
   }
   runtime::Tensor t = runtime::zeros(shape);
-  t.values = draw_.values(t.values.size(), values);
+  t.floats() = draw_.values(t.floats().size(), values);
   inputs_.push_back({name, std::move(t)});
   note(name + " " + ir::to_string(shape) + " in [" + short_number(values.lo) + "," +
        short_number(values.hi) + ")");
@@ -276,7 +276,7 @@ Comparison compare(std::span<const runtime::Tensor> got, std::span<const runtime
   for (std::size_t k = 0; k < want.size(); ++k) {
     const runtime::Tensor& g = got[k];
     const runtime::Tensor& w = want[k];
-    if (g.shape != w.shape || g.values.size() != w.values.size()) {
+    if (g.shape != w.shape || g.floats().size() != w.floats().size()) {
       worst.passed = false;
       worst.output = k;
       worst.problem = "output " + std::to_string(k) + " has shape " + ir::to_string(g.shape) +
@@ -284,12 +284,12 @@ Comparison compare(std::span<const runtime::Tensor> got, std::span<const runtime
       return worst;
     }
     double scale = 0;
-    for (float v : w.values) {
+    for (float v : w.floats()) {
       if (std::isfinite(v)) scale = std::max(scale, std::fabs(static_cast<double>(v)));
     }
-    for (std::size_t i = 0; i < w.values.size(); ++i) {
-      const double a = g.values[i];
-      const double b = w.values[i];
+    for (std::size_t i = 0; i < w.floats().size(); ++i) {
+      const double a = g.floats()[i];
+      const double b = w.floats()[i];
       double error = 0;
       double allowed = 0;
       double share = 0;

@@ -27,7 +27,7 @@ using backend::MaintainedProfile;
 using backend::Provider;
 
 runtime::Tensor tensor(std::vector<ir::Dim> dims, std::vector<float> values) {
-  return {.shape = ir::Shape{std::move(dims)}, .values = std::move(values)};
+  return {.shape = ir::Shape{std::move(dims)}, .elements = std::move(values)};
 }
 
 // `v` moved `ulps` representable floats up (towards +inf for v >= 0).
@@ -113,7 +113,7 @@ TEST(OracleRun, PlantedWrongResultIsReportedWithItsSeed) {
   float wrong = 0;
   float right = 0;
   setup.tamper = [&](std::vector<runtime::Tensor>& outputs) {
-    std::vector<float>& v = outputs.at(0).values;
+    std::vector<float>& v = outputs.at(0).floats();
     planted = v.size() / 2;
     right = v[planted];
     v[planted] = wrong = ulps_up(right, 1000);
@@ -147,7 +147,7 @@ TEST(OracleRun, PlantedWrongResultIsReportedWithItsSeed) {
 TEST(OracleRun, OneUlpWithinTheToleranceStillPasses) {
   RunSetup setup = reference_setup();
   setup.tamper = [](std::vector<runtime::Tensor>& outputs) {
-    for (float& v : outputs.at(0).values)
+    for (float& v : outputs.at(0).floats())
       v = ulps_up(v, 1);
   };
   const CaseResult result = run_case(kReferenceRelu, 7, setup);

@@ -174,7 +174,8 @@ TEST(CommandBuffer, MlpArenaPlan) {
 }
 
 bool same_slot(const ValueSlot& a, const ValueSlot& b) {
-  return a.home == b.home && a.index == b.index && a.weight == b.weight && a.shape == b.shape;
+  return a.home == b.home && a.index == b.index && a.weight == b.weight && a.shape == b.shape &&
+         a.dtype == b.dtype;
 }
 
 TEST(CommandBuffer, OutputsThatNoCommandWritesAreCopied) {
@@ -204,7 +205,8 @@ TEST(CommandBuffer, OutputsThatNoCommandWritesAreCopied) {
   EXPECT_EQ(commands[0].node->id, sum);
   EXPECT_EQ(commands[1].node->id, r);
   const ir::Graph& g = model->graph();
-  const float* value = weights->find_tensor(c, "value")->floats().data();
+  const auto* value =
+      reinterpret_cast<const std::byte*>(weights->find_tensor(c, "value")->floats().data());
   EXPECT_TRUE(same_slot(commands[0].inputs[0], {ValueHome::input, 0, nullptr, &g.nodes[x].shape}));
   EXPECT_TRUE(same_slot(commands[0].inputs[1], {ValueHome::weight, 0, value, &g.nodes[c].shape}));
   EXPECT_TRUE(same_slot(commands[0].output, {ValueHome::arena, 0, nullptr, &g.nodes[sum].shape}));

@@ -35,9 +35,9 @@ using testing::seeded_tensor;
 void expect_close(const Tensor& actual, const ir::Shape& expected_shape,
                   const std::vector<double>& expected) {
   ASSERT_EQ(actual.shape, expected_shape);
-  ASSERT_EQ(actual.values.size(), expected.size());
+  ASSERT_EQ(actual.floats().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(actual.values[i], expected[i], 1e-5 + 1e-5 * std::abs(expected[i]))
+    EXPECT_NEAR(actual.floats()[i], expected[i], 1e-5 + 1e-5 * std::abs(expected[i]))
         << "element " << i;
   }
 }
@@ -45,10 +45,9 @@ void expect_close(const Tensor& actual, const ir::Shape& expected_shape,
 bool bit_identical(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t k = 0; k < a.size(); ++k) {
-    if (a[k].shape != b[k].shape || a[k].values.size() != b[k].values.size()) return false;
-    if (!a[k].values.empty() &&
-        std::memcmp(a[k].values.data(), b[k].values.data(), a[k].values.size() * sizeof(float)) !=
-            0) {
+    if (a[k].shape != b[k].shape || a[k].floats().size() != b[k].floats().size()) return false;
+    if (!a[k].floats().empty() && std::memcmp(a[k].floats().data(), b[k].floats().data(),
+                                              a[k].floats().size() * sizeof(float)) != 0) {
       return false;
     }
   }
@@ -86,7 +85,7 @@ TEST(Executor, MlpMatchesFloat64Forward) {
     ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
     ASSERT_EQ(outputs->size(), 1U);
 
-    std::vector<double> x(image.values.begin(), image.values.end());
+    std::vector<double> x(image.floats().begin(), image.floats().end());
     std::vector<double> h = linear64(x, 1, *p.find_tensor(1, "weight"), *p.find_tensor(1, "bias"));
     for (double& v : h) v = std::max(v, 0.0);
     std::vector<double> z = linear64(h, 1, *p.find_tensor(3, "weight"), *p.find_tensor(3, "bias"));
@@ -138,7 +137,7 @@ TEST(Executor, MixedGraphMatchesFloat64ForwardWithInPlaceValues) {
     std::vector<double> r(12);
     std::vector<double> s(12);
     for (std::size_t i = 0; i < 12; ++i) {
-      const double m = std::tanh(double{x.values[i]}) * double{y.values[i]};
+      const double m = std::tanh(double{x.floats()[i]}) * double{y.floats()[i]};
       s[i] = 1.0 / (1.0 + std::exp(-m));
       r[i] = std::max(m - s[i] + s[i], 0.0);
     }
@@ -168,7 +167,7 @@ TEST(Executor, DetachedOutputOutlivesALaterInPlaceCandidate) {
   std::vector<double> relu(16);
   std::vector<double> out(16);
   for (std::size_t i = 0; i < 16; ++i) {
-    relu[i] = std::max(double{input.values[i]}, 0.0);
+    relu[i] = std::max(double{input.floats()[i]}, 0.0);
     out[i] = 1.0 / (1.0 + std::exp(-std::tanh(relu[i])));
   }
   expect_close((*outputs)[0], shape({2, 8}), out);
@@ -209,7 +208,8 @@ TEST(Executor, ExamplesRunBitIdenticallyAcrossRunsAndExecutors) {
     ASSERT_TRUE(a2.has_value() && b1.has_value());
     ASSERT_EQ(a1->size(), 1U);
     EXPECT_EQ((*a1)[0].shape, c.output_shape);
-    for (float v : (*a1)[0].values) EXPECT_TRUE(std::isfinite(v));
+    for (float v : (*a1)[0].floats())
+      EXPECT_TRUE(std::isfinite(v));
     EXPECT_TRUE(bit_identical(*a1, *a2));
     EXPECT_TRUE(bit_identical(*a1, *b1));
     // A different input gives a different output.
@@ -218,7 +218,8 @@ TEST(Executor, ExamplesRunBitIdenticallyAcrossRunsAndExecutors) {
     EXPECT_FALSE(bit_identical(*a1, *other));
     if (c.file != "transformer_block.json") {
       double sum = 0.0;
-      for (float v : (*a1)[0].values) sum += v;
+      for (float v : (*a1)[0].floats())
+        sum += v;
       EXPECT_NEAR(sum, 1.0, 1e-5) << "softmax output";
     }
   }
@@ -238,7 +239,7 @@ TEST(Executor, BadInputsStopTheRunWithTheirMessages) {
   Executor exec(std::move(*buffer));
   const Tensor good = seeded_tensor(shape({1, 784}), 5);
   Tensor short_values = good;
-  short_values.values.resize(10);
+  short_values.floats().resize(10);
   const std::vector<BadInputCase> cases = {
       {"unknown_name",
        {{"pixels", good}},
@@ -251,6 +252,12 @@ TEST(Executor, BadInputsStopTheRunWithTheirMessages) {
       {"wrong_value_count",
        {{"image", short_values}},
        "input 'image' holds 10 values; its shape [1,784] needs 784"},
+      {"int64_elements",
+       {{"image", Tensor::of(shape({1, 784}), std::vector<std::int64_t>(784, 1))}},
+       "input 'image' has dtype int64; the model expects float32"},
+      {"bool_elements",
+       {{"image", zeros(shape({1, 784}), DType::boolean)}},
+       "input 'image' has dtype bool; the model expects float32"},
   };
   for (const BadInputCase& c : cases) {
     SCOPED_TRACE(c.name);

@@ -29,7 +29,7 @@ struct Call {
   [[nodiscard]] std::string refusal(BackendOp op) const {
     std::vector<TensorRef> refs;
     for (const ir::Shape& s : inputs)
-      refs.push_back({.data = nullptr, .shape = &s});
+      refs.push_back({.bytes = nullptr, .shape = &s});
     std::vector<WeightRef> weights;
     for (const ir::PayloadSlot& slot : ir::op_traits(node.kind).payloads) {
       if (!slot.attribute) weights.push_back({slot.name, store.find_tensor(node.id, slot.name)});
@@ -37,7 +37,7 @@ struct Call {
     const KernelCall call{.node = node,
                           .inputs = refs,
                           .weights = {.tensors = weights, .store = &store, .node_id = node.id},
-                          .output = {.data = nullptr, .shape = &output}};
+                          .output = {.bytes = nullptr, .shape = &output}};
     const auto ok = ir_shape_guard(call, op);
     return ok ? std::string() : ok.error().message;
   }

@@ -188,9 +188,9 @@ TEST(MappedWeights, AMisalignedOnnxTensorIsAViewReadThroughACopy) {
   const std::vector<Tensor> got = run_once(std::move(*fast), input);
   ASSERT_EQ(got.size(), 1U);
   ASSERT_EQ(want.size(), 1U);
-  ASSERT_EQ(got[0].values.size(), want[0].values.size());
-  for (std::size_t i = 0; i < want[0].values.size(); ++i)
-    EXPECT_NEAR(got[0].values[i], want[0].values[i], 1e-3F) << i;
+  ASSERT_EQ(got[0].floats().size(), want[0].floats().size());
+  for (std::size_t i = 0; i < want[0].floats().size(); ++i)
+    EXPECT_NEAR(got[0].floats()[i], want[0].floats()[i], 1e-3F) << i;
 #endif
 }
 
@@ -275,7 +275,7 @@ std::vector<float> matmul_by_iota(const Tensor& input) {
     for (std::size_t c = 0; c < 3; ++c) {
       double acc = 0;
       for (std::size_t k = 0; k < 4; ++k)
-        acc += static_cast<double>(input.values[r * 4 + k]) * b[k * 3 + c];
+        acc += static_cast<double>(input.floats()[r * 4 + k]) * b[k * 3 + c];
       y[r * 3 + c] = static_cast<float>(acc);
     }
   }
@@ -314,9 +314,9 @@ TEST(MappedWeights, TheReferenceLinearReadsADenseCopyOfATransposedWeight) {
   const std::vector<Tensor> out = run_once(std::move(*buffer), input);
   ASSERT_EQ(out.size(), 1U);
   const std::vector<float> want = matmul_by_iota(input);
-  ASSERT_EQ(out[0].values.size(), want.size());
+  ASSERT_EQ(out[0].floats().size(), want.size());
   for (std::size_t i = 0; i < want.size(); ++i)
-    EXPECT_NEAR(out[0].values[i], want[i], 1e-5F) << i;
+    EXPECT_NEAR(out[0].floats()[i], want[i], 1e-5F) << i;
 }
 
 #ifdef NNPLAN_HAVE_ONEDNN
@@ -343,9 +343,9 @@ TEST(MappedWeights, OnednnPacksATransposedWeightStraightFromTheFile) {
     const std::vector<Tensor> out = run_once(std::move(*buffer), input);
     ASSERT_EQ(out.size(), 1U) << op;
     const std::vector<float> want = matmul_by_iota(input);
-    ASSERT_EQ(out[0].values.size(), want.size()) << op;
+    ASSERT_EQ(out[0].floats().size(), want.size()) << op;
     for (std::size_t i = 0; i < want.size(); ++i)
-      EXPECT_NEAR(out[0].values[i], want[i], 1e-4F) << op << " " << i;
+      EXPECT_NEAR(out[0].floats()[i], want[i], 1e-4F) << op << " " << i;
   }
 }
 #endif

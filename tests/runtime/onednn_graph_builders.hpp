@@ -43,9 +43,9 @@ inline ir::NodeId conv(ir::CheckedGraphBuilder& b, ir::WeightStore& w, ir::NodeI
   const float scale = 1.0F / static_cast<float>(k * std::max(1U, in_c / 4));
   Tensor weight = seeded_tensor(ir::Shape{{out_c, in_c, k, k}}, *id * 7 + 1, -scale, scale);
   w.tensors[{*id, "weight"}] =
-      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.values));
+      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.floats()));
   Tensor bias = seeded_tensor(ir::Shape{{out_c}}, *id * 7 + 2, -0.1F, 0.1F);
-  w.tensors[{*id, "bias"}] = ir::WeightTensor::adopt<float>(bias.shape, std::move(bias.values));
+  w.tensors[{*id, "bias"}] = ir::WeightTensor::adopt<float>(bias.shape, std::move(bias.floats()));
   return *id;
 }
 

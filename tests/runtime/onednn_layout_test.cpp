@@ -385,7 +385,7 @@ TEST(OnednnLayouts, ConvTransposeStaysFlat) {
   ASSERT_TRUE(up.has_value()) << up.error().message;
   Tensor weight = testing::seeded_tensor(ir::Shape{{16, 8, 2, 2}}, 5, -0.2F, 0.2F);
   w.tensors[{*up, "weight"}] =
-      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.values));
+      ir::WeightTensor::adopt<float>(weight.shape, std::move(weight.floats()));
   EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {*up}),
                             {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
                              "reorder 1 channels-last>flat", "onednn.conv_transpose 2 flat"})

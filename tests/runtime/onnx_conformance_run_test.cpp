@@ -177,8 +177,8 @@ bool close(const runtime::Tensor& got, const ir::WeightTensor& want, const Toler
     return false;
   }
   bool ok = true;
-  for (std::size_t k = 0; k < got.values.size(); ++k) {
-    const double g = got.values[k];
+  for (std::size_t k = 0; k < got.floats().size(); ++k) {
+    const double g = got.floats()[k];
     const double w = want.dtype() == ir::DType::int64 ? static_cast<double>(want.ints()[k])
                                                       : static_cast<double>(want.floats()[k]);
     if (std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g)) {
@@ -245,9 +245,8 @@ Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::Check
       outcome.note = "graph input '" + binding.name + "' has no float32 tensor in the data set";
       return outcome;
     }
-    inputs.push_back(
-        {binding.name,
-         {.shape = found->second.shape(), .values = found->second.to_vector<float>()}});
+    inputs.push_back({binding.name, runtime::Tensor::of(found->second.shape(),
+                                                        found->second.to_vector<float>())});
   }
   auto outputs = exec.run(inputs);
   if (!outputs) {

@@ -82,14 +82,15 @@ inline Tensor seeded_tensor(const ir::Shape& shape, std::uint64_t seed, float lo
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t = zeros(shape);
-  for (float& v : t.values) v = dist(rng);
+  for (float& v : t.floats())
+    v = dist(rng);
   return t;
 }
 
 // A float32 payload tensor of `shape` with seeded values.
 inline ir::WeightTensor seeded_payload(const ir::Shape& shape, std::uint64_t seed) {
   Tensor t = seeded_tensor(shape, seed);
-  return ir::WeightTensor::adopt<float>(shape, std::move(t.values));
+  return ir::WeightTensor::adopt<float>(shape, std::move(t.floats()));
 }
 
 }  // namespace nnplan::runtime::testing

@@ -10,13 +10,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 #include "cli.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/format/output_file.hpp"
+#include "nnplan/format/runtime_tensor.hpp"
 #include "nnplan/format/tensor_file.hpp"
 #include "nnplan/format/trace_json.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
@@ -109,11 +114,7 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
                                                "; the model expects float32"),
           kExitBadInput));
     }
-    const auto values = tensor->floats();
-    inputs.push_back({.name = *name,
-                      .tensor = {.dtype = runtime::DType::float32,
-                                 .shape = tensor->shape(),
-                                 .values = std::vector<float>(values.begin(), values.end())}});
+    inputs.push_back({.name = *name, .tensor = format::to_runtime_tensor(*tensor)});
   }
   if (files.empty() && !buffer.inputs().empty()) {
     return std::unexpected(
@@ -126,32 +127,51 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
   return inputs;
 }
 
-// `output 'y' [1,10]: min -1.5 max 2.25 mean 0.125 first [0.5, -1.5, ...]`
-std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t) {
-  std::string line = "output '" + escape_controls(binding.name) + "' " + ir::to_string(t.shape);
-  if (t.values.empty()) return line + ": no values";
+// One element as the summary shows it: floats to six significant digits, int64 and bool (0 or
+// 1) exactly.
+template <typename T>
+std::string shown_value(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return fmt::format("{:.6g}", v);
+  } else {
+    return fmt::format("{}", static_cast<std::int64_t>(v));
+  }
+}
+
+template <typename T>
+std::string summary_of(std::string line, const std::vector<T>& values) {
+  if (values.empty()) return line + ": no values";
   // NaNs are counted, not compared: min and max are over the other values.
   std::size_t nans = 0;
-  std::optional<float> lo;
-  std::optional<float> hi;
+  std::optional<T> lo;
+  std::optional<T> hi;
   double sum = 0;
-  for (float v : t.values) {
-    sum += v;
-    if (std::isnan(v)) {
-      ++nans;
-      continue;
+  for (T v : values) {
+    sum += static_cast<double>(v);
+    if constexpr (std::is_same_v<T, float>) {
+      if (std::isnan(v)) {
+        ++nans;
+        continue;
+      }
     }
     lo = lo ? std::min(*lo, v) : v;
     hi = hi ? std::max(*hi, v) : v;
   }
   line += ":";
-  if (lo) line += fmt::format(" min {:.6g} max {:.6g}", *lo, *hi);
-  if (nans > 0) line += fmt::format(" nan {} of {}", nans, t.values.size());
-  line += fmt::format(" mean {:.6g} first [", sum / static_cast<double>(t.values.size()));
-  const std::size_t shown = std::min<std::size_t>(t.values.size(), 6);
+  if (lo) line += " min " + shown_value(*lo) + " max " + shown_value(*hi);
+  if (nans > 0) line += fmt::format(" nan {} of {}", nans, values.size());
+  line += fmt::format(" mean {:.6g} first [", sum / static_cast<double>(values.size()));
+  const std::size_t shown = std::min<std::size_t>(values.size(), 6);
   for (std::size_t i = 0; i < shown; ++i)
-    line += fmt::format("{}{:.6g}", i ? ", " : "", t.values[i]);
-  return line + (t.values.size() > shown ? ", ...]" : "]");
+    line += (i ? ", " : "") + shown_value(values[i]);
+  return line + (values.size() > shown ? ", ...]" : "]");
+}
+
+// `output 'y' [1,10]: min -1.5 max 2.25 mean 0.125 first [0.5, -1.5, ...]`
+std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t) {
+  std::string line = "output '" + escape_controls(binding.name) + "' " + ir::to_string(t.shape);
+  return std::visit([&](const auto& values) { return summary_of(std::move(line), values); },
+                    t.elements);
 }
 
 int exit_code_of(const Error& e) {
@@ -396,14 +416,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
                commands == 1 ? "" : "s", reorder_count, where, peak, no_reuse);
     const auto out_bindings = executor.buffer().outputs();
     for (const auto& [k, path] : output_files) {
-      const runtime::Tensor& t = (*result)[k];
-      const ir::WeightTensor file = ir::WeightTensor::of_floats(t.shape, t.values);
+      const ir::WeightTensor file = format::to_weight_tensor((*result)[k]);
       if (auto ok = format::write_tensor_file(path, file, reads); !ok) {
         exit_code = fail(ok.error(), kExitBadInput);
         return;
       }
       fmt::print("output '{}' {} written to {}\n", escape_controls(out_bindings[k].name),
-                 ir::to_string(t.shape), escape_controls(path));
+                 ir::to_string(file.shape()), escape_controls(path));
     }
     if (output_files.empty()) {
       for (std::size_t k = 0; k < result->size(); ++k) {

@@ -28,8 +28,11 @@ struct ValueSlot {
   ValueHome home = ValueHome::arena;
   // input: the input's position; output: the output's position; arena: the byte offset.
   std::size_t index = 0;
-  const float* weight = nullptr;  // weight: the payload's values
+  const std::byte* weight = nullptr;  // weight: the payload's bytes
   const ir::Shape* shape = nullptr;
+  // The value's element type: float32 for every value of the IR today (graph inputs, node
+  // outputs and consts); int64 and bool values arrive with the operators that make them.
+  DType dtype = DType::float32;
 };
 
 // A guard a command runs before its launch, under its evidence name.
@@ -69,11 +72,12 @@ struct Command {
   std::optional<LayoutChange> reorder;
 };
 
-// A graph input or output as callers bind it: its name, node and shape.
+// A graph input or output as callers bind it: its name, node, shape and element type.
 struct IoBinding {
   std::string name;
   ir::NodeId node_id = 0;
   const ir::Shape* shape = nullptr;
+  DType dtype = DType::float32;
 };
 
 struct CompileOptions {

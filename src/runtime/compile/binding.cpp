@@ -72,7 +72,7 @@ Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
                                  "model's initializers)"));
       }
       slot.home = ValueHome::weight;
-      slot.weight = value->floats().data();
+      slot.weight = reinterpret_cast<const std::byte*>(value->floats().data());
     }
   }
   // Inputs are bound by name, so two inputs may not share one.

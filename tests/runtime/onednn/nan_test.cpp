@@ -36,14 +36,14 @@ float first_output(std::string_view capsule, ir::OpKind kind, std::vector<float>
   for (std::size_t i = 0; i < first.size(); ++i) {
     parents.push_back(static_cast<ir::NodeId>(i));
     Tensor t = zeros(s);
-    std::fill(t.values.begin(), t.values.end(), 0.5F);
-    t.values[0] = first[i];
+    std::fill(t.floats().begin(), t.floats().end(), 0.5F);
+    t.floats()[0] = first[i];
     c.inputs.push_back(std::move(t));
   }
   c.chain.push_back(node(static_cast<ir::NodeId>(first.size()), kind, parents, s, params));
   auto got = run_onednn(capsule, c);
   EXPECT_TRUE(got.has_value()) << (got ? "" : got.error().message);
-  return got ? got->values[0] : 0.0F;
+  return got ? got->floats()[0] : 0.0F;
 }
 
 TEST(OnednnNan, ReluMapsNanToZero) {

@@ -38,7 +38,7 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t = zeros(shape);
-  for (float& v : t.values)
+  for (float& v : t.floats())
     v = dist(gen);
   return t;
 }
@@ -46,7 +46,7 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
 inline ir::WeightTensor payload(const ir::Shape& shape, std::uint32_t seed, float lo = -1.0F,
                                 float hi = 1.0F) {
   Tensor t = random_tensor(shape, seed, lo, hi);
-  return ir::WeightTensor::adopt<float>(shape, std::move(t.values));
+  return ir::WeightTensor::adopt<float>(shape, std::move(t.floats()));
 }
 
 // The registered handler of capsule `name` (provider onednn or reference); fails when absent.
@@ -188,13 +188,13 @@ inline Tensor run_reference(const Command& cmd) {
 // worst element and returns the largest relative error seen (for the tolerances the tests state).
 inline double expect_close(const Tensor& got, const Tensor& want, double rel, double abs) {
   EXPECT_EQ(got.shape, want.shape);
-  if (got.values.size() != want.values.size()) return 0.0;
+  if (got.floats().size() != want.floats().size()) return 0.0;
   double worst = 0.0;
   std::size_t worst_i = 0;
   std::size_t bad = 0;
-  for (std::size_t i = 0; i < got.values.size(); ++i) {
-    const double g = got.values[i];
-    const double w = want.values[i];
+  for (std::size_t i = 0; i < got.floats().size(); ++i) {
+    const double g = got.floats()[i];
+    const double w = want.floats()[i];
     if (std::isnan(w) && std::isnan(g)) continue;
     const double err = std::fabs(g - w);
     if (!(err <= abs + rel * std::fabs(w))) ++bad;
@@ -205,8 +205,8 @@ inline double expect_close(const Tensor& got, const Tensor& want, double rel, do
     }
   }
   EXPECT_EQ(bad, 0U) << bad << " elements outside " << rel << " relative + " << abs
-                     << " absolute; worst at " << worst_i << ": got " << got.values[worst_i]
-                     << ", want " << want.values[worst_i];
+                     << " absolute; worst at " << worst_i << ": got " << got.floats()[worst_i]
+                     << ", want " << want.floats()[worst_i];
   return worst;
 }
 

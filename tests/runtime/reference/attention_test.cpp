@@ -52,7 +52,7 @@ std::vector<double> oracle_attention(const Tensor& q, const Tensor& k, const Ten
       for (std::size_t j = 0; j < s; ++j) {
         double dot = 0;
         for (std::size_t c = 0; c < e; ++c) {
-          dot += double(q.values[(b * l + i) * e + c]) * k.values[(b * s + j) * e + c];
+          dot += double(q.floats()[(b * l + i) * e + c]) * k.floats()[(b * s + j) * e + c];
         }
         w[j] = dot * sc;
         if (!causal || j <= i) m = std::max(m, w[j]);
@@ -64,7 +64,7 @@ std::vector<double> oracle_attention(const Tensor& q, const Tensor& k, const Ten
       }
       for (std::size_t j = 0; j < s; ++j) {
         for (std::size_t c = 0; c < ev; ++c) {
-          out[(b * l + i) * ev + c] += w[j] / total * v.values[(b * s + j) * ev + c];
+          out[(b * l + i) * ev + c] += w[j] / total * v.floats()[(b * s + j) * ev + c];
         }
       }
     }
@@ -97,14 +97,14 @@ TEST(reference_attention_forward_tests, HandComputedDefaultScale) {
   auto y = run_forward(attention(), attention_node(q.shape, v.shape, false, std::nullopt),
                        {q, k, v});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_TRUE(near_all(y->values, std::vector<double>{std::exp(2.0) / (1 + std::exp(2.0))},
-                       1e-6, 0));
+  EXPECT_TRUE(
+      near_all(y->floats(), std::vector<double>{std::exp(2.0) / (1 + std::exp(2.0))}, 1e-6, 0));
   const Tensor flat_k = tensor({2, 4}, {0, 0, 0, 0, 0, 0, 0, 0});
   const Tensor two_v = tensor({2, 1}, {2, 4});
   auto even = run_forward(attention(), attention_node(q.shape, v.shape, false, std::nullopt),
                           {q, flat_k, two_v});
   ASSERT_TRUE(even.has_value()) << even.error().message;
-  EXPECT_EQ(even->values, (std::vector<float>{3}));
+  EXPECT_EQ(even->floats(), (std::vector<float>{3}));
 }
 
 TEST(reference_attention_forward_tests, HandComputedExplicitScale) {
@@ -114,7 +114,7 @@ TEST(reference_attention_forward_tests, HandComputedExplicitScale) {
   const Tensor v = tensor({2, 1}, {0, 4});
   auto y = run_forward(attention(), attention_node(q.shape, v.shape, false, 2.0F), {q, k, v});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_TRUE(near_all(y->values, std::vector<double>{3}, 1e-6, 0));
+  EXPECT_TRUE(near_all(y->floats(), std::vector<double>{3}, 1e-6, 0));
 }
 
 TEST(reference_attention_forward_tests, HandComputedCausalIsTopLeftAligned) {
@@ -125,7 +125,7 @@ TEST(reference_attention_forward_tests, HandComputedCausalIsTopLeftAligned) {
   auto y = run_forward(attention(), attention_node(q.shape, v.shape, true, std::nullopt),
                        {q, k, v});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{2, 10, 3, 15, 3, 15}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{2, 10, 3, 15, 3, 15}));
   // L = 2, S = 3: row 1 sees keys 0 and 1, never key 2.
   const Tensor q2 = tensor({2, 1}, {1, 1});
   const Tensor k2 = tensor({3, 1}, {0, 0, 0});
@@ -133,7 +133,7 @@ TEST(reference_attention_forward_tests, HandComputedCausalIsTopLeftAligned) {
   auto y2 = run_forward(attention(), attention_node(q2.shape, v2.shape, true, std::nullopt),
                         {q2, k2, v2});
   ASSERT_TRUE(y2.has_value()) << y2.error().message;
-  EXPECT_EQ(y2->values, (std::vector<float>{2, 3}));
+  EXPECT_EQ(y2->floats(), (std::vector<float>{2, 3}));
 }
 
 TEST(reference_attention_forward_tests, NoKeysGiveZeros) {
@@ -143,7 +143,7 @@ TEST(reference_attention_forward_tests, NoKeysGiveZeros) {
   auto y = run_forward(attention(), attention_node(q.shape, v.shape, false, std::nullopt),
                        {q, k, v});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{0, 0, 0, 0}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{0, 0, 0, 0}));
 }
 
 TEST(reference_attention_forward_tests, MatchesFloat64Oracle) {
@@ -154,7 +154,7 @@ TEST(reference_attention_forward_tests, MatchesFloat64Oracle) {
     const Tensor v = random_tensor(c.v, seed++);
     auto y = run_forward(attention(), attention_node(c.q, c.v, c.causal, c.scale), {q, k, v});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_attention(q, k, v, c.causal, c.scale), 1e-5, 1e-6))
+    EXPECT_TRUE(near_all(y->floats(), oracle_attention(q, k, v, c.causal, c.scale), 1e-5, 1e-6))
         << ir::to_string(c.q) << (c.causal ? " causal" : "");
   }
 }

@@ -79,9 +79,9 @@ ir::Shape weight_shape(const ir::ConvParams& p, bool is_transposed) {
 
 ir::WeightStore conv_store(const Tensor& w, const Tensor* bias) {
   ir::WeightStore store;
-  store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.values);
+  store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.floats());
   if (bias != nullptr) {
-    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->values);
+    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->floats());
   }
   return store;
 }
@@ -194,7 +194,7 @@ std::vector<T> per_element_oracle(const Tensor& x, const ir::ConvParams& p,
             if (f < 0) continue;
             const std::size_t wi = is_transposed ? (c * cout_g + (o - grp * cout_g)) * taps + kk
                                                  : (o * cin_g + cl) * taps + kk;
-            acc = acc + static_cast<T>(x.values[(n * in.channels + c) * in.plane + f]) *
+            acc = acc + static_cast<T>(x.floats()[(n * in.channels + c) * in.plane + f]) *
                             static_cast<T>(w[wi]);
           }
         }
@@ -224,7 +224,7 @@ std::vector<double> scatter_conv_transpose(const Tensor& x, const ir::ConvParams
       const std::size_t grp = c / cin_g;
       for (std::size_t i = 0; i < in.plane; ++i) {
         const std::vector<std::int64_t> at = coords_of(i, in.spatial);
-        const double xv = x.values[(n * in.channels + c) * in.plane + i];
+        const double xv = x.floats()[(n * in.channels + c) * in.plane + i];
         for (std::size_t ol = 0; ol < cout_g; ++ol) {
           const std::size_t o = grp * cout_g + ol;
           for (std::size_t kk = 0; kk < taps; ++kk) {
@@ -268,10 +268,10 @@ TEST(reference_conv_forward_tests, HandComputedOneDimensional) {
   auto plain = run(ir::OpKind::conv, x, uniform(1, 3, 1, 0, 0, 1, 1, 1), w);
   ASSERT_TRUE(plain.has_value()) << plain.error().message;
   EXPECT_EQ(plain->shape, shape_of({1, 1, 3}));
-  EXPECT_EQ(plain->values, (std::vector<float>{14, 20, 26}));
+  EXPECT_EQ(plain->floats(), (std::vector<float>{14, 20, 26}));
   auto biased = run(ir::OpKind::conv, x, uniform(1, 3, 1, 0, 0, 1, 1, 1), w, &b);
   ASSERT_TRUE(biased.has_value()) << biased.error().message;
-  EXPECT_EQ(biased->values, (std::vector<float>{14.5F, 20.5F, 26.5F}));
+  EXPECT_EQ(biased->floats(), (std::vector<float>{14.5F, 20.5F, 26.5F}));
 }
 
 TEST(reference_conv_forward_tests, HandComputedStridePaddingDilation) {
@@ -280,17 +280,17 @@ TEST(reference_conv_forward_tests, HandComputedStridePaddingDilation) {
   // Stride 2 over [0,1,2,3,4,5,0].
   auto strided = run(ir::OpKind::conv, x, uniform(1, 3, 2, 1, 1, 1, 1, 1), w);
   ASSERT_TRUE(strided.has_value()) << strided.error().message;
-  EXPECT_EQ(strided->values, (std::vector<float>{8, 20, 14}));
+  EXPECT_EQ(strided->floats(), (std::vector<float>{8, 20, 14}));
   // Dilation 2: taps 0, 2 and 4.
   auto dilated = run(ir::OpKind::conv, x, uniform(1, 3, 1, 0, 0, 2, 1, 1), w);
   ASSERT_TRUE(dilated.has_value()) << dilated.error().message;
-  EXPECT_EQ(dilated->values, (std::vector<float>{22}));
+  EXPECT_EQ(dilated->floats(), (std::vector<float>{22}));
   // Two zeros before, none after: windows of [0,0,1,2,3,4].
   const Tensor x4 = tensor({1, 1, 4}, {1, 2, 3, 4});
   const Tensor w2 = tensor({1, 1, 2}, {1, 10});
   auto asymmetric = run(ir::OpKind::conv, x4, uniform(1, 2, 1, 2, 0, 1, 1, 1), w2);
   ASSERT_TRUE(asymmetric.has_value()) << asymmetric.error().message;
-  EXPECT_EQ(asymmetric->values, (std::vector<float>{0, 10, 21, 32, 43}));
+  EXPECT_EQ(asymmetric->floats(), (std::vector<float>{0, 10, 21, 32, 43}));
 }
 
 TEST(reference_conv_forward_tests, HandComputedTwoDimensionalWithBias) {
@@ -300,7 +300,7 @@ TEST(reference_conv_forward_tests, HandComputedTwoDimensionalWithBias) {
   auto y = run(ir::OpKind::conv, x, uniform(2, 2, 1, 0, 0, 1, 1, 2), w, &b);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 2, 2, 2}));
-  EXPECT_EQ(y->values, (std::vector<float>{6, 8, 12, 14, 11, 15, 23, 27}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{6, 8, 12, 14, 11, 15, 23, 27}));
 }
 
 TEST(reference_conv_forward_tests, HandComputedGroups) {
@@ -309,13 +309,13 @@ TEST(reference_conv_forward_tests, HandComputedGroups) {
   const Tensor w = tensor({2, 1, 2}, {1, 1, 1, -1});
   auto y = run(ir::OpKind::conv, x, uniform(1, 2, 1, 0, 0, 1, 2, 2, 2), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{3, 5, -1, -1}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{3, 5, -1, -1}));
   // Depthwise: groups = channels = 3.
   const Tensor x3 = tensor({1, 3, 3}, {1, 2, 3, 1, 0, 1, 2, 2, 2});
   const Tensor w3 = tensor({3, 1, 2}, {1, 2, 3, 4, 0.5F, 0.5F});
   auto depthwise = run(ir::OpKind::conv, x3, uniform(1, 2, 1, 0, 0, 1, 3, 3, 3), w3);
   ASSERT_TRUE(depthwise.has_value()) << depthwise.error().message;
-  EXPECT_EQ(depthwise->values, (std::vector<float>{5, 8, 3, 4, 2, 2}));
+  EXPECT_EQ(depthwise->floats(), (std::vector<float>{5, 8, 3, 4, 2, 2}));
 }
 
 TEST(reference_conv_forward_tests, HandComputedThreeDimensional) {
@@ -324,7 +324,7 @@ TEST(reference_conv_forward_tests, HandComputedThreeDimensional) {
   auto y = run(ir::OpKind::conv, x, uniform(3, 2, 1, 0, 0, 1, 1, 1), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 1, 1, 1, 1}));
-  EXPECT_EQ(y->values, (std::vector<float>{204}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{204}));
 }
 
 TEST(reference_conv_forward_tests, HandComputedChannelAxis) {
@@ -334,14 +334,14 @@ TEST(reference_conv_forward_tests, HandComputedChannelAxis) {
   auto y = run(ir::OpKind::conv, x, uniform(1, 2, 1, 0, 0, 1, 1, 1, 1, 2), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({2, 2, 1, 2}));
-  EXPECT_EQ(y->values, (std::vector<float>{-1, -2, -3, -6, 0, 0, -1, -1}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{-1, -2, -3, -6, 0, 0, -1, -1}));
   // channel_axis 0: no leading axes at all.
   const Tensor x0 = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   const Tensor w0 = tensor({1, 2, 2}, {1, 1, 1, 0});
   auto y0 = run(ir::OpKind::conv, x0, uniform(1, 2, 1, 0, 0, 1, 2, 1, 1, 0), w0);
   ASSERT_TRUE(y0.has_value()) << y0.error().message;
   EXPECT_EQ(y0->shape, shape_of({1, 2}));
-  EXPECT_EQ(y0->values, (std::vector<float>{7, 10}));
+  EXPECT_EQ(y0->floats(), (std::vector<float>{7, 10}));
 }
 
 // ---- conv, oracle
@@ -395,13 +395,14 @@ void expect_matches_oracles(ir::OpKind kind, const std::vector<ConvCase>& cases,
     const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
     auto y = run(kind, x, c.p, w, c.bias ? &b : nullptr);
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    const float* bias = c.bias ? b.values.data() : nullptr;
-    const std::vector<double> want = is_transposed ? scatter_conv_transpose(x, c.p, w.values, bias)
-                                                   : naive_conv<double>(x, c.p, w.values, bias);
-    const std::vector<float> order = is_transposed ? gather_conv_transpose(x, c.p, w.values, bias)
-                                                   : naive_conv<float>(x, c.p, w.values, bias);
-    EXPECT_TRUE(near_all(y->values, want, 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, order));
+    const float* bias = c.bias ? b.floats().data() : nullptr;
+    const std::vector<double> want = is_transposed
+                                         ? scatter_conv_transpose(x, c.p, w.floats(), bias)
+                                         : naive_conv<double>(x, c.p, w.floats(), bias);
+    const std::vector<float> order = is_transposed ? gather_conv_transpose(x, c.p, w.floats(), bias)
+                                                   : naive_conv<float>(x, c.p, w.floats(), bias);
+    EXPECT_TRUE(near_all(y->floats(), want, 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->floats(), order));
   }
 }
 
@@ -426,9 +427,9 @@ std::string conv_guard_message(ir::OpKind kind, const ir::Shape& in, const ir::C
   const ir::Node node{.id = 1, .kind = kind, .parents = {0}, .shape = node_shape, .params = p};
   ir::WeightStore store;
   if (w != nullptr)
-    store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(*w, zeros(*w).values);
+    store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(*w, zeros(*w).floats());
   if (bias != nullptr)
-    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(*bias, zeros(*bias).values);
+    store.tensors[{1, "bias"}] = ir::WeightTensor::adopt<float>(*bias, zeros(*bias).floats());
   return testing::guard_message(h, node, {zeros(in)}, store);
 }
 
@@ -501,9 +502,9 @@ TEST(reference_conv_vjp_tests, HandComputedGradients) {
   const Tensor g = tensor({1, 1, 2}, {1, -1});
   const VjpGradients grads = run_vjp(conv_handler(), node, {x}, y, g, store);
   ASSERT_EQ(grads.weights.size(), 2U);
-  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10, 20 - 10, -20}));
-  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 - 2, 2 - 3}));
-  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{0}));
+  EXPECT_EQ(grads.inputs[0].floats(), (std::vector<float>{10, 20 - 10, -20}));
+  EXPECT_EQ(grads.weights[0].floats(), (std::vector<float>{1 - 2, 2 - 3}));
+  EXPECT_EQ(grads.weights[1].floats(), (std::vector<float>{0}));
 }
 
 // ---- conv_transpose, hand-computed
@@ -517,20 +518,20 @@ TEST(reference_conv_transpose_forward_tests, HandComputedStrideTwoOutputPadding)
   auto y = run(ir::OpKind::conv_transpose, x, p, w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 1, 6}));
-  EXPECT_EQ(y->values, (std::vector<float>{1, 10, 102, 20, 200, 0}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, 10, 102, 20, 200, 0}));
   auto biased = run(ir::OpKind::conv_transpose, x, p, w, &b);
   ASSERT_TRUE(biased.has_value()) << biased.error().message;
-  EXPECT_EQ(biased->values, (std::vector<float>{1.5F, 10.5F, 102.5F, 20.5F, 200.5F, 0.5F}));
+  EXPECT_EQ(biased->floats(), (std::vector<float>{1.5F, 10.5F, 102.5F, 20.5F, 200.5F, 0.5F}));
   // Padding 1 on both sides cuts the first and the last of those.
   auto padded =
       run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 3, 2, 1, 1, 1, 1, 1), {1}), w);
   ASSERT_TRUE(padded.has_value()) << padded.error().message;
-  EXPECT_EQ(padded->values, (std::vector<float>{10, 102, 20, 200}));
+  EXPECT_EQ(padded->floats(), (std::vector<float>{10, 102, 20, 200}));
   // Padding 1 before only, no output_padding: the same four.
   auto asymmetric =
       run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 3, 2, 1, 0, 1, 1, 1), {0}), w);
   ASSERT_TRUE(asymmetric.has_value()) << asymmetric.error().message;
-  EXPECT_EQ(asymmetric->values, (std::vector<float>{10, 102, 20, 200}));
+  EXPECT_EQ(asymmetric->floats(), (std::vector<float>{10, 102, 20, 200}));
 }
 
 TEST(reference_conv_transpose_forward_tests, HandComputedTwoDimensionalAndDilation) {
@@ -540,13 +541,13 @@ TEST(reference_conv_transpose_forward_tests, HandComputedTwoDimensionalAndDilati
       run(ir::OpKind::conv_transpose, x, transposed(uniform(2, 2, 1, 0, 0, 1, 1, 1), {0, 0}), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 1, 3, 3}));
-  EXPECT_EQ(y->values, (std::vector<float>{1, 3, 2, 4, 10, 6, 3, 7, 4}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, 3, 2, 4, 10, 6, 3, 7, 4}));
   const Tensor x1 = tensor({1, 1, 2}, {1, 2});
   const Tensor w1 = tensor({1, 1, 2}, {1, 10});
   auto dilated =
       run(ir::OpKind::conv_transpose, x1, transposed(uniform(1, 2, 1, 0, 0, 2, 1, 1), {0}), w1);
   ASSERT_TRUE(dilated.has_value()) << dilated.error().message;
-  EXPECT_EQ(dilated->values, (std::vector<float>{1, 2, 10, 20}));
+  EXPECT_EQ(dilated->floats(), (std::vector<float>{1, 2, 10, 20}));
 }
 
 TEST(reference_conv_transpose_forward_tests, HandComputedGroups) {
@@ -556,7 +557,7 @@ TEST(reference_conv_transpose_forward_tests, HandComputedGroups) {
   auto y =
       run(ir::OpKind::conv_transpose, x, transposed(uniform(1, 1, 1, 0, 0, 1, 2, 4, 2), {0}), w);
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{2, 4, 3, 6, -3, -4, 3, 4}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{2, 4, 3, 6, -3, -4, 3, 4}));
 }
 
 // ---- conv_transpose, oracle
@@ -624,10 +625,10 @@ TEST(reference_conv_transpose_forward_tests, IsTheAdjointOfConv) {
     ASSERT_TRUE(tu.has_value()) << tu.error().message;
     double lhs = 0;
     double rhs = 0;
-    for (std::size_t i = 0; i < u.values.size(); ++i)
-      lhs += double{cx->values[i]} * u.values[i];
-    for (std::size_t i = 0; i < x.values.size(); ++i)
-      rhs += double{x.values[i]} * tu->values[i];
+    for (std::size_t i = 0; i < u.floats().size(); ++i)
+      lhs += double{cx->floats()[i]} * u.floats()[i];
+    for (std::size_t i = 0; i < x.floats().size(); ++i)
+      rhs += double{x.floats()[i]} * tu->floats()[i];
     EXPECT_NEAR(lhs, rhs, 1e-4 * (1 + std::abs(lhs)));
   }
 }
@@ -698,9 +699,9 @@ TEST(reference_conv_transpose_vjp_tests, HandComputedGradients) {
   const Tensor g = tensor({1, 1, 4}, {1, 2, 3, 4});
   const VjpGradients grads = run_vjp(conv_transpose_handler(), node, {x}, y, g, store);
   ASSERT_EQ(grads.weights.size(), 2U);
-  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{10 + 40, 30 + 80}));
-  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 + 6, 2 + 8}));
-  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{10}));
+  EXPECT_EQ(grads.inputs[0].floats(), (std::vector<float>{10 + 40, 30 + 80}));
+  EXPECT_EQ(grads.weights[0].floats(), (std::vector<float>{1 + 6, 2 + 8}));
+  EXPECT_EQ(grads.weights[1].floats(), (std::vector<float>{10}));
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ std::size_t flat_of(const std::vector<std::size_t>& c, const ir::Shape& shape) {
 
 // Exact comparison: these kernels only move values.
 ::testing::AssertionResult exactly(const Tensor& got, const std::vector<double>& want) {
-  return near_all(got.values, want, 0.0, 0.0);
+  return near_all(got.floats(), want, 0.0, 0.0);
 }
 
 std::vector<double> as_double(const std::vector<float>& v) {
@@ -97,12 +97,14 @@ TEST(reference_reshape_forward_tests, InPlaceLeavesTheBufferAsItIs) {
   const ir::Node node = reshape_node(shape_of({4}), shape_of({2, 2}));
   Tensor x = tensor({4}, {1, 2, 3, 4});
   const TensorRef inputs[] = {view(x)};
-  const KernelCall call{
-      .node = node, .inputs = inputs, .weights = {}, .output = {x.values.data(), &node.shape}};
+  const KernelCall call{.node = node,
+                        .inputs = inputs,
+                        .weights = {},
+                        .output = float_view(x.floats().data(), &node.shape)};
   ASSERT_TRUE(h.shape_guard(call).has_value());
   ASSERT_TRUE(h.layout_guard(call).has_value());
   h.forward(call);
-  EXPECT_EQ(x.values, (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(x.floats(), (std::vector<float>{1, 2, 3, 4}));
 }
 
 TEST(reference_reshape_forward_tests, MatchesTheOracleAndReruns) {
@@ -117,7 +119,7 @@ TEST(reference_reshape_forward_tests, MatchesTheOracleAndReruns) {
     const ir::Node node = reshape_node(in, out);
     auto y = run_forward(handler(BackendOp::reshape), node, {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(exactly(*y, as_double(x.values))) << ir::to_string(in);
+    EXPECT_TRUE(exactly(*y, as_double(x.floats()))) << ir::to_string(in);
     EXPECT_TRUE(deterministic(handler(BackendOp::reshape), node, {x}));
   }
 }
@@ -179,7 +181,7 @@ std::vector<double> permute_oracle(const Tensor& x, const std::vector<std::uint3
     std::vector<std::size_t> src(c.size());
     for (std::size_t i = 0; i < c.size(); ++i)
       src[perm[i]] = c[i];
-    y[o] = x.values[flat_of(src, x.shape)];
+    y[o] = x.floats()[flat_of(src, x.shape)];
   }
   return y;
 }
@@ -298,7 +300,7 @@ std::vector<double> broadcast_oracle(const Tensor& x, const ir::Shape& out) {
     std::vector<std::size_t> src(x.shape.rank());
     for (std::size_t i = 0; i < src.size(); ++i)
       src[i] = x.shape.dims[i] == 1 ? 0 : c[lead + i];
-    y[o] = x.values[flat_of(src, x.shape)];
+    y[o] = x.floats()[flat_of(src, x.shape)];
   }
   return y;
 }
@@ -319,7 +321,7 @@ TEST(reference_broadcast_forward_tests, HandComputed) {
   EXPECT_TRUE(exactly(*c, {9, 9, 9, 9}));
   auto d = run_forward(h, broadcast_node(shape_of({1}), shape_of({0})), {tensor({1}, {1})});
   ASSERT_TRUE(d.has_value());
-  EXPECT_TRUE(d->values.empty());
+  EXPECT_TRUE(d->floats().empty());
 }
 
 TEST(reference_broadcast_forward_tests, MatchesTheOracleAndReruns) {
@@ -402,7 +404,7 @@ std::vector<double> concat_oracle(const std::vector<Tensor>& inputs, std::uint32
     std::size_t k = 0;
     while (c[axis] >= inputs[k].shape.dims[axis])
       c[axis] -= inputs[k++].shape.dims[axis];
-    y[o] = inputs[k].values[flat_of(c, inputs[k].shape)];
+    y[o] = inputs[k].floats()[flat_of(c, inputs[k].shape)];
   }
   return y;
 }
@@ -512,7 +514,7 @@ std::vector<double> slice_oracle(const Tensor& x, std::uint32_t axis, std::uint6
   for (std::size_t o = 0; o < y.size(); ++o) {
     std::vector<std::size_t> c = coords_of(o, out);
     c[axis] = start + c[axis] * step;
-    y[o] = x.values[flat_of(c, x.shape)];
+    y[o] = x.floats()[flat_of(c, x.shape)];
   }
   return y;
 }
@@ -625,7 +627,7 @@ std::vector<double> gather_oracle(const Tensor& x, std::uint32_t axis, const ir:
     src.push_back(static_cast<std::size_t>(ints[flat_of(ic, ishape)]));
     for (std::size_t d = axis + ishape.rank(); d < c.size(); ++d)
       src.push_back(c[d]);
-    y[o] = x.values[flat_of(src, x.shape)];
+    y[o] = x.floats()[flat_of(src, x.shape)];
   }
   return y;
 }

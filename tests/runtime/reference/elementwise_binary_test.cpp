@@ -107,7 +107,7 @@ void expect_hand_cases(BackendOp op) {
   const auto y =
       run_forward(handler(op), node_of(c.kind, shape_of({n})), {tensor({n}, a), tensor({n}, b)});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_TRUE(near_all(y->values, want, 0, 0));
+  EXPECT_TRUE(near_all(y->floats(), want, 0, 0));
 }
 
 // The float64 oracle, exactly, on seeded random inputs; a second run bit-identical; the output in
@@ -122,10 +122,10 @@ void expect_oracle(BackendOp op) {
     const auto y = run_forward(handler(op), node, {a, b});
     ASSERT_TRUE(y.has_value()) << y.error().message;
     std::vector<double> want;
-    for (std::size_t i = 0; i < a.values.size(); ++i) {
-      want.push_back(static_cast<float>(c.oracle(a.values[i], b.values[i])));
+    for (std::size_t i = 0; i < a.floats().size(); ++i) {
+      want.push_back(static_cast<float>(c.oracle(a.floats()[i], b.floats()[i])));
     }
-    EXPECT_TRUE(near_all(y->values, want, 0, 0));
+    EXPECT_TRUE(near_all(y->floats(), want, 0, 0));
 
     EXPECT_TRUE(same_on_rerun(handler(op), node, {a, b}, *y));
 
@@ -169,8 +169,8 @@ void expect_vjp(BackendOp op) {
     SCOPED_TRACE(ir::to_string(shapes()[s]));
     const Tensor a = random_tensor(shapes()[s], 400 + static_cast<std::uint32_t>(s), -2.0F, 2.0F);
     Tensor b = random_tensor(shapes()[s], 500 + static_cast<std::uint32_t>(s), -2.0F, 2.0F);
-    for (std::size_t i = 0; i < b.values.size(); ++i) {
-      if (std::abs(a.values[i] - b.values[i]) < 0.02F) b.values[i] = a.values[i] + 0.1F;
+    for (std::size_t i = 0; i < b.floats().size(); ++i) {
+      if (std::abs(a.floats()[i] - b.floats()[i]) < 0.02F) b.floats()[i] = a.floats()[i] + 0.1F;
     }
     EXPECT_TRUE(check_vjp(handler(op), node_of(c.kind, shapes()[s]), {a, b}));
   }
@@ -188,8 +188,8 @@ std::vector<std::vector<float>> input_grads(BackendOp op, const ir::Node& node,
 void expect_vjp_hand(BackendOp op, OpKind kind, const Tensor& a, const Tensor& b,
                      std::vector<float> want_a, std::vector<float> want_b) {
   const ir::Node node = node_of(kind, a.shape);
-  const Tensor g =
-      tensor({static_cast<ir::Dim>(a.values.size())}, std::vector<float>(a.values.size(), 2.0F));
+  const Tensor g = tensor({static_cast<ir::Dim>(a.floats().size())},
+                          std::vector<float>(a.floats().size(), 2.0F));
   EXPECT_EQ(input_grads(op, node, {a, b}, g, 0.0F),
             (std::vector<std::vector<float>>{want_a, want_b}));
   for (float& w : want_a)
@@ -300,14 +300,14 @@ TEST(reference_safe_log_forward_tests, hand_cases) {
       run_forward(handler(BackendOp::safe_log), safe_log_node(shape_of({2, 3})),
                   {tensor({2, 3}, {0.5F, 1.0F, 4.0F, -2.0F, kNaN, kInf}), tensor({}, {1.0F})});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_TRUE(near_all(y->values,
+  EXPECT_TRUE(near_all(y->floats(),
                        std::vector<double>{0.0, 0.0, static_cast<double>(std::log(4.0F)), 0.0,
                                            std::nan(""), std::numeric_limits<double>::infinity()},
                        0, 0));
   const auto tiny = run_forward(handler(BackendOp::safe_log), safe_log_node(shape_of({2})),
                                 {tensor({2}, {0.0F, 1.0F}), tensor({}, {0.0F})});
   ASSERT_TRUE(tiny.has_value());
-  EXPECT_TRUE(near_all(tiny->values,
+  EXPECT_TRUE(near_all(tiny->floats(),
                        std::vector<double>{-std::numeric_limits<double>::infinity(), 0.0}, 0, 0));
 }
 
@@ -320,9 +320,9 @@ TEST(reference_safe_log_forward_tests, float64_oracle) {
     const auto y = run_forward(handler(BackendOp::safe_log), node, {x, eps});
     ASSERT_TRUE(y.has_value()) << y.error().message;
     std::vector<double> want;
-    for (float v : x.values)
+    for (float v : x.floats())
       want.push_back(std::log(std::max<double>(v, 0.25)));
-    EXPECT_TRUE(near_all(y->values, want, 5e-7, 0));
+    EXPECT_TRUE(near_all(y->floats(), want, 5e-7, 0));
 
     EXPECT_TRUE(same_on_rerun(handler(BackendOp::safe_log), node, {x, eps}, *y));
 
@@ -360,7 +360,7 @@ TEST(reference_safe_log_vjp_tests, finite_differences) {
     for (std::size_t s = 0; s < shapes().size(); ++s) {
       SCOPED_TRACE(ir::to_string(shapes()[s]));
       Tensor x = random_tensor(shapes()[s], 700 + static_cast<std::uint32_t>(s), -0.5F, 3.0F);
-      for (float& v : x.values) {
+      for (float& v : x.floats()) {
         if (std::abs(v - eps_value) < 0.02F) v = eps_value + 0.1F;
       }
       EXPECT_TRUE(check_vjp(handler(BackendOp::safe_log), safe_log_node(shapes()[s]),

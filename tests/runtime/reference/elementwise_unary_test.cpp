@@ -418,7 +418,7 @@ void expect_hand_cases(BackendOp op) {
     const auto n = static_cast<ir::Dim>(xs.size());
     const auto y = run_forward(handler(op), node_of(*c, shape_of({n})), {tensor({n}, xs)});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, want, 0, 0));
+    EXPECT_TRUE(near_all(y->floats(), want, 0, 0));
   }
 }
 
@@ -435,11 +435,11 @@ void expect_oracle(BackendOp op) {
       const auto y = run_forward(handler(op), node, {x});
       ASSERT_TRUE(y.has_value()) << y.error().message;
       std::vector<double> want;
-      for (float v : x.values) {
+      for (float v : x.floats()) {
         const double w = c->oracle(v, c->params);
         want.push_back(c->exact ? static_cast<double>(static_cast<float>(w)) : w);
       }
-      EXPECT_TRUE(near_all(y->values, want, c->exact ? 0 : c->rtol, c->exact ? 0 : c->atol));
+      EXPECT_TRUE(near_all(y->floats(), want, c->exact ? 0 : c->rtol, c->exact ? 0 : c->atol));
 
       EXPECT_TRUE(same_on_rerun(handler(op), node, {x}, *y));
 
@@ -475,7 +475,7 @@ void expect_guard_errors(BackendOp op) {
 // Inputs in the case's domain, each moved 0.05 up when it lies within 0.02 of a kink.
 Tensor vjp_input(const UnaryCase& c, const ir::Shape& shape, std::uint32_t seed) {
   Tensor x = random_tensor(shape, seed, c.lo, c.hi);
-  for (float& v : x.values) {
+  for (float& v : x.floats()) {
     for (float k : c.kinks) {
       if (std::abs(v - k) < 0.02F) v = k + 0.05F;
     }
@@ -707,8 +707,8 @@ TEST(reference_gelu_forward_tests, approximations_differ) {
   const auto approx = run_forward(handler(BackendOp::gelu), node(ir::GeluApproximation::tanh), {x});
   ASSERT_TRUE(exact.has_value() && approx.has_value());
   // gelu(1) = 0.841345, its tanh approximation 0.841192.
-  EXPECT_NEAR(exact->values[0], 0.8413447, 1e-6);
-  EXPECT_NEAR(approx->values[0], 0.8411920, 1e-6);
+  EXPECT_NEAR(exact->floats()[0], 0.8413447, 1e-6);
+  EXPECT_NEAR(approx->floats()[0], 0.8411920, 1e-6);
 }
 TEST(reference_gelu_vjp_tests, finite_differences) {
   expect_vjp(BackendOp::gelu);

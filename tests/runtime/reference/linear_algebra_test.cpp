@@ -67,8 +67,8 @@ std::vector<T> naive_matmul(const Tensor& a, const Tensor& b) {
       for (std::size_t j = 0; j < n; ++j) {
         T acc = 0;
         for (std::size_t p = 0; p < k; ++p) {
-          acc = acc + static_cast<T>(a.values[a_index + i * k + p]) *
-                          static_cast<T>(b.values[b_index + p * n + j]);
+          acc = acc + static_cast<T>(a.floats()[a_index + i * k + p]) *
+                          static_cast<T>(b.floats()[b_index + p * n + j]);
         }
         out.push_back(acc);
       }
@@ -82,7 +82,7 @@ TEST(reference_matmul_forward_tests, HandComputedMatrixProduct) {
   const Tensor b = tensor({3, 2}, {7, 8, 9, 10, 11, 12});
   auto y = run_forward(matmul_handler(), matmul_node(shape_of({2, 2})), {a, b});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{58, 64, 139, 154}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{58, 64, 139, 154}));
 }
 
 TEST(reference_matmul_forward_tests, RankOneOperandsArePromotedAndDropped) {
@@ -92,13 +92,13 @@ TEST(reference_matmul_forward_tests, RankOneOperandsArePromotedAndDropped) {
   const Tensor col = tensor({3}, {1, 0, -1});
   auto left = run_forward(matmul_handler(), matmul_node(shape_of({2})), {row, b});
   ASSERT_TRUE(left.has_value()) << left.error().message;
-  EXPECT_EQ(left->values, (std::vector<float>{58, 64}));
+  EXPECT_EQ(left->floats(), (std::vector<float>{58, 64}));
   auto right = run_forward(matmul_handler(), matmul_node(shape_of({2})), {a, col});
   ASSERT_TRUE(right.has_value()) << right.error().message;
-  EXPECT_EQ(right->values, (std::vector<float>{-2, -2}));
+  EXPECT_EQ(right->floats(), (std::vector<float>{-2, -2}));
   auto dot = run_forward(matmul_handler(), matmul_node(shape_of({})), {row, col});
   ASSERT_TRUE(dot.has_value()) << dot.error().message;
-  EXPECT_EQ(dot->values, (std::vector<float>{-2}));
+  EXPECT_EQ(dot->floats(), (std::vector<float>{-2}));
 }
 
 TEST(reference_matmul_forward_tests, HandComputedBatchBroadcast) {
@@ -107,7 +107,7 @@ TEST(reference_matmul_forward_tests, HandComputedBatchBroadcast) {
   const Tensor b = tensor({3, 2, 1}, {1, 2, 3, 4, 5, 6});
   auto y = run_forward(matmul_handler(), matmul_node(shape_of({2, 3, 2, 1})), {a, b});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{1, 2, 3, 4, 5, 6, 2, 6, 6, 12, 10, 18}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, 2, 3, 4, 5, 6, 2, 6, 6, 12, 10, 18}));
 }
 
 struct MatmulCase {
@@ -137,8 +137,8 @@ TEST(reference_matmul_forward_tests, MatchesFloat64OracleAndFixedOrder) {
     const Tensor b = random_tensor(c.b, seed++);
     auto y = run_forward(matmul_handler(), matmul_node(c.out), {a, b});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, naive_matmul<double>(a, b), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, naive_matmul<float>(a, b)));
+    EXPECT_TRUE(near_all(y->floats(), naive_matmul<double>(a, b), 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->floats(), naive_matmul<float>(a, b)));
   }
 }
 
@@ -192,8 +192,8 @@ TEST(reference_matmul_vjp_tests, BroadcastGradientSumsOverBatches) {
   const Tensor y = tensor({2, 1, 1}, {11, 17});
   const Tensor g = tensor({2, 1, 1}, {1, 10});
   const VjpGradients grads = run_vjp(matmul_handler(), node, {a, b}, y, g);
-  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{3 + 50, 4 + 60}));
-  EXPECT_EQ(grads.inputs[1].values, (std::vector<float>{1, 2, 10, 20}));
+  EXPECT_EQ(grads.inputs[0].floats(), (std::vector<float>{3 + 50, 4 + 60}));
+  EXPECT_EQ(grads.inputs[1].floats(), (std::vector<float>{1, 2, 10, 20}));
 }
 
 // linear per output element, with accumulator type T: the dot product over i ascending from 0,
@@ -202,13 +202,13 @@ template <class T>
 std::vector<T> naive_linear(const Tensor& x, const std::vector<float>& w, const float* bias,
                             std::size_t out) {
   const std::size_t in = x.shape.dims.back();
-  const std::size_t rows = x.values.size() / in;
+  const std::size_t rows = x.floats().size() / in;
   std::vector<T> y;
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t o = 0; o < out; ++o) {
       T acc = 0;
       for (std::size_t i = 0; i < in; ++i) {
-        acc = acc + static_cast<T>(x.values[r * in + i]) * static_cast<T>(w[o * in + i]);
+        acc = acc + static_cast<T>(x.floats()[r * in + i]) * static_cast<T>(w[o * in + i]);
       }
       if (bias != nullptr) acc = acc + static_cast<T>(bias[o]);
       y.push_back(acc);
@@ -219,9 +219,9 @@ std::vector<T> naive_linear(const Tensor& x, const std::vector<float>& w, const 
 
 ir::WeightStore linear_store(ir::NodeId id, const Tensor& w, const Tensor* bias) {
   ir::WeightStore store;
-  store.tensors[{id, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.values);
+  store.tensors[{id, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, w.floats());
   if (bias != nullptr) {
-    store.tensors[{id, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->values);
+    store.tensors[{id, "bias"}] = ir::WeightTensor::adopt<float>(bias->shape, bias->floats());
   }
   return store;
 }
@@ -233,10 +233,10 @@ TEST(reference_linear_forward_tests, HandComputedWithAndWithoutBias) {
   const ir::Node node = linear_node(shape_of({2, 2}));
   auto biased = run_forward(linear_handler(), node, {x}, linear_store(node.id, w, &b));
   ASSERT_TRUE(biased.has_value()) << biased.error().message;
-  EXPECT_EQ(biased->values, (std::vector<float>{8, 2, 8, 6.5F}));
+  EXPECT_EQ(biased->floats(), (std::vector<float>{8, 2, 8, 6.5F}));
   auto plain = run_forward(linear_handler(), node, {x}, linear_store(node.id, w, nullptr));
   ASSERT_TRUE(plain.has_value()) << plain.error().message;
-  EXPECT_EQ(plain->values, (std::vector<float>{-2, 3, -2, 7.5F}));
+  EXPECT_EQ(plain->floats(), (std::vector<float>{-2, 3, -2, 7.5F}));
 }
 
 TEST(reference_linear_forward_tests, HandComputedRankOneInput) {
@@ -246,7 +246,7 @@ TEST(reference_linear_forward_tests, HandComputedRankOneInput) {
   const ir::Node node = linear_node(shape_of({2}));
   auto y = run_forward(linear_handler(), node, {x}, linear_store(node.id, w, &b));
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{8, 2}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{8, 2}));
 }
 
 struct LinearCase {
@@ -280,9 +280,10 @@ TEST(reference_linear_forward_tests, MatchesFloat64OracleAndFixedOrder) {
     auto y =
         run_forward(linear_handler(), node, {x}, linear_store(node.id, w, c.bias ? &b : nullptr));
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    const float* bias = c.bias ? b.values.data() : nullptr;
-    EXPECT_TRUE(near_all(y->values, naive_linear<double>(x, w.values, bias, c.out), 1e-5, 1e-6));
-    EXPECT_TRUE(same_bits(y->values, naive_linear<float>(x, w.values, bias, c.out)));
+    const float* bias = c.bias ? b.floats().data() : nullptr;
+    EXPECT_TRUE(
+        near_all(y->floats(), naive_linear<double>(x, w.floats(), bias, c.out), 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->floats(), naive_linear<float>(x, w.floats(), bias, c.out)));
   }
 }
 
@@ -342,9 +343,9 @@ TEST(reference_linear_vjp_tests, HandComputedGradients) {
   const Tensor g = tensor({2, 1}, {1, -2});
   const VjpGradients grads = run_vjp(linear_handler(), node, {x}, y, g, store);
   ASSERT_EQ(grads.weights.size(), 2U);
-  EXPECT_EQ(grads.inputs[0].values, (std::vector<float>{5, 6, -10, -12}));
-  EXPECT_EQ(grads.weights[0].values, (std::vector<float>{1 - 6, 2 - 8}));
-  EXPECT_EQ(grads.weights[1].values, (std::vector<float>{-1}));
+  EXPECT_EQ(grads.inputs[0].floats(), (std::vector<float>{5, 6, -10, -12}));
+  EXPECT_EQ(grads.weights[0].floats(), (std::vector<float>{1 - 6, 2 - 8}));
+  EXPECT_EQ(grads.weights[1].floats(), (std::vector<float>{-1}));
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ const HandlerDefinition& layer_norm() {
 
 void put(ir::WeightStore& store, std::string name, const Tensor& t) {
   store.tensors[{.node_id = 1, .name = std::move(name)}] =
-      ir::WeightTensor::adopt<float>(t.shape, t.values);
+      ir::WeightTensor::adopt<float>(t.shape, t.floats());
 }
 
 // ---- batch_norm ----
@@ -67,10 +67,10 @@ std::vector<double> oracle_batch_norm(const Tensor& x, std::uint32_t axis,
   const double eps = store.attributes.at({.node_id = 1, .name = "epsilon"});
   std::size_t inner = 1;
   for (std::size_t i = axis + 1; i < x.shape.rank(); ++i) inner *= x.shape.dims[i];
-  std::vector<double> y(x.values.size());
+  std::vector<double> y(x.floats().size());
   for (std::size_t i = 0; i < y.size(); ++i) {
     const std::size_t c = (i / inner) % x.shape.dims[axis];
-    y[i] = (x.values[i] - mean[c]) / std::sqrt(var[c] + eps) * scale[c] + bias[c];
+    y[i] = (x.floats()[i] - mean[c]) / std::sqrt(var[c] + eps) * scale[c] + bias[c];
   }
   return y;
 }
@@ -85,7 +85,7 @@ TEST(reference_batch_norm_forward_tests, HandComputed) {
   store.attributes[{.node_id = 1, .name = "epsilon"}] = 1.0;
   auto y = run_forward(batch_norm(), batch_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{1, -1, 3, 0}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, -1, 3, 0}));
 }
 
 TEST(reference_batch_norm_forward_tests, MatchesFloat64Oracle) {
@@ -100,7 +100,7 @@ TEST(reference_batch_norm_forward_tests, MatchesFloat64Oracle) {
     seed += 1;
     auto y = run_forward(batch_norm(), batch_norm_node(shape, axis), {x}, store);
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_batch_norm(x, axis, store), 1e-5, 1e-6))
+    EXPECT_TRUE(near_all(y->floats(), oracle_batch_norm(x, axis, store), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
   }
 }
@@ -206,19 +206,20 @@ std::vector<double> oracle_layer_norm(const Tensor& x, const LayerNormCase& c,
   std::size_t n = 1;
   for (std::size_t i = c.axis; i < x.shape.rank(); ++i) n *= x.shape.dims[i];
   const double eps = c.eps.value_or(1e-5);
-  std::vector<double> y(x.values.size());
+  std::vector<double> y(x.floats().size());
   for (std::size_t o = 0; o * n < y.size(); ++o) {
     double mean = 0;
-    for (std::size_t j = 0; j < n; ++j) mean += x.values[o * n + j];
+    for (std::size_t j = 0; j < n; ++j)
+      mean += x.floats()[o * n + j];
     mean /= static_cast<double>(n);
     double var = 0;
     for (std::size_t j = 0; j < n; ++j) {
-      const double d = x.values[o * n + j] - mean;
+      const double d = x.floats()[o * n + j] - mean;
       var += d * d;
     }
     var /= static_cast<double>(n);
     for (std::size_t j = 0; j < n; ++j) {
-      double v = (x.values[o * n + j] - mean) / std::sqrt(var + eps);
+      double v = (x.floats()[o * n + j] - mean) / std::sqrt(var + eps);
       if (c.gamma) v *= store.tensors.at({.node_id = 1, .name = "gamma"}).floats()[j];
       if (c.beta) v += store.tensors.at({.node_id = 1, .name = "beta"}).floats()[j];
       y[o * n + j] = v;
@@ -245,12 +246,12 @@ TEST(reference_layer_norm_forward_tests, HandComputed) {
   store.attributes[{.node_id = 1, .name = "epsilon"}] = 0.0;
   auto plain = run_forward(layer_norm(), layer_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(plain.has_value()) << plain.error().message;
-  EXPECT_EQ(plain->values, (std::vector<float>{-1, 1, 1, -1}));
+  EXPECT_EQ(plain->floats(), (std::vector<float>{-1, 1, 1, -1}));
   put(store, "gamma", tensor({2}, {2, 3}));
   put(store, "beta", tensor({2}, {1, 1}));
   auto affine = run_forward(layer_norm(), layer_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(affine.has_value()) << affine.error().message;
-  EXPECT_EQ(affine->values, (std::vector<float>{-1, 4, 3, -2}));
+  EXPECT_EQ(affine->floats(), (std::vector<float>{-1, 4, 3, -2}));
 }
 
 TEST(reference_layer_norm_forward_tests, DefaultEpsilonIsOneEMinusFive) {
@@ -260,13 +261,13 @@ TEST(reference_layer_norm_forward_tests, DefaultEpsilonIsOneEMinusFive) {
   put(store, "beta", tensor({3}, {1, 2, 3}));
   auto y = run_forward(layer_norm(), layer_norm_node(x.shape, 1), {x}, store);
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, 2, 3}));
   // With x = {0, 2}: var 1, so y = +-1 / sqrt(1 + 1e-5) in float32.
   const Tensor x2 = tensor({2}, {0, 2});
   auto y2 = run_forward(layer_norm(), layer_norm_node(x2.shape, 0), {x2});
   ASSERT_TRUE(y2.has_value()) << y2.error().message;
   const float d = std::sqrt(1.0F + static_cast<float>(1e-5));
-  EXPECT_EQ(y2->values, (std::vector<float>{-1.0F / d, 1.0F / d}));
+  EXPECT_EQ(y2->floats(), (std::vector<float>{-1.0F / d, 1.0F / d}));
 }
 
 TEST(reference_layer_norm_forward_tests, MatchesFloat64Oracle) {
@@ -277,7 +278,7 @@ TEST(reference_layer_norm_forward_tests, MatchesFloat64Oracle) {
     ++seed;
     auto y = run_forward(layer_norm(), layer_norm_node(c.shape, c.axis), {x}, store);
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_layer_norm(x, c, store), 1e-5, 1e-6))
+    EXPECT_TRUE(near_all(y->floats(), oracle_layer_norm(x, c, store), 1e-5, 1e-6))
         << ir::to_string(c.shape) << " axis " << c.axis;
   }
 }

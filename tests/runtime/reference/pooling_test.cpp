@@ -90,7 +90,7 @@ std::vector<double> oracle_pool(bool is_max, const Tensor& x, const Pool& p) {
             offset = offset * x.shape.dims[first + i] + static_cast<std::size_t>(coord[i]);
           }
         }
-        const double v = inside ? x.values[o * in_block + offset]
+        const double v = inside ? x.floats()[o * in_block + offset]
                                 : (is_max ? -std::numeric_limits<double>::infinity() : 0.0);
         if (is_max) {
           if (std::isnan(v) || std::isnan(acc)) {
@@ -112,12 +112,12 @@ std::vector<double> oracle_pool(bool is_max, const Tensor& x, const Pool& p) {
 // near the finite-difference steps.
 Tensor distinct_tensor(const ir::Shape& shape, std::uint32_t seed) {
   Tensor t = zeros(shape);
-  std::vector<std::size_t> order(t.values.size());
+  std::vector<std::size_t> order(t.floats().size());
   std::iota(order.begin(), order.end(), 0);
   std::mt19937 gen(seed);
   std::shuffle(order.begin(), order.end(), gen);
   for (std::size_t i = 0; i < order.size(); ++i) {
-    t.values[i] = static_cast<float>(order[i]) * 0.05F - 1.0F;
+    t.floats()[i] = static_cast<float>(order[i]) * 0.05F - 1.0F;
   }
   return t;
 }
@@ -141,7 +141,7 @@ TEST(reference_max_pool_forward_tests, HandComputed1dStridedAndPadded) {
   auto y = run_forward(max_pool(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->shape, shape_of({1, 3}));
-  EXPECT_EQ(y->values, (std::vector<float>{1, 3, 5}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{1, 3, 5}));
 }
 
 TEST(reference_max_pool_forward_tests, HandComputed2d) {
@@ -149,17 +149,17 @@ TEST(reference_max_pool_forward_tests, HandComputed2d) {
   const ir::Node node = pool_node(ir::OpKind::max_pool, x.shape, {{2, 2}, {1, 1}, {0, 0}});
   auto y = run_forward(max_pool(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{5, 6, 8, 9}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{5, 6, 8, 9}));
 }
 
 TEST(reference_max_pool_forward_tests, PaddingAtOrPastTheKernelGivesMinusInfinity) {
   const Tensor x = tensor({3}, {1, 2, 3});
   auto a = run_forward(max_pool(), pool_node(ir::OpKind::max_pool, x.shape, {{1}, {1}, {1}}), {x});
   ASSERT_TRUE(a.has_value()) << a.error().message;
-  EXPECT_EQ(a->values, (std::vector<float>{-kInf, 1, 2, 3, -kInf}));
+  EXPECT_EQ(a->floats(), (std::vector<float>{-kInf, 1, 2, 3, -kInf}));
   auto b = run_forward(max_pool(), pool_node(ir::OpKind::max_pool, x.shape, {{2}, {1}, {2}}), {x});
   ASSERT_TRUE(b.has_value()) << b.error().message;
-  EXPECT_EQ(b->values, (std::vector<float>{-kInf, 1, 2, 3, 3, -kInf}));
+  EXPECT_EQ(b->floats(), (std::vector<float>{-kInf, 1, 2, 3, 3, -kInf}));
 }
 
 TEST(reference_max_pool_forward_tests, NanPropagates) {
@@ -168,9 +168,9 @@ TEST(reference_max_pool_forward_tests, NanPropagates) {
   const ir::Node node = pool_node(ir::OpKind::max_pool, x.shape, {{2}, {2}, {0}});
   auto y = run_forward(max_pool(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_TRUE(std::isnan(y->values[0]));
-  EXPECT_TRUE(std::isnan(y->values[1]));
-  EXPECT_EQ(y->values[2], 2.0F);
+  EXPECT_TRUE(std::isnan(y->floats()[0]));
+  EXPECT_TRUE(std::isnan(y->floats()[1]));
+  EXPECT_EQ(y->floats()[2], 2.0F);
 }
 
 TEST(reference_max_pool_forward_tests, MatchesFloat64Oracle) {
@@ -179,7 +179,7 @@ TEST(reference_max_pool_forward_tests, MatchesFloat64Oracle) {
     const Tensor x = random_tensor(shape, seed++);
     auto y = run_forward(max_pool(), pool_node(ir::OpKind::max_pool, shape, p), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_pool(true, x, p), 0, 0)) << ir::to_string(shape);
+    EXPECT_TRUE(near_all(y->floats(), oracle_pool(true, x, p), 0, 0)) << ir::to_string(shape);
   }
 }
 
@@ -254,7 +254,7 @@ TEST(reference_avg_pool_forward_tests, HandComputed1dStridedAndPadded) {
   const ir::Node node = pool_node(ir::OpKind::avg_pool, x.shape, {{2}, {2}, {1}});
   auto y = run_forward(avg_pool(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{0.5F, 2.5F, 4.5F}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{0.5F, 2.5F, 4.5F}));
 }
 
 TEST(reference_avg_pool_forward_tests, HandComputed2d) {
@@ -262,17 +262,17 @@ TEST(reference_avg_pool_forward_tests, HandComputed2d) {
   const ir::Node node = pool_node(ir::OpKind::avg_pool, x.shape, {{2, 2}, {1, 1}, {0, 0}});
   auto y = run_forward(avg_pool(), node, {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values, (std::vector<float>{3, 4, 6, 7}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{3, 4, 6, 7}));
 }
 
 TEST(reference_avg_pool_forward_tests, PaddingCountsInTheDivisor) {
   const Tensor x = tensor({3}, {1, 2, 3});
   auto a = run_forward(avg_pool(), pool_node(ir::OpKind::avg_pool, x.shape, {{1}, {1}, {1}}), {x});
   ASSERT_TRUE(a.has_value()) << a.error().message;
-  EXPECT_EQ(a->values, (std::vector<float>{0, 1, 2, 3, 0}));
+  EXPECT_EQ(a->floats(), (std::vector<float>{0, 1, 2, 3, 0}));
   auto b = run_forward(avg_pool(), pool_node(ir::OpKind::avg_pool, x.shape, {{2}, {1}, {2}}), {x});
   ASSERT_TRUE(b.has_value()) << b.error().message;
-  EXPECT_EQ(b->values, (std::vector<float>{0, 0.5F, 1.5F, 2.5F, 1.5F, 0}));
+  EXPECT_EQ(b->floats(), (std::vector<float>{0, 0.5F, 1.5F, 2.5F, 1.5F, 0}));
 }
 
 TEST(reference_avg_pool_forward_tests, MatchesFloat64Oracle) {
@@ -281,7 +281,8 @@ TEST(reference_avg_pool_forward_tests, MatchesFloat64Oracle) {
     const Tensor x = random_tensor(shape, seed++);
     auto y = run_forward(avg_pool(), pool_node(ir::OpKind::avg_pool, shape, p), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_pool(false, x, p), 1e-5, 1e-6)) << ir::to_string(shape);
+    EXPECT_TRUE(near_all(y->floats(), oracle_pool(false, x, p), 1e-5, 1e-6))
+        << ir::to_string(shape);
   }
 }
 

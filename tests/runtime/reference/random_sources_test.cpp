@@ -47,14 +47,14 @@ float expected_draw(std::uint64_t seed, std::uint64_t i) {
 std::vector<float> uniform(std::uint64_t seed, ir::Shape shape) {
   auto y = run_forward(handler(BackendOp::rand_uniform), uniform_node(seed, std::move(shape)), {});
   EXPECT_TRUE(y.has_value()) << y.error().message;
-  return y ? y->values : std::vector<float>{};
+  return y ? y->floats() : std::vector<float>{};
 }
 
 std::vector<float> mask(std::uint64_t seed, ir::Shape shape, float p) {
   auto y = run_forward(handler(BackendOp::bernoulli_mask), mask_node(seed, std::move(shape)),
                        {tensor({}, {p})});
   EXPECT_TRUE(y.has_value()) << y.error().message;
-  return y ? y->values : std::vector<float>{};
+  return y ? y->floats() : std::vector<float>{};
 }
 
 double mean_of(const std::vector<float>& v) {
@@ -172,7 +172,10 @@ TEST(reference_rand_uniform_vjp_tests, forward_only_and_index_only) {
 
   const ir::Node node = uniform_node(77, shape_of({6}));
   std::vector<float> buffer(6, std::numeric_limits<float>::quiet_NaN());
-  h.forward({.node = node, .inputs = {}, .weights = {}, .output = {buffer.data(), &node.shape}});
+  h.forward({.node = node,
+             .inputs = {},
+             .weights = {},
+             .output = float_view(buffer.data(), &node.shape)});
   EXPECT_TRUE(same_bits(buffer, flat));
 }
 
@@ -189,7 +192,10 @@ TEST(reference_bernoulli_mask_vjp_tests, forward_only_and_index_only) {
   const Tensor p = tensor({}, {0.5F});
   const TensorRef in[] = {view(p)};
   std::vector<float> buffer(6, 7.0F);
-  h.forward({.node = node, .inputs = in, .weights = {}, .output = {buffer.data(), &node.shape}});
+  h.forward({.node = node,
+             .inputs = in,
+             .weights = {},
+             .output = float_view(buffer.data(), &node.shape)});
   EXPECT_TRUE(same_bits(buffer, flat));
 }
 

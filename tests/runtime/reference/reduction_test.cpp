@@ -59,8 +59,8 @@ AxisOracle oracle_along(const Tensor& x, std::uint32_t axis, bool mean) {
       float f = 0.0F;
       double d = 0.0;
       for (std::size_t k = 0; k < n; ++k) {
-        f += x.values[(o * n + k) * inner + j];
-        d += x.values[(o * n + k) * inner + j];
+        f += x.floats()[(o * n + k) * inner + j];
+        d += x.floats()[(o * n + k) * inner + j];
       }
       out.f32.push_back(mean ? f / static_cast<float>(n) : f);
       out.f64.push_back(mean ? d / static_cast<double>(n) : d);
@@ -86,8 +86,8 @@ void expect_axis_oracle(BackendOp op, OpKind kind, bool mean) {
       const auto y = run_forward(handler(op), node, {x});
       ASSERT_TRUE(y.has_value()) << y.error().message;
       const AxisOracle want = oracle_along(x, axis, mean);
-      EXPECT_TRUE(same_bits(y->values, want.f32));
-      EXPECT_TRUE(near_all(y->values, want.f64, 1e-5, 1e-6));
+      EXPECT_TRUE(same_bits(y->floats(), want.f32));
+      EXPECT_TRUE(near_all(y->floats(), want.f64, 1e-5, 1e-6));
       EXPECT_TRUE(same_on_rerun(handler(op), node, {x}, *y));
     }
   }
@@ -107,16 +107,16 @@ const Tensor& two_by_three() {
 TEST(reference_reduce_sum_forward_tests, hand_cases) {
   const HandlerDefinition& h = handler(BackendOp::reduce_sum);
   const Tensor& x = two_by_three();
-  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->floats(),
             (std::vector<float>{5.0F, 7.0F, 9.0F}));
-  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 1), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 1), {x})->floats(),
             (std::vector<float>{6.0F, 15.0F}));
-  EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{21.0F}));
-  EXPECT_EQ(run_forward(h, sum_node(), {tensor({}, {2.5F})})->values, (std::vector<float>{2.5F}));
+  EXPECT_EQ(run_forward(h, sum_node(), {x})->floats(), (std::vector<float>{21.0F}));
+  EXPECT_EQ(run_forward(h, sum_node(), {tensor({}, {2.5F})})->floats(), (std::vector<float>{2.5F}));
   // An empty axis sums to 0.
   EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, shape_of({2, 0}), 1),
                         {tensor({2, 0}, {})})
-                ->values,
+                ->floats(),
             (std::vector<float>{0.0F, 0.0F}));
 }
 
@@ -124,12 +124,12 @@ TEST(reference_reduce_sum_forward_tests, hand_cases) {
 TEST(reference_reduce_sum_forward_tests, left_to_right_order) {
   const HandlerDefinition& h = handler(BackendOp::reduce_sum);
   const Tensor x = tensor({4}, {1e8F, 1.0F, -1e8F, 1.0F});
-  EXPECT_EQ(run_forward(h, sum_node(), {x})->values, (std::vector<float>{1.0F}));
-  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, sum_node(), {x})->floats(), (std::vector<float>{1.0F}));
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x})->floats(),
             (std::vector<float>{1.0F}));
   const Tensor columns = tensor({4, 2}, {1e8F, 1.0F, 1.0F, 1e8F, -1e8F, 1.0F, 1.0F, -1e8F});
   EXPECT_EQ(
-      run_forward(h, reduced_axis_node(OpKind::reduce_sum, columns.shape, 0), {columns})->values,
+      run_forward(h, reduced_axis_node(OpKind::reduce_sum, columns.shape, 0), {columns})->floats(),
       (std::vector<float>{1.0F, 0.0F}));
 }
 
@@ -142,12 +142,12 @@ TEST(reference_reduce_sum_forward_tests, float64_oracle) {
     ASSERT_TRUE(y.has_value());
     float f = 0.0F;
     double d = 0.0;
-    for (float v : x.values) {
+    for (float v : x.floats()) {
       f += v;
       d += v;
     }
-    EXPECT_TRUE(same_bits(y->values, std::vector<float>{f}));
-    EXPECT_TRUE(near_all(y->values, std::vector<double>{d}, 1e-5, 1e-6));
+    EXPECT_TRUE(same_bits(y->floats(), std::vector<float>{f}));
+    EXPECT_TRUE(near_all(y->floats(), std::vector<double>{d}, 1e-5, 1e-6));
   }
 }
 
@@ -199,20 +199,20 @@ TEST(reference_reduce_sum_vjp_tests, hand_cases) {
 TEST(reference_reduce_mean_forward_tests, hand_cases) {
   const HandlerDefinition& h = handler(BackendOp::reduce_mean);
   const Tensor& x = two_by_three();
-  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 0), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 0), {x})->floats(),
             (std::vector<float>{2.5F, 3.5F, 4.5F}));
-  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 1), {x})->values,
+  EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, x.shape, 1), {x})->floats(),
             (std::vector<float>{2.0F, 5.0F}));
   // The sum first, then one division: (1 + 1 + 2) / 3 rounded once.
   EXPECT_EQ(run_forward(h, reduced_axis_node(OpKind::reduce_mean, shape_of({3}), 0),
                         {tensor({3}, {1.0F, 1.0F, 2.0F})})
-                ->values,
+                ->floats(),
             (std::vector<float>{4.0F / 3.0F}));
   // An empty axis: 0 / 0.
   const auto empty = run_forward(h, reduced_axis_node(OpKind::reduce_mean, shape_of({2, 0}), 1),
                                  {tensor({2, 0}, {})});
   ASSERT_TRUE(empty.has_value());
-  EXPECT_TRUE(std::isnan(empty->values[0]) && std::isnan(empty->values[1]));
+  EXPECT_TRUE(std::isnan(empty->floats()[0]) && std::isnan(empty->floats()[1]));
 }
 
 TEST(reference_reduce_mean_forward_tests, float64_oracle) {
@@ -260,14 +260,14 @@ TEST(reference_mse_loss_forward_tests, hand_cases) {
   // (0 + 4 + 4) / 3.
   EXPECT_EQ(
       run_forward(h, mse_node(), {tensor({3}, {1.0F, 2.0F, 3.0F}), tensor({3}, {1.0F, 0.0F, 5.0F})})
-          ->values,
+          ->floats(),
       (std::vector<float>{8.0F / 3.0F}));
-  EXPECT_EQ(run_forward(h, mse_node(), {tensor({}, {3.0F}), tensor({}, {-1.0F})})->values,
+  EXPECT_EQ(run_forward(h, mse_node(), {tensor({}, {3.0F}), tensor({}, {-1.0F})})->floats(),
             (std::vector<float>{16.0F}));
   // The squares 1e16, 1, 1: left to right in float32 the ones vanish.
-  EXPECT_EQ(
-      run_forward(h, mse_node(), {tensor({3}, {1e8F, 1.0F, 1.0F}), tensor({3}, {0, 0, 0})})->values,
-      (std::vector<float>{1e16F / 3.0F}));
+  EXPECT_EQ(run_forward(h, mse_node(), {tensor({3}, {1e8F, 1.0F, 1.0F}), tensor({3}, {0, 0, 0})})
+                ->floats(),
+            (std::vector<float>{1e16F / 3.0F}));
 }
 
 TEST(reference_mse_loss_forward_tests, float64_oracle) {
@@ -279,15 +279,15 @@ TEST(reference_mse_loss_forward_tests, float64_oracle) {
     ASSERT_TRUE(y.has_value()) << y.error().message;
     float f = 0.0F;
     double d = 0.0;
-    for (std::size_t i = 0; i < a.values.size(); ++i) {
-      const float df = a.values[i] - b.values[i];
+    for (std::size_t i = 0; i < a.floats().size(); ++i) {
+      const float df = a.floats()[i] - b.floats()[i];
       f += df * df;
-      const double dd = static_cast<double>(a.values[i]) - b.values[i];
+      const double dd = static_cast<double>(a.floats()[i]) - b.floats()[i];
       d += dd * dd;
     }
-    const auto n = static_cast<float>(a.values.size());
-    EXPECT_TRUE(same_bits(y->values, std::vector<float>{f / n}));
-    EXPECT_TRUE(near_all(y->values, std::vector<double>{d / n}, 1e-5, 1e-6));
+    const auto n = static_cast<float>(a.floats().size());
+    EXPECT_TRUE(same_bits(y->floats(), std::vector<float>{f / n}));
+    EXPECT_TRUE(near_all(y->floats(), std::vector<double>{d / n}, 1e-5, 1e-6));
     EXPECT_TRUE(same_on_rerun(handler(BackendOp::mse_loss), mse_node(), {a, b}, *y));
   }
 }

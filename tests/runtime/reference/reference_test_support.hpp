@@ -81,8 +81,8 @@ inline ir::Shape shape_of(std::initializer_list<ir::Dim> dims) {
 }
 
 inline Tensor tensor(std::initializer_list<ir::Dim> dims, std::vector<float> values) {
-  Tensor t{.dtype = DType::float32, .shape = shape_of(dims), .values = std::move(values)};
-  EXPECT_EQ(t.values.size(), element_count_of(t.shape)) << "test tensor size";
+  Tensor t = Tensor::of(shape_of(dims), std::move(values));
+  EXPECT_EQ(t.floats().size(), element_count_of(t.shape)) << "test tensor size";
   return t;
 }
 
@@ -92,7 +92,8 @@ inline Tensor random_tensor(const ir::Shape& shape, std::uint32_t seed, float lo
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t = zeros(shape);
-  for (float& v : t.values) v = dist(gen);
+  for (float& v : t.floats())
+    v = dist(gen);
   return t;
 }
 
@@ -140,7 +141,7 @@ inline bool same_bits(std::span<const float> a, std::span<const float> b) {
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 inline bool same_bits(const Tensor& a, const Tensor& b) {
-  return a.shape == b.shape && same_bits(a.values, b.values);
+  return a.shape == b.shape && same_bits(a.floats(), b.floats());
 }
 
 // The message of the guard that refuses `inputs`, or "accepted" when the guards pass and the
@@ -213,7 +214,7 @@ inline VjpGradients run_vjp(const HandlerDefinition& h, const ir::Node& node,
     refs.push_back(view(t));
   for (const Tensor& t : inputs) {
     grads.inputs.push_back(zeros(t.shape));
-    std::fill(grads.inputs.back().values.begin(), grads.inputs.back().values.end(), start);
+    std::fill(grads.inputs.back().floats().begin(), grads.inputs.back().floats().end(), start);
   }
   std::vector<MutableTensorRef> input_grad_refs;
   for (Tensor& t : grads.inputs)
@@ -249,7 +250,7 @@ inline std::vector<std::vector<float>> input_grads(const HandlerDefinition& h, c
   if (!y) return {};
   std::vector<std::vector<float>> out;
   for (Tensor& t : run_vjp(h, node, inputs, *y, g, store, start).inputs)
-    out.push_back(std::move(t.values));
+    out.push_back(std::move(t.floats()));
   return out;
 }
 inline std::vector<float> input_grad(const HandlerDefinition& h, const ir::Node& node,
@@ -301,8 +302,8 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
   const auto loss = [&](const std::vector<Tensor>& xs, const ir::WeightStore& s) {
     auto out = run_forward(h, node, xs, s);
     double acc = 0;
-    for (std::size_t i = 0; i < out->values.size(); ++i) {
-      acc += static_cast<double>(out->values[i]) * g.values[i];
+    for (std::size_t i = 0; i < out->floats().size(); ++i) {
+      acc += static_cast<double>(out->floats()[i]) * g.floats()[i];
     }
     return acc;
   };
@@ -334,17 +335,17 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
     return ::testing::AssertionSuccess();
   };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    auto r = probe(inputs[k].values, grads.inputs[k].values, "input " + std::to_string(k),
+    auto r = probe(inputs[k].floats(), grads.inputs[k].floats(), "input " + std::to_string(k),
                    [&] { return loss(inputs, store); });
     if (!r) return r;
   }
   const BoundWeights bound = bind_weights(node, store);
   for (std::size_t k = 0; k < bound.refs.size(); ++k) {
-    if (grads.weights[k].values.empty()) continue;
+    if (grads.weights[k].floats().empty()) continue;
     const ir::WeightKey key{node.id, std::string(bound.refs[k].name)};
     const ir::Shape shape = store.tensors.at(key).shape();
     std::vector<float> values = store.tensors.at(key).to_vector<float>();
-    auto r = probe(values, grads.weights[k].values, "weight " + key.name, [&] {
+    auto r = probe(values, grads.weights[k].floats(), "weight " + key.name, [&] {
       store.tensors[key] = ir::WeightTensor::of_floats(shape, values);
       return loss(inputs, store);
     });

@@ -38,15 +38,17 @@ std::vector<double> oracle_softmax(const Tensor& x, std::size_t axis, bool log) 
   std::size_t inner = 1;
   for (std::size_t i = axis + 1; i < x.shape.rank(); ++i) inner *= x.shape.dims[i];
   const std::size_t len = x.shape.dims[axis];
-  std::vector<double> y(x.values.size());
+  std::vector<double> y(x.floats().size());
   for (std::size_t e = 0; e < y.size(); ++e) {
     const std::size_t k0 = (e / inner) % len;
     const std::size_t first = e - k0 * inner;
     double m = -std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k < len; ++k) m = std::max(m, double(x.values[first + k * inner]));
+    for (std::size_t k = 0; k < len; ++k)
+      m = std::max(m, double(x.floats()[first + k * inner]));
     double s = 0;
-    for (std::size_t k = 0; k < len; ++k) s += std::exp(x.values[first + k * inner] - m);
-    y[e] = log ? (x.values[e] - m) - std::log(s) : std::exp(x.values[e] - m) / s;
+    for (std::size_t k = 0; k < len; ++k)
+      s += std::exp(x.floats()[first + k * inner] - m);
+    y[e] = log ? (x.floats()[e] - m) - std::log(s) : std::exp(x.floats()[e] - m) / s;
   }
   return y;
 }
@@ -64,10 +66,10 @@ std::vector<double> oracle_softmax_vjp(const Tensor& x, std::size_t axis, bool l
     const std::size_t first = e - ((e / inner) % len) * inner;
     double gy = 0, gs = 0;
     for (std::size_t k = 0; k < len; ++k) {
-      gy += g.values[first + k * inner] * y[first + k * inner];
-      gs += g.values[first + k * inner];
+      gy += g.floats()[first + k * inner] * y[first + k * inner];
+      gs += g.floats()[first + k * inner];
     }
-    dx[e] = log ? g.values[e] - y[e] * gs : y[e] * (g.values[e] - gy);
+    dx[e] = log ? g.floats()[e] - y[e] * gs : y[e] * (g.floats()[e] - gy);
   }
   return dx;
 }
@@ -86,11 +88,11 @@ TEST(reference_softmax_forward_tests, HandComputed) {
   const Tensor x = tensor({2, 2}, {0, 5, 0, 5});
   auto last = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, x.shape, 0), {x});
   ASSERT_TRUE(last.has_value()) << last.error().message;
-  EXPECT_EQ(last->values, (std::vector<float>{0.5F, 0.5F, 0.5F, 0.5F}));
+  EXPECT_EQ(last->floats(), (std::vector<float>{0.5F, 0.5F, 0.5F, 0.5F}));
   const Tensor y = tensor({1, 2}, {0, std::log(3.0F)});
   auto r = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, y.shape, 1), {y});
   ASSERT_TRUE(r.has_value()) << r.error().message;
-  EXPECT_TRUE(near_all(r->values, std::vector<double>{0.25, 0.75}, 1e-6, 0));
+  EXPECT_TRUE(near_all(r->floats(), std::vector<double>{0.25, 0.75}, 1e-6, 0));
 }
 
 TEST(reference_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
@@ -99,7 +101,7 @@ TEST(reference_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
     const Tensor x = random_tensor(shape, seed++, -4.0F, 4.0F);
     auto y = run_forward(softmax(), softmax_axis_node(ir::OpKind::softmax, shape, axis), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_softmax(x, axis, false), 1e-5, 1e-7))
+    EXPECT_TRUE(near_all(y->floats(), oracle_softmax(x, axis, false), 1e-5, 1e-7))
         << ir::to_string(shape) << " axis " << axis;
   }
 }
@@ -151,13 +153,12 @@ TEST(reference_log_softmax_forward_tests, HandComputed) {
   auto y = run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, x.shape, 0), {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
   const float l2 = -std::log(2.0F);
-  EXPECT_EQ(y->values, (std::vector<float>{l2, l2, l2, l2}));
+  EXPECT_EQ(y->floats(), (std::vector<float>{l2, l2, l2, l2}));
   const Tensor z = tensor({3}, {0, 0, std::log(2.0F)});
   auto w = run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, z.shape, 0), {z});
   ASSERT_TRUE(w.has_value()) << w.error().message;
-  EXPECT_TRUE(near_all(w->values,
-                       std::vector<double>{std::log(0.25), std::log(0.25), std::log(0.5)}, 1e-6,
-                       0));
+  EXPECT_TRUE(near_all(
+      w->floats(), std::vector<double>{std::log(0.25), std::log(0.25), std::log(0.5)}, 1e-6, 0));
 }
 
 TEST(reference_log_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
@@ -167,7 +168,7 @@ TEST(reference_log_softmax_forward_tests, MatchesFloat64OracleOnEveryAxis) {
     auto y =
         run_forward(log_softmax(), softmax_axis_node(ir::OpKind::log_softmax, shape, axis), {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
-    EXPECT_TRUE(near_all(y->values, oracle_softmax(x, axis, true), 1e-5, 1e-6))
+    EXPECT_TRUE(near_all(y->floats(), oracle_softmax(x, axis, true), 1e-5, 1e-6))
         << ir::to_string(shape) << " axis " << axis;
   }
 }
@@ -234,23 +235,24 @@ std::vector<bool> random_mask(std::size_t n, std::uint32_t seed) {
 std::vector<double> oracle_masked(const Tensor& x, const ir::MaskParams& p) {
   const std::size_t n = x.shape.dims.back();
   const std::size_t mask_size = p.allowed.size();
-  std::vector<double> y(x.values.size(), 0.0);
+  std::vector<double> y(x.floats().size(), 0.0);
   for (std::size_t row = 0; row * n < y.size(); ++row) {
     double m = -std::numeric_limits<double>::infinity();
     bool any = false;
     for (std::size_t k = 0; k < n; ++k) {
       if (p.allowed[(row * n + k) % mask_size]) {
-        m = std::max(m, double(x.values[row * n + k]));
+        m = std::max(m, double(x.floats()[row * n + k]));
         any = true;
       }
     }
     if (!any) continue;
     double s = 0;
     for (std::size_t k = 0; k < n; ++k) {
-      if (p.allowed[(row * n + k) % mask_size]) s += std::exp(x.values[row * n + k] - m);
+      if (p.allowed[(row * n + k) % mask_size]) s += std::exp(x.floats()[row * n + k] - m);
     }
     for (std::size_t k = 0; k < n; ++k) {
-      if (p.allowed[(row * n + k) % mask_size]) y[row * n + k] = std::exp(x.values[row * n + k] - m) / s;
+      if (p.allowed[(row * n + k) % mask_size])
+        y[row * n + k] = std::exp(x.floats()[row * n + k] - m) / s;
     }
   }
   return y;
@@ -279,11 +281,11 @@ TEST(reference_hard_masked_softmax_forward_tests, HandComputed) {
   auto y = run_forward(masked_softmax(), masked_node(x.shape, shape_of({3}), {true, false, true}),
                        {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values[0], 0.5F);
-  EXPECT_EQ(y->values[1], 0.0F);
-  EXPECT_EQ(y->values[2], 0.5F);
-  EXPECT_EQ(y->values[4], 0.0F);
-  EXPECT_TRUE(near_all({y->values.data() + 3, 3},
+  EXPECT_EQ(y->floats()[0], 0.5F);
+  EXPECT_EQ(y->floats()[1], 0.0F);
+  EXPECT_EQ(y->floats()[2], 0.5F);
+  EXPECT_EQ(y->floats()[4], 0.0F);
+  EXPECT_TRUE(near_all({y->floats().data() + 3, 3},
                        std::vector<double>{1 / (1 + std::exp(2.0)), 0, 1 / (1 + std::exp(-2.0))},
                        1e-6, 0));
 }
@@ -293,14 +295,14 @@ TEST(reference_hard_masked_softmax_forward_tests, FullyBlockedRowIsZeros) {
   auto y = run_forward(masked_softmax(),
                        masked_node(x.shape, shape_of({2, 2}), {false, false, true, true}), {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
-  EXPECT_EQ(y->values[0], 0.0F);
-  EXPECT_EQ(y->values[1], 0.0F);
-  EXPECT_EQ(y->values[4], 0.0F);
-  EXPECT_EQ(y->values[5], 0.0F);
-  EXPECT_TRUE(near_all(y->values,
-                       oracle_masked(x, {.shape = shape_of({2, 2}),
-                                         .allowed = {false, false, true, true}}),
-                       1e-6, 0));
+  EXPECT_EQ(y->floats()[0], 0.0F);
+  EXPECT_EQ(y->floats()[1], 0.0F);
+  EXPECT_EQ(y->floats()[4], 0.0F);
+  EXPECT_EQ(y->floats()[5], 0.0F);
+  EXPECT_TRUE(
+      near_all(y->floats(),
+               oracle_masked(x, {.shape = shape_of({2, 2}), .allowed = {false, false, true, true}}),
+               1e-6, 0));
 }
 
 TEST(reference_hard_masked_softmax_forward_tests, MatchesFloat64OracleWithBroadcastMasks) {
@@ -311,10 +313,10 @@ TEST(reference_hard_masked_softmax_forward_tests, MatchesFloat64OracleWithBroadc
     auto y = run_forward(masked_softmax(), node, {x});
     ASSERT_TRUE(y.has_value()) << y.error().message;
     const std::vector<double> want = oracle_masked(x, std::get<ir::MaskParams>(node.params));
-    EXPECT_TRUE(near_all(y->values, want, 1e-5, 1e-7)) << ir::to_string(c.in);
+    EXPECT_TRUE(near_all(y->floats(), want, 1e-5, 1e-7)) << ir::to_string(c.in);
     for (std::size_t i = 0; i < want.size(); ++i) {
       if (want[i] == 0.0) {
-        EXPECT_EQ(y->values[i], 0.0F) << "element " << i;
+        EXPECT_EQ(y->floats()[i], 0.0F) << "element " << i;
       }
     }
   }
@@ -358,8 +360,8 @@ TEST(reference_hard_masked_softmax_vjp_tests, ForbiddenPositionsGetNoGradient) {
   EXPECT_EQ(dx[1], 0.0F);
   for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(dx[i], 0.0F);
   // Allowed: dx = y * (g - (g . y)), with y0 + y2 = 1 the two are opposite.
-  const double y0 = y->values[0];
-  const double y2 = y->values[2];
+  const double y0 = y->floats()[0];
+  const double y2 = y->floats()[2];
   const double dot = 1 * y0 + 3 * y2;
   EXPECT_NEAR(dx[0], y0 * (1 - dot), 1e-6);
   EXPECT_NEAR(dx[2], y2 * (3 - dot), 1e-6);

@@ -91,12 +91,12 @@ void attention_forward(const KernelCall& call) {
     const dnnl::engine& engine = cpu_engine();
     dnnl::stream& stream = cpu_stream();
     const auto input = [&](std::size_t i, const dnnl::memory::desc& md) {
-      return dnnl::memory(md, engine, const_cast<float*>(call.inputs[i].data));
+      return dnnl::memory(md, engine, const_cast<float*>(call.inputs[i].data<float>()));
     };
     const dnnl::memory q = input(0, state.q_md);
     const dnnl::memory k_t = input(1, state.k_t_md);
     const dnnl::memory v = input(2, state.v_md);
-    const dnnl::memory out(state.out_md, engine, call.output.data);
+    const dnnl::memory out(state.out_md, engine, call.output.data<float>());
     const dnnl::memory scores(state.scores_md, engine);
     const ThreadLimit limit(state.threads);
     std::unordered_map<int, dnnl::memory> args = {

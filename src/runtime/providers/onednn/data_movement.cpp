@@ -144,8 +144,8 @@ void slice_forward(const KernelCall& call) {
   try {
     const ThreadLimit limit(state.threads);
     dnnl::stream& stream = cpu_stream();
-    const float* in = call.inputs[0].data + state.input_offset;
-    float* out = call.output.data;
+    const float* in = call.inputs[0].data<float>() + state.input_offset;
+    float* out = call.output.data<float>();
     for (std::size_t j = 0; j < state.planes; ++j) {
       dnnl::memory from(
           state.bindings[0].desc, cpu_engine(),

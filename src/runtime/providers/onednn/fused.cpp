@@ -151,7 +151,7 @@ Expected<void> fused_shapes(const KernelCall& call) {
                                        std::to_string(root_inputs)));
   }
   const bool root_last = call.chain.size() == 1;
-  MutableTensorRef root_out{.data = nullptr, .shape = &root.shape};
+  MutableTensorRef root_out{.bytes = nullptr, .shape = &root.shape};
   const KernelCall root_call{.node = root,
                              .inputs = call.inputs.first(root_inputs),
                              .weights = call.weights,
@@ -171,7 +171,7 @@ Expected<void> fused_shapes(const KernelCall& call) {
     std::vector<TensorRef> operands;
     for (ir::NodeId parent : node.parents) {
       if (parent == prev.id) {
-        operands.push_back({.data = nullptr, .shape = &prev.shape});
+        operands.push_back({.bytes = nullptr, .shape = &prev.shape});
         continue;
       }
       if (next >= call.inputs.size()) {
@@ -181,7 +181,7 @@ Expected<void> fused_shapes(const KernelCall& call) {
       }
       operands.push_back(call.inputs[next++]);
     }
-    MutableTensorRef out{.data = nullptr, .shape = &node.shape};
+    MutableTensorRef out{.bytes = nullptr, .shape = &node.shape};
     const KernelCall node_call{.node = node,
                                .inputs = operands,
                                .weights = {},

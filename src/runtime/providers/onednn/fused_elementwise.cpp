@@ -80,7 +80,7 @@ void sigmoid_mul_forward(const KernelCall& call) {
              .chain = call.chain,
              .state = &step});
   };
-  if (call.inputs[0].data == call.inputs[1].data) {
+  if (call.inputs[0].data<float>() == call.inputs[1].data<float>()) {
     run(*gate->one_buffer);
     return;
   }

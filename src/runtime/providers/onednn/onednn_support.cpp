@@ -227,7 +227,7 @@ void execute(const KernelCall& call) {
       outer *= shape.dims[i];
     for (std::size_t i = state.fill_axis + 1; i < shape.rank(); ++i)
       inner *= shape.dims[i];
-    float* out = call.output.data;
+    float* out = call.output.data<float>();
     for (std::size_t o = 0; o < outer; ++o) {
       for (const float value : state.output_fill) {
         std::fill_n(out, inner, value);
@@ -239,7 +239,7 @@ void execute(const KernelCall& call) {
     const ThreadLimit limit(state.threads);
     dnnl::stream& stream = cpu_stream();
     const auto input_data = [&](int input) {
-      return const_cast<float*>(call.inputs[static_cast<std::size_t>(input)].data);
+      return const_cast<float*>(call.inputs[static_cast<std::size_t>(input)].data<float>());
     };
     std::unordered_map<int, dnnl::memory> args = state.constants;
     // The staged output and its scratch, reordered out once the primitive has run.
@@ -249,7 +249,7 @@ void execute(const KernelCall& call) {
     std::size_t slot = 0;
     for (const Binding& b : state.bindings) {
       const bool is_output = b.input == Binding::kOutput;
-      void* data = is_output ? static_cast<void*>(call.output.data) : input_data(b.input);
+      void* data = is_output ? static_cast<void*>(call.output.data<float>()) : input_data(b.input);
       dnnl::memory user(b.desc, cpu_engine(), data);
       if (b.staged.is_zero()) {
         if (b.seed != Binding::kNoSeed && b.desc.get_size() != 0) {
@@ -315,11 +315,11 @@ Expected<void> check_prepared(const KernelCall& call) {
 Expected<void> precheck(const PrepareCall& call, GuardFn shapes) {
   std::vector<TensorRef> inputs;
   for (const ir::Shape* s : call.input_shapes)
-    inputs.push_back({.data = nullptr, .shape = s});
+    inputs.push_back({.bytes = nullptr, .shape = s});
   const KernelCall probe{.node = call.node,
                          .inputs = inputs,
                          .weights = call.weights,
-                         .output = {.data = nullptr, .shape = &call.output_shape},
+                         .output = {.bytes = nullptr, .shape = &call.output_shape},
                          .chain = call.chain,
                          .state = nullptr};
   return shapes(probe);

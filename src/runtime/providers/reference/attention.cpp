@@ -120,10 +120,10 @@ void attention_forward(const KernelCall& call) {
   const AttentionDims d = dims_of(call.node, *call.inputs[0].shape, *call.inputs[2].shape);
   std::vector<float> w(d.s);
   for (std::size_t b = 0; b < d.batch; ++b) {
-    const float* q = call.inputs[0].data + b * d.l * d.e;
-    const float* k = call.inputs[1].data + b * d.s * d.e;
-    const float* v = call.inputs[2].data + b * d.s * d.ev;
-    float* out = call.output.data + b * d.l * d.ev;
+    const float* q = call.inputs[0].data<float>() + b * d.l * d.e;
+    const float* k = call.inputs[1].data<float>() + b * d.s * d.e;
+    const float* v = call.inputs[2].data<float>() + b * d.s * d.ev;
+    float* out = call.output.data<float>() + b * d.l * d.ev;
     for (std::size_t i = 0; i < d.l; ++i) {
       attention_weights(d, q + i * d.e, k, i, w.data());
       float* o = out + i * d.ev;
@@ -146,13 +146,13 @@ void attention_vjp(const VjpCall& call) {
   std::vector<float> w(d.s);
   std::vector<float> ds(d.s);
   for (std::size_t b = 0; b < d.batch; ++b) {
-    const float* q = call.inputs[0].data + b * d.l * d.e;
-    const float* k = call.inputs[1].data + b * d.s * d.e;
-    const float* v = call.inputs[2].data + b * d.s * d.ev;
-    const float* g = call.output_grad.data + b * d.l * d.ev;
-    float* dq = call.input_grads[0].data + b * d.l * d.e;
-    float* dk = call.input_grads[1].data + b * d.s * d.e;
-    float* dv = call.input_grads[2].data + b * d.s * d.ev;
+    const float* q = call.inputs[0].data<float>() + b * d.l * d.e;
+    const float* k = call.inputs[1].data<float>() + b * d.s * d.e;
+    const float* v = call.inputs[2].data<float>() + b * d.s * d.ev;
+    const float* g = call.output_grad.data<float>() + b * d.l * d.ev;
+    float* dq = call.input_grads[0].data<float>() + b * d.l * d.e;
+    float* dk = call.input_grads[1].data<float>() + b * d.s * d.e;
+    float* dv = call.input_grads[2].data<float>() + b * d.s * d.ev;
     for (std::size_t i = 0; i < d.l; ++i) {
       const float* q_row = q + i * d.e;
       const float* g_row = g + i * d.ev;

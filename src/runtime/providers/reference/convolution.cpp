@@ -390,10 +390,10 @@ void conv_family_forward(const KernelCall& call) {
   const ir::ConvParams& p = params_of(call.node);
   const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, Transposed);
   std::vector<std::size_t> counter(g.rank - 1);
-  const float* x = call.inputs[0].data;
+  const float* x = call.inputs[0].data<float>();
   const float* w = call.weights.find("weight")->floats().data();
   const float* bias = weight_data(call.weights, "bias");
-  float* y = call.output.data;
+  float* y = call.output.data<float>();
   for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
     if (size == kBlock) {
       forward_block<Transposed, kBlock>(g, counter, x, w, bias, y, n, grp, o0);
@@ -414,10 +414,10 @@ void conv_family_vjp(const VjpCall& call) {
   std::vector<std::size_t> counter(g.rank - 1);
   const std::size_t xs = Transposed ? 1 : g.last_stride;
   const std::size_t gs = Transposed ? g.last_stride : 1;
-  const float* x = call.inputs[0].data;
+  const float* x = call.inputs[0].data<float>();
   const float* w = call.weights.find("weight")->floats().data();
-  const float* gy = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* gy = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   float* dw = weight_grad(call, "weight");
   float* db = weight_grad(call, "bias");
   for (std::size_t n = 0; n < g.lead; ++n) {

@@ -124,7 +124,7 @@ void strided_copy(const TensorRef& x, const MutableTensorRef& y, std::vector<std
   StridedWalk walk(*y.shape, std::move(strides));
   const std::size_t n = y.size();
   for (std::size_t o = 0; o < n; ++o, walk.next())
-    y.data[o] = x.data[walk.offset()];
+    y.data<float>()[o] = x.data<float>()[walk.offset()];
 }
 
 // dx[offset(o)] += g[o] for o = 0, 1, ... in row-major order of g's shape, offset(o) walking
@@ -133,7 +133,7 @@ void strided_add(const TensorRef& g, float* dx, std::vector<std::size_t> strides
   StridedWalk walk(*g.shape, std::move(strides));
   const std::size_t n = g.size();
   for (std::size_t o = 0; o < n; ++o, walk.next())
-    dx[walk.offset()] += g.data[o];
+    dx[walk.offset()] += g.data<float>()[o];
 }
 
 // The clamped start and the number of elements taken, as ir::check's slice rule gives them.
@@ -209,15 +209,15 @@ Expected<void> reshape_shape_guard(const KernelCall& call) {
 // The values in row-major order, unchanged; nothing to do when the output is input 0's buffer.
 void reshape_forward(const KernelCall& call) {
   const TensorRef& x = call.inputs[0];
-  if (call.output.data == x.data) return;
-  std::copy(x.data, x.data + x.size(), call.output.data);
+  if (call.output.data<float>() == x.data<float>()) return;
+  std::copy(x.data<float>(), x.data<float>() + x.size(), call.output.data<float>());
 }
 
 // dx[i] += g[i] for each i.
 void reshape_vjp(const VjpCall& call) {
   const std::size_t n = call.output_grad.size();
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   for (std::size_t i = 0; i < n; ++i)
     dx[i] += g[i];
 }
@@ -278,7 +278,7 @@ void permute_forward(const KernelCall& call) {
 
 // dx[offset(o)] += g[o]: the inverse permutation (each input element is read once).
 void permute_vjp(const VjpCall& call) {
-  strided_add(call.output_grad, call.input_grads[0].data,
+  strided_add(call.output_grad, call.input_grads[0].data<float>(),
               permuted_strides(call.node, *call.inputs[0].shape));
 }
 
@@ -326,7 +326,7 @@ void broadcast_forward(const KernelCall& call) {
 // dx[offset(o)] += g[o] for o = 0, 1, ...: each input element sums the gradients of the output
 // elements it was copied to, left to right in output index order.
 void broadcast_vjp(const VjpCall& call) {
-  strided_add(call.output_grad, call.input_grads[0].data,
+  strided_add(call.output_grad, call.input_grads[0].data<float>(),
               broadcast_strides(*call.inputs[0].shape, *call.output_grad.shape));
 }
 
@@ -387,8 +387,8 @@ void concat_forward(const KernelCall& call) {
   for (const TensorRef& x : call.inputs) {
     const std::size_t block = static_cast<std::size_t>(x.dim(axis)) * inner;
     for (std::size_t o = 0; o < outer; ++o) {
-      std::copy(x.data + o * block, x.data + (o + 1) * block,
-                call.output.data + o * out_block + start);
+      std::copy(x.data<float>() + o * block, x.data<float>() + (o + 1) * block,
+                call.output.data<float>() + o * out_block + start);
     }
     start += block;
   }
@@ -405,8 +405,8 @@ void concat_vjp(const VjpCall& call) {
   for (const MutableTensorRef& dx : call.input_grads) {
     const std::size_t block = static_cast<std::size_t>(dx.dim(axis)) * inner;
     for (std::size_t o = 0; o < outer; ++o) {
-      const float* g = call.output_grad.data + o * out_block + start;
-      float* d = dx.data + o * block;
+      const float* g = call.output_grad.data<float>() + o * out_block + start;
+      float* d = dx.data<float>() + o * block;
       for (std::size_t i = 0; i < block; ++i)
         d[i] += g[i];
     }
@@ -449,8 +449,8 @@ void slice_forward(const KernelCall& call) {
   const SliceExtent s = slice_extent(p, extent);
   const std::size_t outer = extent_product(in, 0, p.axis);
   const std::size_t inner = extent_product(in, p.axis + 1, in.rank());
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for (std::size_t o = 0; o < outer; ++o) {
     for (std::size_t j = 0; j < s.count; ++j) {
       const float* row = x + (o * extent + s.start + j * p.step) * inner;
@@ -467,8 +467,8 @@ void slice_vjp(const VjpCall& call) {
   const SliceExtent s = slice_extent(p, extent);
   const std::size_t outer = extent_product(in, 0, p.axis);
   const std::size_t inner = extent_product(in, p.axis + 1, in.rank());
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < outer; ++o) {
     for (std::size_t j = 0; j < s.count; ++j) {
       float* d = dx + (o * extent + s.start + j * p.step) * inner;
@@ -540,8 +540,8 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
 void gather_forward(const KernelCall& call) {
   const ir::WeightTensor& indices = *call.weights.find("indices");
   const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
       const float* row = x + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;
@@ -555,8 +555,8 @@ void gather_forward(const KernelCall& call) {
 void gather_vjp(const VjpCall& call) {
   const ir::WeightTensor& indices = *call.weights.find("indices");
   const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
       float* d = dx + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;

@@ -55,9 +55,9 @@ Expected<void> safe_log_guard(const KernelCall& call) {
 // may be a's buffer.
 template <typename F>
 void map_binary(const KernelCall& call, F f) {
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
-  float* y = call.output.data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
+  float* y = call.output.data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     y[i] = f(a[i], b[i]);
@@ -66,11 +66,11 @@ void map_binary(const KernelCall& call, F f) {
 // da[i] += fa(a[i], b[i], g[i]) and db[i] += fb(a[i], b[i], g[i]) for i = 0, 1, ...
 template <typename FA, typename FB>
 void binary_vjp(const VjpCall& call, FA fa, FB fb) {
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
-  const float* g = call.output_grad.data;
-  float* da = call.input_grads[0].data;
-  float* db = call.input_grads[1].data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* da = call.input_grads[0].data<float>();
+  float* db = call.input_grads[1].data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i) {
     da[i] += fa(a[i], b[i], g[i]);
@@ -153,9 +153,9 @@ void min_vjp(const VjpCall& call) {
 // log(max(x, eps)) with the scalar eps read once before the loop: log(eps) where x <= eps, else
 // log(x); a NaN x gives NaN.
 void safe_log_forward(const KernelCall& call) {
-  const float eps = call.inputs[1].data[0];
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float eps = call.inputs[1].data<float>()[0];
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     y[i] = std::log(x[i] <= eps ? eps : x[i]);
@@ -163,10 +163,10 @@ void safe_log_forward(const KernelCall& call) {
 // dx[i] += g[i] / x[i] where x[i] > eps (else nothing); d eps += the float32 sum, from 0 left
 // to right over i with x[i] <= eps, of g[i] / eps. A NaN x[i] contributes to neither.
 void safe_log_vjp(const VjpCall& call) {
-  const float eps = call.inputs[1].data[0];
-  const float* x = call.inputs[0].data;
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float eps = call.inputs[1].data<float>()[0];
+  const float* x = call.inputs[0].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   float eps_sum = 0.0F;
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -176,7 +176,7 @@ void safe_log_vjp(const VjpCall& call) {
       eps_sum += g[i] / eps;
     }
   }
-  call.input_grads[1].data[0] += eps_sum;
+  call.input_grads[1].data<float>()[0] += eps_sum;
 }
 
 namespace {

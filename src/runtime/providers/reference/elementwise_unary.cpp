@@ -35,8 +35,8 @@ Expected<void> shape_guard(const KernelCall& call) {
 // y[i] = f(x[i]) for i = 0, 1, ...; x[i] is read before y[i] is written, so y may be x's buffer.
 template <typename F>
 void map_unary(const KernelCall& call, F f) {
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     y[i] = f(x[i]);
@@ -45,10 +45,10 @@ void map_unary(const KernelCall& call, F f) {
 // dx[i] += d(x[i], y[i], g[i]) for i = 0, 1, ..., with y the forward output.
 template <typename D>
 void unary_vjp(const VjpCall& call, D d) {
-  const float* x = call.inputs[0].data;
-  const float* y = call.output.data;
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* x = call.inputs[0].data<float>();
+  const float* y = call.output.data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     dx[i] += d(x[i], y[i], g[i]);

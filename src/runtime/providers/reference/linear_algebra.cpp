@@ -146,9 +146,9 @@ Expected<void> matmul_shape_guard(const KernelCall& call) {
 // independent outputs).
 void matmul_forward(const KernelCall& call) {
   const MatmulShape s = matmul_shape(*call.inputs[0].shape, *call.inputs[1].shape);
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
-  float* out = call.output.data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
+  float* out = call.output.data<float>();
   for_each_batch(s, [&](std::size_t a_off, std::size_t b_off, std::size_t o_off) {
     for (std::size_t i = 0; i < s.m; ++i) {
       float* row = out + o_off + i * s.n;
@@ -169,11 +169,11 @@ void matmul_forward(const KernelCall& call) {
 // left to right), then over j (for dA) or i (for dB) ascending.
 void matmul_vjp(const VjpCall& call) {
   const MatmulShape s = matmul_shape(*call.inputs[0].shape, *call.inputs[1].shape);
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
-  const float* g = call.output_grad.data;
-  float* da = call.input_grads[0].data;
-  float* db = call.input_grads[1].data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* da = call.input_grads[0].data<float>();
+  float* db = call.input_grads[1].data<float>();
   for_each_batch(s, [&](std::size_t a_off, std::size_t b_off, std::size_t o_off) {
     for (std::size_t i = 0; i < s.m; ++i) {
       const float* grow = g + o_off + i * s.n;
@@ -258,10 +258,10 @@ LinearExtents linear_extents(const ir::Shape& x, const ir::Shape& y) {
 // in-1, then the bias added last (when there is one).
 void linear_forward(const KernelCall& call) {
   const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
-  const float* x = call.inputs[0].data;
+  const float* x = call.inputs[0].data<float>();
   const float* w = call.weights.find("weight")->floats().data();
   const ir::WeightTensor* bias = call.weights.find("bias");
-  float* y = call.output.data;
+  float* y = call.output.data<float>();
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xrow = x + r * in;
     for (std::size_t o = 0; o < out; ++o) {
@@ -279,10 +279,10 @@ void linear_forward(const KernelCall& call) {
 // ascending): each gradient element is its own accumulator.
 void linear_vjp(const VjpCall& call) {
   const auto [in, out, rows] = linear_extents(*call.inputs[0].shape, *call.output.shape);
-  const float* x = call.inputs[0].data;
+  const float* x = call.inputs[0].data<float>();
   const float* w = call.weights.find("weight")->floats().data();
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   float* dw = weight_grad(call, "weight");
   float* db = weight_grad(call, "bias");
   for (std::size_t r = 0; r < rows; ++r) {

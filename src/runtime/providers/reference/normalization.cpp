@@ -95,8 +95,8 @@ void batch_norm_forward(const KernelCall& call) {
   const float* bias = weight_data(call.weights, "bias");
   const float* mean = weight_data(call.weights, "mean");
   const float* var = weight_data(call.weights, "var");
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for (std::size_t o = 0; o < s.outer; ++o) {
     for (std::size_t c = 0; c < s.channels; ++c) {
       const float denom = std::sqrt(var[c] + eps);
@@ -124,9 +124,9 @@ void batch_norm_vjp(const VjpCall& call) {
   float* dbias = weight_grad(call, "bias");
   float* dmean = weight_grad(call, "mean");
   float* dvar = weight_grad(call, "var");
-  const float* x = call.inputs[0].data;
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* x = call.inputs[0].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < s.outer; ++o) {
     for (std::size_t c = 0; c < s.channels; ++c) {
       const float shifted_var = var[c] + eps;
@@ -225,8 +225,8 @@ void layer_norm_forward(const KernelCall& call) {
   const float* gamma = weight_data(call.weights, "gamma");
   const float* beta = weight_data(call.weights, "beta");
   for (std::size_t o = 0; o < s.outer; ++o) {
-    const float* x = call.inputs[0].data + o * n;
-    float* y = call.output.data + o * n;
+    const float* x = call.inputs[0].data<float>() + o * n;
+    float* y = call.output.data<float>() + o * n;
     const auto [mean, denom] = slice_moments(x, s);
     for (std::size_t j = 0; j < n; ++j) {
       float v = (x[j] - mean) / denom;
@@ -252,9 +252,9 @@ void layer_norm_vjp(const VjpCall& call) {
   float* dbeta = weight_data(call.weights, "beta") != nullptr ? weight_grad(call, "beta")
                                                                : nullptr;
   for (std::size_t o = 0; o < s.outer; ++o) {
-    const float* x = call.inputs[0].data + o * n;
-    const float* g = call.output_grad.data + o * n;
-    float* dx = call.input_grads[0].data + o * n;
+    const float* x = call.inputs[0].data<float>() + o * n;
+    const float* g = call.output_grad.data<float>() + o * n;
+    float* dx = call.input_grads[0].data<float>() + o * n;
     const auto [mean, denom] = slice_moments(x, s);
     float h_sum = 0.0F;
     float hx_sum = 0.0F;

@@ -190,8 +190,8 @@ MaxTap window_max(PoolGeometry& g, const float* block) {
 void max_pool_forward(const KernelCall& call) {
   const auto& p = std::get<ir::PoolParams>(call.node.params);
   PoolGeometry g = geometry_of(p, *call.inputs[0].shape, *call.output.shape);
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for_each_window(g, [&](std::size_t out, std::size_t in_base) {
     y[out] = window_max(g, x + in_base).value;
   });
@@ -202,9 +202,9 @@ void max_pool_forward(const KernelCall& call) {
 void max_pool_vjp(const VjpCall& call) {
   const auto& p = std::get<ir::PoolParams>(call.node.params);
   PoolGeometry g = geometry_of(p, *call.inputs[0].shape, *call.output.shape);
-  const float* x = call.inputs[0].data;
-  const float* gy = call.output_grad.data;
-  float* gx = call.input_grads[0].data;
+  const float* x = call.inputs[0].data<float>();
+  const float* gy = call.output_grad.data<float>();
+  float* gx = call.input_grads[0].data<float>();
   for_each_window(g, [&](std::size_t out, std::size_t in_base) {
     const MaxTap best = window_max(g, x + in_base);
     if (best.offset >= 0) gx[in_base + static_cast<std::size_t>(best.offset)] += gy[out];
@@ -217,8 +217,8 @@ void avg_pool_forward(const KernelCall& call) {
   const auto& p = std::get<ir::PoolParams>(call.node.params);
   PoolGeometry g = geometry_of(p, *call.inputs[0].shape, *call.output.shape);
   const float volume = static_cast<float>(g.volume);
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for_each_window(g, [&](std::size_t out, std::size_t in_base) {
     float sum = 0.0F;
     for_each_tap(g, [&](std::ptrdiff_t offset) {
@@ -234,8 +234,8 @@ void avg_pool_vjp(const VjpCall& call) {
   const auto& p = std::get<ir::PoolParams>(call.node.params);
   PoolGeometry g = geometry_of(p, *call.inputs[0].shape, *call.output.shape);
   const float volume = static_cast<float>(g.volume);
-  const float* gy = call.output_grad.data;
-  float* gx = call.input_grads[0].data;
+  const float* gy = call.output_grad.data<float>();
+  float* gx = call.input_grads[0].data<float>();
   for_each_window(g, [&](std::size_t out, std::size_t in_base) {
     const float share = gy[out] / volume;
     for_each_tap(g, [&](std::ptrdiff_t offset) {

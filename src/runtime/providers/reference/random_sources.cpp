@@ -53,7 +53,7 @@ Expected<void> bernoulli_mask_guard(const KernelCall& call) {
 // y[i] = u_i for i = 0, 1, ...
 void rand_uniform_forward(const KernelCall& call) {
   const std::uint64_t seed = std::get<ir::SeedParams>(call.node.params).seed;
-  float* y = call.output.data;
+  float* y = call.output.data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     y[i] = uniform_at(seed, i);
@@ -63,8 +63,8 @@ void rand_uniform_forward(const KernelCall& call) {
 // NaN p keep nothing.
 void bernoulli_mask_forward(const KernelCall& call) {
   const std::uint64_t seed = std::get<ir::SeedParams>(call.node.params).seed;
-  const float p = call.inputs[0].data[0];
-  float* y = call.output.data;
+  const float p = call.inputs[0].data<float>()[0];
+  float* y = call.output.data<float>();
   const std::size_t n = call.output.size();
   for (std::size_t i = 0; i < n; ++i)
     y[i] = uniform_at(seed, i) < p ? 1.0F : 0.0F;

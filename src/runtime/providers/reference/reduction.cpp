@@ -97,8 +97,8 @@ Expected<void> mse_loss_guard(const KernelCall& call) {
 void sum_along(const KernelCall& call, bool mean) {
   const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
   const float count = static_cast<float>(e.extent);
-  const float* x = call.inputs[0].data;
-  float* y = call.output.data;
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.inner; ++j) {
       float acc = 0.0F;
@@ -113,8 +113,8 @@ void sum_along(const KernelCall& call, bool mean) {
 void spread_along(const VjpCall& call, bool mean) {
   const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
   const float count = static_cast<float>(e.extent);
-  const float* g = call.output_grad.data;
-  float* dx = call.input_grads[0].data;
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t k = 0; k < e.extent; ++k) {
       for (std::size_t j = 0; j < e.inner; ++j) {
@@ -149,23 +149,23 @@ void reduce_mean_vjp(const VjpCall& call) {
 // mse_loss: ((a0-b0)^2 + (a1-b1)^2 + ...) / n, each square d*d with d = a-b, summed from 0 left
 // to right in one float32 accumulator, then divided by n as float32.
 void mse_loss_forward(const KernelCall& call) {
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
   const std::size_t n = call.inputs[0].size();
   float acc = 0.0F;
   for (std::size_t i = 0; i < n; ++i) {
     const float d = a[i] - b[i];
     acc += d * d;
   }
-  call.output.data[0] = acc / static_cast<float>(n);
+  call.output.data<float>()[0] = acc / static_cast<float>(n);
 }
 // da[i] += t, db[i] += -t, with t = ((2 * (a[i] - b[i])) / n) * g.
 void mse_loss_vjp(const VjpCall& call) {
-  const float* a = call.inputs[0].data;
-  const float* b = call.inputs[1].data;
-  const float g = call.output_grad.data[0];
-  float* da = call.input_grads[0].data;
-  float* db = call.input_grads[1].data;
+  const float* a = call.inputs[0].data<float>();
+  const float* b = call.inputs[1].data<float>();
+  const float g = call.output_grad.data<float>()[0];
+  float* da = call.input_grads[0].data<float>();
+  float* db = call.input_grads[1].data<float>();
   const std::size_t n = call.inputs[0].size();
   const float count = static_cast<float>(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -91,15 +91,16 @@ void softmax_forward(const KernelCall& call) {
       slices_of(*call.inputs[0].shape, std::get<ir::AxisParams>(call.node.params).axis);
   if (s.length == 0) return;
   for_each_slice(s, [&](std::size_t first, std::size_t step) {
-    const float* x = call.inputs[0].data + first;
-    float* y = call.output.data + first;
+    const float* x = call.inputs[0].data<float>() + first;
+    float* y = call.output.data<float>() + first;
     const float m = slice_max(x, s.length, step);
     float sum = 0.0F;
     for (std::size_t k = 0; k < s.length; ++k) {
       y[k * step] = std::exp(x[k * step] - m);
       sum += y[k * step];
     }
-    for (std::size_t k = 0; k < s.length; ++k) y[k * step] = y[k * step] / sum;
+    for (std::size_t k = 0; k < s.length; ++k)
+      y[k * step] = y[k * step] / sum;
   });
 }
 
@@ -110,12 +111,14 @@ void softmax_vjp(const VjpCall& call) {
       slices_of(*call.inputs[0].shape, std::get<ir::AxisParams>(call.node.params).axis);
   if (s.length == 0) return;
   for_each_slice(s, [&](std::size_t first, std::size_t step) {
-    const float* y = call.output.data + first;
-    const float* g = call.output_grad.data + first;
-    float* dx = call.input_grads[0].data + first;
+    const float* y = call.output.data<float>() + first;
+    const float* g = call.output_grad.data<float>() + first;
+    float* dx = call.input_grads[0].data<float>() + first;
     float dot = 0.0F;
-    for (std::size_t k = 0; k < s.length; ++k) dot += g[k * step] * y[k * step];
-    for (std::size_t k = 0; k < s.length; ++k) dx[k * step] += y[k * step] * (g[k * step] - dot);
+    for (std::size_t k = 0; k < s.length; ++k)
+      dot += g[k * step] * y[k * step];
+    for (std::size_t k = 0; k < s.length; ++k)
+      dx[k * step] += y[k * step] * (g[k * step] - dot);
   });
 }
 
@@ -126,13 +129,15 @@ void log_softmax_forward(const KernelCall& call) {
       slices_of(*call.inputs[0].shape, std::get<ir::AxisParams>(call.node.params).axis);
   if (s.length == 0) return;
   for_each_slice(s, [&](std::size_t first, std::size_t step) {
-    const float* x = call.inputs[0].data + first;
-    float* y = call.output.data + first;
+    const float* x = call.inputs[0].data<float>() + first;
+    float* y = call.output.data<float>() + first;
     const float m = slice_max(x, s.length, step);
     float sum = 0.0F;
-    for (std::size_t k = 0; k < s.length; ++k) sum += std::exp(x[k * step] - m);
+    for (std::size_t k = 0; k < s.length; ++k)
+      sum += std::exp(x[k * step] - m);
     const float log_sum = std::log(sum);
-    for (std::size_t k = 0; k < s.length; ++k) y[k * step] = (x[k * step] - m) - log_sum;
+    for (std::size_t k = 0; k < s.length; ++k)
+      y[k * step] = (x[k * step] - m) - log_sum;
   });
 }
 
@@ -143,11 +148,12 @@ void log_softmax_vjp(const VjpCall& call) {
       slices_of(*call.inputs[0].shape, std::get<ir::AxisParams>(call.node.params).axis);
   if (s.length == 0) return;
   for_each_slice(s, [&](std::size_t first, std::size_t step) {
-    const float* y = call.output.data + first;
-    const float* g = call.output_grad.data + first;
-    float* dx = call.input_grads[0].data + first;
+    const float* y = call.output.data<float>() + first;
+    const float* g = call.output_grad.data<float>() + first;
+    float* dx = call.input_grads[0].data<float>() + first;
     float total = 0.0F;
-    for (std::size_t k = 0; k < s.length; ++k) total += g[k * step];
+    for (std::size_t k = 0; k < s.length; ++k)
+      total += g[k * step];
     for (std::size_t k = 0; k < s.length; ++k) {
       dx[k * step] += g[k * step] - std::exp(y[k * step]) * total;
     }
@@ -216,8 +222,8 @@ void hard_masked_softmax_forward(const KernelCall& call) {
   const auto& p = std::get<ir::MaskParams>(call.node.params);
   const MaskedRows r = masked_rows_of(*call.inputs[0].shape, p);
   for (std::size_t row = 0; row < r.rows; ++row) {
-    const float* x = call.inputs[0].data + row * r.length;
-    float* y = call.output.data + row * r.length;
+    const float* x = call.inputs[0].data<float>() + row * r.length;
+    float* y = call.output.data<float>() + row * r.length;
     const std::size_t mask_base = (row % r.mask_rows) * r.length;
     bool any = false;
     float m = 0.0F;
@@ -244,9 +250,9 @@ void hard_masked_softmax_vjp(const VjpCall& call) {
   const auto& p = std::get<ir::MaskParams>(call.node.params);
   const MaskedRows r = masked_rows_of(*call.inputs[0].shape, p);
   for (std::size_t row = 0; row < r.rows; ++row) {
-    const float* y = call.output.data + row * r.length;
-    const float* g = call.output_grad.data + row * r.length;
-    float* dx = call.input_grads[0].data + row * r.length;
+    const float* y = call.output.data<float>() + row * r.length;
+    const float* g = call.output_grad.data<float>() + row * r.length;
+    float* dx = call.input_grads[0].data<float>() + row * r.length;
     const std::size_t mask_base = (row % r.mask_rows) * r.length;
     float dot = 0.0F;
     for (std::size_t k = 0; k < r.length; ++k) {

@@ -13,7 +13,7 @@ const float* weight_data(const NodeWeights& weights, std::string_view name) {
 
 float* weight_grad(const VjpCall& call, std::string_view name) {
   for (std::size_t i = 0; i < call.weights.tensors.size() && i < call.weight_grads.size(); ++i) {
-    if (call.weights.tensors[i].name == name) return call.weight_grads[i].data;
+    if (call.weights.tensors[i].name == name) return call.weight_grads[i].data<float>();
   }
   return nullptr;
 }
