@@ -8,6 +8,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <algorithm>
 
 #include <filesystem>
 #include <map>
@@ -95,6 +96,15 @@ void take(Expected<void> done, std::string_view context = {}) {
     if (!context.empty()) e.with_context(std::string(context));
     raise_error(e);
   }
+}
+
+// The elements of `array`, whose dtype has T's kind and width, in C order and native byte order
+// (a byte-swapped or strided array is converted; nothing else is).
+template <class T>
+std::vector<T> dense_elements(const py::array& array) {
+  const auto dense = py::array_t<T, py::array::c_style | py::array::forcecast>::ensure(array);
+  if (!dense) throw py::error_already_set();
+  return std::vector<T>(dense.data(), dense.data() + dense.size());
 }
 
 // The NumPy dtype of a runtime tensor's elements (bool elements are one byte, as NumPy's).
@@ -216,8 +226,9 @@ class NativePlan {
     take(format::write_file_atomically(path, artifact(), inputs));
   }
 
-  // Runs the plan once on `inputs` (name -> float32 array); the outputs come back as arrays that
-  // own the run's output buffers (no copy). With `trace`, writes the Chrome trace there.
+  // Runs the plan once on `inputs` (name -> array of the input's dtype); the outputs come back as
+  // arrays that own the run's output buffers (no copy). With `trace`, writes the Chrome trace
+  // there.
   py::dict run(const py::dict& inputs, int threads, const std::optional<std::string>& trace) {
     if (!accepted()) {
       raise_error(make_error(ErrorKind::rejected_by_policy,
@@ -229,18 +240,37 @@ class NativePlan {
     for (const auto [key, value] : inputs) {
       const std::string name = py::str(key).cast<std::string>();
       const py::array array = py::reinterpret_borrow<py::object>(value).cast<py::array>();
-      if (!array.dtype().is(py::dtype::of<float>())) {
-        raise_error(make_error(ErrorKind::bad_input,
-                               "input '" + name + "': dtype " +
-                                   py::str(array.dtype()).cast<std::string>() +
-                                   "; the model expects float32 (convert it with "
-                                   "array.astype(numpy.float32))"));
+      // A name the model lacks is reported by the executor, with the model's inputs.
+      const auto& inputs_of_model = executor.buffer().inputs();
+      const auto binding = std::ranges::find(inputs_of_model, name, &runtime::IoBinding::name);
+      const runtime::DType want =
+          binding == inputs_of_model.end() ? runtime::DType::float32 : binding->dtype;
+      const py::dtype expected = numpy_dtype(want);
+      // Compared by kind and width, not identity: a dtype that came through pickle or carries
+      // metadata is still float32.
+      if (array.dtype().kind() != expected.kind() ||
+          array.dtype().itemsize() != expected.itemsize()) {
+        const std::string spelled(ir::to_string(want));
+        raise_error(make_error(
+            ErrorKind::bad_input,
+            "input '" + name + "': dtype " + py::str(array.dtype()).cast<std::string>() +
+                "; the model expects " + spelled + " (convert it with " + "array.astype(numpy." +
+                (want == runtime::DType::boolean ? std::string("bool_") : spelled) + "))"));
       }
-      const auto dense = py::array_t<float, py::array::c_style>::ensure(array);
       runtime::Tensor tensor;
-      for (py::ssize_t axis = 0; axis < dense.ndim(); ++axis)
-        tensor.shape.dims.push_back(static_cast<ir::Dim>(dense.shape(axis)));
-      tensor.elements = std::vector<float>(dense.data(), dense.data() + dense.size());
+      for (py::ssize_t axis = 0; axis < array.ndim(); ++axis)
+        tensor.shape.dims.push_back(static_cast<ir::Dim>(array.shape(axis)));
+      switch (want) {
+        case runtime::DType::int64:
+          tensor.elements = dense_elements<std::int64_t>(array);
+          break;
+        case runtime::DType::boolean:
+          tensor.elements = dense_elements<std::uint8_t>(array);
+          break;
+        case runtime::DType::float32:
+          tensor.elements = dense_elements<float>(array);
+          break;
+      }
       bound.push_back({.name = name, .tensor = std::move(tensor)});
     }
     runtime::ExecutionTrace events;

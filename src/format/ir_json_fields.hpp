@@ -36,6 +36,7 @@ enum class Field : std::uint8_t {
   parents,
   shape,
   name,
+  dtype,
   // The op fields of the current kinds.
   value_shape,
   perm,
@@ -83,7 +84,7 @@ enum class ValueType : std::uint8_t {
   u64,
   u32_list,  // parents (up to kMaxNodeParents entries) and rank-sized lists (up to kMaxRank)
   dims,      // a shape: up to kMaxRank entries, each at most kMaxDim
-  string,    // kind, name
+  string,    // kind, name, dtype
   boolean,
   float32,
   nullable_float32,
@@ -105,6 +106,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"parents", ValueType::u32_list, 0},
     {"shape", ValueType::dims, 0},
     {"name", ValueType::string},
+    {"dtype", ValueType::string},
     {"value_shape", ValueType::dims, 1},
     {"perm", ValueType::u32_list, 1},
     {"seed", ValueType::u64},
@@ -513,6 +515,7 @@ inline std::string expectation(ValueType type, Field f) {
     case ValueType::string:
       break;
   }
+  if (f == Field::dtype) return "expected 'float32', 'int64' or 'bool'";
   return f == Field::name ? "expected a non-empty string" : "expected a string";
 }
 

@@ -45,6 +45,7 @@ struct RawNode {
   const LegacyKind* legacy = nullptr;  // set when `kind` is a legacy spelling
   bool extension = false;              // `kind` is an nnplan extension
   std::optional<std::string> name;
+  ir::DType dtype = ir::DType::float32;
   std::array<std::vector<std::uint32_t>, kU32Lists> u32_lists;  // by FieldInfo::slot
   std::array<std::vector<Dim>, kDimLists> dim_lists;            // by FieldInfo::slot
   // Scalar fields by Field: integers and booleans in `scalars`, numbers in `floats`, and the
@@ -100,6 +101,7 @@ struct RawNode {
     legacy = nullptr;
     extension = false;
     name.reset();
+    dtype = ir::DType::float32;
     for (auto& list : u32_lists)
       list.clear();
     for (auto& list : dim_lists)

@@ -151,7 +151,7 @@ std::string fields_of_kind(std::string_view spelling, std::span<const Field> fie
     out += name_of(f);
     out += ", ";
   }
-  out += "name";
+  out += "name, dtype";
   return out;
 }
 
@@ -300,6 +300,7 @@ class GraphHandler {
   [[nodiscard]] std::span<const Field> node_fields() const;
   [[nodiscard]] std::string_view node_spelling() const;
   [[nodiscard]] std::string extension_problem() const;
+  [[nodiscard]] std::string dtype_problem() const;
   bool fail_root(std::string_view field, std::string problem);
   bool fail_node(std::string problem);
   // An element of `nodes` that is not an object.
@@ -318,8 +319,8 @@ class GraphHandler {
   std::uint32_t root_seen_ = 0;
   RootField root_field_ = RootField::format;
   std::optional<DocumentFormat> format_;
-  // The first node of an extension kind read before `format`: reported if the format turns out
-  // to be torchlean.ir.v1.
+  // The first node of an extension kind or a dtype other than float32 read before `format`:
+  // reported if the format turns out to be torchlean.ir.v1.
   std::optional<Error> pending_extension_;
   std::optional<Field> field_;  // the node field being read; nullopt while skipping its value
   Undecided* list_undecided_ = nullptr;  // the undecided field whose array is being read
@@ -371,6 +372,12 @@ std::span<const Field> GraphHandler::node_fields() const {
 
 std::string GraphHandler::extension_problem() const {
   return std::string(node_spelling()) + " is an nnplan extension kind; it needs " + "format '" +
+         std::string(kNnplanIrFormat) + "', and this document's format is '" +
+         std::string(kIrFormat) + "'";
+}
+
+std::string GraphHandler::dtype_problem() const {
+  return std::string(ir::to_string(raw_.dtype)) + " values need format '" +
          std::string(kNnplanIrFormat) + "', and this document's format is '" +
          std::string(kIrFormat) + "'";
 }
@@ -900,6 +907,19 @@ void GraphHandler::node_scalar(const Scalar& s) {
     raw_.name = std::string(s.text);
     return;
   }
+  if (f == Field::dtype) {
+    for (std::size_t i = 0; i < ir::kDTypeNames.size(); ++i) {
+      if (ir::kDTypeNames[i] == s.text) {
+        raw_.dtype = static_cast<ir::DType>(i);
+        if (raw_.dtype != ir::DType::float32 && format_ == DocumentFormat::torchlean) {
+          note_value("dtype", dtype_problem());
+        }
+        return;
+      }
+    }
+    note_value("dtype", expectation(ValueType::string, f) + ", found '" + shown(s.text) + "'");
+    return;
+  }
   kind_scalar(s);
 }
 
@@ -1016,8 +1036,8 @@ bool GraphHandler::finish_node() {
       case Problem::Kind::unknown_field:
         return fail_node("field " + p.field + ": unknown field; " +
                          (raw_.kind ? fields_of_kind(node_spelling(), node_fields())
-                                    : std::string("valid: id, kind, parents, shape, name and the "
-                                                  "op fields of the node's kind")));
+                                    : std::string("valid: id, kind, parents, shape, name, dtype "
+                                                  "and the op fields of the node's kind")));
       case Problem::Kind::repeated_field:
         return fail_node("field " + p.field + ": repeated field");
     }
@@ -1065,6 +1085,11 @@ bool GraphHandler::finish_node() {
     pending_extension_ = std::move(error_);
     error_.reset();
   }
+  if (raw_.dtype != ir::DType::float32 && !format_ && !pending_extension_) {
+    fail_node("field dtype: " + dtype_problem());
+    pending_extension_ = std::move(error_);
+    error_.reset();
+  }
 
   const OpKind kind = *raw_.kind;
   ir::OpParams params;
@@ -1083,6 +1108,7 @@ bool GraphHandler::finish_node() {
                               .parents = ir::Parents(parents.begin(), parents.end()),
                               .shape = Shape{ir::Dims(raw_.dims(Field::shape))},
                               .params = std::move(params),
+                              .dtype = raw_.dtype,
                               .source_name = raw_.name ? std::move(*raw_.name) : std::string()});
   return true;
 }

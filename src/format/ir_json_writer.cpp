@@ -131,7 +131,11 @@ void append_op_fields(std::string& out, const Node& node) {
 
 std::string_view ir_format_for(const ir::Graph& graph) {
   for (const Node& node : graph.nodes) {
-    if (ir::op_traits(node.kind).origin == ir::KindOrigin::nnplan) return kNnplanIrFormat;
+    // Extension kinds, and int64 and bool values, exist only in nnplan's superset.
+    if (ir::op_traits(node.kind).origin == ir::KindOrigin::nnplan ||
+        node.dtype != ir::DType::float32) {
+      return kNnplanIrFormat;
+    }
   }
   return kIrFormat;
 }
@@ -158,6 +162,12 @@ std::string write_ir_json(const ir::Graph& graph) {
     append_key(out, "shape");
     append_list<ir::Dim>(out, node.shape.dims);
     append_op_fields(out, node);
+    if (node.dtype != ir::DType::float32) {
+      append_key(out, "dtype");
+      out += '"';
+      out += ir::to_string(node.dtype);
+      out += '"';
+    }
     if (!node.source_name.empty()) {
       append_key(out, "name");
       // nlohmann escapes the string; invalid UTF-8 becomes U+FFFD instead of an exception.

@@ -632,6 +632,26 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
   return {};
 }
 
+// The dtype rule (SPEC §6): `input` and `const` make the dtype they declare; every other kind
+// takes float32 parents and makes float32. `parent(i)` is parent i's node.
+template <class ParentNode>
+Status check_dtype(const ParentNode& parent, const Node& node) {
+  if (node.kind == OpKind::input || node.kind == OpKind::const_) return {};
+  for (std::size_t i = 0; i < node.parents.size(); ++i) {
+    const Node& p = parent(i);
+    if (p.dtype != DType::float32) {
+      return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
+                            std::string(to_string(p.dtype)) + "; " +
+                            std::string(to_string(node.kind)) + " takes float32 values");
+    }
+  }
+  if (node.dtype != DType::float32) {
+    return fail(node, "declared dtype " + std::string(to_string(node.dtype)) +
+                          " differs from inferred float32");
+  }
+  return {};
+}
+
 // input_id and each output id name an existing node (and input_id an `input` node).
 Status check_endpoint(const Graph& graph, std::string_view field, NodeId id, bool must_be_input) {
   if (id >= graph.nodes.size()) {
@@ -671,6 +691,9 @@ auto parents_in(const Graph& graph, const Node& node) {
   return
       [&graph, &node](std::size_t i) -> const Shape& { return graph.nodes[node.parents[i]].shape; };
 }
+auto parent_nodes_in(const Graph& graph, const Node& node) {
+  return [&graph, &node](std::size_t i) -> const Node& { return graph.nodes[node.parents[i]]; };
+}
 
 }  // namespace
 
@@ -704,11 +727,13 @@ Expected<Shape> infer_shape(const Graph& graph, const Node& node) {
 }
 
 Expected<NodeId> CheckedGraphBuilder::add(Node node) {
-  return add(node.kind, node.parents, std::move(node.params), node.shape, node.source_name);
+  return add(node.kind, node.parents, std::move(node.params), node.shape, node.source_name,
+             node.dtype);
 }
 
 Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, OpParams&& params,
-                                          const Shape& declared, std::string_view source_name) {
+                                          const Shape& declared, std::string_view source_name,
+                                          DType dtype) {
   // Built at the end of the array and checked there (the checks read only the nodes before it),
   // then dropped again if it fails.
   Node& node = graph_.nodes.emplace_back();
@@ -720,8 +745,10 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   // infers straight into the node.
   const bool declared_kind = reads_declared_shape(op_traits(kind).shape_rule);
   if (declared_kind) node.shape = declared;
+  node.dtype = dtype;
   Status s = check_structure(node, node.id);
   if (s) s = infer_into(parents_in(graph_, node), node, declared_kind ? inferred_ : node.shape);
+  if (s) s = check_dtype(parent_nodes_in(graph_, node), node);
   if (!s) {
     graph_.nodes.pop_back();
     return std::unexpected(std::move(s.error()));
@@ -777,6 +804,9 @@ Expected<CheckedGraph> check(Graph graph) {
     if (inferred != node.shape) {
       return fail(node, "declared shape " + to_string(node.shape) + " differs from inferred " +
                             to_string(inferred));
+    }
+    if (Status s = check_dtype(parent_nodes_in(graph, node), node); !s) {
+      return std::unexpected(std::move(s.error()));
     }
   }
   return CheckedGraph(std::move(graph));

@@ -265,7 +265,10 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
                               to_string(tensor->shape()) + " does not match the expected " +
                               to_string(*want));
       }
-      const DType want_dtype = slot.int64 ? DType::int64 : DType::float32;
+      // A const's value has the const's own dtype.
+      const DType want_dtype = slot.int64                                ? DType::int64
+                               : slot.shape == PayloadShape::value_shape ? node.dtype
+                                                                         : DType::float32;
       if (tensor->dtype() != want_dtype) {
         return fail(node, "payload " + std::string(slot.name) + ": dtype " +
                               std::string(to_string(tensor->dtype())) + ", expected " +

@@ -51,7 +51,8 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
     const ir::NodeId listed = graph.output_ids[k];
     buffer.outputs_.push_back({.name = output_name(options, k, graph.output_ids.size()),
                                .node_id = listed,
-                               .shape = &graph.nodes[listed].shape});
+                               .shape = &graph.nodes[listed].shape,
+                               .dtype = graph.nodes[listed].dtype});
   }
   return buffer;
 }

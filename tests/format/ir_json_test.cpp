@@ -788,6 +788,64 @@ std::string with_root(std::string_view fields) {
 const std::string kValid =
     with_node(R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3]})");
 
+TEST(IrJson, DtypesOtherThanFloat32AreWrittenAndNeedTheNnplanFormat) {
+  Graph g;
+  g.input_id = 0;
+  g.output_ids = {0, 1};
+  g.nodes.push_back(
+      Node{.id = 0, .kind = OpKind::input, .shape = shape({2}), .dtype = ir::DType::int64});
+  g.nodes.push_back(Node{.id = 1,
+                         .kind = OpKind::const_,
+                         .shape = shape({3}),
+                         .params = ir::ConstParams{shape({3})},
+                         .dtype = ir::DType::boolean});
+  const std::string text = write_ir_json(g);
+  EXPECT_EQ(text,
+            "{\n  \"format\": \"nnplan.ir.v1\",\n  \"input_id\": 0,\n  \"output_ids\": [0, 1],\n"
+            "  \"nodes\": [\n"
+            "    {\"id\": 0, \"kind\": \"input\", \"parents\": [], \"shape\": [2], \"dtype\": "
+            "\"int64\"},\n"
+            "    {\"id\": 1, \"kind\": \"const\", \"parents\": [], \"shape\": [3], "
+            "\"value_shape\": [3], \"dtype\": \"bool\"}\n  ]\n}\n");
+  const auto back = parse_ir_json(text, "<memory>");
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(*back, g);
+  // float32 is the default: written by no one, read from anyone.
+  const auto plain = parse_ir_json(
+      with_node(
+          R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "dtype": "float32"})"),
+      "<memory>");
+  ASSERT_TRUE(plain.has_value()) << plain.error().message;
+  EXPECT_EQ(plain->nodes[1].dtype, ir::DType::float32);
+  EXPECT_EQ(write_ir_json(*plain).find("dtype"), std::string::npos);
+
+  const std::string nodes =
+      R"("nodes": [{"id": 0, "kind": "input", "parents": [], "shape": [2], "dtype": "int64"}])";
+  for (const std::string& doc :
+       {R"({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [0], )" + nodes + "}",
+        R"({"input_id": 0, "output_ids": [0], )" + nodes + R"(, "format": "torchlean.ir.v1"})"}) {
+    const auto refused = parse_ir_json(doc, "<memory>");
+    ASSERT_FALSE(refused.has_value()) << doc;
+    EXPECT_EQ(refused.error().message,
+              "<memory>: node 0 (input): field dtype: int64 values need format 'nnplan.ir.v1', "
+              "and this document's format is 'torchlean.ir.v1'");
+  }
+  const auto unknown = parse_ir_json(
+      with_nnplan_node(
+          R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "dtype": "f16"})"),
+      "<memory>");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(
+      unknown.error().message,
+      "<memory>: node 1 (relu): field dtype: expected 'float32', 'int64' or 'bool', found 'f16'");
+  const auto number = parse_ir_json(
+      with_nnplan_node(R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "dtype": 3})"),
+      "<memory>");
+  ASSERT_FALSE(number.has_value());
+  EXPECT_EQ(number.error().message,
+            "<memory>: node 1 (relu): field dtype: expected 'float32', 'int64' or 'bool', found 3");
+}
+
 std::vector<BadDocument> bad_documents() {
   return {
       {"empty", "", "<memory>: empty document; expected a JSON object"},
@@ -918,7 +976,7 @@ std::vector<BadDocument> bad_documents() {
        "stride"},
       {"unknown_field",
        with_node(R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "foo": 1})"),
-       "node 1 (relu): field foo: unknown field; relu takes id, kind, parents, shape, name"},
+       "node 1 (relu): field foo: unknown field; relu takes id, kind, parents, shape, name, dtype"},
       {"unknown_field_nested_value",
        with_node(R"({"id": 1, "foo": {"a": [1, {"b": [[]]}]}, "kind": "softmax",
                      "parents": [0], "shape": [2, 3], "axis": 0})"),
@@ -926,7 +984,8 @@ std::vector<BadDocument> bad_documents() {
        "name"},
       {"unknown_field_unknown_kind",
        with_node(R"({"id": 1, "foo": 1, "parents": [0], "shape": [2, 3]})"),
-       "node 1: field foo: unknown field; valid: id, kind, parents, shape, name and the op fields"},
+       "node 1: field foo: unknown field; valid: id, kind, parents, shape, name, dtype and the op "
+       "fields"},
       {"repeated_node_key",
        with_node(R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "shape": [2, 3]})"),
        "node 1 (relu): field shape: repeated field"},

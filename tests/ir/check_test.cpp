@@ -1647,3 +1647,59 @@ TEST(CheckInferShapeTest, PermuteOfHighRank) {
 
 }  // namespace
 }  // namespace nnplan::ir
+
+namespace nnplan::ir {
+namespace {
+
+// A graph of an input of `dtype` and a relu of it declared `relu_dtype`.
+Graph relu_of_input(DType dtype, DType relu_dtype) {
+  Graph g;
+  g.input_id = 0;
+  g.output_ids = {1};
+  g.nodes.push_back(Node{.id = 0, .kind = OpKind::input, .shape = shape({2}), .dtype = dtype});
+  g.nodes.push_back(Node{
+      .id = 1, .kind = OpKind::relu, .parents = {0}, .shape = shape({2}), .dtype = relu_dtype});
+  return g;
+}
+
+TEST(CheckDtype, InputsAndConstsDeclareTheirsEveryOtherKindTakesAndMakesFloat32) {
+  EXPECT_TRUE(check(relu_of_input(DType::float32, DType::float32)).has_value());
+  Graph passthrough = relu_of_input(DType::int64, DType::float32);
+  passthrough.nodes.pop_back();
+  passthrough.output_ids = {0};
+  EXPECT_TRUE(check(passthrough).has_value()) << "an int64 input is a value of its own";
+  Graph bool_const;
+  bool_const.output_ids = {1};
+  bool_const.nodes.push_back(Node{.id = 0, .kind = OpKind::input, .shape = shape({1})});
+  bool_const.nodes.push_back(Node{.id = 1,
+                                  .kind = OpKind::const_,
+                                  .shape = shape({3}),
+                                  .params = ConstParams{shape({3})},
+                                  .dtype = DType::boolean});
+  EXPECT_TRUE(check(bool_const).has_value());
+
+  const auto int_parent = check(relu_of_input(DType::int64, DType::float32));
+  ASSERT_FALSE(int_parent.has_value());
+  EXPECT_EQ(int_parent.error().message,
+            "node 1 (relu): parent 0 (node 0 (input)) has dtype int64; relu takes float32 values");
+  EXPECT_EQ(int_parent.error().position, 1U);
+  const auto declared = check(relu_of_input(DType::float32, DType::boolean));
+  ASSERT_FALSE(declared.has_value());
+  EXPECT_EQ(declared.error().message,
+            "node 1 (relu): declared dtype bool differs from inferred float32");
+}
+
+TEST(CheckDtype, TheBuilderAppliesTheSameRule) {
+  CheckedGraphBuilder builder;
+  ASSERT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2}), .dtype = DType::int64})
+                  .has_value());
+  EXPECT_EQ(builder.graph().nodes[0].dtype, DType::int64);
+  const auto refused = builder.add(Node{.kind = OpKind::relu, .parents = {0}});
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message,
+            "node 1 (relu): parent 0 (node 0 (input)) has dtype int64; relu takes float32 values");
+  EXPECT_EQ(builder.graph().nodes.size(), 1U);
+}
+
+}  // namespace
+}  // namespace nnplan::ir

@@ -283,3 +283,28 @@ TEST(DType, SpellingsAndWidthsRoundTrip) {
 
 }  // namespace
 }  // namespace nnplan::ir
+
+namespace nnplan::ir {
+namespace {
+
+TEST(CheckWeights, AConstsValueHasTheConstsDtype) {
+  Graph g;
+  g.output_ids = {1};
+  g.nodes.push_back(Node{.id = 0, .kind = OpKind::input, .shape = dims({1})});
+  g.nodes.push_back(Node{.id = 1,
+                         .kind = OpKind::const_,
+                         .shape = dims({2}),
+                         .params = ConstParams{dims({2})},
+                         .dtype = DType::int64});
+  WeightStore store;
+  store.tensors[{1, "value"}] = WeightTensor::of_ints(dims({2}), std::vector<std::int64_t>{4, -4});
+  EXPECT_TRUE(check_weights(g, store).has_value());
+  store.tensors[{1, "value"}] = WeightTensor::of_floats(dims({2}), std::vector<float>{4, -4});
+  const auto refused = check_weights(g, store);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message,
+            "node 1 (const): payload value: dtype float32, expected int64");
+}
+
+}  // namespace
+}  // namespace nnplan::ir

@@ -101,3 +101,72 @@ def test_a_provider_the_probe_does_not_confirm_is_refused_before_running(example
     assert caught.value.kind in ("unprobed-provider", "unprobed-device")
     assert "the probe of this machine did not confirm" in caught.value.message
     assert "does not fall back" in str(caught.value)
+
+
+def mixed_dtype_graph(tmp_path):
+    """A graph whose int64 and bool inputs are also its outputs, beside a float32 relu."""
+    graph = {
+        "format": "nnplan.ir.v1", "input_id": 0, "output_ids": [1, 2, 3],
+        "nodes": [
+            {"id": 0, "kind": "input", "parents": [], "shape": [2], "name": "x"},
+            {"id": 1, "kind": "relu", "parents": [0], "shape": [2]},
+            {"id": 2, "kind": "input", "parents": [], "shape": [3], "dtype": "int64",
+             "name": "ids"},
+            {"id": 3, "kind": "input", "parents": [], "shape": [2], "dtype": "bool",
+             "name": "mask"},
+        ],
+    }
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(graph))
+    return path
+
+
+def test_int64_and_bool_values_come_back_with_their_dtype(tmp_path, cli):
+    model = mixed_dtype_graph(tmp_path)
+    ids = numpy.array([3, -1, 2**40], dtype=numpy.int64)
+    mask = numpy.array([True, False])
+    x = numpy.array([-1.0, 2.0], dtype=numpy.float32)
+    out = nnplan.run(model, {"x": x, "ids": ids, "mask": mask})
+    assert out["output0"].tolist() == [0.0, 2.0]
+    assert out["output1"].dtype == numpy.int64 and out["output1"].tolist() == ids.tolist()
+    assert out["output2"].dtype == numpy.bool_ and out["output2"].tolist() == [True, False]
+    # The command line reads and writes the same dtypes.
+    numpy.save(tmp_path / "ids.npy", ids)
+    numpy.save(tmp_path / "mask.npy", mask)
+    numpy.save(tmp_path / "x.npy", x)
+    result = cli("run", model, "--quiet", "--input", f"x={tmp_path / 'x.npy'}", "--input",
+                 f"ids={tmp_path / 'ids.npy'}", "--input", f"mask={tmp_path / 'mask.npy'}",
+                 "--output", f"output1={tmp_path / 'ids_out.npy'}", "--output",
+                 f"output2={tmp_path / 'mask_out.npy'}")
+    assert result.returncode == 0, result.stderr
+    assert numpy.load(tmp_path / "ids_out.npy").tolist() == ids.tolist()
+    assert numpy.load(tmp_path / "mask_out.npy").dtype == numpy.bool_
+    shown = cli("run", model, "--input", f"x={tmp_path / 'x.npy'}", "--input",
+                f"ids={tmp_path / 'ids.npy'}", "--input", f"mask={tmp_path / 'mask.npy'}")
+    assert shown.returncode == 0, shown.stderr
+    assert b"output 'output1' [3] int64: min -1 max 1099511627776 mean" in shown.stdout
+    assert b"first [3, -1, 1099511627776]" in shown.stdout
+    assert b"output 'output2' [2] bool: min 0 max 1 mean 0.5 first [1, 0]" in shown.stdout
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"input 'ids': dtype float32; the model expects int64 \(convert it "
+                             r"with array.astype\(numpy.int64\)\)"):
+        nnplan.run(model, {"x": x, "ids": ids.astype(numpy.float32), "mask": mask})
+    with pytest.raises(nnplan.BadInputError, match=r"input 'mask': dtype uint8; the model "
+                                                   r"expects bool"):
+        nnplan.run(model, {"x": x, "ids": ids, "mask": mask.astype(numpy.uint8)})
+    result = cli("run", model, "--quiet", "--input", f"x={tmp_path / 'x.npy'}", "--input",
+                 f"ids={tmp_path / 'x.npy'}", "--input", f"mask={tmp_path / 'mask.npy'}")
+    assert result.returncode == 3
+    assert b"input 'ids'" in result.stderr
+    assert b"dtype float32; the model expects int64" in result.stderr
+
+
+def test_a_float32_of_another_byte_order_or_from_pickle_is_float32(examples):
+    import pickle
+    x = cnn_input(examples)
+    expected = nnplan.run(examples / "cnn.json", x)["output"]
+    swapped = x.astype(x.dtype.newbyteorder(">"))
+    assert swapped.dtype != numpy.float32 or swapped.dtype.byteorder == ">"
+    assert nnplan.run(examples / "cnn.json", swapped)["output"].tobytes() == expected.tobytes()
+    pickled = pickle.loads(pickle.dumps(x))
+    assert nnplan.run(examples / "cnn.json", pickled)["output"].tobytes() == expected.tobytes()

@@ -146,6 +146,57 @@ TEST(Executor, MixedGraphMatchesFloat64ForwardWithInPlaceValues) {
   }
 }
 
+TEST(Executor, Int64AndBoolValuesTravelByTheirOwnDtype) {
+  // Graph inputs of each dtype, each also a graph output (copied after the last command), beside
+  // a float32 relu; an int64 const as an output too.
+  GraphBuilder b;
+  const ir::NodeId x = b.add(K::input, {}, shape({2}), {}, "x");
+  const ir::NodeId ids = b.add(K::input, {}, shape({3}), {}, "ids");
+  const ir::NodeId mask = b.add(K::input, {}, shape({2, 2}), {}, "mask");
+  const ir::NodeId r = b.add(K::relu, {x}, shape({2}));
+  const ir::NodeId c = b.add(K::const_, {}, shape({2}), ir::ConstParams{shape({2})});
+  b.graph().nodes[ids].dtype = DType::int64;
+  b.graph().nodes[mask].dtype = DType::boolean;
+  b.graph().nodes[c].dtype = DType::int64;
+  b.graph().output_ids = {r, ids, mask, c};
+  auto weights = std::make_shared<ir::WeightStore>();
+  weights->tensors[{c, "value"}] =
+      ir::WeightTensor::of_ints(shape({2}), std::vector<std::int64_t>{-7, 1LL << 45});
+  auto buffer = compiled(planned_cpu(checked_graph(std::move(b).build()), weights));
+  ASSERT_TRUE(buffer.has_value());
+  ASSERT_EQ(buffer->inputs().size(), 3U);
+  EXPECT_EQ(buffer->inputs()[1].dtype, DType::int64);
+  EXPECT_EQ(buffer->inputs()[2].dtype, DType::boolean);
+  EXPECT_EQ(buffer->outputs()[3].dtype, DType::int64);
+  Executor exec(std::move(*buffer));
+  const Tensor ids_in = Tensor::of(shape({3}), std::vector<std::int64_t>{5, -1, 1LL << 40});
+  const Tensor mask_in = Tensor::of(shape({2, 2}), std::vector<std::uint8_t>{1, 0, 0, 1});
+  auto outputs =
+      exec.run(std::vector<NamedTensor>{{"x", Tensor::of(shape({2}), std::vector<float>{-1, 2})},
+                                        {"ids", ids_in},
+                                        {"mask", mask_in}});
+  ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
+  ASSERT_EQ(outputs->size(), 4U);
+  EXPECT_EQ((*outputs)[0].floats(), (std::vector<float>{0, 2}));
+  EXPECT_EQ((*outputs)[1], ids_in);
+  EXPECT_EQ((*outputs)[2], mask_in);
+  EXPECT_EQ((*outputs)[3].ints(), (std::vector<std::int64_t>{-7, 1LL << 45}));
+  // Each input keeps its dtype: floats where int64 is expected are refused, and the reverse.
+  auto swapped = exec.run(
+      std::vector<NamedTensor>{{"x", Tensor::of(shape({2}), std::vector<std::int64_t>{1, 2})},
+                               {"ids", Tensor::of(shape({3}), std::vector<float>{1, 2, 3})},
+                               {"mask", mask_in}});
+  ASSERT_FALSE(swapped.has_value());
+  EXPECT_EQ(swapped.error().message, "input 'x' has dtype int64; the model expects float32");
+  auto floats_for_ids = exec.run(
+      std::vector<NamedTensor>{{"x", Tensor::of(shape({2}), std::vector<float>{1, 2})},
+                               {"ids", Tensor::of(shape({3}), std::vector<float>{1, 2, 3})},
+                               {"mask", mask_in}});
+  ASSERT_FALSE(floats_for_ids.has_value());
+  EXPECT_EQ(floats_for_ids.error().message,
+            "input 'ids' has dtype float32; the model expects int64");
+}
+
 TEST(Executor, DetachedOutputOutlivesALaterInPlaceCandidate) {
   // relu x is an output through a detach, so it is copied after the last command: tanh, its last
   // reader among the commands, may not overwrite it in place.

@@ -106,12 +106,14 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
       e.message = "input '" + escape_controls(*name) + "': " + e.message;
       return std::unexpected(fail_run(e, kExitBadInput));
     }
-    if (tensor->dtype() != ir::DType::float32) {
+    // A name the model lacks is reported by the executor, with the model's inputs.
+    const auto binding = std::ranges::find(buffer.inputs(), *name, &runtime::IoBinding::name);
+    if (binding != buffer.inputs().end() && tensor->dtype() != binding->dtype) {
       return std::unexpected(fail_run(
-          make_error(ErrorKind::bad_input, "input '" + escape_controls(*name) + "' (" +
-                                               shown_argument(f.path) + "): dtype " +
-                                               std::string(ir::to_string(tensor->dtype())) +
-                                               "; the model expects float32"),
+          make_error(ErrorKind::bad_input,
+                     "input '" + escape_controls(*name) + "' (" + shown_argument(f.path) +
+                         "): dtype " + std::string(ir::to_string(tensor->dtype())) +
+                         "; the model expects " + std::string(ir::to_string(binding->dtype))),
           kExitBadInput));
     }
     inputs.push_back({.name = *name, .tensor = format::to_runtime_tensor(*tensor)});
@@ -167,9 +169,11 @@ std::string summary_of(std::string line, const std::vector<T>& values) {
   return line + (values.size() > shown ? ", ...]" : "]");
 }
 
-// `output 'y' [1,10]: min -1.5 max 2.25 mean 0.125 first [0.5, -1.5, ...]`
+// `output 'y' [1,10]: min -1.5 max 2.25 mean 0.125 first [0.5, -1.5, ...]`; an int64 or bool
+// output names its dtype after the shape (`output 'ids' [3] int64: ...`).
 std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t) {
   std::string line = "output '" + escape_controls(binding.name) + "' " + ir::to_string(t.shape);
+  if (t.dtype() != ir::DType::float32) line += " " + std::string(ir::to_string(t.dtype()));
   return std::visit([&](const auto& values) { return summary_of(std::move(line), values); },
                     t.elements);
 }

@@ -1,8 +1,10 @@
 // Well-formedness and shape inference (SPEC §6). A CheckedGraph has ids equal to indices,
-// parents below each node, arity within bounds, parameters of the right kind, and declared shapes
-// equal to the shapes inferred from the parents. Errors name the node id, its kind and what is
-// wrong, e.g. `node 4 (matmul): inner dimensions differ: [2,3] x [4,5]`. `check` verifies a
-// whole graph; CheckedGraphBuilder checks one node at a time as a builder adds them.
+// parents below each node, arity within bounds, parameters of the right kind, declared shapes
+// equal to the shapes inferred from the parents, and declared dtypes equal to the inferred ones
+// (`input` and `const` declare theirs; every other kind takes and makes float32 today). Errors name
+// the node id, its kind and what is wrong, e.g. `node 4 (matmul): inner dimensions differ: [2,3] x
+// [4,5]`. `check` verifies a whole graph; CheckedGraphBuilder checks one node at a time as a
+// builder adds them.
 #pragma once
 
 #include <span>
@@ -53,9 +55,11 @@ class CheckedGraphBuilder {
   // `node.shape`. On error nothing is appended.
   [[nodiscard]] Expected<NodeId> add(Node node);
   // The same, building the node in place from its parts: no Node is constructed and moved.
-  // `parents` and `declared` must not refer into this builder's graph.
+  // `parents` and `declared` must not refer into this builder's graph. `dtype` is the node's
+  // declared dtype (ir::check's dtype rule applies to it).
   [[nodiscard]] Expected<NodeId> add(OpKind kind, const Parents& parents, OpParams&& params,
-                                     const Shape& declared, std::string_view source_name);
+                                     const Shape& declared, std::string_view source_name,
+                                     DType dtype = DType::float32);
   // The nodes added so far.
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, std::vector<NodeId> output_ids) &&;
@@ -65,11 +69,12 @@ class CheckedGraphBuilder {
   Shape inferred_;
 };
 
-// Validates every rule: input_id and output_ids first (at least one output), then each node in id order, its structure
-// (id, parents, arity, parameters) before its declared shape against the inferred one, so the
-// error reported is the one at the lowest node. Errors are `invalid_input`; `position` is the
-// offending node id (the index when the id itself is wrong), and is empty for an empty graph or an
-// input_id/output_ids entry that names no node. Allocates nothing per node when the graph is valid.
+// Validates every rule: input_id and output_ids first (at least one output), then each node in id
+// order, its structure (id, parents, arity, parameters) before its declared shape and dtype against
+// the inferred ones, so the error reported is the one at the lowest node. Errors are
+// `invalid_input`; `position` is the offending node id (the index when the id itself is wrong), and
+// is empty for an empty graph or an input_id/output_ids entry that names no node. Allocates nothing
+// per node when the graph is valid.
 [[nodiscard]] Expected<CheckedGraph> check(Graph graph);
 
 }  // namespace nnplan::ir

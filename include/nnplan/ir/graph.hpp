@@ -10,9 +10,10 @@
 #include <variant>
 #include <vector>
 
+#include "nnplan/ir/dtype.hpp"
 #include "nnplan/ir/op_kind.hpp"
-#include "nnplan/large_memory.hpp"
 #include "nnplan/ir/shape.hpp"
+#include "nnplan/large_memory.hpp"
 
 namespace nnplan::ir {
 
@@ -142,6 +143,9 @@ struct Node {
   Parents parents;
   Shape shape;  // the declared output shape
   OpParams params;
+  // The declared element type of the output (SPEC §6): float32 unless a node says otherwise;
+  // ir::check infers it from the parents, except for `input` and `const`, whose dtype is theirs.
+  DType dtype = DType::float32;
   // The name of the node in the model it came from (an ONNX node name); empty when none.
   std::string source_name;
 

@@ -56,11 +56,14 @@ Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
   for (const ir::Node& node : graph.nodes) {
     ValueSlot& slot = bound.slots[node.id];
     slot.shape = &node.shape;
+    slot.dtype = node.dtype;
     if (node.kind == ir::OpKind::input) {
       slot.home = ValueHome::input;
       slot.index = bound.inputs.size();
-      bound.inputs.push_back(
-          {.name = input_name(node, input_nodes), .node_id = node.id, .shape = &node.shape});
+      bound.inputs.push_back({.name = input_name(node, input_nodes),
+                              .node_id = node.id,
+                              .shape = &node.shape,
+                              .dtype = node.dtype});
     } else if (node.kind == ir::OpKind::const_) {
       const ir::WeightTensor* value = dense_for_reader(
           store == nullptr ? nullptr : store->find_tensor(node.id, "value"), bound.dense_weights);
@@ -72,7 +75,7 @@ Expected<void> bind_values(const ir::Graph& graph, const ir::WeightStore* store,
                                  "model's initializers)"));
       }
       slot.home = ValueHome::weight;
-      slot.weight = reinterpret_cast<const std::byte*>(value->floats().data());
+      slot.weight = value->bytes().data();
     }
   }
   // Inputs are bound by name, so two inputs may not share one.

@@ -16,8 +16,13 @@ std::vector<const ir::Shape*> operand_shapes(const ir::Graph& graph, const Bound
   return shapes;
 }
 
-ValueSlot arena_slot(const ir::Shape& shape, std::uint32_t value) {
-  return ValueSlot{.home = ValueHome::arena, .index = value, .weight = nullptr, .shape = &shape};
+// Node `node`'s value in arena value `value`.
+ValueSlot arena_slot(const ir::Node& node, std::uint32_t value) {
+  return ValueSlot{.home = ValueHome::arena,
+                   .index = value,
+                   .weight = nullptr,
+                   .shape = &node.shape,
+                   .dtype = node.dtype};
 }
 
 // The command a reorder is emitted for: its group and capsule.
@@ -63,9 +68,9 @@ class Emitter {
     std::uint32_t arena_value = kNoValue;
   };
 
-  std::uint32_t new_arena_value(const ir::Shape& shape) {
+  std::uint32_t new_arena_value(const ir::Node& node) {
     const auto index = static_cast<std::uint32_t>(planned.arena_bytes.size());
-    planned.arena_bytes.push_back(element_count_of(shape) * sizeof(float));
+    planned.arena_bytes.push_back(element_count_of(node.shape) * ir::size_of(node.dtype));
     return index;
   }
   std::uint32_t emit_reorder(ir::NodeId id, TensorLayout from, TensorLayout to, Needing needing,
@@ -93,8 +98,8 @@ std::uint32_t Emitter::emit_reorder(ir::NodeId id, TensorLayout from, TensorLayo
   const ValueSlot source = to_flat ? channels_last_of_[id].slot : slots_[id];
   std::uint32_t written = kNoValue;
   if (!into) {
-    written = new_arena_value(node.shape);
-    into = arena_slot(node.shape, written);
+    written = new_arena_value(node);
+    into = arena_slot(node, written);
   }
   planned.commands.push_back({.node = &node,
                               .chain = {&node},
@@ -119,16 +124,15 @@ ValueSlot Emitter::operand_slot(ir::NodeId id, TensorLayout layout, Needing read
     if (!channels_last_of_[id].present) {
       const std::uint32_t written =
           emit_reorder(id, TensorLayout::flat, TensorLayout::channels_last, reader, {});
-      channels_last_of_[id] = {.present = true,
-                               .slot = arena_slot(graph_.nodes[id].shape, written),
-                               .arena_value = written};
+      channels_last_of_[id] = {
+          .present = true, .slot = arena_slot(graph_.nodes[id], written), .arena_value = written};
     }
     return channels_last_of_[id].slot;
   }
   if (!flat_defined_[id]) {
     const std::uint32_t written =
         emit_reorder(id, TensorLayout::channels_last, TensorLayout::flat, made_by_[id], {});
-    slots_[id] = arena_slot(graph_.nodes[id].shape, written);
+    slots_[id] = arena_slot(graph_.nodes[id], written);
     arena_value_of_[id] = written;
     flat_defined_[id] = true;
   }
@@ -144,12 +148,13 @@ void Emitter::emit(BoundCommand& bound, const std::map<ir::NodeId, std::size_t>&
   const auto out = first_output.find(last.id);
   const bool channels_last = command.layout == TensorLayout::channels_last;
   if (out != first_output.end() && !channels_last) {
-    slots_[last.id] = {.home = ValueHome::output, .index = out->second, .shape = &last.shape};
+    slots_[last.id] = {
+        .home = ValueHome::output, .index = out->second, .shape = &last.shape, .dtype = last.dtype};
     flat_defined_[last.id] = true;
     command.output = slots_[last.id];
   } else {
-    const std::uint32_t written = new_arena_value(last.shape);
-    command.output = arena_slot(last.shape, written);
+    const std::uint32_t written = new_arena_value(last);
+    command.output = arena_slot(last, written);
     if (channels_last) {
       channels_last_of_[last.id] = {
           .present = true, .slot = command.output, .arena_value = written};
@@ -162,7 +167,8 @@ void Emitter::emit(BoundCommand& bound, const std::map<ir::NodeId, std::size_t>&
   planned.commands.push_back(std::move(command));
   // A graph output computed channels-last is reordered into its place at once.
   if (out != first_output.end() && channels_last) {
-    const ValueSlot output{.home = ValueHome::output, .index = out->second, .shape = &last.shape};
+    const ValueSlot output{
+        .home = ValueHome::output, .index = out->second, .shape = &last.shape, .dtype = last.dtype};
     emit_reorder(last.id, TensorLayout::channels_last, TensorLayout::flat,
                  needing_of(planned.commands.back()), output);
     slots_[last.id] = output;
