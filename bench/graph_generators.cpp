@@ -133,7 +133,20 @@ class DagBuilder {
       case K::sin:
       case K::cos:
       case K::softplus:
-      case K::softsign: {
+      case K::softsign:
+      case K::floor:
+      case K::ceil:
+      case K::round:
+      case K::sign:
+      case K::tan:
+      case K::asin:
+      case K::acos:
+      case K::atan:
+      case K::sinh:
+      case K::cosh:
+      case K::asinh:
+      case K::acosh:
+      case K::atanh: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
         return;

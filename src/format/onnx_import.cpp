@@ -94,6 +94,10 @@ void ImportContext::import_node(int index) {
                     str(last) + "; its definition changed after that, and the model's opset is " +
                     str(opset_));
       }
+      if (const std::int64_t first = first_opset_of(node_->op_type()); first > opset_) {
+        fail("operator " + capped_name(node_->op_type()) + " does not exist before opset " +
+             str(first) + "; a model that uses it declares that opset or a later one");
+      }
       unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
     }
     importer->import(*this);

@@ -120,7 +120,7 @@ TEST(BuiltinModules, DefaultOrder) {
 TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   const Registry& r = builtin_registry();
   EXPECT_EQ(r.modules(), builtin_modules());
-  EXPECT_EQ(r.size(), 2u + 44u + 48u);
+  EXPECT_EQ(r.size(), 2u + 44u + 61u);
   EXPECT_EQ(r.capsule(0).name, "native_cuda.flash_attention");
   EXPECT_EQ(r.capsule(1).name, "torchlean.composed_attention");
   EXPECT_EQ(r.capsule(2).name, "native_cuda.rand_uniform");
@@ -128,17 +128,18 @@ TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   EXPECT_EQ(r.capsule(89).name, "reference.attention");
   EXPECT_EQ(r.capsule(90).name, "reference.hard_masked_softmax");
   EXPECT_EQ(r.capsule(93).name, "reference.softsign");
+  EXPECT_EQ(r.capsule(106).name, "reference.atanh");
   // The optional libtorch module extends the defaults without a clash.
   auto with_libtorch = Registry::create(
       {attention_module(), native_cuda_module(), reference_module(), libtorch_module()});
   ASSERT_TRUE(with_libtorch.has_value()) << with_libtorch.error().message;
-  EXPECT_EQ(with_libtorch->size(), 95u);
+  EXPECT_EQ(with_libtorch->size(), 108u);
 }
 
 TEST(BuiltinModules, CountsPerModule) {
   EXPECT_EQ(attention_module().capsules.size(), 2u);
   EXPECT_EQ(native_cuda_module().capsules.size(), 44u);
-  EXPECT_EQ(reference_module().capsules.size(), 48u);
+  EXPECT_EQ(reference_module().capsules.size(), 61u);
   EXPECT_EQ(libtorch_module().capsules.size(), 1u);
 }
 
@@ -152,7 +153,7 @@ TEST(ReferenceModule, ExactNamesInOpOrder) {
                            : "reference." + std::string(to_string(op)));
   }
   EXPECT_EQ(names(reference_module()), expected);
-  EXPECT_EQ(expected.back(), "reference.softsign");
+  EXPECT_EQ(expected.back(), "reference.atanh");
   EXPECT_EQ(expected.front(), "reference.rand_uniform");
 }
 

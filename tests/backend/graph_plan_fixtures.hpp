@@ -64,6 +64,32 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::elu;
     case K::softsign:
       return B::softsign;
+    case K::floor:
+      return B::floor;
+    case K::ceil:
+      return B::ceil;
+    case K::round:
+      return B::round;
+    case K::sign:
+      return B::sign;
+    case K::tan:
+      return B::tan;
+    case K::asin:
+      return B::asin;
+    case K::acos:
+      return B::acos;
+    case K::atan:
+      return B::atan;
+    case K::sinh:
+      return B::sinh;
+    case K::cosh:
+      return B::cosh;
+    case K::asinh:
+      return B::asinh;
+    case K::acosh:
+      return B::acosh;
+    case K::atanh:
+      return B::atanh;
     case K::log:
       return B::log;
     case K::sin:
@@ -162,6 +188,19 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::cos:
     case K::softplus:
     case K::softsign:
+    case K::floor:
+    case K::ceil:
+    case K::round:
+    case K::sign:
+    case K::tan:
+    case K::asin:
+    case K::acos:
+    case K::atan:
+    case K::sinh:
+    case K::cosh:
+    case K::asinh:
+    case K::acosh:
+    case K::atanh:
       return one_op({m}, kind, m);
     case K::leaky_relu:
     case K::elu:

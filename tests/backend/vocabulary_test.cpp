@@ -84,7 +84,8 @@ std::vector<VocabularyCase> all_vocabularies() {
            "smooth_max_pool", "avg_pool", "fft_fno", "selective_scan",
            "scaled_dot_product_attention", "hard_masked_softmax",
            // nnplan's extension ops (SPEC §6)
-           "leaky_relu", "elu", "softsign"},
+           "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan", "asin", "acos",
+           "atan", "sinh", "cosh", "asinh", "acosh", "atanh"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -287,7 +288,7 @@ TEST(RequiresVjp, ExactlyTwoOpsHaveNoVjp) {
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
   EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask"}));
-  EXPECT_EQ(kBackendOpCount, 50u);
+  EXPECT_EQ(kBackendOpCount, 63u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -298,7 +299,9 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
     EXPECT_EQ(is_extension_op(op), i >= 47u) << to_string(op);
     if (is_extension_op(op)) extension.push_back(to_string(op));
   }
-  EXPECT_EQ(extension, (std::vector<std::string_view>{"leaky_relu", "elu", "softsign"}));
+  EXPECT_EQ(extension, (std::vector<std::string_view>{
+                           "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan",
+                           "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

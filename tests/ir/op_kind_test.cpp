@@ -178,9 +178,13 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
     if (row.origin == KindOrigin::nnplan) extensions.insert(row.spelling);
   }
   EXPECT_EQ(extensions,
-            (std::set<std::string_view>{"gelu", "clamp", "scale", "slice", "gather", "log_softmax",
-                                        "conv_transpose", "scaled_dot_product_attention",
-                                        "leaky_relu", "elu", "softsign"}));
+            (std::set<std::string_view>{
+                "gelu",       "clamp",       "scale",          "slice",
+                "gather",     "log_softmax", "conv_transpose", "scaled_dot_product_attention",
+                "leaky_relu", "elu",         "softsign",       "floor",
+                "ceil",       "round",       "sign",           "tan",
+                "asin",       "acos",        "atan",           "sinh",
+                "cosh",       "asinh",       "acosh",          "atanh"}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

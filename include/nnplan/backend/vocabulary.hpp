@@ -96,7 +96,20 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
 #define NNPLAN_EXTENSION_BACKEND_OPS(X) \
   X(leaky_relu)                         \
   X(elu)                                \
-  X(softsign)
+  X(softsign)                           \
+  X(floor)                              \
+  X(ceil)                               \
+  X(round)                              \
+  X(sign)                               \
+  X(tan)                                \
+  X(asin)                               \
+  X(acos)                               \
+  X(atan)                               \
+  X(sinh)                               \
+  X(cosh)                               \
+  X(asinh)                              \
+  X(acosh)                              \
+  X(atanh)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -104,7 +117,7 @@ enum class BackendOp : std::uint8_t {
       NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
 #undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::softsign>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::atanh>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) #op,
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

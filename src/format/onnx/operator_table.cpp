@@ -13,9 +13,16 @@ using ir::OpKind;
 
 constexpr std::array kOperators = {
     OperatorImporter{"Abs", 1, kMaxModelOpset, import_unary_as<OpKind::abs>},
+    OperatorImporter{"Acos", 7, kMaxModelOpset, import_unary_as<OpKind::acos>},
+    OperatorImporter{"Acosh", 9, kMaxModelOpset, import_unary_as<OpKind::acosh>},
     OperatorImporter{"Add", 1, kMaxModelOpset, import_binary_as<OpKind::add>},
+    OperatorImporter{"Asin", 7, kMaxModelOpset, import_unary_as<OpKind::asin>},
+    OperatorImporter{"Asinh", 9, kMaxModelOpset, import_unary_as<OpKind::asinh>},
+    OperatorImporter{"Atan", 7, kMaxModelOpset, import_unary_as<OpKind::atan>},
+    OperatorImporter{"Atanh", 9, kMaxModelOpset, import_unary_as<OpKind::atanh>},
     OperatorImporter{"AveragePool", 1, kMaxModelOpset, import_average_pool},
     OperatorImporter{"BatchNormalization", 1, kMaxModelOpset, import_batch_normalization},
+    OperatorImporter{"Ceil", 1, kMaxModelOpset, import_unary_as<OpKind::ceil>},
     OperatorImporter{"Clip", 1, 10, import_clip_1},
     OperatorImporter{"Clip", 11, kMaxModelOpset, import_clip_11},
     OperatorImporter{"Concat", 1, kMaxModelOpset, import_concat},
@@ -23,6 +30,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Conv", 1, kMaxModelOpset, import_conv},
     OperatorImporter{"ConvTranspose", 1, kMaxModelOpset, import_conv_transpose},
     OperatorImporter{"Cos", 1, kMaxModelOpset, import_unary_as<OpKind::cos>},
+    OperatorImporter{"Cosh", 9, kMaxModelOpset, import_unary_as<OpKind::cosh>},
     OperatorImporter{"Div", 1, kMaxModelOpset, import_div_or_gelu},
     OperatorImporter{"Dropout", 1, kMaxModelOpset, import_dropout},
     OperatorImporter{"Elu", 1, kMaxModelOpset, import_unary_with_alpha_as<OpKind::elu, 1, 1>},
@@ -30,6 +38,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Exp", 1, kMaxModelOpset, import_unary_as<OpKind::exp>},
     OperatorImporter{"Expand", 1, kMaxModelOpset, import_expand},
     OperatorImporter{"Flatten", 1, kMaxModelOpset, import_flatten},
+    OperatorImporter{"Floor", 1, kMaxModelOpset, import_unary_as<OpKind::floor>},
     OperatorImporter{"Gather", 1, kMaxModelOpset, import_gather},
     OperatorImporter{"Gelu", 20, kMaxModelOpset, import_gelu},
     OperatorImporter{"Gemm", 1, kMaxModelOpset, import_gemm},
@@ -60,8 +69,11 @@ constexpr std::array kOperators = {
     OperatorImporter{"Reshape", 1, kMaxModelOpset, import_reshape},
     OperatorImporter{"Resize", 1, 10, import_resize_10},
     OperatorImporter{"Resize", 11, kMaxOpset, import_resize_11},
+    OperatorImporter{"Round", 11, kMaxModelOpset, import_unary_as<OpKind::round>},
     OperatorImporter{"Sigmoid", 1, kMaxModelOpset, import_unary_as<OpKind::sigmoid>},
+    OperatorImporter{"Sign", 9, kMaxModelOpset, import_unary_as<OpKind::sign>},
     OperatorImporter{"Sin", 1, kMaxModelOpset, import_unary_as<OpKind::sin>},
+    OperatorImporter{"Sinh", 9, kMaxModelOpset, import_unary_as<OpKind::sinh>},
     OperatorImporter{"Slice", 1, kMaxModelOpset, import_slice},
     OperatorImporter{"Softmax", 1, 12, import_softmax_1},
     OperatorImporter{"Softmax", 13, kMaxModelOpset, import_softmax_13},
@@ -71,6 +83,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Sqrt", 1, kMaxModelOpset, import_unary_as<OpKind::sqrt>},
     OperatorImporter{"Squeeze", 1, kMaxModelOpset, import_squeeze},
     OperatorImporter{"Sub", 1, kMaxModelOpset, import_binary_as<OpKind::sub>},
+    OperatorImporter{"Tan", 7, kMaxModelOpset, import_unary_as<OpKind::tan>},
     OperatorImporter{"Tanh", 1, kMaxModelOpset, import_unary_as<OpKind::tanh>},
     OperatorImporter{"Transpose", 1, kMaxModelOpset, import_transpose},
     OperatorImporter{"Unsqueeze", 1, kMaxModelOpset, import_unsqueeze},
@@ -119,6 +132,15 @@ std::int64_t last_opset_of(std::string_view op_type) {
   std::int64_t opset = 0;
   for (auto it = first; it != last; ++it)
     opset = std::max(opset, it->last_opset);
+  return opset;
+}
+
+std::int64_t first_opset_of(std::string_view op_type) {
+  const auto [first, last] =
+      std::ranges::equal_range(kOperators, op_type, {}, &OperatorImporter::op_type);
+  std::int64_t opset = 0;
+  for (auto it = first; it != last; ++it)
+    opset = opset == 0 ? it->first_opset : std::min(opset, it->first_opset);
   return opset;
 }
 

@@ -27,14 +27,18 @@ TEST_P(UnaryOp, MapsToItsKind) {
   EXPECT_EQ(lines(ok(m).graph()),
             (Lines{"0 input -> [2,3] 'x'", "1 " + GetParam().kind + " [0] -> [2,3] 'n1'"}));
 }
-INSTANTIATE_TEST_SUITE_P(Ops, UnaryOp,
-                         ::testing::Values(OpCase{"Relu", "relu"}, OpCase{"Sigmoid", "sigmoid"},
-                                           OpCase{"Tanh", "tanh"}, OpCase{"Exp", "exp"},
-                                           OpCase{"Log", "log"}, OpCase{"Sqrt", "sqrt"},
-                                           OpCase{"Abs", "abs"}, OpCase{"Reciprocal", "inv"},
-                                           OpCase{"Sin", "sin"}, OpCase{"Cos", "cos"},
-                                           OpCase{"Softsign", "softsign"}),
-                         [](const auto& info) { return info.param.op; });
+INSTANTIATE_TEST_SUITE_P(
+    Ops, UnaryOp,
+    ::testing::Values(OpCase{"Relu", "relu"}, OpCase{"Sigmoid", "sigmoid"}, OpCase{"Tanh", "tanh"},
+                      OpCase{"Exp", "exp"}, OpCase{"Log", "log"}, OpCase{"Sqrt", "sqrt"},
+                      OpCase{"Abs", "abs"}, OpCase{"Reciprocal", "inv"}, OpCase{"Sin", "sin"},
+                      OpCase{"Cos", "cos"}, OpCase{"Softsign", "softsign"},
+                      OpCase{"Floor", "floor"}, OpCase{"Ceil", "ceil"}, OpCase{"Round", "round"},
+                      OpCase{"Sign", "sign"}, OpCase{"Tan", "tan"}, OpCase{"Asin", "asin"},
+                      OpCase{"Acos", "acos"}, OpCase{"Atan", "atan"}, OpCase{"Sinh", "sinh"},
+                      OpCase{"Cosh", "cosh"}, OpCase{"Asinh", "asinh"}, OpCase{"Acosh", "acosh"},
+                      OpCase{"Atanh", "atanh"}),
+    [](const auto& info) { return info.param.op; });
 
 // LeakyRelu and Elu keep ONNX's alpha (0.01 and 1 when absent) at every opset; opset 1's
 // consumed_inputs changes nothing.

@@ -1,5 +1,6 @@
-// Models of opsets 18 to 20 (onnx/operator_table.cpp): read where every operator they use reads
-// the same as at 17, else refused naming the operator and both opsets.
+// The opsets an operator row covers (onnx/operator_table.cpp): models of opsets 18 to 20 read where
+// every operator they use reads the same as at 17, else refused naming the operator and both
+// opsets; an operator in a model older than the opset that introduced it is an invalid model.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -40,6 +41,21 @@ TEST_P(Opset18To20, ChangedOperatorsAreRefusedNamingBothOpsets) {
               HasSubstr("'pad' (Pad): operator Pad is supported up to opset 17; its definition changed "
                         "after that, and the model's opset is " +
                         std::to_string(GetParam())));
+}
+
+// An operator in a model older than the opset that introduced it is not ONNX: an invalid model,
+// named as such, not an operator nnplan lacks.
+TEST(OnnxImportOpsetRange, AnOperatorBeforeItsFirstOpsetIsAnInvalidModel) {
+  Model m(6);
+  m.input("x", {2}).output("y");
+  m.node("Atan", {"x"}, {"y"}, "atan");
+  EXPECT_THAT(error_of(m),
+              HasSubstr("node 'atan' (Atan, opset 6): operator Atan does not exist before opset "
+                        "7; a model that uses it declares that opset or a later one"));
+  Model at7(7);
+  at7.input("x", {2}).output("y");
+  at7.node("Atan", {"x"}, {"y"}, "atan");
+  EXPECT_EQ(lines(ok(at7).graph()), (Lines{"0 input -> [2] 'x'", "1 atan [0] -> [2] 'atan'"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(OnnxImport, Opset18To20, ::testing::Values(18, 19, 20));

@@ -23,13 +23,13 @@ std::string supported_operators_line() {
   return out;
 }
 
-// x -> relu -> a; a -> Atan (unsupported) -> b -> Tanh (depends) -> c;
+// x -> relu -> a; a -> Det (unsupported) -> b -> Tanh (depends) -> c;
 // a -> Gemm alpha=2 (unsupported) -> d; Add(c, d) (depends) -> y; a -> Mish (unsupported) -> e.
 Model three_unsupported() {
   Model m;
   m.input("x", {1, 4}).output("y").init("w", {4, 4}, iota(16));
   m.node("Relu", {"x"}, {"a"}, "relu");
-  m.node("Atan", {"a"}, {"b"}, "atan");
+  m.node("Det", {"a"}, {"b"}, "det");
   m.node("Tanh", {"b"}, {"c"}, "tanh");
   attr_f(m.node("Gemm", {"a", "w"}, {"d"}, "fc"), "alpha", 2.0f);
   m.node("Add", {"c", "d"}, {"y"}, "add");
@@ -41,7 +41,7 @@ TEST(OnnxUnsupportedNodes, EveryUnsupportedNodeIsListedInOneError) {
   const Error e = unsupported_error(three_unsupported());
   EXPECT_EQ(e.message, "m.onnx: nnplan does not support 3 nodes of this model (opset 17)");
   EXPECT_EQ(e.notes, (std::vector<std::string>{
-                         "node 1 'atan' (Atan): operator Atan is not supported",
+                         "node 1 'det' (Det): operator Det is not supported",
                          "node 3 'fc' (Gemm): attribute alpha = 2 is not supported; supported: 1",
                          "node 5 'Mish_5' (Mish): operator Mish is not supported",
                          "2 nodes depend on them and were not imported",
@@ -72,21 +72,21 @@ TEST(OnnxUnsupportedNodes, TheSameErrorWithoutPayloads) {
 TEST(OnnxUnsupportedNodes, DependentsAreCountedTransitivelyNotListed) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Atan", {"x"}, {"a"}, "atan");
+  m.node("Det", {"x"}, {"a"}, "det");
   m.node("Relu", {"a"}, {"b"}, "r1");
   m.node("Relu", {"b"}, {"c"}, "r2");
   m.node("Mish", {"c"}, {"y"}, "also_unsupported_but_dependent");
   const Error e = unsupported_error(m);
   EXPECT_EQ(e.message, "m.onnx: nnplan does not support 1 node of this model (opset 17)");
   ASSERT_EQ(e.notes.size(), 3u) << render(e);
-  EXPECT_EQ(e.notes[0], "node 0 'atan' (Atan): operator Atan is not supported");
+  EXPECT_EQ(e.notes[0], "node 0 'det' (Det): operator Det is not supported");
   EXPECT_EQ(e.notes[1], "3 nodes depend on them and were not imported");
 }
 
 TEST(OnnxUnsupportedNodes, OneDependentIsSaidInTheSingular) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Atan", {"x"}, {"a"}, "atan");
+  m.node("Det", {"x"}, {"a"}, "det");
   m.node("Relu", {"a"}, {"y"}, "relu");
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 3u) << render(e);
@@ -96,7 +96,7 @@ TEST(OnnxUnsupportedNodes, OneDependentIsSaidInTheSingular) {
 TEST(OnnxUnsupportedNodes, NoDependentsIsSaid) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Atan", {"x"}, {"y"}, "atan");
+  m.node("Det", {"x"}, {"y"}, "det");
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 3u) << render(e);
   EXPECT_EQ(e.notes[1], "no other node depends on them");
@@ -119,7 +119,7 @@ TEST(OnnxUnsupportedNodes, DataTypesAndAttributeValuesAreListedWithTheRest) {
 TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {
   Model m;
   m.input("x", {1, 4}).output("y");
-  m.node("Atan", {"x"}, {"a"}, "atan");
+  m.node("Det", {"x"}, {"a"}, "det");
   attr_i(m.node("Softmax", {"x"}, {"b"}, "sm"), "axis", 5);
   m.node("Relu", {"x"}, {"y"}, "relu");
   EXPECT_EQ(error_of(m), "m.onnx: node 'sm' (Softmax, opset 17): axis 5 is out of range for rank 2");
@@ -128,7 +128,7 @@ TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {
 TEST(OnnxUnsupportedNodes, AnUnconsumedInputOfAnotherTypeIsListedToo) {
   Model m;
   m.input("x", {2}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
-  m.node("Atan", {"x"}, {"y"}, "atan");
+  m.node("Det", {"x"}, {"y"}, "det");
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 4u) << render(e);
   EXPECT_EQ(e.notes[1], "input 'i' has data type int64; only float32 tensors are supported");
@@ -137,7 +137,7 @@ TEST(OnnxUnsupportedNodes, AnUnconsumedInputOfAnotherTypeIsListedToo) {
 TEST(OnnxUnsupportedNodes, AMalformedNodeAfterAnUnsupportedOneStopsAtOnce) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Atan", {"x"}, {"a"}, "atan");
+  m.node("Det", {"x"}, {"a"}, "det");
   m.node("Relu", {"nowhere"}, {"y"}, "relu");
   EXPECT_EQ(error_of(m),
             "m.onnx: node 'relu' (Relu, opset 17): input 'nowhere' is not produced by any earlier "
@@ -149,7 +149,7 @@ TEST(OnnxUnsupportedNodes, AMalformedNodeBeforeAnUnsupportedOneStopsAtOnce) {
   m.input("x", {2}).output("y");
   m.node("Relu", {"x"}, {"a"}, "relu");
   m.node("Tanh", {"x"}, {"a"}, "again");  // `a` has two producers
-  m.node("Atan", {"a"}, {"y"}, "atan");
+  m.node("Det", {"a"}, {"y"}, "det");
   EXPECT_NE(error_of(m).find("node 'again' (Tanh, opset 17): output 'a' is already the output of "
                              "graph node 0"),
             std::string::npos);
@@ -158,7 +158,7 @@ TEST(OnnxUnsupportedNodes, AMalformedNodeBeforeAnUnsupportedOneStopsAtOnce) {
 TEST(OnnxUnsupportedNodes, ADependentNodeIsStillHeldToTheCheckerRules) {
   Model m;
   m.input("x", {2}).output("y");
-  m.node("Atan", {"x"}, {"a"}, "atan");
+  m.node("Det", {"x"}, {"a"}, "det");
   auto& sm = m.node("Softmax", {"a"}, {"y"}, "sm");
   attr_i(sm, "axis", 0);
   attr_i(sm, "axis", 0);
@@ -171,12 +171,12 @@ TEST(OnnxUnsupportedNodes, TheListIsCappedAndTheRestCounted) {
   m.input("x", {2}).output("y0");
   const std::size_t n = kMaxListed + 5;
   for (std::size_t i = 0; i < n; ++i)
-    m.node("Atan", {"x"}, {"y" + std::to_string(i)}, "atan" + std::to_string(i));
+    m.node("Det", {"x"}, {"y" + std::to_string(i)}, "det" + std::to_string(i));
   const Error e = unsupported_error(m);
   EXPECT_EQ(e.message, "m.onnx: nnplan does not support " + std::to_string(n) +
                            " nodes of this model (opset 17)");
   ASSERT_EQ(e.notes.size(), kMaxListed + 3);
-  EXPECT_EQ(e.notes[kMaxListed - 1], "node 999 'atan999' (Atan): operator Atan is not supported");
+  EXPECT_EQ(e.notes[kMaxListed - 1], "node 999 'det999' (Det): operator Det is not supported");
   EXPECT_EQ(e.notes[kMaxListed], "... and 5 more");
 }
 

@@ -1,4 +1,4 @@
-// The reference unary element-wise kernels (abs ... scale, leaky_relu, elu, softsign): one table of
+// The reference unary element-wise kernels (abs ... softsign, floor ... atanh): one table of
 // cases (the op, its node parameters, hand-computed values, a float64 oracle and its input domain),
 // and per op the suites reference_<op>_forward_tests and reference_<op>_vjp_tests running the
 // table's checks.
@@ -40,6 +40,9 @@ struct UnaryCase {
   // Points the VJP check keeps its inputs away from (non-differentiable points).
   std::vector<float> kinks;
 };
+
+constexpr float kHalfPi = std::numbers::pi_v<float> / 2;
+constexpr float kPi = std::numbers::pi_v<float>;
 
 ir::OpParams gelu_params(ir::GeluApproximation a) {
   return ir::GeluParams{.approximate = a};
@@ -377,6 +380,171 @@ const std::vector<UnaryCase>& unary_cases() {
        3e-7,
        0,
        {0.0F}},
+      // Floor: the largest integer not above x.
+      {"floor",
+       BackendOp::floor,
+       OpKind::floor,
+       {},
+       {{2.5F, 2.0F}, {-2.5F, -3.0F}, {3.0F, 3.0F}, {-kInf, -kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::floor(x); },
+       -4.0F,
+       4.0F,
+       true,
+       0,
+       0,
+       {-3.0F, -2.0F, -1.0F, 0.0F, 1.0F, 2.0F, 3.0F}},
+      {"ceil",
+       BackendOp::ceil,
+       OpKind::ceil,
+       {},
+       {{2.5F, 3.0F}, {-2.5F, -2.0F}, {3.0F, 3.0F}, {kInf, kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::ceil(x); },
+       -4.0F,
+       4.0F,
+       true,
+       0,
+       0,
+       {-3.0F, -2.0F, -1.0F, 0.0F, 1.0F, 2.0F, 3.0F}},
+      // Halves go to the even neighbour; the jumps are at the half-integers.
+      {"round",
+       BackendOp::round,
+       OpKind::round,
+       {},
+       {{2.5F, 2.0F},
+        {3.5F, 4.0F},
+        {-2.5F, -2.0F},
+        {0.49999997F, 0.0F},
+        {1.4F, 1.0F},
+        {kInf, kInf},
+        {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::nearbyint(x); },
+       -4.0F,
+       4.0F,
+       true,
+       0,
+       0,
+       {-3.5F, -2.5F, -1.5F, -0.5F, 0.5F, 1.5F, 2.5F, 3.5F}},
+      {"sign",
+       BackendOp::sign,
+       OpKind::sign,
+       {},
+       {{-3.0F, -1.0F}, {0.0F, 0.0F}, {2.5F, 1.0F}, {-kInf, -1.0F}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); },
+       -4.0F,
+       4.0F,
+       true,
+       0,
+       0,
+       {0.0F}},
+      // Trigonometric and hyperbolic functions: the float32 libm, within 3e-7 of float64.
+      {"tan",
+       BackendOp::tan,
+       OpKind::tan,
+       {},
+       {{0.0F, 0.0F}, {kInf, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::tan(x); },
+       -1.4F,
+       1.4F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"asin",
+       BackendOp::asin,
+       OpKind::asin,
+       {},
+       {{0.0F, 0.0F}, {1.0F, kHalfPi}, {2.0F, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::asin(x); },
+       -0.95F,
+       0.95F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"acos",
+       BackendOp::acos,
+       OpKind::acos,
+       {},
+       {{1.0F, 0.0F}, {-1.0F, kPi}, {-2.0F, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::acos(x); },
+       -0.95F,
+       0.95F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"atan",
+       BackendOp::atan,
+       OpKind::atan,
+       {},
+       {{0.0F, 0.0F}, {kInf, kHalfPi}, {-kInf, -kHalfPi}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::atan(x); },
+       -4.0F,
+       4.0F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"sinh",
+       BackendOp::sinh,
+       OpKind::sinh,
+       {},
+       {{0.0F, 0.0F}, {100.0F, kInf}, {-kInf, -kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::sinh(x); },
+       -4.0F,
+       4.0F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"cosh",
+       BackendOp::cosh,
+       OpKind::cosh,
+       {},
+       {{0.0F, 1.0F}, {-100.0F, kInf}, {kInf, kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::cosh(x); },
+       -4.0F,
+       4.0F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"asinh",
+       BackendOp::asinh,
+       OpKind::asinh,
+       {},
+       {{0.0F, 0.0F}, {kInf, kInf}, {-kInf, -kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::asinh(x); },
+       -4.0F,
+       4.0F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"acosh",
+       BackendOp::acosh,
+       OpKind::acosh,
+       {},
+       {{1.0F, 0.0F}, {0.5F, kNaN}, {kInf, kInf}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::acosh(x); },
+       1.05F,
+       4.0F,
+       false,
+       3e-7,
+       0,
+       {}},
+      {"atanh",
+       BackendOp::atanh,
+       OpKind::atanh,
+       {},
+       {{0.0F, 0.0F}, {1.0F, kInf}, {-1.0F, -kInf}, {2.0F, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::atanh(x); },
+       -0.95F,
+       0.95F,
+       false,
+       3e-7,
+       0,
+       {}},
       {"scale_negative",
        BackendOp::scale,
        OpKind::scale,
@@ -806,9 +974,230 @@ TEST(reference_softsign_vjp_tests, hand_cases) {
   expect_vjp_hand(BackendOp::softsign, {}, {0.0F, 1.0F, -1.0F, kInf}, {2.0F, 0.5F, 0.5F, 0.0F});
 }
 
+TEST(reference_floor_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::floor);
+}
+TEST(reference_floor_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::floor);
+}
+TEST(reference_floor_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::floor);
+}
+TEST(reference_floor_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::floor);
+}
+// 0 everywhere, at the integers too (PyTorch's choice).
+TEST(reference_floor_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::floor, {}, {0.5F, -3.0F, 2.0F}, {0.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_ceil_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::ceil);
+}
+TEST(reference_ceil_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::ceil);
+}
+TEST(reference_ceil_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::ceil);
+}
+TEST(reference_ceil_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::ceil);
+}
+// 0 everywhere, at the integers too.
+TEST(reference_ceil_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::ceil, {}, {0.5F, -3.0F, 2.0F}, {0.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_round_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::round);
+}
+TEST(reference_round_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::round);
+}
+TEST(reference_round_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::round);
+}
+TEST(reference_round_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::round);
+}
+// 0 everywhere, at the half-integers too.
+TEST(reference_round_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::round, {}, {0.5F, -3.0F, 1.2F}, {0.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_sign_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::sign);
+}
+TEST(reference_sign_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::sign);
+}
+TEST(reference_sign_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::sign);
+}
+TEST(reference_sign_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::sign);
+}
+// 0 everywhere, at 0 too.
+TEST(reference_sign_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::sign, {}, {0.0F, -3.0F, 2.0F}, {0.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_tan_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::tan);
+}
+TEST(reference_tan_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::tan);
+}
+TEST(reference_tan_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::tan);
+}
+TEST(reference_tan_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::tan);
+}
+// 1 + tan(x)^2: 1 at 0.
+TEST(reference_tan_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::tan, {}, {0.0F}, {2.0F});
+}
+
+TEST(reference_asin_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::asin);
+}
+TEST(reference_asin_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::asin);
+}
+TEST(reference_asin_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::asin);
+}
+TEST(reference_asin_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::asin);
+}
+// 1 / sqrt(1 - x^2): 1 at 0, inf at 1.
+TEST(reference_asin_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::asin, {}, {0.0F, 1.0F}, {2.0F, kInf});
+}
+
+TEST(reference_acos_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::acos);
+}
+TEST(reference_acos_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::acos);
+}
+TEST(reference_acos_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::acos);
+}
+TEST(reference_acos_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::acos);
+}
+// -1 / sqrt(1 - x^2): -1 at 0, -inf at 1.
+TEST(reference_acos_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::acos, {}, {0.0F, 1.0F}, {-2.0F, -kInf});
+}
+
+TEST(reference_atan_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::atan);
+}
+TEST(reference_atan_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::atan);
+}
+TEST(reference_atan_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::atan);
+}
+TEST(reference_atan_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::atan);
+}
+// 1 / (1 + x^2): 1 at 0, 1/2 at 1, 0 at inf.
+TEST(reference_atan_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::atan, {}, {0.0F, 1.0F, kInf}, {2.0F, 1.0F, 0.0F});
+}
+
+TEST(reference_sinh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::sinh);
+}
+TEST(reference_sinh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::sinh);
+}
+TEST(reference_sinh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::sinh);
+}
+TEST(reference_sinh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::sinh);
+}
+// cosh(x): 1 at 0.
+TEST(reference_sinh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::sinh, {}, {0.0F}, {2.0F});
+}
+
+TEST(reference_cosh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::cosh);
+}
+TEST(reference_cosh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::cosh);
+}
+TEST(reference_cosh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::cosh);
+}
+TEST(reference_cosh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::cosh);
+}
+// sinh(x): 0 at 0.
+TEST(reference_cosh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::cosh, {}, {0.0F}, {0.0F});
+}
+
+TEST(reference_asinh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::asinh);
+}
+TEST(reference_asinh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::asinh);
+}
+TEST(reference_asinh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::asinh);
+}
+TEST(reference_asinh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::asinh);
+}
+// 1 / sqrt(x^2 + 1): 1 at 0.
+TEST(reference_asinh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::asinh, {}, {0.0F}, {2.0F});
+}
+
+TEST(reference_acosh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::acosh);
+}
+TEST(reference_acosh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::acosh);
+}
+TEST(reference_acosh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::acosh);
+}
+TEST(reference_acosh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::acosh);
+}
+// 1 / sqrt(x^2 - 1): inf at 1, 1/0.75 at 1.25.
+TEST(reference_acosh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::acosh, {}, {1.0F, 1.25F}, {kInf, 2.0F / 0.75F});
+}
+
+TEST(reference_atanh_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::atanh);
+}
+TEST(reference_atanh_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::atanh);
+}
+TEST(reference_atanh_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::atanh);
+}
+TEST(reference_atanh_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::atanh);
+}
+// 1 / (1 - x^2): 1 at 0, 1/0.75 at 0.5, inf at 1.
+TEST(reference_atanh_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::atanh, {}, {0.0F, 0.5F, 1.0F}, {2.0F, 2.0F / 0.75F, kInf});
+}
+
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_unary_handlers(),
-                       "tests/runtime/reference/elementwise_unary_test.cpp", 17U);
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 30U);
 }
 
 }  // namespace

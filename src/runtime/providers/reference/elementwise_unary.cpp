@@ -1,5 +1,6 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
-// sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign). Each output element is a
+// sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign, floor, ceil, round, sign, tan,
+// asin, acos, atan, sinh, cosh, asinh, acosh, atanh). Each output element is a
 // float32 function of the input element at the same index, computed in index order, and each VJP
 // adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the order of the
 // elements changes no value.
@@ -270,6 +271,124 @@ void softsign_vjp(const VjpCall& call) {
   });
 }
 
+// The largest integer not above x (ONNX Floor); infinities and NaN pass through.
+void floor_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::floor(x); });
+}
+// 0: floor is constant between integers (PyTorch's gradient, the jumps included).
+void floor_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float, float) { return 0.0F; });
+}
+
+// The smallest integer not below x (ONNX Ceil); infinities and NaN pass through.
+void ceil_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::ceil(x); });
+}
+// 0, as floor's.
+void ceil_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float, float) { return 0.0F; });
+}
+
+// x rounded to the nearest integer, halves to the even one (ONNX Round: 2.5 -> 2, -0.5 -> -0);
+// std::nearbyint under the default rounding mode, which nothing in nnplan changes.
+void round_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::nearbyint(x); });
+}
+// 0, as floor's.
+void round_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float, float) { return 0.0F; });
+}
+
+// -1, 0 or 1 by the sign of x (ONNX Sign; -0 gives 0, NaN gives NaN).
+void sign_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return x > 0.0F ? 1.0F : (x < 0.0F ? -1.0F : x * 0.0F); });
+}
+// 0, as floor's.
+void sign_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float, float) { return 0.0F; });
+}
+
+// tan(x).
+void tan_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::tan(x); });
+}
+// g * (1 + y * y), left to right.
+void tan_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float, float y, float g) { return g * (1.0F + y * y); });
+}
+
+// asin(x): NaN outside [-1, 1].
+void asin_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::asin(x); });
+}
+// g / sqrt(1 - x * x): inf at +-1.
+void asin_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / std::sqrt(1.0F - x * x); });
+}
+
+// acos(x): NaN outside [-1, 1].
+void acos_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::acos(x); });
+}
+// -(g / sqrt(1 - x * x)).
+void acos_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return -(g / std::sqrt(1.0F - x * x)); });
+}
+
+// atan(x): +-pi/2 at +-inf.
+void atan_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::atan(x); });
+}
+// g / (1 + x * x).
+void atan_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / (1.0F + x * x); });
+}
+
+// sinh(x): +-inf past about +-89.4.
+void sinh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::sinh(x); });
+}
+// g * cosh(x).
+void sinh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g * std::cosh(x); });
+}
+
+// cosh(x): inf past about +-89.4.
+void cosh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::cosh(x); });
+}
+// g * sinh(x).
+void cosh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g * std::sinh(x); });
+}
+
+// asinh(x).
+void asinh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::asinh(x); });
+}
+// g / sqrt(x * x + 1).
+void asinh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / std::sqrt(x * x + 1.0F); });
+}
+
+// acosh(x): NaN below 1.
+void acosh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::acosh(x); });
+}
+// g / sqrt(x * x - 1): inf at 1.
+void acosh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / std::sqrt(x * x - 1.0F); });
+}
+
+// atanh(x): +-inf at +-1, NaN outside [-1, 1].
+void atanh_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::atanh(x); });
+}
+// g / (1 - x * x).
+void atanh_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) { return g / (1.0F - x * x); });
+}
+
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_unary_test.cpp"};
@@ -296,7 +415,11 @@ const ReferenceHandler kUnaryHandlers[] = {
     NNPLAN_UNARY_ROW(exp),   NNPLAN_UNARY_ROW(log),      NNPLAN_UNARY_ROW(sin),
     NNPLAN_UNARY_ROW(cos),   NNPLAN_UNARY_ROW(softplus), NNPLAN_UNARY_ROW(gelu),
     NNPLAN_UNARY_ROW(clamp), NNPLAN_UNARY_ROW(scale),    NNPLAN_UNARY_ROW(leaky_relu),
-    NNPLAN_UNARY_ROW(elu),   NNPLAN_UNARY_ROW(softsign),
+    NNPLAN_UNARY_ROW(elu),   NNPLAN_UNARY_ROW(softsign), NNPLAN_UNARY_ROW(floor),
+    NNPLAN_UNARY_ROW(ceil),  NNPLAN_UNARY_ROW(round),    NNPLAN_UNARY_ROW(sign),
+    NNPLAN_UNARY_ROW(tan),   NNPLAN_UNARY_ROW(asin),     NNPLAN_UNARY_ROW(acos),
+    NNPLAN_UNARY_ROW(atan),  NNPLAN_UNARY_ROW(sinh),     NNPLAN_UNARY_ROW(cosh),
+    NNPLAN_UNARY_ROW(asinh), NNPLAN_UNARY_ROW(acosh),    NNPLAN_UNARY_ROW(atanh),
 };
 
 #undef NNPLAN_UNARY_ROW
