@@ -1,10 +1,11 @@
-// The ONNX conformance corpus (../shared/conformance/onnx-node, ONNX's own backend node tests)
-// run through the importer: every model is either imported and planned (ir::check, payloads
-// matching the graph, evaluate_graph accepted under checked_cpu) or rejected with a named reason,
-// exactly as tests/data/onnx_conformance_expectations.tsv records. A model missing from the table
-// and a row without a model both fail. Without the corpus (a checkout without ../shared) the
-// tests skip. NNPLAN_UPDATE_ONNX_EXPECTATIONS=1 rewrites the table from the actual outcomes; review
-// every rejection by eye before committing it.
+// The ONNX conformance corpora (../shared/conformance/onnx-node and onnx-node-more, ONNX's own
+// backend node tests; onnx_conformance_corpus.hpp) run through the importer: every model is either
+// imported and planned (ir::check, payloads matching the graph, evaluate_graph accepted under
+// checked_cpu) or rejected with a named reason, exactly as
+// tests/data/onnx_conformance_expectations.tsv records. A model missing from the table and a row
+// without a model both fail. Without the corpus (a checkout without ../shared) the tests skip.
+// NNPLAN_UPDATE_ONNX_EXPECTATIONS=1 rewrites the table from the actual outcomes; review every
+// rejection by eye before committing it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,13 +23,13 @@
 #include "nnplan/format/onnx_import.hpp"
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
+#include "onnx_conformance_corpus.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace nnplan;
 
-const fs::path kCorpus = NNPLAN_ONNX_CONFORMANCE_DIR;
 const fs::path kTable =
     fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_expectations.tsv";
 
@@ -54,13 +55,9 @@ std::vector<Expectation> read_table() {
   return rows;
 }
 
-std::set<std::string> corpus_models() {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(kCorpus, ec)) {
-    if (fs::exists(entry.path() / "model.onnx")) names.insert(entry.path().filename().string());
-  }
-  return names;
+const std::map<std::string, fs::path>& corpus_models() {
+  static const conformance::CorpusModels models = conformance::corpus_models();
+  return models.folders;
 }
 
 // What happened to one model: `planned`, `rejected` by the importer (its message), or
@@ -72,8 +69,8 @@ struct Outcome {
   double seconds = 0;
 };
 
-Outcome run_model(const std::string& test_name) {
-  const fs::path model = kCorpus / test_name / "model.onnx";
+Outcome run_model(const fs::path& folder) {
+  const fs::path model = folder / "model.onnx";
   const auto start = std::chrono::steady_clock::now();
   auto imported = format::import_onnx_file(model);
   Outcome outcome;
@@ -141,33 +138,42 @@ std::string reason_fragment(std::string message) {
   return message;
 }
 
+// Both corpora, or neither (a checkout without ../shared): a table of both cannot be checked
+// against one.
+bool corpora_present() {
+  return conformance::corpus_dirs().size() == 2;
+}
+
 TEST(OnnxConformance, TableHasOneRowPerModel) {
-  if (!fs::is_directory(kCorpus)) {
-    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  if (!corpora_present()) {
+    GTEST_SKIP() << "ONNX conformance corpora not found at " NNPLAN_ONNX_CONFORMANCE_DIR
+                    " and " NNPLAN_ONNX_CONFORMANCE_MORE_DIR;
   }
+  EXPECT_TRUE(conformance::corpus_models().duplicates.empty())
+      << "a test name in both corpora: " << conformance::corpus_models().duplicates.front();
   const std::vector<Expectation> rows = read_table();
   ASSERT_FALSE(rows.empty()) << "no rows in " << kTable.string();
-  const std::set<std::string> models = corpus_models();
+  const std::map<std::string, fs::path>& models = corpus_models();
   std::set<std::string> listed;
   for (const Expectation& row : rows) {
     EXPECT_TRUE(listed.insert(row.test_name).second) << "row listed twice: " << row.test_name;
     EXPECT_TRUE(models.contains(row.test_name))
-        << "table row without a model: " << row.test_name << " (no " << kCorpus.string() << "/"
-        << row.test_name << "/model.onnx)";
+        << "table row without a model: " << row.test_name << " (in neither corpus)";
     EXPECT_TRUE(row.expected == "planned" || row.expected == "rejected")
         << row.test_name << ": expected is '" << row.expected << "', not planned or rejected";
     EXPECT_EQ(row.expected == "rejected", !row.reason.empty())
         << row.test_name << ": a rejected row names its reason, a planned one has none";
   }
-  for (const std::string& model : models) {
+  for (const auto& [model, folder] : models) {
     EXPECT_TRUE(listed.contains(model))
         << "model missing from " << kTable.string() << ": " << model;
   }
 }
 
 TEST(OnnxConformance, EveryModelMatchesItsExpectation) {
-  if (!fs::is_directory(kCorpus)) {
-    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  if (!corpora_present()) {
+    GTEST_SKIP() << "ONNX conformance corpora not found at " NNPLAN_ONNX_CONFORMANCE_DIR
+                    " and " NNPLAN_ONNX_CONFORMANCE_MORE_DIR;
   }
   std::map<std::string, Expectation> table;
   for (const Expectation& row : read_table())
@@ -182,8 +188,8 @@ TEST(OnnxConformance, EveryModelMatchesItsExpectation) {
       "test_name\texpected\treason\n";
   std::size_t planned = 0;
   std::size_t rejected = 0;
-  for (const std::string& name : corpus_models()) {
-    const Outcome outcome = run_model(name);
+  for (const auto& [name, folder] : corpus_models()) {
+    const Outcome outcome = run_model(folder);
     // A hang guard, not a benchmark: each corpus model is a handful of nodes.
     EXPECT_LT(outcome.seconds, 5.0) << name << " took " << outcome.seconds << " s to import";
     planned += outcome.status == "planned" ? 1 : 0;

@@ -1,4 +1,5 @@
-// The ONNX conformance corpus (../shared/conformance/onnx-node) run under the reference provider:
+// The ONNX conformance corpora (../shared/conformance/onnx-node and onnx-node-more;
+// ../format/onnx_conformance_corpus.hpp) run under the reference provider:
 // every model the planning suite (tests/format/onnx_conformance_test.cpp) plans is imported with
 // its weights, planned under checked_cpu, compiled, run on test_data_set_0's inputs and compared
 // with the data set's outputs within ONNX's tolerance (|got - want| <= atol + rtol * |want|, rtol
@@ -35,10 +36,12 @@
 #include <string>
 #include <vector>
 
+#include "../format/onnx_conformance_corpus.hpp"
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/format/graph_file.hpp"
 #include "nnplan/format/onnx_import.hpp"
+#include "nnplan/format/runtime_tensor.hpp"
 #include "nnplan/format/tensor_file.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/executor.hpp"
@@ -48,7 +51,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace nnplan;
 
-const fs::path kCorpus = NNPLAN_ONNX_CONFORMANCE_DIR;
 const fs::path kPlanTable =
     fs::path(NNPLAN_SOURCE_DIR) / "tests" / "data" / "onnx_conformance_expectations.tsv";
 const fs::path kRunTable =
@@ -89,13 +91,13 @@ std::vector<std::vector<std::string>> read_tsv(const fs::path& path, std::size_t
   return rows;
 }
 
-std::set<std::string> corpus_models() {
-  std::set<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(kCorpus, ec)) {
-    if (fs::exists(entry.path() / "model.onnx")) names.insert(entry.path().filename().string());
-  }
-  return names;
+const std::map<std::string, fs::path>& corpus_models() {
+  static const conformance::CorpusModels models = conformance::corpus_models();
+  return models.folders;
+}
+
+bool corpora_present() {
+  return conformance::corpus_dirs().size() == 2;
 }
 
 std::string file_bytes(const fs::path& path) {
@@ -169,18 +171,48 @@ std::string number(double v) {
   return out.str();
 }
 
-// Whether `got` is within tolerance of `want` everywhere; accumulates the largest errors.
+// The elements of a tensor of any dtype, as doubles (int64 beyond 2^53 rounds; no corpus output
+// comes near). `elements<T>()` gives them as T.
+template <typename Elements>
+std::vector<double> as_doubles(ir::DType dtype, const Elements& elements) {
+  const auto widen = [](const auto& values) {
+    std::vector<double> out;
+    for (const auto v : values)
+      out.push_back(static_cast<double>(v));
+    return out;
+  };
+  switch (dtype) {
+    case ir::DType::float32:
+      return widen(elements.template operator()<float>());
+    case ir::DType::int64:
+      return widen(elements.template operator()<std::int64_t>());
+    case ir::DType::boolean:
+      return widen(elements.template operator()<std::uint8_t>());
+  }
+  return {};
+}
+
+// Whether `got` is within tolerance of `want` everywhere (dtypes equal); accumulates the largest
+// errors.
 bool close(const runtime::Tensor& got, const ir::WeightTensor& want, const Tolerance& tol,
            Outcome& outcome, std::string& why) {
   if (got.shape != want.shape()) {
     why = "shape " + ir::to_string(got.shape) + ", expected " + ir::to_string(want.shape());
     return false;
   }
+  if (got.dtype() != want.dtype()) {
+    why = "dtype " + std::string(ir::to_string(got.dtype())) + ", expected " +
+          std::string(ir::to_string(want.dtype()));
+    return false;
+  }
+  const std::vector<double> got_values =
+      as_doubles(got.dtype(), [&]<typename T>() { return got.as<T>(); });
+  const std::vector<double> want_values =
+      as_doubles(want.dtype(), [&]<typename T>() { return want.to_vector<T>(); });
   bool ok = true;
-  for (std::size_t k = 0; k < got.floats().size(); ++k) {
-    const double g = got.floats()[k];
-    const double w = want.dtype() == ir::DType::int64 ? static_cast<double>(want.ints()[k])
-                                                      : static_cast<double>(want.floats()[k]);
+  for (std::size_t k = 0; k < got_values.size(); ++k) {
+    const double g = got_values[k];
+    const double w = want_values[k];
     if (std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g)) {
       const bool same = (std::isnan(w) && std::isnan(g)) || (std::isinf(w) && g == w);
       if (!same && ok)
@@ -241,12 +273,11 @@ Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::Check
   std::vector<runtime::NamedTensor> inputs;
   for (const runtime::IoBinding& binding : exec.buffer().inputs()) {
     const auto found = data.inputs.find(binding.name);
-    if (found == data.inputs.end() || found->second.dtype() != ir::DType::float32) {
-      outcome.note = "graph input '" + binding.name + "' has no float32 tensor in the data set";
+    if (found == data.inputs.end()) {
+      outcome.note = "graph input '" + binding.name + "' has no tensor in the data set";
       return outcome;
     }
-    inputs.push_back({binding.name, runtime::Tensor::of(found->second.shape(),
-                                                        found->second.to_vector<float>())});
+    inputs.push_back({binding.name, format::to_runtime_tensor(found->second)});
   }
   auto outputs = exec.run(inputs);
   if (!outputs) {
@@ -328,8 +359,8 @@ Outcome run_with_inputs_as_initializers(const CorpusRun& corpus, onnx::ModelProt
   }
 }
 
-Outcome run_model(const CorpusRun& corpus, const std::string& test_name, bool planned_by_import) {
-  const fs::path dir = kCorpus / test_name;
+Outcome run_model(const CorpusRun& corpus, const std::string& test_name, const fs::path& dir,
+                  bool planned_by_import) {
   onnx::ModelProto model;
   if (!model.ParseFromString(file_bytes(dir / "model.onnx"))) {
     return {.result = "not-planned", .note = "model.onnx does not parse"};
@@ -368,9 +399,9 @@ void check_corpus(const CorpusRun& corpus) {
       "# absolute and relative errors (informative), and a note. Regenerate with\n"
       "# NNPLAN_UPDATE_ONNX_RUN_EXPECTATIONS=1 and review every change by eye.\n"
       "test_name\tresult\tmax_abs_error\tmax_rel_error\tnote\n";
-  const std::set<std::string> models = corpus_models();
-  for (const std::string& name : models) {
-    const Outcome outcome = run_model(corpus, name, planned_by_import[name]);
+  const std::map<std::string, fs::path>& models = corpus_models();
+  for (const auto& [name, dir] : models) {
+    const Outcome outcome = run_model(corpus, name, dir, planned_by_import[name]);
     // A model that plans must match, whatever the table says: `differs` is a bug.
     EXPECT_NE(outcome.result, "differs")
         << name << " under " << corpus.profile.name << ": " << outcome.note;
@@ -400,8 +431,9 @@ void check_corpus(const CorpusRun& corpus) {
 }
 
 TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
-  if (!fs::is_directory(kCorpus)) {
-    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  if (!corpora_present()) {
+    GTEST_SKIP() << "ONNX conformance corpora not found at " NNPLAN_ONNX_CONFORMANCE_DIR
+                    " and " NNPLAN_ONNX_CONFORMANCE_MORE_DIR;
   }
   check_corpus({.profile = backend::make_profile(backend::MaintainedProfile::checked_cpu),
                 .tolerance = kReferenceTolerance,
@@ -411,8 +443,9 @@ TEST(OnnxConformanceRun, EveryModelMatchesItsExpectation) {
 }
 
 TEST(OnnxConformanceRun, EveryModelMatchesItsExpectationUnderFastCpu) {
-  if (!fs::is_directory(kCorpus)) {
-    GTEST_SKIP() << "ONNX conformance corpus not found at " << kCorpus.string();
+  if (!corpora_present()) {
+    GTEST_SKIP() << "ONNX conformance corpora not found at " NNPLAN_ONNX_CONFORMANCE_DIR
+                    " and " NNPLAN_ONNX_CONFORMANCE_MORE_DIR;
   }
   const auto& handlers = runtime::builtin_handlers().handlers();
   if (std::none_of(handlers.begin(), handlers.end(), [](const auto& entry) {

@@ -28,6 +28,15 @@ void ImportContext::read_interface() {
       found = true;
     }
   }
+  if (!found && model_.opset_import_size() > 0) {
+    // A valid model of other domains only (ONNX's training operators): nothing nnplan reads.
+    std::string domains;
+    for (const auto& o : model_.opset_import())
+      domains += (domains.empty() ? "" : ", ") + quoted_name(o.domain());
+    fail_model("model imports no opset of the default ONNX domain, only " + domains +
+                   "; supported: the default ONNX domain",
+               ErrorKind::unsupported);
+  }
   if (!found) fail_model("model imports no opset of the default ONNX domain");
   if (opset_ > kMaxModelOpset || opset_ < 1) {
     fail_model("opset " + str(opset_) + " of the default ONNX domain is not supported; supported: 1.." +

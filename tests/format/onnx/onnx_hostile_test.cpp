@@ -223,6 +223,23 @@ std::vector<HostileCase> hostile_cases() {
        kInvalid,
        "opset_import lists the default ONNX domain twice: '' version 17 (entry 0) and '' "
        "version 11 (entry 1)"},
+      {"only_another_domain_imported",
+       [] {
+         Model m = relu_model();
+         m.proto().mutable_opset_import(0)->set_domain("ai.onnx.preview.training");
+         m.proto().mutable_opset_import(0)->set_version(1);
+         return serialized(m);
+       },
+       ErrorKind::unsupported,
+       "m.onnx: model imports no opset of the default ONNX domain, only "
+       "'ai.onnx.preview.training'; supported: the default ONNX domain"},
+      {"no_opset_imported",
+       [] {
+         Model m = relu_model();
+         m.proto().clear_opset_import();
+         return serialized(m);
+       },
+       kInvalid, "m.onnx: model imports no opset of the default ONNX domain"},
       {"custom_domain_imported_twice",
        [] {
          Model m = relu_model();
