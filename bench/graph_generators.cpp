@@ -239,6 +239,9 @@ class DagBuilder {
         }
       case K::reduce_sum:
       case K::reduce_mean:
+      case K::reduce_max:
+      case K::reduce_min:
+      case K::reduce_prod:
         switch (rng_.below(4)) {
           case 0:
             emit(kind, {pick(kM)}, kR, ir::AxisParams{static_cast<std::uint32_t>(rng_.below(2))});

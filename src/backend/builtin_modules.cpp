@@ -56,15 +56,25 @@ KernelCapsule make_builtin_capsule(const BuiltinCapsuleSpec& s) {
 
 bool has_reduction_order(BackendOp op) {
   // SPEC §4's list: reductions, accumulations and max_pool.
-  constexpr std::array kOrdered = {
-      BackendOp::reduce_sum,      BackendOp::reduce_mean,
-      BackendOp::matmul,          BackendOp::linear,
-      BackendOp::mse_loss,        BackendOp::layer_norm,
-      BackendOp::batch_norm,      BackendOp::conv,
-      BackendOp::conv_transpose,  BackendOp::avg_pool,
-      BackendOp::smooth_max_pool, BackendOp::softmax,
-      BackendOp::log_softmax,     BackendOp::scaled_dot_product_attention,
-      BackendOp::max_pool,        BackendOp::hard_masked_softmax};
+  constexpr std::array kOrdered = {BackendOp::reduce_sum,
+                                   BackendOp::reduce_mean,
+                                   BackendOp::reduce_max,
+                                   BackendOp::reduce_min,
+                                   BackendOp::reduce_prod,
+                                   BackendOp::matmul,
+                                   BackendOp::linear,
+                                   BackendOp::mse_loss,
+                                   BackendOp::layer_norm,
+                                   BackendOp::batch_norm,
+                                   BackendOp::conv,
+                                   BackendOp::conv_transpose,
+                                   BackendOp::avg_pool,
+                                   BackendOp::smooth_max_pool,
+                                   BackendOp::softmax,
+                                   BackendOp::log_softmax,
+                                   BackendOp::scaled_dot_product_attention,
+                                   BackendOp::max_pool,
+                                   BackendOp::hard_masked_softmax};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

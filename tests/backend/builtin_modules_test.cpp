@@ -19,6 +19,9 @@ using Op = BackendOp;
 // SPEC §4's reductions, accumulations and max_pool, typed here rather than taken from the code.
 const std::set<Op> kOrderedReductions = {Op::reduce_sum,
                                          Op::reduce_mean,
+                                         Op::reduce_max,
+                                         Op::reduce_min,
+                                         Op::reduce_prod,
                                          Op::matmul,
                                          Op::linear,
                                          Op::mse_loss,
@@ -120,7 +123,7 @@ TEST(BuiltinModules, DefaultOrder) {
 TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   const Registry& r = builtin_registry();
   EXPECT_EQ(r.modules(), builtin_modules());
-  EXPECT_EQ(r.size(), 2u + 44u + 61u);
+  EXPECT_EQ(r.size(), 2u + 44u + 64u);
   EXPECT_EQ(r.capsule(0).name, "native_cuda.flash_attention");
   EXPECT_EQ(r.capsule(1).name, "torchlean.composed_attention");
   EXPECT_EQ(r.capsule(2).name, "native_cuda.rand_uniform");
@@ -129,17 +132,18 @@ TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   EXPECT_EQ(r.capsule(90).name, "reference.hard_masked_softmax");
   EXPECT_EQ(r.capsule(93).name, "reference.softsign");
   EXPECT_EQ(r.capsule(106).name, "reference.atanh");
+  EXPECT_EQ(r.capsule(109).name, "reference.reduce_prod");
   // The optional libtorch module extends the defaults without a clash.
   auto with_libtorch = Registry::create(
       {attention_module(), native_cuda_module(), reference_module(), libtorch_module()});
   ASSERT_TRUE(with_libtorch.has_value()) << with_libtorch.error().message;
-  EXPECT_EQ(with_libtorch->size(), 108u);
+  EXPECT_EQ(with_libtorch->size(), 111u);
 }
 
 TEST(BuiltinModules, CountsPerModule) {
   EXPECT_EQ(attention_module().capsules.size(), 2u);
   EXPECT_EQ(native_cuda_module().capsules.size(), 44u);
-  EXPECT_EQ(reference_module().capsules.size(), 61u);
+  EXPECT_EQ(reference_module().capsules.size(), 64u);
   EXPECT_EQ(libtorch_module().capsules.size(), 1u);
 }
 
@@ -153,7 +157,7 @@ TEST(ReferenceModule, ExactNamesInOpOrder) {
                            : "reference." + std::string(to_string(op)));
   }
   EXPECT_EQ(names(reference_module()), expected);
-  EXPECT_EQ(expected.back(), "reference.atanh");
+  EXPECT_EQ(expected.back(), "reference.reduce_prod");
   EXPECT_EQ(expected.front(), "reference.rand_uniform");
 }
 
@@ -238,12 +242,12 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, PerOpTest, ::testing::ValuesIn(all_ops()),
                            return std::string(to_string(info.param));
                          });
 
-TEST(HasReductionOrder, SixteenOps) {
+TEST(HasReductionOrder, NineteenOps) {
   int count = 0;
   for (Op op : all_ops())
     count += has_reduction_order(op) ? 1 : 0;
-  EXPECT_EQ(count, 16);
-  EXPECT_EQ(kOrderedReductions.size(), 16u);
+  EXPECT_EQ(count, 19);
+  EXPECT_EQ(kOrderedReductions.size(), 19u);
 }
 
 TEST(AttentionModule, FlashThenComposed) {

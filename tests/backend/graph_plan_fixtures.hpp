@@ -137,6 +137,12 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::reduce_sum;
     case K::reduce_mean:
       return B::reduce_mean;
+    case K::reduce_max:
+      return B::reduce_max;
+    case K::reduce_min:
+      return B::reduce_min;
+    case K::reduce_prod:
+      return B::reduce_prod;
     case K::softmax:
       return B::softmax;
     case K::layernorm:
@@ -236,6 +242,9 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
                     ir::BroadcastParams{shape({4}), shape({2, 4})});
     case K::reduce_sum:
     case K::reduce_mean:
+    case K::reduce_max:
+    case K::reduce_min:
+    case K::reduce_prod:
       return one_op({shape({2, 4})}, kind, shape({4}), ir::AxisParams{0});
     case K::sum:
       return one_op({m}, kind, shape({}));

@@ -85,7 +85,8 @@ std::vector<VocabularyCase> all_vocabularies() {
            "scaled_dot_product_attention", "hard_masked_softmax",
            // nnplan's extension ops (SPEC §6)
            "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan", "asin", "acos",
-           "atan", "sinh", "cosh", "asinh", "acosh", "atanh"},
+           "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
+           "reduce_prod"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -288,7 +289,7 @@ TEST(RequiresVjp, ExactlyTwoOpsHaveNoVjp) {
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
   EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask"}));
-  EXPECT_EQ(kBackendOpCount, 63u);
+  EXPECT_EQ(kBackendOpCount, 66u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -301,7 +302,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
   }
   EXPECT_EQ(extension, (std::vector<std::string_view>{
                            "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan",
-                           "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"}));
+                           "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                           "reduce_max", "reduce_min", "reduce_prod"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

@@ -184,7 +184,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                 "leaky_relu", "elu",         "softsign",       "floor",
                 "ceil",       "round",       "sign",           "tan",
                 "asin",       "acos",        "atan",           "sinh",
-                "cosh",       "asinh",       "acosh",          "atanh"}));
+                "cosh",       "asinh",       "acosh",          "atanh",
+                "reduce_max", "reduce_min",  "reduce_prod"}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -109,7 +109,10 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(cosh)                               \
   X(asinh)                              \
   X(acosh)                              \
-  X(atanh)
+  X(atanh)                              \
+  X(reduce_max)                         \
+  X(reduce_min)                         \
+  X(reduce_prod)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -117,7 +120,7 @@ enum class BackendOp : std::uint8_t {
       NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
 #undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::atanh>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::reduce_prod>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) #op,
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

@@ -60,6 +60,14 @@ void import_concat(ImportContext& cx);               // operators/concat.cpp
 void import_transpose(ImportContext& cx);            // operators/transpose.cpp
 void import_reduce_mean(ImportContext& cx);          // operators/reduce.cpp
 void import_reduce_sum(ImportContext& cx);           // operators/reduce.cpp
+void import_reduce_max(ImportContext& cx);           // operators/reduce.cpp
+void import_reduce_min(ImportContext& cx);           // operators/reduce.cpp
+void import_reduce_prod(ImportContext& cx);          // operators/reduce.cpp
+void import_reduce_sum_square(ImportContext& cx);    // operators/reduce.cpp
+void import_reduce_l1(ImportContext& cx);            // operators/reduce.cpp
+void import_reduce_l2(ImportContext& cx);            // operators/reduce.cpp
+void import_reduce_log_sum(ImportContext& cx);       // operators/reduce.cpp
+void import_reduce_log_sum_exp(ImportContext& cx);   // operators/reduce.cpp
 void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
 void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
 void import_constant(ImportContext& cx);             // operators/constant.cpp

@@ -249,9 +249,10 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
             "Div, Dropout, Elu, Erf, Exp, Expand, Flatten, Floor, Gather, Gelu, Gemm, "
             "GlobalAveragePool, GlobalMaxPool, HardSigmoid, HardSwish, Identity, "
             "LayerNormalization, LeakyRelu, Log, LogSoftmax, MatMul, Max, MaxPool, Min, Mul, Neg, "
-            "Pad, Pow, Reciprocal, ReduceMean, ReduceSum, Relu, Reshape, Resize, Round, Sigmoid, "
-            "Sign, Sin, Sinh, Slice, Softmax, Softplus, Softsign, Split, Sqrt, Squeeze, Sub, Tan, "
-            "Tanh, Transpose, Unsqueeze, Where");
+            "Pad, Pow, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, "
+            "ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, "
+            "Round, Sigmoid, Sign, Sin, Sinh, Slice, Softmax, Softplus, Softsign, Split, Sqrt, "
+            "Squeeze, Sub, Tan, Tanh, Transpose, Unsqueeze, Where");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

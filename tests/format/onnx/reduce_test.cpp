@@ -1,6 +1,11 @@
-// ReduceSum and ReduceMean (onnx/operators/reduce.cpp).
+// The Reduce operators (onnx/operators/reduce.cpp): chains of single-axis reductions of their
+// own kind (Sum, Mean, Max, Min, Prod), and the others as ONNX defines them over reduce_sum.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+
+#include <string>
+#include <utility>
 
 #include "onnx_test_models.hpp"
 
@@ -32,6 +37,92 @@ TEST(OnnxImport, ReduceMeanAxesAttribute) {
   EXPECT_EQ(lines(ok(m).graph()),
             (Lines{"0 input -> [2,3,4,5] 'x'", "1 reduce_mean(axis=3) [0] -> [2,3,4] 'rm'",
                    "2 reduce_mean(axis=2) [1] -> [2,3] 'rm'"}));
+}
+
+TEST(OnnxImport, ReduceMaxMinProdAreChainsOfTheirKind) {
+  for (const auto& [op, kind] :
+       {std::pair{"ReduceMax", "reduce_max"}, std::pair{"ReduceMin", "reduce_min"},
+        std::pair{"ReduceProd", "reduce_prod"}}) {
+    SCOPED_TRACE(op);
+    Model m(13);
+    m.input("x", {2, 3, 4}).output("y");
+    attr_ints(m.node(op, {"x"}, {"y"}, "r"), "axes", {0, -1});
+    const std::string k(kind);
+    EXPECT_EQ(lines(ok(m).graph()),
+              (Lines{"0 input -> [2,3,4] 'x'", "1 " + k + "(axis=2) [0] -> [2,3] 'r'",
+                     "2 " + k + "(axis=0) [1] -> [3] 'r'",
+                     "3 reshape([3]->[1,3,1]) [2] -> [1,3,1] 'r'"}));
+  }
+}
+
+// No axes: every axis, highest first; keepdims 0 leaves a scalar.
+TEST(OnnxImport, ReduceMaxOverEveryAxis) {
+  Model m(13);
+  m.input("x", {2, 3}).output("y");
+  attr_i(m.node("ReduceMax", {"x"}, {"y"}, "r"), "keepdims", 0);
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 reduce_max(axis=1) [0] -> [2] 'r'",
+                   "2 reduce_max(axis=0) [1] -> [] 'r'"}));
+}
+
+TEST(OnnxImport, ReduceSumSquareL1L2AndLogSumAreSums) {
+  const auto graph_of = [](const char* op) {
+    Model m(13);
+    m.input("x", {2, 3}).output("y");
+    auto& n = m.node(op, {"x"}, {"y"}, "r");
+    attr_ints(n, "axes", {1});
+    attr_i(n, "keepdims", 0);
+    return lines(ok(m).graph());
+  };
+  EXPECT_EQ(graph_of("ReduceSumSquare"),
+            (Lines{"0 input -> [2,3] 'x'", "1 mul_elem [0,0] -> [2,3] 'r'",
+                   "2 reduce_sum(axis=1) [1] -> [2] 'r'"}));
+  EXPECT_EQ(graph_of("ReduceL1"), (Lines{"0 input -> [2,3] 'x'", "1 abs [0] -> [2,3] 'r'",
+                                         "2 reduce_sum(axis=1) [1] -> [2] 'r'"}));
+  EXPECT_EQ(graph_of("ReduceL2"),
+            (Lines{"0 input -> [2,3] 'x'", "1 mul_elem [0,0] -> [2,3] 'r'",
+                   "2 reduce_sum(axis=1) [1] -> [2] 'r'", "3 sqrt [2] -> [2] 'r'"}));
+  EXPECT_EQ(graph_of("ReduceLogSum"),
+            (Lines{"0 input -> [2,3] 'x'", "1 reduce_sum(axis=1) [0] -> [2] 'r'",
+                   "2 log [1] -> [2] 'r'"}));
+}
+
+// log(sum(exp(x - m))) + m, m the clamped maximum broadcast back over the reduced axis.
+TEST(OnnxImport, ReduceLogSumExpShiftsByTheMaximum) {
+  Model m(13);
+  m.input("x", {2, 3}).output("y");
+  attr_ints(m.node("ReduceLogSumExp", {"x"}, {"y"}, "r"), "axes", {1});
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 reduce_max(axis=1) [0] -> [2] 'r'",
+                   "2 clamp(min=-3.4028235e+38,max=3.4028235e+38) [1] -> [2] 'r'",
+                   "3 reshape([2]->[2,1]) [2] -> [2,1] 'r'",
+                   "4 broadcast_to([2,1]->[2,3]) [3] -> [2,3] 'r'", "5 sub [0,4] -> [2,3] 'r'",
+                   "6 exp [5] -> [2,3] 'r'", "7 reduce_sum(axis=1) [6] -> [2] 'r'",
+                   "8 log [7] -> [2] 'r'", "9 add [8,2] -> [2] 'r'",
+                   "10 reshape([2]->[2,1]) [9] -> [2,1] 'r'"}));
+}
+
+// Opset 18 moved axes to an input, with noop_with_empty_axes: no axes and the flag give the input
+// itself (the sum of squares of each element for ReduceSumSquare, as ONNX's reference does).
+TEST(OnnxImport, ReduceOperatorsOfOpset18ReadTheirAxesInput) {
+  Model m(18);
+  m.input("x", {2, 3}).output("y").output("z").init_i64("ax", {0});
+  attr_i(m.node("ReduceProd", {"x", "ax"}, {"y"}, "p"), "keepdims", 0);
+  attr_i(m.node("ReduceSumSquare", {"x"}, {"z"}, "s"), "noop_with_empty_axes", 1);
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 reduce_prod(axis=0) [0] -> [3] 'p'",
+                   "2 mul_elem [0,0] -> [2,3] 's'"}));
+}
+
+TEST(OnnxImport, ReduceAxesRefusedWithTheirReason) {
+  Model repeated(13);
+  repeated.input("x", {2, 3}).output("y");
+  attr_ints(repeated.node("ReduceMax", {"x"}, {"y"}, "r"), "axes", {1, -1});
+  EXPECT_THAT(error_of(repeated), ::testing::HasSubstr("axes [1,-1] repeat axis 1"));
+  Model beyond(13);
+  beyond.input("x", {2, 3}).output("y");
+  attr_ints(beyond.node("ReduceL2", {"x"}, {"y"}, "r"), "axes", {2});
+  EXPECT_THAT(error_of(beyond), ::testing::HasSubstr("axis 2 is out of range for rank 2"));
 }
 
 }  // namespace

@@ -16,6 +16,9 @@
 #include "reference_test_support.hpp"
 
 namespace nnplan::runtime::reference {
+// A namespace of this file's own: the unity build puts several test files in one translation
+// unit, and their file-local helpers must not meet.
+namespace elementwise_unary_test {
 namespace {
 
 using backend::BackendOp;
@@ -1201,4 +1204,5 @@ TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
 }
 
 }  // namespace
+}  // namespace elementwise_unary_test
 }  // namespace nnplan::runtime::reference

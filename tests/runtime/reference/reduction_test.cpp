@@ -1,9 +1,10 @@
-// The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean and mse_loss:
-// hand cases, the order of accumulation (float32, left to right, compared bit for bit with a
-// float32 loop written here), a float64 oracle, the shape guards, and the VJPs by finite
-// differences and by hand.
+// The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean, reduce_max,
+// reduce_min, reduce_prod and mse_loss: hand cases, the order of accumulation (float32, left to
+// right, compared bit for bit with a float32 loop written here), a float64 oracle, the shape
+// guards, and the VJPs by finite differences and by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -12,6 +13,9 @@
 #include "reference_test_support.hpp"
 
 namespace nnplan::runtime::reference {
+// A namespace of this file's own: the unity build puts several test files in one translation
+// unit, and their file-local helpers must not meet.
+namespace reduction_test {
 namespace {
 
 using backend::BackendOp;
@@ -326,8 +330,214 @@ TEST(reference_mse_loss_vjp_tests, hand_cases) {
       (std::vector<std::vector<float>>{{4.0F, -5.0F}, {-2.0F, 7.0F}}));
 }
 
+// Along `axis` of `x`, the float32 fold of `f` from `init`, left to right.
+template <typename F>
+std::vector<float> fold_along(const Tensor& x, std::uint32_t axis, float init, F f) {
+  std::size_t outer = 1;
+  std::size_t inner = 1;
+  for (std::size_t i = 0; i < axis; ++i)
+    outer *= x.shape.dims[i];
+  for (std::size_t i = axis + 1; i < x.shape.rank(); ++i)
+    inner *= x.shape.dims[i];
+  const std::size_t n = x.shape.dims[axis];
+  std::vector<float> out;
+  for (std::size_t o = 0; o < outer; ++o) {
+    for (std::size_t j = 0; j < inner; ++j) {
+      float acc = init;
+      for (std::size_t k = 0; k < n; ++k)
+        acc = f(acc, x.floats()[(o * n + k) * inner + j]);
+      out.push_back(acc);
+    }
+  }
+  return out;
+}
+
+// Every axis of every shape: bit-identical to the fold written here, and on a second run.
+template <typename F>
+void expect_fold_oracle(BackendOp op, OpKind kind, float init, F f) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    for (std::uint32_t axis = 0; axis < shapes()[s].rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(shapes()[s]) + " axis " + std::to_string(axis));
+      const Tensor x = random_tensor(shapes()[s], 1200 + static_cast<std::uint32_t>(s));
+      const ir::Node node = reduced_axis_node(kind, x.shape, axis);
+      const auto y = run_forward(handler(op), node, {x});
+      ASSERT_TRUE(y.has_value()) << y.error().message;
+      EXPECT_TRUE(same_bits(y->floats(), fold_along(x, axis, init, f)));
+      EXPECT_TRUE(same_on_rerun(handler(op), node, {x}, *y));
+    }
+  }
+}
+
+// Seeded random values in [-1, 1) spread apart to at least 2/n of each other (their ranks kept),
+// so that finite differences never swap the largest or smallest element with another.
+Tensor spread_tensor(const ir::Shape& shape, std::uint32_t seed) {
+  Tensor x = random_tensor(shape, seed);
+  std::vector<float>& v = x.floats();
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  for (std::size_t r = 0; r < order.size(); ++r)
+    v[order[r]] = -1.0F + 2.0F * static_cast<float>(r) / static_cast<float>(order.size());
+  return x;
+}
+
+void expect_vjp_every_axis(BackendOp op, OpKind kind, std::uint32_t seed) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = spread_tensor(shapes()[s], seed + static_cast<std::uint32_t>(s));
+    for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
+      EXPECT_TRUE(check_vjp(handler(op), reduced_axis_node(kind, x.shape, axis), {x}));
+    }
+  }
+}
+
+// The guard of a one-axis reduction: the axis within the rank, the node's shape, one input, its
+// own kind.
+void expect_one_axis_guard(BackendOp op, OpKind kind) {
+  const HandlerDefinition& h = handler(op);
+  const Tensor& x = two_by_three();
+  const std::string name(ir::to_string(kind));
+  ir::Node beyond = reduced_axis_node(kind, x.shape, 0);
+  beyond.params = ir::AxisParams{.axis = 2};
+  EXPECT_EQ(guard_message(h, beyond, {x}),
+            "input 0 has shape [2,3]; " + name + " over axis 2 needs rank at least 3");
+  ir::Node wrong = reduced_axis_node(kind, x.shape, 1);
+  wrong.shape = shape_of({3});
+  EXPECT_EQ(guard_message(h, wrong, {x}), "input 0 has shape [2,3]; " + name +
+                                              " over axis 1 gives [2], not the node's shape [3]");
+  EXPECT_EQ(guard_message(h, reduced_axis_node(kind, x.shape, 1), {x, x}),
+            "2 inputs given; " + name + " takes 1");
+  EXPECT_EQ(guard_message(h, reduced_axis_node(OpKind::reduce_sum, x.shape, 0), {x}),
+            "node kind reduce_sum does not run on the " + name + " kernel");
+}
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<float> forward(BackendOp op, OpKind kind, const Tensor& x, std::uint32_t axis) {
+  const auto y = run_forward(handler(op), reduced_axis_node(kind, x.shape, axis), {x});
+  EXPECT_TRUE(y.has_value()) << y.error().message;
+  return y ? y->floats() : std::vector<float>{};
+}
+
+TEST(reference_reduce_max_forward_tests, hand_cases) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(forward(BackendOp::reduce_max, OpKind::reduce_max, x, 0),
+            (std::vector<float>{4.0F, 5.0F, 6.0F}));
+  EXPECT_EQ(forward(BackendOp::reduce_max, OpKind::reduce_max, x, 1),
+            (std::vector<float>{3.0F, 6.0F}));
+  // -inf is a value like any other; a NaN anywhere along the axis gives NaN; an empty axis -inf.
+  const auto y = forward(BackendOp::reduce_max, OpKind::reduce_max,
+                         tensor({3, 2}, {-kInf, 1.0F, -kInf, kNaN, -kInf, 2.0F}), 0);
+  ASSERT_EQ(y.size(), 2U);
+  EXPECT_EQ(y[0], -kInf);
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_EQ(forward(BackendOp::reduce_max, OpKind::reduce_max, tensor({2, 0}, {}), 1),
+            (std::vector<float>{-kInf, -kInf}));
+}
+TEST(reference_reduce_max_forward_tests, float64_oracle) {
+  // The maximum is one of the inputs: exact, so the float32 fold is the float64 answer.
+  expect_fold_oracle(BackendOp::reduce_max, OpKind::reduce_max, -kInf,
+                     [](float a, float b) { return b > a ? b : a; });
+}
+TEST(reference_reduce_max_forward_tests, shape_guard) {
+  expect_one_axis_guard(BackendOp::reduce_max, OpKind::reduce_max);
+}
+TEST(reference_reduce_max_vjp_tests, finite_differences) {
+  expect_vjp_every_axis(BackendOp::reduce_max, OpKind::reduce_max, 1300);
+}
+// g to the first largest element only (ties included), added onto ones.
+TEST(reference_reduce_max_vjp_tests, hand_cases) {
+  const Tensor x = tensor({2, 3}, {1.0F, 5.0F, 5.0F, 7.0F, 2.0F, 3.0F});
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_max, reduced_axis_node(OpKind::reduce_max, x.shape, 1),
+                           {x}, tensor({2}, {10.0F, 20.0F})),
+            (std::vector<std::vector<float>>{{1.0F, 11.0F, 1.0F, 21.0F, 1.0F, 1.0F}}));
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_max, reduced_axis_node(OpKind::reduce_max, x.shape, 0),
+                           {x}, tensor({3}, {1.0F, 2.0F, 3.0F})),
+            (std::vector<std::vector<float>>{{1.0F, 3.0F, 4.0F, 2.0F, 1.0F, 1.0F}}));
+}
+
+TEST(reference_reduce_min_forward_tests, hand_cases) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(forward(BackendOp::reduce_min, OpKind::reduce_min, x, 0),
+            (std::vector<float>{1.0F, 2.0F, 3.0F}));
+  EXPECT_EQ(forward(BackendOp::reduce_min, OpKind::reduce_min, x, 1),
+            (std::vector<float>{1.0F, 4.0F}));
+  const auto y = forward(BackendOp::reduce_min, OpKind::reduce_min,
+                         tensor({2, 2}, {kInf, kNaN, kInf, -1.0F}), 0);
+  ASSERT_EQ(y.size(), 2U);
+  EXPECT_EQ(y[0], kInf);
+  EXPECT_TRUE(std::isnan(y[1]));
+  EXPECT_EQ(forward(BackendOp::reduce_min, OpKind::reduce_min, tensor({0}, {}), 0),
+            (std::vector<float>{kInf}));
+}
+TEST(reference_reduce_min_forward_tests, float64_oracle) {
+  expect_fold_oracle(BackendOp::reduce_min, OpKind::reduce_min, kInf,
+                     [](float a, float b) { return b < a ? b : a; });
+}
+TEST(reference_reduce_min_forward_tests, shape_guard) {
+  expect_one_axis_guard(BackendOp::reduce_min, OpKind::reduce_min);
+}
+TEST(reference_reduce_min_vjp_tests, finite_differences) {
+  expect_vjp_every_axis(BackendOp::reduce_min, OpKind::reduce_min, 1400);
+}
+// g to the first smallest element only, or to the first NaN.
+TEST(reference_reduce_min_vjp_tests, hand_cases) {
+  const Tensor x = tensor({2, 3}, {4.0F, 2.0F, 2.0F, 7.0F, kNaN, kNaN});
+  EXPECT_EQ(grads_plus_one(BackendOp::reduce_min, reduced_axis_node(OpKind::reduce_min, x.shape, 1),
+                           {x}, tensor({2}, {10.0F, 20.0F})),
+            (std::vector<std::vector<float>>{{1.0F, 11.0F, 1.0F, 1.0F, 21.0F, 1.0F}}));
+}
+
+TEST(reference_reduce_prod_forward_tests, hand_cases) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(forward(BackendOp::reduce_prod, OpKind::reduce_prod, x, 0),
+            (std::vector<float>{4.0F, 10.0F, 18.0F}));
+  EXPECT_EQ(forward(BackendOp::reduce_prod, OpKind::reduce_prod, x, 1),
+            (std::vector<float>{6.0F, 120.0F}));
+  // An empty axis multiplies to 1; 0 * inf is NaN.
+  EXPECT_EQ(forward(BackendOp::reduce_prod, OpKind::reduce_prod, tensor({2, 0}, {}), 1),
+            (std::vector<float>{1.0F, 1.0F}));
+  EXPECT_TRUE(std::isnan(
+      forward(BackendOp::reduce_prod, OpKind::reduce_prod, tensor({2}, {0.0F, kInf}), 0)[0]));
+}
+// Left to right in float32: (1e30 * 1e30) * 1e-30 overflows to inf; another order gives 1e30.
+TEST(reference_reduce_prod_forward_tests, left_to_right_order) {
+  EXPECT_EQ(
+      forward(BackendOp::reduce_prod, OpKind::reduce_prod, tensor({3}, {1e30F, 1e30F, 1e-30F}), 0),
+      (std::vector<float>{kInf}));
+}
+TEST(reference_reduce_prod_forward_tests, float64_oracle) {
+  expect_fold_oracle(BackendOp::reduce_prod, OpKind::reduce_prod, 1.0F,
+                     [](float a, float b) { return a * b; });
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = random_tensor(shapes()[s], 1500 + static_cast<std::uint32_t>(s));
+    const auto y = forward(BackendOp::reduce_prod, OpKind::reduce_prod, x, 0);
+    std::vector<double> want(y.size(), 1.0);
+    const std::size_t inner = y.size();
+    for (std::size_t i = 0; i < x.floats().size(); ++i)
+      want[i % inner] *= x.floats()[i];
+    EXPECT_TRUE(near_all(y, want, 1e-5, 1e-30));
+  }
+}
+TEST(reference_reduce_prod_forward_tests, shape_guard) {
+  expect_one_axis_guard(BackendOp::reduce_prod, OpKind::reduce_prod);
+}
+TEST(reference_reduce_prod_vjp_tests, finite_differences) {
+  expect_vjp_every_axis(BackendOp::reduce_prod, OpKind::reduce_prod, 1600);
+}
+// The product of the others, without a division: exact where an element is 0.
+TEST(reference_reduce_prod_vjp_tests, hand_cases) {
+  const Tensor x = tensor({2, 3}, {2.0F, 3.0F, 4.0F, 0.0F, 5.0F, 6.0F});
+  EXPECT_EQ(
+      grads_plus_one(BackendOp::reduce_prod, reduced_axis_node(OpKind::reduce_prod, x.shape, 1),
+                     {x}, tensor({2}, {1.0F, 2.0F})),
+      (std::vector<std::vector<float>>{{13.0F, 9.0F, 7.0F, 61.0F, 1.0F, 1.0F}}));
+}
+
 TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
-  ASSERT_EQ(reduction_handlers().size(), 3U);
+  ASSERT_EQ(reduction_handlers().size(), 6U);
   for (const ReferenceHandler& row : reduction_handlers()) {
     EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
                                       std::string(backend::to_string(row.op)) + "_forward");
@@ -338,4 +548,5 @@ TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
 }
 
 }  // namespace
+}  // namespace reduction_test
 }  // namespace nnplan::runtime::reference

@@ -1,8 +1,15 @@
-// ReduceSum and ReduceMean: one single-axis reduction per axis (axes from the input or the
-// attribute; none: every axis, or the identity with noop_with_empty_axes), highest axis first so
-// that the remaining axis numbers stay valid, then a reshape back to the kept dims with keepdims.
-// Sums and means of equal-sized groups compose exactly.
+// The Reduce operators: one single-axis reduction per axis (axes from the input or the attribute;
+// none: every axis, or the identity with noop_with_empty_axes), highest axis first so that the
+// remaining axis numbers stay valid, then a reshape back to the kept dims with keepdims.
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin and ReduceProd are chains of their own kind (sums and
+// means of equal-sized groups, maxima and minima compose exactly; a product's roundings follow the
+// chain's order). The others are what ONNX defines them as, over reduce_sum: ReduceSumSquare sums
+// x * x, ReduceL1 sums |x|, ReduceL2 is the sqrt of the sum of squares, ReduceLogSum the log of the
+// sum; ReduceLogSumExp shifts by the maximum first, log(sum(exp(x - m))) + m, so that large inputs
+// do not overflow (m clamped to the finite range, which keeps an all -inf or a +inf slice exact).
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -15,37 +22,91 @@ using ir::Shape;
 
 namespace {
 
-void reduce(ImportContext& cx, OpKind kind) {
+// What a Reduce node asks for: the input, its axes normalized and sorted highest first, and
+// whether the reduced axes stay as 1s. `noop`: empty axes with noop_with_empty_axes.
+struct Reduction {
+  NodeId x = 0;
+  Shape in;
+  std::vector<std::uint32_t> axes;
+  bool keepdims = true;
+  bool noop = false;
+};
+
+Reduction read_reduction(ImportContext& cx) {
   cx.allow_attrs({"axes", "keepdims", "noop_with_empty_axes"});
   cx.require_inputs(1, 2);
-  const NodeId x = cx.tensor(cx.in_name(0));
-  const Shape xs = cx.shape_of(x);
+  Reduction r;
+  r.x = cx.tensor(cx.in_name(0));
+  r.in = cx.shape_of(r.x);
+  r.keepdims = cx.attr_int("keepdims", 1) != 0;
   std::vector<std::int64_t> axes = cx.axes_operand(1);
   if (axes.empty()) {
     if (cx.attr_int("noop_with_empty_axes", 0) != 0) {
-      cx.alias(cx.in_name(0), cx.out_name(0));
-      return;
+      r.noop = true;
+      return r;
     }
-    for (std::size_t i = 0; i < xs.rank(); ++i)
+    for (std::size_t i = 0; i < r.in.rank(); ++i)
       axes.push_back(static_cast<std::int64_t>(i));
   }
-  std::vector<std::uint32_t> norm;
   for (const std::int64_t a : axes) {
-    const std::uint32_t n = cx.norm_axis(a, xs.rank());
-    if (std::find(norm.begin(), norm.end(), n) != norm.end()) {
+    const std::uint32_t n = cx.norm_axis(a, r.in.rank());
+    if (std::find(r.axes.begin(), r.axes.end(), n) != r.axes.end()) {
       cx.fail("axes " + list_string(axes) + " repeat axis " + str(n));
     }
-    norm.push_back(n);
+    r.axes.push_back(n);
   }
-  std::sort(norm.rbegin(), norm.rend());
-  NodeId y = x;
-  Shape kept = xs;
-  for (const std::uint32_t a : norm) {
-    y = cx.add(kind, {y}, ir::AxisParams{.axis = a});
+  std::sort(r.axes.rbegin(), r.axes.rend());
+  return r;
+}
+
+// `kind` over each of r's axes in turn, starting from `x` (of r's input shape).
+NodeId chain(ImportContext& cx, OpKind kind, const Reduction& r, NodeId x) {
+  for (const std::uint32_t a : r.axes)
+    x = cx.add(kind, {x}, ir::AxisParams{.axis = a});
+  return x;
+}
+
+// r's input shape with the reduced axes as 1s.
+Shape kept_shape(const Reduction& r) {
+  Shape kept = r.in;
+  for (const std::uint32_t a : r.axes)
     kept.dims[a] = 1;
-  }
-  if (cx.attr_int("keepdims", 1) != 0) y = cx.reshape(y, kept);
+  return kept;
+}
+
+// Defines the node's output as `y` (the reduced axes removed), reshaped back with keepdims.
+void finish(ImportContext& cx, const Reduction& r, NodeId y) {
+  if (r.keepdims) y = cx.reshape(y, kept_shape(r));
   cx.define(cx.out_name(0), y);
+}
+
+// A chain of `kind`; with noop_with_empty_axes and no axes the input itself.
+void reduce(ImportContext& cx, OpKind kind) {
+  const Reduction r = read_reduction(cx);
+  if (r.noop) {
+    cx.alias(cx.in_name(0), cx.out_name(0));
+    return;
+  }
+  finish(cx, r, chain(cx, kind, r, r.x));
+}
+
+// `before` applied to the input (identity with noop_with_empty_axes), summed over the axes,
+// then `after` (none: the sum itself).
+void reduce_sum_of(ImportContext& cx, std::optional<OpKind> before, std::optional<OpKind> after) {
+  const Reduction r = read_reduction(cx);
+  NodeId x = r.x;
+  if (before == OpKind::mul_elem) {
+    x = cx.add(OpKind::mul_elem, {x, x});
+  } else if (before) {
+    x = cx.add(*before, {x});
+  }
+  NodeId y = r.noop ? x : chain(cx, OpKind::reduce_sum, r, x);
+  if (after) y = cx.add(*after, {y});
+  if (r.noop) {
+    cx.define(cx.out_name(0), y);
+    return;
+  }
+  finish(cx, r, y);
 }
 
 }  // namespace
@@ -56,6 +117,51 @@ void import_reduce_mean(ImportContext& cx) {
 
 void import_reduce_sum(ImportContext& cx) {
   reduce(cx, OpKind::reduce_sum);
+}
+
+void import_reduce_max(ImportContext& cx) {
+  reduce(cx, OpKind::reduce_max);
+}
+
+void import_reduce_min(ImportContext& cx) {
+  reduce(cx, OpKind::reduce_min);
+}
+
+void import_reduce_prod(ImportContext& cx) {
+  reduce(cx, OpKind::reduce_prod);
+}
+
+void import_reduce_sum_square(ImportContext& cx) {
+  reduce_sum_of(cx, OpKind::mul_elem, std::nullopt);
+}
+
+void import_reduce_l1(ImportContext& cx) {
+  reduce_sum_of(cx, OpKind::abs, std::nullopt);
+}
+
+void import_reduce_l2(ImportContext& cx) {
+  reduce_sum_of(cx, OpKind::mul_elem, OpKind::sqrt);
+}
+
+void import_reduce_log_sum(ImportContext& cx) {
+  reduce_sum_of(cx, std::nullopt, OpKind::log);
+}
+
+// log(sum(exp(x - m))) + m with m the maximum over the axes, clamped to the finite floats.
+void import_reduce_log_sum_exp(ImportContext& cx) {
+  const Reduction r = read_reduction(cx);
+  if (r.noop) {
+    // Over no axis each element is its own slice: log(exp(x)), as ONNX defines it.
+    cx.define(cx.out_name(0), cx.add(OpKind::log, {cx.add(OpKind::exp, {r.x})}));
+    return;
+  }
+  constexpr float kMax = std::numeric_limits<float>::max();
+  const NodeId m = cx.add(OpKind::clamp, {chain(cx, OpKind::reduce_max, r, r.x)},
+                          ir::ClampParams{.min = -kMax, .max = kMax});
+  const NodeId shift = cx.broadcast(cx.reshape(m, kept_shape(r)), r.in);
+  const NodeId e = cx.add(OpKind::exp, {cx.add(OpKind::sub, {r.x, shift})});
+  const NodeId s = cx.add(OpKind::log, {chain(cx, OpKind::reduce_sum, r, e)});
+  finish(cx, r, cx.add(OpKind::add, {s, m}));
 }
 
 }  // namespace nnplan::format::onnx_import

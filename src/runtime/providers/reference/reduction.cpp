@@ -1,9 +1,13 @@
 // Reference kernels: the reduction family, reduce_sum (IR kinds reduce_sum over one axis and sum
-// over everything), reduce_mean (one axis) and mse_loss (two operands to a scalar). Every sum is
-// one float32 accumulator that starts at 0 and adds the reduced elements in increasing index
-// order; a mean divides that sum by the element count converted to float32.
+// over everything), reduce_mean, reduce_max, reduce_min, reduce_prod (one axis) and mse_loss (two
+// operands to a scalar). Every sum is one float32 accumulator that starts at 0 and adds the reduced
+// elements in increasing index order; a mean divides that sum by the element count converted to
+// float32; a product starts at 1 and multiplies in increasing index order; max and min keep the
+// first NaN they meet (NaN propagates, as numpy's and PyTorch's do).
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <variant>
 
@@ -80,6 +84,14 @@ Expected<void> reduce_mean_guard(const KernelCall& call) {
   return check_axis_reduction(call);
 }
 
+// A node of `kind` reducing one axis: one input, the node's shape without the axis.
+template <ir::OpKind kind>
+Expected<void> one_axis_guard(const KernelCall& call) {
+  if (call.node.kind != kind) return wrong_kind(call, ir::to_string(kind));
+  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  return check_axis_reduction(call);
+}
+
 // Two inputs of one shape, a scalar output.
 Expected<void> mse_loss_guard(const KernelCall& call) {
   if (call.node.kind != ir::OpKind::mse_loss) return wrong_kind(call, "mse_loss");
@@ -125,7 +137,108 @@ void spread_along(const VjpCall& call, bool mean) {
   }
 }
 
+// The index along the axis (o, ·, j) that max (min) takes: the first NaN, else the first element
+// no other exceeds (undercuts); 0 for an empty axis (nothing to take).
+template <bool is_max>
+std::size_t extreme_index(const float* x, const ReductionExtents& e, std::size_t o, std::size_t j) {
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < e.extent; ++k) {
+    const float v = x[(o * e.extent + k) * e.inner + j];
+    if (std::isnan(v)) return k;
+    const float b = x[(o * e.extent + best) * e.inner + j];
+    if (is_max ? v > b : v < b) best = k;
+  }
+  return best;
+}
+
+// y[o, j] = the max (min) of x[o, ·, j]: -inf (inf) over an empty axis.
+template <bool is_max>
+void extreme_along(const KernelCall& call) {
+  const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
+  constexpr float kEmpty = (is_max ? -1.0F : 1.0F) * std::numeric_limits<float>::infinity();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      y[o * e.inner + j] =
+          e.extent == 0 ? kEmpty
+                        : x[(o * e.extent + extreme_index<is_max>(x, e, o, j)) * e.inner + j];
+    }
+  }
+}
+
+// dx[o, k, j] += g[o, j] for the one k the forward took (extreme_index), nothing elsewhere.
+template <bool is_max>
+void extreme_vjp(const VjpCall& call) {
+  const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
+  if (e.extent == 0) return;
+  const float* x = call.inputs[0].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      const std::size_t k = extreme_index<is_max>(x, e, o, j);
+      dx[(o * e.extent + k) * e.inner + j] += g[o * e.inner + j];
+    }
+  }
+}
+
 }  // namespace
+
+// reduce_max: the largest element along the node's axis; NaN when the axis holds one; -inf over an
+// empty axis.
+void reduce_max_forward(const KernelCall& call) {
+  extreme_along<true>(call);
+}
+// g to the element the forward took (the first largest, or the first NaN), 0 to the others
+// (torch.max(x, dim)'s gradient).
+void reduce_max_vjp(const VjpCall& call) {
+  extreme_vjp<true>(call);
+}
+
+// reduce_min: the smallest element along the axis; NaN when the axis holds one; inf when empty.
+void reduce_min_forward(const KernelCall& call) {
+  extreme_along<false>(call);
+}
+// g to the element the forward took (the first smallest, or the first NaN).
+void reduce_min_vjp(const VjpCall& call) {
+  extreme_vjp<false>(call);
+}
+
+// reduce_prod: x[o, 0, j] * x[o, 1, j] * ..., one float32 accumulator from 1, left to right.
+void reduce_prod_forward(const KernelCall& call) {
+  const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
+  const float* x = call.inputs[0].data<float>();
+  float* y = call.output.data<float>();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      float acc = 1.0F;
+      for (std::size_t k = 0; k < e.extent; ++k)
+        acc *= x[(o * e.extent + k) * e.inner + j];
+      y[o * e.inner + j] = acc;
+    }
+  }
+}
+// dx[o, k, j] += g[o, j] * (the product of the other elements, left to right), computed without
+// dividing, so that zeros give the exact gradient (one zero: the product of the rest at it, 0
+// elsewhere).
+void reduce_prod_vjp(const VjpCall& call) {
+  const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
+  const float* x = call.inputs[0].data<float>();
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      for (std::size_t k = 0; k < e.extent; ++k) {
+        float others = 1.0F;
+        for (std::size_t m = 0; m < e.extent; ++m) {
+          if (m != k) others *= x[(o * e.extent + m) * e.inner + j];
+        }
+        dx[(o * e.extent + k) * e.inner + j] += g[o * e.inner + j] * others;
+      }
+    }
+  }
+}
 
 // reduce_sum: the sum over the node's axis (reduce_sum) or over every element in index order
 // (sum), one float32 accumulator from 0, left to right.
@@ -198,6 +311,15 @@ const ReferenceHandler kReductionHandlers[] = {
     {backend::BackendOp::reduce_mean,
      reduction("nnplan::runtime::reference::reduce_mean_forward", reduce_mean_forward,
                reduce_mean_vjp, reduce_mean_guard)},
+    {backend::BackendOp::reduce_max,
+     reduction("nnplan::runtime::reference::reduce_max_forward", reduce_max_forward, reduce_max_vjp,
+               one_axis_guard<ir::OpKind::reduce_max>)},
+    {backend::BackendOp::reduce_min,
+     reduction("nnplan::runtime::reference::reduce_min_forward", reduce_min_forward, reduce_min_vjp,
+               one_axis_guard<ir::OpKind::reduce_min>)},
+    {backend::BackendOp::reduce_prod,
+     reduction("nnplan::runtime::reference::reduce_prod_forward", reduce_prod_forward,
+               reduce_prod_vjp, one_axis_guard<ir::OpKind::reduce_prod>)},
     {backend::BackendOp::mse_loss, reduction("nnplan::runtime::reference::mse_loss_forward",
                                              mse_loss_forward, mse_loss_vjp, mse_loss_guard)},
 };

@@ -1,0 +1,173 @@
+// The ONNX Reduce operators run end to end (import, plan under checked_cpu and fast_cpu, compile,
+// run) against a float64 oracle written here from ONNX's definitions, over several axes with and
+// without keepdims; ReduceLogSumExp stays finite where exp(x) overflows float32 and keeps -inf
+// and inf slices exact.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../format/onnx/onnx_test_models.hpp"
+#include "nnplan/runtime/executor.hpp"
+#include "runtime_test_support.hpp"
+
+namespace nnplan::runtime {
+// A namespace of this file's own: the unity build puts several test files in one translation
+// unit, and their file-local helpers must not meet.
+namespace onnx_reduce_run_test {
+namespace {
+
+using format::onnx_test::attr_i;
+using format::onnx_test::attr_ints;
+using format::onnx_test::Model;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// Runs a one-node model `op` over x [2, 3, 4] with `axes` and `keepdims` under `profile`.
+std::vector<float> run_reduce(const std::string& op, const std::vector<std::int64_t>& axes,
+                              bool keepdims, const Tensor& x, backend::MaintainedProfile profile) {
+  Model m(13);
+  m.input("x", {2, 3, 4}).output("y");
+  auto& node = m.node(op, {"x"}, {"y"}, "r");
+  if (!axes.empty()) attr_ints(node, "axes", axes);
+  attr_i(node, "keepdims", keepdims ? 1 : 0);
+  auto imported = m.import();
+  if (!imported) {
+    ADD_FAILURE() << op << ": " << imported.error().message;
+    return {};
+  }
+  auto model =
+      testing::planned(backend::make_profile(profile),
+                       std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+                       std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
+  if (!model) return {};
+  auto buffer = testing::compiled(model);
+  if (!buffer) return {};
+  Executor exec(std::move(*buffer));
+  const std::vector<NamedTensor> inputs = {{"x", x}};
+  auto out = exec.run(inputs);
+  if (!out) {
+    ADD_FAILURE() << op << ": " << out.error().message;
+    return {};
+  }
+  return (*out)[0].floats();
+}
+
+// The float64 reduction of x [2, 3, 4] over `axes` (every axis when empty), in row-major order
+// of the kept elements: `finish(values of one slice)`.
+std::vector<double> oracle(const Tensor& x, std::vector<std::int64_t> axes,
+                           const std::function<double(const std::vector<double>&)>& finish) {
+  const std::int64_t dims[3] = {2, 3, 4};
+  bool reduced[3] = {axes.empty(), axes.empty(), axes.empty()};
+  for (std::int64_t a : axes)
+    reduced[a < 0 ? a + 3 : a] = true;
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < (reduced[0] ? 1 : 2); ++i) {
+    for (std::int64_t j = 0; j < (reduced[1] ? 1 : 3); ++j) {
+      for (std::int64_t k = 0; k < (reduced[2] ? 1 : 4); ++k) {
+        std::vector<double> slice;
+        for (std::int64_t a = 0; a < dims[0]; ++a) {
+          for (std::int64_t b = 0; b < dims[1]; ++b) {
+            for (std::int64_t c = 0; c < dims[2]; ++c) {
+              if ((!reduced[0] && a != i) || (!reduced[1] && b != j) || (!reduced[2] && c != k)) {
+                continue;
+              }
+              slice.push_back(x.floats()[static_cast<std::size_t>((a * 3 + b) * 4 + c)]);
+            }
+          }
+        }
+        out.push_back(finish(slice));
+      }
+    }
+  }
+  return out;
+}
+
+double sum_of(const std::vector<double>& v, const std::function<double(double)>& f) {
+  double s = 0;
+  for (double e : v)
+    s += f(e);
+  return s;
+}
+
+struct ReduceCase {
+  std::string op;
+  std::function<double(const std::vector<double>&)> finish;
+};
+
+std::vector<ReduceCase> cases() {
+  const auto id = [](double v) { return v; };
+  return {
+      {"ReduceSum", [=](const auto& v) { return sum_of(v, id); }},
+      {"ReduceMean", [=](const auto& v) { return sum_of(v, id) / static_cast<double>(v.size()); }},
+      {"ReduceMax", [](const auto& v) { return *std::max_element(v.begin(), v.end()); }},
+      {"ReduceMin", [](const auto& v) { return *std::min_element(v.begin(), v.end()); }},
+      {"ReduceProd",
+       [](const auto& v) {
+         double p = 1;
+         for (double e : v)
+           p *= e;
+         return p;
+       }},
+      {"ReduceSumSquare", [](const auto& v) { return sum_of(v, [](double e) { return e * e; }); }},
+      {"ReduceL1", [](const auto& v) { return sum_of(v, [](double e) { return std::fabs(e); }); }},
+      {"ReduceL2",
+       [](const auto& v) { return std::sqrt(sum_of(v, [](double e) { return e * e; })); }},
+      {"ReduceLogSum", [=](const auto& v) { return std::log(sum_of(v, id)); }},
+      {"ReduceLogSumExp",
+       [](const auto& v) { return std::log(sum_of(v, [](double e) { return std::exp(e); })); }},
+  };
+}
+
+TEST(OnnxReduceRun, EveryReduceOperatorMatchesItsDefinition) {
+  // Positive inputs, so that ReduceLogSum is defined and ReduceProd stays near 1.
+  const Tensor x = testing::seeded_tensor(ir::Shape{{2, 3, 4}}, 31, 0.5F, 1.5F);
+  const std::vector<std::vector<std::int64_t>> axes_cases = {{}, {1}, {0, 2}, {-1}, {2, 0, 1}};
+  for (const ReduceCase& c : cases()) {
+    for (const auto& axes : axes_cases) {
+      for (const bool keepdims : {true, false}) {
+        const std::vector<double> want = oracle(x, axes, c.finish);
+        for (const auto profile :
+             {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+          SCOPED_TRACE(c.op + " axes " + std::to_string(axes.size()) + " keepdims " +
+                       std::to_string(keepdims) + " " + std::string(backend::to_string(profile)));
+          const std::vector<float> got = run_reduce(c.op, axes, keepdims, x, profile);
+          ASSERT_EQ(got.size(), want.size());
+          for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_NEAR(got[i], want[i], 1e-5 * std::fabs(want[i]) + 1e-6) << "element " << i;
+        }
+      }
+    }
+  }
+}
+
+// exp(100) overflows float32; the shifted form gives 100 + log(sum(exp(x - 100))). A slice of
+// -inf gives -inf, one holding inf gives inf, as log(sum(exp(x))) does in exact arithmetic.
+TEST(OnnxReduceRun, ReduceLogSumExpNeitherOverflowsNorLosesInfinities) {
+  std::vector<float> values(24, 0.0F);
+  for (std::size_t i = 0; i < 4; ++i)
+    values[i] = 100.0F + static_cast<float>(i);  // slice (0, 0, ·)
+  for (std::size_t i = 4; i < 8; ++i)
+    values[i] = -kInf;  // slice (0, 1, ·)
+  values[8] = kInf;     // slice (0, 2, ·)
+  const Tensor x = Tensor::of(ir::Shape{{2, 3, 4}}, values);
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    const std::vector<float> got = run_reduce("ReduceLogSumExp", {2}, false, x, profile);
+    ASSERT_EQ(got.size(), 6U);
+    const double want = 103.0 + std::log(1.0 + std::exp(-1.0) + std::exp(-2.0) + std::exp(-3.0));
+    EXPECT_NEAR(got[0], want, 1e-4);
+    EXPECT_EQ(got[1], -kInf);
+    EXPECT_EQ(got[2], kInf);
+    EXPECT_NEAR(got[3], std::log(4.0), 1e-5);
+  }
+}
+
+}  // namespace
+}  // namespace onnx_reduce_run_test
+}  // namespace nnplan::runtime
