@@ -132,6 +132,19 @@ std::optional<std::vector<std::int64_t>> ImportContext::attr_ints(std::string_vi
   return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
 }
 
+int ImportContext::attr_data_type(std::string_view name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (a == nullptr) fail("attribute " + std::string(name) + " is missing");
+  if (a->type() == onnx::AttributeProto_AttributeType_STRING) {
+    onnx::TensorProto_DataType parsed{};
+    if (!onnx::TensorProto_DataType_Parse(a->s(), &parsed)) {
+      fail("attribute " + std::string(name) + " = " + quoted_name(a->s()) + " names no data type");
+    }
+    return parsed;
+  }
+  return static_cast<int>(attr_int(name, 0));
+}
+
 // ---- inputs and outputs ----
 
 void ImportContext::require_inputs(int min, int max) const {

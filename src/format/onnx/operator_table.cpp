@@ -22,6 +22,8 @@ constexpr std::array kOperators = {
     OperatorImporter{"Atanh", 9, kMaxModelOpset, import_unary_as<OpKind::atanh>},
     OperatorImporter{"AveragePool", 1, kMaxModelOpset, import_average_pool},
     OperatorImporter{"BatchNormalization", 1, kMaxModelOpset, import_batch_normalization},
+    OperatorImporter{"Cast", 1, kMaxModelOpset, import_cast},
+    OperatorImporter{"CastLike", 15, kMaxModelOpset, import_cast_like},
     OperatorImporter{"Ceil", 1, kMaxModelOpset, import_unary_as<OpKind::ceil>},
     OperatorImporter{"Clip", 1, 10, import_clip_1},
     OperatorImporter{"Clip", 11, kMaxModelOpset, import_clip_11},

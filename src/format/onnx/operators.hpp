@@ -88,6 +88,8 @@ void import_neg(ImportContext& cx);             // operators/neg.cpp
 void import_log_softmax_1(ImportContext& cx);   // operators/softmax.cpp, opsets 1..12
 void import_log_softmax_13(ImportContext& cx);  // operators/softmax.cpp, opset 13 on
 void import_identity(ImportContext& cx);             // operators/identity.cpp
+void import_cast(ImportContext& cx);                 // operators/cast.cpp
+void import_cast_like(ImportContext& cx);            // operators/cast.cpp
 void import_dropout(ImportContext& cx);              // operators/identity.cpp
 void import_slice(ImportContext& cx);                // operators/slice.cpp
 void import_split(ImportContext& cx);                // operators/slice.cpp

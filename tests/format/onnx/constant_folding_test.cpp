@@ -649,11 +649,11 @@ TEST(ConstantFolding, NodesThatConsumeNoFoldedConstantHaveNoProvenance) {
 // ---- what does not fold ----
 
 TEST(ConstantFolding, AFoldOnlyOperatorOverATensorIsUnsupported) {
-  // Cast of a non-constant float tensor: Cast imports only as a fold.
+  // Equal of a non-constant float tensor: Equal imports only as a fold.
   Model m = with_input();
-  attr_i(m.node("Cast", {"x"}, {"y"}, "cast"), "to", kFloat);
+  m.node("Equal", {"x", "x"}, {"y"}, "equal");
   m.output("y");
-  EXPECT_EQ(unsupported_of(m), "node 0 'cast' (Cast): operator Cast is not supported");
+  EXPECT_EQ(unsupported_of(m), "node 0 'equal' (Equal): operator Equal is not supported");
 }
 
 TEST(ConstantFolding, AnOperatorThatAlsoImportsIsImportedOverATensor) {
@@ -688,8 +688,21 @@ TEST(ConstantFolding, AnInputOfAnotherDataTypeIsNamed) {
   t->add_double_data(1.0);
   attr_i(m.node("Cast", {"d"}, {"f"}, "cast"), "to", kFloat);
   m.output("f");
+  // Cast also imports (over a value computed at run time), so the importer names the type.
   EXPECT_EQ(unsupported_of(m),
-            "node 0 'cast' (Cast): input 'd' has data type float64; constant folding reads "
+            "node 0 'cast' (Cast): tensor 'd' has data type float64; only float32 tensors are "
+            "supported");
+  // A fold-only operator names what constant folding reads.
+  Model eq = with_input();
+  auto* d = eq.g().add_initializer();
+  d->set_name("d");
+  d->set_data_type(onnx::TensorProto_DataType_DOUBLE);
+  d->add_dims(1);
+  d->add_double_data(1.0);
+  eq.node("Equal", {"d", "d"}, {"e"}, "equal");
+  eq.output("e");
+  EXPECT_EQ(unsupported_of(eq),
+            "node 0 'equal' (Equal): input 'd' has data type float64; constant folding reads "
             "float32, int64, int32 and bool tensors");
 }
 

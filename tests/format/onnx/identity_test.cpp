@@ -1,5 +1,7 @@
 // Identity and Dropout (onnx/operators/identity.cpp): removed, unless Dropout trains or its mask
-// is used.
+// is used. Cast and CastLike of a value computed at run time (onnx/operators/cast.cpp): removed
+// when the type is the value's own, refused naming both types otherwise.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -42,6 +44,39 @@ TEST(OnnxImport, DropoutTrainingOrMaskIsRejected) {
   EXPECT_EQ(unsupported_of(t),
             "node 0 'drop' (Dropout): input training_mode 'train' is not a "
             "constant false; only inference is supported");
+}
+
+TEST(OnnxImport, CastToTheValuesOwnTypeIsRemoved) {
+  Model m(15);
+  m.input("x", {2, 3}).output("y").init("like", {1}, {0.0F});
+  attr_i(m.node("Cast", {"x"}, {"c"}, "cast"), "to", onnx::TensorProto_DataType_FLOAT);
+  m.node("CastLike", {"c", "like"}, {"l"}, "castlike");
+  m.node("Relu", {"l"}, {"y"}, "relu");
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'x'", "1 relu [0] -> [2,3] 'relu'"}));
+  // Opset 1 spells the type.
+  Model old(1);
+  old.input("x", {2}).output("y");
+  attr_s(old.node("Cast", {"x"}, {"y"}, "cast"), "to", "FLOAT");
+  EXPECT_EQ(lines(ok(old).graph()), (Lines{"0 input -> [2] 'x'"}));
+}
+
+TEST(OnnxImport, CastToAnotherTypeIsRefusedNamingBoth) {
+  Model m(13);
+  m.input("x", {2}).output("y");
+  attr_i(m.node("Cast", {"x"}, {"y"}, "cast"), "to", onnx::TensorProto_DataType_INT64);
+  EXPECT_EQ(unsupported_of(m),
+            "node 0 'cast' (Cast): a cast of a float32 value computed at run time to int64 is not "
+            "supported; supported: a cast to float32 (the value itself)");
+  Model like(15);
+  like.input("x", {2}).output("y").init_i64("i", {1});
+  like.node("CastLike", {"x", "i"}, {"y"}, "castlike");
+  EXPECT_EQ(unsupported_of(like),
+            "node 0 'castlike' (CastLike): a cast of a float32 value computed at run time to int64 "
+            "is not supported; supported: a cast to float32 (the value itself)");
+  Model unnamed(1);
+  unnamed.input("x", {2}).output("y");
+  attr_s(unnamed.node("Cast", {"x"}, {"y"}, "cast"), "to", "REAL");
+  EXPECT_THAT(error_of(unnamed), ::testing::HasSubstr("attribute to = 'REAL' names no data type"));
 }
 
 }  // namespace

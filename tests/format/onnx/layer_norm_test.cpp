@@ -142,12 +142,34 @@ TEST(OnnxImport, LayerNormalizationRejections) {
   EXPECT_EQ(unsupported_of(eps),
             "node 0 'ln' (LayerNormalization): attribute epsilon = -1 is not supported; "
             "supported: a finite positive epsilon");
-  Model extra = ln_model({1, 1, 1, 1}, {});
-  extra.g().mutable_node(0)->add_output("mean");
-  extra.g().mutable_output(0)->set_name("mean");
-  EXPECT_EQ(unsupported_of(extra),
-            "node 0 'ln' (LayerNormalization): output 1 Mean ('mean') is used; "
-            "only the first output is supported");
+}
+
+// Mean and InvStdDev where used: the mean over the normalized axes and 1 / sqrt(var + epsilon),
+// with those axes kept as 1s; an unused one adds nothing.
+TEST(OnnxImport, LayerNormalizationMeanAndInvStdDevOutputs) {
+  Model m = ln_model({1, 1, 1, 1}, {});
+  m.g().mutable_node(0)->add_output("mean");
+  m.g().mutable_node(0)->add_output("inv");
+  m.g().mutable_output(0)->set_name("mean");
+  m.g().add_output()->set_name("inv");
+  m.g().add_output()->set_name("y");
+  EXPECT_EQ(
+      lines(ok(m).graph()),
+      (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'",
+             "2 reduce_mean(axis=1) [0] -> [2] 'ln'", "3 reshape([2]->[2,1]) [2] -> [2,1] 'ln'",
+             "4 broadcast_to([2,1]->[2,4]) [3] -> [2,4] 'ln'", "5 sub [0,4] -> [2,4] 'ln'",
+             "6 mul_elem [5,5] -> [2,4] 'ln'", "7 reduce_mean(axis=1) [6] -> [2] 'ln'",
+             "8 reshape([2]->[2,1]) [7] -> [2,1] 'ln'", "9 const -> [] 'ln'",
+             "10 broadcast_to([]->[2,1]) [9] -> [2,1] 'ln'", "11 add [8,10] -> [2,1] 'ln'",
+             "12 sqrt [11] -> [2,1] 'ln'", "13 inv [12] -> [2,1] 'ln'"}));
+  Model mean_only = ln_model({1, 1, 1, 1}, {});
+  mean_only.g().mutable_node(0)->add_output("mean");
+  mean_only.g().mutable_node(0)->add_output("");
+  mean_only.g().mutable_output(0)->set_name("mean");
+  EXPECT_EQ(
+      lines(ok(mean_only).graph()),
+      (Lines{"0 input -> [2,4] 'x'", "1 layernorm(axis=1) [0] -> [2,4] 'ln'",
+             "2 reduce_mean(axis=1) [0] -> [2] 'ln'", "3 reshape([2]->[2,1]) [2] -> [2,1] 'ln'"}));
 }
 
 }  // namespace

@@ -245,7 +245,8 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   EXPECT_EQ(unsupported_of(m), "node 0 'det1' (Det): operator Det is not supported");
   EXPECT_EQ(unsupported_error(m).notes.back(),
             "supported operators: Abs, Acos, Acosh, Add, Asin, Asinh, Atan, Atanh, AveragePool, "
-            "BatchNormalization, Ceil, Clip, Concat, Constant, Conv, ConvTranspose, Cos, Cosh, "
+            "BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, Conv, "
+            "ConvTranspose, Cos, Cosh, "
             "Div, Dropout, Elu, Erf, Exp, Expand, Flatten, Floor, Gather, Gelu, Gemm, "
             "GlobalAveragePool, GlobalMaxPool, HardSigmoid, HardSwish, Identity, "
             "LayerNormalization, LeakyRelu, Log, LogSoftmax, MatMul, Max, MaxPool, Min, Mul, Neg, "

@@ -286,21 +286,9 @@ ConstTensor fold_where(FoldArgs& a) {
 }
 
 ConstTensor fold_cast(FoldArgs& a) {
-  a.cx.allow_attrs({"to"});
+  a.cx.allow_attrs({"to", "saturate"});
   a.cx.require_inputs(1, 1);
-  const onnx::AttributeProto* to_attr = a.cx.attr("to");
-  if (to_attr == nullptr) a.cx.fail("attribute to is missing");
-  int to = 0;
-  if (to_attr->type() == onnx::AttributeProto_AttributeType_STRING) {
-    // Before opset 6, `to` spells the data type ("FLOAT", "INT64").
-    onnx::TensorProto_DataType parsed{};
-    if (!onnx::TensorProto_DataType_Parse(to_attr->s(), &parsed)) {
-      a.cx.fail("attribute to = " + quoted_name(to_attr->s()) + " names no data type");
-    }
-    to = parsed;
-  } else {
-    to = static_cast<int>(a.cx.attr_int("to", 0));
-  }
+  const int to = a.cx.attr_data_type("to");
   if (!foldable_dtype(to)) {
     a.cx.fail_attr("to", dtype_name(to), "float32, int64, int32, bool");
   }

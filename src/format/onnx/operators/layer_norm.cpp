@@ -1,7 +1,10 @@
 // LayerNormalization: one layernorm node over X.shape[axis:] with its epsilon as a payload
 // attribute. Scale and B are constants that broadcast to the normalized dims: of exactly those
 // dims they are the node's gamma and beta payloads, otherwise a broadcast multiply and add after
-// it; an all-ones Scale and an absent or all-zeros B emit nothing.
+// it; an all-ones Scale and an absent or all-zeros B emit nothing. The Mean and InvStdDev outputs,
+// when used, are computed beside it as ONNX's function body writes them: the mean over the
+// normalized axes, and 1 / sqrt(mean((x - mean)^2) + epsilon), each with the normalized axes
+// kept as 1s.
 #include <algorithm>
 #include <cmath>
 
@@ -15,10 +18,41 @@ using ir::NodeId;
 using ir::OpKind;
 using ir::Shape;
 
+namespace {
+
+// The mean of `x` over the axes from `axis` on, those axes kept as 1s.
+NodeId mean_over(ImportContext& cx, NodeId x, std::uint32_t axis) {
+  Shape kept = cx.shape_of(x);
+  for (std::uint32_t a = static_cast<std::uint32_t>(kept.rank()); a-- > axis;) {
+    x = cx.add(OpKind::reduce_mean, {x}, ir::AxisParams{.axis = a});
+    kept.dims[a] = 1;
+  }
+  return cx.reshape(x, kept);
+}
+
+// Defines outputs 1 (Mean) and 2 (InvStdDev) where the graph uses them.
+void statistics(ImportContext& cx, NodeId x, std::uint32_t axis, float eps) {
+  const bool mean_used = cx.output_count() > 1 && cx.used(cx.out_name(1));
+  const bool inv_used = cx.output_count() > 2 && cx.used(cx.out_name(2));
+  if (!mean_used && !inv_used) return;
+  const Shape xs = cx.shape_of(x);
+  const NodeId mean = mean_over(cx, x, axis);
+  if (mean_used) cx.define(cx.out_name(1), mean);
+  if (!inv_used) return;
+  const NodeId d = cx.add(OpKind::sub, {x, cx.broadcast(mean, xs)});
+  const NodeId var = mean_over(cx, cx.add(OpKind::mul_elem, {d, d}), axis);
+  const Shape kept = cx.shape_of(var);
+  const NodeId e = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
+  cx.set_payload(e, "value", cx.payload_values(Shape{}, std::vector<float>{eps}));
+  const NodeId sum = cx.add(OpKind::add, {var, cx.broadcast(e, kept)});
+  cx.define(cx.out_name(2), cx.add(OpKind::inv, {cx.add(OpKind::sqrt, {sum})}));
+}
+
+}  // namespace
+
 void import_layer_normalization(ImportContext& cx) {
   cx.allow_attrs({"axis", "epsilon", "stash_type"});
   cx.require_inputs(2, 3);
-  cx.only_first_output({"Y", "Mean", "InvStdDev"});
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", -1), xs.rank());
@@ -77,6 +111,7 @@ void import_layer_normalization(ImportContext& cx) {
     y = cx.add(OpKind::add, {y, cx.broadcast(cx.tensor(cx.in_name(2)), xs)});
   }
   cx.define(cx.out_name(0), y);
+  statistics(cx, x, axis, eps);
 }
 
 }  // namespace nnplan::format::onnx_import

@@ -1,0 +1,58 @@
+// Cast and CastLike of a value computed at run time (a cast of constants folds at import,
+// onnx/constant_folding.hpp). A cast to the value's own type is the value itself: the output names
+// the input, as PyTorch's exports write Cast(to=float) around float32 values. A cast to another
+// type is refused naming both types; nothing is converted behind the user's back.
+#include <onnx/onnx_pb.h>
+
+#include "../import_context.hpp"
+#include "../operators.hpp"
+#include "../tensor_decoding.hpp"
+
+namespace nnplan::format::onnx_import {
+
+namespace {
+
+// The ONNX data type of an IR dtype.
+int onnx_type_of(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::float32:
+      return onnx::TensorProto_DataType_FLOAT;
+    case ir::DType::int64:
+      return onnx::TensorProto_DataType_INT64;
+    case ir::DType::boolean:
+      return onnx::TensorProto_DataType_BOOL;
+  }
+  return onnx::TensorProto_DataType_UNDEFINED;
+}
+
+// Input 0 cast to ONNX data type `to`.
+void cast_value(ImportContext& cx, int to) {
+  const ir::NodeId x = cx.tensor(cx.in_name(0));
+  const int from = onnx_type_of(cx.ir_node(x).dtype);
+  if (to != from) {
+    cx.unsupported("a cast of a " + dtype_name(from) + " value computed at run time to " +
+                   dtype_name(to) + " is not supported; supported: a cast to " + dtype_name(from) +
+                   " (the value itself)");
+  }
+  cx.alias(cx.in_name(0), cx.out_name(0));
+}
+
+}  // namespace
+
+void import_cast(ImportContext& cx) {
+  cx.allow_attrs({"to", "saturate"});
+  cx.require_inputs(1, 1);
+  cast_value(cx, cx.attr_data_type("to"));
+}
+
+// The target type is input 1's: a constant's data type, or the dtype of the value computed at
+// run time.
+void import_cast_like(ImportContext& cx) {
+  cx.allow_attrs({"saturate"});
+  cx.require_inputs(2, 2);
+  const ConstPtr target = cx.constant(cx.in_name(1));
+  cast_value(cx, target != nullptr ? target->dtype
+                                   : onnx_type_of(cx.ir_node(cx.tensor(cx.in_name(1))).dtype));
+}
+
+}  // namespace nnplan::format::onnx_import
