@@ -132,6 +132,12 @@ std::optional<std::vector<std::int64_t>> ImportContext::attr_ints(std::string_vi
   return std::vector<std::int64_t>(a->ints().begin(), a->ints().end());
 }
 
+std::optional<std::vector<float>> ImportContext::attr_floats(std::string_view name) const {
+  const auto* a = typed(*this, attr(name), name, onnx::AttributeProto_AttributeType_FLOATS);
+  if (a == nullptr) return std::nullopt;
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
 int ImportContext::attr_data_type(std::string_view name) const {
   const onnx::AttributeProto* a = attr(name);
   if (a == nullptr) fail("attribute " + std::string(name) + " is missing");

@@ -138,6 +138,7 @@ class ImportContext {
   float attr_float(std::string_view name, float def) const;
   std::string attr_string(std::string_view name, std::string def) const;
   std::optional<std::vector<std::int64_t>> attr_ints(std::string_view name) const;
+  std::optional<std::vector<float>> attr_floats(std::string_view name) const;
   // A required data-type attribute (Cast's `to`): an int, or before opset 6 a string naming the
   // type ("FLOAT"); fails when absent or naming no type.
   int attr_data_type(std::string_view name) const;

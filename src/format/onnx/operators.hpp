@@ -21,6 +21,9 @@ void import_unary_with_alpha(ImportContext& cx, ir::OpKind kind, float fallback)
 void import_binary(ImportContext& cx, ir::OpKind kind);
 void import_div(ImportContext& cx);
 void import_variadic(ImportContext& cx, ir::OpKind kind);
+// Mean: the inputs' broadcast sum scaled by 1/n. Selu: gamma * elu(x, alpha).
+void import_mean(ImportContext& cx);
+void import_selu(ImportContext& cx);
 template <ir::OpKind kind>
 void import_unary_as(ImportContext& cx) {
   import_unary(cx, kind);
@@ -57,7 +60,11 @@ void import_flatten(ImportContext& cx);              // operators/reshape.cpp
 void import_squeeze(ImportContext& cx);              // operators/reshape.cpp
 void import_unsqueeze(ImportContext& cx);            // operators/reshape.cpp
 void import_concat(ImportContext& cx);               // operators/concat.cpp
-void import_transpose(ImportContext& cx);            // operators/transpose.cpp
+void import_transpose(ImportContext& cx);
+void import_upsample(ImportContext& cx);        // operators/resize.cpp
+void import_depth_to_space(ImportContext& cx);  // operators/depth_to_space.cpp
+void import_space_to_depth(
+    ImportContext& cx);  // operators/depth_to_space.cpp            // operators/transpose.cpp
 void import_reduce_mean(ImportContext& cx);          // operators/reduce.cpp
 void import_reduce_sum(ImportContext& cx);           // operators/reduce.cpp
 void import_reduce_max(ImportContext& cx);           // operators/reduce.cpp

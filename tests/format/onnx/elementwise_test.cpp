@@ -1,5 +1,6 @@
 // The element-wise operators (onnx/operators/elementwise.cpp): unary ops map to their kind, binary
-// ops broadcast, Div is a product with the inverse, Max and Min fold pairwise.
+// ops broadcast, Div is a product with the inverse, Max, Min and Sum fold pairwise, Mean scales
+// the sum, Selu scales an Elu.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -151,6 +152,49 @@ TEST(OnnxImport, IncompatibleBroadcastIsRejected) {
   m.node("Add", {"a", "b"}, {"y"}, "add");
   EXPECT_EQ(error_of(m),
             "m.onnx: node 'add' (Add, opset 17): shapes [2,3] and [4] do not broadcast");
+}
+
+// Sum folds its inputs pairwise like Max; Mean scales that sum by 1/n; one input is the identity.
+TEST(OnnxImport, SumAndMeanOverSeveralInputs) {
+  Model m;
+  m.input("a", {2, 3}).input("b", {3}).input("c", {2, 3}).output("s").output("m");
+  m.node("Sum", {"a", "b", "c"}, {"s"}, "sum");
+  m.node("Mean", {"a", "c"}, {"m"}, "mean");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'a'", "1 input -> [3] 'b'", "2 input -> [2,3] 'c'",
+                   "3 broadcast_to([3]->[2,3]) [1] -> [2,3] 'sum'", "4 add [0,3] -> [2,3] 'sum'",
+                   "5 add [4,2] -> [2,3] 'sum'", "6 add [0,2] -> [2,3] 'mean'",
+                   "7 scale(factor=0.5) [6] -> [2,3] 'mean'"}));
+  Model one;
+  one.input("a", {2}).output("s");
+  one.node("Sum", {"a"}, {"s"}, "sum");
+  EXPECT_EQ(lines(ok(one).graph()), (Lines{"0 input -> [2] 'a'"}));
+  Model none;
+  none.input("a", {2}).output("s");
+  none.node("Mean", {}, {"s"}, "mean");
+  EXPECT_THAT(error_of(none), ::testing::HasSubstr("'mean' (Mean, opset 17): has no inputs"));
+}
+
+// gamma * elu(x, alpha), ONNX's defaults when absent.
+TEST(OnnxImport, SeluIsAScaledElu) {
+  Model m;
+  m.input("x", {2}).output("y");
+  m.node("Selu", {"x"}, {"y"}, "selu");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2] 'x'", "1 elu(alpha=1.6732632) [0] -> [2] 'selu'",
+                   "2 scale(factor=1.050701) [1] -> [2] 'selu'"}));
+  Model given;
+  given.input("x", {2}).output("y");
+  auto& n = given.node("Selu", {"x"}, {"y"}, "selu");
+  attr_f(n, "alpha", 2.0F);
+  attr_f(n, "gamma", 3.0F);
+  EXPECT_EQ(lines(ok(given).graph()),
+            (Lines{"0 input -> [2] 'x'", "1 elu(alpha=2) [0] -> [2] 'selu'",
+                   "2 scale(factor=3) [1] -> [2] 'selu'"}));
+  Model inf;
+  inf.input("x", {2}).output("y");
+  attr_f(inf.node("Selu", {"x"}, {"y"}, "selu"), "gamma", std::numeric_limits<float>::infinity());
+  EXPECT_EQ(unsupported_of(inf), "node 0 'selu' (Selu): gamma is inf; supported: a finite number");
 }
 
 }  // namespace

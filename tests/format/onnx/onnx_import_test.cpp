@@ -246,14 +246,14 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   EXPECT_EQ(unsupported_error(m).notes.back(),
             "supported operators: Abs, Acos, Acosh, Add, Asin, Asinh, Atan, Atanh, AveragePool, "
             "BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, Conv, "
-            "ConvTranspose, Cos, Cosh, "
-            "Div, Dropout, Elu, Erf, Exp, Expand, Flatten, Floor, Gather, Gelu, Gemm, "
-            "GlobalAveragePool, GlobalMaxPool, HardSigmoid, HardSwish, Identity, "
-            "LayerNormalization, LeakyRelu, Log, LogSoftmax, MatMul, Max, MaxPool, Min, Mul, Neg, "
-            "Pad, Pow, Reciprocal, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, "
-            "ReduceMean, ReduceMin, ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, "
-            "Round, Sigmoid, Sign, Sin, Sinh, Slice, Softmax, Softplus, Softsign, Split, Sqrt, "
-            "Squeeze, Sub, Tan, Tanh, Transpose, Unsqueeze, Where");
+            "ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Erf, Exp, Expand, "
+            "Flatten, Floor, Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, HardSigmoid, "
+            "HardSwish, Identity, LayerNormalization, LeakyRelu, Log, LogSoftmax, MatMul, Max, "
+            "MaxPool, Mean, Min, Mul, Neg, Pad, Pow, Reciprocal, ReduceL1, ReduceL2, "
+            "ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, "
+            "ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Sigmoid, Sign, Sin, "
+            "Sinh, Slice, Softmax, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze, Sub, "
+            "Sum, Tan, Tanh, Transpose, Unsqueeze, Upsample, Where");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

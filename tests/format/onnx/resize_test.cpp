@@ -1,6 +1,7 @@
-// Resize (onnx/operators/resize.cpp): nearest by whole factors as reshape, broadcast_to, reshape,
-// for the coordinate modes where that is exact, and what it rejects.
+// Resize and Upsample (onnx/operators/resize.cpp): nearest by whole factors as reshape,
+// broadcast_to, reshape, for the coordinate modes where that is exact, and what it rejects.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include "onnx_test_models.hpp"
 
@@ -93,6 +94,31 @@ TEST(OnnxResize, Opset10IsAsymmetricFloor) {
   m.init("scales", {4}, {1, 1, 3, 3});
   attr_s(m.node("Resize", {"x", "scales"}, {"y"}, "up"), "mode", "nearest");
   EXPECT_EQ(dims(ok(m).graph().nodes.back().shape), "[1,1,6,6]");
+}
+
+// Upsample reads as Resize-10: scales from input 1 (opset 9) or the attribute (7 and 8).
+TEST(OnnxResize, UpsampleOfOpsets7To9) {
+  Model nine(9);
+  nine.input("x", {1, 1, 2, 2}).output("y");
+  nine.init("scales", {4}, {1, 1, 2, 3});
+  nine.node("Upsample", {"x", "scales"}, {"y"}, "up");
+  EXPECT_EQ(lines(ok(nine).graph()).back(),
+            "3 reshape([1,1,2,2,2,3]->[1,1,4,6]) [2] -> [1,1,4,6] 'up'");
+  Model seven(7);
+  seven.input("x", {1, 1, 2, 2}).output("y");
+  auto& n = seven.node("Upsample", {"x"}, {"y"}, "up");
+  new_attr(n, "scales", onnx::AttributeProto_AttributeType_FLOATS);
+  for (const float s : {1.0F, 1.0F, 2.0F, 2.0F})
+    n.mutable_attribute(n.attribute_size() - 1)->add_floats(s);
+  EXPECT_EQ(lines(ok(seven).graph()).back(),
+            "3 reshape([1,1,2,2,2,2]->[1,1,4,4]) [2] -> [1,1,4,4] 'up'");
+  Model ten(10);
+  ten.input("x", {1, 1, 2, 2}).output("y");
+  ten.init("scales", {4}, {1, 1, 2, 2});
+  ten.node("Upsample", {"x", "scales"}, {"y"}, "up");
+  EXPECT_EQ(unsupported_of(ten),
+            "node 0 'up' (Upsample): operator Upsample is supported up to opset 9; its definition "
+            "changed after that, and the model's opset is 10");
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // Element-wise operators: one IR node per unary operator; binary operators with numpy
 // broadcasting (broadcast_to nodes where the shapes differ), Div as a product with the inverse;
-// Max and Min over one or more inputs, folded left pairwise.
+// Max, Min and Sum over one or more inputs, folded left pairwise; Mean a scaled Sum; Selu a
+// scaled Elu.
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -59,6 +61,35 @@ void import_variadic(ImportContext& cx, OpKind kind) {
   for (int i = 1; i < n; ++i)
     acc = cx.combine(kind, acc, cx.tensor(cx.in_name(i)), false);
   cx.define(cx.out_name(0), acc);
+}
+
+// Mean: the Sum of the inputs (pairwise, broadcast), scaled by 1/n (the float nearest 1/n).
+void import_mean(ImportContext& cx) {
+  cx.allow_attrs({});
+  const int n = cx.input_count();
+  if (n < 1) cx.fail("has no inputs");
+  if (n == 1) return cx.alias(cx.in_name(0), cx.out_name(0));
+  NodeId acc = cx.tensor(cx.in_name(0));
+  for (int i = 1; i < n; ++i)
+    acc = cx.combine(OpKind::add, acc, cx.tensor(cx.in_name(i)), false);
+  cx.define(cx.out_name(0),
+            cx.add(OpKind::scale, {acc}, ir::ScaleParams{.factor = 1.0F / static_cast<float>(n)}));
+}
+
+// Selu: gamma * elu(x) with elu's alpha the Selu's alpha, as ONNX defines it piecewise
+// (gamma * x above 0, gamma * alpha * (exp(x) - 1) at and below it).
+void import_selu(ImportContext& cx) {
+  cx.allow_attrs({"alpha", "gamma", "consumed_inputs"});
+  cx.require_inputs(1, 1);
+  const float alpha = cx.attr_float("alpha", 1.67326319217681884765625F);
+  const float gamma = cx.attr_float("gamma", 1.05070102214813232421875F);
+  for (const auto& [name, v] : {std::pair{"alpha", alpha}, std::pair{"gamma", gamma}}) {
+    if (!std::isfinite(v))
+      cx.unsupported(std::string(name) + " is " + str(v) + "; supported: a finite number");
+  }
+  const NodeId elu =
+      cx.add(OpKind::elu, {cx.tensor(cx.in_name(0))}, ir::AlphaParams{.alpha = alpha});
+  cx.define(cx.out_name(0), cx.add(OpKind::scale, {elu}, ir::ScaleParams{.factor = gamma}));
 }
 
 }  // namespace nnplan::format::onnx_import

@@ -9,10 +9,14 @@
 //   exact with `round_prefer_floor` and `round_prefer_ceil`;
 // - `tf_half_pixel_for_nn` gives q + (j + 0.5)/k, within [q, q + 1): exact with `floor`;
 // - `align_corners` and `tf_crop_and_resize` do not repeat elements.
-// Before opset 11 the operator has no coordinate mode and maps as `asymmetric` with `floor`
-// when upsampling (as ONNX Runtime reads it). Every other combination, another mode, or a factor that is not whole is unsupported, naming the
-// attribute or value.
+// Upsample (opsets 7 to 9) reads as Resize-10. Before opset 11 the operator has no coordinate mode
+// and maps as `asymmetric` with `floor` when upsampling (as ONNX Runtime reads it). Every other
+// combination, another mode, or a factor that is not whole is unsupported, naming the attribute or
+// value.
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -37,19 +41,21 @@ bool repeats(const std::string& ctm, const std::string& nearest, Dim k) {
 }
 
 // The nearest Resize of the current node: `scales` and `sizes` are the inputs holding them (a
-// negative one: none).
+// negative one: none); `attr_scales`, when given, are the scales (Upsample-7's attribute).
 void resize(ImportContext& cx, int scales_in, int sizes_in, const std::string& ctm,
-            const std::string& nearest) {
+            const std::string& nearest,
+            const std::optional<std::vector<float>>& attr_scales = std::nullopt) {
   const NodeId x = cx.tensor(cx.in_name(0));
   const Shape xs = cx.shape_of(x);
   const std::string mode = cx.attr_string("mode", "nearest");
   if (mode != "nearest") cx.fail_attr("mode", mode, "nearest");
 
   std::vector<Dim> factors(xs.rank(), 1);
-  const ConstPtr scales =
-      cx.has_in(scales_in) ? cx.float_constant(cx.in_name(scales_in), "scales") : nullptr;
-  if (scales != nullptr && !scales->dims.empty() && scales->dims[0] != 0) {
-    const std::vector<float>& s = floats_of(*scales);
+  const ConstPtr scales = scales_in >= 0 && cx.has_in(scales_in)
+                              ? cx.float_constant(cx.in_name(scales_in), "scales")
+                              : nullptr;
+  if (attr_scales || (scales != nullptr && !scales->dims.empty() && scales->dims[0] != 0)) {
+    const std::vector<float>& s = attr_scales ? *attr_scales : floats_of(*scales);
     if (s.size() != xs.rank()) {
       cx.fail("scales has " + str(Dim{s.size()}) + " entries for input " + to_string(xs));
     }
@@ -110,6 +116,17 @@ void import_resize_10(ImportContext& cx) {
   cx.allow_attrs({"mode"});
   cx.require_inputs(2, 2);
   resize(cx, 1, -1, "asymmetric", "floor");
+}
+
+// Upsample (opsets 7 to 9, Resize's predecessor): scales from the attribute (7, 8) or input 1
+// (9), mapped as asymmetric with floor, as Resize-10 is.
+void import_upsample(ImportContext& cx) {
+  cx.allow_attrs({"mode", "scales"});
+  cx.require_inputs(1, 2);
+  if (cx.has_in(1)) return resize(cx, 1, -1, "asymmetric", "floor");
+  const std::optional<std::vector<float>> scales = cx.attr_floats("scales");
+  if (!scales) cx.fail("has neither a scales input nor a scales attribute");
+  resize(cx, -1, -1, "asymmetric", "floor", scales);
 }
 
 void import_resize_11(ImportContext& cx) {
