@@ -24,6 +24,7 @@ void import_variadic(ImportContext& cx, ir::OpKind kind);
 // Mean: the inputs' broadcast sum scaled by 1/n. Selu: gamma * elu(x, alpha).
 void import_mean(ImportContext& cx);
 void import_selu(ImportContext& cx);
+void import_prelu(ImportContext& cx);
 template <ir::OpKind kind>
 void import_unary_as(ImportContext& cx) {
   import_unary(cx, kind);
@@ -61,7 +62,9 @@ void import_squeeze(ImportContext& cx);              // operators/reshape.cpp
 void import_unsqueeze(ImportContext& cx);            // operators/reshape.cpp
 void import_concat(ImportContext& cx);               // operators/concat.cpp
 void import_transpose(ImportContext& cx);
-void import_upsample(ImportContext& cx);        // operators/resize.cpp
+void import_upsample(ImportContext& cx);
+void import_instance_normalization(
+    ImportContext& cx);  // operators/layer_norm.cpp        // operators/resize.cpp
 void import_depth_to_space(ImportContext& cx);  // operators/depth_to_space.cpp
 void import_space_to_depth(
     ImportContext& cx);  // operators/depth_to_space.cpp            // operators/transpose.cpp

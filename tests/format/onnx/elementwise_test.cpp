@@ -197,5 +197,26 @@ TEST(OnnxImport, SeluIsAScaledElu) {
   EXPECT_EQ(unsupported_of(inf), "node 0 'selu' (Selu): gamma is inf; supported: a finite number");
 }
 
+// relu(x) + slope * -relu(-x), the slope broadcast to x's shape; a slope that does not broadcast
+// is named.
+TEST(OnnxImport, PReluIsExactOverRelu) {
+  Model m;
+  m.input("x", {2, 3}).output("y").init("s", {3}, {0.1F, 0.2F, 0.3F});
+  m.node("PRelu", {"x", "s"}, {"y"}, "prelu");
+  EXPECT_EQ(
+      lines(ok(m).graph()),
+      (Lines{"0 input -> [2,3] 'x'", "1 const -> [3] 's'",
+             "2 scale(factor=-1) [0] -> [2,3] 'prelu'", "3 relu [2] -> [2,3] 'prelu'",
+             "4 scale(factor=-1) [3] -> [2,3] 'prelu'",
+             "5 broadcast_to([3]->[2,3]) [1] -> [2,3] 'prelu'", "6 mul_elem [4,5] -> [2,3] 'prelu'",
+             "7 relu [0] -> [2,3] 'prelu'", "8 add [7,6] -> [2,3] 'prelu'"}));
+  Model wide;
+  wide.input("x", {2, 3}).output("y").init("s", {2, 2, 3}, iota(12));
+  wide.node("PRelu", {"x", "s"}, {"y"}, "prelu");
+  EXPECT_EQ(error_of(wide),
+            "m.onnx: node 'prelu' (PRelu, opset 17): slope 's' has shape [2,2,3], which does not "
+            "broadcast to X's shape [2,3]");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

@@ -90,34 +90,35 @@ TEST(OnnxImport, GemmWithVariableBUsesMatmul) {
                    "2 permute(perm=1,0) [1] -> [3,4] 'g'", "3 matmul [0,2] -> [2,4] 'g'"}));
 }
 
-struct RejectCase {
-  std::string name;
-  std::string attr;
-  float value;
-  std::string message;
-};
-
-class GemmRejected : public ::testing::TestWithParam<RejectCase> {};
-
-TEST_P(GemmRejected, NamesTheAttribute) {
+// alpha scales the product and beta scales C (no longer folded into linear's bias); transA
+// permutes A first.
+TEST(OnnxImport, GemmWithAlphaBetaAndTransA) {
   Model m;
-  m.input("a", {2, 3}).output("y").init("b", {3, 2}, iota(6)).init("c", {2}, {0, 0});
+  m.input("a", {3, 2}).output("y").init("b", {3, 2}, iota(6)).init("c", {2}, {1, 2});
   auto& n = m.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
-  if (GetParam().attr == "transA") {
-    attr_i(n, "transA", static_cast<std::int64_t>(GetParam().value));
-  } else {
-    attr_f(n, GetParam().attr, GetParam().value);
-  }
-  EXPECT_EQ(unsupported_of(m), "node 0 'fc' (Gemm): " + GetParam().message);
+  attr_i(n, "transA", 1);
+  attr_f(n, "alpha", 0.5f);
+  attr_f(n, "beta", 2.0f);
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [3,2] 'a'", "1 permute(perm=1,0) [0] -> [2,3] 'fc'",
+                   "2 linear [1] -> [2,2] 'fc'", "3 scale(factor=0.5) [2] -> [2,2] 'fc'",
+                   "4 const -> [2] 'c'", "5 scale(factor=2) [4] -> [2] 'fc'",
+                   "6 broadcast_to([2]->[2,2]) [5] -> [2,2] 'fc'", "7 add [3,6] -> [2,2] 'fc'"}));
+  // alpha and beta of 1 keep C as linear's bias.
+  Model plain;
+  plain.input("a", {2, 3}).output("y").init("b", {3, 2}, iota(6)).init("c", {2}, {1, 2});
+  plain.node("Gemm", {"a", "b", "c"}, {"y"}, "fc");
+  EXPECT_EQ(lines(ok(plain).graph()),
+            (Lines{"0 input -> [2,3] 'a'", "1 linear [0] -> [2,2] 'fc'"}));
 }
-INSTANTIATE_TEST_SUITE_P(
-    Gemm, GemmRejected,
-    ::testing::Values(
-        RejectCase{"Alpha", "alpha", 0.5f, "attribute alpha = 0.5 is not supported; supported: 1"},
-        RejectCase{"Beta", "beta", 2.0f, "attribute beta = 2 is not supported; supported: 1"},
-        RejectCase{"TransA", "transA", 1.0f,
-                   "attribute transA = 1 is not supported; supported: 0"}),
-    [](const auto& info) { return info.param.name; });
+
+TEST(OnnxImport, GemmTransposeFlagsAreZeroOrOne) {
+  Model m;
+  m.input("a", {2, 3}).output("y").init("b", {3, 2}, iota(6));
+  attr_i(m.node("Gemm", {"a", "b"}, {"y"}, "fc"), "transA", 2);
+  EXPECT_EQ(unsupported_of(m),
+            "node 0 'fc' (Gemm): attribute transA = 2 is not supported; supported: 0, 1");
+}
 
 }  // namespace
 }  // namespace nnplan::format::onnx_test

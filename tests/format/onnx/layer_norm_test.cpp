@@ -172,5 +172,34 @@ TEST(OnnxImport, LayerNormalizationMeanAndInvStdDevOutputs) {
              "2 reduce_mean(axis=1) [0] -> [2] 'ln'", "3 reshape([2]->[2,1]) [2] -> [2,1] 'ln'"}));
 }
 
+// A layernorm from axis 2, then the per-channel scale and B as [C,1,1] broadcast.
+TEST(OnnxImport, InstanceNormalizationIsALayernormOverTheSpatialAxes) {
+  Model m;
+  m.input("x", {1, 2, 3, 4}).output("y").init("s", {2}, {1, 2}).init("b", {2}, {0, 1});
+  attr_f(m.node("InstanceNormalization", {"x", "s", "b"}, {"y"}, "in"), "epsilon", 1e-3F);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [1,2,3,4] 'x'", "1 layernorm(axis=2) [0] -> [1,2,3,4] 'in'",
+                   "2 const -> [2] 's'", "3 reshape([2]->[2,1,1]) [2] -> [2,1,1] 'in'",
+                   "4 broadcast_to([2,1,1]->[1,2,3,4]) [3] -> [1,2,3,4] 'in'",
+                   "5 mul_elem [1,4] -> [1,2,3,4] 'in'", "6 const -> [2] 'b'",
+                   "7 reshape([2]->[2,1,1]) [6] -> [2,1,1] 'in'",
+                   "8 broadcast_to([2,1,1]->[1,2,3,4]) [7] -> [1,2,3,4] 'in'",
+                   "9 add [5,8] -> [1,2,3,4] 'in'"}));
+  EXPECT_FLOAT_EQ(static_cast<float>(r.payloads.attributes.at({1, "epsilon"})), 1e-3F);
+  Model flat;
+  flat.input("x", {2, 3}).output("y").init("s", {3}, {1, 1, 1}).init("b", {3}, {0, 0, 0});
+  flat.node("InstanceNormalization", {"x", "s", "b"}, {"y"}, "in");
+  EXPECT_EQ(error_of(flat),
+            "m.onnx: node 'in' (InstanceNormalization, opset 17): input has shape [2,3]; "
+            "InstanceNormalization needs (N, C, D1, ...)");
+  Model wrong;
+  wrong.input("x", {1, 2, 3}).output("y").init("s", {3}, {1, 1, 1}).init("b", {2}, {0, 0});
+  wrong.node("InstanceNormalization", {"x", "s", "b"}, {"y"}, "in");
+  EXPECT_EQ(error_of(wrong),
+            "m.onnx: node 'in' (InstanceNormalization, opset 17): scale 's' has shape [3]; "
+            "expected [2] (one value per channel)");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

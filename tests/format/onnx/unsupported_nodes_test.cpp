@@ -24,14 +24,14 @@ std::string supported_operators_line() {
 }
 
 // x -> relu -> a; a -> Det (unsupported) -> b -> Tanh (depends) -> c;
-// a -> Gemm alpha=2 (unsupported) -> d; Add(c, d) (depends) -> y; a -> Mish (unsupported) -> e.
+// a -> Gemm transB=2 (unsupported) -> d; Add(c, d) (depends) -> y; a -> Mish (unsupported) -> e.
 Model three_unsupported() {
   Model m;
   m.input("x", {1, 4}).output("y").init("w", {4, 4}, iota(16));
   m.node("Relu", {"x"}, {"a"}, "relu");
   m.node("Det", {"a"}, {"b"}, "det");
   m.node("Tanh", {"b"}, {"c"}, "tanh");
-  attr_f(m.node("Gemm", {"a", "w"}, {"d"}, "fc"), "alpha", 2.0f);
+  attr_i(m.node("Gemm", {"a", "w"}, {"d"}, "fc"), "transB", 2);
   m.node("Add", {"c", "d"}, {"y"}, "add");
   m.node("Mish", {"a"}, {"e"});
   return m;
@@ -40,17 +40,18 @@ Model three_unsupported() {
 TEST(OnnxUnsupportedNodes, EveryUnsupportedNodeIsListedInOneError) {
   const Error e = unsupported_error(three_unsupported());
   EXPECT_EQ(e.message, "m.onnx: nnplan does not support 3 nodes of this model (opset 17)");
-  EXPECT_EQ(e.notes, (std::vector<std::string>{
-                         "node 1 'det' (Det): operator Det is not supported",
-                         "node 3 'fc' (Gemm): attribute alpha = 2 is not supported; supported: 1",
-                         "node 5 'Mish_5' (Mish): operator Mish is not supported",
-                         "2 nodes depend on them and were not imported",
-                         supported_operators_line(),
-                     }));
+  EXPECT_EQ(e.notes,
+            (std::vector<std::string>{
+                "node 1 'det' (Det): operator Det is not supported",
+                "node 3 'fc' (Gemm): attribute transB = 2 is not supported; supported: 0, 1",
+                "node 5 'Mish_5' (Mish): operator Mish is not supported",
+                "2 nodes depend on them and were not imported",
+                supported_operators_line(),
+            }));
   // Rendered, each node is a line of its own.
   const std::string text = render(e);
-  EXPECT_NE(text.find("\n  node 3 'fc' (Gemm): attribute alpha = 2 is not supported; "
-                      "supported: 1\n"),
+  EXPECT_NE(text.find("\n  node 3 'fc' (Gemm): attribute transB = 2 is not supported; "
+                      "supported: 0, 1\n"),
             std::string::npos)
       << text;
 }
@@ -106,14 +107,15 @@ TEST(OnnxUnsupportedNodes, DataTypesAndAttributeValuesAreListedWithTheRest) {
   Model m;
   m.input("x", {1, 4}).input("i", {4}, onnx::TensorProto_DataType_INT64).output("y");
   m.node("Add", {"x", "i"}, {"a"}, "add_int");
-  attr_i(m.node("Gemm", {"x", "x"}, {"b"}, "fc"), "transA", 1);
+  attr_i(m.node("Gemm", {"x", "x"}, {"b"}, "fc"), "transA", 2);
   m.node("Relu", {"x"}, {"y"}, "relu");
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 4u) << render(e);
   EXPECT_EQ(e.notes[0],
             "node 0 'add_int' (Add): input 'i' has data type int64; only float32 tensors are "
             "supported");
-  EXPECT_EQ(e.notes[1], "node 1 'fc' (Gemm): attribute transA = 1 is not supported; supported: 0");
+  EXPECT_EQ(e.notes[1],
+            "node 1 'fc' (Gemm): attribute transA = 2 is not supported; supported: 0, 1");
 }
 
 TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {

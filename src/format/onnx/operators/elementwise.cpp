@@ -92,4 +92,24 @@ void import_selu(ImportContext& cx) {
   cx.define(cx.out_name(0), cx.add(OpKind::scale, {elu}, ir::ScaleParams{.factor = gamma}));
 }
 
+// PRelu: relu(x) + slope * min(x, 0), min(x, 0) written -relu(-x); slope broadcast to x's shape
+// (ONNX's unidirectional broadcasting). Exact: above 0 the sum is x + 0, below it 0 + slope * x,
+// rounded once.
+void import_prelu(ImportContext& cx) {
+  cx.allow_attrs({"consumed_inputs"});
+  cx.require_inputs(2, 2);
+  const NodeId x = cx.tensor(cx.in_name(0));
+  const ir::Shape xs = cx.shape_of(x);
+  const NodeId slope = cx.tensor(cx.in_name(1));
+  if (cx.broadcast_shapes(cx.shape_of(slope), xs) != xs) {
+    cx.fail("slope " + quoted_name(cx.in_name(1)) + " has shape " + to_string(cx.shape_of(slope)) +
+            ", which does not broadcast to X's shape " + to_string(xs));
+  }
+  const ir::OpParams negate = ir::ScaleParams{.factor = -1.0F};
+  const NodeId below =
+      cx.add(OpKind::scale, {cx.add(OpKind::relu, {cx.add(OpKind::scale, {x}, negate)})}, negate);
+  const NodeId sloped = cx.add(OpKind::mul_elem, {below, cx.broadcast(slope, xs)});
+  cx.define(cx.out_name(0), cx.add(OpKind::add, {cx.add(OpKind::relu, {x}), sloped}));
+}
+
 }  // namespace nnplan::format::onnx_import

@@ -1,6 +1,9 @@
-// Gemm (Y = A·B + C, alpha = 1, transA = 0): with a constant B, a `linear` node whose weight is
-// B as [out,in] and whose bias is C when C is a constant row; otherwise `matmul` (B permuted for
-// transB = 1), and C, when not folded, added after broadcasting.
+// Gemm (Y = alpha * A'·B' + beta * C, A' and B' transposed under transA and transB): A permuted
+// first under transA; with a constant B, a `linear` node whose weight is B as [out,in] and whose
+// bias is C when C is a constant row and alpha and beta are 1; otherwise `matmul` (B permuted for
+// transB = 1). The product is scaled by alpha and C by beta where they are not 1 (each a
+// `scale`, rounded as ONNX's reference computes alpha * (A·B) + beta * C), and C, when not folded,
+// added after broadcasting.
 #include <optional>
 
 #include "../import_context.hpp"
@@ -20,13 +23,14 @@ void import_gemm(ImportContext& cx) {
   const std::int64_t trans_b = cx.attr_int("transB", 0);
   const float alpha = cx.attr_float("alpha", 1.0f);
   const float beta = cx.attr_float("beta", 1.0f);
-  if (trans_a != 0) cx.fail_attr("transA", str(trans_a), "0");
+  if (trans_a != 0 && trans_a != 1) cx.fail_attr("transA", str(trans_a), "0, 1");
   if (trans_b != 0 && trans_b != 1) cx.fail_attr("transB", str(trans_b), "0, 1");
-  if (alpha != 1.0f) cx.fail_attr("alpha", str(alpha), "1");
-  if (cx.has_in(2) && beta != 1.0f) cx.fail_attr("beta", str(beta), "1");
-  const NodeId a = cx.tensor(cx.in_name(0));
+  NodeId a = cx.tensor(cx.in_name(0));
+  if (cx.shape_of(a).rank() != 2)
+    cx.fail("input A " + to_string(cx.shape_of(a)) + " is not a matrix");
+  if (trans_a != 0) a = cx.add(OpKind::permute, {a}, ir::PermuteParams{.perm = {1, 0}});
   const Shape sa = cx.shape_of(a);
-  if (sa.rank() != 2) cx.fail("input A " + to_string(sa) + " is not a matrix");
+  const bool scaled = alpha != 1.0f || beta != 1.0f;
   const Dim k = sa.dims[1];
   NodeId y = 0;
   ConstPtr bc = cx.constant(cx.in_name(1));
@@ -46,7 +50,8 @@ void import_gemm(ImportContext& cx) {
                                    ? cx.payload_tensor(bc, Shape{{n, k}}, cx.in_name(1))
                                    : cx.payload_tensor_transposed(bc, Shape{{k, n}}, cx.in_name(1));
     std::optional<ir::WeightTensor> bias;
-    if (ConstPtr cc = cx.has_in(2) ? cx.constant(cx.in_name(2)) : nullptr; cc != nullptr) {
+    if (ConstPtr cc = cx.has_in(2) && !scaled ? cx.constant(cx.in_name(2)) : nullptr;
+        cc != nullptr) {
       cx.require_float(*cc);
       Dim count = 1;
       for (const Dim d : cc->dims)
@@ -79,12 +84,14 @@ void import_gemm(ImportContext& cx) {
     if (trans_b != 0) b = cx.add(OpKind::permute, {b}, ir::PermuteParams{.perm = {1, 0}});
     y = cx.add(OpKind::matmul, {a, b});
   }
+  if (alpha != 1.0f) y = cx.add(OpKind::scale, {y}, ir::ScaleParams{.factor = alpha});
   if (cx.has_in(2) && !bias_done) {
     NodeId c = cx.tensor(cx.in_name(2));
     const Shape out = cx.shape_of(y);
     if (cx.broadcast_shapes(cx.shape_of(c), out) != out) {
       cx.fail("input C " + to_string(cx.shape_of(c)) + " does not broadcast to " + to_string(out));
     }
+    if (beta != 1.0f) c = cx.add(OpKind::scale, {c}, ir::ScaleParams{.factor = beta});
     c = cx.broadcast(c, out);
     y = cx.add(OpKind::add, {y, c});
   }

@@ -114,4 +114,37 @@ void import_layer_normalization(ImportContext& cx) {
   statistics(cx, x, axis, eps);
 }
 
+// InstanceNormalization over (N, C, D1, ...): each (n, c) slice normalized over its spatial axes,
+// which is a layernorm from axis 2 (mean and biased variance over D1, ..., epsilon inside the
+// square root), then the per-channel scale and B, each seen as [C, 1, ...] and broadcast.
+void import_instance_normalization(ImportContext& cx) {
+  cx.allow_attrs({"epsilon"});
+  cx.require_inputs(3, 3);
+  const NodeId x = cx.tensor(cx.in_name(0));
+  const Shape xs = cx.shape_of(x);
+  if (xs.rank() < 3) {
+    cx.fail("input has shape " + to_string(xs) + "; InstanceNormalization needs (N, C, D1, ...)");
+  }
+  const float eps = cx.attr_float("epsilon", 1e-5f);
+  if (!(eps > 0.0f) || !std::isfinite(eps)) {
+    cx.fail_attr("epsilon", str(eps), "a finite positive epsilon");
+  }
+  const NodeId norm = cx.add(OpKind::layernorm, {x}, ir::AxisParams{.axis = 2});
+  if (eps != 1e-5f) cx.set_attribute(norm, "epsilon", static_cast<double>(eps));
+  // Scale and B as [C, 1, ...] (one 1 per spatial axis), broadcast to X's shape.
+  Shape per_channel{ir::Dims(xs.rank() - 1, 1)};
+  per_channel.dims[0] = xs.dims[1];
+  const auto channel_operand = [&](int index, std::string_view role) {
+    const NodeId v = cx.tensor(cx.in_name(index));
+    if (cx.shape_of(v) != Shape{{xs.dims[1]}}) {
+      cx.fail(std::string(role) + " " + quoted_name(cx.in_name(index)) + " has shape " +
+              to_string(cx.shape_of(v)) + "; expected [" + str(xs.dims[1]) +
+              "] (one value per channel)");
+    }
+    return cx.broadcast(cx.reshape(v, per_channel), xs);
+  };
+  const NodeId scaled = cx.add(OpKind::mul_elem, {norm, channel_operand(1, "scale")});
+  cx.define(cx.out_name(0), cx.add(OpKind::add, {scaled, channel_operand(2, "B")}));
+}
+
 }  // namespace nnplan::format::onnx_import
