@@ -1,7 +1,8 @@
-// The ONNX Reduce operators run end to end (import, plan under checked_cpu and fast_cpu, compile,
-// run) against a float64 oracle written here from ONNX's definitions, over several axes with and
-// without keepdims; ReduceLogSumExp stays finite where exp(x) overflows float32 and keeps -inf
-// and inf slices exact.
+// ONNX operators that import as several IR nodes, run end to end (import, plan under checked_cpu
+// and fast_cpu, compile, run): the Reduce operators against a float64 oracle written here from
+// ONNX's definitions, over several axes with and without keepdims (ReduceLogSumExp stays finite
+// where exp(x) overflows float32 and keeps -inf and inf slices exact); bilinear Resize against the
+// values PyTorch's F.interpolate gives with align_corners False and True.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../format/onnx/onnx_test_models.hpp"
@@ -19,7 +21,7 @@
 namespace nnplan::runtime {
 // A namespace of this file's own: the unity build puts several test files in one translation
 // unit, and their file-local helpers must not meet.
-namespace onnx_reduce_run_test {
+namespace onnx_operators_run_test {
 namespace {
 
 using format::onnx_test::attr_i;
@@ -168,6 +170,62 @@ TEST(OnnxReduceRun, ReduceLogSumExpNeitherOverflowsNorLosesInfinities) {
   }
 }
 
+// Runs a one-node Resize of x [1, 1, 2, 2] by 2 on both spatial axes, `mode` and `ctm`.
+std::vector<float> run_resize(const std::string& mode, const std::string& ctm,
+                              backend::MaintainedProfile profile) {
+  Model m(13);
+  m.input("x", {1, 1, 2, 2}).output("y");
+  m.init("roi", {0}, {});
+  m.init("scales", {4}, {1.0F, 1.0F, 2.0F, 2.0F});
+  auto& node = m.node("Resize", {"x", "roi", "scales"}, {"y"}, "up");
+  format::onnx_test::attr_s(node, "mode", mode);
+  format::onnx_test::attr_s(node, "coordinate_transformation_mode", ctm);
+  auto imported = m.import();
+  if (!imported) {
+    ADD_FAILURE() << imported.error().message;
+    return {};
+  }
+  auto model =
+      testing::planned(backend::make_profile(profile),
+                       std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+                       std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
+  if (!model) return {};
+  auto buffer = testing::compiled(model);
+  if (!buffer) return {};
+  Executor exec(std::move(*buffer));
+  const std::vector<NamedTensor> inputs = {
+      {"x", Tensor::of(ir::Shape{{1, 1, 2, 2}}, std::vector<float>{1, 2, 3, 4})}};
+  auto out = exec.run(inputs);
+  if (!out) {
+    ADD_FAILURE() << out.error().message;
+    return {};
+  }
+  return (*out)[0].floats();
+}
+
+// torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=...) of
+// [[1, 2], [3, 4]], which torch.onnx exports as Resize linear with half_pixel (False) or
+// align_corners (True).
+TEST(OnnxResizeRun, BilinearMatchesPyTorch) {
+  const std::vector<double> half_pixel = {1.0, 1.25, 1.75, 2.0, 1.5, 1.75, 2.25, 2.5,
+                                          2.5, 2.75, 3.25, 3.5, 3.0, 3.25, 3.75, 4.0};
+  const double t = 1.0 / 3.0;
+  const std::vector<double> corners = {1,     1 + t,     1 + 2 * t, 2,         1 + 2 * t, 2,
+                                       2 + t, 2 + 2 * t, 2 + t,     2 + 2 * t, 3,         3 + t,
+                                       3,     3 + t,     3 + 2 * t, 4};
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    SCOPED_TRACE(std::string(backend::to_string(profile)));
+    for (const auto& [ctm, want] :
+         {std::pair{"half_pixel", half_pixel}, std::pair{"align_corners", corners}}) {
+      const std::vector<float> got = run_resize("linear", ctm, profile);
+      ASSERT_EQ(got.size(), want.size()) << ctm;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_NEAR(got[i], want[i], 1e-6) << ctm << " element " << i;
+    }
+  }
+}
+
 }  // namespace
-}  // namespace onnx_reduce_run_test
+}  // namespace onnx_operators_run_test
 }  // namespace nnplan::runtime
