@@ -115,6 +115,10 @@ class DagBuilder {
         emit(kind, {}, c, ir::ConstParams{class_shape(c)});
         return;
       }
+      case K::argmax:
+      case K::argmin:
+        // int64 indices, which no other kind takes: the generated graphs stay float32.
+        return;
       case K::rand_uniform:
         emit(kind, {}, any_class(), ir::SeedParams{rng_.next()});
         return;

@@ -27,8 +27,9 @@ enum class GraphShape : std::uint8_t { chain, random_dag };
 // groups.
 [[nodiscard]] ir::Graph chain_graph(std::size_t n);
 
-// `n` nodes (at least one; every kind appears once n >= 50): nine input nodes, one per shape
-// class, then each of the 41 IR kinds once in enum order, then kinds drawn uniformly at random.
+// `n` nodes (at least one; every float32 kind appears once n >= 80): nine input nodes, one per
+// shape class, then each IR kind that makes float32 once in enum order (argmax and argmin make
+// int64 and are left out), then kinds drawn uniformly at random.
 // Deterministic for a given (n, seed).
 [[nodiscard]] ir::Graph random_dag(std::size_t n, std::uint64_t seed);
 

@@ -8,7 +8,7 @@ namespace nnplan::backend {
 namespace {
 
 constexpr bool is_random_source(BackendOp op) {
-  return !requires_vjp(op);
+  return op == BackendOp::rand_uniform || op == BackendOp::bernoulli_mask;
 }
 
 ContractDescriptor descriptor(Claim claim, std::string summary, Evidence evidence,

@@ -632,11 +632,16 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
   return {};
 }
 
-// The dtype rule (SPEC §6): `input` and `const` make the dtype they declare; every other kind
-// takes float32 parents and makes float32. `parent(i)` is parent i's node.
+// The dtype rule (SPEC §6): `input` and `const` make the dtype they declare; `reshape` and
+// `flatten` take a parent of any dtype and make its dtype; `argmax` and `argmin` take float32 and
+// make int64 (indices); every other kind takes float32 parents and makes float32. `parent(i)` is
+// parent i's node. Returns the dtype the node makes.
 template <class ParentNode>
-Status check_dtype(const ParentNode& parent, const Node& node) {
-  if (node.kind == OpKind::input || node.kind == OpKind::const_) return {};
+Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
+  if (node.kind == OpKind::input || node.kind == OpKind::const_) return node.dtype;
+  if ((node.kind == OpKind::reshape || node.kind == OpKind::flatten) && !node.parents.empty()) {
+    return parent(0).dtype;
+  }
   for (std::size_t i = 0; i < node.parents.size(); ++i) {
     const Node& p = parent(i);
     if (p.dtype != DType::float32) {
@@ -645,9 +650,17 @@ Status check_dtype(const ParentNode& parent, const Node& node) {
                             std::string(to_string(node.kind)) + " takes float32 values");
     }
   }
-  if (node.dtype != DType::float32) {
+  return node.kind == OpKind::argmax || node.kind == OpKind::argmin ? DType::int64 : DType::float32;
+}
+
+// The node's declared dtype is the one it makes.
+template <class ParentNode>
+Status check_dtype(const ParentNode& parent, const Node& node) {
+  const Expected<DType> inferred = infer_dtype(parent, node);
+  if (!inferred) return std::unexpected(inferred.error());
+  if (node.dtype != *inferred) {
     return fail(node, "declared dtype " + std::string(to_string(node.dtype)) +
-                          " differs from inferred float32");
+                          " differs from inferred " + std::string(to_string(*inferred)));
   }
   return {};
 }
@@ -733,7 +746,7 @@ Expected<NodeId> CheckedGraphBuilder::add(Node node) {
 
 Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, OpParams&& params,
                                           const Shape& declared, std::string_view source_name,
-                                          DType dtype) {
+                                          std::optional<DType> dtype) {
   // Built at the end of the array and checked there (the checks read only the nodes before it),
   // then dropped again if it fails.
   Node& node = graph_.nodes.emplace_back();
@@ -745,8 +758,13 @@ Expected<NodeId> CheckedGraphBuilder::add(OpKind kind, const Parents& parents, O
   // infers straight into the node.
   const bool declared_kind = reads_declared_shape(op_traits(kind).shape_rule);
   if (declared_kind) node.shape = declared;
-  node.dtype = dtype;
+  node.dtype = dtype.value_or(DType::float32);
   Status s = check_structure(node, node.id);
+  if (s && !dtype) {
+    // No declaration: the node makes what the dtype rule infers.
+    const Expected<DType> inferred = infer_dtype(parent_nodes_in(graph_, node), node);
+    if (inferred) node.dtype = *inferred;
+  }
   if (s) s = infer_into(parents_in(graph_, node), node, declared_kind ? inferred_ : node.shape);
   if (s) s = check_dtype(parent_nodes_in(graph_, node), node);
   if (!s) {

@@ -143,6 +143,10 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::reduce_min;
     case K::reduce_prod:
       return B::reduce_prod;
+    case K::argmax:
+      return B::argmax;
+    case K::argmin:
+      return B::argmin;
     case K::softmax:
       return B::softmax;
     case K::layernorm:
@@ -245,6 +249,8 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::reduce_max:
     case K::reduce_min:
     case K::reduce_prod:
+    case K::argmax:
+    case K::argmin:
       return one_op({shape({2, 4})}, kind, shape({4}), ir::AxisParams{0});
     case K::sum:
       return one_op({m}, kind, shape({}));

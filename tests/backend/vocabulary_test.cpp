@@ -86,7 +86,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            // nnplan's extension ops (SPEC §6)
            "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan", "asin", "acos",
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
-           "reduce_prod"},
+           "reduce_prod", "argmax", "argmin"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -270,10 +270,11 @@ TEST(VocabularySpellings, DeviceErrorMessageIsExact) {
 // requires_vjp is false exactly for the two random sources.
 class RequiresVjpTest : public ::testing::TestWithParam<std::size_t> {};
 
-TEST_P(RequiresVjpTest, FalseOnlyForRandomSources) {
+TEST_P(RequiresVjpTest, FalseOnlyForOpsWithoutADerivative) {
   const auto op = static_cast<BackendOp>(GetParam());
-  const bool random_source = op == BackendOp::rand_uniform || op == BackendOp::bernoulli_mask;
-  EXPECT_EQ(requires_vjp(op), !random_source) << to_string(op);
+  const bool no_derivative = op == BackendOp::rand_uniform || op == BackendOp::bernoulli_mask ||
+                             op == BackendOp::argmax || op == BackendOp::argmin;
+  EXPECT_EQ(requires_vjp(op), !no_derivative) << to_string(op);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
@@ -282,14 +283,15 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
                            return std::string(to_string(static_cast<BackendOp>(info.param)));
                          });
 
-TEST(RequiresVjp, ExactlyTwoOpsHaveNoVjp) {
+TEST(RequiresVjp, ExactlyFourOpsHaveNoVjp) {
   std::vector<std::string_view> without;
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
-  EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask"}));
-  EXPECT_EQ(kBackendOpCount, 66u);
+  EXPECT_EQ(without,
+            (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax", "argmin"}));
+  EXPECT_EQ(kBackendOpCount, 68u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -301,9 +303,10 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
     if (is_extension_op(op)) extension.push_back(to_string(op));
   }
   EXPECT_EQ(extension, (std::vector<std::string_view>{
-                           "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan",
-                           "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
-                           "reduce_max", "reduce_min", "reduce_prod"}));
+                           "leaky_relu",  "elu",    "softsign", "floor", "ceil",       "round",
+                           "sign",        "tan",    "asin",     "acos",  "atan",       "sinh",
+                           "cosh",        "asinh",  "acosh",    "atanh", "reduce_max", "reduce_min",
+                           "reduce_prod", "argmax", "argmin"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

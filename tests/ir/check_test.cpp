@@ -269,6 +269,8 @@ std::vector<ValidCase> valid_cases() {
        shape({})},
       {"reduce_prod_last", one_op({shape({2, 3, 4})}, OpKind::reduce_prod, shape({2, 3}), axis(2)),
        shape({2, 3})},
+      {"argmax", one_op({shape({2, 3, 4})}, OpKind::argmax, shape({2, 4}), axis(1)), shape({2, 4})},
+      {"argmin_to_scalar", one_op({shape({5})}, OpKind::argmin, shape({}), axis(0)), shape({})},
       {"sum", one_op({shape({2, 3})}, OpKind::sum, shape({})), shape({})},
       {"matmul", one_op({shape({2, 3}), shape({3, 4})}, OpKind::matmul, shape({2, 4})),
        shape({2, 4})},
@@ -1709,6 +1711,36 @@ TEST(CheckDtype, TheBuilderAppliesTheSameRule) {
   EXPECT_EQ(refused.error().message,
             "node 1 (relu): parent 0 (node 0 (input)) has dtype int64; relu takes float32 values");
   EXPECT_EQ(builder.graph().nodes.size(), 1U);
+}
+
+// argmax and argmin make int64 indices of a float32 parent; reshape and flatten keep their
+// parent's dtype; the builder infers each where no dtype is declared.
+TEST(CheckDtype, ArgmaxMakesInt64AndReshapeKeepsItsParentsDtype) {
+  CheckedGraphBuilder builder;
+  ASSERT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2, 3})}).has_value());
+  const auto arg = builder.add(OpKind::argmax, {0}, AxisParams{.axis = 1}, {}, "");
+  ASSERT_TRUE(arg.has_value()) << arg.error().message;
+  EXPECT_EQ(builder.graph().nodes[1].dtype, DType::int64);
+  const auto kept =
+      builder.add(OpKind::reshape, {1}, ReshapeParams{shape({2}), shape({2, 1})}, {}, "");
+  ASSERT_TRUE(kept.has_value()) << kept.error().message;
+  EXPECT_EQ(builder.graph().nodes[2].dtype, DType::int64);
+  const auto refused = builder.add(OpKind::relu, {2}, {}, {}, "");
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(
+      refused.error().message,
+      "node 3 (relu): parent 0 (node 2 (reshape)) has dtype int64; relu takes float32 values");
+  const auto of_int = builder.add(OpKind::argmin, {1}, AxisParams{.axis = 0}, {}, "");
+  ASSERT_FALSE(of_int.has_value());
+  EXPECT_EQ(of_int.error().message,
+            "node 3 (argmin): parent 0 (node 1 (argmax)) has dtype int64; argmin takes float32 "
+            "values");
+  // Declared: an argmax that says float32 is refused naming what it makes.
+  const auto declared =
+      builder.add(OpKind::argmax, {0}, AxisParams{.axis = 0}, {}, "", DType::float32);
+  ASSERT_FALSE(declared.has_value());
+  EXPECT_EQ(declared.error().message,
+            "node 3 (argmax): declared dtype float32 differs from inferred int64");
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ class GraphBuilder {
 
 // The common shape of a case: `input` nodes of the given shapes, then one `kind` node whose
 // parents are all of them. With no inputs, a lone [1] input comes first so the graph has its
-// input node and the op stands alone.
+// input node and the op stands alone. The op node declares the dtype its kind makes of float32
+// (int64 for argmax and argmin).
 inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpParams params = {}) {
   GraphBuilder b;
   std::vector<NodeId> parents;
@@ -50,7 +51,9 @@ inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpPa
   for (Shape& s : inputs)
     parents.push_back(b.input(std::move(s)));
   b.add(kind, std::move(parents), std::move(declared), std::move(params));
-  return std::move(b).build();
+  Graph g = std::move(b).build();
+  if (kind == OpKind::argmax || kind == OpKind::argmin) g.nodes.back().dtype = DType::int64;
+  return g;
 }
 
 // A gtest-safe parameter name.

@@ -185,7 +185,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                 "ceil",       "round",       "sign",           "tan",
                 "asin",       "acos",        "atan",           "sinh",
                 "cosh",       "asinh",       "acosh",          "atanh",
-                "reduce_max", "reduce_min",  "reduce_prod"}));
+                "reduce_max", "reduce_min",  "reduce_prod",    "argmax",
+                "argmin"}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

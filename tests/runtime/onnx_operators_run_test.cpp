@@ -2,7 +2,8 @@
 // and fast_cpu, compile, run): the Reduce operators against a float64 oracle written here from
 // ONNX's definitions, over several axes with and without keepdims (ReduceLogSumExp stays finite
 // where exp(x) overflows float32 and keeps -inf and inf slices exact); bilinear Resize against the
-// values PyTorch's F.interpolate gives with align_corners False and True.
+// values PyTorch's F.interpolate gives with align_corners False and True; a classification head
+// ending in ArgMax gives int64 indices under both profiles.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -223,6 +224,39 @@ TEST(OnnxResizeRun, BilinearMatchesPyTorch) {
       for (std::size_t i = 0; i < got.size(); ++i)
         EXPECT_NEAR(got[i], want[i], 1e-6) << ctm << " element " << i;
     }
+  }
+}
+
+// logits = x · W, then ArgMax over the classes: the int64 index of each row's largest logit.
+TEST(OnnxArgMaxRun, AClassificationHeadGivesInt64Indices) {
+  Model m(13);
+  m.input("x", {3, 2}).output("label");
+  m.init("w", {2, 4}, {1, 0, 0, 2, 0, 1, 3, 0});
+  m.node("MatMul", {"x", "w"}, {"logits"}, "fc");
+  auto& arg = m.node("ArgMax", {"logits"}, {"label"}, "argmax");
+  attr_i(arg, "axis", 1);
+  attr_i(arg, "keepdims", 0);
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    SCOPED_TRACE(std::string(backend::to_string(profile)));
+    auto imported = m.import();
+    ASSERT_TRUE(imported.has_value()) << imported.error().message;
+    auto model =
+        testing::planned(backend::make_profile(profile),
+                         std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+                         std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
+    ASSERT_NE(model, nullptr);
+    auto buffer = testing::compiled(model);
+    ASSERT_TRUE(buffer.has_value());
+    Executor exec(std::move(*buffer));
+    ASSERT_EQ(exec.buffer().outputs().size(), 1U);
+    EXPECT_EQ(exec.buffer().outputs()[0].dtype, ir::DType::int64);
+    // Rows (1, 0), (0, 1), (1, 1): logits (1, 0, 0, 2), (0, 1, 3, 0), (1, 1, 3, 2).
+    const std::vector<NamedTensor> inputs = {
+        {"x", Tensor::of(ir::Shape{{3, 2}}, std::vector<float>{1, 0, 0, 1, 1, 1})}};
+    auto out = exec.run(inputs);
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    EXPECT_EQ((*out)[0].ints(), (std::vector<std::int64_t>{3, 2, 2}));
   }
 }
 

@@ -112,7 +112,9 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(atanh)                              \
   X(reduce_max)                         \
   X(reduce_min)                         \
-  X(reduce_prod)
+  X(reduce_prod)                        \
+  X(argmax)                             \
+  X(argmin)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -120,7 +122,7 @@ enum class BackendOp : std::uint8_t {
       NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
 #undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::reduce_prod>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::argmin>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) #op,
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
@@ -177,9 +179,11 @@ inline constexpr auto kVjpModeNames =
   return static_cast<std::size_t>(op) >= static_cast<std::size_t>(kFirstExtensionOp);
 }
 
-// False only for the two random sources, which have no derivative to carry.
+// False for the ops with no derivative to carry (SPEC §6): the two random sources, and argmax
+// and argmin (their int64 indices).
 [[nodiscard]] constexpr bool requires_vjp(BackendOp op) {
-  return op != BackendOp::rand_uniform && op != BackendOp::bernoulli_mask;
+  return op != BackendOp::rand_uniform && op != BackendOp::bernoulli_mask &&
+         op != BackendOp::argmax && op != BackendOp::argmin;
 }
 
 }  // namespace nnplan::backend

@@ -7,6 +7,7 @@
 // builder adds them.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -56,10 +57,11 @@ class CheckedGraphBuilder {
   [[nodiscard]] Expected<NodeId> add(Node node);
   // The same, building the node in place from its parts: no Node is constructed and moved.
   // `parents` and `declared` must not refer into this builder's graph. `dtype` is the node's
-  // declared dtype (ir::check's dtype rule applies to it).
+  // declared dtype (ir::check's dtype rule applies to it); without one the node makes the dtype
+  // the rule infers (float32 for an input or const).
   [[nodiscard]] Expected<NodeId> add(OpKind kind, const Parents& parents, OpParams&& params,
                                      const Shape& declared, std::string_view source_name,
-                                     DType dtype = DType::float32);
+                                     std::optional<DType> dtype = std::nullopt);
   // The nodes added so far.
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] Expected<CheckedGraph> finish(NodeId input_id, std::vector<NodeId> output_ids) &&;

@@ -16,6 +16,8 @@ constexpr std::array kOperators = {
     OperatorImporter{"Acos", 7, kMaxModelOpset, import_unary_as<OpKind::acos>},
     OperatorImporter{"Acosh", 9, kMaxModelOpset, import_unary_as<OpKind::acosh>},
     OperatorImporter{"Add", 1, kMaxModelOpset, import_binary_as<OpKind::add>},
+    OperatorImporter{"ArgMax", 1, kMaxModelOpset, import_arg_max},
+    OperatorImporter{"ArgMin", 1, kMaxModelOpset, import_arg_min},
     OperatorImporter{"Asin", 7, kMaxModelOpset, import_unary_as<OpKind::asin>},
     OperatorImporter{"Asinh", 9, kMaxModelOpset, import_unary_as<OpKind::asinh>},
     OperatorImporter{"Atan", 7, kMaxModelOpset, import_unary_as<OpKind::atan>},

@@ -78,6 +78,8 @@ void import_reduce_l1(ImportContext& cx);            // operators/reduce.cpp
 void import_reduce_l2(ImportContext& cx);            // operators/reduce.cpp
 void import_reduce_log_sum(ImportContext& cx);       // operators/reduce.cpp
 void import_reduce_log_sum_exp(ImportContext& cx);   // operators/reduce.cpp
+void import_arg_max(ImportContext& cx);              // operators/reduce.cpp
+void import_arg_min(ImportContext& cx);              // operators/reduce.cpp
 void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
 void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
 void import_constant(ImportContext& cx);             // operators/constant.cpp

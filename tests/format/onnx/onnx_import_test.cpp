@@ -244,7 +244,8 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   m.node("Det", {"x"}, {"y"}, "det1");
   EXPECT_EQ(unsupported_of(m), "node 0 'det1' (Det): operator Det is not supported");
   EXPECT_EQ(unsupported_error(m).notes.back(),
-            "supported operators: Abs, Acos, Acosh, Add, Asin, Asinh, Atan, Atanh, AveragePool, "
+            "supported operators: Abs, Acos, Acosh, Add, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, "
+            "AveragePool, "
             "BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, Conv, "
             "ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Erf, Exp, Expand, "
             "Flatten, Floor, Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, HardSigmoid, "

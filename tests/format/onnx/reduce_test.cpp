@@ -125,5 +125,27 @@ TEST(OnnxImport, ReduceAxesRefusedWithTheirReason) {
   EXPECT_THAT(error_of(beyond), ::testing::HasSubstr("axis 2 is out of range for rank 2"));
 }
 
+// ArgMax and ArgMin: one node of int64 indices over the (normalized) axis, reshaped back with
+// keepdims; select_last_index 1 is refused.
+TEST(OnnxImport, ArgMaxAndArgMinMakeInt64Indices) {
+  Model m(13);
+  m.input("x", {2, 3}).output("a").output("b");
+  attr_i(m.node("ArgMax", {"x"}, {"a"}, "am"), "axis", -1);
+  auto& n = m.node("ArgMin", {"x"}, {"b"}, "an");
+  attr_i(n, "keepdims", 0);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 argmax(axis=1) [0] -> [2] 'am'",
+                   "2 reshape([2]->[2,1]) [1] -> [2,1] 'am'", "3 argmin(axis=0) [0] -> [3] 'an'"}));
+  EXPECT_EQ(r.graph().nodes[1].dtype, ir::DType::int64);
+  EXPECT_EQ(r.graph().nodes[2].dtype, ir::DType::int64);
+  Model last(13);
+  last.input("x", {2, 3}).output("a");
+  attr_i(last.node("ArgMax", {"x"}, {"a"}, "am"), "select_last_index", 1);
+  EXPECT_EQ(unsupported_of(last),
+            "node 0 'am' (ArgMax): attribute select_last_index = 1 is not supported; supported: 0 "
+            "(the first extreme)");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

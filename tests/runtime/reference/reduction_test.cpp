@@ -1,7 +1,7 @@
 // The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean, reduce_max,
-// reduce_min, reduce_prod and mse_loss: hand cases, the order of accumulation (float32, left to
-// right, compared bit for bit with a float32 loop written here), a float64 oracle, the shape
-// guards, and the VJPs by finite differences and by hand.
+// reduce_min, reduce_prod, argmax and argmin (int64 indices, no VJP) and mse_loss: hand cases, the
+// order of accumulation (float32, left to right, compared bit for bit with a float32 loop written
+// here), a float64 oracle, the shape guards, and the VJPs by finite differences and by hand.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -536,13 +536,109 @@ TEST(reference_reduce_prod_vjp_tests, hand_cases) {
       (std::vector<std::vector<float>>{{13.0F, 9.0F, 7.0F, 61.0F, 1.0F, 1.0F}}));
 }
 
+// The int64 indices argmax (argmin) writes along `axis` of x.
+std::vector<std::int64_t> indices(BackendOp op, OpKind kind, const Tensor& x, std::uint32_t axis) {
+  ir::Node node = reduced_axis_node(kind, x.shape, axis);
+  node.dtype = ir::DType::int64;
+  std::vector<std::int64_t> out(element_count_of(node.shape), -1);
+  const TensorRef in[] = {view(x)};
+  handler(op).forward({.node = node,
+                       .inputs = in,
+                       .weights = {},
+                       .output = {.bytes = reinterpret_cast<std::byte*>(out.data()),
+                                  .shape = &node.shape,
+                                  .dtype = ir::DType::int64}});
+  return out;
+}
+
+TEST(reference_argmax_forward_tests, hand_cases) {
+  const Tensor x = tensor({2, 3}, {1.0F, 5.0F, 5.0F, 7.0F, -2.0F, 3.0F});
+  // The first largest along the axis; ties to the lower index.
+  EXPECT_EQ(indices(BackendOp::argmax, OpKind::argmax, x, 1), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(indices(BackendOp::argmax, OpKind::argmax, x, 0), (std::vector<std::int64_t>{1, 0, 0}));
+  // A NaN is taken first, wherever it is; -inf loses to everything else.
+  const Tensor nan = tensor({4}, {-kInf, 2.0F, kNaN, 9.0F});
+  EXPECT_EQ(indices(BackendOp::argmax, OpKind::argmax, nan, 0), (std::vector<std::int64_t>{2}));
+}
+TEST(reference_argmax_forward_tests, float64_oracle) {
+  // Every axis of every shape against the index of the fold's maximum.
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = random_tensor(shapes()[s], 1700 + static_cast<std::uint32_t>(s));
+    for (std::uint32_t axis = 0; axis < x.shape.rank(); ++axis) {
+      SCOPED_TRACE(ir::to_string(x.shape) + " axis " + std::to_string(axis));
+      const std::vector<float> max =
+          fold_along(x, axis, -kInf, [](float a, float b) { return b > a ? b : a; });
+      const std::vector<std::int64_t> at = indices(BackendOp::argmax, OpKind::argmax, x, axis);
+      std::size_t inner = 1;
+      for (std::size_t i = axis + 1; i < x.shape.rank(); ++i)
+        inner *= x.shape.dims[i];
+      const std::size_t n = x.shape.dims[axis];
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        const std::size_t o = i / inner;
+        const std::size_t j = i % inner;
+        ASSERT_GE(at[i], 0);
+        ASSERT_LT(static_cast<std::size_t>(at[i]), n);
+        EXPECT_EQ(x.floats()[(o * n + static_cast<std::size_t>(at[i])) * inner + j], max[i]);
+      }
+    }
+  }
+}
+TEST(reference_argmax_forward_tests, shape_guard) {
+  const HandlerDefinition& h = handler(BackendOp::argmax);
+  const Tensor& x = two_by_three();
+  ir::Node beyond = reduced_axis_node(OpKind::argmax, x.shape, 0);
+  beyond.params = ir::AxisParams{.axis = 2};
+  EXPECT_EQ(guard_message(h, beyond, {x}),
+            "input 0 has shape [2,3]; argmax over axis 2 needs rank at least 3");
+  EXPECT_EQ(guard_message(h, reduced_axis_node(OpKind::argmax, shape_of({2, 0}), 1),
+                          {tensor({2, 0}, {})}),
+            "input 0 has shape [2,0]; argmax over axis 1 needs a non-empty axis");
+  EXPECT_EQ(guard_message(h, reduced_axis_node(OpKind::argmin, x.shape, 0), {x}),
+            "node kind argmin does not run on the argmax kernel");
+}
+// Indices carry no derivative: the kernel has no VJP and the capsule's VJP mode is none.
+TEST(reference_argmax_vjp_tests, forward_only) {
+  EXPECT_EQ(handler(BackendOp::argmax).vjp, nullptr);
+  EXPECT_FALSE(backend::requires_vjp(BackendOp::argmax));
+}
+
+TEST(reference_argmin_forward_tests, hand_cases) {
+  const Tensor x = tensor({2, 3}, {4.0F, 2.0F, 2.0F, 7.0F, -2.0F, -2.0F});
+  EXPECT_EQ(indices(BackendOp::argmin, OpKind::argmin, x, 1), (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(indices(BackendOp::argmin, OpKind::argmin, x, 0), (std::vector<std::int64_t>{0, 1, 1}));
+  const Tensor nan = tensor({3}, {kInf, kNaN, -1.0F});
+  EXPECT_EQ(indices(BackendOp::argmin, OpKind::argmin, nan, 0), (std::vector<std::int64_t>{1}));
+}
+TEST(reference_argmin_forward_tests, float64_oracle) {
+  for (std::size_t s = 0; s < shapes().size(); ++s) {
+    const Tensor x = random_tensor(shapes()[s], 1800 + static_cast<std::uint32_t>(s));
+    const std::uint32_t axis = static_cast<std::uint32_t>(x.shape.rank() - 1);
+    const std::vector<float> min =
+        fold_along(x, axis, kInf, [](float a, float b) { return b < a ? b : a; });
+    const std::vector<std::int64_t> at = indices(BackendOp::argmin, OpKind::argmin, x, axis);
+    const std::size_t n = x.shape.dims[axis];
+    for (std::size_t i = 0; i < at.size(); ++i)
+      EXPECT_EQ(x.floats()[i * n + static_cast<std::size_t>(at[i])], min[i]);
+  }
+}
+TEST(reference_argmin_forward_tests, shape_guard) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(guard_message(handler(BackendOp::argmin), reduced_axis_node(OpKind::argmin, x.shape, 1),
+                          {x, x}),
+            "2 inputs given; argmin takes 1");
+}
+TEST(reference_argmin_vjp_tests, forward_only) {
+  EXPECT_EQ(handler(BackendOp::argmin).vjp, nullptr);
+  EXPECT_FALSE(backend::requires_vjp(BackendOp::argmin));
+}
+
 TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
-  ASSERT_EQ(reduction_handlers().size(), 6U);
+  ASSERT_EQ(reduction_handlers().size(), 8U);
   for (const ReferenceHandler& row : reduction_handlers()) {
     EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
                                       std::string(backend::to_string(row.op)) + "_forward");
     EXPECT_FALSE(row.handler.in_place_safe);
-    EXPECT_NE(row.handler.vjp, nullptr);
+    EXPECT_EQ(row.handler.vjp != nullptr, backend::requires_vjp(row.op));
     EXPECT_EQ(row.handler.forward_tests.source, "tests/runtime/reference/reduction_test.cpp");
   }
 }

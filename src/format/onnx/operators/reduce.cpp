@@ -7,6 +7,8 @@
 // x * x, ReduceL1 sums |x|, ReduceL2 is the sqrt of the sum of squares, ReduceLogSum the log of the
 // sum; ReduceLogSumExp shifts by the maximum first, log(sum(exp(x - m))) + m, so that large inputs
 // do not overflow (m clamped to the finite range, which keeps an all -inf or a +inf slice exact).
+// ArgMax and ArgMin: one argmax (argmin) node over their axis, int64 indices of the first extreme,
+// reshaped back with keepdims; select_last_index 1 is unsupported.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -162,6 +164,34 @@ void import_reduce_log_sum_exp(ImportContext& cx) {
   const NodeId e = cx.add(OpKind::exp, {cx.add(OpKind::sub, {r.x, shift})});
   const NodeId s = cx.add(OpKind::log, {chain(cx, OpKind::reduce_sum, r, e)});
   finish(cx, r, cx.add(OpKind::add, {s, m}));
+}
+
+namespace {
+
+void arg_reduce(ImportContext& cx, OpKind kind) {
+  cx.allow_attrs({"axis", "keepdims", "select_last_index"});
+  cx.require_inputs(1, 1);
+  const NodeId x = cx.tensor(cx.in_name(0));
+  Shape kept = cx.shape_of(x);
+  const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", 0), kept.rank());
+  if (const std::int64_t last = cx.attr_int("select_last_index", 0); last != 0) {
+    cx.fail_attr("select_last_index", str(last), "0 (the first extreme)");
+  }
+  if (kept.dims[axis] == 0) cx.fail("axis " + str(axis) + " of " + to_string(kept) + " is empty");
+  NodeId y = cx.add(kind, {x}, ir::AxisParams{.axis = axis});
+  kept.dims[axis] = 1;
+  if (cx.attr_int("keepdims", 1) != 0) y = cx.reshape(y, kept);
+  cx.define(cx.out_name(0), y);
+}
+
+}  // namespace
+
+void import_arg_max(ImportContext& cx) {
+  arg_reduce(cx, OpKind::argmax);
+}
+
+void import_arg_min(ImportContext& cx) {
+  arg_reduce(cx, OpKind::argmin);
 }
 
 }  // namespace nnplan::format::onnx_import

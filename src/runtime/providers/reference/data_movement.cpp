@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -206,11 +207,13 @@ Expected<void> reshape_shape_guard(const KernelCall& call) {
   return {};
 }
 
-// The values in row-major order, unchanged; nothing to do when the output is input 0's buffer.
+// The values in row-major order, unchanged, of any dtype (the output's is the input's, ir::check's
+// dtype rule); nothing to do when the output is input 0's buffer.
 void reshape_forward(const KernelCall& call) {
   const TensorRef& x = call.inputs[0];
-  if (call.output.data<float>() == x.data<float>()) return;
-  std::copy(x.data<float>(), x.data<float>() + x.size(), call.output.data<float>());
+  if (call.output.dtype != x.dtype) throw_dtype_mismatch(call.output.dtype, x.dtype);
+  if (call.output.bytes == x.bytes) return;
+  std::memcpy(call.output.bytes, x.bytes, x.size() * ir::size_of(x.dtype));
 }
 
 // dx[i] += g[i] for each i.

@@ -1,9 +1,9 @@
 // Reference kernels: the reduction family, reduce_sum (IR kinds reduce_sum over one axis and sum
-// over everything), reduce_mean, reduce_max, reduce_min, reduce_prod (one axis) and mse_loss (two
-// operands to a scalar). Every sum is one float32 accumulator that starts at 0 and adds the reduced
-// elements in increasing index order; a mean divides that sum by the element count converted to
-// float32; a product starts at 1 and multiplies in increasing index order; max and min keep the
-// first NaN they meet (NaN propagates, as numpy's and PyTorch's do).
+// over everything), reduce_mean, reduce_max, reduce_min, reduce_prod, argmax and argmin (one axis)
+// and mse_loss (two operands to a scalar). Every sum is one float32 accumulator that starts at 0
+// and adds the reduced elements in increasing index order; a mean divides that sum by the element
+// count converted to float32; a product starts at 1 and multiplies in increasing index order; max
+// and min keep the first NaN they meet (NaN propagates, as numpy's and PyTorch's do).
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -90,6 +90,20 @@ Expected<void> one_axis_guard(const KernelCall& call) {
   if (call.node.kind != kind) return wrong_kind(call, ir::to_string(kind));
   if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
   return check_axis_reduction(call);
+}
+
+// argmax and argmin: a one-axis reduction over a non-empty axis (an empty one has no index).
+template <ir::OpKind kind>
+Expected<void> arg_guard(const KernelCall& call) {
+  if (auto ok = one_axis_guard<kind>(call); !ok) return ok;
+  const ir::Shape& in = *call.inputs[0].shape;
+  const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
+  if (in.dims[axis] == 0) {
+    return std::unexpected(operand_error("input 0", in,
+                                         std::string(ir::to_string(kind)) + " over axis " +
+                                             std::to_string(axis) + " needs a non-empty axis"));
+  }
+  return {};
 }
 
 // Two inputs of one shape, a scalar output.
@@ -203,6 +217,27 @@ void reduce_min_forward(const KernelCall& call) {
 // g to the element the forward took (the first smallest, or the first NaN).
 void reduce_min_vjp(const VjpCall& call) {
   extreme_vjp<false>(call);
+}
+
+// argmax (argmin): the int64 index along the axis of the first largest (smallest) element, or of
+// the first NaN (numpy's and PyTorch's choice); 0 over an empty axis is refused by the guard.
+template <bool is_max>
+void arg_extreme(const KernelCall& call) {
+  const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
+  const float* x = call.inputs[0].data<float>();
+  std::int64_t* y = call.output.data<std::int64_t>();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j)
+      y[o * e.inner + j] = static_cast<std::int64_t>(extreme_index<is_max>(x, e, o, j));
+  }
+}
+
+void argmax_forward(const KernelCall& call) {
+  arg_extreme<true>(call);
+}
+
+void argmin_forward(const KernelCall& call) {
+  arg_extreme<false>(call);
 }
 
 // reduce_prod: x[o, 0, j] * x[o, 1, j] * ..., one float32 accumulator from 1, left to right.
@@ -320,6 +355,24 @@ const ReferenceHandler kReductionHandlers[] = {
     {backend::BackendOp::reduce_prod,
      reduction("nnplan::runtime::reference::reduce_prod_forward", reduce_prod_forward,
                reduce_prod_vjp, one_axis_guard<ir::OpKind::reduce_prod>)},
+    {backend::BackendOp::argmax,
+     {.symbol = "nnplan::runtime::reference::argmax_forward",
+      .forward = argmax_forward,
+      .vjp = nullptr,
+      .shape_guard = arg_guard<ir::OpKind::argmax>,
+      .layout_guard = canonical_layout_guard,
+      .in_place_safe = false,
+      .forward_tests = kTests,
+      .vjp_tests = kTests}},
+    {backend::BackendOp::argmin,
+     {.symbol = "nnplan::runtime::reference::argmin_forward",
+      .forward = argmin_forward,
+      .vjp = nullptr,
+      .shape_guard = arg_guard<ir::OpKind::argmin>,
+      .layout_guard = canonical_layout_guard,
+      .in_place_safe = false,
+      .forward_tests = kTests,
+      .vjp_tests = kTests}},
     {backend::BackendOp::mse_loss, reduction("nnplan::runtime::reference::mse_loss_forward",
                                              mse_loss_forward, mse_loss_vjp, mse_loss_guard)},
 };
