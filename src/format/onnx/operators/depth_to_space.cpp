@@ -2,6 +2,8 @@
 // blocks between the channel and the spatial axes, and a reshape merging them; data movement
 // only, exact. DepthToSpace's DCR mode (the default) takes channel c * b * b + ... depth-first,
 // CRD column-row-depth, as ONNX defines them.
+#include <algorithm>
+
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -26,7 +28,12 @@ Blocks read_blocks(ImportContext& cx) {
   const Shape xs = cx.shape_of(r.x);
   if (xs.rank() != 4) cx.fail("input has shape " + to_string(xs) + "; expected (N, C, H, W)");
   const std::int64_t b = cx.attr_int("blocksize", 0);
-  if (b < 1) cx.fail_attr("blocksize", str(b), "a positive block size");
+  if (b < 1) cx.fail("attribute blocksize = " + str(b) + " is not a positive block size");
+  // b * b and the products below stay within the input's extents: no overflow.
+  if (static_cast<Dim>(b) > std::max(xs.dims[1], std::max(xs.dims[2], xs.dims[3])) ||
+      static_cast<Dim>(b) > (Dim{1} << 24)) {
+    cx.fail("attribute blocksize = " + str(b) + " exceeds the input's extents " + to_string(xs));
+  }
   r.n = xs.dims[0];
   r.c = xs.dims[1];
   r.h = xs.dims[2];
@@ -44,6 +51,10 @@ NodeId permuted(ImportContext& cx, NodeId x, std::vector<std::uint32_t> perm) {
 void import_depth_to_space(ImportContext& cx) {
   cx.allow_attrs({"blocksize", "mode"});
   const Blocks r = read_blocks(cx);
+  if (r.b > r.c / r.b) {
+    cx.fail("channels " + str(r.c) + " do not divide into blocks of " + str(r.b) + " x " +
+            str(r.b));
+  }
   const Dim bb = r.b * r.b;
   if (r.c % bb != 0) {
     cx.fail("channels " + str(r.c) + " do not divide into blocks of " + str(r.b) + " x " +

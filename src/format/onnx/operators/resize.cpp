@@ -41,8 +41,10 @@ namespace {
 
 // Whether coordinate mode `ctm` with nearest mode `nearest` repeats each element for factor `k`.
 bool repeats(const std::string& ctm, const std::string& nearest, double k) {
-  if (k == 1) return true;
   if (k != std::floor(k)) return false;
+  // At k = 1 every mode maps q to q except tf_half_pixel_for_nn (q + 0.5) rounded up.
+  if (k == 1)
+    return ctm != "tf_half_pixel_for_nn" || nearest == "floor" || nearest == "round_prefer_floor";
   if (ctm == "asymmetric") return nearest == "floor" || (nearest == "round_prefer_floor" && k <= 2);
   if (ctm == "half_pixel" || ctm == "pytorch_half_pixel") {
     return nearest == "round_prefer_floor" || nearest == "round_prefer_ceil";
