@@ -117,7 +117,7 @@ class DagBuilder {
       }
       case K::argmax:
       case K::argmin:
-        // int64 indices, which no other kind takes: the generated graphs stay float32.
+        // DTypeRule::indices: int64, which no other kind takes; the generated graphs stay float32.
         return;
       case K::rand_uniform:
         emit(kind, {}, any_class(), ir::SeedParams{rng_.next()});

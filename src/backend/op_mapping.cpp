@@ -17,7 +17,7 @@ inline constexpr std::nullopt_t none = std::nullopt;
 
 constexpr auto kBackendOpOfKind = std::to_array<std::optional<BackendOp>>({
 #define NNPLAN_OP_KIND(enumerator, spelling, origin, min, max, Params, fields, payloads, rule, \
-                       backend_op)                                                        \
+                       dtype_rule, backend_op)                                                 \
   std::optional<BackendOp>(column::backend_op),
 #include "nnplan/ir/op_kinds.def"
 });

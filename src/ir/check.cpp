@@ -132,8 +132,7 @@ Status check_window_list(const Node& node, std::string_view field,
   if (values.size() != spatial_rank) {
     return fail(node, std::string(field) + " " + list_string(values) + " has " +
                           str(values.size()) + (values.size() == 1 ? " entry" : " entries") +
-                          ", expected spatial_rank " +
-                          str(spatial_rank));
+                          ", expected spatial_rank " + str(spatial_rank));
   }
   if (positive) {
     for (const std::uint32_t v : values) {
@@ -155,12 +154,13 @@ Status window_extent(const Node& node, std::size_t axis, Dim in, std::uint32_t k
   const std::optional<Dim> padded = checked_add(in, Dim{before} + Dim{after});
   const Dim window = Dim{dilation} * (Dim{kernel} - 1) + 1;
   if (!padded) {
-    return fail(node, "padded extent of axis " + str(axis) + " (" + str(in) + ") overflows 64 bits");
+    return fail(node,
+                "padded extent of axis " + str(axis) + " (" + str(in) + ") overflows 64 bits");
   }
   if (*padded < window) {
     return fail(node, "window of " + str(window) + " on axis " + str(axis) +
-                          " does not fit its padded extent " + str(*padded) + " (input " +
-                          str(in) + ", padding " + str(before) + "+" + str(after) + ")");
+                          " does not fit its padded extent " + str(*padded) + " (input " + str(in) +
+                          ", padding " + str(before) + "+" + str(after) + ")");
   }
   out = (*padded - window) / stride + 1;
   return {};
@@ -251,8 +251,8 @@ Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape&
   if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
   if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
   if (in.rank() < r) {
-    return fail(node, "expects a parent with at least spatial_rank " + str(r) +
-                          " axes, found " + to_string(in));
+    return fail(node, "expects a parent with at least spatial_rank " + str(r) + " axes, found " +
+                          to_string(in));
   }
   assign(out, in);
   const std::size_t first = in.rank() - r;
@@ -427,9 +427,8 @@ Status infer_masked_softmax(const Node& node, const Shape& in, const MaskParams&
   }
   const std::optional<Dim> count = element_count(m);
   if (!count || *count != p.allowed.size()) {
-    return fail(node, "mask has " + str(p.allowed.size()) + " entries, its shape " +
-                          to_string(m) + " needs " +
-                          (count ? str(*count) : std::string("more than 2^64")));
+    return fail(node, "mask has " + str(p.allowed.size()) + " entries, its shape " + to_string(m) +
+                          " needs " + (count ? str(*count) : std::string("more than 2^64")));
   }
   assign(out, in);
   return {};
@@ -632,16 +631,16 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
   return {};
 }
 
-// The dtype rule (SPEC §6): `input` and `const` make the dtype they declare; `reshape` and
-// `flatten` take a parent of any dtype and make its dtype; `argmax` and `argmin` take float32 and
-// make int64 (indices); every other kind takes float32 parents and makes float32. `parent(i)` is
-// parent i's node. Returns the dtype the node makes.
+// The dtype rule (SPEC §6), each kind's DTypeRule in the op table: `declared` kinds (input,
+// const) make the dtype they declare; `as_parent` kinds (reshape, flatten) take a parent of any
+// dtype and make its dtype; `indices` kinds (argmax, argmin) take float32 and make int64; every
+// other kind takes float32 parents and makes float32. `parent(i)` is parent i's node. Returns the
+// dtype the node makes.
 template <class ParentNode>
 Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
-  if (node.kind == OpKind::input || node.kind == OpKind::const_) return node.dtype;
-  if ((node.kind == OpKind::reshape || node.kind == OpKind::flatten) && !node.parents.empty()) {
-    return parent(0).dtype;
-  }
+  const DTypeRule rule = op_traits(node.kind).dtype_rule;
+  if (rule == DTypeRule::declared) return node.dtype;
+  if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
   for (std::size_t i = 0; i < node.parents.size(); ++i) {
     const Node& p = parent(i);
     if (p.dtype != DType::float32) {
@@ -650,7 +649,7 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
                             std::string(to_string(node.kind)) + " takes float32 values");
     }
   }
-  return node.kind == OpKind::argmax || node.kind == OpKind::argmin ? DType::int64 : DType::float32;
+  return rule == DTypeRule::indices ? DType::int64 : DType::float32;
 }
 
 // The node's declared dtype is the one it makes.

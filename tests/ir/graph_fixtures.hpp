@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nnplan/ir/graph.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::ir::fixtures {
 
@@ -43,7 +44,7 @@ class GraphBuilder {
 // The common shape of a case: `input` nodes of the given shapes, then one `kind` node whose
 // parents are all of them. With no inputs, a lone [1] input comes first so the graph has its
 // input node and the op stands alone. The op node declares the dtype its kind makes of float32
-// (int64 for argmax and argmin).
+// (int64 for an `indices` kind).
 inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpParams params = {}) {
   GraphBuilder b;
   std::vector<NodeId> parents;
@@ -52,7 +53,7 @@ inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpPa
     parents.push_back(b.input(std::move(s)));
   b.add(kind, std::move(parents), std::move(declared), std::move(params));
   Graph g = std::move(b).build();
-  if (kind == OpKind::argmax || kind == OpKind::argmin) g.nodes.back().dtype = DType::int64;
+  if (op_traits(kind).dtype_rule == DTypeRule::indices) g.nodes.back().dtype = DType::int64;
   return g;
 }
 

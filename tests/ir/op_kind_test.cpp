@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <variant>
@@ -187,6 +188,20 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                 "cosh",       "asinh",       "acosh",          "atanh",
                 "reduce_max", "reduce_min",  "reduce_prod",    "argmax",
                 "argmin"}));
+}
+
+// Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
+TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
+  std::map<std::string_view, DTypeRule> other;
+  for (const OpKindTraits& row : kOpKindTable) {
+    if (row.dtype_rule != DTypeRule::float32) other.emplace(row.spelling, row.dtype_rule);
+  }
+  EXPECT_EQ(other, (std::map<std::string_view, DTypeRule>{{"input", DTypeRule::declared},
+                                                          {"const", DTypeRule::declared},
+                                                          {"reshape", DTypeRule::as_parent},
+                                                          {"flatten", DTypeRule::as_parent},
+                                                          {"argmax", DTypeRule::indices},
+                                                          {"argmin", DTypeRule::indices}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

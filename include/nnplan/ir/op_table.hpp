@@ -19,6 +19,14 @@
 
 namespace nnplan::ir {
 
+// How a kind's output dtype follows from its parents' (SPEC §6; ir/check.cpp's dtype rule).
+enum class DTypeRule : std::uint8_t {
+  declared,   // the node's own declaration (input, const)
+  as_parent,  // parent 0's dtype, whatever it is (reshape, flatten)
+  float32,    // float32 parents make float32
+  indices,    // float32 parents make int64 indices (argmax, argmin)
+};
+
 // The shape-inference families: each infers a node's output shape from its parents, parameters
 // and (where said) its declared shape. ir/check.cpp holds one function per family.
 enum class ShapeRule : std::uint8_t {
@@ -176,12 +184,13 @@ struct OpKindTraits {
   std::span<const std::string_view> fields;  // JSON fields of the parameters, in written order
   std::span<const PayloadSlot> payloads;     // payloads taken from a payload file
   ShapeRule shape_rule = ShapeRule::declared;
+  DTypeRule dtype_rule = DTypeRule::float32;
 };
 
 // One row per kind, in enumerator order.
 inline constexpr auto kOpKindTable = std::to_array<OpKindTraits>({
 #define NNPLAN_OP_KIND(enumerator, spelling_, origin_, min, max, Params, fields_, payloads_, rule, \
-                       backend)                                                                   \
+                       dtype_rule_, backend)                                                       \
   {.kind = OpKind::enumerator,                                                                     \
    .spelling = spelling_,                                                                          \
    .origin = KindOrigin::origin_,                                                                  \
@@ -189,7 +198,8 @@ inline constexpr auto kOpKindTable = std::to_array<OpKindTraits>({
    .params = kParamsIndex<Params>,                                                                 \
    .fields = op_columns::fields_,                                                                  \
    .payloads = op_columns::payloads_,                                                              \
-   .shape_rule = ShapeRule::rule},
+   .shape_rule = ShapeRule::rule,                                                                  \
+   .dtype_rule = DTypeRule::dtype_rule_},
 #include "nnplan/ir/op_kinds.def"
 });
 static_assert(kOpKindTable.size() == kOpKindCount);
