@@ -101,7 +101,7 @@ def cause(reason):
         m = re.search(pattern, reason)
         if m:
             return label.format(*m.groups())
-    return reason[:80]
+    return reason
 
 
 def main():

@@ -95,8 +95,8 @@ Outcome run_model(const fs::path& folder) {
     // model tests one operator).
     outcome.status = "rejected";
     const Error& e = imported.error();
-    outcome.message = e.kind == ErrorKind::unsupported && !e.notes.empty() ? e.notes.front()
-                                                                           : e.message;
+    outcome.message =
+        e.kind == ErrorKind::unsupported && !e.notes.empty() ? e.notes.front() : e.message;
     return outcome;
   }
   outcome.status = "unplanned";
@@ -138,10 +138,15 @@ std::string reason_fragment(std::string message) {
   return message;
 }
 
-// Both corpora, or neither (a checkout without ../shared): a table of both cannot be checked
-// against one.
+// Both corpora, or neither (a checkout without ../shared: the tests skip); one alone fails, since
+// a table of both cannot be checked against one.
 bool corpora_present() {
-  return conformance::corpus_dirs().size() == 2;
+  const std::size_t found = conformance::corpus_dirs().size();
+  if (found == 1) {
+    ADD_FAILURE() << "only one of the conformance corpora is here (" NNPLAN_ONNX_CONFORMANCE_DIR
+                     ", " NNPLAN_ONNX_CONFORMANCE_MORE_DIR "): the tables cover both";
+  }
+  return found == 2;
 }
 
 TEST(OnnxConformance, TableHasOneRowPerModel) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,32 @@ using format::onnx_test::Model;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
+// Imports `m`, plans it under `profile`, compiles and runs it on x bound to input "x": the
+// outputs, or none (and a test failure) when a step fails.
+std::optional<std::vector<Tensor>> run_model(const Model& m, const Tensor& x,
+                                             backend::MaintainedProfile profile) {
+  auto imported = m.import();
+  if (!imported) {
+    ADD_FAILURE() << imported.error().message;
+    return std::nullopt;
+  }
+  auto model =
+      testing::planned(backend::make_profile(profile),
+                       std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
+                       std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
+  if (!model) return std::nullopt;
+  auto buffer = testing::compiled(model);
+  if (!buffer) return std::nullopt;
+  Executor exec(std::move(*buffer));
+  const std::vector<NamedTensor> inputs = {{"x", x}};
+  auto out = exec.run(inputs);
+  if (!out) {
+    ADD_FAILURE() << out.error().message;
+    return std::nullopt;
+  }
+  return std::move(*out);
+}
+
 // Runs a one-node model `op` over x [2, 3, 4] with `axes` and `keepdims` under `profile`.
 std::vector<float> run_reduce(const std::string& op, const std::vector<std::int64_t>& axes,
                               bool keepdims, const Tensor& x, backend::MaintainedProfile profile) {
@@ -39,26 +66,8 @@ std::vector<float> run_reduce(const std::string& op, const std::vector<std::int6
   auto& node = m.node(op, {"x"}, {"y"}, "r");
   if (!axes.empty()) attr_ints(node, "axes", axes);
   attr_i(node, "keepdims", keepdims ? 1 : 0);
-  auto imported = m.import();
-  if (!imported) {
-    ADD_FAILURE() << op << ": " << imported.error().message;
-    return {};
-  }
-  auto model =
-      testing::planned(backend::make_profile(profile),
-                       std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
-                       std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
-  if (!model) return {};
-  auto buffer = testing::compiled(model);
-  if (!buffer) return {};
-  Executor exec(std::move(*buffer));
-  const std::vector<NamedTensor> inputs = {{"x", x}};
-  auto out = exec.run(inputs);
-  if (!out) {
-    ADD_FAILURE() << op << ": " << out.error().message;
-    return {};
-  }
-  return (*out)[0].floats();
+  const auto out = run_model(m, x, profile);
+  return out ? (*out)[0].floats() : std::vector<float>{};
 }
 
 // The float64 reduction of x [2, 3, 4] over `axes` (every axis when empty), in row-major order
@@ -181,27 +190,9 @@ std::vector<float> run_resize(const std::string& mode, const std::string& ctm,
   auto& node = m.node("Resize", {"x", "roi", "scales"}, {"y"}, "up");
   format::onnx_test::attr_s(node, "mode", mode);
   format::onnx_test::attr_s(node, "coordinate_transformation_mode", ctm);
-  auto imported = m.import();
-  if (!imported) {
-    ADD_FAILURE() << imported.error().message;
-    return {};
-  }
-  auto model =
-      testing::planned(backend::make_profile(profile),
-                       std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
-                       std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
-  if (!model) return {};
-  auto buffer = testing::compiled(model);
-  if (!buffer) return {};
-  Executor exec(std::move(*buffer));
-  const std::vector<NamedTensor> inputs = {
-      {"x", Tensor::of(ir::Shape{{1, 1, 2, 2}}, std::vector<float>{1, 2, 3, 4})}};
-  auto out = exec.run(inputs);
-  if (!out) {
-    ADD_FAILURE() << out.error().message;
-    return {};
-  }
-  return (*out)[0].floats();
+  const auto out =
+      run_model(m, Tensor::of(ir::Shape{{1, 1, 2, 2}}, std::vector<float>{1, 2, 3, 4}), profile);
+  return out ? (*out)[0].floats() : std::vector<float>{};
 }
 
 // torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear", align_corners=...) of
@@ -239,23 +230,12 @@ TEST(OnnxArgMaxRun, AClassificationHeadGivesInt64Indices) {
   for (const auto profile :
        {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
     SCOPED_TRACE(std::string(backend::to_string(profile)));
-    auto imported = m.import();
-    ASSERT_TRUE(imported.has_value()) << imported.error().message;
-    auto model =
-        testing::planned(backend::make_profile(profile),
-                         std::make_shared<const ir::CheckedGraph>(std::move(imported->checked)),
-                         std::make_shared<const ir::WeightStore>(std::move(imported->payloads)));
-    ASSERT_NE(model, nullptr);
-    auto buffer = testing::compiled(model);
-    ASSERT_TRUE(buffer.has_value());
-    Executor exec(std::move(*buffer));
-    ASSERT_EQ(exec.buffer().outputs().size(), 1U);
-    EXPECT_EQ(exec.buffer().outputs()[0].dtype, ir::DType::int64);
     // Rows (1, 0), (0, 1), (1, 1): logits (1, 0, 0, 2), (0, 1, 3, 0), (1, 1, 3, 2).
-    const std::vector<NamedTensor> inputs = {
-        {"x", Tensor::of(ir::Shape{{3, 2}}, std::vector<float>{1, 0, 0, 1, 1, 1})}};
-    auto out = exec.run(inputs);
-    ASSERT_TRUE(out.has_value()) << out.error().message;
+    const auto out =
+        run_model(m, Tensor::of(ir::Shape{{3, 2}}, std::vector<float>{1, 0, 0, 1, 1, 1}), profile);
+    ASSERT_TRUE(out.has_value());
+    ASSERT_EQ(out->size(), 1U);
+    EXPECT_EQ((*out)[0].dtype(), ir::DType::int64);
     EXPECT_EQ((*out)[0].ints(), (std::vector<std::int64_t>{3, 2, 2}));
   }
 }

@@ -374,7 +374,21 @@ NodeId ImportContext::add(OpKind kind, const ir::Parents& parents, ir::OpParams 
                           const Shape& declared, std::string_view source) {
   Expected<NodeId> id = graph_.add(kind, parents, std::move(params), declared,
                                    source.empty() && node_ != nullptr ? node_name() : source);
-  if (!id) fail("cannot be represented: " + id.error().message);
+  if (!id) {
+    // A valid model whose int64 (or bool) value reaches an op nnplan runs on float32 only: a
+    // limit of nnplan's, not a fault of the model.
+    for (const ir::NodeId p : parents) {
+      if (p >= graph_.graph().nodes.size()) continue;
+      const ir::Node& parent = graph_.graph().nodes[p];
+      if (parent.dtype != ir::DType::float32 && kind != OpKind::reshape) {
+        unsupported("its input (" + std::string(ir::to_string(parent.kind)) + " node '" +
+                    parent.source_name + "') has dtype " +
+                    std::string(ir::to_string(parent.dtype)) + "; nnplan runs " +
+                    std::string(ir::to_string(kind)) + " on float32 values only");
+      }
+    }
+    fail("cannot be represented: " + id.error().message);
+  }
   if (folded_reads_node_ == progress_.node && !folded_reads_.empty()) {
     std::vector<std::string>& names = folded_sources_[*id];
     for (const FoldedSource& f : folded_reads_)

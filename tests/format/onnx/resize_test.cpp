@@ -108,6 +108,13 @@ TEST(OnnxResize, Rejects) {
             "m.onnx: node 'up' (Resize, opset 17): scale -2 on axis 2 is not a positive number");
   EXPECT_EQ(error_of(resize({1, 2, 2})),
             "m.onnx: node 'up' (Resize, opset 17): scales has 3 entries for input [1,2,3,4]");
+  // A small file cannot make the import tabulate gigabytes of taps, nor name a size past 2^48.
+  EXPECT_EQ(unsupported_of(resize({1, 1, 1, 1048577.0F}, "half_pixel", "floor", "linear")),
+            "node 0 'up' (Resize): axis 3 resized to 4194308 elements by interpolation is not "
+            "supported; supported: up to 4194304 (2^22) per interpolated axis");
+  EXPECT_EQ(error_of(resize({1, 1, 1, 1e15F})),
+            "m.onnx: node 'up' (Resize, opset 17): axis 3 of [1,2,3,4] resized to "
+            "3999999947964416 elements is past the limit of 2^48 per dimension");
 }
 
 TEST(OnnxResize, Opset10IsAsymmetricFloor) {

@@ -3,6 +3,7 @@
 // Max, Min and Sum over one or more inputs, folded left pairwise; Mean a scaled Sum; Selu a
 // scaled Elu.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -52,28 +53,36 @@ void import_div(ImportContext& cx) {
   binary(cx, OpKind::mul_elem, true);
 }
 
-void import_variadic(ImportContext& cx, OpKind kind) {
+namespace {
+
+// The inputs folded left pairwise by `kind`, broadcast; one input is defined as the output
+// itself (and none is returned).
+std::optional<NodeId> fold_inputs(ImportContext& cx, OpKind kind) {
   cx.allow_attrs({});
   const int n = cx.input_count();
   if (n < 1) cx.fail("has no inputs");
-  if (n == 1) return cx.alias(cx.in_name(0), cx.out_name(0));
+  if (n == 1) {
+    cx.alias(cx.in_name(0), cx.out_name(0));
+    return std::nullopt;
+  }
   NodeId acc = cx.tensor(cx.in_name(0));
   for (int i = 1; i < n; ++i)
     acc = cx.combine(kind, acc, cx.tensor(cx.in_name(i)), false);
-  cx.define(cx.out_name(0), acc);
+  return acc;
+}
+
+}  // namespace
+
+void import_variadic(ImportContext& cx, OpKind kind) {
+  if (const auto acc = fold_inputs(cx, kind)) cx.define(cx.out_name(0), *acc);
 }
 
 // Mean: the Sum of the inputs (pairwise, broadcast), scaled by 1/n (the float nearest 1/n).
 void import_mean(ImportContext& cx) {
-  cx.allow_attrs({});
-  const int n = cx.input_count();
-  if (n < 1) cx.fail("has no inputs");
-  if (n == 1) return cx.alias(cx.in_name(0), cx.out_name(0));
-  NodeId acc = cx.tensor(cx.in_name(0));
-  for (int i = 1; i < n; ++i)
-    acc = cx.combine(OpKind::add, acc, cx.tensor(cx.in_name(i)), false);
-  cx.define(cx.out_name(0),
-            cx.add(OpKind::scale, {acc}, ir::ScaleParams{.factor = 1.0F / static_cast<float>(n)}));
+  if (const auto sum = fold_inputs(cx, OpKind::add)) {
+    const auto n = static_cast<float>(cx.input_count());
+    cx.define(cx.out_name(0), cx.add(OpKind::scale, {*sum}, ir::ScaleParams{.factor = 1.0F / n}));
+  }
 }
 
 // Selu: gamma * elu(x) with elu's alpha the Selu's alpha, as ONNX defines it piecewise

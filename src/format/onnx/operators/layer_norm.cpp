@@ -2,9 +2,9 @@
 // attribute. Scale and B are constants that broadcast to the normalized dims: of exactly those
 // dims they are the node's gamma and beta payloads, otherwise a broadcast multiply and add after
 // it; an all-ones Scale and an absent or all-zeros B emit nothing. The Mean and InvStdDev outputs,
-// when used, are computed beside it as ONNX's function body writes them: the mean over the
-// normalized axes, and 1 / sqrt(mean((x - mean)^2) + epsilon), each with the normalized axes
-// kept as 1s.
+// when used, are computed beside it as ONNX's reference implementation does: the mean over the
+// normalized axes, and 1 / sqrt(mean((x - mean)^2) + epsilon), each with the normalized axes kept
+// as 1s (ONNX's function body writes the variance E[x^2] - E[x]^2, equal in exact arithmetic).
 #include <algorithm>
 #include <cmath>
 
@@ -82,9 +82,8 @@ void import_layer_normalization(ImportContext& cx) {
               " (X.shape[" + str(axis) + ":])");
     }
     // External data is not read when planning: such a tensor is never taken for the identity.
-    const bool trivial = !c->external && std::ranges::all_of(floats_of(*c), [&](float f) {
-      return f == identity;
-    });
+    const bool trivial =
+        !c->external && std::ranges::all_of(floats_of(*c), [&](float f) { return f == identity; });
     return trivial ? nullptr : c;
   };
   const ConstPtr scale = affine(1, "Scale", 1.0f);

@@ -29,6 +29,7 @@
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
+#include "nnplan/format/limits.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -38,6 +39,9 @@ using ir::OpKind;
 using ir::Shape;
 
 namespace {
+
+// The longest output axis whose interpolation taps the importer tabulates.
+constexpr Dim kMaxInterpolatedAxis = Dim{1} << 22;
 
 // Whether coordinate mode `ctm` with nearest mode `nearest` repeats each element for factor `k`.
 bool repeats(const std::string& ctm, const std::string& nearest, double k) {
@@ -210,6 +214,12 @@ void read_scales(ImportContext& cx, ResizeRequest& r, const Shape& xs, int scale
   } else {
     cx.fail("has neither scales nor sizes");
   }
+  for (std::size_t i = 0; i < r.out.size(); ++i) {
+    if (r.out[i] > kMaxDim) {
+      cx.fail("axis " + str(Dim{i}) + " of " + to_string(xs) + " resized to " + str(r.out[i]) +
+              " elements is past the limit of 2^48 per dimension");
+    }
+  }
 }
 
 // The Resize of the current node: `scales` and `sizes` are the inputs holding them (a negative
@@ -272,6 +282,13 @@ void resize(ImportContext& cx, int scales_in, int sizes_in, const std::string& c
   NodeId y = x;
   for (std::size_t i = 0; i < xs.rank(); ++i) {
     if (r.out[i] != 0 && xs.dims[i] == 0) cx.fail("axis " + str(Dim{i}) + " is empty");
+    // The taps are tables of the output axis's length, built now: bounded so that a small file
+    // cannot make the import allocate gigabytes.
+    if (r.out[i] > kMaxInterpolatedAxis) {
+      cx.unsupported("axis " + str(Dim{i}) + " resized to " + str(r.out[i]) +
+                     " elements by interpolation is not supported; supported: up to " +
+                     str(kMaxInterpolatedAxis) + " (2^22) per interpolated axis");
+    }
     const AxisTaps taps = taps_of(r, i, xs.dims[i]);
     // Identity: every output's weight, summed over the taps reading its own index, is 1, and
     // every tap reading another index weighs 0.
