@@ -117,7 +117,18 @@ class DagBuilder {
       }
       case K::argmax:
       case K::argmin:
-        // DTypeRule::indices: int64, which no other kind takes; the generated graphs stay float32.
+      case K::equal:
+      case K::less:
+      case K::less_or_equal:
+      case K::greater:
+      case K::greater_or_equal:
+      case K::and_:
+      case K::or_:
+      case K::xor_:
+      case K::not_:
+      case K::where:
+      case K::cast:
+        // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:
         emit(kind, {}, any_class(), ir::SeedParams{rng_.next()});

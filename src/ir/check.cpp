@@ -332,6 +332,32 @@ Status same_shapes(const Node& node, const Shape& a, const Shape& b) {
                         " (broadcasting must be explicit)");
 }
 
+// numpy's broadcasting of every parent's shape: the ranks aligned at the right, each axis the
+// extent all parents share where they are not 1 (equal, where).
+template <class ParentShape>
+Status infer_broadcast_operands(const ParentShape& parent, const Node& node, Shape& out) {
+  std::size_t rank = 0;
+  for (std::size_t i = 0; i < node.parents.size(); ++i)
+    rank = std::max(rank, parent(i).rank());
+  out.dims.assign(rank, 1);
+  for (std::size_t i = 0; i < node.parents.size(); ++i) {
+    const Shape& p = parent(i);
+    const std::size_t offset = rank - p.rank();
+    for (std::size_t a = 0; a < p.rank(); ++a) {
+      Dim& o = out.dims[offset + a];
+      if (p.dims[a] == o || p.dims[a] == 1) continue;
+      if (o != 1) {
+        return fail(node, "parent " + str(i) + " " + to_string(p) + " does not broadcast with " +
+                              "the other parents: its dimension " + str(a) + " is " +
+                              str(p.dims[a]) + " where another has " + str(o) +
+                              " (each must be equal or 1)");
+      }
+      o = p.dims[a];
+    }
+  }
+  return {};
+}
+
 // torch.matmul: the last two axes multiply, the axes before them broadcast, and a rank-1
 // operand is promoted to a matrix (a row on the left, a column on the right) whose added axis the
 // result drops.
@@ -620,6 +646,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
     case ShapeRule::attention:
       status = infer_attention(node, parent(0), parent(1), parent(2), out);
       break;
+    case ShapeRule::broadcast_operands:
+      status = infer_broadcast_operands(parent, node, out);
+      break;
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
       break;
@@ -632,8 +661,10 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
 }
 
 // The dtype rule (SPEC §6), each kind's DTypeRule in the op table: `declared` kinds (input,
-// const) make the dtype they declare; `as_parent` kinds (reshape, flatten) take a parent of any
-// dtype and make its dtype; `indices` kinds (argmax, argmin) take float32 and make int64; every
+// const, cast) make the dtype they declare; `as_parent` kinds (reshape, flatten) take a parent of
+// any dtype and make its dtype; `indices` kinds (argmax, argmin) take float32 and make int64;
+// `comparison` kinds take parents of one dtype and make bool; `logical` kinds take and make bool;
+// `select` (where) takes a bool condition and two values of one dtype and makes that dtype; every
 // other kind takes float32 parents and makes float32. `parent(i)` is parent i's node. Returns the
 // dtype the node makes.
 template <class ParentNode>
@@ -641,15 +672,32 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
   const DTypeRule rule = op_traits(node.kind).dtype_rule;
   if (rule == DTypeRule::declared) return node.dtype;
   if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
-  for (std::size_t i = 0; i < node.parents.size(); ++i) {
+  const auto wrong = [&](std::size_t i, std::string_view takes) -> Expected<DType> {
     const Node& p = parent(i);
-    if (p.dtype != DType::float32) {
-      return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
-                            std::string(to_string(p.dtype)) + "; " +
-                            std::string(to_string(node.kind)) + " takes float32 values");
+    return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
+                          std::string(to_string(p.dtype)) + "; " +
+                          std::string(to_string(node.kind)) + " takes " + std::string(takes));
+  };
+  if (rule == DTypeRule::comparison || rule == DTypeRule::select) {
+    const std::size_t first = rule == DTypeRule::select ? 1 : 0;
+    if (rule == DTypeRule::select && parent(0).dtype != DType::boolean) {
+      return wrong(0, "a bool condition as parent 0");
     }
+    const DType values = node.parents.size() > first ? parent(first).dtype : DType::float32;
+    for (std::size_t i = first + 1; i < node.parents.size(); ++i) {
+      if (parent(i).dtype != values) {
+        return wrong(i, "values of one dtype (parent " + str(first) + " is " +
+                            std::string(to_string(values)) + ")");
+      }
+    }
+    return rule == DTypeRule::comparison ? DType::boolean : values;
   }
-  return rule == DTypeRule::indices ? DType::int64 : DType::float32;
+  const DType takes = rule == DTypeRule::logical ? DType::boolean : DType::float32;
+  for (std::size_t i = 0; i < node.parents.size(); ++i) {
+    if (parent(i).dtype != takes) return wrong(i, std::string(to_string(takes)) + " values");
+  }
+  if (rule == DTypeRule::indices) return DType::int64;
+  return takes;
 }
 
 // The node's declared dtype is the one it makes.

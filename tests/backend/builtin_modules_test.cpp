@@ -123,7 +123,7 @@ TEST(BuiltinModules, DefaultOrder) {
 TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   const Registry& r = builtin_registry();
   EXPECT_EQ(r.modules(), builtin_modules());
-  EXPECT_EQ(r.size(), 2u + 44u + 66u);
+  EXPECT_EQ(r.size(), 2u + 44u + 77u);
   EXPECT_EQ(r.capsule(0).name, "native_cuda.flash_attention");
   EXPECT_EQ(r.capsule(1).name, "torchlean.composed_attention");
   EXPECT_EQ(r.capsule(2).name, "native_cuda.rand_uniform");
@@ -134,17 +134,19 @@ TEST(BuiltinModules, RegistryIsTheFlattenedDefaults) {
   EXPECT_EQ(r.capsule(106).name, "reference.atanh");
   EXPECT_EQ(r.capsule(109).name, "reference.reduce_prod");
   EXPECT_EQ(r.capsule(111).name, "reference.argmin");
+  EXPECT_EQ(r.capsule(121).name, "reference.where");
+  EXPECT_EQ(r.capsule(122).name, "reference.cast");
   // The optional libtorch module extends the defaults without a clash.
   auto with_libtorch = Registry::create(
       {attention_module(), native_cuda_module(), reference_module(), libtorch_module()});
   ASSERT_TRUE(with_libtorch.has_value()) << with_libtorch.error().message;
-  EXPECT_EQ(with_libtorch->size(), 113u);
+  EXPECT_EQ(with_libtorch->size(), 124u);
 }
 
 TEST(BuiltinModules, CountsPerModule) {
   EXPECT_EQ(attention_module().capsules.size(), 2u);
   EXPECT_EQ(native_cuda_module().capsules.size(), 44u);
-  EXPECT_EQ(reference_module().capsules.size(), 66u);
+  EXPECT_EQ(reference_module().capsules.size(), 77u);
   EXPECT_EQ(libtorch_module().capsules.size(), 1u);
 }
 
@@ -158,7 +160,7 @@ TEST(ReferenceModule, ExactNamesInOpOrder) {
                            : "reference." + std::string(to_string(op)));
   }
   EXPECT_EQ(names(reference_module()), expected);
-  EXPECT_EQ(expected.back(), "reference.argmin");
+  EXPECT_EQ(expected.back(), "reference.cast");
   EXPECT_EQ(expected.front(), "reference.rand_uniform");
 }
 
@@ -191,10 +193,9 @@ TEST_P(PerOpTest, ReferenceCapsule) {
   EXPECT_EQ(c->provider, Provider::reference);
   EXPECT_EQ(c->device, Device::cpu);
   EXPECT_EQ(c->trust_level, TrustLevel::checked);
-  // The ops with no derivative (SPEC §6): the random sources and the int64 indices of argmax and
-  // argmin.
-  const bool no_derivative =
-      op == Op::rand_uniform || op == Op::bernoulli_mask || op == Op::argmax || op == Op::argmin;
+  // The ops with no derivative (SPEC §6): the random sources, the int64 indices of argmax and
+  // argmin, the bool values of the comparisons and logic ops, and cast.
+  const bool no_derivative = !requires_vjp(op);
   EXPECT_EQ(c->vjp_mode, no_derivative ? VjpMode::none : VjpMode::torchlean_tape);
   EXPECT_EQ(c->layout.claim.layout, Layout::canonical_tensor);
   const NumericalPolicy expected{.rounding = Rounding::scalar_context,

@@ -147,6 +147,28 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::argmax;
     case K::argmin:
       return B::argmin;
+    case K::equal:
+      return B::equal;
+    case K::less:
+      return B::less;
+    case K::less_or_equal:
+      return B::less_or_equal;
+    case K::greater:
+      return B::greater;
+    case K::greater_or_equal:
+      return B::greater_or_equal;
+    case K::and_:
+      return B::and_;
+    case K::or_:
+      return B::or_;
+    case K::xor_:
+      return B::xor_;
+    case K::not_:
+      return B::not_;
+    case K::where:
+      return B::where;
+    case K::cast:
+      return B::cast;
     case K::softmax:
       return B::softmax;
     case K::layernorm:
@@ -252,6 +274,20 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::argmax:
     case K::argmin:
       return one_op({shape({2, 4})}, kind, shape({4}), ir::AxisParams{0});
+    case K::equal:
+    case K::less:
+    case K::less_or_equal:
+    case K::greater:
+    case K::greater_or_equal:
+    case K::and_:
+    case K::or_:
+    case K::xor_:
+      return one_op({shape({2, 1}), shape({3})}, kind, shape({2, 3}));
+    case K::not_:
+    case K::cast:
+      return one_op({m}, kind, m);
+    case K::where:
+      return one_op({shape({2, 1}), shape({3}), shape({})}, kind, shape({2, 3}));
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

@@ -86,7 +86,8 @@ std::vector<VocabularyCase> all_vocabularies() {
            // nnplan's extension ops (SPEC §6)
            "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan", "asin", "acos",
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
-           "reduce_prod", "argmax", "argmin"},
+           "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
+           "greater_or_equal", "and", "or", "xor", "not", "where", "cast"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -267,13 +268,23 @@ TEST(VocabularySpellings, DeviceErrorMessageIsExact) {
             "external");
 }
 
-// requires_vjp is false exactly for the two random sources.
+// The ops SPEC §6 says have no derivative: the random sources, argmax and argmin, the
+// comparisons and logic ops, and cast.
+bool has_no_derivative(BackendOp op) {
+  using enum BackendOp;
+  for (BackendOp o : {rand_uniform, bernoulli_mask, argmax, argmin, equal, less, less_or_equal,
+                      greater, greater_or_equal, and_, or_, xor_, not_, cast}) {
+    if (op == o) return true;
+  }
+  return false;
+}
+
+// requires_vjp is false exactly for the ops without a derivative.
 class RequiresVjpTest : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(RequiresVjpTest, FalseOnlyForOpsWithoutADerivative) {
   const auto op = static_cast<BackendOp>(GetParam());
-  const bool no_derivative = op == BackendOp::rand_uniform || op == BackendOp::bernoulli_mask ||
-                             op == BackendOp::argmax || op == BackendOp::argmin;
+  const bool no_derivative = has_no_derivative(op);
   EXPECT_EQ(requires_vjp(op), !no_derivative) << to_string(op);
 }
 
@@ -283,15 +294,17 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
                            return std::string(to_string(static_cast<BackendOp>(info.param)));
                          });
 
-TEST(RequiresVjp, ExactlyFourOpsHaveNoVjp) {
+TEST(RequiresVjp, ExactlyFourteenOpsHaveNoVjp) {
   std::vector<std::string_view> without;
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
   EXPECT_EQ(without,
-            (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax", "argmin"}));
-  EXPECT_EQ(kBackendOpCount, 68u);
+            (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax", "argmin",
+                                           "equal", "less", "less_or_equal", "greater",
+                                           "greater_or_equal", "and", "or", "xor", "not", "cast"}));
+  EXPECT_EQ(kBackendOpCount, 79u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -302,11 +315,22 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
     EXPECT_EQ(is_extension_op(op), i >= 47u) << to_string(op);
     if (is_extension_op(op)) extension.push_back(to_string(op));
   }
-  EXPECT_EQ(extension, (std::vector<std::string_view>{
-                           "leaky_relu",  "elu",    "softsign", "floor", "ceil",       "round",
-                           "sign",        "tan",    "asin",     "acos",  "atan",       "sinh",
-                           "cosh",        "asinh",  "acosh",    "atanh", "reduce_max", "reduce_min",
-                           "reduce_prod", "argmax", "argmin"}));
+  EXPECT_EQ(extension, (std::vector<std::string_view>{"leaky_relu",  "elu",
+                                                      "softsign",    "floor",
+                                                      "ceil",        "round",
+                                                      "sign",        "tan",
+                                                      "asin",        "acos",
+                                                      "atan",        "sinh",
+                                                      "cosh",        "asinh",
+                                                      "acosh",       "atanh",
+                                                      "reduce_max",  "reduce_min",
+                                                      "reduce_prod", "argmax",
+                                                      "argmin",      "equal",
+                                                      "less",        "less_or_equal",
+                                                      "greater",     "greater_or_equal",
+                                                      "and",         "or",
+                                                      "xor",         "not",
+                                                      "where",       "cast"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

@@ -919,7 +919,8 @@ std::vector<BadDocument> bad_documents() {
        "scaled_dot_product_attention, leaky_relu, elu, softsign, floor, ceil, round, sign, tan, "
        "asin, "
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
-       "argmin; "
+       "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
+       "cast; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

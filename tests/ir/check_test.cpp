@@ -271,6 +271,24 @@ std::vector<ValidCase> valid_cases() {
        shape({2, 3})},
       {"argmax", one_op({shape({2, 3, 4})}, OpKind::argmax, shape({2, 4}), axis(1)), shape({2, 4})},
       {"argmin_to_scalar", one_op({shape({5})}, OpKind::argmin, shape({}), axis(0)), shape({})},
+      // The comparisons, logic ops and where broadcast their operands as numpy does.
+      {"equal_broadcast", one_op({shape({2, 1}), shape({3})}, OpKind::equal, shape({2, 3})),
+       shape({2, 3})},
+      {"less_same", one_op({shape({4}), shape({4})}, OpKind::less, shape({4})), shape({4})},
+      {"less_or_equal_scalar",
+       one_op({shape({}), shape({2, 2})}, OpKind::less_or_equal, shape({2, 2})), shape({2, 2})},
+      {"greater_zero", one_op({shape({0, 3}), shape({1, 3})}, OpKind::greater, shape({0, 3})),
+       shape({0, 3})},
+      {"greater_or_equal",
+       one_op({shape({3, 1, 2}), shape({4, 1})}, OpKind::greater_or_equal, shape({3, 4, 2})),
+       shape({3, 4, 2})},
+      {"and", one_op({shape({2, 3}), shape({2, 3})}, OpKind::and_, shape({2, 3})), shape({2, 3})},
+      {"or", one_op({shape({1}), shape({5})}, OpKind::or_, shape({5})), shape({5})},
+      {"xor", one_op({shape({2, 1}), shape({1, 2})}, OpKind::xor_, shape({2, 2})), shape({2, 2})},
+      {"not", one_op({shape({2, 3})}, OpKind::not_, shape({2, 3})), shape({2, 3})},
+      {"where", one_op({shape({2, 1}), shape({3}), shape({})}, OpKind::where, shape({2, 3})),
+       shape({2, 3})},
+      {"cast", one_op({shape({2, 3})}, OpKind::cast, shape({2, 3})), shape({2, 3})},
       {"sum", one_op({shape({2, 3})}, OpKind::sum, shape({})), shape({})},
       {"matmul", one_op({shape({2, 3}), shape({3, 4})}, OpKind::matmul, shape({2, 4})),
        shape({2, 4})},
@@ -1711,6 +1729,58 @@ TEST(CheckDtype, TheBuilderAppliesTheSameRule) {
   EXPECT_EQ(refused.error().message,
             "node 1 (relu): parent 0 (node 0 (input)) has dtype int64; relu takes float32 values");
   EXPECT_EQ(builder.graph().nodes.size(), 1U);
+}
+
+// Comparisons take parents of one dtype and make bool; logic ops take and make bool; where takes a
+// bool condition and two values of one dtype; a cast makes the dtype it declares, of any parent.
+TEST(CheckDtype, ComparisonsLogicWhereAndCast) {
+  CheckedGraphBuilder builder;
+  ASSERT_TRUE(builder.add(Node{.kind = OpKind::input, .shape = shape({2})}).has_value());
+  ASSERT_TRUE(
+      builder.add(Node{.id = 1, .kind = OpKind::input, .shape = shape({2}), .dtype = DType::int64})
+          .has_value());
+  const auto less = builder.add(OpKind::less, {1, 1}, {}, {}, "");
+  ASSERT_TRUE(less.has_value()) << less.error().message;
+  EXPECT_EQ(builder.graph().nodes[2].dtype, DType::boolean);
+  const auto mixed = builder.add(OpKind::equal, {0, 1}, {}, {}, "");
+  ASSERT_FALSE(mixed.has_value());
+  EXPECT_EQ(mixed.error().message,
+            "node 3 (equal): parent 1 (node 1 (input)) has dtype int64; equal takes values of "
+            "one dtype (parent 0 is float32)");
+  const auto both = builder.add(OpKind::and_, {2, 2}, {}, {}, "");
+  ASSERT_TRUE(both.has_value()) << both.error().message;
+  const auto not_bool = builder.add(OpKind::not_, {1}, {}, {}, "");
+  ASSERT_FALSE(not_bool.has_value());
+  EXPECT_EQ(not_bool.error().message,
+            "node 4 (not): parent 0 (node 1 (input)) has dtype int64; not takes bool values");
+  const auto picked = builder.add(OpKind::where, {2, 1, 1}, {}, {}, "");
+  ASSERT_TRUE(picked.has_value()) << picked.error().message;
+  EXPECT_EQ(builder.graph().nodes[4].dtype, DType::int64);
+  const auto float_condition = builder.add(OpKind::where, {0, 1, 1}, {}, {}, "");
+  ASSERT_FALSE(float_condition.has_value());
+  EXPECT_EQ(float_condition.error().message,
+            "node 5 (where): parent 0 (node 0 (input)) has dtype float32; where takes a bool "
+            "condition as parent 0");
+  const auto two_dtypes = builder.add(OpKind::where, {2, 0, 1}, {}, {}, "");
+  ASSERT_FALSE(two_dtypes.has_value());
+  EXPECT_EQ(two_dtypes.error().message,
+            "node 5 (where): parent 2 (node 1 (input)) has dtype int64; where takes values of "
+            "one dtype (parent 1 is float32)");
+  const auto cast = builder.add(OpKind::cast, {2}, {}, {}, "", DType::float32);
+  ASSERT_TRUE(cast.has_value()) << cast.error().message;
+  const auto cast_to_bool = builder.add(OpKind::cast, {1}, {}, {}, "", DType::boolean);
+  ASSERT_TRUE(cast_to_bool.has_value()) << cast_to_bool.error().message;
+  EXPECT_EQ(builder.graph().nodes[6].dtype, DType::boolean);
+}
+
+// Operands that do not broadcast are refused naming the parent and the axis.
+TEST(CheckShape, BroadcastOperandsMustBroadcast) {
+  const Expected<CheckedGraph> s =
+      check(one_op({shape({2, 3}), shape({4, 3})}, OpKind::equal, shape({2, 3})));
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().message,
+            "node 2 (equal): parent 1 [4,3] does not broadcast with the other parents: its "
+            "dimension 0 is 4 where another has 2 (each must be equal or 1)");
 }
 
 // argmax and argmin make int64 indices of a float32 parent; reshape and flatten keep their

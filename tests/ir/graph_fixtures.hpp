@@ -43,8 +43,10 @@ class GraphBuilder {
 
 // The common shape of a case: `input` nodes of the given shapes, then one `kind` node whose
 // parents are all of them. With no inputs, a lone [1] input comes first so the graph has its
-// input node and the op stands alone. The op node declares the dtype its kind makes of float32
-// (int64 for an `indices` kind).
+// input node and the op stands alone. The inputs are float32, except those the kind takes as bool
+// (every input of a `logical` kind, the condition of `select`); the op node declares the dtype
+// its kind makes of them (int64 for an `indices` kind, bool for a comparison; a cast casts to
+// int64).
 inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpParams params = {}) {
   GraphBuilder b;
   std::vector<NodeId> parents;
@@ -53,7 +55,16 @@ inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpPa
     parents.push_back(b.input(std::move(s)));
   b.add(kind, std::move(parents), std::move(declared), std::move(params));
   Graph g = std::move(b).build();
-  if (op_traits(kind).dtype_rule == DTypeRule::indices) g.nodes.back().dtype = DType::int64;
+  const DTypeRule rule = op_traits(kind).dtype_rule;
+  if (rule == DTypeRule::logical) {
+    for (Node& n : g.nodes)
+      n.dtype = DType::boolean;
+  }
+  if (rule == DTypeRule::select && g.nodes.size() > 1) g.nodes[0].dtype = DType::boolean;
+  if (rule == DTypeRule::comparison) g.nodes.back().dtype = DType::boolean;
+  if (rule == DTypeRule::indices || (rule == DTypeRule::declared && kind == OpKind::cast)) {
+    g.nodes.back().dtype = DType::int64;
+  }
   return g;
 }
 

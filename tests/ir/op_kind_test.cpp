@@ -44,9 +44,10 @@ TEST_P(OpKindRow, IsInEnumeratorOrderAndSpellingsRoundTrip) {
 TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
-  // Only concat (unbounded) and attention (q, k, v) take more than the two parents a node holds
-  // inline.
-  if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention) {
+  // Only concat (unbounded), attention (q, k, v) and where (condition, x, y) take more than the
+  // two parents a node holds inline.
+  if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
+      kind() != OpKind::where) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -121,6 +122,12 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::attention:
       EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
       break;
+    case ShapeRule::broadcast_operands:
+      // A fixed count of operands (2, or where's 3), so the kernel walks a known number.
+      EXPECT_EQ(a.min, a.max) << row().spelling;
+      EXPECT_GE(a.min, 2U) << row().spelling;
+      EXPECT_LE(a.max, 3U) << row().spelling;
+      break;
     case ShapeRule::concat:
       EXPECT_EQ(a, (Arity{2, kUnbounded})) << row().spelling;
       break;
@@ -178,16 +185,46 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
   for (const OpKindTraits& row : kOpKindTable) {
     if (row.origin == KindOrigin::nnplan) extensions.insert(row.spelling);
   }
-  EXPECT_EQ(extensions,
-            (std::set<std::string_view>{
-                "gelu",       "clamp",       "scale",          "slice",
-                "gather",     "log_softmax", "conv_transpose", "scaled_dot_product_attention",
-                "leaky_relu", "elu",         "softsign",       "floor",
-                "ceil",       "round",       "sign",           "tan",
-                "asin",       "acos",        "atan",           "sinh",
-                "cosh",       "asinh",       "acosh",          "atanh",
-                "reduce_max", "reduce_min",  "reduce_prod",    "argmax",
-                "argmin"}));
+  EXPECT_EQ(extensions, (std::set<std::string_view>{"gelu",
+                                                    "clamp",
+                                                    "scale",
+                                                    "slice",
+                                                    "gather",
+                                                    "log_softmax",
+                                                    "conv_transpose",
+                                                    "scaled_dot_product_attention",
+                                                    "leaky_relu",
+                                                    "elu",
+                                                    "softsign",
+                                                    "floor",
+                                                    "ceil",
+                                                    "round",
+                                                    "sign",
+                                                    "tan",
+                                                    "asin",
+                                                    "acos",
+                                                    "atan",
+                                                    "sinh",
+                                                    "cosh",
+                                                    "asinh",
+                                                    "acosh",
+                                                    "atanh",
+                                                    "reduce_max",
+                                                    "reduce_min",
+                                                    "reduce_prod",
+                                                    "argmax",
+                                                    "argmin",
+                                                    "equal",
+                                                    "less",
+                                                    "less_or_equal",
+                                                    "greater",
+                                                    "greater_or_equal",
+                                                    "and",
+                                                    "or",
+                                                    "xor",
+                                                    "not",
+                                                    "where",
+                                                    "cast"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -196,12 +233,24 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
   for (const OpKindTraits& row : kOpKindTable) {
     if (row.dtype_rule != DTypeRule::float32) other.emplace(row.spelling, row.dtype_rule);
   }
-  EXPECT_EQ(other, (std::map<std::string_view, DTypeRule>{{"input", DTypeRule::declared},
-                                                          {"const", DTypeRule::declared},
-                                                          {"reshape", DTypeRule::as_parent},
-                                                          {"flatten", DTypeRule::as_parent},
-                                                          {"argmax", DTypeRule::indices},
-                                                          {"argmin", DTypeRule::indices}}));
+  EXPECT_EQ(other,
+            (std::map<std::string_view, DTypeRule>{{"input", DTypeRule::declared},
+                                                   {"const", DTypeRule::declared},
+                                                   {"reshape", DTypeRule::as_parent},
+                                                   {"flatten", DTypeRule::as_parent},
+                                                   {"argmax", DTypeRule::indices},
+                                                   {"argmin", DTypeRule::indices},
+                                                   {"equal", DTypeRule::comparison},
+                                                   {"less", DTypeRule::comparison},
+                                                   {"less_or_equal", DTypeRule::comparison},
+                                                   {"greater", DTypeRule::comparison},
+                                                   {"greater_or_equal", DTypeRule::comparison},
+                                                   {"and", DTypeRule::logical},
+                                                   {"or", DTypeRule::logical},
+                                                   {"xor", DTypeRule::logical},
+                                                   {"not", DTypeRule::logical},
+                                                   {"where", DTypeRule::select},
+                                                   {"cast", DTypeRule::declared}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -114,7 +114,18 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(reduce_min)                         \
   X(reduce_prod)                        \
   X(argmax)                             \
-  X(argmin)
+  X(argmin)                             \
+  X(equal)                              \
+  X(less)                               \
+  X(less_or_equal)                      \
+  X(greater)                            \
+  X(greater_or_equal)                   \
+  X(and_)                               \
+  X(or_)                                \
+  X(xor_)                               \
+  X(not_)                               \
+  X(where)                              \
+  X(cast)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -122,8 +133,13 @@ enum class BackendOp : std::uint8_t {
       NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_ENUMERATOR)
 #undef NNPLAN_BACKEND_OP_ENUMERATOR
 };
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::argmin>({
-#define NNPLAN_BACKEND_OP_SPELLING(op) #op,
+// An op's spelling is its token, less the trailing underscore of the tokens C++ reserves (`and_`
+// is spelled `and`).
+consteval std::string_view backend_op_spelling(std::string_view token) {
+  return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
+}
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::cast>({
+#define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
 #undef NNPLAN_BACKEND_OP_SPELLING
@@ -179,11 +195,30 @@ inline constexpr auto kVjpModeNames =
   return static_cast<std::size_t>(op) >= static_cast<std::size_t>(kFirstExtensionOp);
 }
 
-// False for the ops with no derivative to carry (SPEC §6): the two random sources, and argmax
-// and argmin (their int64 indices).
+// False for the ops with no derivative to carry (SPEC §6): the two random sources, argmax and
+// argmin (their int64 indices), the comparisons and logic ops (their bool values), and cast
+// (between float32, int64 and bool: what crosses an integer or bool value carries no gradient).
 [[nodiscard]] constexpr bool requires_vjp(BackendOp op) {
-  return op != BackendOp::rand_uniform && op != BackendOp::bernoulli_mask &&
-         op != BackendOp::argmax && op != BackendOp::argmin;
+  using enum BackendOp;
+  switch (op) {
+    case rand_uniform:
+    case bernoulli_mask:
+    case argmax:
+    case argmin:
+    case equal:
+    case less:
+    case less_or_equal:
+    case greater:
+    case greater_or_equal:
+    case and_:
+    case or_:
+    case xor_:
+    case not_:
+    case cast:
+      return false;
+    default:
+      return true;
+  }
 }
 
 }  // namespace nnplan::backend

@@ -21,10 +21,13 @@ namespace nnplan::ir {
 
 // How a kind's output dtype follows from its parents' (SPEC §6; ir/check.cpp's dtype rule).
 enum class DTypeRule : std::uint8_t {
-  declared,   // the node's own declaration (input, const)
-  as_parent,  // parent 0's dtype, whatever it is (reshape, flatten)
-  float32,    // float32 parents make float32
-  indices,    // float32 parents make int64 indices (argmax, argmin)
+  declared,    // the node's own declaration (input, const; cast, whose parent may be any dtype)
+  as_parent,   // parent 0's dtype, whatever it is (reshape, flatten)
+  float32,     // float32 parents make float32
+  indices,     // float32 parents make int64 indices (argmax, argmin)
+  comparison,  // parents of one dtype, any, make bool (equal, less, ...)
+  logical,     // bool parents make bool (and, or, xor, not)
+  select,      // a bool condition and two values of one dtype make that dtype (where)
 };
 
 // The shape-inference families: each infers a node's output shape from its parents, parameters
@@ -56,6 +59,7 @@ enum class ShapeRule : std::uint8_t {
   slice,               // `axis` cut to start:end:step
   gather,              // the declared shape: `axis` replaced by the indices' shape
   attention,           // q (..., L, E), k (..., S, E), v (..., S, Ev) to (..., L, Ev)
+  broadcast_operands,  // every parent's shape broadcast together as numpy does (equal, where)
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another

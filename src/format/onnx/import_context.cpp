@@ -4,6 +4,7 @@
 
 #include "constant_folding.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/ir/op_table.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -247,6 +248,27 @@ NodeId ImportContext::tensor(std::string_view name, std::optional<NodeId> node) 
          " is not produced by any earlier node, graph input or initializer");
   }
   if (!c->node) {
+    if (c->dtype == onnx::TensorProto_DataType_INT64 ||
+        c->dtype == onnx::TensorProto_DataType_BOOL) {
+      // An int64 or bool constant is a const node of that dtype.
+      if (c->external) {
+        unsupported("tensor " + quoted_name(c->source) + " of " + dtype_name(c->dtype) +
+                    " keeps its values in an external file; nnplan reads only float32 tensors "
+                    "from external data: store it in the model");
+      }
+      const bool is_bool = c->dtype == onnx::TensorProto_DataType_BOOL;
+      const NodeId id =
+          add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}}, Shape{c->dims},
+              c->source, is_bool ? ir::DType::boolean : ir::DType::int64);
+      if (is_bool) {
+        const std::vector<std::uint8_t> bytes(c->ints.begin(), c->ints.end());
+        set_payload(id, "value", ir::WeightTensor::of_bools(Shape{c->dims}, bytes));
+      } else {
+        set_payload(id, "value", ir::WeightTensor::of_ints(Shape{c->dims}, c->ints));
+      }
+      c->node = id;
+      return id;
+    }
     require_float(*c);
     const NodeId id = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}},
                           Shape{c->dims}, c->source);
@@ -371,20 +393,25 @@ std::optional<PendingPad> ImportContext::pad_of(std::string_view name) const {
 // ---- node emission ----
 
 NodeId ImportContext::add(OpKind kind, const ir::Parents& parents, ir::OpParams params,
-                          const Shape& declared, std::string_view source) {
-  Expected<NodeId> id = graph_.add(kind, parents, std::move(params), declared,
-                                   source.empty() && node_ != nullptr ? node_name() : source);
+                          const Shape& declared, std::string_view source,
+                          std::optional<ir::DType> dtype) {
+  Expected<NodeId> id =
+      graph_.add(kind, parents, std::move(params), declared,
+                 source.empty() && node_ != nullptr ? node_name() : source, dtype);
   if (!id) {
     // A valid model whose int64 (or bool) value reaches an op nnplan runs on float32 only: a
     // limit of nnplan's, not a fault of the model.
+    const ir::DTypeRule rule = ir::op_traits(kind).dtype_rule;
+    const bool float_only = rule == ir::DTypeRule::float32 || rule == ir::DTypeRule::indices;
     for (const ir::NodeId p : parents) {
       if (p >= graph_.graph().nodes.size()) continue;
       const ir::Node& parent = graph_.graph().nodes[p];
-      if (parent.dtype != ir::DType::float32 && kind != OpKind::reshape) {
+      if (parent.dtype != ir::DType::float32 && float_only) {
         unsupported("its input (" + std::string(ir::to_string(parent.kind)) + " node '" +
                     parent.source_name + "') has dtype " +
                     std::string(ir::to_string(parent.dtype)) + "; nnplan runs " +
-                    std::string(ir::to_string(kind)) + " on float32 values only");
+                    (node_ != nullptr ? capped_name(op_type()) : std::string(ir::to_string(kind))) +
+                    " on float32 values only");
       }
     }
     fail("cannot be represented: " + id.error().message);

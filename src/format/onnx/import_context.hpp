@@ -245,8 +245,11 @@ class ImportContext {
   }
 
   // ---- node emission ----
+  // `dtype` declares the node's dtype (a const's, a cast's); without it the node makes the dtype
+  // its kind's rule infers.
   ir::NodeId add(ir::OpKind kind, const ir::Parents& parents, ir::OpParams params = {},
-                 const ir::Shape& declared = {}, std::string_view source = {});
+                 const ir::Shape& declared = {}, std::string_view source = {},
+                 std::optional<ir::DType> dtype = std::nullopt);
   void set_payload(ir::NodeId id, const std::string& slot, ir::WeightTensor tensor) {
     if (options_.keep_payloads) payloads_.tensors[{id, slot}] = std::move(tensor);
   }

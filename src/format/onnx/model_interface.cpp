@@ -39,7 +39,8 @@ void ImportContext::read_interface() {
   }
   if (!found) fail_model("model imports no opset of the default ONNX domain");
   if (opset_ > kMaxModelOpset || opset_ < 1) {
-    fail_model("opset " + str(opset_) + " of the default ONNX domain is not supported; supported: 1.." +
+    fail_model("opset " + str(opset_) +
+                   " of the default ONNX domain is not supported; supported: 1.." +
                    str(kMaxModelOpset),
                opset_ < 1 ? ErrorKind::invalid_input : ErrorKind::unsupported);
   }
@@ -99,13 +100,18 @@ void ImportContext::read_inputs() {
     }
     graph_inputs_.insert(in.name());
     std::string rejected;
+    ir::DType dtype = ir::DType::float32;
     if (!in.type().has_tensor_type()) {
       rejected = "input " + quoted_name(in.name()) +
-                 " is not a tensor; only float32 tensors are supported";
+                 " is not a tensor; only float32, int64 and bool tensors are supported";
     } else if (const int t = in.type().tensor_type().elem_type();
-               t != onnx::TensorProto_DataType_FLOAT) {
+               t == onnx::TensorProto_DataType_INT64) {
+      dtype = ir::DType::int64;
+    } else if (t == onnx::TensorProto_DataType_BOOL) {
+      dtype = ir::DType::boolean;
+    } else if (t != onnx::TensorProto_DataType_FLOAT) {
       rejected = "input " + quoted_name(in.name()) + " has data type " + dtype_name(t) +
-                 "; only float32 tensors are supported";
+                 "; only float32, int64 and bool tensors are supported";
     }
     if (!rejected.empty()) {
       // Reported when consumed (tensor()), or at the end if never consumed.
@@ -169,7 +175,7 @@ void ImportContext::read_inputs() {
         }
       }
     }
-    values_[in.name()] = add(OpKind::input, {}, {}, shape, in.name());
+    values_[in.name()] = add(OpKind::input, {}, {}, shape, in.name(), dtype);
   }
   if (graph_.graph().nodes.empty()) {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());

@@ -44,6 +44,16 @@ void import_variadic_as(ImportContext& cx) {
   import_variadic(cx, kind);
 }
 
+// operators/comparison.cpp: one node of `kind` (broadcast_operands) over all its inputs, of any
+// dtype its kind takes: the comparisons, And, Or, Xor, and Where past its softmax pattern.
+void import_broadcasting(ImportContext& cx, ir::OpKind kind);
+template <ir::OpKind kind>
+void import_broadcasting_as(ImportContext& cx) {
+  import_broadcasting(cx, kind);
+}
+
+void import_trilu(ImportContext& cx);  // operators/trilu.cpp: a where under a constant mask
+
 void import_mat_mul(ImportContext& cx);              // operators/matmul.cpp
 void import_gemm(ImportContext& cx);                 // operators/gemm.cpp
 void import_conv(ImportContext& cx);                 // operators/conv.cpp

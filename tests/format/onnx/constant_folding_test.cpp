@@ -649,11 +649,11 @@ TEST(ConstantFolding, NodesThatConsumeNoFoldedConstantHaveNoProvenance) {
 // ---- what does not fold ----
 
 TEST(ConstantFolding, AFoldOnlyOperatorOverATensorIsUnsupported) {
-  // Equal of a non-constant float tensor: Equal imports only as a fold.
+  // Range over a non-constant float tensor: Range imports only as a fold.
   Model m = with_input();
-  m.node("Equal", {"x", "x"}, {"y"}, "equal");
+  m.node("Range", {"x", "x", "x"}, {"y"}, "range");
   m.output("y");
-  EXPECT_EQ(unsupported_of(m), "node 0 'equal' (Equal): operator Equal is not supported");
+  EXPECT_EQ(unsupported_of(m), "node 0 'range' (Range): operator Range is not supported");
 }
 
 TEST(ConstantFolding, AnOperatorThatAlsoImportsIsImportedOverATensor) {
@@ -670,13 +670,25 @@ TEST(ConstantFolding, AnOperatorThatAlsoImportsIsImportedOverATensor) {
 
 TEST(ConstantFolding, ShapeOfARejectedInputGivesItsReason) {
   Model m = with_input();
-  m.input("ids", {2, 5}, kI64);
+  m.input("ids", {2, 5}, onnx::TensorProto_DataType_UINT8);
   m.node("Shape", {"ids"}, {"s"}, "shape");
   m.output("s");
   // Listed as the node that consumes it, like any rejected graph input.
   EXPECT_EQ(unsupported_of(m),
-            "node 0 'shape' (Shape): input 'ids' has data type int64; only float32 tensors are "
-            "supported");
+            "node 0 'shape' (Shape): input 'ids' has data type uint8; only float32, int64 and "
+            "bool tensors are supported");
+}
+
+// The shape of an int64 input folds like any other: a graph output of it is an int64 const.
+TEST(ConstantFolding, ShapeOfAnInt64InputIsAnInt64Constant) {
+  Model m = with_input();
+  m.input("ids", {2, 5}, kI64);
+  m.node("Shape", {"ids"}, {"s"}, "shape");
+  m.output("s");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,3,4] 'x'", "1 input -> [2,5] 'ids'", "2 const -> [2] 'shape'"}));
+  EXPECT_EQ(r.graph().nodes[2].dtype, ir::DType::int64);
 }
 
 TEST(ConstantFolding, AnInputOfAnotherDataTypeIsNamed) {
@@ -699,10 +711,10 @@ TEST(ConstantFolding, AnInputOfAnotherDataTypeIsNamed) {
   d->set_data_type(onnx::TensorProto_DataType_DOUBLE);
   d->add_dims(1);
   d->add_double_data(1.0);
-  eq.node("Equal", {"d", "d"}, {"e"}, "equal");
+  eq.node("Range", {"d", "d", "d"}, {"e"}, "range");
   eq.output("e");
   EXPECT_EQ(unsupported_of(eq),
-            "node 0 'equal' (Equal): input 'd' has data type float64; constant folding reads "
+            "node 0 'range' (Range): input 'd' has data type float64; constant folding reads "
             "float32, int64, int32 and bool tensors");
 }
 

@@ -60,19 +60,36 @@ TEST(OnnxImport, CastToTheValuesOwnTypeIsRemoved) {
   EXPECT_EQ(lines(ok(old).graph()), (Lines{"0 input -> [2] 'x'"}));
 }
 
-TEST(OnnxImport, CastToAnotherTypeIsRefusedNamingBoth) {
-  Model m(13);
-  m.input("x", {2}).output("y");
-  attr_i(m.node("Cast", {"x"}, {"y"}, "cast"), "to", onnx::TensorProto_DataType_INT64);
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 'cast' (Cast): a cast of a float32 value computed at run time to int64 is not "
-            "supported; supported: a cast to float32 (the value itself)");
+// A cast between float32, int64 and bool is a cast node declaring the target dtype.
+TEST(OnnxImport, CastBetweenFloatInt64AndBoolIsACastNode) {
+  for (const auto& [to, dtype] : std::vector<std::pair<int, ir::DType>>{
+           {onnx::TensorProto_DataType_INT64, ir::DType::int64},
+           {onnx::TensorProto_DataType_BOOL, ir::DType::boolean}}) {
+    Model m(13);
+    m.input("x", {2}).output("y");
+    attr_i(m.node("Cast", {"x"}, {"y"}, "cast"), "to", to);
+    const ImportedModel r = ok(m);
+    EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2] 'x'", "1 cast [0] -> [2] 'cast'"}));
+    EXPECT_EQ(r.graph().nodes[1].dtype, dtype);
+  }
+  Model back(13);
+  back.input("b", {2}, onnx::TensorProto_DataType_BOOL).output("y");
+  attr_i(back.node("Cast", {"b"}, {"y"}, "cast"), "to", onnx::TensorProto_DataType_FLOAT);
+  EXPECT_EQ(ok(back).graph().nodes[1].dtype, ir::DType::float32);
+  // CastLike takes the target from its second input, a constant or a value.
   Model like(15);
   like.input("x", {2}).output("y").init_i64("i", {1});
   like.node("CastLike", {"x", "i"}, {"y"}, "castlike");
-  EXPECT_EQ(unsupported_of(like),
-            "node 0 'castlike' (CastLike): a cast of a float32 value computed at run time to int64 "
-            "is not supported; supported: a cast to float32 (the value itself)");
+  EXPECT_EQ(ok(like).graph().nodes[1].dtype, ir::DType::int64);
+}
+
+TEST(OnnxImport, CastToAnotherTypeIsRefusedNamingBoth) {
+  Model m(13);
+  m.input("x", {2}).output("y");
+  attr_i(m.node("Cast", {"x"}, {"y"}, "cast"), "to", onnx::TensorProto_DataType_DOUBLE);
+  EXPECT_EQ(unsupported_of(m),
+            "node 0 'cast' (Cast): a cast of a float32 value computed at run time to float64 is "
+            "not supported; supported: a cast to float32, int64 or bool");
   Model unnamed(1);
   unnamed.input("x", {2}).output("y");
   attr_s(unnamed.node("Cast", {"x"}, {"y"}, "cast"), "to", "REAL");

@@ -31,21 +31,16 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, OnnxNonFloatInput,
     ::testing::Values(
         NonFloatInputCase{"ConsumedAsTensor",
-                          [](Model& m) {
-                            m.node("Add", {"x", "i"}, {"y"}, "add");
-                          },
-                          "node 0 'add' (Add): input 'i' has data type int64; only float32 "
-                          "tensors are supported"},
+                          [](Model& m) { m.node("Relu", {"i"}, {"y"}, "relu"); },
+                          "node 0 'relu' (Relu): its input (input node 'i') has dtype int64; "
+                          "nnplan runs Relu on float32 values only"},
         NonFloatInputCase{"AliasedThenConsumed",
                           [](Model& m) {
                             m.node("Identity", {"i"}, {"j"}, "id");
-                            m.node("Add", {"x", "j"}, {"y"}, "add");
+                            m.node("Relu", {"j"}, {"y"}, "relu");
                           },
-                          "node 0 'id' (Identity): input 'i' has data type int64; only float32 "
-                          "tensors are supported"},
-        NonFloatInputCase{"NeverConsumed", [](Model& m) { m.node("Relu", {"x"}, {"y"}, "r"); },
-                          "m.onnx: input 'i' has data type int64; only float32 tensors are "
-                          "supported"},
+                          "node 1 'relu' (Relu): its input (input node 'i') has dtype int64; "
+                          "nnplan runs Relu on float32 values only"},
         NonFloatInputCase{"ReduceSumAxes",
                           [](Model& m) {
                             m.node("ReduceSum", {"x", "i"}, {"y"}, "sum");
@@ -60,20 +55,29 @@ INSTANTIATE_TEST_SUITE_P(
                           "not a constant (an initializer or a Constant output); it must be one"}),
     [](const auto& info) { return info.param.name; });
 
-TEST(OnnxImport, NonFloatInputAsGraphOutput) {
+// int64 and bool graph inputs are input nodes of their dtype; one may be a graph output itself.
+TEST(OnnxImport, Int64AndBoolInputsAreValuesOfTheirDtype) {
   Model m(13);
-  m.input("x", {2, 3}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("i");
+  m.input("x", {2, 3})
+      .input("i", {2}, onnx::TensorProto_DataType_INT64)
+      .input("b", {3}, onnx::TensorProto_DataType_BOOL)
+      .output("i")
+      .output("b");
   m.node("Relu", {"x"}, {"y"}, "r");
-  EXPECT_EQ(unsupported_of(m),
-            "m.onnx: input 'i' has data type int64; only float32 tensors are supported");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(r.graph().nodes[1].dtype, ir::DType::int64);
+  EXPECT_EQ(r.graph().nodes[2].dtype, ir::DType::boolean);
+  EXPECT_EQ(r.graph().output_ids, (std::vector<ir::NodeId>{1, 2}));
 }
 
-TEST(OnnxImport, OnlyNonFloatInputs) {
+// An int64 value reaching an op nnplan runs on float32 only is unsupported, naming the value.
+TEST(OnnxImport, AnInt64InputIntoAFloatOpIsUnsupported) {
   Model m(13);
   m.input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
   m.node("Relu", {"i"}, {"y"}, "r");
   EXPECT_EQ(unsupported_of(m),
-            "m.onnx: input 'i' has data type int64; only float32 tensors are supported");
+            "node 0 'r' (Relu): its input (input node 'i') has dtype int64; nnplan runs Relu on "
+            "float32 values only");
 }
 
 TEST(OnnxImport, DynamicDimensionAndTheFix) {

@@ -244,18 +244,17 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   m.node("Det", {"x"}, {"y"}, "det1");
   EXPECT_EQ(unsupported_of(m), "node 0 'det1' (Det): operator Det is not supported");
   EXPECT_EQ(unsupported_error(m).notes.back(),
-            "supported operators: Abs, Acos, Acosh, Add, ArgMax, ArgMin, Asin, Asinh, Atan, Atanh, "
-            "AveragePool, "
-            "BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, Conv, "
-            "ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Erf, Exp, Expand, "
-            "Flatten, Floor, Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, HardSigmoid, "
-            "HardSwish, Identity, InstanceNormalization, LayerNormalization, LeakyRelu, Log, "
-            "LogSoftmax, MatMul, Max, "
-            "MaxPool, Mean, Min, Mul, Neg, PRelu, Pad, Pow, Reciprocal, ReduceL1, ReduceL2, "
-            "ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, ReduceProd, "
-            "ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Sigmoid, Sign, Sin, "
-            "Sinh, Slice, Softmax, Softplus, Softsign, SpaceToDepth, Split, Sqrt, Squeeze, Sub, "
-            "Sum, Tan, Tanh, Transpose, Unsqueeze, Upsample, Where");
+            "supported operators: Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, "
+            "Atanh, AveragePool, BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, "
+            "Conv, ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
+            "Expand, Flatten, Floor, Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, "
+            "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, InstanceNormalization, "
+            "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
+            "MaxPool, Mean, Min, Mul, Neg, Not, Or, PRelu, Pad, Pow, Reciprocal, ReduceL1, "
+            "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
+            "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Sigmoid, "
+            "Sign, Sin, Sinh, Slice, Softmax, Softplus, Softsign, SpaceToDepth, Split, Sqrt, "
+            "Squeeze, Sub, Sum, Tan, Tanh, Transpose, Trilu, Unsqueeze, Upsample, Where, Xor");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

@@ -145,7 +145,7 @@ TEST(OnnxImport, ArgMaxAndArgMinMakeInt64Indices) {
   added.node("ArgMax", {"x"}, {"a"}, "am");
   added.node("Relu", {"a"}, {"y"}, "relu");
   EXPECT_EQ(unsupported_of(added),
-            "node 1 'relu' (Relu): its input (reshape node 'am') has dtype int64; nnplan runs relu "
+            "node 1 'relu' (Relu): its input (reshape node 'am') has dtype int64; nnplan runs Relu "
             "on float32 values only");
   Model last(13);
   last.input("x", {2, 3}).output("a");

@@ -14,7 +14,8 @@ TEST(OnnxImport, DtypeRejectionsNameTheTensor) {
   Model in;
   in.input("x", {2}, onnx::TensorProto_DataType_UINT8).output("x");
   EXPECT_EQ(unsupported_of(in),
-            "m.onnx: input 'x' has data type uint8; only float32 tensors are supported");
+            "m.onnx: input 'x' has data type uint8; only float32, int64 and bool tensors are "
+            "supported");
   Model init;
   init.input("x", {2}).output("y");
   auto* t = init.g().add_initializer();

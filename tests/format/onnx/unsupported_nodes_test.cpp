@@ -112,8 +112,8 @@ TEST(OnnxUnsupportedNodes, DataTypesAndAttributeValuesAreListedWithTheRest) {
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 4u) << render(e);
   EXPECT_EQ(e.notes[0],
-            "node 0 'add_int' (Add): input 'i' has data type int64; only float32 tensors are "
-            "supported");
+            "node 0 'add_int' (Add): its input (input node 'i') has dtype int64; nnplan runs Add "
+            "on float32 values only");
   EXPECT_EQ(e.notes[1],
             "node 1 'fc' (Gemm): attribute transA = 2 is not supported; supported: 0, 1");
 }
@@ -129,11 +129,12 @@ TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {
 
 TEST(OnnxUnsupportedNodes, AnUnconsumedInputOfAnotherTypeIsListedToo) {
   Model m;
-  m.input("x", {2}).input("i", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  m.input("x", {2}).input("i", {2}, onnx::TensorProto_DataType_UINT8).output("y");
   m.node("Det", {"x"}, {"y"}, "det");
   const Error e = unsupported_error(m);
   ASSERT_EQ(e.notes.size(), 4u) << render(e);
-  EXPECT_EQ(e.notes[1], "input 'i' has data type int64; only float32 tensors are supported");
+  EXPECT_EQ(e.notes[1],
+            "input 'i' has data type uint8; only float32, int64 and bool tensors are supported");
 }
 
 TEST(OnnxUnsupportedNodes, AMalformedNodeAfterAnUnsupportedOneStopsAtOnce) {

@@ -1,6 +1,6 @@
 // Where with a constant -inf mask feeding a last-axis Softmax (onnx/operators/where.cpp): one
-// hard_masked_softmax node with the mask's polarity and shape, the Softmax absorbed; the near
-// misses each unsupported with the reason.
+// hard_masked_softmax node with the mask's polarity and shape, the Softmax absorbed; every near
+// miss, and every other Where, one `where` node over its broadcast operands.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -83,48 +83,60 @@ TEST(OnnxWhere, MaskBroadcastsOverTheLastAxisWhenItSpansIt) {
   EXPECT_EQ(p.allowed, std::vector<bool>(9, true));
 }
 
-std::string why(const Model& m) {
-  const std::string msg = unsupported_of(m);
-  const std::string lead = "(hard_masked_softmax); ";
-  const auto at = msg.find(lead);
-  return at == std::string::npos ? msg : msg.substr(at + lead.size());
+// The kinds of the imported graph's nodes, in order.
+std::vector<OpKind> kinds(const Model& m) {
+  std::vector<OpKind> out;
+  const ImportedModel r = ok(m);
+  for (const ir::Node& n : r.graph().nodes)
+    out.push_back(n.kind);
+  return out;
 }
 
-TEST(OnnxWhere, AMaskPastTheFoldingCapIsRefused) {
-  // A [2,1,1,2] condition against scores [2,4096,4096,2] spans 2^25 mask entries.
+// Past the pattern, Where is one `where` node whose operands broadcast in the kernel: no mask of
+// the scores' size is ever tabulated.
+TEST(OnnxWhere, AMaskThatWouldPassTheFoldingCapIsAWhereNode) {
+  // A [2,1,1,2] condition against scores [2,4096,4096,2] would span 2^25 mask entries.
   Model m;
   m.input("s", {2, 4096, 4096, 2}).output("y");
   bool_init(m, "mask", {2, 1, 1, 2}, {false, true, true, false});
   m.init("ninf", {}, {-kInf});
   m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
   attr_i(m.node("Softmax", {"w"}, {"y"}, "sm"), "axis", -1);
-  EXPECT_THAT(unsupported_of(m), ::testing::HasSubstr("the mask [2,4096,4096,2] would hold more "
-                                                      "than 16777216 entries"));
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,4096,4096,2] 's'", "1 const -> [2,1,1,2] 'mask'",
+                   "2 const -> [] 'ninf'", "3 where [1,2,0] -> [2,4096,4096,2] 'where'",
+                   "4 softmax(axis=3) [3] -> [2,4096,4096,2] 'sm'"}));
 }
 
-TEST(OnnxWhere, NearMissesAreUnsupportedWithTheReason) {
+// Each near miss of the pattern is a `where` node and, where there is one, a softmax of its own:
+// the same values, computed in two steps.
+TEST(OnnxWhere, NearMissesAreAWhereNode) {
+  const std::vector<OpKind> where_then_softmax{OpKind::input, OpKind::const_, OpKind::const_,
+                                               OpKind::where, OpKind::softmax};
   {
-    Model m = causal();
+    Model m = causal();  // a softmax over another axis
     m.g().mutable_node(1)->mutable_attribute(0)->set_i(2);
-    EXPECT_EQ(why(m), "the Softmax is over axis 2, not the last axis of [1,2,3,3]");
+    EXPECT_EQ(kinds(m), where_then_softmax);
   }
   {
-    Model m = causal({3, 3}, -1e9F);
-    EXPECT_EQ(why(m), "neither branch is a constant -inf");
+    Model m = causal({3, 3}, -1e9F);  // a finite blocking value
+    EXPECT_EQ(kinds(m), where_then_softmax);
   }
   {
-    Model m = causal();
+    Model m = causal();  // the masked scores are a graph output too
     m.output("w");
-    EXPECT_EQ(why(m), "its output 'w' has 1 consumers and is a graph output");
+    EXPECT_EQ(kinds(m), where_then_softmax);
+    EXPECT_EQ(ok(m).graph().output_ids, (std::vector<ir::NodeId>{4, 3}));
   }
   {
-    Model m = causal();
+    Model m = causal();  // no softmax after it
     m.g().mutable_node(1)->set_op_type("Relu");
     m.g().mutable_node(1)->clear_attribute();
-    EXPECT_EQ(why(m), "its output feeds Relu, not a Softmax");
+    EXPECT_EQ(kinds(m), (std::vector<OpKind>{OpKind::input, OpKind::const_, OpKind::const_,
+                                             OpKind::where, OpKind::relu}));
   }
   {
-    Model m;  // the first row blocked everywhere: NaN in ONNX
+    Model m;  // the first row blocked everywhere: NaN in ONNX, and in the where + softmax
     m.input("s", {3, 3}).output("y");
     std::vector<bool> v = upper(3);
     v[0] = true;
@@ -132,9 +144,7 @@ TEST(OnnxWhere, NearMissesAreUnsupportedWithTheReason) {
     m.init("ninf", {}, {-kInf});
     m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
     m.node("Softmax", {"w"}, {"y"}, "sm");
-    EXPECT_EQ(why(m),
-              "row 0 of the mask blocks every position, where ONNX gives NaN and "
-              "hard_masked_softmax zeros");
+    EXPECT_EQ(kinds(m), where_then_softmax);
   }
   {
     Model m;  // a condition computed at run time
@@ -142,17 +152,41 @@ TEST(OnnxWhere, NearMissesAreUnsupportedWithTheReason) {
     m.init("ninf", {}, {-kInf});
     m.node("Where", {"c", "ninf", "s"}, {"w"}, "where");
     m.node("Softmax", {"w"}, {"y"}, "sm");
-    EXPECT_EQ(why(m), "the condition 'c' is not a constant");
+    EXPECT_EQ(lines(ok(m).graph()),
+              (Lines{"0 input -> [3,3] 's'", "1 input -> [3,3] 'c'", "2 const -> [] 'ninf'",
+                     "3 where [1,2,0] -> [3,3] 'where'", "4 softmax(axis=1) [3] -> [3,3] 'sm'"}));
   }
   {
-    Model m;  // a mask larger than the scores
+    Model m;  // a mask larger than the scores: the result takes the broadcast shape
     m.input("s", {3}).output("y");
     bool_init(m, "mask", {2, 3}, {false, false, false, false, false, false});
     m.init("ninf", {}, {-kInf});
     m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
     m.node("Softmax", {"w"}, {"y"}, "sm");
-    EXPECT_EQ(why(m),
-              "the condition [2,3] or the -inf [] broadcasts the scores [3] to a larger shape");
+    EXPECT_EQ(lines(ok(m).graph()),
+              (Lines{"0 input -> [3] 's'", "1 const -> [2,3] 'mask'", "2 const -> [] 'ninf'",
+                     "3 where [1,2,0] -> [2,3] 'where'", "4 softmax(axis=1) [3] -> [2,3] 'sm'"}));
+  }
+}
+
+// The condition is bool; values of two dtypes, or operands that do not broadcast, are invalid.
+TEST(OnnxWhere, ItsOperandsAreChecked) {
+  {
+    Model m;
+    m.input("c", {2}, onnx::TensorProto_DataType_BOOL)
+        .input("x", {2})
+        .input("i", {2}, onnx::TensorProto_DataType_INT64)
+        .output("y");
+    m.node("Where", {"c", "x", "i"}, {"y"}, "where");
+    EXPECT_THAT(error_of(m),
+                ::testing::HasSubstr("parent 2 (node 2 (input 'i')) has dtype int64; where takes "
+                                     "values of one dtype (parent 1 is float32)"));
+  }
+  {
+    Model m;
+    m.input("c", {2}, onnx::TensorProto_DataType_BOOL).input("x", {3}).output("y");
+    m.node("Where", {"c", "x", "x"}, {"y"}, "where");
+    EXPECT_THAT(error_of(m), ::testing::HasSubstr("shapes [2] and [3] do not broadcast"));
   }
 }
 

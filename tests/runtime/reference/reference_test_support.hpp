@@ -45,10 +45,7 @@ inline const HandlerDefinition& handler_for(std::span<const ReferenceHandler> ta
 // The reference handler for `op`, from whichever family table holds it; fails the test when none
 // does.
 inline const HandlerDefinition& handler(backend::BackendOp op) {
-  for (std::span<const ReferenceHandler> table :
-       {elementwise_handlers(), linear_algebra_handlers(), convolution_handlers(),
-        pooling_handlers(), normalization_handlers(), softmax_handlers(), attention_handlers(),
-        reduction_handlers(), data_movement_handlers()}) {
+  for (std::span<const ReferenceHandler> table : handler_tables()) {
     for (const ReferenceHandler& row : table) {
       if (row.op == op) return row.handler;
     }

@@ -148,9 +148,8 @@ bool import_attention(ImportContext& cx) {
   std::iota(perm.begin(), perm.end(), 0U);
   std::swap(perm[r - 1], perm[r - 2]);
   const NodeId k = cx.add(OpKind::permute, {*kt}, ir::PermuteParams{.perm = perm});
-  const NodeId id =
-      cx.add(OpKind::scaled_dot_product_attention, {*q, k, *v},
-             ir::AttentionParams{.causal = causal, .scale = scale.value_or(1.0F)});
+  const NodeId id = cx.add(OpKind::scaled_dot_product_attention, {*q, k, *v},
+                           ir::AttentionParams{.causal = causal, .scale = scale.value_or(1.0F)});
   for (std::size_t i = 0; i + 1 < absorbed.size(); ++i)
     cx.absorb(absorbed[i]);
   cx.absorb(absorbed.back(), result, id);

@@ -51,9 +51,9 @@ void import_batch_normalization(ImportContext& cx) {
   }
   const float eps = cx.attr_float("epsilon", 1e-5f);
   if (!std::isfinite(eps) || eps < 0) cx.fail_attr("epsilon", str(eps), "finite, >= 0");
-  const NodeId id = cx.add(OpKind::batch_norm_eval, {x},
-                           ir::ChannelAxisParams{.channel_axis = 1,
-                                                 .channels = static_cast<std::uint32_t>(c)});
+  const NodeId id =
+      cx.add(OpKind::batch_norm_eval, {x},
+             ir::ChannelAxisParams{.channel_axis = 1, .channels = static_cast<std::uint32_t>(c)});
   for (std::size_t i = 0; i < 4; ++i)
     cx.set_payload(id, std::string(kRoles[i]), std::move(p[i]));
   cx.set_attribute(id, "epsilon", static_cast<double>(eps));

@@ -46,8 +46,8 @@ void convolution(ImportContext& cx, bool transposed) {
   ConstPtr w = cx.float_constant(weight_name, "weight");
   const std::string weight_text = "weight " + quoted_name(weight_name) + " " + list_string(w->dims);
   if (w->dims.size() != r + 2) {
-    cx.fail(weight_text + " does not have rank " + str(static_cast<std::uint64_t>(r + 2)) +
-            " (" + (transposed ? "C,M/group" : "M,C/group") + ", then one kernel size per " +
+    cx.fail(weight_text + " does not have rank " + str(static_cast<std::uint64_t>(r + 2)) + " (" +
+            (transposed ? "C,M/group" : "M,C/group") + ", then one kernel size per " +
             "spatial axis of input " + to_string(xs) + ")");
   }
   for (const Dim d : w->dims) {
@@ -64,8 +64,9 @@ void convolution(ImportContext& cx, bool transposed) {
             " input channels, input " + to_string(xs) + " has " + str(in_c));
   }
   if (in_c > kMaxU32 || out_c > kMaxU32) {
-    cx.fail("input " + to_string(xs) + " with " + weight_text + " has " + str(in_c) + " input and " +
-            str(out_c) + " output channels; the limit is " + str(kMaxU32) + " each");
+    cx.fail("input " + to_string(xs) + " with " + weight_text + " has " + str(in_c) +
+            " input and " + str(out_c) + " output channels; the limit is " + str(kMaxU32) +
+            " each");
   }
   if (in_c % groups != 0 || out_c % groups != 0) {
     cx.fail("attribute group = " + str(group) + " does not divide the " + str(in_c) +
@@ -73,8 +74,7 @@ void convolution(ImportContext& cx, bool transposed) {
   }
   std::vector<std::uint32_t> kernel(w->dims.begin() + 2, w->dims.end());
   if (const auto ks = read_kernel_shape(cx, r, false); !ks.empty() && ks != kernel) {
-    cx.fail_attr("kernel_shape", list_string(ks),
-                 "the weight's kernel " + list_string(kernel));
+    cx.fail_attr("kernel_shape", list_string(ks), "the weight's kernel " + list_string(kernel));
   }
   const std::vector<Dim> spatial(xs.dims.begin() + 2, xs.dims.end());
   if (folded) cx.refuse_same_auto_pad(*folded);
@@ -103,8 +103,9 @@ void convolution(ImportContext& cx, bool transposed) {
           std::any_of(output_padding.begin(), output_padding.end(),
                       [](std::uint32_t p) { return p != 0; })) {
         cx.fail_attr("output_padding", list_string(*op),
-                     "all zero with auto_pad " + auto_pad + " (SAME sizes the output as input "
-                     "times stride, which output_padding would change)");
+                     "all zero with auto_pad " + auto_pad +
+                         " (SAME sizes the output as input "
+                         "times stride, which output_padding would change)");
       }
     }
     if (const auto os = cx.attr_ints("output_shape")) {

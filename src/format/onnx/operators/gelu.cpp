@@ -75,7 +75,8 @@ std::optional<float> scalar_value(const ImportContext& cx, const std::string& na
     c = std::move(*decoded);
   }
   rank = c->dims.size();
-  if (c->dtype == onnx::TensorProto_DataType_INT64 || c->dtype == onnx::TensorProto_DataType_INT32) {
+  if (c->dtype == onnx::TensorProto_DataType_INT64 ||
+      c->dtype == onnx::TensorProto_DataType_INT32) {
     // Pow's exponent may be an integer.
     if (c->ints.size() != 1) return std::nullopt;
     return static_cast<float>(c->ints[0]);
@@ -190,9 +191,11 @@ class GeluMatcher {
     const auto a = node(name, "Add", 2);
     if (!a) return false;
     if (form_ == GeluApproximation::none) {
-      return either(*a, [&](const std::string& s) { return erf(s); }, constant(1));
+      return either(
+          *a, [&](const std::string& s) { return erf(s); }, constant(1));
     }
-    return either(*a, [&](const std::string& s) { return tanh(s); }, constant(1));
+    return either(
+        *a, [&](const std::string& s) { return tanh(s); }, constant(1));
   }
 
   bool erf(const std::string& name) {

@@ -144,8 +144,8 @@ void pool(ImportContext& cx, bool max) {
                    "partial last window's divisor is not expressible; here the size changes)");
     }
     if (!symmetric) {
-      cx.fail_attr("pads", list_string(g.pad_begin) + " before, " + list_string(g.pad_end) +
-                               " after",
+      cx.fail_attr("pads",
+                   list_string(g.pad_begin) + " before, " + list_string(g.pad_end) + " after",
                    "equal pads before and after each axis for average pooling");
     }
   }
@@ -160,12 +160,11 @@ void pool(ImportContext& cx, bool max) {
     x = pad_with_negative_infinity(cx, x, 2 + i, before - padding[i], after - padding[i]);
   }
   const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;
-  cx.define(cx.out_name(0),
-            cx.add(kind, {x},
-                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
-                                  .kernel = kernel,
-                                  .stride = std::move(g.stride),
-                                  .padding = std::move(padding)}));
+  cx.define(cx.out_name(0), cx.add(kind, {x},
+                                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                                  .kernel = kernel,
+                                                  .stride = std::move(g.stride),
+                                                  .padding = std::move(padding)}));
 }
 
 void global_pool(ImportContext& cx, bool max) {
@@ -186,12 +185,11 @@ void global_pool(ImportContext& cx, bool max) {
     }
     kernel.push_back(static_cast<std::uint32_t>(xs.dims[i]));
   }
-  cx.define(cx.out_name(0),
-            cx.add(max ? OpKind::max_pool : OpKind::avg_pool, {x},
-                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
-                                  .kernel = std::move(kernel),
-                                  .stride = std::vector<std::uint32_t>(r, 1),
-                                  .padding = std::vector<std::uint32_t>(r, 0)}));
+  cx.define(cx.out_name(0), cx.add(max ? OpKind::max_pool : OpKind::avg_pool, {x},
+                                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                                  .kernel = std::move(kernel),
+                                                  .stride = std::vector<std::uint32_t>(r, 1),
+                                                  .padding = std::vector<std::uint32_t>(r, 0)}));
 }
 
 }  // namespace

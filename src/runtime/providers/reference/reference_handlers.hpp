@@ -34,6 +34,11 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> attention_handlers();  // attention
 [[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();  // reduce_*, mse_loss
 [[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();  // reshape ... gather
+[[nodiscard]] std::span<const ReferenceHandler> comparison_handlers();     // equal ... not
+[[nodiscard]] std::span<const ReferenceHandler> where_handlers();          // where
+[[nodiscard]] std::span<const ReferenceHandler> cast_handlers();           // cast
+// Every family's table above, in this order (reference_provider.cpp registers them all).
+[[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 
 // The layout guard of every reference capsule (canonical-tensor layout), operand_error and
 // check_arity_and_output are the runtime's shared guards (runtime/guards.hpp), found here by

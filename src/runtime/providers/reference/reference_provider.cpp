@@ -14,15 +14,19 @@ std::string reference_capsule_name(backend::BackendOp op) {
   return "reference." + std::string(backend::to_string(op));
 }
 
+std::span<const std::span<const ReferenceHandler>> handler_tables() {
+  static const std::array tables = {
+      elementwise_handlers(), linear_algebra_handlers(), convolution_handlers(),
+      pooling_handlers(),     normalization_handlers(),  softmax_handlers(),
+      attention_handlers(),   reduction_handlers(),      data_movement_handlers(),
+      comparison_handlers(),  where_handlers(),          cast_handlers()};
+  return tables;
+}
+
 void register_reference_handlers(HandlerRegistry& registry) {
   // Each handler is bound to the built-in capsule record it was written to.
   const backend::CapsuleModule module = backend::reference_module();
-  const std::array tables = {elementwise_handlers(),   linear_algebra_handlers(),
-                             convolution_handlers(),   pooling_handlers(),
-                             normalization_handlers(), softmax_handlers(),
-                             attention_handlers(),     reduction_handlers(),
-                             data_movement_handlers()};
-  for (const auto& table : tables) {
+  for (const auto& table : handler_tables()) {
     for (const ReferenceHandler& row : table) {
       const std::string name = reference_capsule_name(row.op);
       std::optional<backend::KernelCapsule> declaration;
