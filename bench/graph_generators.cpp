@@ -128,6 +128,7 @@ class DagBuilder {
       case K::not_:
       case K::where:
       case K::cast:
+      case K::gather_elements:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:

@@ -358,6 +358,26 @@ Status infer_broadcast_operands(const ParentShape& parent, const Node& node, Sha
   return {};
 }
 
+// ONNX's GatherElements: data and indices of one rank, `axis` below it, and each other axis of the
+// indices no longer than the data's (every index there reads inside the data); the indices' shape.
+Status infer_gather_elements(const Node& node, const Shape& data, const Shape& indices,
+                             std::uint32_t axis, Shape& out) {
+  if (data.rank() != indices.rank()) {
+    return fail(node, "indices " + to_string(indices) + " and data " + to_string(data) +
+                          " differ in rank; gather_elements takes indices of the data's rank");
+  }
+  if (axis >= data.rank()) return fail(node, axis_out_of_range(axis, data));
+  for (std::size_t a = 0; a < data.rank(); ++a) {
+    if (a != axis && indices.dims[a] > data.dims[a]) {
+      return fail(node, "indices " + to_string(indices) + " are longer than data " +
+                            to_string(data) + " on axis " + str(a) +
+                            " (only `axis` may index past the data's extent)");
+    }
+  }
+  assign(out, indices);
+  return {};
+}
+
 // torch.matmul: the last two axes multiply, the axes before them broadcast, and a rank-1
 // operand is promoted to a matrix (a row on the left, a column on the right) whose added axis the
 // result drops.
@@ -649,6 +669,10 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
     case ShapeRule::broadcast_operands:
       status = infer_broadcast_operands(parent, node, out);
       break;
+    case ShapeRule::gather_elements:
+      status =
+          infer_gather_elements(node, parent(0), parent(1), params_of<AxisParams>(node).axis, out);
+      break;
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
       break;
@@ -664,7 +688,8 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
 // const, cast) make the dtype they declare; `as_parent` kinds (reshape, flatten) take a parent of
 // any dtype and make its dtype; `indices` kinds (argmax, argmin) take float32 and make int64;
 // `comparison` kinds take parents of one dtype and make bool; `logical` kinds take and make bool;
-// `select` (where) takes a bool condition and two values of one dtype and makes that dtype; every
+// `select` (where) takes a bool condition and two values of one dtype and makes that dtype;
+// `indexed` (gather_elements) takes data of any dtype and int64 indices and makes the data's; every
 // other kind takes float32 parents and makes float32. `parent(i)` is parent i's node. Returns the
 // dtype the node makes.
 template <class ParentNode>
@@ -672,6 +697,15 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
   const DTypeRule rule = op_traits(node.kind).dtype_rule;
   if (rule == DTypeRule::declared) return node.dtype;
   if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
+  if (rule == DTypeRule::indexed && node.parents.size() == 2) {
+    if (parent(1).dtype != DType::int64) {
+      const Node& p = parent(1);
+      return fail(node, "parent 1 (" + describe(p) + ") has dtype " +
+                            std::string(to_string(p.dtype)) + "; " +
+                            std::string(to_string(node.kind)) + " takes int64 indices");
+    }
+    return parent(0).dtype;
+  }
   const auto wrong = [&](std::size_t i, std::string_view takes) -> Expected<DType> {
     const Node& p = parent(i);
     return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +

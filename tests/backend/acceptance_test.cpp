@@ -106,8 +106,7 @@ TEST(ThroughGate, VerifiedPolicyRejectsGuardAndTestEvidence) {
   // Per failure kind one note naming its groups and nodes, then five distinct capsules with two
   // guarded and two tested fields each.
   EXPECT_EQ(accepted.error().notes.size(), 22u);
-  EXPECT_EQ(accepted.error().notes[0],
-            "runtime-guard-evidence: groups 0-4; nodes 1,2,4-8");
+  EXPECT_EQ(accepted.error().notes[0], "runtime-guard-evidence: groups 0-4; nodes 1,2,4-8");
 }
 
 TEST(AcceptGraph, VerifiedProfileRejectsWithTheGateError) {

@@ -169,6 +169,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::where;
     case K::cast:
       return B::cast;
+    case K::gather_elements:
+      return B::gather_elements;
     case K::softmax:
       return B::softmax;
     case K::layernorm:
@@ -288,6 +290,8 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
       return one_op({m}, kind, m);
     case K::where:
       return one_op({shape({2, 1}), shape({3}), shape({})}, kind, shape({2, 3}));
+    case K::gather_elements:
+      return one_op({shape({2, 3}), shape({2, 2})}, kind, shape({2, 2}), ir::AxisParams{1});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

@@ -207,11 +207,11 @@ TEST(PlannedModel, GateRejectionIsAModelThatIsNotAccepted) {
   // Verified-trust capsules whose evidence is runtime guards and tests: admitted, then rejected.
   BackendProfile profile = lab_profile();
   profile.config.assurance = AssurancePolicy::verified();
-  profile.registry = shared_registry_of(
-      {aligned_capsule("guarded.relu", BackendOp::relu, Provider::reference, Device::cpu,
-                       TrustLevel::verified),
-       aligned_capsule("guarded.tanh", BackendOp::tanh, Provider::reference, Device::cpu,
-                       TrustLevel::verified)});
+  profile.registry =
+      shared_registry_of({aligned_capsule("guarded.relu", BackendOp::relu, Provider::reference,
+                                          Device::cpu, TrustLevel::verified),
+                          aligned_capsule("guarded.tanh", BackendOp::tanh, Provider::reference,
+                                          Device::cpu, TrustLevel::verified)});
   auto model = plan_model(profile, chain());
   ASSERT_TRUE(model.has_value()) << render(model.error());
   EXPECT_FALSE(model->accepted());

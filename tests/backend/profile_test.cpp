@@ -54,8 +54,8 @@ TEST_P(MaintainedProfileTest, Fields) {
   EXPECT_EQ(p.config.assurance, c.assurance);
   EXPECT_EQ(p.config.vjp_mode, c.vjp);
   EXPECT_EQ(p.target, c.target);
-  EXPECT_EQ(p.lowering, c.which == MaintainedProfile::fast_cpu ? LoweringMode::fused
-                                                                : LoweringMode::coalesced);
+  EXPECT_EQ(p.lowering,
+            c.which == MaintainedProfile::fast_cpu ? LoweringMode::fused : LoweringMode::coalesced);
   EXPECT_EQ(module_names(p), c.modules);
   EXPECT_EQ(p.availability(), declared_availability(c.target));
   EXPECT_TRUE(p.has_device_capsule());

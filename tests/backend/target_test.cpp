@@ -200,11 +200,10 @@ INSTANTIATE_TEST_SUITE_P(
 // Every preset exactly once in the table above.
 TEST(TargetPreset, SixteenPresets) {
   EXPECT_EQ(kTargetPresetNames.size(), 16u);
-  EXPECT_EQ(target_of(TargetPreset::linux_cpu_onednn),
-            (Target{.os = OS::linux_os,
-                    .arch = Arch::x86_64,
-                    .accelerator = Accelerator::none,
-                    .features = {F::onednn}}));
+  EXPECT_EQ(target_of(TargetPreset::linux_cpu_onednn), (Target{.os = OS::linux_os,
+                                                               .arch = Arch::x86_64,
+                                                               .accelerator = Accelerator::none,
+                                                               .features = {F::onednn}}));
 }
 
 // Non-default arguments are honoured and such targets are not presets.

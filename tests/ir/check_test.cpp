@@ -289,6 +289,10 @@ std::vector<ValidCase> valid_cases() {
       {"where", one_op({shape({2, 1}), shape({3}), shape({})}, OpKind::where, shape({2, 3})),
        shape({2, 3})},
       {"cast", one_op({shape({2, 3})}, OpKind::cast, shape({2, 3})), shape({2, 3})},
+      // gather_elements: the indices' shape, longer than the data only along the axis.
+      {"gather_elements",
+       one_op({shape({2, 3}), shape({2, 5})}, OpKind::gather_elements, shape({2, 5}), axis(1)),
+       shape({2, 5})},
       {"sum", one_op({shape({2, 3})}, OpKind::sum, shape({})), shape({})},
       {"matmul", one_op({shape({2, 3}), shape({3, 4})}, OpKind::matmul, shape({2, 4})),
        shape({2, 4})},
@@ -1771,6 +1775,28 @@ TEST(CheckDtype, ComparisonsLogicWhereAndCast) {
   const auto cast_to_bool = builder.add(OpKind::cast, {1}, {}, {}, "", DType::boolean);
   ASSERT_TRUE(cast_to_bool.has_value()) << cast_to_bool.error().message;
   EXPECT_EQ(builder.graph().nodes[6].dtype, DType::boolean);
+}
+
+// gather_elements takes int64 indices of the data's rank, longer only along its axis.
+TEST(CheckShape, GatherElementsIndicesFitTheData) {
+  const auto message = [](Graph g) {
+    const Expected<CheckedGraph> s = check(std::move(g));
+    return s.has_value() ? std::string("valid") : s.error().message;
+  };
+  EXPECT_EQ(message(one_op({shape({2, 3}), shape({3, 1})}, OpKind::gather_elements, shape({3, 1}),
+                           AxisParams{1})),
+            "node 2 (gather_elements): indices [3,1] are longer than data [2,3] on axis 0 (only "
+            "`axis` may index past the data's extent)");
+  EXPECT_EQ(message(one_op({shape({2, 3}), shape({2})}, OpKind::gather_elements, shape({2}),
+                           AxisParams{0})),
+            "node 2 (gather_elements): indices [2] and data [2,3] differ in rank; gather_elements "
+            "takes indices of the data's rank");
+  Graph floats =
+      one_op({shape({2, 3}), shape({2, 3})}, OpKind::gather_elements, shape({2, 3}), AxisParams{0});
+  floats.nodes[1].dtype = DType::float32;
+  EXPECT_EQ(message(std::move(floats)),
+            "node 2 (gather_elements): parent 1 (node 1 (input)) has dtype float32; "
+            "gather_elements takes int64 indices");
 }
 
 // Operands that do not broadcast are refused naming the parent and the axis.

@@ -44,7 +44,8 @@ class GraphBuilder {
 // The common shape of a case: `input` nodes of the given shapes, then one `kind` node whose
 // parents are all of them. With no inputs, a lone [1] input comes first so the graph has its
 // input node and the op stands alone. The inputs are float32, except those the kind takes as bool
-// (every input of a `logical` kind, the condition of `select`); the op node declares the dtype
+// (every input of a `logical` kind, the condition of `select`) or int64 (the indices of
+// `indexed`); the op node declares the dtype
 // its kind makes of them (int64 for an `indices` kind, bool for a comparison; a cast casts to
 // int64).
 inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpParams params = {}) {
@@ -61,6 +62,7 @@ inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpPa
       n.dtype = DType::boolean;
   }
   if (rule == DTypeRule::select && g.nodes.size() > 1) g.nodes[0].dtype = DType::boolean;
+  if (rule == DTypeRule::indexed && g.nodes.size() > 2) g.nodes[1].dtype = DType::int64;
   if (rule == DTypeRule::comparison) g.nodes.back().dtype = DType::boolean;
   if (rule == DTypeRule::indices || (rule == DTypeRule::declared && kind == OpKind::cast)) {
     g.nodes.back().dtype = DType::int64;

@@ -122,6 +122,9 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::attention:
       EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
       break;
+    case ShapeRule::gather_elements:
+      EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
+      break;
     case ShapeRule::broadcast_operands:
       // A fixed count of operands (2, or where's 3), so the kernel walks a known number.
       EXPECT_EQ(a.min, a.max) << row().spelling;
@@ -224,7 +227,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "xor",
                                                     "not",
                                                     "where",
-                                                    "cast"}));
+                                                    "cast",
+                                                    "gather_elements"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -250,7 +254,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"xor", DTypeRule::logical},
                                                    {"not", DTypeRule::logical},
                                                    {"where", DTypeRule::select},
-                                                   {"cast", DTypeRule::declared}}));
+                                                   {"cast", DTypeRule::declared},
+                                                   {"gather_elements", DTypeRule::indexed}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

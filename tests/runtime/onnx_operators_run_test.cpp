@@ -3,7 +3,9 @@
 // ONNX's definitions, over several axes with and without keepdims (ReduceLogSumExp stays finite
 // where exp(x) overflows float32 and keeps -inf and inf slices exact); bilinear Resize against the
 // values PyTorch's F.interpolate gives with align_corners False and True; a classification head
-// ending in ArgMax gives int64 indices under both profiles.
+// ending in ArgMax gives int64 indices under both profiles; the two losses with class weights and
+// ignore_index against a float64 oracle, and a target outside the classes refused by a guard; a
+// runtime Where mask made by a comparison.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,10 +34,11 @@ using format::onnx_test::Model;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// Imports `m`, plans it under `profile`, compiles and runs it on x bound to input "x": the
-// outputs, or none (and a test failure) when a step fails.
-std::optional<std::vector<Tensor>> run_model(const Model& m, const Tensor& x,
-                                             backend::MaintainedProfile profile) {
+// Imports `m`, plans it under `profile`, compiles and runs it on `inputs`: the outputs or the
+// run's error; none (and a test failure) when a step before the run fails.
+std::optional<Expected<std::vector<Tensor>>> run_inputs(const Model& m,
+                                                        const std::vector<NamedTensor>& inputs,
+                                                        backend::MaintainedProfile profile) {
   auto imported = m.import();
   if (!imported) {
     ADD_FAILURE() << imported.error().message;
@@ -49,13 +52,19 @@ std::optional<std::vector<Tensor>> run_model(const Model& m, const Tensor& x,
   auto buffer = testing::compiled(model);
   if (!buffer) return std::nullopt;
   Executor exec(std::move(*buffer));
-  const std::vector<NamedTensor> inputs = {{"x", x}};
-  auto out = exec.run(inputs);
-  if (!out) {
-    ADD_FAILURE() << out.error().message;
+  return exec.run(inputs);
+}
+
+// The same on x bound to input "x": the outputs, or none (and a test failure) when a step fails.
+std::optional<std::vector<Tensor>> run_model(const Model& m, const Tensor& x,
+                                             backend::MaintainedProfile profile) {
+  auto out = run_inputs(m, {{"x", x}}, profile);
+  if (!out) return std::nullopt;
+  if (!*out) {
+    ADD_FAILURE() << out->error().message;
     return std::nullopt;
   }
-  return std::move(*out);
+  return std::move(**out);
 }
 
 // Runs a one-node model `op` over x [2, 3, 4] with `axes` and `keepdims` under `profile`.
@@ -237,6 +246,109 @@ TEST(OnnxArgMaxRun, AClassificationHeadGivesInt64Indices) {
     ASSERT_EQ(out->size(), 1U);
     EXPECT_EQ((*out)[0].dtype(), ir::DType::int64);
     EXPECT_EQ((*out)[0].ints(), (std::vector<std::int64_t>{3, 2, 2}));
+  }
+}
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss with a class weight and ignore_index, each
+// reduction, against a float64 oracle written here from ONNX's definition, under both profiles.
+TEST(OnnxLossRun, NllAndSoftmaxCrossEntropyMatchTheirDefinition) {
+  // x [N=3, C=4, d=2], targets [3, 2] with one ignored element (index -1) and weights [4].
+  const Tensor x =
+      Tensor::of(ir::Shape{{3, 4, 2}},
+                 std::vector<float>{-0.5F,  -1.5F, -2.F,  -0.25F, -1.F,  -3.F,  -0.75F, -2.5F,
+                                    -1.25F, -0.5F, -2.F,  -1.F,   -0.1F, -4.F,  -3.F,   -0.2F,
+                                    -2.F,   -1.F,  -0.3F, -0.6F,  -1.1F, -2.2F, -0.9F,  -1.7F});
+  const Tensor t = Tensor::of(ir::Shape{{3, 2}}, std::vector<std::int64_t>{0, 3, -1, 1, 2, 3});
+  const std::vector<double> w = {0.5, 2.0, 1.0, 3.0};
+  for (const bool softmax : {false, true}) {
+    // log-probabilities: x itself (NLL) or its log_softmax over the classes (cross entropy).
+    std::vector<double> logp(24);
+    for (std::size_t n = 0; n < 3; ++n) {
+      for (std::size_t d = 0; d < 2; ++d) {
+        double sum = 0.0;
+        for (std::size_t c = 0; c < 4; ++c)
+          sum += std::exp(static_cast<double>(x.floats()[(n * 4 + c) * 2 + d]));
+        for (std::size_t c = 0; c < 4; ++c) {
+          const double v = x.floats()[(n * 4 + c) * 2 + d];
+          logp[(n * 4 + c) * 2 + d] = softmax ? v - std::log(sum) : v;
+        }
+      }
+    }
+    std::vector<double> loss(6, 0.0);
+    double weight_sum = 0.0;
+    for (std::size_t i = 0; i < 6; ++i) {
+      const std::int64_t k = t.ints()[i];
+      if (k == -1) continue;
+      const std::size_t n = i / 2;
+      const std::size_t d = i % 2;
+      loss[i] = -logp[(n * 4 + static_cast<std::size_t>(k)) * 2 + d] * w[k];
+      weight_sum += w[k];
+    }
+    double total = 0.0;
+    for (double l : loss)
+      total += l;
+    for (const std::string reduction : {"none", "sum", "mean"}) {
+      Model m(13);
+      m.input("x", {3, 4, 2}).input("t", {3, 2}, onnx::TensorProto_DataType_INT64).output("y");
+      m.init("w", {4}, {0.5F, 2.0F, 1.0F, 3.0F});
+      auto& node = m.node(softmax ? "SoftmaxCrossEntropyLoss" : "NegativeLogLikelihoodLoss",
+                          {"x", "t", "w"}, {"y"}, "loss");
+      format::onnx_test::attr_s(node, "reduction", reduction);
+      attr_i(node, "ignore_index", -1);
+      for (const auto profile :
+           {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+        SCOPED_TRACE(std::string(softmax ? "sce " : "nll ") + reduction + " " +
+                     std::string(backend::to_string(profile)));
+        const auto out = run_inputs(m, {{"x", x}, {"t", t}}, profile);
+        ASSERT_TRUE(out && *out) << (out ? (*out).error().message : "");
+        const std::vector<float>& y = (**out)[0].floats();
+        const std::vector<double> want = reduction == "none" ? loss
+                                         : reduction == "sum"
+                                             ? std::vector<double>{total}
+                                             : std::vector<double>{total / weight_sum};
+        ASSERT_EQ(y.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+          EXPECT_NEAR(y[i], want[i], 1e-5 + 1e-5 * std::abs(want[i])) << i;
+      }
+    }
+  }
+}
+
+// A target outside the classes (not ignore_index) stops the run before anything reads it: the
+// gather's guard names the node and the index.
+TEST(OnnxLossRun, ATargetOutsideTheClassesIsAGuardFailure) {
+  Model m(13);
+  m.input("x", {2, 3}).input("t", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  m.node("NegativeLogLikelihoodLoss", {"x", "t"}, {"y"}, "nll");
+  const Tensor x = Tensor::of(ir::Shape{{2, 3}}, std::vector<float>(6, -1.0F));
+  const Tensor t = Tensor::of(ir::Shape{{2}}, std::vector<std::int64_t>{1, 3});
+  const auto out = run_inputs(m, {{"x", x}, {"t", t}}, backend::MaintainedProfile::checked_cpu);
+  ASSERT_TRUE(out.has_value());
+  ASSERT_FALSE(out->has_value());
+  EXPECT_EQ(out->error().kind, ErrorKind::guard_failed);
+  EXPECT_NE(out->error().message.find("'nll'"), std::string::npos) << out->error().message;
+  EXPECT_NE(out->error().message.find("index 3 (element 1 of the indices) is out of range for "
+                                      "axis 1 of extent 3"),
+            std::string::npos)
+      << out->error().message;
+}
+
+// A runtime condition selects between two values, and comparisons make it, under both profiles
+// (they run on the reference provider under fast_cpu: oneDNN has no bool values).
+TEST(OnnxWhereRun, ARuntimeMaskFromAComparison) {
+  Model m(13);
+  m.input("x", {2, 3}).output("y");
+  m.init("zero", {}, {0.0F});
+  m.init("ten", {1, 3}, {10.0F, 20.0F, 30.0F});
+  m.node("Greater", {"x", "zero"}, {"pos"}, "gt");
+  m.node("Where", {"pos", "x", "ten"}, {"y"}, "where");
+  const Tensor x =
+      Tensor::of(ir::Shape{{2, 3}}, std::vector<float>{1.0F, -1.0F, 2.0F, -kInf, 0.0F, 5.0F});
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    const auto out = run_model(m, x, profile);
+    ASSERT_TRUE(out.has_value());
+    EXPECT_EQ((*out)[0].floats(), (std::vector<float>{1.0F, 20.0F, 2.0F, 10.0F, 20.0F, 5.0F}));
   }
 }
 

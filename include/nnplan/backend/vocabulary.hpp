@@ -125,7 +125,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(xor_)                               \
   X(not_)                               \
   X(where)                              \
-  X(cast)
+  X(cast)                               \
+  X(gather_elements)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -138,7 +139,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::cast>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::gather_elements>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

@@ -28,6 +28,7 @@ enum class DTypeRule : std::uint8_t {
   comparison,  // parents of one dtype, any, make bool (equal, less, ...)
   logical,     // bool parents make bool (and, or, xor, not)
   select,      // a bool condition and two values of one dtype make that dtype (where)
+  indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements)
 };
 
 // The shape-inference families: each infers a node's output shape from its parents, parameters
@@ -60,6 +61,8 @@ enum class ShapeRule : std::uint8_t {
   gather,              // the declared shape: `axis` replaced by the indices' shape
   attention,           // q (..., L, E), k (..., S, E), v (..., S, Ev) to (..., L, Ev)
   broadcast_operands,  // every parent's shape broadcast together as numpy does (equal, where)
+  gather_elements,     // the indices' shape: data and indices of one rank, `axis` below it, each
+                       // other axis of the indices at most the data's
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another

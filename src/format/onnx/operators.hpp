@@ -53,6 +53,10 @@ void import_broadcasting_as(ImportContext& cx) {
 }
 
 void import_trilu(ImportContext& cx);  // operators/trilu.cpp: a where under a constant mask
+void import_gather_elements(ImportContext& cx);  // operators/gather_elements.cpp
+// operators/losses.cpp: ONNX's function bodies over gather_elements, where and sum.
+void import_negative_log_likelihood_loss(ImportContext& cx);
+void import_softmax_cross_entropy_loss(ImportContext& cx);
 
 void import_mat_mul(ImportContext& cx);              // operators/matmul.cpp
 void import_gemm(ImportContext& cx);                 // operators/gemm.cpp

@@ -247,13 +247,16 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
             "supported operators: Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, "
             "Atanh, AveragePool, BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, "
             "Conv, ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
-            "Expand, Flatten, Floor, Gather, Gelu, Gemm, GlobalAveragePool, GlobalMaxPool, "
+            "Expand, Flatten, Floor, Gather, GatherElements, Gelu, Gemm, GlobalAveragePool, "
+            "GlobalMaxPool, "
             "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, InstanceNormalization, "
             "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
-            "MaxPool, Mean, Min, Mul, Neg, Not, Or, PRelu, Pad, Pow, Reciprocal, ReduceL1, "
+            "MaxPool, Mean, Min, Mul, Neg, NegativeLogLikelihoodLoss, Not, Or, PRelu, Pad, Pow, "
+            "Reciprocal, ReduceL1, "
             "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
             "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Sigmoid, "
-            "Sign, Sin, Sinh, Slice, Softmax, Softplus, Softsign, SpaceToDepth, Split, Sqrt, "
+            "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
+            "SpaceToDepth, Split, Sqrt, "
             "Squeeze, Sub, Sum, Tan, Tanh, Transpose, Trilu, Unsqueeze, Upsample, Where, Xor");
 }
 

@@ -24,10 +24,27 @@ TEST(OnnxOperatorTable, RowsAreSortedByOpTypeThenOpset) {
 
 // The operators ONNX introduced after opset 1, and the opset that did (ONNX's Operators.md).
 const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
-    {"Acos", 7},         {"Acosh", 9},  {"CastLike", 15}, {"Upsample", 7}, {"Asin", 7},
-    {"Asinh", 9},        {"Atan", 7},   {"Atanh", 9},     {"Cosh", 9},     {"Gelu", 20},
-    {"Round", 11},       {"Sign", 9},   {"Sinh", 9},      {"Tan", 7},      {"GreaterOrEqual", 12},
-    {"LessOrEqual", 12}, {"Trilu", 14}, {"Where", 9},
+    {"Acos", 7},
+    {"Acosh", 9},
+    {"CastLike", 15},
+    {"Upsample", 7},
+    {"Asin", 7},
+    {"Asinh", 9},
+    {"Atan", 7},
+    {"Atanh", 9},
+    {"Cosh", 9},
+    {"Gelu", 20},
+    {"Round", 11},
+    {"Sign", 9},
+    {"Sinh", 9},
+    {"Tan", 7},
+    {"GreaterOrEqual", 12},
+    {"LessOrEqual", 12},
+    {"Trilu", 14},
+    {"Where", 9},
+    {"GatherElements", 11},
+    {"NegativeLogLikelihoodLoss", 12},
+    {"SoftmaxCrossEntropyLoss", 12},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

@@ -15,6 +15,7 @@ namespace comparison_test {
 namespace {
 
 using backend::BackendOp;
+using namespace testing;
 using ir::DType;
 using ir::OpKind;
 

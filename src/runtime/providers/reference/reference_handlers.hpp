@@ -25,18 +25,19 @@ struct ReferenceHandler {
 // The elementwise family's three files, which elementwise_handlers() joins.
 [[nodiscard]] std::span<const ReferenceHandler> elementwise_unary_handlers();   // abs ... scale
 [[nodiscard]] std::span<const ReferenceHandler> elementwise_binary_handlers();  // add ... safe_log
-[[nodiscard]] std::span<const ReferenceHandler> random_source_handlers();  // rand_uniform, mask
+[[nodiscard]] std::span<const ReferenceHandler> random_source_handlers();   // rand_uniform, mask
 [[nodiscard]] std::span<const ReferenceHandler> linear_algebra_handlers();  // matmul, linear
-[[nodiscard]] std::span<const ReferenceHandler> convolution_handlers();  // conv, conv_transpose
-[[nodiscard]] std::span<const ReferenceHandler> pooling_handlers();      // max_pool, avg_pool
-[[nodiscard]] std::span<const ReferenceHandler> normalization_handlers();  // batch/layer norm
-[[nodiscard]] std::span<const ReferenceHandler> softmax_handlers();  // softmax family
-[[nodiscard]] std::span<const ReferenceHandler> attention_handlers();  // attention
-[[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();  // reduce_*, mse_loss
-[[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();  // reshape ... gather
-[[nodiscard]] std::span<const ReferenceHandler> comparison_handlers();     // equal ... not
-[[nodiscard]] std::span<const ReferenceHandler> where_handlers();          // where
-[[nodiscard]] std::span<const ReferenceHandler> cast_handlers();           // cast
+[[nodiscard]] std::span<const ReferenceHandler> convolution_handlers();     // conv, conv_transpose
+[[nodiscard]] std::span<const ReferenceHandler> pooling_handlers();         // max_pool, avg_pool
+[[nodiscard]] std::span<const ReferenceHandler> normalization_handlers();   // batch/layer norm
+[[nodiscard]] std::span<const ReferenceHandler> softmax_handlers();         // softmax family
+[[nodiscard]] std::span<const ReferenceHandler> attention_handlers();       // attention
+[[nodiscard]] std::span<const ReferenceHandler> reduction_handlers();       // reduce_*, mse_loss
+[[nodiscard]] std::span<const ReferenceHandler> data_movement_handlers();   // reshape ... gather
+[[nodiscard]] std::span<const ReferenceHandler> comparison_handlers();      // equal ... not
+[[nodiscard]] std::span<const ReferenceHandler> where_handlers();           // where
+[[nodiscard]] std::span<const ReferenceHandler> cast_handlers();            // cast
+[[nodiscard]] std::span<const ReferenceHandler> indexing_handlers();        // gather_elements
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 

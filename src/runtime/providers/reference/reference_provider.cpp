@@ -19,7 +19,8 @@ std::span<const std::span<const ReferenceHandler>> handler_tables() {
       elementwise_handlers(), linear_algebra_handlers(), convolution_handlers(),
       pooling_handlers(),     normalization_handlers(),  softmax_handlers(),
       attention_handlers(),   reduction_handlers(),      data_movement_handlers(),
-      comparison_handlers(),  where_handlers(),          cast_handlers()};
+      comparison_handlers(),  where_handlers(),          cast_handlers(),
+      indexing_handlers()};
   return tables;
 }
 

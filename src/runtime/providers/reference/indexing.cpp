@@ -1,0 +1,135 @@
+// Reference kernel: gather_elements, ONNX's GatherElements. For each element of the int64 indices,
+// in row-major order, the data's element at the same coordinates but along `axis`, where it reads
+// the index (a negative index counts from the end). The guard reads every index before the launch
+// and refuses one outside [-extent, extent) naming it, so the kernel never reads out of bounds.
+// The VJP adds each output gradient into the data element the forward read (several indices may
+// read one element: their gradients add, in row-major order of the indices); the indices get no
+// gradient.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/providers/reference/reference_handlers.hpp"
+#include "runtime/providers/reference/row_major.hpp"
+
+namespace nnplan::runtime::reference {
+namespace {
+
+using ir::DType;
+
+std::uint32_t axis_of(const ir::Node& node) {
+  return std::get<ir::AxisParams>(node.params).axis;
+}
+
+// Calls f(i, j) for each index element i, in row-major order, with j the offset of the data
+// element it reads. The indices were checked by the guard.
+template <typename F>
+void for_each_gathered(const ir::Shape& data, const ir::Shape& indices, std::uint32_t axis,
+                       const std::int64_t* index, F f) {
+  const std::vector<std::size_t> data_strides = row_major_strides(data);
+  const auto extent = static_cast<std::int64_t>(data.dims[axis]);
+  const std::size_t count = extent_product(indices, 0, indices.rank());
+  std::vector<std::size_t> coord(indices.rank(), 0);
+  std::size_t base = 0;  // the data offset of coord with the axis at 0
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::int64_t k = index[i] < 0 ? index[i] + extent : index[i];
+    f(i, base + static_cast<std::size_t>(k) * data_strides[axis]);
+    for (std::size_t a = indices.rank(); a-- > 0;) {
+      if (++coord[a] < static_cast<std::size_t>(indices.dims[a])) {
+        if (a != axis) base += data_strides[a];
+        break;
+      }
+      if (a != axis) base -= data_strides[a] * (coord[a] - 1);
+      coord[a] = 0;
+    }
+  }
+}
+
+// The IR's shape rule, then the dtypes (int64 indices, the output the data's), then every index.
+Expected<void> gather_elements_guard(const KernelCall& call) {
+  if (auto ok = ir_shape_guard(call, backend::BackendOp::gather_elements); !ok) return ok;
+  const auto bad = [](std::string what) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
+  };
+  if (call.inputs[1].dtype != DType::int64) {
+    return bad("input 1 has dtype " + std::string(ir::to_string(call.inputs[1].dtype)) +
+               "; gather_elements takes int64 indices");
+  }
+  if (call.output.dtype != call.inputs[0].dtype) {
+    return bad("the output has dtype " + std::string(ir::to_string(call.output.dtype)) +
+               "; gather_elements writes the data's, " +
+               std::string(ir::to_string(call.inputs[0].dtype)));
+  }
+  const std::uint32_t axis = axis_of(call.node);
+  const auto extent = static_cast<std::int64_t>(call.inputs[0].dim(axis));
+  const std::int64_t* index = call.inputs[1].data<std::int64_t>();
+  const std::size_t count = call.inputs[1].size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (index[i] < -extent || index[i] >= extent) {
+      return bad("index " + std::to_string(index[i]) + " (element " + std::to_string(i) +
+                 " of the indices) is out of range for axis " + std::to_string(axis) +
+                 " of extent " + std::to_string(extent) + "; indices lie in [" +
+                 std::to_string(-extent) + ", " + std::to_string(extent - 1) + "]");
+    }
+  }
+  return {};
+}
+
+template <typename T>
+void gather_as(const KernelCall& call) {
+  const T* x = call.inputs[0].data<T>();
+  T* y = call.output.data<T>();
+  for_each_gathered(*call.inputs[0].shape, *call.inputs[1].shape, axis_of(call.node),
+                    call.inputs[1].data<std::int64_t>(),
+                    [&](std::size_t i, std::size_t j) { y[i] = x[j]; });
+}
+
+}  // namespace
+
+// y[c] = x[c with axis c_axis replaced by indices[c]], for each coordinate c of the indices.
+void gather_elements_forward(const KernelCall& call) {
+  switch (call.inputs[0].dtype) {
+    case DType::float32:
+      gather_as<float>(call);
+      return;
+    case DType::int64:
+      gather_as<std::int64_t>(call);
+      return;
+    case DType::boolean:
+      gather_as<std::uint8_t>(call);
+      return;
+  }
+}
+
+// dx[j] += g[i] for each index element i reading data element j, in row-major order of i.
+void gather_elements_vjp(const VjpCall& call) {
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
+  for_each_gathered(*call.inputs[0].shape, *call.inputs[1].shape, axis_of(call.node),
+                    call.inputs[1].data<std::int64_t>(),
+                    [&](std::size_t i, std::size_t j) { dx[j] += g[i]; });
+}
+
+namespace {
+
+constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/indexing_test.cpp"};
+
+const ReferenceHandler kIndexingHandlers[] = {
+    {backend::BackendOp::gather_elements,
+     {.symbol = "nnplan::runtime::reference::gather_elements_forward",
+      .forward = gather_elements_forward,
+      .vjp = gather_elements_vjp,
+      .shape_guard = gather_elements_guard,
+      .layout_guard = canonical_layout_guard,
+      .in_place_safe = false,
+      .forward_tests = kTests,
+      .vjp_tests = kTests}},
+};
+
+}  // namespace
+
+std::span<const ReferenceHandler> indexing_handlers() {
+  return kIndexingHandlers;
+}
+
+}  // namespace nnplan::runtime::reference
