@@ -62,23 +62,42 @@ ImportedModel ImportContext::run() {
   return finish();
 }
 
+void ImportContext::refuse_operator() const {
+  if (const std::int64_t last = last_opset_of(node_->op_type()); last != 0 && last < opset_) {
+    unsupported("operator " + capped_name(node_->op_type()) + " is supported up to opset " +
+                str(last) + "; its definition changed after that, and the model's opset is " +
+                str(opset_));
+  }
+  if (const std::int64_t first = first_opset_of(node_->op_type()); first > opset_) {
+    fail("operator " + capped_name(node_->op_type()) + " does not exist before opset " +
+         str(first) + "; a model that uses it declares that opset or a later one");
+  }
+  unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
+}
+
 void ImportContext::import_node(int index) {
   std::string problem;
   node_ = nodes_.at(index, *scratch_, &problem);
   if (node_ == nullptr) fail_corrupt_node(index, problem);
   if (node_->name().empty()) unnamed_ = node_->op_type() + "_" + str(index);
   check_node(index);
-  // A node consuming what an unsupported node would have produced cannot be imported; the
-  // summary counts it (it may well be supported itself).
-  if (depends_on_unsupported()) {
+  // A node consuming what an unsupported node would have produced cannot be imported: the shapes
+  // of its inputs are unknown. What needs no shape is still checked, its domain and whether
+  // nnplan has its operator at this opset, so a node failing either is listed in its own right;
+  // the summary counts the others (they may well be supported themselves).
+  const bool dependent = depends_on_unsupported();
+  if (!is_default_domain(node_->domain())) {
+    unsupported("domain " + quoted_name(node_->domain()) +
+                " is not supported; supported: the default ONNX domain");
+  }
+  if (dependent) {
+    if (find_operator(node_->op_type(), opset_) == nullptr && !folds_op_type(node_->op_type())) {
+      refuse_operator();
+    }
     for (const std::string& out : node_->output())
       if (!out.empty()) unavailable_.insert(out);
     ++dependent_nodes_;
     return;
-  }
-  if (!is_default_domain(node_->domain())) {
-    unsupported("domain " + quoted_name(node_->domain()) +
-                " is not supported; supported: the default ONNX domain");
   }
   if (const auto a = absorbed_.find(index); a != absorbed_.end()) {
     if (!a->second.first.empty()) values_.insert_or_assign(a->second.first, a->second.second);
@@ -88,18 +107,7 @@ void ImportContext::import_node(int index) {
   // A node over constants is evaluated now (onnx/constant_folding.hpp) rather than imported.
   if (!fold_node(*this)) {
     const OperatorImporter* importer = find_operator(node_->op_type(), opset_);
-    if (importer == nullptr) {
-      if (const std::int64_t last = last_opset_of(node_->op_type()); last != 0 && last < opset_) {
-        unsupported("operator " + capped_name(node_->op_type()) + " is supported up to opset " +
-                    str(last) + "; its definition changed after that, and the model's opset is " +
-                    str(opset_));
-      }
-      if (const std::int64_t first = first_opset_of(node_->op_type()); first > opset_) {
-        fail("operator " + capped_name(node_->op_type()) + " does not exist before opset " +
-             str(first) + "; a model that uses it declares that opset or a later one");
-      }
-      unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
-    }
+    if (importer == nullptr) refuse_operator();
     importer->import(*this);
   }
   // The node's outputs name what it defined from now on, and nothing else: an output it did not

@@ -62,6 +62,10 @@ const FoldRule* find_rule(std::string_view op_type) {
 
 }  // namespace
 
+bool folds_op_type(std::string_view op_type) {
+  return find_rule(op_type) != nullptr;
+}
+
 void merge_folded(std::vector<FoldedSource>& into, const std::vector<FoldedSource>& from) {
   if (from.empty()) return;
   if (into.empty()) {

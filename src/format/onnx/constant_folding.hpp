@@ -38,6 +38,10 @@ inline constexpr std::size_t kMaxFoldedSources = 256;
 // Fails (through `cx`) on an input the operator rejects, naming the node and the reason.
 [[nodiscard]] bool fold_node(ImportContext& cx);
 
+// Whether nodes of `op_type` fold when their inputs allow it (the importer may still map the
+// operator otherwise).
+[[nodiscard]] bool folds_op_type(std::string_view op_type);
+
 // Adds `from` to `into`; both in node order, each node once, and so is the result, cut at
 // kMaxFoldedSources.
 void merge_folded(std::vector<FoldedSource>& into, const std::vector<FoldedSource>& from);

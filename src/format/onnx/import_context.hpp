@@ -277,6 +277,10 @@ class ImportContext {
   void import_node(int index);
   // Whether the current node consumes a tensor of a node recorded as unsupported.
   bool depends_on_unsupported() const;
+  // Fails the current node, whose operator nnplan neither imports nor folds at the model's opset:
+  // unsupported (naming the last opset it is read at, when the model's is later), or invalid
+  // when the operator does not exist yet at the model's opset.
+  [[noreturn]] void refuse_operator() const;
   // Records the current node, graph node `index`, as unsupported for `reason`; its outputs become
   // unavailable.
   void record_unsupported(int index, const std::string& reason);

@@ -70,18 +70,28 @@ TEST(OnnxUnsupportedNodes, TheSameErrorWithoutPayloads) {
             unsupported_error(three_unsupported()));
 }
 
-TEST(OnnxUnsupportedNodes, DependentsAreCountedTransitivelyNotListed) {
+// A node after an unsupported one whose own operator nnplan does not have (or whose domain it
+// does not take) is listed too: that needs no input shape. The supported ones are counted.
+TEST(OnnxUnsupportedNodes, DependentsAreCountedTransitivelyAndUnsupportedOnesListed) {
   Model m;
   m.input("x", {2}).output("y");
   m.node("Det", {"x"}, {"a"}, "det");
   m.node("Relu", {"a"}, {"b"}, "r1");
+  m.node("Shape", {"b"}, {"s"}, "shape");  // folds when its input is known: counted
   m.node("Relu", {"b"}, {"c"}, "r2");
-  m.node("Mish", {"c"}, {"y"}, "also_unsupported_but_dependent");
+  m.node("Mish", {"c"}, {"d"}, "second");
+  m.node("Relu", {"d"}, {"y"}, "r3");
+  auto* custom = &m.node("Relu", {"d"}, {"z"}, "custom");
+  custom->set_domain("com.example");
   const Error e = unsupported_error(m);
-  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 1 node of this model (opset 17)");
-  ASSERT_EQ(e.notes.size(), 3u) << render(e);
+  EXPECT_EQ(e.message, "m.onnx: nnplan does not support 3 nodes of this model (opset 17)");
+  ASSERT_EQ(e.notes.size(), 5u) << render(e);
   EXPECT_EQ(e.notes[0], "node 0 'det' (Det): operator Det is not supported");
-  EXPECT_EQ(e.notes[1], "3 nodes depend on them and were not imported");
+  EXPECT_EQ(e.notes[1], "node 4 'second' (Mish): operator Mish is not supported");
+  EXPECT_EQ(e.notes[2],
+            "node 6 'custom' (Relu): domain 'com.example' is not supported; supported: the "
+            "default ONNX domain");
+  EXPECT_EQ(e.notes[3], "4 nodes depend on them and were not imported");
 }
 
 TEST(OnnxUnsupportedNodes, OneDependentIsSaidInTheSingular) {
