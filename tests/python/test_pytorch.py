@@ -102,3 +102,113 @@ def test_leaky_relu_and_elu_run_as_pytorch_does(activations, profile):
     except nnplan.UnavailableError as error:
         pytest.skip(f"{profile} does not run here: {error.message}")
     numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+class PReluInstanceNorm(torch.nn.Module):
+    """PReLU (a slope per channel) and InstanceNorm2d with its affine scale and shift."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.prelu = torch.nn.PReLU(4, init=0.1)
+        self.norm = torch.nn.InstanceNorm2d(4, affine=True)
+
+    def forward(self, x):
+        return self.norm(self.prelu(self.conv(x)))
+
+
+class Bilinear(torch.nn.Module):
+    """Bilinear upsampling by 2 (ONNX Resize, mode linear) with and without align_corners."""
+
+    def __init__(self, align_corners):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+        self.align_corners = align_corners
+
+    def forward(self, x):
+        y = torch.nn.functional.interpolate(self.conv(x), scale_factor=2, mode="bilinear",
+                                            align_corners=self.align_corners)
+        return torch.relu(y)
+
+
+class ArgMaxHead(torch.nn.Module):
+    """A classifier whose output is the int64 index of its largest logit."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(6, 5)
+
+    def forward(self, x):
+        return self.fc(x).argmax(dim=1)
+
+
+class LeakyByMask(torch.nn.Module):
+    """torch.where over a runtime comparison (ONNX Greater, then Where)."""
+
+    def forward(self, x):
+        return torch.where(x > 0.25, x, 0.1 * x)
+
+
+MODELS = {
+    "prelu_instance_norm": (PReluInstanceNorm, (2, 3, 6, 6)),
+    "bilinear": (lambda: Bilinear(False), (1, 2, 5, 7)),
+    "bilinear_align_corners": (lambda: Bilinear(True), (1, 2, 5, 7)),
+    "argmax_head": (ArgMaxHead, (4, 6)),
+    "where_mask": (LeakyByMask, (3, 5)),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def small_model(request, tmp_path_factory):
+    torch.manual_seed(2)
+    make, shape = MODELS[request.param]
+    model = make().eval()
+    x = torch.randn(*shape)
+    return request.param, export(model, x, tmp_path_factory.mktemp("torch"),
+                                 request.param + ".onnx", "y")
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_operators_users_write_run_as_pytorch_does(small_model, profile):
+    name, (path, x, expected) = small_model
+    try:
+        out = nnplan.run(path, {"x": x}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    if expected.dtype == numpy.int64:
+        assert out["y"].dtype == numpy.int64, name
+        numpy.testing.assert_array_equal(out["y"], expected)
+    else:
+        numpy.testing.assert_allclose(out["y"], expected, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+class CrossEntropy(torch.nn.Module):
+    """F.cross_entropy with class weights and ignore_index (ONNX SoftmaxCrossEntropyLoss), its
+    int64 targets a second graph input."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 3)
+        self.register_buffer("weight", torch.tensor([0.5, 2.0, 1.0]))
+
+    def forward(self, x, target):
+        return torch.nn.functional.cross_entropy(self.fc(x), target, weight=self.weight,
+                                                 ignore_index=1)
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_cross_entropy_with_int64_targets_runs_as_pytorch_does(tmp_path, profile):
+    torch.manual_seed(3)
+    model = CrossEntropy().eval()
+    x = torch.randn(6, 4)
+    target = torch.tensor([0, 1, 2, 2, 1, 0])
+    path = tmp_path / "cross_entropy.onnx"
+    torch.onnx.export(model, (x, target), str(path), input_names=["x", "target"],
+                      output_names=["loss"], opset_version=17)
+    with torch.no_grad():
+        expected = model(x, target).numpy()
+    try:
+        out = nnplan.run(path, {"x": x.numpy(), "target": target.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["loss"], expected, rtol=1e-5, atol=1e-6)
