@@ -147,12 +147,26 @@ TEST(OnnxImport, ArgMaxAndArgMinMakeInt64Indices) {
   EXPECT_EQ(unsupported_of(added),
             "node 1 'relu' (Relu): its input (reshape node 'am') has dtype int64; nnplan runs Relu "
             "on float32 values only");
+  // select_last_index: the first extreme of x reversed along the axis, mapped back by a table.
   Model last(13);
   last.input("x", {2, 3}).output("a");
   attr_i(last.node("ArgMax", {"x"}, {"a"}, "am"), "select_last_index", 1);
-  EXPECT_EQ(unsupported_of(last),
-            "node 0 'am' (ArgMax): attribute select_last_index = 1 is not supported; supported: 0 "
-            "(the first extreme)");
+  const ImportedModel l = ok(last);
+  EXPECT_EQ(lines(l.graph()), (Lines{"0 input -> [2,3] 'x'", "1 gather(axis=0) [0] -> [2,3] 'am'",
+                                     "2 const -> [2] 'am'", "3 argmax(axis=0) [1] -> [3] 'am'",
+                                     "4 gather_elements(axis=0) [2,3] -> [3] 'am'",
+                                     "5 reshape([3]->[1,3]) [4] -> [1,3] 'am'"}));
+  const auto ints = [](std::span<const std::int64_t> v) {
+    return std::vector<std::int64_t>(v.begin(), v.end());
+  };
+  EXPECT_EQ(ints(tensor_of(l, 1, "indices").ints()), (std::vector<std::int64_t>{1, 0}));
+  EXPECT_EQ(ints(tensor_of(l, 2, "value").ints()), (std::vector<std::int64_t>{1, 0}));
+  Model bad(13);
+  bad.input("x", {2, 3}).output("a");
+  attr_i(bad.node("ArgMax", {"x"}, {"a"}, "am"), "select_last_index", 2);
+  EXPECT_EQ(unsupported_of(bad),
+            "node 0 'am' (ArgMax): attribute select_last_index = 2 is not supported; supported: 0 "
+            "or 1");
 }
 
 }  // namespace

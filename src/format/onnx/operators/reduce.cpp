@@ -8,16 +8,19 @@
 // sum; ReduceLogSumExp shifts by the maximum first, log(sum(exp(x - m))) + m, so that large inputs
 // do not overflow (m clamped to the finite range, which keeps an all -inf or a +inf slice exact).
 // ArgMax and ArgMin: one argmax (argmin) node over their axis, int64 indices of the first extreme,
-// reshaped back with keepdims; select_last_index 1 is unsupported.
+// reshaped back with keepdims; with select_last_index, the first extreme of the input reversed
+// along the axis, mapped back to the original index (arg_reduce).
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
 namespace nnplan::format::onnx_import {
 
+using ir::Dim;
 using ir::NodeId;
 using ir::OpKind;
 using ir::Shape;
@@ -174,11 +177,35 @@ void arg_reduce(ImportContext& cx, OpKind kind) {
   const NodeId x = cx.tensor(cx.in_name(0));
   Shape kept = cx.shape_of(x);
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", 0), kept.rank());
-  if (const std::int64_t last = cx.attr_int("select_last_index", 0); last != 0) {
-    cx.fail_attr("select_last_index", str(last), "0 (the first extreme)");
-  }
+  const std::int64_t last = cx.attr_int("select_last_index", 0);
+  if (last != 0 && last != 1) cx.fail_attr("select_last_index", str(last), "0 or 1");
   if (kept.dims[axis] == 0) cx.fail("axis " + str(axis) + " of " + to_string(kept) + " is empty");
-  NodeId y = cx.add(kind, {x}, ir::AxisParams{.axis = axis});
+  const Dim n = kept.dims[axis];
+  NodeId y;
+  if (last == 0 || n == 1) {
+    y = cx.add(kind, {x}, ir::AxisParams{.axis = axis});
+  } else {
+    // The last extreme is the first of x reversed along the axis (a gather of indices n-1..0),
+    // at index n-1-r for that first's r: a gather_elements of the table [n-1, ..., 0] by the
+    // flattened indices, reshaped back.
+    std::vector<std::int64_t> reversed(n);
+    for (Dim i = 0; i < n; ++i)
+      reversed[i] = static_cast<std::int64_t>(n - 1 - i);
+    const NodeId flipped = cx.add(OpKind::gather, {x}, ir::AxisParams{.axis = axis}, kept);
+    const Shape table_shape{{n}};
+    const NodeId table = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = table_shape},
+                                table_shape, {}, ir::DType::int64);
+    if (cx.keep_payloads()) {
+      cx.set_payload(flipped, "indices", ir::WeightTensor::of_ints(table_shape, reversed));
+      cx.set_payload(table, "value", ir::WeightTensor::adopt(table_shape, std::move(reversed)));
+    }
+    const NodeId first = cx.add(kind, {flipped}, ir::AxisParams{.axis = axis});
+    const Shape reduced = cx.shape_of(first);
+    const Shape flat{{ir::element_count(reduced).value()}};
+    const NodeId mapped = cx.add(OpKind::gather_elements, {table, cx.reshape(first, flat)},
+                                 ir::AxisParams{.axis = 0}, flat);
+    y = cx.reshape(mapped, reduced);
+  }
   kept.dims[axis] = 1;
   if (cx.attr_int("keepdims", 1) != 0) y = cx.reshape(y, kept);
   cx.define(cx.out_name(0), y);
