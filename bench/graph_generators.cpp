@@ -199,7 +199,8 @@ class DagBuilder {
       case K::sub:
       case K::mul_elem:
       case K::max_elem:
-      case K::min_elem: {
+      case K::min_elem:
+      case K::pow: {
         const Cls c = any_class();
         emit(kind, {pick(c), pick(c)}, c);
         return;

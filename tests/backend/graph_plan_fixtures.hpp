@@ -50,6 +50,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::max;
     case K::min_elem:
       return B::min;
+    case K::pow:
+      return B::pow;
     case K::relu:
       return B::relu;
     case K::tanh:
@@ -257,6 +259,7 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::mul_elem:
     case K::max_elem:
     case K::min_elem:
+    case K::pow:
       return one_op({m, m}, kind, m);
     case K::mse_loss:
       return one_op({m, m}, kind, shape({}));

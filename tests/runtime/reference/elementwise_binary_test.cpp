@@ -376,9 +376,55 @@ TEST(reference_safe_log_vjp_tests, hand_cases) {
                   tensor({}, {1.0F}), {0.0F, 0.0F, 0.5F, 0.0F}, {6.0F});
 }
 
+// pow: std::pow in float32, within one unit in the last place of the float64 power (C's powf is
+// not always correctly rounded), NaN and infinities as C defines them.
+TEST(reference_pow_forward_tests, hand_cases) {
+  const auto y = run_forward(handler(BackendOp::pow), node_of(OpKind::pow, shape_of({7})),
+                             {tensor({7}, {2.0F, 9.0F, -2.0F, -2.0F, kNaN, 1.0F, 0.0F}),
+                              tensor({7}, {10.0F, 0.5F, 3.0F, 0.5F, 0.0F, kNaN, -1.0F})});
+  ASSERT_TRUE(y.has_value()) << y.error().message;
+  EXPECT_EQ(y->floats()[0], 1024.0F);
+  EXPECT_EQ(y->floats()[1], 3.0F);
+  EXPECT_EQ(y->floats()[2], -8.0F);
+  EXPECT_TRUE(std::isnan(y->floats()[3]));  // a negative base, a non-integer exponent
+  EXPECT_EQ(y->floats()[4], 1.0F);          // pow(NaN, 0) is 1
+  EXPECT_EQ(y->floats()[5], 1.0F);          // pow(1, NaN) is 1
+  EXPECT_EQ(y->floats()[6], kInf);
+}
+TEST(reference_pow_forward_tests, float64_oracle) {
+  const Tensor a = random_tensor(shape_of({3, 4, 5}), 601, 0.1F, 3.0F);
+  const Tensor b = random_tensor(shape_of({3, 4, 5}), 602, -3.0F, 3.0F);
+  const ir::Node node = node_of(OpKind::pow, a.shape);
+  const auto y = run_forward(handler(BackendOp::pow), node, {a, b});
+  ASSERT_TRUE(y.has_value());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double want = std::pow(static_cast<double>(a.floats()[i]), b.floats()[i]);
+    EXPECT_NEAR(y->floats()[i], want, std::abs(want) * 1.2e-7) << i;
+  }
+  EXPECT_TRUE(same_on_rerun(handler(BackendOp::pow), node, {a, b}, *y));
+  EXPECT_TRUE(same_in_place(handler(BackendOp::pow), node, {a, b}, *y));
+}
+TEST(reference_pow_forward_tests, shape_guard) {
+  const Tensor good = random_tensor(shape_of({2, 3}), 1);
+  const auto second = run_forward(handler(BackendOp::pow), node_of(OpKind::pow, shape_of({2, 3})),
+                                  {good, random_tensor(shape_of({3}), 2)});
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.error().message, "input 1 has shape [3]; pow needs the shape of input 0, [2,3]");
+}
+TEST(reference_pow_vjp_tests, finite_differences) {
+  const Tensor a = random_tensor(shape_of({13}), 611, 0.5F, 2.0F);
+  const Tensor b = random_tensor(shape_of({13}), 612, -2.0F, 2.0F);
+  EXPECT_TRUE(check_vjp(handler(BackendOp::pow), node_of(OpKind::pow, a.shape), {a, b}));
+}
+// At a zero base the exponent's gradient is 0 (PyTorch's rule), the base's b * 0^(b-1).
+TEST(reference_pow_vjp_tests, zero_base) {
+  expect_vjp_hand(BackendOp::pow, OpKind::pow, tensor({2}, {0.0F, 2.0F}), tensor({2}, {2.0F, 3.0F}),
+                  {0.0F, 24.0F}, {0.0F, 2.0F * 8.0F * std::log(2.0F)});
+}
+
 TEST(ReferenceBinaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_binary_handlers(),
-                       "tests/runtime/reference/elementwise_binary_test.cpp", 6U);
+                       "tests/runtime/reference/elementwise_binary_test.cpp", 7U);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// Reference kernels: the binary element-wise ops (add, sub, mul, max, min over two operands of one
-// shape) and safe_log (x and a scalar epsilon). Each output element is a float32 function of the
-// operands' elements at the same index, computed in index order; the VJPs add into the operand
+// Reference kernels: the binary element-wise ops (add, sub, mul, max, min, pow over two operands of
+// one shape) and safe_log (x and a scalar epsilon). Each output element is a float32 function of
+// the operands' elements at the same index, computed in index order; the VJPs add into the operand
 // gradients in index order, and safe_log's epsilon gradient is one float32 sum, left to right.
 #include <cmath>
 #include <string>
@@ -179,6 +179,21 @@ void safe_log_vjp(const VjpCall& call) {
   call.input_grads[1].data<float>()[0] += eps_sum;
 }
 
+// pow(a, b), std::pow in float32 (NaN and infinities as C's powf: pow(x, 0) is 1 even for NaN,
+// pow(1, y) is 1, a negative base with a non-integer exponent NaN).
+void pow_forward(const KernelCall& call) {
+  map_binary(call, [](float a, float b) { return std::pow(a, b); });
+}
+// da += g * b * pow(a, b - 1); db += g * pow(a, b) * log(a), and 0 where a is 0 (PyTorch's rule:
+// the limit along a positive base), NaN where a is negative.
+void pow_vjp(const VjpCall& call) {
+  binary_vjp(
+      call, [](float a, float b, float g) { return g * b * std::pow(a, b - 1.0F); },
+      [](float a, float b, float g) {
+        return a == 0.0F ? 0.0F : g * std::pow(a, b) * std::log(a);
+      });
+}
+
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_binary_test.cpp"};
@@ -204,6 +219,8 @@ const ReferenceHandler kBinaryHandlers[] = {
                             binary_guard<OpKind::min_elem>)},
     {BackendOp::safe_log, binary("nnplan::runtime::reference::safe_log_forward", safe_log_forward,
                                  safe_log_vjp, safe_log_guard)},
+    {BackendOp::pow, binary("nnplan::runtime::reference::pow_forward", pow_forward, pow_vjp,
+                            binary_guard<OpKind::pow>)},
 };
 
 }  // namespace
