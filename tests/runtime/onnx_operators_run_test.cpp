@@ -352,6 +352,52 @@ TEST(OnnxWhereRun, ARuntimeMaskFromAComparison) {
   }
 }
 
+// The decomposed operators against values worked out by hand from ONNX's definitions, NaN and
+// infinities included, under both profiles.
+TEST(OnnxDecompositionsRun, ThresholdShrinkClassifyHardmaxTile) {
+  constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+  const Tensor x =
+      Tensor::of(ir::Shape{{2, 3}}, std::vector<float>{0.5F, 2.0F, kNaN, -kInf, -0.75F, 1.0F});
+  const auto run_unary = [&](const std::string& op, backend::MaintainedProfile profile) {
+    Model m(17);
+    m.input("x", {2, 3}).output("y");
+    m.node(op, {"x"}, {"y"}, "n");
+    return run_model(m, x, profile);
+  };
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    SCOPED_TRACE(std::string(backend::to_string(profile)));
+    auto t = run_unary("ThresholdedRelu", profile);  // alpha 1: kept where x > 1
+    ASSERT_TRUE(t);
+    EXPECT_EQ((*t)[0].floats(), (std::vector<float>{0, 2.0F, 0, 0, 0, 0}));
+    auto s = run_unary("Shrink", profile);  // lambd 0.5, bias 0
+    ASSERT_TRUE(s);
+    EXPECT_EQ((*s)[0].floats(), (std::vector<float>{0, 2.0F, 0, -kInf, -0.75F, 1.0F}));
+    auto nan = run_unary("IsNaN", profile);
+    ASSERT_TRUE(nan);
+    EXPECT_EQ((*nan)[0].bools(), (std::vector<std::uint8_t>{0, 0, 1, 0, 0, 0}));
+    auto inf = run_unary("IsInf", profile);
+    ASSERT_TRUE(inf);
+    EXPECT_EQ((*inf)[0].bools(), (std::vector<std::uint8_t>{0, 0, 0, 1, 0, 0}));
+    auto hard = run_unary("Hardmax", profile);  // the first NaN wins its row, as argmax's
+    ASSERT_TRUE(hard);
+    EXPECT_EQ((*hard)[0].floats(), (std::vector<float>{0, 0, 1, 0, 0, 1}));
+    Model tile(17);
+    tile.input("x", {2, 3}).output("y").init_i64("r", {1, 2});
+    tile.node("Tile", {"x", "r"}, {"y"}, "t");
+    auto tiled = run_model(tile, x, profile);
+    ASSERT_TRUE(tiled);
+    const std::vector<float>& v = (*tiled)[0].floats();
+    ASSERT_EQ(v.size(), 12U);
+    for (std::size_t r = 0; r < 2; ++r) {
+      for (std::size_t c = 0; c < 6; ++c) {
+        const float want = x.floats()[r * 3 + c % 3];
+        EXPECT_TRUE(v[r * 6 + c] == want || (std::isnan(want) && std::isnan(v[r * 6 + c])));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onnx_operators_run_test
 }  // namespace nnplan::runtime

@@ -429,6 +429,19 @@ NodeId ImportContext::reshape(NodeId id, const Shape& to) {
   return add(OpKind::reshape, {id}, ir::ReshapeParams{.in = shape_of(id), .out = to});
 }
 
+NodeId ImportContext::float_scalar(float value) {
+  const NodeId c = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
+  set_payload(c, "value", ir::WeightTensor::of_floats(Shape{}, std::span(&value, 1)));
+  return c;
+}
+
+NodeId ImportContext::int64_scalar(std::int64_t value) {
+  const NodeId c = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{}, {},
+                       ir::DType::int64);
+  set_payload(c, "value", ir::WeightTensor::of_ints(Shape{}, std::span(&value, 1)));
+  return c;
+}
+
 NodeId ImportContext::broadcast(NodeId id, const Shape& to) {
   if (shape_of(id) == to) return id;
   return add(OpKind::broadcast_to, {id}, ir::BroadcastParams{.from = shape_of(id), .to = to});

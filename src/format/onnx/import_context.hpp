@@ -257,6 +257,9 @@ class ImportContext {
     payloads_.attributes[{id, name}] = value;
   }
   ir::NodeId reshape(ir::NodeId id, const ir::Shape& to);
+  // A scalar const node holding `value`, float32 or int64.
+  ir::NodeId float_scalar(float value);
+  ir::NodeId int64_scalar(std::int64_t value);
   ir::NodeId broadcast(ir::NodeId id, const ir::Shape& to);
   ir::Shape broadcast_shapes(const ir::Shape& a, const ir::Shape& b) const;
   // `a kind b` with both broadcast to their common shape (`divide`: b inverted first).

@@ -54,6 +54,15 @@ void import_broadcasting_as(ImportContext& cx) {
 
 void import_trilu(ImportContext& cx);  // operators/trilu.cpp: a where under a constant mask
 void import_gather_elements(ImportContext& cx);  // operators/gather_elements.cpp
+// Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,
+// hardmax.cpp; data movement: operators/tile.cpp.
+void import_thresholded_relu(ImportContext& cx);
+void import_shrink(ImportContext& cx);
+void import_is_nan(ImportContext& cx);
+void import_is_inf(ImportContext& cx);
+void import_hardmax(ImportContext& cx);
+void import_tile_1(ImportContext& cx);
+void import_tile(ImportContext& cx);
 // operators/losses.cpp: ONNX's function bodies over gather_elements, where and sum.
 void import_negative_log_likelihood_loss(ImportContext& cx);
 void import_softmax_cross_entropy_loss(ImportContext& cx);

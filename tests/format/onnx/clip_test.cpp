@@ -66,8 +66,7 @@ TEST(OnnxImport, ClipRefusals) {
   Model input(13);
   input.input("x", {3}).input("lo", {}).output("y");
   input.node("Clip", {"x", "lo"}, {"y"}, "c");
-  EXPECT_THAT(unsupported_of(input),
-              HasSubstr("'c' (Clip): min 'lo' is a graph input"));
+  EXPECT_THAT(unsupported_of(input), HasSubstr("'c' (Clip): min 'lo' is a graph input"));
   Model computed(13);
   computed.input("x", {3}).output("y").init("z", {}, {0.0F});
   computed.node("Relu", {"z"}, {"lo"}, "r");
@@ -95,13 +94,13 @@ TEST(OnnxImport, HardSigmoidIsScaleAddClamp) {
   attr_f(n, "alpha", 0.25F);
   attr_f(n, "beta", -1.0F);
   const ImportedModel r = ok(m);
-  EXPECT_EQ(lines(r.graph()),
-            (Lines{"0 input -> [2,3] 'x'", "1 scale(factor=0.2) [0] -> [2,3] 'hs'",
-                   "2 const -> [] 'hs'", "3 broadcast_to([]->[2,3]) [2] -> [2,3] 'hs'",
-                   "4 add [1,3] -> [2,3] 'hs'", "5 clamp(min=0,max=1) [4] -> [2,3] 'hs'",
-                   "6 scale(factor=0.25) [0] -> [2,3] 'hs2'", "7 const -> [] 'hs2'",
-                   "8 broadcast_to([]->[2,3]) [7] -> [2,3] 'hs2'", "9 add [6,8] -> [2,3] 'hs2'",
-                   "10 clamp(min=0,max=1) [9] -> [2,3] 'hs2'"}));
+  EXPECT_EQ(
+      lines(r.graph()),
+      (Lines{"0 input -> [2,3] 'x'", "1 scale(factor=0.2) [0] -> [2,3] 'hs'", "2 const -> [] 'hs'",
+             "3 broadcast_to([]->[2,3]) [2] -> [2,3] 'hs'", "4 add [1,3] -> [2,3] 'hs'",
+             "5 clamp(min=0,max=1) [4] -> [2,3] 'hs'", "6 scale(factor=0.25) [0] -> [2,3] 'hs2'",
+             "7 const -> [] 'hs2'", "8 broadcast_to([]->[2,3]) [7] -> [2,3] 'hs2'",
+             "9 add [6,8] -> [2,3] 'hs2'", "10 clamp(min=0,max=1) [9] -> [2,3] 'hs2'"}));
   EXPECT_EQ(tensor_of(r, 2, "value").to_vector<float>(), (std::vector<float>{0.5F}));
   EXPECT_EQ(tensor_of(r, 7, "value").to_vector<float>(), (std::vector<float>{-1.0F}));
 }

@@ -663,9 +663,8 @@ TEST(ConstantFolding, AnOperatorThatAlsoImportsIsImportedOverATensor) {
   m.node("Gather", {"x", "i"}, {"y"}, "gather");
   m.output("y");
   const ImportedModel r = ok(m);
-  EXPECT_EQ(lines(r.graph()),
-            (Lines{"0 input -> [2,3,4] 'x'", "1 slice [0] -> [1,3,4] 'gather'",
-                   "2 reshape([1,3,4]->[3,4]) [1] -> [3,4] 'gather'"}));
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,3,4] 'x'", "1 slice [0] -> [1,3,4] 'gather'",
+                                     "2 reshape([1,3,4]->[3,4]) [1] -> [3,4] 'gather'"}));
 }
 
 TEST(ConstantFolding, ShapeOfARejectedInputGivesItsReason) {

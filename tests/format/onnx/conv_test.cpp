@@ -57,12 +57,11 @@ TEST_P(ConvRejected, NamesAttributeAndValue) {
   GetParam().edit(*m.g().mutable_node(0));
   EXPECT_EQ(unsupported_of(m), "node 0 'conv1' (Conv): " + GetParam().message);
 }
-INSTANTIATE_TEST_SUITE_P(
-    Conv, ConvRejected,
-    ::testing::Values(
-        ConvReject{"UnknownAttribute", [](auto& n) { attr_i(n, "frobnicate", 1); },
-                   "attribute 'frobnicate' is not supported for Conv"}),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Conv, ConvRejected,
+                         ::testing::Values(ConvReject{
+                             "UnknownAttribute", [](auto& n) { attr_i(n, "frobnicate", 1); },
+                             "attribute 'frobnicate' is not supported for Conv"}),
+                         [](const auto& info) { return info.param.name; });
 
 TEST(OnnxImport, ConvWeightThatIsAGraphInputIsAModelWithoutItsParameters) {
   Model m(11);

@@ -16,8 +16,9 @@ Model expand(std::vector<std::int64_t> in, std::vector<std::int64_t> shape) {
 }
 
 TEST(OnnxExpand, BroadcastsBothWays) {
-  EXPECT_EQ(lines(ok(expand({1, 1, 4}, {2, 3, 1})).graph()),
-            (Lines{"0 input -> [1,1,4] 'x'", "1 broadcast_to([1,1,4]->[2,3,4]) [0] -> [2,3,4] 'e'"}));
+  EXPECT_EQ(
+      lines(ok(expand({1, 1, 4}, {2, 3, 1})).graph()),
+      (Lines{"0 input -> [1,1,4] 'x'", "1 broadcast_to([1,1,4]->[2,3,4]) [0] -> [2,3,4] 'e'"}));
   EXPECT_EQ(lines(ok(expand({3, 1}, {2, 1, 5})).graph())[1],
             "1 broadcast_to([3,1]->[2,3,5]) [0] -> [2,3,5] 'e'");
   // nothing to stretch: no node

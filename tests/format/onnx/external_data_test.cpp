@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 // A fresh directory for one test.
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("nnplan_external_" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("nnplan_external_" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -85,8 +85,7 @@ TEST(OnnxExternalData, PlanningNeverOpensTheDataFile) {
   // No w.bin at all: planning needs the shape only.
   const auto r = import_onnx_file(model, shapes_only());
   ASSERT_TRUE(r.has_value()) << r.error().message;
-  EXPECT_EQ(lines(r->graph()),
-            (Lines{"0 input -> [2,3] 'x'", "1 linear [0] -> [2,2] 'mm'"}));
+  EXPECT_EQ(lines(r->graph()), (Lines{"0 input -> [2,3] 'x'", "1 linear [0] -> [2,2] 'mm'"}));
   // From bytes, with no directory at all, alike.
   const auto from_bytes =
       import_onnx(matmul_model({{"location", "w.bin"}}).bytes(), "m.onnx", shapes_only());
@@ -108,11 +107,12 @@ TEST(OnnxExternalData, AnImportWithPayloadsReadsTheData) {
 TEST(OnnxExternalData, OffsetAndLengthSelectTheBytes) {
   const fs::path dir = fresh_dir("offset");
   fs::create_directories(dir / "data");
-  write_bytes(dir / "data" / "all.bin", std::string(16, '\0') + float_bytes(iota(6, 10.0f)) +
-                                            std::string(8, '\0'));
-  const fs::path model = write_model(
-      dir, matmul_model({{"location", "data/all.bin"}, {"offset", "16"}, {"length", "24"},
-                         {"checksum", "not verified"}}));
+  write_bytes(dir / "data" / "all.bin",
+              std::string(16, '\0') + float_bytes(iota(6, 10.0f)) + std::string(8, '\0'));
+  const fs::path model = write_model(dir, matmul_model({{"location", "data/all.bin"},
+                                                        {"offset", "16"},
+                                                        {"length", "24"},
+                                                        {"checksum", "not verified"}}));
   const auto r = import_onnx_file(model);
   ASSERT_TRUE(r.has_value()) << r.error().message;
   EXPECT_EQ(tensor_of(*r, 1, "weight").to_vector<float>(),
@@ -226,8 +226,7 @@ TEST(OnnxExternalData, ARangePastTheEndOfTheFileIsRefused) {
 TEST(OnnxExternalData, ALengthThatDoesNotFitTheDimsIsRefused) {
   const fs::path dir = fresh_dir("length");
   write_bytes(dir / "w.bin", float_bytes(iota(8)));
-  const fs::path model =
-      write_model(dir, matmul_model({{"location", "w.bin"}, {"length", "32"}}));
+  const fs::path model = write_model(dir, matmul_model({{"location", "w.bin"}, {"length", "32"}}));
   const std::string expected =
       model.string() +
       ": tensor 'w': external data length 32 bytes does not match dims [3,2] of float32, which "

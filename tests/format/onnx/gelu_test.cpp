@@ -38,8 +38,7 @@ struct ErfForm {
   bool inits = false;        // constants as initializers
 };
 
-void erf_gelu(Model& m, const ErfForm& f, const std::string& x = "x",
-              const std::string& y = "g") {
+void erf_gelu(Model& m, const ErfForm& f, const std::string& x = "x", const std::string& y = "g") {
   const auto c = [&](const std::string& name, float v) {
     if (f.inits) {
       m.init(name, {}, {v});
@@ -67,12 +66,14 @@ void erf_gelu(Model& m, const ErfForm& f, const std::string& x = "x",
   }
   m.node("Erf", {"d"}, {"e"}, "erf");
   c("one", 1.0F);
-  m.node("Add", f.swap ? std::vector<std::string>{"one", "e"} : std::vector<std::string>{"e", "one"},
+  m.node("Add",
+         f.swap ? std::vector<std::string>{"one", "e"} : std::vector<std::string>{"e", "one"},
          {"a"}, "add");
   if (f.half == 0) {
     m.node("Mul", pair(x, "a"), {"p"}, "mul");
     c("half", 0.5F);
-    m.node("Mul", f.swap ? std::vector<std::string>{"half", "p"} : std::vector<std::string>{"p", "half"},
+    m.node("Mul",
+           f.swap ? std::vector<std::string>{"half", "p"} : std::vector<std::string>{"p", "half"},
            {y}, "mul_1");
   } else {
     m.node("Mul", pair("h", "a"), {y}, "mul_1");
@@ -89,13 +90,15 @@ TEST_P(ErfGelu, IsOneGeluNode) {
   const ImportedModel r = ok(m);
   // The gelu takes the name of the pattern's first node.
   const std::string first = GetParam().half == 1 ? "half_mul" : "div";
-  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,3] 'x'", "1 gelu(none) [0] -> [2,3] '" + first + "'",
-                                     "2 relu [1] -> [2,3] 'after'"}));
+  EXPECT_EQ(lines(r.graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 gelu(none) [0] -> [2,3] '" + first + "'",
+                   "2 relu [1] -> [2,3] 'after'"}));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     OnnxImport, ErfGelu,
-    ::testing::Values(ErfForm{.label = "torch"}, ErfForm{.label = "mul_inverse", .mul_inverse = true},
+    ::testing::Values(ErfForm{.label = "torch"},
+                      ErfForm{.label = "mul_inverse", .mul_inverse = true},
                       ErfForm{.label = "swapped", .swap = true},
                       ErfForm{.label = "swapped_mul_inverse", .mul_inverse = true, .swap = true},
                       ErfForm{.label = "half_first", .half = 1},
@@ -171,12 +174,14 @@ INSTANTIATE_TEST_SUITE_P(
                   m.output("a2");
                   m.node("Relu", {"a"}, {"a2"}, "other_use");
                 }},
-        ErfMiss{"div_by_1_5", [](Model& m) { fill_tensor(init_named(m, "sqrt2"), "sqrt2", {}, {1.5F}, true); }},
+        ErfMiss{"div_by_1_5",
+                [](Model& m) { fill_tensor(init_named(m, "sqrt2"), "sqrt2", {}, {1.5F}, true); }},
         ErfMiss{"sqrt2_off_by_2e_6",
                 [](Model& m) {
                   fill_tensor(init_named(m, "sqrt2"), "sqrt2", {}, {kSqrt2 * (1 + 2e-6F)}, true);
                 }},
-        ErfMiss{"add_2", [](Model& m) { fill_tensor(init_named(m, "one"), "one", {}, {2.0F}, true); }},
+        ErfMiss{"add_2",
+                [](Model& m) { fill_tensor(init_named(m, "one"), "one", {}, {2.0F}, true); }},
         ErfMiss{"half_0_4999",
                 [](Model& m) { fill_tensor(init_named(m, "half"), "half", {}, {0.4999F}, true); }},
         ErfMiss{"sqrt2_not_a_scalar",
@@ -185,7 +190,9 @@ INSTANTIATE_TEST_SUITE_P(
                 }},
         // The constant has rank 3, so the Div's result would be (1,2,3), not x's shape.
         ErfMiss{"constant_of_higher_rank",
-                [](Model& m) { fill_tensor(init_named(m, "one"), "one", {1, 1, 1}, {1.0F}, true); }},
+                [](Model& m) {
+                  fill_tensor(init_named(m, "one"), "one", {1, 1, 1}, {1.0F}, true);
+                }},
         ErfMiss{"other_tensor_multiplied",
                 [](Model& m) {
                   m.input("z", {2, 3});
@@ -297,7 +304,8 @@ TEST(OnnxImport, GeluOperatorOfOpset20) {
   Model bad(20);
   bad.input("x", {2, 3}).output("y");
   attr_s(bad.node("Gelu", {"x"}, {"y"}, "g"), "approximate", "erf");
-  EXPECT_THAT(error_of(bad), HasSubstr("attribute approximate = 'erf' is not a GELU approximation"));
+  EXPECT_THAT(error_of(bad),
+              HasSubstr("attribute approximate = 'erf' is not a GELU approximation"));
   Model early(17);
   early.input("x", {2, 3}).output("y");
   early.node("Gelu", {"x"}, {"y"}, "g");

@@ -74,12 +74,12 @@ TEST(OnnxImport, LayerNormalizationScaleAndBias) {
       .init("b", {3, 4}, std::vector<float>(12, 0.5f));
   attr_i(bcast.node("LayerNormalization", {"x", "g", "b"}, {"y"}, "ln"), "axis", 1);
   const ImportedModel rc = ok(bcast);
-  EXPECT_EQ(lines(rc.graph()),
-            (Lines{"0 input -> [2,3,4] 'x'", "1 layernorm(axis=1) [0] -> [2,3,4] 'ln'",
-                   "2 const -> [4] 'g'", "3 broadcast_to([4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
-                   "4 mul_elem [1,3] -> [2,3,4] 'ln'", "5 const -> [3,4] 'b'",
-                   "6 broadcast_to([3,4]->[2,3,4]) [5] -> [2,3,4] 'ln'",
-                   "7 add [4,6] -> [2,3,4] 'ln'"}));
+  EXPECT_EQ(
+      lines(rc.graph()),
+      (Lines{"0 input -> [2,3,4] 'x'", "1 layernorm(axis=1) [0] -> [2,3,4] 'ln'",
+             "2 const -> [4] 'g'", "3 broadcast_to([4]->[2,3,4]) [2] -> [2,3,4] 'ln'",
+             "4 mul_elem [1,3] -> [2,3,4] 'ln'", "5 const -> [3,4] 'b'",
+             "6 broadcast_to([3,4]->[2,3,4]) [5] -> [2,3,4] 'ln'", "7 add [4,6] -> [2,3,4] 'ln'"}));
   EXPECT_EQ(rc.payloads.find_tensor(1, "gamma"), nullptr);
   EXPECT_EQ(rc.payloads.find_tensor(1, "beta"), nullptr);
 }

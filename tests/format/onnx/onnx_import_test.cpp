@@ -249,15 +249,18 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
             "Conv, ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
             "Expand, Flatten, Floor, Gather, GatherElements, Gelu, Gemm, GlobalAveragePool, "
             "GlobalMaxPool, "
-            "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Identity, InstanceNormalization, "
+            "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Hardmax, Identity, "
+            "InstanceNormalization, IsInf, IsNaN, "
             "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
             "MaxPool, Mean, Min, Mul, Neg, NegativeLogLikelihoodLoss, Not, Or, PRelu, Pad, Pow, "
             "Reciprocal, ReduceL1, "
             "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
-            "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Sigmoid, "
+            "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Shrink, "
+            "Sigmoid, "
             "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
             "SpaceToDepth, Split, Sqrt, "
-            "Squeeze, Sub, Sum, Tan, Tanh, Transpose, Trilu, Unsqueeze, Upsample, Where, Xor");
+            "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, Transpose, Trilu, Unsqueeze, "
+            "Upsample, Where, Xor");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

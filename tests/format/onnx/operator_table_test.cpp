@@ -45,6 +45,10 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"GatherElements", 11},
     {"NegativeLogLikelihoodLoss", 12},
     {"SoftmaxCrossEntropyLoss", 12},
+    {"IsInf", 10},
+    {"IsNaN", 9},
+    {"Shrink", 9},
+    {"ThresholdedRelu", 10},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

@@ -21,8 +21,8 @@ TEST_P(Opset18To20, UnchangedOperatorsImport) {
   m.node("Relu", {"h"}, {"r"}, "relu");
   attr_i(m.node("Softmax", {"r"}, {"y"}, "sm"), "axis", -1);
   EXPECT_EQ(lines(ok(m).graph()),
-            (Lines{"0 input -> [2,3] 'x'", "1 linear [0] -> [2,4] 'mm'", "2 relu [1] -> [2,4] 'relu'",
-                   "3 softmax(axis=1) [2] -> [2,4] 'sm'"}));
+            (Lines{"0 input -> [2,3] 'x'", "1 linear [0] -> [2,4] 'mm'",
+                   "2 relu [1] -> [2,4] 'relu'", "3 softmax(axis=1) [2] -> [2,4] 'sm'"}));
 }
 
 TEST_P(Opset18To20, ReduceMeanReadsItsAxesInput) {
@@ -37,10 +37,11 @@ TEST_P(Opset18To20, ChangedOperatorsAreRefusedNamingBothOpsets) {
   Model m(GetParam());
   m.input("x", {1, 1, 2, 2}).output("y").init_i64("pads", {0, 0, 0, 0, 0, 0, 0, 0});
   m.node("Pad", {"x", "pads"}, {"y"}, "pad");
-  EXPECT_THAT(unsupported_of(m),
-              HasSubstr("'pad' (Pad): operator Pad is supported up to opset 17; its definition changed "
-                        "after that, and the model's opset is " +
-                        std::to_string(GetParam())));
+  EXPECT_THAT(
+      unsupported_of(m),
+      HasSubstr("'pad' (Pad): operator Pad is supported up to opset 17; its definition changed "
+                "after that, and the model's opset is " +
+                std::to_string(GetParam())));
 }
 
 // An operator in a model older than the opset that introduced it is not ONNX: an invalid model,

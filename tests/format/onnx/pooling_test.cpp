@@ -55,8 +55,7 @@ class PoolRejected : public ::testing::TestWithParam<PoolReject> {};
 TEST_P(PoolRejected, NamesTheReason) {
   Model m = pool_model(GetParam().op, {3, 3});
   GetParam().edit(*m.g().mutable_node(0));
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 'pool' (" + GetParam().op + "): " + GetParam().message);
+  EXPECT_EQ(unsupported_of(m), "node 0 'pool' (" + GetParam().op + "): " + GetParam().message);
 }
 INSTANTIATE_TEST_SUITE_P(
     Pool, PoolRejected,
@@ -109,8 +108,7 @@ TEST(OnnxImport, Pool1dAnd3dAndUnequalStrides) {
   EXPECT_EQ(lines(ok(one).graph())[1], "1 avg_pool(k=3,s=2,p=0) [0] -> [1,2,3] 'p'");
   Model strided = pool_model("MaxPool", {3, 3});
   attr_ints(*strided.g().mutable_node(0), "strides", {1, 2});
-  EXPECT_EQ(lines(ok(strided).graph())[1],
-            "1 max_pool(k=3x3,s=1x2,p=0x0) [0] -> [1,2,4,2] 'pool'");
+  EXPECT_EQ(lines(ok(strided).graph())[1], "1 max_pool(k=3x3,s=1x2,p=0x0) [0] -> [1,2,4,2] 'pool'");
 }
 
 TEST(OnnxImport, MaxPoolCeilModeThatChangesTheSizePadsWithNegativeInfinity) {

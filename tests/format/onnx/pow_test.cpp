@@ -32,8 +32,7 @@ TEST_P(PowByConstant, IsItsProductOrRoot) {
 INSTANTIATE_TEST_SUITE_P(
     OnnxImport, PowByConstant,
     ::testing::Values(
-        PowCase{"square", 2.0F,
-                {"1 mul_elem [0,0] -> [2,3] 'pow'", "2 relu [1] -> [2,3] 'relu'"}},
+        PowCase{"square", 2.0F, {"1 mul_elem [0,0] -> [2,3] 'pow'", "2 relu [1] -> [2,3] 'relu'"}},
         PowCase{"root", 0.5F, {"1 sqrt [0] -> [2,3] 'pow'", "2 relu [1] -> [2,3] 'relu'"}},
         PowCase{"inverse", -1.0F, {"1 inv [0] -> [2,3] 'pow'", "2 relu [1] -> [2,3] 'relu'"}},
         PowCase{"identity", 1.0F, {"1 relu [0] -> [2,3] 'relu'"}}),
@@ -52,9 +51,8 @@ TEST(OnnxImport, PowExponentOfHigherRankBroadcasts) {
   Model m;
   m.input("x", {4}).output("y").init("e", {1, 1}, {2.0F});
   m.node("Pow", {"x", "e"}, {"y"}, "pow");
-  EXPECT_EQ(lines(ok(m).graph()),
-            (Lines{"0 input -> [4] 'x'", "1 mul_elem [0,0] -> [4] 'pow'",
-                   "2 broadcast_to([4]->[1,4]) [1] -> [1,4] 'pow'"}));
+  EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [4] 'x'", "1 mul_elem [0,0] -> [4] 'pow'",
+                                         "2 broadcast_to([4]->[1,4]) [1] -> [1,4] 'pow'"}));
 }
 
 // Any other exponent, a cube outside the tanh GELU, one computed at run time, a tensor of them

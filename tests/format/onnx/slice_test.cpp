@@ -54,22 +54,25 @@ TEST_P(OnnxSlice, NormalizesBoundsPerAxis) {
   EXPECT_EQ(dims(nodes[r.graph().output_ids[0]].shape), c.shape);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, OnnxSlice,
-    ::testing::Values(
-        // vit_b_16's q/k/v split on the last axis
-        SliceCase{{0}, {4}, {-1}, {}, {"slice(axis=2,0:4:1)"}, "[4,6,4]"},
-        SliceCase{{4}, {8}, {-1}, {}, {"slice(axis=2,4:8:1)"}, "[4,6,4]"},
-        // negative bounds count from the end; INT64_MAX ends clamp
-        SliceCase{{-3}, {kMax}, {1}, {}, {"slice(axis=1,3:6:1)"}, "[4,3,8]"},
-        SliceCase{{-100}, {-1}, {0}, {}, {"slice(axis=0,0:3:1)"}, "[3,6,8]"},
-        // two axes, no axes input (0, 1), a step
-        SliceCase{{1, 0}, {3, 6}, {}, {}, {"slice(axis=0,1:3:1)"}, "[2,6,8]"},
-        SliceCase{{0, 1}, {kMax, kMax}, {2, 1}, {3, 2}, {"slice(axis=2,0:8:3)", "slice(axis=1,1:6:2)"},
-                  "[4,3,3]"},
-        // the whole axis: no node; an empty range is extent 0
-        SliceCase{{0}, {kMax}, {1}, {}, {}, "[4,6,8]"},
-        SliceCase{{5}, {2}, {1}, {}, {"slice(axis=1,5:2:1)"}, "[4,0,8]"}));
+INSTANTIATE_TEST_SUITE_P(Cases, OnnxSlice,
+                         ::testing::Values(
+                             // vit_b_16's q/k/v split on the last axis
+                             SliceCase{{0}, {4}, {-1}, {}, {"slice(axis=2,0:4:1)"}, "[4,6,4]"},
+                             SliceCase{{4}, {8}, {-1}, {}, {"slice(axis=2,4:8:1)"}, "[4,6,4]"},
+                             // negative bounds count from the end; INT64_MAX ends clamp
+                             SliceCase{{-3}, {kMax}, {1}, {}, {"slice(axis=1,3:6:1)"}, "[4,3,8]"},
+                             SliceCase{{-100}, {-1}, {0}, {}, {"slice(axis=0,0:3:1)"}, "[3,6,8]"},
+                             // two axes, no axes input (0, 1), a step
+                             SliceCase{{1, 0}, {3, 6}, {}, {}, {"slice(axis=0,1:3:1)"}, "[2,6,8]"},
+                             SliceCase{{0, 1},
+                                       {kMax, kMax},
+                                       {2, 1},
+                                       {3, 2},
+                                       {"slice(axis=2,0:8:3)", "slice(axis=1,1:6:2)"},
+                                       "[4,3,3]"},
+                             // the whole axis: no node; an empty range is extent 0
+                             SliceCase{{0}, {kMax}, {1}, {}, {}, "[4,6,8]"},
+                             SliceCase{{5}, {2}, {1}, {}, {"slice(axis=1,5:2:1)"}, "[4,0,8]"}));
 
 TEST(OnnxSlice, BeforeOpset10FromAttributes) {
   Model m(9);
@@ -96,7 +99,8 @@ TEST(OnnxSlice, Rejects) {
   EXPECT_EQ(unsupported_of(model({1}, {-1})),
             "node 0 's' (Slice): steps [-1] has negative step -1 on axis 1; only positive steps "
             "are supported");
-  EXPECT_EQ(error_of(model({1}, {0})), "m.onnx: node 's' (Slice, opset 17): steps [0] has a 0 step");
+  EXPECT_EQ(error_of(model({1}, {0})),
+            "m.onnx: node 's' (Slice, opset 17): steps [0] has a 0 step");
   EXPECT_EQ(error_of(model({1, -1}, {1, 1})),
             "m.onnx: node 's' (Slice, opset 17): axes [1,-1] repeat axis 1");
   EXPECT_EQ(error_of(model({2}, {1})),
@@ -141,8 +145,9 @@ TEST(OnnxSplit, SizesFromAttributeOrEqualParts) {
   Model u;
   u.input("x", {1, 5}).output("a").output("b");
   attr_i(u.node("Split", {"x"}, {"a", "b"}, "sp"), "axis", 1);
-  EXPECT_EQ(error_of(u),
-            "m.onnx: node 'sp' (Split, opset 17): axis 1 of [1,5] does not split into 2 equal parts");
+  EXPECT_EQ(
+      error_of(u),
+      "m.onnx: node 'sp' (Split, opset 17): axis 1 of [1,5] does not split into 2 equal parts");
 }
 
 TEST(OnnxSplit, RejectsSizesThatDoNotAddUp) {
@@ -168,9 +173,8 @@ TEST(OnnxGather, ScalarIndexIsASliceDroppingTheAxis) {
   scalar_i64(m, "i", 0);
   attr_i(m.node("Gather", {"x", "i"}, {"y"}, "g"), "axis", 1);
   const ImportedModel r = ok(m);
-  EXPECT_EQ(lines(r.graph()),
-            (Lines{"0 input -> [1,197,768] 'x'", "1 slice [0] -> [1,1,768] 'g'",
-                   "2 reshape([1,1,768]->[1,768]) [1] -> [1,768] 'g'"}));
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,197,768] 'x'", "1 slice [0] -> [1,1,768] 'g'",
+                                     "2 reshape([1,1,768]->[1,768]) [1] -> [1,768] 'g'"}));
   EXPECT_EQ(slice_of(r, 1), "slice(axis=1,0:1:1)");
   Model n;  // a negative index counts from the end
   n.input("x", {3, 4}).output("y");

@@ -134,7 +134,8 @@ TEST(OnnxUnsupportedNodes, AnInvalidAttributeValueStopsAtOnce) {
   m.node("Det", {"x"}, {"a"}, "det");
   attr_i(m.node("Softmax", {"x"}, {"b"}, "sm"), "axis", 5);
   m.node("Relu", {"x"}, {"y"}, "relu");
-  EXPECT_EQ(error_of(m), "m.onnx: node 'sm' (Softmax, opset 17): axis 5 is out of range for rank 2");
+  EXPECT_EQ(error_of(m),
+            "m.onnx: node 'sm' (Softmax, opset 17): axis 5 is out of range for rank 2");
 }
 
 TEST(OnnxUnsupportedNodes, AnUnconsumedInputOfAnotherTypeIsListedToo) {

@@ -39,9 +39,10 @@ Model causal(std::vector<std::int64_t> mask_dims = {3, 3}, float blocked = -kInf
              bool scores_first = false) {
   Model m;
   m.input("s", {1, 2, 3, 3}).output("y");
-  bool_init(m, "mask", mask_dims, scores_first ? std::vector<bool>{true, false, false, true, true,
-                                                                   false, true, true, true}
-                                               : upper(3));
+  bool_init(m, "mask", mask_dims,
+            scores_first
+                ? std::vector<bool>{true, false, false, true, true, false, true, true, true}
+                : upper(3));
   m.init("ninf", {}, {blocked});
   if (scores_first) {
     m.node("Where", {"mask", "s", "ninf"}, {"w"}, "where");
@@ -61,7 +62,8 @@ TEST(OnnxWhere, CausalMaskBeforeSoftmaxIsHardMaskedSoftmax) {
     const auto& p = std::get<ir::MaskParams>(r.graph().nodes[1].params);
     EXPECT_EQ(dims(p.shape), "[3,3]");  // the leading 1-dims dropped
     // Allowed where the scores are chosen: the lower triangle.
-    EXPECT_EQ(p.allowed, (std::vector<bool>{true, false, false, true, true, false, true, true, true}));
+    EXPECT_EQ(p.allowed,
+              (std::vector<bool>{true, false, false, true, true, false, true, true, true}));
   }
 }
 

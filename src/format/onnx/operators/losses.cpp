@@ -31,21 +31,6 @@ using ir::Shape;
 
 namespace {
 
-// Scalar const nodes holding `value`.
-NodeId int64_scalar(ImportContext& cx, std::int64_t value) {
-  const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{}, {},
-                          ir::DType::int64);
-  if (cx.keep_payloads())
-    cx.set_payload(c, "value", ir::WeightTensor::of_ints(Shape{}, std::span(&value, 1)));
-  return c;
-}
-NodeId float_scalar(ImportContext& cx, float value) {
-  const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
-  if (cx.keep_payloads())
-    cx.set_payload(c, "value", ir::WeightTensor::of_floats(Shape{}, std::span(&value, 1)));
-  return c;
-}
-
 // The loss of log-probabilities `logp` against the target input `target_input`, with the weight
 // input `weight_input` (-1: none), reduced as the node's `reduction` says.
 NodeId nll(ImportContext& cx, NodeId logp, int target_input, int weight_input,
@@ -78,8 +63,8 @@ NodeId nll(ImportContext& cx, NodeId logp, int target_input, int weight_input,
   std::optional<NodeId> ignored;  // bool (N, 1, d1, ...): where the target is ignore_index
   if (cx.attr(std::string_view("ignore_index")) != nullptr) {
     const std::int64_t ii = cx.attr_int("ignore_index", 0);
-    ignored = cx.add(OpKind::equal, {index, int64_scalar(cx, ii)}, {}, column);
-    index = cx.add(OpKind::where, {*ignored, int64_scalar(cx, 0), index}, {}, column);
+    ignored = cx.add(OpKind::equal, {index, cx.int64_scalar(ii)}, {}, column);
+    index = cx.add(OpKind::where, {*ignored, cx.int64_scalar(0), index}, {}, column);
   }
   NodeId loss =
       cx.add(OpKind::scale,
@@ -100,7 +85,7 @@ NodeId nll(ImportContext& cx, NodeId logp, int target_input, int weight_input,
     loss = cx.add(OpKind::mul_elem, {loss, *weight});
   }
   if (ignored) {
-    const NodeId zero = float_scalar(cx, 0.0F);
+    const NodeId zero = cx.float_scalar(0.0F);
     loss = cx.add(OpKind::where, {*ignored, zero, loss}, {}, column);
     if (weight) weight = cx.add(OpKind::where, {*ignored, zero, *weight}, {}, column);
   }
@@ -116,7 +101,7 @@ NodeId nll(ImportContext& cx, NodeId logp, int target_input, int weight_input,
     count = cx.add(OpKind::sum, {kept}, {}, Shape{});
   } else {
     // The element count, rounded to float32 as ONNX's reference divides by it.
-    count = float_scalar(cx, static_cast<float>(ir::element_count(ts).value()));
+    count = cx.float_scalar(static_cast<float>(ir::element_count(ts).value()));
   }
   return cx.add(OpKind::mul_elem, {total, cx.add(OpKind::inv, {count})});
 }

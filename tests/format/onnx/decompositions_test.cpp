@@ -1,0 +1,96 @@
+// Operators imported as exact decompositions over comparisons, where and data movement
+// (operators/threshold.cpp, classify.cpp, hardmax.cpp, tile.cpp): the graph each form imports
+// as, and each refusal with its message. Their values are checked end to end in
+// tests/runtime/onnx_operators_run_test.cpp and by ONNX's own tests (the conformance tables).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include "onnx_test_models.hpp"
+
+namespace nnplan::format::onnx_test {
+namespace decompositions_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+Model unary(const std::string& op, int opset = 17) {
+  Model m(opset);
+  m.input("x", {2, 3}).output("y");
+  m.node(op, {"x"}, {"y"}, "n");
+  return m;
+}
+
+TEST(OnnxDecompositions, ThresholdedReluAndShrinkAreWheres) {
+  EXPECT_EQ(lines(ok(unary("ThresholdedRelu")).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 const -> [] 'n'", "2 greater [0,1] -> [2,3] 'n'",
+                   "3 const -> [] 'n'", "4 where [2,0,3] -> [2,3] 'n'"}));
+  const ImportedModel s = ok(unary("Shrink"));
+  EXPECT_EQ(s.graph().nodes.back().kind, ir::OpKind::where);
+  Model bad = unary("ThresholdedRelu");
+  attr_f(bad.g().mutable_node(0)[0], "alpha", std::numeric_limits<float>::infinity());
+  EXPECT_EQ(unsupported_of(bad),
+            "node 0 'n' (ThresholdedRelu): alpha is inf; supported: a finite number");
+}
+
+TEST(OnnxDecompositions, IsNanAndIsInfAreComparisons) {
+  EXPECT_EQ(
+      lines(ok(unary("IsNaN")).graph()),
+      (Lines{"0 input -> [2,3] 'x'", "1 equal [0,0] -> [2,3] 'n'", "2 not [1] -> [2,3] 'n'"}));
+  EXPECT_EQ(ok(unary("IsInf")).graph().nodes.back().kind, ir::OpKind::or_);
+  Model positive = unary("IsInf");
+  attr_i(positive.g().mutable_node(0)[0], "detect_negative", 0);
+  EXPECT_EQ(lines(ok(positive).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 const -> [] 'n'", "2 equal [0,1] -> [2,3] 'n'"}));
+  Model neither = unary("IsInf");
+  attr_i(neither.g().mutable_node(0)[0], "detect_negative", 0);
+  attr_i(neither.g().mutable_node(0)[0], "detect_positive", 0);
+  EXPECT_EQ(lines(ok(neither).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 less [0,0] -> [2,3] 'n'"}));
+}
+
+TEST(OnnxDecompositions, HardmaxIsAnArgmaxComparedWithPositions) {
+  EXPECT_EQ(lines(ok(unary("Hardmax")).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 argmax(axis=1) [0] -> [2] 'n'",
+                   "2 const -> [1,3] 'n'", "3 reshape([2]->[2,1]) [1] -> [2,1] 'n'",
+                   "4 equal [3,2] -> [2,3] 'n'", "5 cast [4] -> [2,3] 'n'"}));
+  // Before opset 13: the 2-D coercion at axis (default 1), reshaped back.
+  Model old(11);
+  old.input("x", {2, 3, 4}).output("y");
+  old.node("Hardmax", {"x"}, {"y"}, "n");
+  const ImportedModel r = ok(old);
+  EXPECT_EQ(lines(r.graph()).front(), "0 input -> [2,3,4] 'x'");
+  EXPECT_EQ(lines(r.graph())[1], "1 reshape([2,3,4]->[2,12]) [0] -> [2,12] 'n'");
+  EXPECT_EQ(lines(r.graph()).back(), "7 reshape([2,12]->[2,3,4]) [6] -> [2,3,4] 'n'");
+}
+
+TEST(OnnxDecompositions, TileIsAReshapeBroadcastReshape) {
+  Model m(13);
+  m.input("x", {2, 3}).output("y").init_i64("r", {2, 1});
+  m.node("Tile", {"x", "r"}, {"y"}, "t");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 reshape([2,3]->[1,2,1,3]) [0] -> [1,2,1,3] 't'",
+                   "2 broadcast_to([1,2,1,3]->[2,2,1,3]) [1] -> [2,2,1,3] 't'",
+                   "3 reshape([2,2,1,3]->[4,3]) [2] -> [4,3] 't'"}));
+  Model count(13);
+  count.input("x", {2, 3}).output("y").init_i64("r", {2});
+  count.node("Tile", {"x", "r"}, {"y"}, "t");
+  EXPECT_THAT(error_of(count),
+              HasSubstr("repeats 'r' has 1 entries; input [2,3] needs one per axis"));
+  Model negative(13);
+  negative.input("x", {2, 3}).output("y").init_i64("r", {1, -1});
+  negative.node("Tile", {"x", "r"}, {"y"}, "t");
+  EXPECT_THAT(error_of(negative), HasSubstr("repeats[1] is -1; repeats are >= 0"));
+  Model huge(13);
+  huge.input("x", {2, 3}).output("y").init_i64("r", {1, std::int64_t{1} << 47});
+  huge.node("Tile", {"x", "r"}, {"y"}, "t");
+  EXPECT_THAT(error_of(huge), HasSubstr("exceeds the dimension limit"));
+  Model old(5);
+  old.input("x", {2, 3}).output("y").init_i64("r", {1, 1});
+  old.node("Tile", {"x", "r"}, {"y"}, "t");
+  EXPECT_THAT(unsupported_of(old), HasSubstr("Tile before opset 6"));
+}
+
+}  // namespace
+}  // namespace decompositions_test
+}  // namespace nnplan::format::onnx_test
