@@ -60,13 +60,6 @@ TEST_P(PoolRejected, NamesTheReason) {
 INSTANTIATE_TEST_SUITE_P(
     Pool, PoolRejected,
     ::testing::Values(
-        PoolReject{"ExcludePad", "AveragePool",
-                   [](auto& n) {
-                     attr_ints(n, "pads", {1, 1, 1, 1});
-                   },
-                   "attribute count_include_pad = 0 with pads [1,1,1,1] is not supported "
-                   "(avg_pool counts the padding in its divisor); supported: count_include_pad "
-                   "= 1, or no padding"},
         PoolReject{"CeilMode", "AveragePool",
                    [](auto& n) {
                      attr_ints(n, "strides", {2, 2});
@@ -85,6 +78,30 @@ INSTANTIATE_TEST_SUITE_P(
         PoolReject{"Indices", "MaxPool", [](auto& n) { n.add_output("idx"); },
                    "has a second output Indices ('idx'); only the first output is supported"}),
     [](const auto& info) { return info.param.name; });
+
+// count_include_pad = 0: the pool's average scaled by window size / the elements of each window
+// inside the input; a corner window of a 3x3 kernel with one padding sees 4 elements (9 / 4), an
+// edge one 6, an inner one 9. Asymmetric pads are zeros concatenated before the pool.
+TEST(OnnxImport, AveragePoolWithoutThePaddingInItsDivisor) {
+  Model m = pool_model("AveragePool", {3, 3});
+  attr_ints(*m.g().mutable_node(0), "pads", {1, 1, 1, 1});
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [1,2,6,6] 'x'",
+                                     "1 avg_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,6,6] 'pool'",
+                                     "2 const -> [1,1,6,6] 'pool'",
+                                     "3 broadcast_to([1,1,6,6]->[1,2,6,6]) [2] -> [1,2,6,6] 'pool'",
+                                     "4 mul_elem [1,3] -> [1,2,6,6] 'pool'"}));
+  const auto factors = tensor_of(r, 2, "value").floats();
+  ASSERT_EQ(factors.size(), 36U);
+  EXPECT_EQ(factors[0], 9.0F / 4.0F);
+  EXPECT_EQ(factors[1], 9.0F / 6.0F);
+  EXPECT_EQ(factors[7], 1.0F);
+  Model asymmetric = pool_model("AveragePool", {2, 2});
+  attr_ints(*asymmetric.g().mutable_node(0), "pads", {0, 0, 1, 1});
+  attr_i(*asymmetric.g().mutable_node(0), "count_include_pad", 1);
+  const ImportedModel a = ok(asymmetric);
+  EXPECT_EQ(lines(a.graph()).back(), "5 avg_pool(k=2x2,s=1x1,p=0x0) [4] -> [1,2,6,6] 'pool'");
+}
 
 TEST(OnnxImport, MaxPoolIndicesUsedAsGraphOutputIsRejected) {
   Model m = pool_model("MaxPool");

@@ -1,10 +1,11 @@
 // MaxPool and AveragePool over any number of spatial axes into max_pool / avg_pool. The IR's
-// pools pad symmetrically; MaxPool's asymmetric pads and ceil_mode's overhang become -inf
-// padding concatenated before the pool (exact). AveragePool counts its padding
-// (count_include_pad = 1), so it takes symmetric pads only, and ceil_mode only where it changes
-// nothing. A pending zero Pad before a 2-D pool adds to its padding (for MaxPool only over a
-// non-negative input). GlobalMaxPool and GlobalAveragePool are pools whose window is the whole
-// of every spatial axis.
+// pools pad symmetrically; asymmetric pads (and MaxPool's ceil_mode overhang) become padding
+// concatenated before the pool, -inf for MaxPool (exact) and zeros for AveragePool, whose divisor
+// counts them as it counts its own padding. With count_include_pad = 0 the average is then scaled
+// by window size / the count of input elements in each window (a constant per output position).
+// AveragePool takes ceil_mode only where it changes nothing. A pending zero Pad before a 2-D pool
+// adds to its padding (for MaxPool only over a non-negative input). GlobalMaxPool and
+// GlobalAveragePool are pools whose window is the whole of every spatial axis.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -23,21 +24,18 @@ using ir::Shape;
 
 namespace {
 
-// Pads `x` on spatial axis `axis` with `before` and `after` entries of -inf (a `const` node
-// concatenated on each side), so that a max pool with symmetric padding over the result equals
-// one with the asymmetric padding.
-NodeId pad_with_negative_infinity(ImportContext& cx, NodeId x, std::size_t axis, Dim before,
-                                  Dim after) {
+// Pads `x` on spatial axis `axis` with `before` and `after` entries of `value` (a `const` node
+// concatenated on each side), so that a pool with symmetric padding over the result equals one
+// with the asymmetric padding: -inf for a max pool, 0 for an average pool (which counts it).
+NodeId pad_with(ImportContext& cx, NodeId x, std::size_t axis, Dim before, Dim after, float value) {
   const auto side = [&](Dim extent) {
     Shape s = cx.shape_of(x);
     s.dims[axis] = extent;
     const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = s});
     if (cx.keep_payloads()) {
       const std::optional<Dim> count = ir::element_count(s);
-      cx.set_payload(
-          c, "value",
-          cx.payload_values(
-              s, std::vector<float>(count.value_or(0), -std::numeric_limits<float>::infinity())));
+      cx.set_payload(c, "value",
+                     cx.payload_values(s, std::vector<float>(count.value_or(0), value)));
     }
     return c;
   };
@@ -129,42 +127,66 @@ void pool(ImportContext& cx, bool max) {
     extra[i] = out > floor_out ? (out - 1) * g.stride[i] + kernel[i] - span : 0;
   }
   const bool has_extra = std::any_of(extra.begin(), extra.end(), [](Dim e) { return e != 0; });
-  bool symmetric = true;
-  for (std::size_t i = 0; i < r; ++i)
-    symmetric = symmetric && g.pad_begin[i] == g.pad_end[i];
-  if (!max) {
-    if (cx.attr_int("count_include_pad", 0) == 0 && own_padding) {
-      cx.unsupported("attribute count_include_pad = 0 with pads " + list_string(own_pads) +
-                     " is not supported (avg_pool counts the padding in its divisor); supported: "
-                     "count_include_pad = 1, or no padding");
-    }
-    if (has_extra) {
-      cx.fail_attr("ceil_mode", "1",
-                   "0, or 1 where it gives the same output size as 0 for average pooling (the "
-                   "partial last window's divisor is not expressible; here the size changes)");
-    }
-    if (!symmetric) {
-      cx.fail_attr("pads",
-                   list_string(g.pad_begin) + " before, " + list_string(g.pad_end) + " after",
-                   "equal pads before and after each axis for average pooling");
-    }
+  const bool exclude_padding = !max && cx.attr_int("count_include_pad", 0) == 0 && own_padding;
+  if (!max && has_extra) {
+    cx.fail_attr("ceil_mode", "1",
+                 "0, or 1 where it gives the same output size as 0 for average pooling (the "
+                 "partial last window's divisor is not expressible; here the size changes)");
   }
-  // Max pooling: symmetric padding in the node, the rest (and ceil_mode's overhang) as -inf
-  // padding concatenated before it.
+  // Symmetric padding in the node, the rest (and ceil_mode's overhang) as padding concatenated
+  // before it: -inf for max pooling, zeros for average pooling (which counts them, as its own
+  // padding, in its divisor).
   std::vector<std::uint32_t> padding(r, 0);
   for (std::size_t i = 0; i < r; ++i) {
     const Dim before = g.pad_begin[i];
     const Dim after = g.pad_end[i] + extra[i];
     const Dim common = std::min(before, after);
     padding[i] = static_cast<std::uint32_t>(common);
-    x = pad_with_negative_infinity(cx, x, 2 + i, before - padding[i], after - padding[i]);
+    x = pad_with(cx, x, 2 + i, before - padding[i], after - padding[i],
+                 max ? -std::numeric_limits<float>::infinity() : 0.0F);
   }
   const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;
-  cx.define(cx.out_name(0), cx.add(kind, {x},
-                                   ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
-                                                  .kernel = kernel,
-                                                  .stride = std::move(g.stride),
-                                                  .padding = std::move(padding)}));
+  NodeId y = cx.add(kind, {x},
+                    ir::PoolParams{.spatial_rank = static_cast<std::uint32_t>(r),
+                                   .kernel = kernel,
+                                   .stride = g.stride,
+                                   .padding = std::move(padding)});
+  if (exclude_padding) {
+    // count_include_pad = 0: each window's sum over the window size, times window size / the
+    // count of its elements inside the input (a folded Pad's zeros are input), a constant per
+    // output position: two float32 roundings where ONNX divides once.
+    const Shape ys = cx.shape_of(y);
+    Shape factors(ir::Dims(ys.rank(), 1));
+    for (std::size_t i = 0; i < r; ++i)
+      factors.dims[2 + i] = ys.dims[2 + i];
+    const std::optional<Dim> count = ir::element_count(factors);
+    const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = factors}, factors);
+    if (cx.keep_payloads()) {
+      double window = 1.0;
+      for (const std::uint32_t k : kernel)
+        window *= k;
+      std::vector<float> values(count.value_or(0));
+      for (Dim e = 0; e < values.size(); ++e) {
+        Dim rest = e;
+        double inside = 1.0;
+        for (std::size_t i = r; i-- > 0;) {
+          const Dim o = rest % ys.dims[2 + i];
+          rest /= ys.dims[2 + i];
+          const Dim folded_pad = folded && i < 2 ? folded->padding : 0;
+          const auto extent = static_cast<std::int64_t>(spatial[i] + 2 * folded_pad);
+          const std::int64_t start =
+              static_cast<std::int64_t>(o * g.stride[i]) - static_cast<std::int64_t>(own_pads[i]);
+          const std::int64_t end = start + kernel[i];
+          inside *= static_cast<double>(
+              std::max<std::int64_t>(0, std::min(end, extent) - std::max<std::int64_t>(start, 0)));
+        }
+        values[e] = static_cast<float>(window / inside);
+      }
+      cx.set_payload(c, "value", cx.payload_values(factors, std::move(values)));
+    }
+    y = cx.add(OpKind::mul_elem, {y, cx.broadcast(c, ys)});
+  }
+  cx.define(cx.out_name(0), y);
 }
 
 void global_pool(ImportContext& cx, bool max) {
