@@ -162,7 +162,8 @@ class DagBuilder {
       case K::cosh:
       case K::asinh:
       case K::acosh:
-      case K::atanh: {
+      case K::atanh:
+      case K::erf: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
         return;

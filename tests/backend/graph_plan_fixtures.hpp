@@ -92,6 +92,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::acosh;
     case K::atanh:
       return B::atanh;
+    case K::erf:
+      return B::erf;
     case K::log:
       return B::log;
     case K::sin:
@@ -237,6 +239,7 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::asinh:
     case K::acosh:
     case K::atanh:
+    case K::erf:
       return one_op({m}, kind, m);
     case K::leaky_relu:
     case K::elu:

@@ -87,7 +87,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            "leaky_relu", "elu", "softsign", "floor", "ceil", "round", "sign", "tan", "asin", "acos",
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
-           "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "pow",
+           "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
            "gather_elements"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
@@ -305,7 +305,7 @@ TEST(RequiresVjp, ExactlyFourteenOpsHaveNoVjp) {
             (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax", "argmin",
                                            "equal", "less", "less_or_equal", "greater",
                                            "greater_or_equal", "and", "or", "xor", "not", "cast"}));
-  EXPECT_EQ(kBackendOpCount, 81u);
+  EXPECT_EQ(kBackendOpCount, 82u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -316,23 +316,41 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
     EXPECT_EQ(is_extension_op(op), i >= 47u) << to_string(op);
     if (is_extension_op(op)) extension.push_back(to_string(op));
   }
-  EXPECT_EQ(extension, (std::vector<std::string_view>{"leaky_relu",  "elu",
-                                                      "softsign",    "floor",
-                                                      "ceil",        "round",
-                                                      "sign",        "tan",
-                                                      "asin",        "acos",
-                                                      "atan",        "sinh",
-                                                      "cosh",        "asinh",
-                                                      "acosh",       "atanh",
-                                                      "reduce_max",  "reduce_min",
-                                                      "reduce_prod", "argmax",
-                                                      "argmin",      "equal",
-                                                      "less",        "less_or_equal",
-                                                      "greater",     "greater_or_equal",
-                                                      "and",         "or",
-                                                      "xor",         "not",
-                                                      "where",       "cast",
-                                                      "pow",         "gather_elements"}));
+  EXPECT_EQ(extension, (std::vector<std::string_view>{"leaky_relu",
+                                                      "elu",
+                                                      "softsign",
+                                                      "floor",
+                                                      "ceil",
+                                                      "round",
+                                                      "sign",
+                                                      "tan",
+                                                      "asin",
+                                                      "acos",
+                                                      "atan",
+                                                      "sinh",
+                                                      "cosh",
+                                                      "asinh",
+                                                      "acosh",
+                                                      "atanh",
+                                                      "reduce_max",
+                                                      "reduce_min",
+                                                      "reduce_prod",
+                                                      "argmax",
+                                                      "argmin",
+                                                      "equal",
+                                                      "less",
+                                                      "less_or_equal",
+                                                      "greater",
+                                                      "greater_or_equal",
+                                                      "and",
+                                                      "or",
+                                                      "xor",
+                                                      "not",
+                                                      "where",
+                                                      "cast",
+                                                      "erf",
+                                                      "pow",
+                                                      "gather_elements"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

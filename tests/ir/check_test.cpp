@@ -289,6 +289,7 @@ std::vector<ValidCase> valid_cases() {
       {"where", one_op({shape({2, 1}), shape({3}), shape({})}, OpKind::where, shape({2, 3})),
        shape({2, 3})},
       {"cast", one_op({shape({2, 3})}, OpKind::cast, shape({2, 3})), shape({2, 3})},
+      {"erf", one_op({shape({2, 3})}, OpKind::erf, shape({2, 3})), shape({2, 3})},
       {"pow", one_op({shape({2, 3}), shape({2, 3})}, OpKind::pow, shape({2, 3})), shape({2, 3})},
       // gather_elements: the indices' shape, longer than the data only along the axis.
       {"gather_elements",

@@ -126,6 +126,7 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(not_)                               \
   X(where)                              \
   X(cast)                               \
+  X(erf)                                \
   X(pow)                                \
   X(gather_elements)
 

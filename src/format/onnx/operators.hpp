@@ -106,8 +106,8 @@ void import_arg_min(ImportContext& cx);              // operators/reduce.cpp
 void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
 void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
 void import_constant(ImportContext& cx);             // operators/constant.cpp
-// operators/gelu.cpp: Gelu (opset 20); Erf, refused outside a GELU pattern; Mul and Div, each a
-// GELU pattern's first node or imported as import_binary(mul_elem) and import_div do.
+// operators/gelu.cpp: Gelu (opset 20); Erf, the erf kind outside a GELU pattern; Mul and Div, each
+// a GELU pattern's first node or imported as import_binary(mul_elem) and import_div do.
 void import_gelu(ImportContext& cx);
 void import_erf(ImportContext& cx);
 void import_mul_or_gelu(ImportContext& cx);

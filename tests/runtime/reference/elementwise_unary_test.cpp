@@ -548,6 +548,18 @@ const std::vector<UnaryCase>& unary_cases() {
        3e-7,
        0,
        {}},
+      {"erf",
+       BackendOp::erf,
+       OpKind::erf,
+       {},
+       {{0.0F, 0.0F}, {kInf, 1.0F}, {-kInf, -1.0F}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return std::erf(x); },
+       -3.0F,
+       3.0F,
+       false,
+       3e-7,
+       0,
+       {}},
       {"scale_negative",
        BackendOp::scale,
        OpKind::scale,
@@ -1198,9 +1210,26 @@ TEST(reference_atanh_vjp_tests, hand_cases) {
   expect_vjp_hand(BackendOp::atanh, {}, {0.0F, 0.5F, 1.0F}, {2.0F, 2.0F / 0.75F, kInf});
 }
 
+TEST(reference_erf_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::erf);
+}
+TEST(reference_erf_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::erf);
+}
+TEST(reference_erf_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::erf);
+}
+TEST(reference_erf_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::erf);
+}
+// 2 / sqrt(pi) * exp(-x^2): 2 / sqrt(pi) at 0, 0 at inf.
+TEST(reference_erf_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::erf, {}, {0.0F, kInf}, {2.0F * 1.1283791670955126F, 0.0F});
+}
+
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_unary_handlers(),
-                       "tests/runtime/reference/elementwise_unary_test.cpp", 30U);
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 31U);
 }
 
 }  // namespace

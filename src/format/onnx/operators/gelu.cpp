@@ -17,7 +17,7 @@
 // nodes are then absorbed into it (ImportContext::absorb), the final Mul's output naming the
 // gelu node. Constants the pattern reads that come later in the graph (torch writes a Constant node
 // just before each use) are decoded ahead without being imported. Anything else falls back to the
-// node-by-node import, where Erf is refused.
+// node-by-node import, where Erf is an `erf` node of its own.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -322,11 +322,7 @@ void import_div_or_gelu(ImportContext& cx) {
 }
 
 void import_erf(ImportContext& cx) {
-  cx.unsupported(
-      "Erf is supported only inside the GELU pattern Div(x, sqrt(2)) -> Erf -> Add(., 1) -> "
-      "Mul(x, .) -> Mul(., 0.5) (or Mul(x, 1/sqrt(2)) for the Div, or the 0.5 applied to x "
-      "first), with each intermediate result used only by the next node; this Erf is not part of "
-      "one");
+  import_unary(cx, OpKind::erf);
 }
 
 void import_gelu(ImportContext& cx) {

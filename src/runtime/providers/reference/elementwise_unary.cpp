@@ -1,6 +1,6 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
 // sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign, floor, ceil, round, sign, tan,
-// asin, acos, atan, sinh, cosh, asinh, acosh, atanh). Each output element is a
+// asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf). Each output element is a
 // float32 function of the input element at the same index, computed in index order, and each VJP
 // adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the order of the
 // elements changes no value.
@@ -389,6 +389,16 @@ void atanh_vjp(const VjpCall& call) {
   unary_vjp(call, [](float x, float, float g) { return g / (1.0F - x * x); });
 }
 
+// erf(x): +-1 at +-inf, NaN stays NaN.
+void erf_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return std::erf(x); });
+}
+// g * 2 / sqrt(pi) * exp(-x * x), the constant the float nearest 2 / sqrt(pi).
+void erf_vjp(const VjpCall& call) {
+  constexpr float kTwoOverSqrtPi = 1.1283791670955126F;
+  unary_vjp(call, [](float x, float, float g) { return g * kTwoOverSqrtPi * std::exp(-x * x); });
+}
+
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/elementwise_unary_test.cpp"};
@@ -420,6 +430,7 @@ const ReferenceHandler kUnaryHandlers[] = {
     NNPLAN_UNARY_ROW(tan),   NNPLAN_UNARY_ROW(asin),     NNPLAN_UNARY_ROW(acos),
     NNPLAN_UNARY_ROW(atan),  NNPLAN_UNARY_ROW(sinh),     NNPLAN_UNARY_ROW(cosh),
     NNPLAN_UNARY_ROW(asinh), NNPLAN_UNARY_ROW(acosh),    NNPLAN_UNARY_ROW(atanh),
+    NNPLAN_UNARY_ROW(erf),
 };
 
 #undef NNPLAN_UNARY_ROW
