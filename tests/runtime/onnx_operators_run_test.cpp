@@ -398,6 +398,33 @@ TEST(OnnxDecompositionsRun, ThresholdShrinkClassifyHardmaxTile) {
   }
 }
 
+// Pad in each mode, and cropping, against numpy.pad's values for [[1, 2, 3], [4, 5, 6]].
+TEST(OnnxPadRun, EveryModeMatchesNumpy) {
+  const Tensor x = Tensor::of(ir::Shape{{2, 3}}, std::vector<float>{1, 2, 3, 4, 5, 6});
+  const auto run_pad = [&](const std::string& mode, std::vector<std::int64_t> pads,
+                           backend::MaintainedProfile profile) {
+    Model m(13);
+    m.input("x", {2, 3}).output("y").init_i64("pads", std::move(pads));
+    m.init("v", {}, {-1.0F});
+    format::onnx_test::attr_s(m.node("Pad", {"x", "pads", "v"}, {"y"}, "pad"), "mode", mode);
+    auto out = run_model(m, x, profile);
+    return out ? (*out)[0].floats() : std::vector<float>{};
+  };
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    // numpy.pad(x, ((0, 0), (2, 1)), mode) for reflect and edge; constant -1 with ((1, 0), (0, 1)).
+    EXPECT_EQ(run_pad("reflect", {0, 2, 0, 1}, profile),
+              (std::vector<float>{3, 2, 1, 2, 3, 2, 6, 5, 4, 5, 6, 5}));
+    EXPECT_EQ(run_pad("edge", {0, 2, 0, 1}, profile),
+              (std::vector<float>{1, 1, 1, 2, 3, 3, 4, 4, 4, 5, 6, 6}));
+    EXPECT_EQ(run_pad("constant", {1, 0, 0, 1}, profile),
+              (std::vector<float>{-1, -1, -1, -1, 1, 2, 3, -1, 4, 5, 6, -1}));
+    // A negative pad crops: x[:, 1:] with a column of -1 after it.
+    EXPECT_EQ(run_pad("constant", {0, -1, 0, 1}, profile),
+              (std::vector<float>{2, 3, -1, 5, 6, -1}));
+  }
+}
+
 }  // namespace
 }  // namespace onnx_operators_run_test
 }  // namespace nnplan::runtime

@@ -429,6 +429,25 @@ NodeId ImportContext::reshape(NodeId id, const Shape& to) {
   return add(OpKind::reshape, {id}, ir::ReshapeParams{.in = shape_of(id), .out = to});
 }
 
+NodeId ImportContext::pad_with(NodeId x, std::size_t axis, Dim before, Dim after, float value) {
+  const auto side = [&](Dim extent) {
+    Shape s = shape_of(x);
+    s.dims[axis] = extent;
+    const NodeId c = add(OpKind::const_, {}, ir::ConstParams{.value_shape = s}, s);
+    if (options_.keep_payloads) {
+      set_payload(c, "value",
+                  payload_values(s, std::vector<float>(ir::element_count(s).value_or(0), value)));
+    }
+    return c;
+  };
+  ir::Parents parents;
+  if (before > 0) parents.push_back(side(before));
+  parents.push_back(x);
+  if (after > 0) parents.push_back(side(after));
+  if (parents.size() == 1) return x;
+  return add(OpKind::concat, parents, ir::AxisParams{.axis = static_cast<std::uint32_t>(axis)});
+}
+
 NodeId ImportContext::float_scalar(float value) {
   const NodeId c = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
   set_payload(c, "value", ir::WeightTensor::of_floats(Shape{}, std::span(&value, 1)));

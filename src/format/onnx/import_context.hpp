@@ -257,6 +257,9 @@ class ImportContext {
     payloads_.attributes[{id, name}] = value;
   }
   ir::NodeId reshape(ir::NodeId id, const ir::Shape& to);
+  // `x` with `before` and `after` entries of `value` on axis `axis`: float32 `const` blocks
+  // concatenated on each side (x itself when both are 0).
+  ir::NodeId pad_with(ir::NodeId x, std::size_t axis, ir::Dim before, ir::Dim after, float value);
   // A scalar const node holding `value`, float32 or int64.
   ir::NodeId float_scalar(float value);
   ir::NodeId int64_scalar(std::int64_t value);

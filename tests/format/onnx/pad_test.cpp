@@ -51,44 +51,53 @@ TEST(OnnxImport, PadFoldsIntoConvAndPools) {
                    "2 max_pool(k=3x3,s=1x1,p=1x1) [1] -> [1,2,4,4] 'pool'"}));
 }
 
-TEST(OnnxImport, PadRejections) {
-  EXPECT_EQ(unsupported_of(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Relu")),
-            "node 0 'pad' (Pad): pads [0,0,1,1,0,0,1,1] cannot be folded: output "
-            "'p' is consumed by node 'next' (Relu); nonzero pads fold only into a following Conv, "
-            "MaxPool or AveragePool");
-  EXPECT_EQ(unsupported_of(pad_model({0, 0, 1, 2, 0, 0, 1, 2}, "Conv")),
-            "node 0 'pad' (Pad): pads [0,0,1,2,0,0,1,2] are not supported; "
-            "supported: all zero, or equal non-negative pads on H and W of an (N,C,H,W) tensor "
-            "folded into a following Conv, MaxPool or AveragePool");
-  EXPECT_NE(unsupported_of(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "MaxPool"))
-                .find("node 1 'pool' (MaxPool): cannot fold the zero padding of Pad node 'pad'"),
-            std::string::npos);
-  // SAME padding is computed from the op's input, which the fold replaces by the unpadded one.
-  for (const char* next : {"Conv", "AveragePool", "MaxPoolAfterRelu"}) {
-    for (const char* same : {"SAME_UPPER", "SAME_LOWER"}) {
-      Model m = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, next);
-      onnx::NodeProto& op = *m.g().mutable_node(m.g().node_size() - 1);
-      op.clear_attribute();
-      if (std::string(next) != "Conv") attr_ints(op, "kernel_shape", {3, 3});
-      attr_s(op, "auto_pad", same);
-      EXPECT_EQ(unsupported_of(m), "node " + std::to_string(m.g().node_size() - 1) + " '" +
-                                       op.name() + "' (" + op.op_type() +
-                                       "): attribute auto_pad = " + same +
-                                       " after the folded Pad node 'pad' is not supported; "
-                                       "export with explicit pads");
-    }
-  }
-  // VALID adds no padding of its own: the folded padding is all there is.
-  Model valid = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "AveragePool");
-  attr_s(*valid.g().mutable_node(1), "auto_pad", "VALID");
+// A Pad that does not fold is explicit: constant blocks concatenated, gathers for edge and
+// reflect, slices for negative pads.
+TEST(OnnxImport, PadsThatDoNotFoldAreExplicit) {
+  // Consumed by a Relu: zero blocks on H and W.
   EXPECT_EQ(
-      lines(ok(valid).graph()),
-      (Lines{"0 input -> [1,2,4,4] 'x'", "1 avg_pool(k=3x3,s=1x1,p=1x1) [0] -> [1,2,4,4] 'pool'"}));
-  Model reflect = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv");
+      lines(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Relu")).graph()),
+      (Lines{"0 input -> [1,2,4,4] 'x'", "1 const -> [1,2,1,4] 'pad'", "2 const -> [1,2,1,4] 'pad'",
+             "3 concat(axis=2) [1,0,2] -> [1,2,6,4] 'pad'", "4 const -> [1,2,6,1] 'pad'",
+             "5 const -> [1,2,6,1] 'pad'", "6 concat(axis=3) [4,3,5] -> [1,2,6,6] 'pad'",
+             "7 relu [6] -> [1,2,6,6] 'next'"}));
+  // Unequal pads before a Conv, and a MaxPool over a value that may be negative.
+  EXPECT_EQ(lines(ok(pad_model({0, 0, 1, 2, 0, 0, 1, 2}, "Conv")).graph()).size(), 8U);
+  EXPECT_EQ(ok(pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "MaxPool")).graph().nodes.back().kind,
+            ir::OpKind::max_pool);
+  // SAME padding after it is computed from the padded input: explicit, not folded.
+  Model same = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv");
+  onnx::NodeProto& conv = *same.g().mutable_node(1);
+  conv.clear_attribute();
+  attr_s(conv, "auto_pad", "SAME_UPPER");
+  EXPECT_EQ(ok(same).graph().nodes[3].kind, ir::OpKind::concat);
+  // Reflect and edge: one gather per padded axis, at the indices the mode reads.
+  Model reflect = pad_model({0, 0, 2, 1, 0, 0, 1, 1}, "Conv");
   attr_s(*reflect.g().mutable_node(0), "mode", "reflect");
-  EXPECT_EQ(unsupported_of(reflect),
-            "node 0 'pad' (Pad): attribute mode = reflect is not supported; "
-            "supported: constant");
+  const ImportedModel r = ok(reflect);
+  EXPECT_EQ(lines(r.graph())[1], "1 gather(axis=2) [0] -> [1,2,7,4] 'pad'");
+  const auto ints = [](std::span<const std::int64_t> v) {
+    return std::vector<std::int64_t>(v.begin(), v.end());
+  };
+  EXPECT_EQ(ints(tensor_of(r, 1, "indices").ints()),
+            (std::vector<std::int64_t>{2, 1, 0, 1, 2, 3, 2}));
+  EXPECT_EQ(ints(tensor_of(r, 2, "indices").ints()), (std::vector<std::int64_t>{1, 0, 1, 2, 3, 2}));
+  Model edge = pad_model({0, 0, 2, 0, 0, 0, 1, 0}, "Conv");
+  attr_s(*edge.g().mutable_node(0), "mode", "edge");
+  EXPECT_EQ(ints(tensor_of(ok(edge), 1, "indices").ints()),
+            (std::vector<std::int64_t>{0, 0, 0, 1, 2, 3, 3}));
+  // Negative pads crop.
+  EXPECT_EQ(lines(ok(pad_model({0, 0, -1, 0, 0, 0, 0, -2}, "Relu")).graph()),
+            (Lines{"0 input -> [1,2,4,4] 'x'", "1 slice [0] -> [1,2,3,4] 'pad'",
+                   "2 slice [1] -> [1,2,3,2] 'pad'", "3 relu [2] -> [1,2,3,2] 'next'"}));
+  // Refusals.
+  Model wrap = pad_model({0, 0, 1, 1, 0, 0, 1, 1}, "Conv");
+  attr_s(*wrap.g().mutable_node(0), "mode", "wrap");
+  EXPECT_EQ(unsupported_of(wrap),
+            "node 0 'pad' (Pad): attribute mode = wrap is not supported; supported: constant, "
+            "edge, reflect");
+  EXPECT_THAT(error_of(pad_model({0, 0, -5, 0, 0, 0, 0, 0}, "Relu")),
+              ::testing::HasSubstr("crop more than axis 2 of [1,2,4,4] holds"));
 }
 
 }  // namespace

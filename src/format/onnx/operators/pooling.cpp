@@ -24,29 +24,6 @@ using ir::Shape;
 
 namespace {
 
-// Pads `x` on spatial axis `axis` with `before` and `after` entries of `value` (a `const` node
-// concatenated on each side), so that a pool with symmetric padding over the result equals one
-// with the asymmetric padding: -inf for a max pool, 0 for an average pool (which counts it).
-NodeId pad_with(ImportContext& cx, NodeId x, std::size_t axis, Dim before, Dim after, float value) {
-  const auto side = [&](Dim extent) {
-    Shape s = cx.shape_of(x);
-    s.dims[axis] = extent;
-    const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = s});
-    if (cx.keep_payloads()) {
-      const std::optional<Dim> count = ir::element_count(s);
-      cx.set_payload(c, "value",
-                     cx.payload_values(s, std::vector<float>(count.value_or(0), value)));
-    }
-    return c;
-  };
-  ir::Parents parents;
-  if (before > 0) parents.push_back(side(before));
-  parents.push_back(x);
-  if (after > 0) parents.push_back(side(after));
-  if (parents.size() == 1) return x;
-  return cx.add(OpKind::concat, parents, ir::AxisParams{.axis = static_cast<std::uint32_t>(axis)});
-}
-
 void pool(ImportContext& cx, bool max) {
   if (max) {
     cx.allow_attrs(
@@ -142,8 +119,9 @@ void pool(ImportContext& cx, bool max) {
     const Dim after = g.pad_end[i] + extra[i];
     const Dim common = std::min(before, after);
     padding[i] = static_cast<std::uint32_t>(common);
-    x = pad_with(cx, x, 2 + i, before - padding[i], after - padding[i],
-                 max ? -std::numeric_limits<float>::infinity() : 0.0F);
+    // -inf or 0 (a const block concatenated on each side) where the padding is asymmetric.
+    x = cx.pad_with(x, 2 + i, before - padding[i], after - padding[i],
+                    max ? -std::numeric_limits<float>::infinity() : 0.0F);
   }
   const OpKind kind = max ? OpKind::max_pool : OpKind::avg_pool;
   NodeId y = cx.add(kind, {x},
