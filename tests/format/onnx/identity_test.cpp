@@ -1,6 +1,7 @@
-// Identity and Dropout (onnx/operators/identity.cpp): removed, unless Dropout trains or its mask
-// is used. Cast and CastLike of a value computed at run time (onnx/operators/cast.cpp): removed
-// when the type is the value's own, refused naming both types otherwise.
+// Identity and Dropout (onnx/operators/identity.cpp): removed, unless Dropout trains (a used mask
+// is all true). Cast and CastLike of a value computed at run time (onnx/operators/cast.cpp):
+// removed when the type is the value's own, a cast node between float32, int64 and bool, refused
+// naming both types otherwise.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -31,13 +32,23 @@ TEST(OnnxImport, IdentityOfSharedWeightFoldsIntoLinear) {
   EXPECT_EQ(lines(ok(m).graph()), (Lines{"0 input -> [2,3] 'x'", "1 linear [0] -> [2,2] 'mm'"}));
 }
 
-TEST(OnnxImport, DropoutTrainingOrMaskIsRejected) {
+// In inference Dropout's mask is all true: not(x < x), bool from opset 10, the input's float32
+// before.
+TEST(OnnxImport, DropoutsMaskIsAllTrue) {
   Model m(13);
   m.input("x", {2, 3}).output("m");
   m.node("Dropout", {"x"}, {"y", "m"}, "drop");
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 'drop' (Dropout): output 1 mask ('m') is used; only the "
-            "first output is supported");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [2,3] 'x'", "1 less [0,0] -> [2,3] 'drop'",
+                                     "2 not [1] -> [2,3] 'drop'"}));
+  EXPECT_EQ(r.graph().nodes[2].dtype, ir::DType::boolean);
+  Model old(7);
+  old.input("x", {2, 3}).output("m");
+  old.node("Dropout", {"x"}, {"y", "m"}, "drop");
+  EXPECT_EQ(ok(old).graph().nodes.back().kind, ir::OpKind::cast);
+}
+
+TEST(OnnxImport, DropoutTrainingIsRejected) {
   Model t(13);
   t.input("x", {2, 3}).input("train", {}, onnx::TensorProto_DataType_BOOL).output("y");
   t.node("Dropout", {"x", "", "train"}, {"y"}, "drop");

@@ -1,5 +1,6 @@
 // The operators that are the identity at inference: Identity, and Dropout when training_mode is
-// absent or a constant false and its mask output is unused. Their output names their input.
+// absent or a constant false (its mask output, where used, is all true). Their output names
+// their input.
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -23,7 +24,15 @@ void import_dropout(ImportContext& cx) {
                      " is not a constant false; only inference is supported");
     }
   }
-  cx.only_first_output({"output", "mask"});
+  // In inference the mask keeps every element: true everywhere (x < x is false even for NaN),
+  // of the input's type before opset 10 and bool from 10.
+  if (cx.output_count() > 1 && !cx.out_name(1).empty() && cx.used(cx.out_name(1))) {
+    const ir::NodeId x = cx.tensor(cx.in_name(0));
+    const ir::Shape xs = cx.shape_of(x);
+    ir::NodeId mask = cx.add(ir::OpKind::not_, {cx.add(ir::OpKind::less, {x, x}, {}, xs)});
+    if (cx.opset() < 10) mask = cx.add(ir::OpKind::cast, {mask}, {}, {}, {}, ir::DType::float32);
+    cx.define(cx.out_name(1), mask);
+  }
   cx.alias(cx.in_name(0), cx.out_name(0));
 }
 
