@@ -62,6 +62,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"InstanceNormalization", 1, kMaxModelOpset, import_instance_normalization},
     OperatorImporter{"IsInf", 10, kMaxModelOpset, import_is_inf},
     OperatorImporter{"IsNaN", 9, kMaxModelOpset, import_is_nan},
+    OperatorImporter{"LRN", 1, kMaxModelOpset, import_lrn},
     OperatorImporter{"LayerNormalization", 1, kMaxModelOpset, import_layer_normalization},
     OperatorImporter{"LeakyRelu", 1, kMaxModelOpset,
                      import_unary_with_alpha_as<OpKind::leaky_relu, 1, 100>},

@@ -63,6 +63,7 @@ void import_is_inf(ImportContext& cx);
 void import_hardmax(ImportContext& cx);
 void import_tile_1(ImportContext& cx);
 void import_tile(ImportContext& cx);
+void import_lrn(ImportContext& cx);  // operators/lrn.cpp
 // operators/losses.cpp: ONNX's function bodies over gather_elements, where and sum.
 void import_negative_log_likelihood_loss(ImportContext& cx);
 void import_softmax_cross_entropy_loss(ImportContext& cx);

@@ -91,6 +91,24 @@ TEST(OnnxDecompositions, TileIsAReshapeBroadcastReshape) {
   EXPECT_THAT(unsupported_of(old), HasSubstr("Tile before opset 6"));
 }
 
+// LRN: squares with the channels last, zero-padded (1 before, 2 after for size 4), averaged over
+// `size`, moved back, scaled by alpha, plus bias, to the power beta, and divided into x.
+TEST(OnnxDecompositions, LrnIsAnAveragePoolOverTheChannels) {
+  Model m(13);
+  m.input("x", {1, 5, 2, 2}).output("y");
+  attr_i(m.node("LRN", {"x"}, {"y"}, "lrn"), "size", 4);
+  const Lines got = lines(ok(m).graph());
+  EXPECT_EQ(got[2], "2 permute(perm=0,2,3,1) [1] -> [1,2,2,5] 'lrn'");
+  EXPECT_EQ(got[5], "5 concat(axis=3) [3,2,4] -> [1,2,2,8] 'lrn'");
+  EXPECT_EQ(got[6], "6 avg_pool(k=4,s=1,p=0) [5] -> [1,2,2,5] 'lrn'");
+  EXPECT_EQ(got[7], "7 permute(perm=0,3,1,2) [6] -> [1,5,2,2] 'lrn'");
+  EXPECT_EQ(got.back(), "16 mul_elem [0,15] -> [1,5,2,2] 'lrn'");
+  Model bad(13);
+  bad.input("x", {1, 5, 2, 2}).output("y");
+  bad.node("LRN", {"x"}, {"y"}, "lrn");
+  EXPECT_THAT(error_of(bad), HasSubstr("size is 0; it is 1 to 65535"));
+}
+
 }  // namespace
 }  // namespace decompositions_test
 }  // namespace nnplan::format::onnx_test

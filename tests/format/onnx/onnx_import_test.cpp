@@ -250,7 +250,7 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
             "Expand, Flatten, Floor, Gather, GatherElements, Gelu, Gemm, GlobalAveragePool, "
             "GlobalMaxPool, "
             "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Hardmax, Identity, "
-            "InstanceNormalization, IsInf, IsNaN, "
+            "InstanceNormalization, IsInf, IsNaN, LRN, "
             "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
             "MaxPool, Mean, Min, Mul, Neg, NegativeLogLikelihoodLoss, Not, Or, PRelu, Pad, Pow, "
             "Reciprocal, ReduceL1, "
