@@ -70,11 +70,13 @@ INSTANTIATE_TEST_SUITE_P(
                    "divisor is not expressible; here the size changes)"},
         PoolReject{"StorageOrder", "MaxPool", [](auto& n) { attr_i(n, "storage_order", 1); },
                    "attribute storage_order = 1 is not supported; supported: 0"},
-        PoolReject{"Dilations", "MaxPool",
+        PoolReject{"DilationsWithCeilMode", "MaxPool",
                    [](auto& n) {
                      attr_ints(n, "dilations", {2, 2});
+                     attr_i(n, "ceil_mode", 1);
                    },
-                   "attribute dilations = [2,2] is not supported; supported: 1 on every axis"},
+                   "attribute dilations = [2,2] is not supported; supported: 1 on every axis "
+                   "with ceil_mode 1 or after a folded Pad"},
         PoolReject{"Indices", "MaxPool", [](auto& n) { n.add_output("idx"); },
                    "has a second output Indices ('idx'); only the first output is supported"}),
     [](const auto& info) { return info.param.name; });
@@ -101,6 +103,23 @@ TEST(OnnxImport, AveragePoolWithoutThePaddingInItsDivisor) {
   attr_i(*asymmetric.g().mutable_node(0), "count_include_pad", 1);
   const ImportedModel a = ok(asymmetric);
   EXPECT_EQ(lines(a.graph()).back(), "5 avg_pool(k=2x2,s=1x1,p=0x0) [4] -> [1,2,6,6] 'pool'");
+}
+
+// A dilated max pool: per axis, one gather per tap (o * stride + j * dilation) and their maximum.
+TEST(OnnxImport, DilatedMaxPoolIsAMaximumOfGatheredTaps) {
+  Model m = pool_model("MaxPool", {2, 2});
+  attr_ints(*m.g().mutable_node(0), "dilations", {2, 1});
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(
+      lines(r.graph()),
+      (Lines{"0 input -> [1,2,6,6] 'x'", "1 gather(axis=2) [0] -> [1,2,4,6] 'pool'",
+             "2 gather(axis=2) [0] -> [1,2,4,6] 'pool'", "3 max_elem [1,2] -> [1,2,4,6] 'pool'",
+             "4 gather(axis=3) [3] -> [1,2,4,5] 'pool'", "5 gather(axis=3) [3] -> [1,2,4,5] 'pool'",
+             "6 max_elem [4,5] -> [1,2,4,5] 'pool'"}));
+  const auto ints = [](std::span<const std::int64_t> v) {
+    return std::vector<std::int64_t>(v.begin(), v.end());
+  };
+  EXPECT_EQ(ints(tensor_of(r, 2, "indices").ints()), (std::vector<std::int64_t>{2, 3, 4, 5}));
 }
 
 TEST(OnnxImport, MaxPoolIndicesUsedAsGraphOutputIsRejected) {

@@ -3,7 +3,8 @@
 // concatenated before the pool, -inf for MaxPool (exact) and zeros for AveragePool, whose divisor
 // counts them as it counts its own padding. With count_include_pad = 0 the average is then scaled
 // by window size / the count of input elements in each window (a constant per output position).
-// AveragePool takes ceil_mode only where it changes nothing. A pending zero Pad before a 2-D pool
+// AveragePool takes ceil_mode only where it changes nothing. A dilated MaxPool is a maximum of
+// gathered taps, axis by axis. A pending zero Pad before a 2-D pool
 // adds to its padding (for MaxPool only over a non-negative input). GlobalMaxPool and
 // GlobalAveragePool are pools whose window is the whole of every spatial axis.
 #include <algorithm>
@@ -55,7 +56,42 @@ void pool(ImportContext& cx, bool max) {
   if (folded) cx.refuse_same_auto_pad(*folded);
   WindowGeometry g = read_window(cx, spatial, kernel);
   if (std::any_of(g.dilation.begin(), g.dilation.end(), [](std::uint32_t d) { return d != 1; })) {
-    cx.fail_attr("dilations", list_string(g.dilation), "1 on every axis");
+    if (folded || cx.attr_int("ceil_mode", 0) != 0) {
+      cx.fail_attr("dilations", list_string(g.dilation),
+                   "1 on every axis with ceil_mode 1 or after a folded Pad");
+    }
+    // A dilated max pool, axis by axis (a maximum over a box is the maximum over each axis in
+    // turn): the input padded with -inf, then for each output position the maximum of the k
+    // elements it reads, k gathers of the taps (o * stride + j * dilation) folded by max_elem.
+    for (std::size_t i = 0; i < r; ++i) {
+      const std::size_t axis = 2 + i;
+      x = cx.pad_with(x, axis, g.pad_begin[i], g.pad_end[i],
+                      -std::numeric_limits<float>::infinity());
+      const Dim n = cx.shape_of(x).dims[axis];
+      const Dim span = static_cast<Dim>(kernel[i] - 1) * g.dilation[i] + 1;
+      if (n < span) {
+        cx.fail("kernel_shape " + list_string(kernel) + " with dilations " +
+                list_string(g.dilation) + " does not fit input " + to_string(xs) + " with pads");
+      }
+      const Dim out = (n - span) / g.stride[i] + 1;
+      Shape taken = cx.shape_of(x);
+      taken.dims[axis] = out;
+      std::optional<NodeId> m;
+      for (std::uint32_t j = 0; j < kernel[i]; ++j) {
+        const NodeId tap = cx.add(OpKind::gather, {x},
+                                  ir::AxisParams{.axis = static_cast<std::uint32_t>(axis)}, taken);
+        if (cx.keep_payloads()) {
+          std::vector<std::int64_t> at(out);
+          for (Dim o = 0; o < out; ++o)
+            at[o] = static_cast<std::int64_t>(o * g.stride[i] + j * g.dilation[i]);
+          cx.set_payload(tap, "indices", ir::WeightTensor::adopt(Shape{{out}}, std::move(at)));
+        }
+        m = m ? cx.add(OpKind::max_elem, {*m, tap}) : tap;
+      }
+      x = *m;
+    }
+    cx.define(cx.out_name(0), x);
+    return;
   }
   // The node's own padding, before a folded Pad adds to it: count_include_pad concerns only this
   // one (a Pad's zeros are elements of the pooled input, counted either way).
