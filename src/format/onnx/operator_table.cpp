@@ -82,6 +82,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"NegativeLogLikelihoodLoss", 12, kMaxModelOpset,
                      import_negative_log_likelihood_loss},
     OperatorImporter{"Not", 1, kMaxModelOpset, import_unary_as<OpKind::not_>},
+    OperatorImporter{"OneHot", 9, kMaxModelOpset, import_one_hot},
     OperatorImporter{"Or", 1, kMaxModelOpset, import_broadcasting_as<OpKind::or_>},
     OperatorImporter{"PRelu", 1, kMaxModelOpset, import_prelu},
     OperatorImporter{"Pad", 1, 10, import_pad_1},

@@ -63,7 +63,8 @@ void import_is_inf(ImportContext& cx);
 void import_hardmax(ImportContext& cx);
 void import_tile_1(ImportContext& cx);
 void import_tile(ImportContext& cx);
-void import_lrn(ImportContext& cx);  // operators/lrn.cpp
+void import_lrn(ImportContext& cx);      // operators/lrn.cpp
+void import_one_hot(ImportContext& cx);  // operators/one_hot.cpp
 // operators/losses.cpp: ONNX's function bodies over gather_elements, where and sum.
 void import_negative_log_likelihood_loss(ImportContext& cx);
 void import_softmax_cross_entropy_loss(ImportContext& cx);
@@ -92,21 +93,21 @@ void import_instance_normalization(
 void import_depth_to_space(ImportContext& cx);  // operators/depth_to_space.cpp
 void import_space_to_depth(
     ImportContext& cx);  // operators/depth_to_space.cpp            // operators/transpose.cpp
-void import_reduce_mean(ImportContext& cx);          // operators/reduce.cpp
-void import_reduce_sum(ImportContext& cx);           // operators/reduce.cpp
-void import_reduce_max(ImportContext& cx);           // operators/reduce.cpp
-void import_reduce_min(ImportContext& cx);           // operators/reduce.cpp
-void import_reduce_prod(ImportContext& cx);          // operators/reduce.cpp
-void import_reduce_sum_square(ImportContext& cx);    // operators/reduce.cpp
-void import_reduce_l1(ImportContext& cx);            // operators/reduce.cpp
-void import_reduce_l2(ImportContext& cx);            // operators/reduce.cpp
-void import_reduce_log_sum(ImportContext& cx);       // operators/reduce.cpp
-void import_reduce_log_sum_exp(ImportContext& cx);   // operators/reduce.cpp
-void import_arg_max(ImportContext& cx);              // operators/reduce.cpp
-void import_arg_min(ImportContext& cx);              // operators/reduce.cpp
-void import_pad_1(ImportContext& cx);                // operators/pad.cpp, opsets 1..10
-void import_pad_11(ImportContext& cx);               // operators/pad.cpp, opset 11 on
-void import_constant(ImportContext& cx);             // operators/constant.cpp
+void import_reduce_mean(ImportContext& cx);         // operators/reduce.cpp
+void import_reduce_sum(ImportContext& cx);          // operators/reduce.cpp
+void import_reduce_max(ImportContext& cx);          // operators/reduce.cpp
+void import_reduce_min(ImportContext& cx);          // operators/reduce.cpp
+void import_reduce_prod(ImportContext& cx);         // operators/reduce.cpp
+void import_reduce_sum_square(ImportContext& cx);   // operators/reduce.cpp
+void import_reduce_l1(ImportContext& cx);           // operators/reduce.cpp
+void import_reduce_l2(ImportContext& cx);           // operators/reduce.cpp
+void import_reduce_log_sum(ImportContext& cx);      // operators/reduce.cpp
+void import_reduce_log_sum_exp(ImportContext& cx);  // operators/reduce.cpp
+void import_arg_max(ImportContext& cx);             // operators/reduce.cpp
+void import_arg_min(ImportContext& cx);             // operators/reduce.cpp
+void import_pad_1(ImportContext& cx);               // operators/pad.cpp, opsets 1..10
+void import_pad_11(ImportContext& cx);              // operators/pad.cpp, opset 11 on
+void import_constant(ImportContext& cx);            // operators/constant.cpp
 // operators/gelu.cpp: Gelu (opset 20); Erf, the erf kind outside a GELU pattern; Mul and Div, each
 // a GELU pattern's first node or imported as import_binary(mul_elem) and import_div do.
 void import_gelu(ImportContext& cx);
@@ -123,22 +124,22 @@ void import_hard_swish(ImportContext& cx);      // operators/clip.cpp
 void import_neg(ImportContext& cx);             // operators/neg.cpp
 void import_log_softmax_1(ImportContext& cx);   // operators/softmax.cpp, opsets 1..12
 void import_log_softmax_13(ImportContext& cx);  // operators/softmax.cpp, opset 13 on
-void import_identity(ImportContext& cx);             // operators/identity.cpp
-void import_cast(ImportContext& cx);                 // operators/cast.cpp
-void import_cast_like(ImportContext& cx);            // operators/cast.cpp
-void import_dropout(ImportContext& cx);              // operators/identity.cpp
-void import_slice(ImportContext& cx);                // operators/slice.cpp
-void import_split(ImportContext& cx);                // operators/slice.cpp
-void import_gather(ImportContext& cx);               // operators/slice.cpp
-void import_expand(ImportContext& cx);               // operators/expand.cpp
-void import_where(ImportContext& cx);                // operators/where.cpp, absorbs a Softmax
+void import_identity(ImportContext& cx);        // operators/identity.cpp
+void import_cast(ImportContext& cx);            // operators/cast.cpp
+void import_cast_like(ImportContext& cx);       // operators/cast.cpp
+void import_dropout(ImportContext& cx);         // operators/identity.cpp
+void import_slice(ImportContext& cx);           // operators/slice.cpp
+void import_split(ImportContext& cx);           // operators/slice.cpp
+void import_gather(ImportContext& cx);          // operators/slice.cpp
+void import_expand(ImportContext& cx);          // operators/expand.cpp
+void import_where(ImportContext& cx);           // operators/where.cpp, absorbs a Softmax
 // operators/where.cpp: whether `c` is a non-empty float constant of -inf (or the lowest float)
 // only, which softmax weighs zero.
 bool blocks(ConstTensor& c);
 // operators/attention.cpp: imports the current MatMul and the nodes after it as one
 // scaled_dot_product_attention node when they are that pattern, and says whether it did.
 bool import_attention(ImportContext& cx);
-void import_resize_10(ImportContext& cx);            // operators/resize.cpp, opset 10 and before
-void import_resize_11(ImportContext& cx);            // operators/resize.cpp, opset 11 on
+void import_resize_10(ImportContext& cx);  // operators/resize.cpp, opset 10 and before
+void import_resize_11(ImportContext& cx);  // operators/resize.cpp, opset 11 on
 
 }  // namespace nnplan::format::onnx_import

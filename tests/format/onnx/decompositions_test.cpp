@@ -109,6 +109,25 @@ TEST(OnnxDecompositions, LrnIsAnAveragePoolOverTheChannels) {
   EXPECT_THAT(error_of(bad), HasSubstr("size is 0; it is 1 to 65535"));
 }
 
+// OneHot: the indices with the new axis, equal to the positions or to the positions less depth
+// (negative indices), or-ed, then a where between the values.
+TEST(OnnxDecompositions, OneHotIsAComparisonWithThePositions) {
+  Model m(11);
+  m.input("i", {2, 3}, onnx::TensorProto_DataType_INT64).output("y").init_i64("depth", {4});
+  m.init("values", {2}, {0.0F, 5.0F});
+  attr_i(m.node("OneHot", {"i", "depth", "values"}, {"y"}, "oh"), "axis", 1);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()).back(), "9 where [8,2,1] -> [2,4,3] 'oh'");
+  EXPECT_EQ(r.graph().nodes.back().dtype, ir::DType::float32);
+  Model runtime_depth(11);
+  runtime_depth.input("i", {2}, onnx::TensorProto_DataType_INT64)
+      .input("depth", {}, onnx::TensorProto_DataType_INT64)
+      .output("y");
+  runtime_depth.init("values", {2}, {0.0F, 1.0F});
+  runtime_depth.node("OneHot", {"i", "depth", "values"}, {"y"}, "oh");
+  EXPECT_THAT(unsupported_of(runtime_depth), HasSubstr("depth 'depth' is a graph input"));
+}
+
 }  // namespace
 }  // namespace decompositions_test
 }  // namespace nnplan::format::onnx_test

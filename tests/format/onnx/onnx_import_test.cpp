@@ -243,24 +243,25 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
   m.input("x", {2}).output("y");
   m.node("Det", {"x"}, {"y"}, "det1");
   EXPECT_EQ(unsupported_of(m), "node 0 'det1' (Det): operator Det is not supported");
-  EXPECT_EQ(unsupported_error(m).notes.back(),
-            "supported operators: Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, "
-            "Atanh, AveragePool, BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, "
-            "Conv, ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
-            "Expand, Flatten, Floor, Gather, GatherElements, Gelu, Gemm, GlobalAveragePool, "
-            "GlobalMaxPool, "
-            "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Hardmax, Identity, "
-            "InstanceNormalization, IsInf, IsNaN, LRN, "
-            "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
-            "MaxPool, Mean, Min, Mul, Neg, NegativeLogLikelihoodLoss, Not, Or, PRelu, Pad, Pow, "
-            "Reciprocal, ReduceL1, "
-            "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
-            "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Shrink, "
-            "Sigmoid, "
-            "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
-            "SpaceToDepth, Split, Sqrt, "
-            "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, Transpose, Trilu, Unsqueeze, "
-            "Upsample, Where, Xor");
+  EXPECT_EQ(
+      unsupported_error(m).notes.back(),
+      "supported operators: Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, "
+      "Atanh, AveragePool, BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, "
+      "Conv, ConvTranspose, Cos, Cosh, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
+      "Expand, Flatten, Floor, Gather, GatherElements, Gelu, Gemm, GlobalAveragePool, "
+      "GlobalMaxPool, "
+      "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Hardmax, Identity, "
+      "InstanceNormalization, IsInf, IsNaN, LRN, "
+      "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
+      "MaxPool, Mean, Min, Mul, Neg, NegativeLogLikelihoodLoss, Not, OneHot, Or, PRelu, Pad, Pow, "
+      "Reciprocal, ReduceL1, "
+      "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
+      "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Selu, Shrink, "
+      "Sigmoid, "
+      "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
+      "SpaceToDepth, Split, Sqrt, "
+      "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, Transpose, Trilu, Unsqueeze, "
+      "Upsample, Where, Xor");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {
