@@ -128,6 +128,22 @@ TEST(OnnxDecompositions, OneHotIsAComparisonWithThePositions) {
   EXPECT_THAT(unsupported_of(runtime_depth), HasSubstr("depth 'depth' is a graph input"));
 }
 
+// Max and Min of int64 values: a comparison and a where per pair (max_elem takes float32).
+TEST(OnnxDecompositions, MaxAndMinOfInt64AreWheres) {
+  Model m(13);
+  m.input("a", {2, 3}, onnx::TensorProto_DataType_INT64)
+      .input("b", {3}, onnx::TensorProto_DataType_INT64)
+      .output("y");
+  m.node("Max", {"a", "b"}, {"y"}, "max");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'a'", "1 input -> [3] 'b'", "2 greater [1,0] -> [2,3] 'max'",
+                   "3 where [2,1,0] -> [2,3] 'max'"}));
+  Model n(13);
+  n.input("a", {2}, onnx::TensorProto_DataType_INT64).output("y");
+  n.node("Min", {"a", "a", "a"}, {"y"}, "min");
+  EXPECT_EQ(ok(n).graph().nodes.back().kind, ir::OpKind::where);
+}
+
 }  // namespace
 }  // namespace decompositions_test
 }  // namespace nnplan::format::onnx_test

@@ -1,6 +1,7 @@
 // Element-wise operators: one IR node per unary operator; binary operators with numpy
 // broadcasting (broadcast_to nodes where the shapes differ), Div as a product with the inverse;
-// Max, Min and Sum over one or more inputs, folded left pairwise; Mean a scaled Sum; Selu a
+// Max, Min and Sum over one or more inputs, folded left pairwise (Max and Min of int64 values as
+// a comparison and a where); Mean a scaled Sum; Selu a
 // scaled Elu.
 #include <cmath>
 #include <optional>
@@ -14,6 +15,7 @@ namespace nnplan::format::onnx_import {
 
 using ir::NodeId;
 using ir::OpKind;
+using ir::Shape;
 
 void import_unary(ImportContext& cx, OpKind kind) {
   cx.allow_attrs({});
@@ -66,8 +68,21 @@ std::optional<NodeId> fold_inputs(ImportContext& cx, OpKind kind) {
     return std::nullopt;
   }
   NodeId acc = cx.tensor(cx.in_name(0));
-  for (int i = 1; i < n; ++i)
-    acc = cx.combine(kind, acc, cx.tensor(cx.in_name(i)), false);
+  for (int i = 1; i < n; ++i) {
+    const NodeId next = cx.tensor(cx.in_name(i));
+    const bool extreme = kind == OpKind::max_elem || kind == OpKind::min_elem;
+    if (extreme && cx.ir_node(acc).dtype == ir::DType::int64 &&
+        cx.ir_node(next).dtype == ir::DType::int64) {
+      // Max and Min of int64 values: the larger (smaller) of each pair chosen by a comparison,
+      // exactly (max_elem and min_elem take float32); the operands broadcast in the kernels.
+      const Shape out = cx.broadcast_shapes(cx.shape_of(acc), cx.shape_of(next));
+      const OpKind beats = kind == OpKind::max_elem ? OpKind::greater : OpKind::less;
+      const NodeId takes_next = cx.add(beats, {next, acc}, {}, out);
+      acc = cx.add(OpKind::where, {takes_next, next, acc}, {}, out);
+      continue;
+    }
+    acc = cx.combine(kind, acc, next, false);
+  }
   return acc;
 }
 
