@@ -433,10 +433,15 @@ NodeId ImportContext::pad_with(NodeId x, std::size_t axis, Dim before, Dim after
   const auto side = [&](Dim extent) {
     Shape s = shape_of(x);
     s.dims[axis] = extent;
+    const std::optional<Dim> count = ir::element_count(s);
+    if (!count || *count > kMaxFoldedElements) {
+      unsupported("padding axis " + str(Dim{axis}) + " of " + to_string(shape_of(x)) + " by " +
+                  str(extent) + " needs a constant block of more than " + str(kMaxFoldedElements) +
+                  " elements; supported: up to that many");
+    }
     const NodeId c = add(OpKind::const_, {}, ir::ConstParams{.value_shape = s}, s);
     if (options_.keep_payloads) {
-      set_payload(c, "value",
-                  payload_values(s, std::vector<float>(ir::element_count(s).value_or(0), value)));
+      set_payload(c, "value", payload_values(s, std::vector<float>(*count, value)));
     }
     return c;
   };

@@ -98,6 +98,9 @@ TEST(OnnxImport, PadsThatDoNotFoldAreExplicit) {
             "edge, reflect");
   EXPECT_THAT(error_of(pad_model({0, 0, -5, 0, 0, 0, 0, 0}, "Relu")),
               ::testing::HasSubstr("crop more than axis 2 of [1,2,4,4] holds"));
+  // A pad of 2^40 would be a constant block of 2^43 floats: refused before anything is allocated.
+  EXPECT_THAT(unsupported_of(pad_model({0, 0, 0, 0, 0, 0, 0, std::int64_t{1} << 40}, "Relu")),
+              ::testing::HasSubstr("needs a constant block of more than 16777216 elements"));
 }
 
 }  // namespace

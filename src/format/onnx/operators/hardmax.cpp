@@ -5,6 +5,7 @@
 // flattened trailing axes, and the result is reshaped back.
 #include <vector>
 
+#include "../constant_folding.hpp"
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -22,6 +23,10 @@ NodeId hardmax_along(ImportContext& cx, NodeId x, std::uint32_t axis) {
   Shape kept = cx.shape_of(x);
   const Dim n = kept.dims[axis];
   if (n == 0) return x;  // nothing to pick: the empty input itself
+  if (n > kMaxFoldedElements) {
+    cx.unsupported("an axis of " + str(n) + " needs a position table of that many entries; " +
+                   "supported: up to " + str(kMaxFoldedElements));
+  }
   const NodeId first = cx.add(OpKind::argmax, {x}, ir::AxisParams{.axis = axis});
   kept.dims[axis] = 1;
   Shape positions(ir::Dims(kept.rank(), 1));

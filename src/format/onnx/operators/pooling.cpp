@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "../constant_folding.hpp"
 #include "../import_context.hpp"
 #include "../operators.hpp"
 #include "../window_attributes.hpp"
@@ -74,6 +75,10 @@ void pool(ImportContext& cx, bool max) {
                 list_string(g.dilation) + " does not fit input " + to_string(xs) + " with pads");
       }
       const Dim out = (n - span) / g.stride[i] + 1;
+      if (out > kMaxFoldedElements) {
+        cx.unsupported("a dilated pool with " + str(out) + " outputs along an axis needs index " +
+                       "tables that long; supported: up to " + str(kMaxFoldedElements));
+      }
       Shape taken = cx.shape_of(x);
       taken.dims[axis] = out;
       std::optional<NodeId> m;
@@ -174,6 +179,11 @@ void pool(ImportContext& cx, bool max) {
     for (std::size_t i = 0; i < r; ++i)
       factors.dims[2 + i] = ys.dims[2 + i];
     const std::optional<Dim> count = ir::element_count(factors);
+    if (!count || *count > kMaxFoldedElements) {
+      cx.unsupported("count_include_pad = 0 over " + to_string(ys) + " needs a constant of one " +
+                     "factor per output position, more than " + str(kMaxFoldedElements) +
+                     "; supported: up to that many");
+    }
     const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = factors}, factors);
     if (cx.keep_payloads()) {
       double window = 1.0;

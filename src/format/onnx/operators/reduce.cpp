@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "../constant_folding.hpp"
 #include "../import_context.hpp"
 #include "../operators.hpp"
 
@@ -184,6 +185,9 @@ void arg_reduce(ImportContext& cx, OpKind kind) {
   NodeId y;
   if (last == 0 || n == 1) {
     y = cx.add(kind, {x}, ir::AxisParams{.axis = axis});
+  } else if (n > kMaxFoldedElements) {
+    cx.unsupported("select_last_index over an axis of " + str(n) + " needs an index table of " +
+                   "that many entries; supported: up to " + str(kMaxFoldedElements));
   } else {
     // The last extreme is the first of x reversed along the axis (a gather of indices n-1..0),
     // at index n-1-r for that first's r: a gather_elements of the table [n-1, ..., 0] by the
