@@ -269,7 +269,10 @@ NodeId ImportContext::tensor(std::string_view name, std::optional<NodeId> node) 
       c->node = id;
       return id;
     }
-    require_float(*c);
+    if (c->dtype != onnx::TensorProto_DataType_FLOAT) {
+      unsupported("tensor " + quoted_name(c->source) + " has data type " + dtype_name(c->dtype) +
+                  "; only float32, int64 and bool tensors are supported");
+    }
     const NodeId id = add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{c->dims}},
                           Shape{c->dims}, c->source);
     set_payload(id, "value", payload_tensor(c, Shape{c->dims}));

@@ -26,8 +26,8 @@ TEST(OnnxImport, DtypeRejectionsNameTheTensor) {
   t->add_double_data(2.0);
   init.node("Add", {"x", "d"}, {"y"}, "add");
   EXPECT_EQ(unsupported_of(init),
-            "node 0 'add' (Add): tensor 'd' has data type float64; only float32 "
-            "tensors are supported");
+            "node 0 'add' (Add): tensor 'd' has data type float64; only float32, int64 "
+            "and bool tensors are supported");
 }
 
 TEST(OnnxImport, TensorDataIsChecked) {
