@@ -469,6 +469,18 @@ NodeId ImportContext::int64_scalar(std::int64_t value) {
   return c;
 }
 
+NodeId ImportContext::int64_range(const Shape& shape, std::int64_t first, std::int64_t step) {
+  const NodeId c =
+      add(OpKind::const_, {}, ir::ConstParams{.value_shape = shape}, shape, {}, ir::DType::int64);
+  if (options_.keep_payloads) {
+    std::vector<std::int64_t> values(ir::element_count(shape).value_or(0));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = first + static_cast<std::int64_t>(i) * step;
+    set_payload(c, "value", ir::WeightTensor::adopt(shape, std::move(values)));
+  }
+  return c;
+}
+
 NodeId ImportContext::broadcast(NodeId id, const Shape& to) {
   if (shape_of(id) == to) return id;
   return add(OpKind::broadcast_to, {id}, ir::BroadcastParams{.from = shape_of(id), .to = to});

@@ -263,6 +263,9 @@ class ImportContext {
   // A scalar const node holding `value`, float32 or int64.
   ir::NodeId float_scalar(float value);
   ir::NodeId int64_scalar(std::int64_t value);
+  // An int64 const node of `shape` whose elements, in row-major order, are first, first + step,
+  // ... (a table of positions along an axis; the caller bounds its size).
+  ir::NodeId int64_range(const ir::Shape& shape, std::int64_t first, std::int64_t step);
   ir::NodeId broadcast(ir::NodeId id, const ir::Shape& to);
   ir::Shape broadcast_shapes(const ir::Shape& a, const ir::Shape& b) const;
   // `a kind b` with both broadcast to their common shape (`divide`: b inverted first).

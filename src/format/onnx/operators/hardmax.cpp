@@ -31,14 +31,7 @@ NodeId hardmax_along(ImportContext& cx, NodeId x, std::uint32_t axis) {
   kept.dims[axis] = 1;
   Shape positions(ir::Dims(kept.rank(), 1));
   positions.dims[axis] = n;
-  const NodeId table = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = positions},
-                              positions, {}, ir::DType::int64);
-  if (cx.keep_payloads()) {
-    std::vector<std::int64_t> at(n);
-    for (Dim i = 0; i < n; ++i)
-      at[i] = static_cast<std::int64_t>(i);
-    cx.set_payload(table, "value", ir::WeightTensor::adopt(positions, std::move(at)));
-  }
+  const NodeId table = cx.int64_range(positions, 0, 1);
   const NodeId hit = cx.add(OpKind::equal, {cx.reshape(first, kept), table}, {}, cx.shape_of(x));
   return cx.add(OpKind::cast, {hit}, {}, {}, {}, ir::DType::float32);
 }

@@ -69,17 +69,7 @@ void import_one_hot(ImportContext& cx) {
   out.dims.insert(out.dims.begin() + axis, static_cast<Dim>(depth));
   Shape positions(ir::Dims(is.rank() + 1, 1));
   positions.dims[axis] = static_cast<Dim>(depth);
-  const auto table = [&](std::int64_t offset) {
-    const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = positions},
-                            positions, {}, ir::DType::int64);
-    if (cx.keep_payloads()) {
-      std::vector<std::int64_t> at(static_cast<std::size_t>(depth));
-      for (std::int64_t i = 0; i < depth; ++i)
-        at[static_cast<std::size_t>(i)] = i + offset;
-      cx.set_payload(c, "value", ir::WeightTensor::adopt(positions, std::move(at)));
-    }
-    return c;
-  };
+  const auto table = [&](std::int64_t offset) { return cx.int64_range(positions, offset, 1); };
   const NodeId idx = cx.reshape(indices, column);
   const NodeId hit = cx.add(OpKind::or_,
                             {cx.add(OpKind::equal, {idx, table(0)}, {}, out),

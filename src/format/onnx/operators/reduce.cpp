@@ -197,11 +197,9 @@ void arg_reduce(ImportContext& cx, OpKind kind) {
       reversed[i] = static_cast<std::int64_t>(n - 1 - i);
     const NodeId flipped = cx.add(OpKind::gather, {x}, ir::AxisParams{.axis = axis}, kept);
     const Shape table_shape{{n}};
-    const NodeId table = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = table_shape},
-                                table_shape, {}, ir::DType::int64);
+    const NodeId table = cx.int64_range(table_shape, static_cast<std::int64_t>(n) - 1, -1);
     if (cx.keep_payloads()) {
-      cx.set_payload(flipped, "indices", ir::WeightTensor::of_ints(table_shape, reversed));
-      cx.set_payload(table, "value", ir::WeightTensor::adopt(table_shape, std::move(reversed)));
+      cx.set_payload(flipped, "indices", ir::WeightTensor::adopt(table_shape, std::move(reversed)));
     }
     const NodeId first = cx.add(kind, {flipped}, ir::AxisParams{.axis = axis});
     const Shape reduced = cx.shape_of(first);
