@@ -11,6 +11,9 @@
 #include "graph_fixtures.hpp"
 
 namespace nnplan::ir {
+// A namespace of this file's own: the unity build puts several test files in one translation
+// unit, and their file-local helpers must not meet.
+namespace shape_test {
 namespace {
 
 using fixtures::shape;
@@ -107,4 +110,5 @@ TEST(ShapeTest, RankAndEquality) {
 }
 
 }  // namespace
+}  // namespace shape_test
 }  // namespace nnplan::ir

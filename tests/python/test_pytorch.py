@@ -149,12 +149,39 @@ class LeakyByMask(torch.nn.Module):
         return torch.where(x > 0.25, x, 0.1 * x)
 
 
+class GRUNet(torch.nn.Module):
+    """nn.GRU, batch_first, returning its output sequence (ONNX GRU, linear_before_reset 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = torch.nn.GRU(6, 8, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return y
+
+
+class BidirectionalLSTM(torch.nn.Module):
+    """Two bidirectional nn.LSTM layers with a linear head over the last step's features."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(5, 7, num_layers=2, bidirectional=True)
+        self.head = torch.nn.Linear(14, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y[-1])
+
+
 MODELS = {
     "prelu_instance_norm": (PReluInstanceNorm, (2, 3, 6, 6)),
     "bilinear": (lambda: Bilinear(False), (1, 2, 5, 7)),
     "bilinear_align_corners": (lambda: Bilinear(True), (1, 2, 5, 7)),
     "argmax_head": (ArgMaxHead, (4, 6)),
     "where_mask": (LeakyByMask, (3, 5)),
+    "gru": (GRUNet, (2, 5, 6)),
+    "bidirectional_lstm": (BidirectionalLSTM, (4, 3, 5)),
 }
 
 

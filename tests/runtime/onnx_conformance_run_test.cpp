@@ -144,10 +144,13 @@ std::string reason(const Error& e) {
 }
 
 // The data set's tensors, keyed by the name of the graph input each belongs to: the i-th
-// input_<i>.pb is the i-th graph input that is not an initializer.
+// input_<i>.pb is the i-th graph input that is not an initializer. An input whose tensor nnplan
+// cannot read (an int32 one) keeps its bytes, for the copy that makes it an initializer, and the
+// reason, reported only if the run is fed it.
 struct DataSet {
   std::map<std::string, std::string> input_bytes;  // serialized TensorProtos
   std::map<std::string, ir::WeightTensor> inputs;
+  std::map<std::string, std::string> unreadable_inputs;
   std::vector<std::string> output_names;  // graph.output order
   std::vector<ir::WeightTensor> outputs;
 };
@@ -162,9 +165,12 @@ Expected<DataSet> read_data_set(const fs::path& dir, const onnx::ModelProto& mod
     if (initializers.contains(input.name())) continue;
     const fs::path file = dir / ("input_" + std::to_string(i++) + ".pb");
     auto tensor = format::read_tensor_file(file);
-    if (!tensor) return std::unexpected(tensor.error());
     set.input_bytes[input.name()] = file_bytes(file);
-    set.inputs[input.name()] = std::move(*tensor);
+    if (tensor) {
+      set.inputs[input.name()] = std::move(*tensor);
+    } else {
+      set.unreadable_inputs[input.name()] = "data set: " + reason(tensor.error());
+    }
   }
   for (int j = 0; j < model.graph().output_size(); ++j) {
     auto tensor = format::read_tensor_file(dir / ("output_" + std::to_string(j) + ".pb"));
@@ -288,7 +294,10 @@ Outcome run_and_compare(const CorpusRun& corpus, std::shared_ptr<const ir::Check
   for (const runtime::IoBinding& binding : exec.buffer().inputs()) {
     const auto found = data.inputs.find(binding.name);
     if (found == data.inputs.end()) {
-      outcome.note = "graph input '" + binding.name + "' has no tensor in the data set";
+      const auto unreadable = data.unreadable_inputs.find(binding.name);
+      outcome.note = unreadable != data.unreadable_inputs.end()
+                         ? unreadable->second
+                         : "graph input '" + binding.name + "' has no tensor in the data set";
       return outcome;
     }
     inputs.push_back({binding.name, format::to_runtime_tensor(found->second)});

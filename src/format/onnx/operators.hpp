@@ -121,6 +121,12 @@ void import_clip_1(ImportContext& cx);          // operators/clip.cpp, opsets 1.
 void import_clip_11(ImportContext& cx);         // operators/clip.cpp, opset 11 on
 void import_hard_sigmoid(ImportContext& cx);    // operators/clip.cpp
 void import_hard_swish(ImportContext& cx);      // operators/clip.cpp
+// operators/clip.cpp: clamp(alpha*x + beta, 0, 1), HardSigmoid's nodes.
+ir::NodeId hard_sigmoid(ImportContext& cx, ir::NodeId x, float alpha, float beta);
+// operators/recurrent.cpp: RNN, GRU and LSTM, unrolled over the sequence.
+void import_rnn(ImportContext& cx);
+void import_gru(ImportContext& cx);
+void import_lstm(ImportContext& cx);
 void import_neg(ImportContext& cx);             // operators/neg.cpp
 void import_log_softmax_1(ImportContext& cx);   // operators/softmax.cpp, opsets 1..12
 void import_log_softmax_13(ImportContext& cx);  // operators/softmax.cpp, opset 13 on

@@ -61,7 +61,8 @@ void clamp(ImportContext& cx, std::optional<float> min, std::optional<float> max
                                    ir::ClampParams{.min = min, .max = max}));
 }
 
-// clamp(alpha*x + beta, 0, 1).
+}  // namespace
+
 NodeId hard_sigmoid(ImportContext& cx, NodeId x, float alpha, float beta) {
   const Shape xs = cx.shape_of(x);  // a copy: adding nodes moves the graph's
   const NodeId ax = cx.add(OpKind::scale, {x}, ir::ScaleParams{.factor = alpha});
@@ -70,8 +71,6 @@ NodeId hard_sigmoid(ImportContext& cx, NodeId x, float alpha, float beta) {
   const NodeId sum = cx.add(OpKind::add, {ax, cx.broadcast(b, xs)});
   return cx.add(OpKind::clamp, {sum}, ir::ClampParams{.min = 0.0F, .max = 1.0F});
 }
-
-}  // namespace
 
 void import_clip_1(ImportContext& cx) {
   cx.allow_attrs({"min", "max", "consumed_inputs"});
