@@ -512,6 +512,20 @@ Status infer_gather(const Node& node, const Shape& in, std::uint32_t axis, Shape
   return {};
 }
 
+// gather with its indices as parent 1: the declared shape's index axes are that parent's shape.
+Status infer_gather_by_value(const Node& node, const Shape& in, const Shape& indices,
+                             std::uint32_t axis) {
+  const std::size_t index_rank = node.shape.rank() + 1 - in.rank();
+  const Shape taken{{node.shape.dims.begin() + axis,
+                     node.shape.dims.begin() + static_cast<std::ptrdiff_t>(axis + index_rank)}};
+  if (taken != indices) {
+    return fail(node, "declared shape " + to_string(node.shape) + " is not parent " +
+                          to_string(in) + " with axis " + str(axis) +
+                          " replaced by the indices' shape " + to_string(indices));
+  }
+  return {};
+}
+
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
 // axes give (..., L, Ev).
 Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
@@ -662,6 +676,10 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::gather:
       status = infer_gather(node, parent(0), params_of<AxisParams>(node).axis, out);
+      if (status && node.parents.size() == 2) {
+        status =
+            infer_gather_by_value(node, parent(0), parent(1), params_of<AxisParams>(node).axis);
+      }
       break;
     case ShapeRule::attention:
       status = infer_attention(node, parent(0), parent(1), parent(2), out);
@@ -689,7 +707,8 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
 // any dtype and make its dtype; `indices` kinds (argmax, argmin) take float32 and make int64;
 // `comparison` kinds take parents of one dtype and make bool; `logical` kinds take and make bool;
 // `select` (where) takes a bool condition and two values of one dtype and makes that dtype;
-// `indexed` (gather_elements) takes data of any dtype and int64 indices and makes the data's; every
+// `indexed` (gather_elements, gather with indices as parent 1) takes data of any dtype and int64
+// indices and makes the data's, and one float32 parent (gather by payload) makes float32; every
 // other kind takes float32 parents and makes float32. `parent(i)` is parent i's node. Returns the
 // dtype the node makes.
 template <class ParentNode>

@@ -249,6 +249,14 @@ Expected<void> check_weights(const Graph& graph, const WeightStore& store,
         continue;
       }
       const WeightTensor* tensor = store.find_tensor(node.id, slot.name);
+      if (given_as_value(slot, node.parents.size())) {
+        if (tensor != nullptr) {
+          return fail(node, "payload " + std::string(slot.name) + " is given, but parent " +
+                                std::to_string(slot.value_parent) + " already is the " +
+                                std::string(slot.name) + "; give one of the two");
+        }
+        continue;
+      }
       if (tensor == nullptr) {
         if (slot.required) return fail(node, "payload " + std::string(slot.name) + " is missing");
         continue;

@@ -124,7 +124,9 @@ Expected<void> ir_shape_guard(const KernelCall& call, backend::BackendOp op) {
       continue;
     }
     const ir::WeightTensor* tensor = call.weights.find(slot.name);
-    if (tensor == nullptr && !slot.required) continue;
+    if (tensor == nullptr && (!slot.required || ir::given_as_value(slot, node.parents.size()))) {
+      continue;
+    }
     auto want = ir::payload_shape(node, slot.shape, shapes);
     if (!want) return std::unexpected(std::move(want.error()));
     const std::string dtype = slot.int64 ? "int64" : "float32";

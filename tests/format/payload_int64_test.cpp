@@ -41,8 +41,7 @@ Graph gather_graph() {
 
 TEST(Int64Payloads, RoundTripBitForBit) {
   ir::WeightStore store;
-  store.tensors[{1, "indices"}] =
-      indices(shape({2, 3}), {0, 3, -1, INT64_MAX, INT64_MIN, 7});
+  store.tensors[{1, "indices"}] = indices(shape({2, 3}), {0, 3, -1, INT64_MAX, INT64_MIN, 7});
   store.tensors[{2, "weight"}] = ir::WeightTensor::adopt<float>(shape({2}), {1.5F, -2.0F});
   const auto bytes = write_payloads(store);
   ASSERT_TRUE(bytes.has_value()) << bytes.error().message;
@@ -75,9 +74,9 @@ TEST(Int64Payloads, ReaderRefusesAnUnknownDtype) {
   text.replace(at, 7, "\"int32\"");
   const auto back = parse_payloads(std::as_bytes(std::span(text)), "i.payloads");
   ASSERT_FALSE(back.has_value());
-  EXPECT_NE(back.error().message.find(
-                "field dtype: expected \"float32\" or \"int64\", found \"int32\""),
-            std::string::npos)
+  EXPECT_NE(
+      back.error().message.find("field dtype: expected \"float32\" or \"int64\", found \"int32\""),
+      std::string::npos)
       << back.error().message;
 }
 
@@ -87,6 +86,26 @@ TEST(Int64Payloads, GatherIndicesCheckedAgainstTheGraph) {
   store.tensors[{1, "indices"}] = indices(shape({2, 3}), {0, 1, 2, 3, 3, 0});
   const auto ok = ir::check_weights(gather_graph(), store, "g.payloads");
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
+}
+
+// A gather whose indices are its second parent takes no payload; one given as well is refused.
+TEST(Int64Payloads, GatherIndicesGivenBothWaysAreRefused) {
+  Graph g = gather_graph();
+  g.nodes.insert(
+      g.nodes.begin() + 1,
+      Node{.id = 1, .kind = OpKind::input, .shape = shape({2, 3}), .dtype = ir::DType::int64});
+  g.nodes[2].id = 2;
+  g.nodes[2].parents = {0, 1};
+  g.output_ids = {2};
+  ASSERT_TRUE(ir::check(g).has_value());
+  EXPECT_TRUE(ir::check_weights(g, {}, "g.payloads").has_value());
+  ir::WeightStore store;
+  store.tensors[{2, "indices"}] = indices(shape({2, 3}), {0, 1, 2, 3, 3, 0});
+  const auto both = ir::check_weights(g, store, "g.payloads");
+  ASSERT_FALSE(both.has_value());
+  EXPECT_EQ(both.error().message,
+            "g.payloads: node 2 (gather): payload indices is given, but parent 1 already is the "
+            "indices; give one of the two");
 }
 
 TEST(Int64Payloads, GatherIndexOutsideTheAxisIsRefused) {

@@ -1801,6 +1801,40 @@ TEST(CheckShape, GatherElementsIndicesFitTheData) {
             "gather_elements takes int64 indices");
 }
 
+// gather with int64 indices as parent 1: the data's axis is replaced by the indices' shape, the
+// data may be of any dtype, and the indices must be int64.
+TEST(CheckShape, GatherByValueTakesTheIndicesShapeFromItsSecondParent) {
+  const auto message = [](Graph g) {
+    const Expected<CheckedGraph> s = check(std::move(g));
+    return s.has_value() ? std::string("valid") : s.error().message;
+  };
+  EXPECT_EQ(message(one_op({shape({10, 4}), shape({2, 3})}, OpKind::gather, shape({2, 3, 4}),
+                           AxisParams{0})),
+            "valid");
+  EXPECT_EQ(
+      message(one_op({shape({10, 4}), shape({})}, OpKind::gather, shape({10}), AxisParams{1})),
+      "valid");
+  EXPECT_EQ(message(one_op({shape({10, 4}), shape({2, 3})}, OpKind::gather, shape({3, 2, 4}),
+                           AxisParams{0})),
+            "node 2 (gather): declared shape [3,2,4] is not parent [10,4] with axis 0 replaced by "
+            "the indices' shape [2,3]");
+  Graph ints = one_op({shape({10, 4}), shape({5})}, OpKind::gather, shape({5, 4}), AxisParams{0});
+  ints.nodes[0].dtype = DType::int64;
+  ints.nodes[2].dtype = DType::int64;
+  EXPECT_EQ(message(std::move(ints)), "valid");
+  Graph floats = one_op({shape({10, 4}), shape({5})}, OpKind::gather, shape({5, 4}), AxisParams{0});
+  floats.nodes[1].dtype = DType::float32;
+  EXPECT_EQ(message(std::move(floats)),
+            "node 2 (gather): parent 1 (node 1 (input)) has dtype float32; gather takes int64 "
+            "indices");
+  // One parent (indices from the payload) takes float32 data only.
+  Graph by_payload = one_op({shape({10, 4})}, OpKind::gather, shape({5, 4}), AxisParams{0});
+  by_payload.nodes[0].dtype = DType::int64;
+  EXPECT_EQ(message(std::move(by_payload)),
+            "node 1 (gather): parent 0 (node 0 (input)) has dtype int64; gather takes float32 "
+            "values");
+}
+
 // Operands that do not broadcast are refused naming the parent and the axis.
 TEST(CheckShape, BroadcastOperandsMustBroadcast) {
   const Expected<CheckedGraph> s =

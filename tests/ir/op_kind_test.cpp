@@ -125,6 +125,10 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::gather_elements:
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
+    case ShapeRule::gather:
+      // indices from the payload (one parent) or as an int64 value (the second parent).
+      EXPECT_EQ(a, (Arity{1, 2})) << row().spelling;
+      break;
     case ShapeRule::broadcast_operands:
       // A fixed count of operands (2, or where's 3), so the kernel walks a known number.
       EXPECT_EQ(a.min, a.max) << row().spelling;
@@ -156,7 +160,6 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::masked_softmax:
     case ShapeRule::transpose:
     case ShapeRule::slice:
-    case ShapeRule::gather:
     case ShapeRule::permute:
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
       break;
@@ -257,7 +260,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"not", DTypeRule::logical},
                                                    {"where", DTypeRule::select},
                                                    {"cast", DTypeRule::declared},
-                                                   {"gather_elements", DTypeRule::indexed}}));
+                                                   {"gather_elements", DTypeRule::indexed},
+                                                   {"gather", DTypeRule::indexed}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -239,3 +239,52 @@ def test_cross_entropy_with_int64_targets_runs_as_pytorch_does(tmp_path, profile
     except nnplan.UnavailableError as error:
         pytest.skip(f"{profile} does not run here: {error.message}")
     numpy.testing.assert_allclose(out["loss"], expected, rtol=1e-5, atol=1e-6)
+
+
+class BagOfEmbeddings(torch.nn.Module):
+    """A text classifier: token ids (int64, a graph input) look up an nn.Embedding table (ONNX
+    Gather with runtime indices), averaged over the sequence, then a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = torch.nn.Embedding(20, 8)
+        self.head = torch.nn.Linear(8, 3)
+
+    def forward(self, ids):
+        return self.head(self.embed(ids).mean(dim=1))
+
+
+@pytest.fixture(scope="module")
+def embedding_model(tmp_path_factory):
+    torch.manual_seed(4)
+    model = BagOfEmbeddings().eval()
+    ids = torch.tensor([[3, 19, 0, 7, 7], [12, 1, 1, 5, 18]])
+    path = tmp_path_factory.mktemp("torch") / "embedding.onnx"
+    torch.onnx.export(model, ids, str(path), input_names=["ids"], output_names=["logits"],
+                      opset_version=17)
+    return path, model
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_an_embedding_lookup_of_runtime_token_ids_runs_as_pytorch_does(embedding_model, profile):
+    path, model = embedding_model
+    ids = torch.tensor([[4, 4, 0, 19, 2], [11, 13, 9, 9, 6]])
+    with torch.no_grad():
+        expected = model(ids).numpy()
+    try:
+        out = nnplan.run(path, {"ids": ids.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["logits"], expected, rtol=1e-5, atol=1e-6)
+    # A negative id counts from the end of the table, as ONNX Gather defines it.
+    wrapped = nnplan.run(path, {"ids": (ids.numpy() - 20)}, profile)
+    numpy.testing.assert_allclose(wrapped["logits"], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_token_id_past_the_table_is_refused_before_the_launch(embedding_model):
+    path, _ = embedding_model
+    ids = numpy.array([[4, 4, 0, 20, 2], [11, 13, 9, 9, 6]], dtype=numpy.int64)
+    with pytest.raises(nnplan.GuardFailedError) as error:
+        nnplan.run(path, {"ids": ids}, "checked_cpu")
+    assert "element 3 is 20" in error.value.message
+    assert "Gather" in str(error.value)

@@ -28,7 +28,8 @@ enum class DTypeRule : std::uint8_t {
   comparison,  // parents of one dtype, any, make bool (equal, less, ...)
   logical,     // bool parents make bool (and, or, xor, not)
   select,      // a bool condition and two values of one dtype make that dtype (where)
-  indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements)
+  indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements,
+               // gather by value); one float32 parent makes float32 (gather by payload)
 };
 
 // The shape-inference families: each infers a node's output shape from its parents, parameters
@@ -93,7 +94,15 @@ struct PayloadSlot {
   bool int64 = false;      // an int64 tensor rather than float32
   bool required = true;
   PayloadShape shape = PayloadShape::none;  // none exactly for attributes
+  // The parent that may stand in for the payload (SPEC §6, weights as values): a node with that
+  // parent takes the tensor from it and must have no payload in the slot; 0 when none may.
+  std::size_t value_parent = 0;
 };
+
+// Whether a node with `parents` parents takes `slot` from its value parent instead of a payload.
+[[nodiscard]] constexpr bool given_as_value(const PayloadSlot& slot, std::size_t parents) {
+  return slot.value_parent != 0 && parents > slot.value_parent;
+}
 
 // The index of T among the OpParams alternatives, computed from the variant so the two cannot
 // drift; the variant's size when T is not an alternative.
@@ -166,7 +175,7 @@ inline constexpr auto kLayerNormPayloads = std::to_array<PayloadSlot>({
     {.name = "epsilon", .attribute = true, .required = false},
 });
 inline constexpr auto kGatherPayloads = std::to_array<PayloadSlot>({
-    {.name = "indices", .int64 = true, .shape = PayloadShape::gather_indices},
+    {.name = "indices", .int64 = true, .shape = PayloadShape::gather_indices, .value_parent = 1},
 });
 inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
     {.name = "scale", .shape = PayloadShape::channels},

@@ -160,7 +160,7 @@ Expected<BoundCommand> bind_command(const backend::PlannedModel& model,
     }
   }
   for (const ir::PayloadSlot& slot : ir::op_traits(root.kind).payloads) {
-    if (slot.attribute) continue;
+    if (slot.attribute || ir::given_as_value(slot, root.parents.size())) continue;
     const ir::WeightTensor* t = store == nullptr ? nullptr : store->find_tensor(root.id, slot.name);
     if (!handler->reads_weight_views) t = dense_for_reader(t, copies);
     if (t == nullptr && slot.required) {

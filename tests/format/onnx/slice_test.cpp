@@ -1,6 +1,7 @@
 // Slice, Split and Gather on floats (onnx/operators/slice.cpp): slice nodes per changed axis,
 // bounds normalized as ONNX does, one slice per used Split output, constant Gather indices as a
-// slice and a reshape, and what each rejects.
+// slice and a reshape, Gather with runtime int64 indices (or of int64 data) as a gather whose
+// indices are its second parent, and what each rejects.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -206,6 +207,52 @@ TEST(OnnxGather, OtherIndicesAreAGatherWithAnInt64Payload) {
   EXPECT_EQ(t.dtype(), ir::DType::int64);
   EXPECT_EQ(dims(t.shape()), "[3]");
   EXPECT_EQ(t.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 0, 4}));
+}
+
+// An embedding lookup: token ids arrive at run time and become the gather's second parent.
+TEST(OnnxGather, RuntimeIndicesAreTheSecondParent) {
+  Model m;
+  m.input("ids", {2, 7}, onnx::TensorProto_DataType_INT64).output("y");
+  m.init("table", {10, 4}, std::vector<float>(40, 0.5F));
+  m.node("Gather", {"table", "ids"}, {"y"}, "g");
+  const ImportedModel r = ok(m);
+  const ir::Graph& g = r.graph();
+  ASSERT_EQ(g.nodes.back().kind, OpKind::gather);
+  EXPECT_EQ(g.nodes.back().parents.size(), 2U);
+  EXPECT_EQ(dims(g.nodes.back().shape), "[2,7,4]");
+  EXPECT_EQ(g.nodes.back().dtype, ir::DType::float32);
+  EXPECT_EQ(g.nodes[g.nodes.back().parents[1]].dtype, ir::DType::int64);
+}
+
+// int64 data with constant indices: the indices become an int64 const parent, kept as written
+// (the kernel wraps a negative one).
+TEST(OnnxGather, Int64DataTakesItsIndicesAsAConstant) {
+  Model m;
+  m.input("x", {5}, onnx::TensorProto_DataType_INT64).output("y");
+  m.init_i64("i", {4, -5});
+  m.node("Gather", {"x", "i"}, {"y"}, "g");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()), (Lines{"0 input -> [5] 'x'", "1 const -> [2] 'g'",
+                                     "2 gather(axis=0) [0,1] -> [2] 'g'"}));
+  EXPECT_EQ(r.graph().nodes[2].dtype, ir::DType::int64);
+  EXPECT_EQ(tensor_of(r, 1, "value").to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, -5}));
+  Model far;
+  far.input("x", {5}, onnx::TensorProto_DataType_INT64).output("y");
+  far.init_i64("i", {5});
+  far.node("Gather", {"x", "i"}, {"y"}, "g");
+  EXPECT_EQ(error_of(far),
+            "m.onnx: node 'g' (Gather, opset 17): index 5 is out of range for axis 0 of [5]");
+}
+
+// Runtime indices of another dtype (bool here) are unsupported, naming the one taken.
+TEST(OnnxGather, RuntimeIndicesOtherThanInt64AreUnsupported) {
+  Model m;
+  m.input("ids", {3}, onnx::TensorProto_DataType_BOOL).output("y");
+  m.init("table", {10, 4}, std::vector<float>(40, 0.5F));
+  m.node("Gather", {"table", "ids"}, {"y"}, "g");
+  const Error e = unsupported_error(m);
+  ASSERT_FALSE(e.notes.empty());
+  EXPECT_EQ(e.notes[0], "node 0 'g' (Gather): indices 'ids' have dtype bool; supported: int64");
 }
 
 TEST(OnnxGather, Rejects) {

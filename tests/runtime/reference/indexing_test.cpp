@@ -1,7 +1,9 @@
-// The reference gather_elements kernel: hand cases along every axis, negative indices, every
-// dtype, indices shorter than the data, a float64 oracle (an index computation written here), the
-// guard's refusal of an index out of range naming it, and the VJP by hand (repeated indices add)
-// and by finite differences.
+// The reference kernels whose indices are a runtime int64 value. gather_elements: hand cases along
+// every axis, negative indices, every dtype, indices shorter than the data, a float64 oracle (an
+// index computation written here), the guard's refusal of an index out of range naming it, and the
+// VJP by hand (repeated indices add) and by finite differences. gather with its indices as input 1
+// (an embedding lookup): hand cases of every dtype with negative indices, the guard's refusals, and
+// the VJP by finite differences.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -32,11 +34,12 @@ Tensor ints(std::initializer_list<ir::Dim> dims, std::vector<std::int64_t> v) {
   return Tensor::of(shape_of(dims), std::move(v));
 }
 
-Expected<Tensor> run(const ir::Node& node, const Tensor& data, const Tensor& indices) {
+Expected<Tensor> run(const ir::Node& node, const Tensor& data, const Tensor& indices,
+                     BackendOp op = BackendOp::gather_elements) {
   const TensorRef refs[] = {view(data), view(indices)};
   Tensor out = zeros(node.shape, node.dtype);
   const KernelCall call{.node = node, .inputs = refs, .weights = {}, .output = mutable_view(out)};
-  const HandlerDefinition& h = handler(BackendOp::gather_elements);
+  const HandlerDefinition& h = handler(op);
   if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
   if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
   h.forward(call);
@@ -136,6 +139,100 @@ TEST(reference_gather_elements_vjp_tests, finite_differences) {
     for (std::size_t i = 0; i < g.size(); ++i)
       dot += static_cast<double>(g.floats()[i]) * (up.floats()[i] - down.floats()[i]) / (2 * h);
     EXPECT_NEAR(grads.inputs[0].floats()[e], dot, 1e-4) << e;
+  }
+}
+
+// gather with int64 indices as input 1: the data's axis replaced by the indices' shape.
+ir::Node gather_by_value(const ir::Shape& data, std::uint32_t axis, const ir::Shape& indices,
+                         DType dtype = DType::float32) {
+  ir::Shape out;
+  out.dims.assign(data.dims.begin(), data.dims.begin() + axis);
+  out.dims.insert(out.dims.end(), indices.dims.begin(), indices.dims.end());
+  out.dims.insert(out.dims.end(), data.dims.begin() + axis + 1, data.dims.end());
+  return {.id = 2,
+          .kind = OpKind::gather,
+          .parents = {0, 1},
+          .shape = out,
+          .params = ir::AxisParams{.axis = axis},
+          .dtype = dtype};
+}
+
+// Rows of an embedding table by token id, a negative id counting from the end; int64 and bool data
+// are gathered alike.
+TEST(reference_gather_by_value_forward_tests, hand_cases) {
+  const Tensor table = tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  auto rows = run(gather_by_value(table.shape, 0, shape_of({2, 2})), table,
+                  ints({2, 2}, {2, -1, 0, -3}), BackendOp::gather);
+  ASSERT_TRUE(rows.has_value()) << rows.error().message;
+  EXPECT_EQ(rows->shape, shape_of({2, 2, 2}));
+  EXPECT_EQ(rows->floats(), (std::vector<float>{5, 6, 5, 6, 1, 2, 1, 2}));
+  auto column =
+      run(gather_by_value(table.shape, 1, shape_of({})), table, ints({}, {-1}), BackendOp::gather);
+  ASSERT_TRUE(column.has_value()) << column.error().message;
+  EXPECT_EQ(column->floats(), (std::vector<float>{2, 4, 6}));
+  const Tensor longs = ints({4}, {INT64_MIN, 7, 8, INT64_MAX});
+  auto i = run(gather_by_value(longs.shape, 0, shape_of({3}), DType::int64), longs,
+               ints({3}, {3, 0, -3}), BackendOp::gather);
+  ASSERT_TRUE(i.has_value()) << i.error().message;
+  EXPECT_EQ(i->ints(), (std::vector<std::int64_t>{INT64_MAX, INT64_MIN, 7}));
+  const Tensor flags = Tensor::of(shape_of({2}), std::vector<std::uint8_t>{0, 1});
+  auto b = run(gather_by_value(flags.shape, 0, shape_of({3}), DType::boolean), flags,
+               ints({3}, {1, 1, 0}), BackendOp::gather);
+  ASSERT_TRUE(b.has_value()) << b.error().message;
+  EXPECT_EQ(b->bools(), (std::vector<std::uint8_t>{1, 1, 0}));
+}
+
+TEST(reference_gather_by_value_forward_tests, guards_name_the_index) {
+  const Tensor table = tensor({3, 2}, {1, 2, 3, 4, 5, 6});
+  const ir::Node node = gather_by_value(table.shape, 0, shape_of({2}));
+  auto past = run(node, table, ints({2}, {0, 3}), BackendOp::gather);
+  ASSERT_FALSE(past.has_value());
+  EXPECT_EQ(past.error().message,
+            "input 1 has shape [2]; gather needs values in [-3, 3) (axis 0 of input 0 [3,2]), "
+            "element 1 is 3");
+  auto before = run(node, table, ints({2}, {-4, 0}), BackendOp::gather);
+  ASSERT_FALSE(before.has_value());
+  EXPECT_EQ(before.error().message,
+            "input 1 has shape [2]; gather needs values in [-3, 3) (axis 0 of input 0 [3,2]), "
+            "element 0 is -4");
+  auto floats = run(node, table, tensor({2}, {0, 1}), BackendOp::gather);
+  ASSERT_FALSE(floats.has_value());
+  EXPECT_EQ(floats.error().message,
+            "input 1 has shape [2]; gather needs int64 values, not float32");
+  auto wrong_dtype = run(gather_by_value(table.shape, 0, shape_of({2}), DType::int64), table,
+                         ints({2}, {0, 1}), BackendOp::gather);
+  ASSERT_FALSE(wrong_dtype.has_value());
+  EXPECT_EQ(wrong_dtype.error().message,
+            "the output has dtype int64; gather writes the data's, float32");
+}
+
+// The gradient scatters back to the rows read (repeated and negative ids add), checked against
+// central differences of <g, gather(x)>.
+TEST(reference_gather_by_value_vjp_tests, finite_differences) {
+  const Tensor x = random_tensor(shape_of({4, 3}), 53);
+  const Tensor indices = ints({2, 3}, {1, -3, 0, 3, -1, 2});
+  const ir::Node node = gather_by_value(x.shape, 0, indices.shape);
+  const Tensor g = random_tensor(node.shape, 54);
+  auto y = run(node, x, indices, BackendOp::gather);
+  ASSERT_TRUE(y.has_value()) << y.error().message;
+  const VjpGradients grads = run_vjp(handler(BackendOp::gather), node, {x, indices}, *y, g);
+  Tensor probe = x;
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    const float h = 1e-2F;
+    const float v = probe.floats()[e];
+    probe.floats()[e] = v + h;
+    const Tensor up = *run(node, probe, indices, BackendOp::gather);
+    probe.floats()[e] = v - h;
+    const Tensor down = *run(node, probe, indices, BackendOp::gather);
+    probe.floats()[e] = v;
+    double dot = 0.0;
+    for (std::size_t i = 0; i < g.size(); ++i)
+      dot += static_cast<double>(g.floats()[i]) * (up.floats()[i] - down.floats()[i]) / (2 * h);
+    EXPECT_NEAR(grads.inputs[0].floats()[e], dot, 1e-4) << e;
+  }
+  // Row 1 is read by ids 1 and -3: its gradient is the sum of the two cotangent rows.
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_FLOAT_EQ(grads.inputs[0].floats()[3 + c], g.floats()[c] + g.floats()[3 + c]);
   }
 }
 

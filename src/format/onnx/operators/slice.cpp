@@ -4,8 +4,11 @@
 // only), Split (one slice per used output; the sizes from the `split` input from opset 13, the
 // attribute before, or equal parts), and Gather with constant indices (a contiguous ascending run
 // of indices is a slice, reshaped to the indices' shape, so that a scalar index drops the axis;
-// any other list is a `gather` node with the indices, normalized, as its int64 payload). Slices of
-// int64 shape tensors never get here: they fold at import time.
+// any other list is a `gather` node with the indices, normalized, as its int64 payload). Gather
+// with indices given at run time (an embedding lookup of token ids), or of int64 or bool data, is a
+// `gather` node whose indices are its second parent, an int64 value: negative indices count from
+// the end, and the kernel's guard refuses one out of range before the launch. Slices of int64
+// shape tensors never get here: they fold at import time.
 #include <cstdint>
 #include <limits>
 
@@ -159,6 +162,45 @@ void import_split(ImportContext& cx) {
   }
 }
 
+namespace {
+
+// Gather with its indices as an int64 value: the runtime tensor, or the constant (checked here)
+// as an int64 `const` node.
+void gather_by_value(ImportContext& cx, NodeId x, std::uint32_t axis) {
+  const std::string_view name = cx.in_name(1);
+  const Shape xs = cx.shape_of(x);
+  NodeId index = 0;
+  if (const ConstPtr ic = cx.constant(name)) {
+    std::vector<std::int64_t> values = cx.int_constant(name, "indices");
+    const auto extent = static_cast<std::int64_t>(xs.dims[axis]);
+    for (const std::int64_t i : values) {
+      if (i < -extent || i >= extent) {
+        cx.fail("index " + str(i) + " is out of range for axis " + str(axis) + " of " +
+                to_string(xs));
+      }
+    }
+    const Shape shape{ic->dims};
+    index = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = shape}, shape, {},
+                   ir::DType::int64);
+    cx.set_payload(index, "value", ir::WeightTensor::adopt(shape, std::move(values)));
+  } else {
+    index = cx.tensor(name);
+    const ir::DType dtype = cx.ir_node(index).dtype;
+    if (dtype != ir::DType::int64) {
+      cx.unsupported("indices " + quoted_name(name) + " have dtype " +
+                     std::string(ir::to_string(dtype)) + "; supported: int64");
+    }
+  }
+  Shape out;
+  out.dims.assign(xs.dims.begin(), xs.dims.begin() + axis);
+  const Shape is = cx.shape_of(index);
+  out.dims.insert(out.dims.end(), is.dims.begin(), is.dims.end());
+  out.dims.insert(out.dims.end(), xs.dims.begin() + axis + 1, xs.dims.end());
+  cx.define(cx.out_name(0), cx.add(OpKind::gather, {x, index}, ir::AxisParams{.axis = axis}, out));
+}
+
+}  // namespace
+
 void import_gather(ImportContext& cx) {
   cx.allow_attrs({"axis"});
   cx.require_inputs(2, 2);
@@ -166,8 +208,12 @@ void import_gather(ImportContext& cx) {
   const Shape xs = cx.shape_of(x);
   if (xs.rank() == 0) cx.fail("data is a scalar");
   const std::uint32_t axis = cx.norm_axis(cx.attr_int("axis", 0), xs.rank());
-  std::vector<std::int64_t> indices = cx.int_constant(cx.in_name(1), "indices");
   const ConstPtr ic = cx.constant(cx.in_name(1));
+  if (ic == nullptr || cx.ir_node(x).dtype != ir::DType::float32) {
+    gather_by_value(cx, x, axis);
+    return;
+  }
+  std::vector<std::int64_t> indices = cx.int_constant(cx.in_name(1), "indices");
   const auto extent = static_cast<std::int64_t>(xs.dims[axis]);
   for (std::int64_t& i : indices) {
     if (i < -extent || i >= extent) {

@@ -157,12 +157,11 @@ struct GatherExtent {
   std::size_t count = 0;
   std::size_t inner = 1;
 };
-GatherExtent gather_extent(const ir::Node& node, const ir::Shape& in,
-                           const ir::WeightTensor& indices) {
+GatherExtent gather_extent(const ir::Node& node, const ir::Shape& in, std::size_t count) {
   const std::uint32_t axis = std::get<ir::AxisParams>(node.params).axis;
   return {.outer = extent_product(in, 0, axis),
           .extent = static_cast<std::size_t>(in.dims[axis]),
-          .count = indices.ints().size(),
+          .count = count,
           .inner = extent_product(in, axis + 1, in.rank())};
 }
 
@@ -483,11 +482,42 @@ void slice_vjp(const VjpCall& call) {
 }
 
 // ---- gather --------------------------------------------------------------------------------
+//
+// The indices are the payload `indices` (values in [0, extent), float32 data), or input 1 (a value,
+// SPEC §6: int64 indices in [-extent, extent), a negative one counting from the end, checked by
+// the guard before every launch; data of any dtype).
+
+namespace {
+
+// The indices of a gather call, wherever they come from.
+struct GatherIndices {
+  std::span<const std::int64_t> values;
+  const ir::Shape* shape = nullptr;
+};
+
+template <class Call>
+GatherIndices gather_indices(const Call& call) {
+  if (call.inputs.size() == 2) {
+    const TensorRef& in = call.inputs[1];
+    return {.values = {in.template data<std::int64_t>(), in.size()}, .shape = in.shape};
+  }
+  const ir::WeightTensor* w = call.weights.find("indices");
+  if (w == nullptr) return {};
+  return {.values = w->ints(), .shape = &w->shape()};
+}
+
+// The data position index `v` names along an axis of `extent` (a negative one from the end).
+std::size_t wrapped(std::int64_t v, std::size_t extent) {
+  return static_cast<std::size_t>(v < 0 ? v + static_cast<std::int64_t>(extent) : v);
+}
+
+}  // namespace
 
 Expected<void> gather_shape_guard(const KernelCall& call) {
   static constexpr ir::OpKind kinds[] = {ir::OpKind::gather};
   if (auto ok = check_kind<ir::AxisParams>(call, "gather", kinds); !ok) return ok;
-  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  const bool by_value = call.inputs.size() == 2;
+  if (auto ok = check_arity_and_output(call, by_value ? 2 : 1); !ok) return ok;
   const std::uint32_t axis = std::get<ir::AxisParams>(call.node.params).axis;
   const ir::Shape& in = *call.inputs[0].shape;
   if (axis >= in.rank()) {
@@ -495,25 +525,40 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
                                          "gather along axis " + std::to_string(axis) +
                                              " needs rank at least " + std::to_string(axis + 1)));
   }
-  const ir::WeightTensor* indices = call.weights.find("indices");
-  if (indices == nullptr) {
-    return invalid("payload indices is missing; gather needs an int64 tensor of indices");
+  const std::string where = by_value ? "input 1" : "payload indices";
+  if (by_value) {
+    if (call.inputs[1].dtype != ir::DType::int64) {
+      return std::unexpected(operand_error(
+          where, *call.inputs[1].shape,
+          "gather needs int64 values, not " + std::string(ir::to_string(call.inputs[1].dtype))));
+    }
+    if (call.output.dtype != call.inputs[0].dtype) {
+      return invalid("the output has dtype " + std::string(ir::to_string(call.output.dtype)) +
+                     "; gather writes the data's, " +
+                     std::string(ir::to_string(call.inputs[0].dtype)));
+    }
+  } else {
+    const ir::WeightTensor* indices = call.weights.find("indices");
+    if (indices == nullptr) {
+      return invalid("payload indices is missing; gather needs an int64 tensor of indices");
+    }
+    if (indices->dtype() != ir::DType::int64) {
+      return std::unexpected(operand_error(
+          where, indices->shape(),
+          "gather needs int64 values, not " + std::string(ir::to_string(indices->dtype()))));
+    }
+    const std::optional<ir::Dim> count = ir::element_count(indices->shape());
+    if (!count || *count != indices->ints().size()) {
+      return std::unexpected(operand_error(where, indices->shape(),
+                                           "gather needs one value per element, it holds " +
+                                               std::to_string(indices->ints().size())));
+    }
   }
-  if (indices->dtype() != ir::DType::int64) {
-    return std::unexpected(operand_error(
-        "payload indices", indices->shape(),
-        "gather needs int64 values, not " + std::string(ir::to_string(indices->dtype()))));
-  }
-  const std::optional<ir::Dim> count = ir::element_count(indices->shape());
-  if (!count || *count != indices->ints().size()) {
-    return std::unexpected(operand_error(
-        "payload indices", indices->shape(),
-        "gather needs one value per element, it holds " + std::to_string(indices->ints().size())));
-  }
+  const GatherIndices indices = gather_indices(call);
   ir::Shape gathered;
   for (std::size_t d = 0; d < axis; ++d)
     gathered.dims.push_back(in.dims[d]);
-  for (const ir::Dim d : indices->shape().dims)
+  for (const ir::Dim d : indices.shape->dims)
     gathered.dims.push_back(d);
   for (std::size_t d = axis + 1; d < in.rank(); ++d)
     gathered.dims.push_back(in.dims[d]);
@@ -521,48 +566,68 @@ Expected<void> gather_shape_guard(const KernelCall& call) {
     return std::unexpected(operand_error("the output", *call.output.shape,
                                          "gather along axis " + std::to_string(axis) +
                                              " of input 0 " + ir::to_string(in) + " with indices " +
-                                             ir::to_string(indices->shape()) + " gives " +
+                                             ir::to_string(*indices.shape) + " gives " +
                                              ir::to_string(gathered)));
   }
-  const ir::Dim extent = in.dims[axis];
-  for (std::size_t j = 0; j < indices->ints().size(); ++j) {
-    const std::int64_t v = indices->ints()[j];
-    if (v < 0 || static_cast<ir::Dim>(v) >= extent) {
-      return std::unexpected(operand_error("payload indices", indices->shape(),
-                                           "gather needs values in [0, " + std::to_string(extent) +
-                                               ") (axis " + std::to_string(axis) + " of input 0 " +
-                                               ir::to_string(in) + "), element " +
-                                               std::to_string(j) + " is " + std::to_string(v)));
+  const auto extent = static_cast<std::int64_t>(in.dims[axis]);
+  const std::int64_t lowest = by_value ? -extent : 0;
+  for (std::size_t j = 0; j < indices.values.size(); ++j) {
+    const std::int64_t v = indices.values[j];
+    if (v < lowest || v >= extent) {
+      return std::unexpected(operand_error(
+          where, *indices.shape,
+          "gather needs values in [" + std::to_string(lowest) + ", " + std::to_string(extent) +
+              ") (axis " + std::to_string(axis) + " of input 0 " + ir::to_string(in) +
+              "), element " + std::to_string(j) + " is " + std::to_string(v)));
     }
   }
   return {};
 }
 
+namespace {
+
+template <typename T>
+void gather_rows(const KernelCall& call) {
+  const GatherIndices indices = gather_indices(call);
+  const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices.values.size());
+  const T* x = call.inputs[0].data<T>();
+  T* y = call.output.data<T>();
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.count; ++j) {
+      const T* row = x + (o * e.extent + wrapped(indices.values[j], e.extent)) * e.inner;
+      std::copy(row, row + e.inner, y + (o * e.count + j) * e.inner);
+    }
+  }
+}
+
+}  // namespace
+
 // y[o, j, i] = x[o, indices[j], i] with o the outer index, j the flat index into the indices
 // and i the inner index.
 void gather_forward(const KernelCall& call) {
-  const ir::WeightTensor& indices = *call.weights.find("indices");
-  const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
-  const float* x = call.inputs[0].data<float>();
-  float* y = call.output.data<float>();
-  for (std::size_t o = 0; o < e.outer; ++o) {
-    for (std::size_t j = 0; j < e.count; ++j) {
-      const float* row = x + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;
-      std::copy(row, row + e.inner, y + (o * e.count + j) * e.inner);
-    }
+  switch (call.inputs[0].dtype) {
+    case ir::DType::float32:
+      gather_rows<float>(call);
+      return;
+    case ir::DType::int64:
+      gather_rows<std::int64_t>(call);
+      return;
+    case ir::DType::boolean:
+      gather_rows<std::uint8_t>(call);
+      return;
   }
 }
 
 // The scatter-add dx[o, indices[j], i] += g[o, j, i], walking g in row-major order: a repeated
 // index sums its gradients left to right in output index order. The int64 indices take none.
 void gather_vjp(const VjpCall& call) {
-  const ir::WeightTensor& indices = *call.weights.find("indices");
-  const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices);
+  const GatherIndices indices = gather_indices(call);
+  const GatherExtent e = gather_extent(call.node, *call.inputs[0].shape, indices.values.size());
   const float* g = call.output_grad.data<float>();
   float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
-      float* d = dx + (o * e.extent + static_cast<std::size_t>(indices.ints()[j])) * e.inner;
+      float* d = dx + (o * e.extent + wrapped(indices.values[j], e.extent)) * e.inner;
       const float* row = g + (o * e.count + j) * e.inner;
       for (std::size_t i = 0; i < e.inner; ++i)
         d[i] += row[i];
