@@ -129,6 +129,7 @@ class DagBuilder {
       case K::where:
       case K::cast:
       case K::gather_elements:
+      case K::top_k:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:

@@ -71,6 +71,7 @@ enum class Field : std::uint8_t {
   causal,
   scale,
   alpha,
+  largest,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -140,6 +141,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"causal", ValueType::boolean},
     {"scale", ValueType::nullable_float32},
     {"alpha", ValueType::float32},
+    {"largest", ValueType::boolean},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -380,6 +382,16 @@ struct ParamsFields<ir::AlphaParams> {
   static constexpr void each(auto&& f) {
     f(
         Field::alpha, [](auto& p) -> auto& { return p.alpha; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::TopKParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::largest, [](auto& p) -> auto& { return p.largest; });
   }
 };
 

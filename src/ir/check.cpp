@@ -53,8 +53,8 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
     "no",    "const",   "permute", "seed",      "pool",      "broadcast", "axis",
     "conv",  "channel", "reshape", "flatten",   "transpose", "mask",      "gelu",
-    "clamp", "scale",   "slice",   "attention", "alpha"};
-static_assert(kIndexOf<AlphaParams> + 1 == kParamsNames.size());
+    "clamp", "scale",   "slice",   "attention", "alpha",     "top_k"};
+static_assert(kIndexOf<TopKParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -512,6 +512,22 @@ Status infer_gather(const Node& node, const Shape& in, std::uint32_t axis, Shape
   return {};
 }
 
+// top_k: the declared shape is the parent's with `axis` cut to k, at most the axis' extent.
+Status infer_top_k(const Node& node, const Shape& in, std::uint32_t axis, Shape& out) {
+  if (axis >= in.rank()) return fail(node, axis_out_of_range(axis, in));
+  const Shape& declared = node.shape;
+  bool fits = declared.rank() == in.rank() && declared.dims[axis] <= in.dims[axis];
+  for (std::size_t i = 0; fits && i < in.rank(); ++i)
+    fits = i == axis || declared.dims[i] == in.dims[i];
+  if (!fits) {
+    return fail(node, "declared shape " + to_string(declared) + " is not parent " + to_string(in) +
+                          " with axis " + str(axis) + " cut to k (at most " + str(in.dims[axis]) +
+                          ")");
+  }
+  assign(out, declared);
+  return {};
+}
+
 // gather with its indices as parent 1: the declared shape's index axes are that parent's shape.
 Status infer_gather_by_value(const Node& node, const Shape& in, const Shape& indices,
                              std::uint32_t axis) {
@@ -686,6 +702,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::broadcast_operands:
       status = infer_broadcast_operands(parent, node, out);
+      break;
+    case ShapeRule::top_k:
+      status = infer_top_k(node, parent(0), params_of<TopKParams>(node).axis, out);
       break;
     case ShapeRule::gather_elements:
       status =

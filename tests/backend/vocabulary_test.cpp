@@ -88,7 +88,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
-           "gather_elements"},
+           "gather_elements", "top_k"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -269,12 +269,12 @@ TEST(VocabularySpellings, DeviceErrorMessageIsExact) {
             "external");
 }
 
-// The ops SPEC §6 says have no derivative: the random sources, argmax and argmin, the
-// comparisons and logic ops, and cast.
+// The ops SPEC §6 says have no derivative: the random sources, argmax, argmin and top_k (int64
+// indices), the comparisons and logic ops, and cast.
 bool has_no_derivative(BackendOp op) {
   using enum BackendOp;
   for (BackendOp o : {rand_uniform, bernoulli_mask, argmax, argmin, equal, less, less_or_equal,
-                      greater, greater_or_equal, and_, or_, xor_, not_, cast}) {
+                      greater, greater_or_equal, and_, or_, xor_, not_, cast, top_k}) {
     if (op == o) return true;
   }
   return false;
@@ -295,17 +295,17 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
                            return std::string(to_string(static_cast<BackendOp>(info.param)));
                          });
 
-TEST(RequiresVjp, ExactlyFourteenOpsHaveNoVjp) {
+TEST(RequiresVjp, ExactlyFifteenOpsHaveNoVjp) {
   std::vector<std::string_view> without;
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
-  EXPECT_EQ(without,
-            (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax", "argmin",
-                                           "equal", "less", "less_or_equal", "greater",
-                                           "greater_or_equal", "and", "or", "xor", "not", "cast"}));
-  EXPECT_EQ(kBackendOpCount, 82u);
+  EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax",
+                                                    "argmin", "equal", "less", "less_or_equal",
+                                                    "greater", "greater_or_equal", "and", "or",
+                                                    "xor", "not", "cast", "top_k"}));
+  EXPECT_EQ(kBackendOpCount, 83u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -350,7 +350,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "cast",
                                                       "erf",
                                                       "pow",
-                                                      "gather_elements"}));
+                                                      "gather_elements",
+                                                      "top_k"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

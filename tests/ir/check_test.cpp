@@ -291,6 +291,18 @@ std::vector<ValidCase> valid_cases() {
       {"cast", one_op({shape({2, 3})}, OpKind::cast, shape({2, 3})), shape({2, 3})},
       {"erf", one_op({shape({2, 3})}, OpKind::erf, shape({2, 3})), shape({2, 3})},
       {"pow", one_op({shape({2, 3}), shape({2, 3})}, OpKind::pow, shape({2, 3})), shape({2, 3})},
+      // top_k: the parent's shape with the axis cut to k (k = 0 and k = extent included).
+      {"top_k", one_op({shape({2, 5})}, OpKind::top_k, shape({2, 3}), TopKParams{.axis = 1}),
+       shape({2, 3})},
+      {"top_k_all_smallest",
+       one_op(
+           {
+               shape({4, 3}),
+           },
+           OpKind::top_k, shape({4, 3}), TopKParams{.axis = 0, .largest = false}),
+       shape({4, 3})},
+      {"top_k_none", one_op({shape({4})}, OpKind::top_k, shape({0}), TopKParams{.axis = 0}),
+       shape({0})},
       // gather_elements: the indices' shape, longer than the data only along the axis.
       {"gather_elements",
        one_op({shape({2, 3}), shape({2, 5})}, OpKind::gather_elements, shape({2, 5}), axis(1)),
@@ -1273,6 +1285,18 @@ std::vector<InvalidCase> invalid_cases() {
       {"slice_declared_not_clamped",
        one_op({shape({4})}, OpKind::slice, shape({6}), slice(0, 2, 8, 1)),
        "node 1 (slice): declared shape [6] differs from inferred [2]", 1},
+      // top_k: the declared shape is the parent's with the axis cut to at most its extent.
+      {"top_k_past_the_extent",
+       one_op({shape({2, 5})}, OpKind::top_k, shape({2, 6}), TopKParams{.axis = 1}),
+       "node 1 (top_k): declared shape [2,6] is not parent [2,5] with axis 1 cut to k (at most 5)",
+       1},
+      {"top_k_other_axis_differs",
+       one_op({shape({2, 5})}, OpKind::top_k, shape({3, 2}), TopKParams{.axis = 1}),
+       "node 1 (top_k): declared shape [3,2] is not parent [2,5] with axis 1 cut to k (at most 5)",
+       1},
+      {"top_k_axis_out_of_range",
+       one_op({shape({2, 5})}, OpKind::top_k, shape({2, 5}), TopKParams{.axis = 2}),
+       "node 1 (top_k): axis 2 is out of range for [2,5] (rank 2)", 1},
       // gather: the declared shape is checked against the parent.
       {"gather_axis_out_of_range", one_op({shape({4, 5})}, OpKind::gather, shape({4, 5}), axis(2)),
        "node 1 (gather): axis 2 is out of range for [4,5] (rank 2)", 1},
@@ -1490,7 +1514,7 @@ TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
 // Whether `kind`'s shape is (partly) declared rather than inferred from its parents.
 bool declares_shape(OpKind kind) {
   return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
-         kind == OpKind::linear || kind == OpKind::gather;
+         kind == OpKind::linear || kind == OpKind::gather || kind == OpKind::top_k;
 }
 
 // Every valid graph, rebuilt node by node with the inferred shapes left out (kept only where the

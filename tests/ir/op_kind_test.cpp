@@ -161,6 +161,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::transpose:
     case ShapeRule::slice:
     case ShapeRule::permute:
+    case ShapeRule::top_k:
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
       break;
   }
@@ -233,7 +234,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "cast",
                                                     "erf",
                                                     "pow",
-                                                    "gather_elements"}));
+                                                    "gather_elements",
+                                                    "top_k"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -261,7 +263,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"where", DTypeRule::select},
                                                    {"cast", DTypeRule::declared},
                                                    {"gather_elements", DTypeRule::indexed},
-                                                   {"gather", DTypeRule::indexed}}));
+                                                   {"gather", DTypeRule::indexed},
+                                                   {"top_k", DTypeRule::indices}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
@@ -270,7 +273,7 @@ TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
     if (reads_declared_shape(row.shape_rule)) reading.insert(row.spelling);
   }
   EXPECT_EQ(reading, (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask",
-                                                 "linear", "gather"}));
+                                                 "linear", "gather", "top_k"}));
 }
 
 TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {

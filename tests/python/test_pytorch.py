@@ -288,3 +288,41 @@ def test_a_token_id_past_the_table_is_refused_before_the_launch(embedding_model)
         nnplan.run(path, {"ids": ids}, "checked_cpu")
     assert "element 3 is 20" in error.value.message
     assert "Gather" in str(error.value)
+
+
+class TopKHead(torch.nn.Module):
+    """A classifier's top-3 classes (torch.topk: ONNX TopK, values and int64 indices) and its 2
+    least likely, from the softmax of a linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        probs = torch.softmax(self.fc(x), dim=-1)
+        top_values, top_indices = torch.topk(probs, 3)
+        low_values, low_indices = torch.topk(probs, 2, largest=False)
+        return top_values, top_indices, low_values, low_indices
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_a_top_k_head_runs_as_pytorch_does(tmp_path, profile):
+    torch.manual_seed(5)
+    model = TopKHead().eval()
+    x = torch.randn(4, 16)
+    path = tmp_path / "top_k.onnx"
+    names = ["top_values", "top_indices", "low_values", "low_indices"]
+    torch.onnx.export(model, x, str(path), input_names=["x"], output_names=names,
+                      opset_version=17)
+    with torch.no_grad():
+        expected = dict(zip(names, (t.numpy() for t in model(x))))
+    try:
+        out = nnplan.run(path, {"x": x.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    for name in ("top_indices", "low_indices"):
+        assert out[name].dtype == numpy.int64, name
+        numpy.testing.assert_array_equal(out[name], expected[name], err_msg=name)
+    for name in ("top_values", "low_values"):
+        numpy.testing.assert_allclose(out[name], expected[name], rtol=1e-5, atol=1e-7,
+                                      err_msg=name)

@@ -128,7 +128,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(cast)                               \
   X(erf)                                \
   X(pow)                                \
-  X(gather_elements)
+  X(gather_elements)                    \
+  X(top_k)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -141,7 +142,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::gather_elements>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::top_k>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
@@ -198,9 +199,10 @@ inline constexpr auto kVjpModeNames =
   return static_cast<std::size_t>(op) >= static_cast<std::size_t>(kFirstExtensionOp);
 }
 
-// False for the ops with no derivative to carry (SPEC §6): the two random sources, argmax and
-// argmin (their int64 indices), the comparisons and logic ops (their bool values), and cast
-// (between float32, int64 and bool: what crosses an integer or bool value carries no gradient).
+// False for the ops with no derivative to carry (SPEC §6): the two random sources, argmax,
+// argmin and top_k (their int64 indices), the comparisons and logic ops (their bool values), and
+// cast (between float32, int64 and bool: what crosses an integer or bool value carries no
+// gradient).
 [[nodiscard]] constexpr bool requires_vjp(BackendOp op) {
   using enum BackendOp;
   switch (op) {
@@ -208,6 +210,7 @@ inline constexpr auto kVjpModeNames =
     case bernoulli_mask:
     case argmax:
     case argmin:
+    case top_k:
     case equal:
     case less:
     case less_or_equal:

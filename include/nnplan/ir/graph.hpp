@@ -116,6 +116,13 @@ struct AlphaParams {
   float alpha = 0.0F;
   bool operator==(const AlphaParams&) const = default;
 };
+// top_k: the indices of the `k` largest (or, with `largest` false, smallest) elements along
+// `axis`, k being the declared shape's extent there.
+struct TopKParams {
+  std::uint32_t axis = 0;
+  bool largest = true;
+  bool operator==(const TopKParams&) const = default;
+};
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -132,10 +139,11 @@ struct AttentionParams {
   bool operator==(const AttentionParams&) const = default;
 };
 
-using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
-                              BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
-                              ReshapeParams, FlattenParams, TransposeParams, MaskParams, GeluParams,
-                              ClampParams, ScaleParams, SliceParams, AttentionParams, AlphaParams>;
+using OpParams =
+    std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
+                 BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
+                 FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
+                 SliceParams, AttentionParams, AlphaParams, TopKParams>;
 
 struct Node {
   NodeId id = 0;

@@ -64,13 +64,14 @@ enum class ShapeRule : std::uint8_t {
   broadcast_operands,  // every parent's shape broadcast together as numpy does (equal, where)
   gather_elements,     // the indices' shape: data and indices of one rank, `axis` below it, each
                        // other axis of the indices at most the data's
+  top_k,               // the declared shape: the parent's with `axis` cut to k (at most its extent)
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
 // buffer and keeps the declared shape in the node while it does).
 [[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
   return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
-         rule == ShapeRule::linear || rule == ShapeRule::gather;
+         rule == ShapeRule::linear || rule == ShapeRule::gather || rule == ShapeRule::top_k;
 }
 
 // How the shape of a payload tensor follows from its node (format/payload_file.cpp).
@@ -152,6 +153,7 @@ inline constexpr auto kSliceFields =
     std::to_array<std::string_view>({"axis", "start", "end", "step"});
 inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
 inline constexpr auto kAlphaFields = std::to_array<std::string_view>({"alpha"});
+inline constexpr auto kTopKFields = std::to_array<std::string_view>({"axis", "largest"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({

@@ -131,6 +131,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"ThresholdedRelu", 10, kMaxModelOpset, import_thresholded_relu},
     OperatorImporter{"Tile", 1, 5, import_tile_1},
     OperatorImporter{"Tile", 6, kMaxModelOpset, import_tile},
+    OperatorImporter{"TopK", 1, kMaxModelOpset, import_top_k},
     OperatorImporter{"Transpose", 1, kMaxModelOpset, import_transpose},
     OperatorImporter{"Trilu", 14, kMaxModelOpset, import_trilu},
     OperatorImporter{"Unsqueeze", 1, kMaxModelOpset, import_unsqueeze},

@@ -260,7 +260,7 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
       "Sigmoid, "
       "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
       "SpaceToDepth, Split, Sqrt, "
-      "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, Transpose, Trilu, Unsqueeze, "
+      "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, TopK, Transpose, Trilu, Unsqueeze, "
       "Upsample, Where, Xor");
 }
 

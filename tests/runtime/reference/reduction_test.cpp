@@ -1,5 +1,6 @@
 // The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean, reduce_max,
-// reduce_min, reduce_prod, argmax and argmin (int64 indices, no VJP) and mse_loss: hand cases, the
+// reduce_min, reduce_prod, argmax, argmin and top_k (int64 indices, no VJP) and mse_loss: hand
+// cases, the
 // order of accumulation (float32, left to right, compared bit for bit with a float32 loop written
 // here), a float64 oracle, the shape guards, and the VJPs by finite differences and by hand.
 #include <gtest/gtest.h>
@@ -633,7 +634,7 @@ TEST(reference_argmin_vjp_tests, forward_only) {
 }
 
 TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
-  ASSERT_EQ(reduction_handlers().size(), 8U);
+  ASSERT_EQ(reduction_handlers().size(), 9U);
   for (const ReferenceHandler& row : reduction_handlers()) {
     EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
                                       std::string(backend::to_string(row.op)) + "_forward");
@@ -641,6 +642,120 @@ TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
     EXPECT_EQ(row.handler.vjp != nullptr, backend::requires_vjp(row.op));
     EXPECT_EQ(row.handler.forward_tests.source, "tests/runtime/reference/reduction_test.cpp");
   }
+}
+
+// ---- top_k ----
+
+ir::Node top_k_node(const ir::Shape& in, std::uint32_t axis, ir::Dim k, bool largest = true) {
+  ir::Shape out = in;
+  out.dims[axis] = k;
+  return {.id = 1,
+          .kind = OpKind::top_k,
+          .parents = {0},
+          .shape = out,
+          .params = ir::TopKParams{.axis = axis, .largest = largest},
+          .dtype = ir::DType::int64};
+}
+
+// Runs top_k's guards and kernel into int64 indices; the guard's message on refusal.
+Expected<std::vector<std::int64_t>> top_k(const ir::Node& node, const Tensor& x,
+                                          DType out_dtype = DType::int64) {
+  const HandlerDefinition& h = handler(BackendOp::top_k);
+  const TensorRef in[] = {view(x)};
+  Tensor out = zeros(node.shape, out_dtype);
+  const KernelCall call{.node = node, .inputs = in, .weights = {}, .output = mutable_view(out)};
+  if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
+  if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
+  h.forward(call);
+  return out.ints();
+}
+
+// The guard's message, or "accepted".
+std::string top_k_refusal(const ir::Node& node, const Tensor& x, DType out_dtype = DType::int64) {
+  const auto r = top_k(node, x, out_dtype);
+  return r.has_value() ? std::string("accepted") : r.error().message;
+}
+
+TEST(reference_top_k_forward_tests, hand_cases) {
+  const Tensor x = tensor({2, 4}, {1.0F, 5.0F, 3.0F, 5.0F, -1.0F, -7.0F, 0.0F, 2.0F});
+  // Largest first; equal values by increasing index.
+  EXPECT_EQ(*top_k(top_k_node(x.shape, 1, 3), x), (std::vector<std::int64_t>{1, 3, 2, 3, 2, 0}));
+  EXPECT_EQ(*top_k(top_k_node(x.shape, 1, 2, false), x), (std::vector<std::int64_t>{0, 2, 1, 0}));
+  EXPECT_EQ(*top_k(top_k_node(x.shape, 0, 1), x), (std::vector<std::int64_t>{0, 0, 0, 0}));
+  EXPECT_EQ(*top_k(top_k_node(x.shape, 0, 2, false), x),
+            (std::vector<std::int64_t>{1, 1, 1, 1, 0, 0, 0, 0}));
+  EXPECT_TRUE(top_k(top_k_node(x.shape, 1, 0), x)->empty());
+  // NaN ranks above every number (first when largest, last when smallest); -0 equals 0; -inf
+  // and inf are numbers.
+  const Tensor n = tensor({6}, {2.0F, kNaN, -kInf, -0.0F, kInf, 0.0F});
+  EXPECT_EQ(*top_k(top_k_node(n.shape, 0, 6), n), (std::vector<std::int64_t>{1, 4, 0, 3, 5, 2}));
+  EXPECT_EQ(*top_k(top_k_node(n.shape, 0, 6, false), n),
+            (std::vector<std::int64_t>{2, 3, 5, 0, 4, 1}));
+  const Tensor nans = tensor({3}, {kNaN, 1.0F, kNaN});
+  EXPECT_EQ(*top_k(top_k_node(nans.shape, 0, 2), nans), (std::vector<std::int64_t>{0, 2}));
+}
+
+// Random data with repeated values along every axis of a rank-3 tensor: each line's indices
+// against a stable sort of (value, index) written here, both directions, every k.
+TEST(reference_top_k_forward_tests, float64_oracle) {
+  Tensor x = random_tensor(shape_of({3, 5, 4}), 1901);
+  for (float& v : x.floats())
+    v = std::round(v * 4.0F) / 4.0F;  // ties on purpose
+  for (std::uint32_t axis = 0; axis < 3; ++axis) {
+    const std::size_t n = x.shape.dims[axis];
+    std::size_t inner = 1;
+    for (std::size_t d = axis + 1; d < 3; ++d)
+      inner *= x.shape.dims[d];
+    const std::size_t outer = x.size() / (n * inner);
+    for (const bool largest : {true, false}) {
+      for (ir::Dim k = 0; k <= n; ++k) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + " k " + std::to_string(k) +
+                     (largest ? " largest" : " smallest"));
+        const auto got = top_k(top_k_node(x.shape, axis, k, largest), x);
+        ASSERT_TRUE(got.has_value()) << got.error().message;
+        for (std::size_t o = 0; o < outer; ++o) {
+          for (std::size_t j = 0; j < inner; ++j) {
+            std::vector<std::size_t> order(n);
+            for (std::size_t i = 0; i < n; ++i)
+              order[i] = i;
+            const auto value = [&](std::size_t i) {
+              return static_cast<double>(x.floats()[(o * n + i) * inner + j]);
+            };
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+              return largest ? value(a) > value(b) : value(a) < value(b);
+            });
+            for (std::size_t r = 0; r < k; ++r) {
+              EXPECT_EQ((*got)[(o * k + r) * inner + j], static_cast<std::int64_t>(order[r]));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(reference_top_k_forward_tests, shape_guard) {
+  const Tensor& x = two_by_three();
+  EXPECT_EQ(top_k_refusal(top_k_node(x.shape, 1, 3), x), "accepted");
+  EXPECT_EQ(top_k_refusal(top_k_node(shape_of({3, 4}), 1, 2), x),
+            "the output has shape [3,2]; top_k over axis 1 of [2,3] gives that shape with the axis "
+            "cut to k");
+  ir::Node far = top_k_node(x.shape, 1, 2);
+  far.params = ir::TopKParams{.axis = 2};
+  EXPECT_EQ(top_k_refusal(far, x),
+            "input 0 has shape [2,3]; top_k over axis 2 needs rank at least 3");
+  EXPECT_EQ(top_k_refusal(top_k_node(x.shape, 1, 2), x, DType::float32),
+            "input 0 has shape [2,3]; top_k takes float32 and makes int64 indices, not float32 to "
+            "float32");
+  ir::Node other = top_k_node(x.shape, 1, 2);
+  other.kind = OpKind::argmax;
+  EXPECT_EQ(top_k_refusal(other, x), "node kind argmax does not run on the top_k kernel");
+}
+
+// Indices carry no derivative: the kernel has no VJP and the capsule's VJP mode is none.
+TEST(reference_top_k_vjp_tests, forward_only) {
+  EXPECT_EQ(handler(BackendOp::top_k).vjp, nullptr);
+  EXPECT_FALSE(backend::requires_vjp(BackendOp::top_k));
 }
 
 }  // namespace

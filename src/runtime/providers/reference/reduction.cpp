@@ -1,15 +1,18 @@
 // Reference kernels: the reduction family, reduce_sum (IR kinds reduce_sum over one axis and sum
-// over everything), reduce_mean, reduce_max, reduce_min, reduce_prod, argmax and argmin (one axis)
-// and mse_loss (two operands to a scalar). Every sum is one float32 accumulator that starts at 0
-// and adds the reduced elements in increasing index order; a mean divides that sum by the element
-// count converted to float32; a product starts at 1 and multiplies in increasing index order; max
-// and min keep the first NaN they meet (NaN propagates, as numpy's and PyTorch's do).
+// over everything), reduce_mean, reduce_max, reduce_min, reduce_prod, argmax and argmin (one axis),
+// top_k (the indices of the k extremes along one axis) and mse_loss (two operands to a scalar).
+// Every sum is one float32 accumulator that starts at 0 and adds the reduced elements in increasing
+// index order; a mean divides that sum by the element count converted to float32; a product starts
+// at 1 and multiplies in increasing index order; max and min keep the first NaN they meet (NaN
+// propagates, as numpy's and PyTorch's do).
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
@@ -102,6 +105,38 @@ Expected<void> arg_guard(const KernelCall& call) {
     return std::unexpected(operand_error("input 0", in,
                                          std::string(ir::to_string(kind)) + " over axis " +
                                              std::to_string(axis) + " needs a non-empty axis"));
+  }
+  return {};
+}
+
+// top_k: one float32 input; the output is int64 of the input's shape with `axis` cut to k, at
+// most the axis' extent.
+Expected<void> top_k_guard(const KernelCall& call) {
+  if (call.node.kind != ir::OpKind::top_k) return wrong_kind(call, "top_k");
+  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  if (call.inputs[0].dtype != ir::DType::float32 || call.output.dtype != ir::DType::int64) {
+    return std::unexpected(operand_error("input 0", *call.inputs[0].shape,
+                                         "top_k takes float32 and makes int64 indices, not " +
+                                             std::string(ir::to_string(call.inputs[0].dtype)) +
+                                             " to " +
+                                             std::string(ir::to_string(call.output.dtype))));
+  }
+  const ir::Shape& in = *call.inputs[0].shape;
+  const std::uint32_t axis = std::get<ir::TopKParams>(call.node.params).axis;
+  if (axis >= in.rank()) {
+    return std::unexpected(operand_error("input 0", in,
+                                         "top_k over axis " + std::to_string(axis) +
+                                             " needs rank at least " + std::to_string(axis + 1)));
+  }
+  const ir::Shape& out = *call.output.shape;
+  bool fits = out.rank() == in.rank() && out.dims[axis] <= in.dims[axis];
+  for (std::size_t d = 0; fits && d < in.rank(); ++d)
+    fits = d == axis || out.dims[d] == in.dims[d];
+  if (!fits) {
+    return std::unexpected(operand_error("the output", out,
+                                         "top_k over axis " + std::to_string(axis) + " of " +
+                                             ir::to_string(in) +
+                                             " gives that shape with the axis cut to k"));
   }
   return {};
 }
@@ -240,6 +275,47 @@ void argmin_forward(const KernelCall& call) {
   arg_extreme<false>(call);
 }
 
+// top_k: per line x[o, ·, j], the int64 indices of its k first elements in the order "a before b"
+// when a is larger (smaller, with `largest` false) or, equal, of lower index; a NaN ranks above
+// every number and equals another NaN (PyTorch's topk order: NaN first when largest, last when
+// smallest), and -0 equals 0. A partial sort under that total order (value, then index).
+void top_k_forward(const KernelCall& call) {
+  const ir::Shape& in = *call.inputs[0].shape;
+  const auto& p = std::get<ir::TopKParams>(call.node.params);
+  const ReductionExtents e{.outer = extent_product(in, 0, p.axis),
+                           .extent = static_cast<std::size_t>(in.dims[p.axis]),
+                           .inner = extent_product(in, p.axis + 1, in.rank())};
+  const std::size_t k = static_cast<std::size_t>(call.output.shape->dims[p.axis]);
+  const float* x = call.inputs[0].data<float>();
+  std::int64_t* y = call.output.data<std::int64_t>();
+  std::vector<std::size_t> order(e.extent);
+  std::vector<float> line(e.extent);
+  // Whether a ranks strictly above b (NaN above every number).
+  const auto above = [](float a, float b) {
+    if (std::isnan(a)) return !std::isnan(b);
+    return !std::isnan(b) && a > b;
+  };
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      for (std::size_t i = 0; i < e.extent; ++i) {
+        order[i] = i;
+        line[i] = x[(o * e.extent + i) * e.inner + j];
+      }
+      const auto before = [&](std::size_t a, std::size_t b) {
+        const float va = line[a];
+        const float vb = line[b];
+        if (p.largest ? above(va, vb) : above(vb, va)) return true;
+        if (p.largest ? above(vb, va) : above(va, vb)) return false;
+        return a < b;
+      };
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                        before);
+      for (std::size_t r = 0; r < k; ++r)
+        y[(o * k + r) * e.inner + j] = static_cast<std::int64_t>(order[r]);
+    }
+  }
+}
+
 // reduce_prod: x[o, 0, j] * x[o, 1, j] * ..., one float32 accumulator from 1, left to right.
 void reduce_prod_forward(const KernelCall& call) {
   const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
@@ -369,6 +445,15 @@ const ReferenceHandler kReductionHandlers[] = {
       .forward = argmin_forward,
       .vjp = nullptr,
       .shape_guard = arg_guard<ir::OpKind::argmin>,
+      .layout_guard = canonical_layout_guard,
+      .in_place_safe = false,
+      .forward_tests = kTests,
+      .vjp_tests = kTests}},
+    {backend::BackendOp::top_k,
+     {.symbol = "nnplan::runtime::reference::top_k_forward",
+      .forward = top_k_forward,
+      .vjp = nullptr,
+      .shape_guard = top_k_guard,
       .layout_guard = canonical_layout_guard,
       .in_place_safe = false,
       .forward_tests = kTests,
