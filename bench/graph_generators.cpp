@@ -373,6 +373,15 @@ class DagBuilder {
         emit(kind, {pick(c)}, c, ir::AxisParams{static_cast<std::uint32_t>(rng_.below(rank))});
         return;
       }
+      case K::cum_sum: {
+        const Cls c = any_ranked_class();
+        const auto rank = class_shape(c).rank();
+        emit(kind, {pick(c)}, c,
+             ir::CumSumParams{.axis = static_cast<std::uint32_t>(rng_.below(rank)),
+                              .exclusive = rng_.below(2) == 0,
+                              .reverse = rng_.below(2) == 0});
+        return;
+      }
       case K::reshape: {
         static constexpr std::array<std::pair<Cls, Cls>, 7> kPairs = {
             {{kV, kM}, {kM, kV}, {kT, kK}, {kK, kT}, {kW, kK}, {kK, kW}, {kQ, kT}}};

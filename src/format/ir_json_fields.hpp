@@ -72,6 +72,8 @@ enum class Field : std::uint8_t {
   scale,
   alpha,
   largest,
+  exclusive,
+  reverse,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -142,6 +144,8 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"scale", ValueType::nullable_float32},
     {"alpha", ValueType::float32},
     {"largest", ValueType::boolean},
+    {"exclusive", ValueType::boolean},
+    {"reverse", ValueType::boolean},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -392,6 +396,18 @@ struct ParamsFields<ir::TopKParams> {
         Field::axis, [](auto& p) -> auto& { return p.axis; });
     f(
         Field::largest, [](auto& p) -> auto& { return p.largest; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::CumSumParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::exclusive, [](auto& p) -> auto& { return p.exclusive; });
+    f(
+        Field::reverse, [](auto& p) -> auto& { return p.reverse; });
   }
 };
 

@@ -53,8 +53,8 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
     "no",    "const",   "permute", "seed",      "pool",      "broadcast", "axis",
     "conv",  "channel", "reshape", "flatten",   "transpose", "mask",      "gelu",
-    "clamp", "scale",   "slice",   "attention", "alpha",     "top_k"};
-static_assert(kIndexOf<TopKParams> + 1 == kParamsNames.size());
+    "clamp", "scale",   "slice",   "attention", "alpha",     "top_k",     "cum_sum"};
+static_assert(kIndexOf<CumSumParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -657,7 +657,8 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       status = infer_masked_softmax(node, parent(0), params_of<MaskParams>(node), out);
       break;
     case ShapeRule::along_axis: {
-      const std::uint32_t axis = params_of<AxisParams>(node).axis;
+      const std::uint32_t axis = node.kind == OpKind::cum_sum ? params_of<CumSumParams>(node).axis
+                                                              : params_of<AxisParams>(node).axis;
       if (axis >= parent(0).rank()) return fail(node, axis_out_of_range(axis, parent(0)));
       assign(out, parent(0));
       break;

@@ -153,6 +153,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::argmin;
     case K::top_k:
       return B::top_k;
+    case K::cum_sum:
+      return B::cum_sum;
     case K::equal:
       return B::equal;
     case K::less:
@@ -302,6 +304,8 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
       return one_op({shape({2, 3}), shape({2, 2})}, kind, shape({2, 2}), ir::AxisParams{1});
     case K::top_k:
       return one_op({shape({2, 4})}, kind, shape({2, 3}), ir::TopKParams{.axis = 1});
+    case K::cum_sum:
+      return one_op({shape({2, 4})}, kind, shape({2, 4}), ir::CumSumParams{.axis = 1});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

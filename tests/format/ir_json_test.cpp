@@ -114,6 +114,7 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::AttentionParams{.causal = true, .scale = 0.1F});
   put(ir::AlphaParams{.alpha = -0.375F});
   put(ir::TopKParams{.axis = 7, .largest = false});
+  put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
   return out;
 }
 
@@ -162,7 +163,7 @@ std::string sample_value(std::string_view field) {
   if (field == "max") return "null";
   if (field == "factor") return "-2.5";
   if (field == "causal") return "true";
-  if (field == "largest") return "false";
+  if (field == "largest" || field == "exclusive" || field == "reverse") return "false";
   return "1";
 }
 
@@ -922,7 +923,7 @@ std::vector<BadDocument> bad_documents() {
        "asin, "
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
-       "cast, erf, pow, gather_elements, top_k; "
+       "cast, erf, pow, gather_elements, top_k, cum_sum; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

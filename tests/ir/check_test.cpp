@@ -303,6 +303,11 @@ std::vector<ValidCase> valid_cases() {
        shape({4, 3})},
       {"top_k_none", one_op({shape({4})}, OpKind::top_k, shape({0}), TopKParams{.axis = 0}),
        shape({0})},
+      // cum_sum: the parent's shape and dtype, the axis in range.
+      {"cum_sum",
+       one_op({shape({2, 5})}, OpKind::cum_sum, shape({2, 5}),
+              CumSumParams{.axis = 1, .exclusive = true}),
+       shape({2, 5})},
       // gather_elements: the indices' shape, longer than the data only along the axis.
       {"gather_elements",
        one_op({shape({2, 3}), shape({2, 5})}, OpKind::gather_elements, shape({2, 5}), axis(1)),
@@ -1294,6 +1299,9 @@ std::vector<InvalidCase> invalid_cases() {
        one_op({shape({2, 5})}, OpKind::top_k, shape({3, 2}), TopKParams{.axis = 1}),
        "node 1 (top_k): declared shape [3,2] is not parent [2,5] with axis 1 cut to k (at most 5)",
        1},
+      {"cum_sum_axis_out_of_range",
+       one_op({shape({2, 5})}, OpKind::cum_sum, shape({2, 5}), CumSumParams{.axis = 2}),
+       "node 1 (cum_sum): axis 2 is out of range for [2,5] (rank 2)", 1},
       {"top_k_axis_out_of_range",
        one_op({shape({2, 5})}, OpKind::top_k, shape({2, 5}), TopKParams{.axis = 2}),
        "node 1 (top_k): axis 2 is out of range for [2,5] (rank 2)", 1},

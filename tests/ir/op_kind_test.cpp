@@ -235,7 +235,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "erf",
                                                     "pow",
                                                     "gather_elements",
-                                                    "top_k"}));
+                                                    "top_k",
+                                                    "cum_sum"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -264,7 +265,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"cast", DTypeRule::declared},
                                                    {"gather_elements", DTypeRule::indexed},
                                                    {"gather", DTypeRule::indexed},
-                                                   {"top_k", DTypeRule::indices}}));
+                                                   {"top_k", DTypeRule::indices},
+                                                   {"cum_sum", DTypeRule::as_parent}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -326,3 +326,34 @@ def test_a_top_k_head_runs_as_pytorch_does(tmp_path, profile):
     for name in ("top_values", "low_values"):
         numpy.testing.assert_allclose(out[name], expected[name], rtol=1e-5, atol=1e-7,
                                       err_msg=name)
+
+
+class PositionIds(torch.nn.Module):
+    """The running count of non-padding tokens (RoBERTa's position ids before its int64 multiply
+    and add, which nnplan does not run yet): cumsum of an int64 mask; and a float32 cumsum."""
+
+    def forward(self, ids, x):
+        mask = ids.ne(1).long()
+        positions = torch.cumsum(mask, dim=1)
+        running = torch.cumsum(x, dim=-1)
+        return positions, running
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_cumsum_of_int64_and_float32_runs_as_pytorch_does(tmp_path, profile):
+    torch.manual_seed(6)
+    model = PositionIds().eval()
+    ids = torch.tensor([[0, 5, 7, 1, 1], [0, 9, 9, 9, 2]])
+    x = torch.randn(2, 5)
+    path = tmp_path / "position_ids.onnx"
+    torch.onnx.export(model, (ids, x), str(path), input_names=["ids", "x"],
+                      output_names=["positions", "running"], opset_version=17)
+    with torch.no_grad():
+        positions, running = model(ids, x)
+    try:
+        out = nnplan.run(path, {"ids": ids.numpy(), "x": x.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    assert out["positions"].dtype == numpy.int64
+    numpy.testing.assert_array_equal(out["positions"], positions.numpy())
+    numpy.testing.assert_allclose(out["running"], running.numpy(), rtol=1e-6, atol=1e-6)

@@ -123,6 +123,14 @@ struct TopKParams {
   bool largest = true;
   bool operator==(const TopKParams&) const = default;
 };
+// cum_sum: running sums along `axis`; `exclusive` leaves each element out of its own sum,
+// `reverse` sums from the end.
+struct CumSumParams {
+  std::uint32_t axis = 0;
+  bool exclusive = false;
+  bool reverse = false;
+  bool operator==(const CumSumParams&) const = default;
+};
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -143,7 +151,7 @@ using OpParams =
     std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
                  BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
-                 SliceParams, AttentionParams, AlphaParams, TopKParams>;
+                 SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams>;
 
 struct Node {
   NodeId id = 0;

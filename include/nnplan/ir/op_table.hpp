@@ -154,6 +154,8 @@ inline constexpr auto kSliceFields =
 inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
 inline constexpr auto kAlphaFields = std::to_array<std::string_view>({"alpha"});
 inline constexpr auto kTopKFields = std::to_array<std::string_view>({"axis", "largest"});
+inline constexpr auto kCumSumFields =
+    std::to_array<std::string_view>({"axis", "exclusive", "reverse"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({

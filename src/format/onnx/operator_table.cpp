@@ -36,6 +36,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"ConvTranspose", 1, kMaxModelOpset, import_conv_transpose},
     OperatorImporter{"Cos", 1, kMaxModelOpset, import_unary_as<OpKind::cos>},
     OperatorImporter{"Cosh", 9, kMaxModelOpset, import_unary_as<OpKind::cosh>},
+    OperatorImporter{"CumSum", 11, kMaxModelOpset, import_cum_sum},
     OperatorImporter{"DepthToSpace", 1, kMaxModelOpset, import_depth_to_space},
     OperatorImporter{"Div", 1, kMaxModelOpset, import_div_or_gelu},
     OperatorImporter{"Dropout", 1, kMaxModelOpset, import_dropout},

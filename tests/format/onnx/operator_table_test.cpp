@@ -50,6 +50,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Shrink", 9},
     {"ThresholdedRelu", 10},
     {"OneHot", 9},
+    {"CumSum", 11},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

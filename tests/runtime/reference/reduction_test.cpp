@@ -1,6 +1,6 @@
 // The reference reduction kernels reduce_sum (kinds reduce_sum and sum), reduce_mean, reduce_max,
-// reduce_min, reduce_prod, argmax, argmin and top_k (int64 indices, no VJP) and mse_loss: hand
-// cases, the
+// reduce_min, reduce_prod, argmax, argmin and top_k (int64 indices, no VJP), cum_sum (running
+// sums, float32 and int64) and mse_loss: hand cases, the
 // order of accumulation (float32, left to right, compared bit for bit with a float32 loop written
 // here), a float64 oracle, the shape guards, and the VJPs by finite differences and by hand.
 #include <gtest/gtest.h>
@@ -634,7 +634,7 @@ TEST(reference_argmin_vjp_tests, forward_only) {
 }
 
 TEST(ReferenceReductionHandlers, RowsNameTheirForward) {
-  ASSERT_EQ(reduction_handlers().size(), 9U);
+  ASSERT_EQ(reduction_handlers().size(), 10U);
   for (const ReferenceHandler& row : reduction_handlers()) {
     EXPECT_EQ(row.handler.symbol, "nnplan::runtime::reference::" +
                                       std::string(backend::to_string(row.op)) + "_forward");
@@ -756,6 +756,137 @@ TEST(reference_top_k_forward_tests, shape_guard) {
 TEST(reference_top_k_vjp_tests, forward_only) {
   EXPECT_EQ(handler(BackendOp::top_k).vjp, nullptr);
   EXPECT_FALSE(backend::requires_vjp(BackendOp::top_k));
+}
+
+// ---- cum_sum ----
+
+ir::Node cum_sum_node(const ir::Shape& in, std::uint32_t axis, bool exclusive, bool reverse,
+                      DType dtype = DType::float32) {
+  return {.id = 1,
+          .kind = OpKind::cum_sum,
+          .parents = {0},
+          .shape = in,
+          .params = ir::CumSumParams{.axis = axis, .exclusive = exclusive, .reverse = reverse},
+          .dtype = dtype};
+}
+
+// Runs cum_sum's guards and kernel; the guard's error on refusal.
+Expected<Tensor> cum_sum(const ir::Node& node, const Tensor& x) {
+  const HandlerDefinition& h = handler(BackendOp::cum_sum);
+  const TensorRef in[] = {view(x)};
+  Tensor out = zeros(node.shape, node.dtype);
+  const KernelCall call{.node = node, .inputs = in, .weights = {}, .output = mutable_view(out)};
+  if (auto ok = h.shape_guard(call); !ok) return std::unexpected(ok.error());
+  if (auto ok = h.layout_guard(call); !ok) return std::unexpected(ok.error());
+  h.forward(call);
+  return out;
+}
+
+// The guard's message, or "accepted".
+std::string cum_sum_refusal(const ir::Node& node, const Tensor& x) {
+  const auto r = cum_sum(node, x);
+  return r.has_value() ? std::string("accepted") : r.error().message;
+}
+
+// ONNX's own examples (inclusive, exclusive, reverse, both), along each axis.
+TEST(reference_cum_sum_forward_tests, hand_cases) {
+  const Tensor x = tensor({5}, {1, 2, 3, 4, 5});
+  EXPECT_EQ(cum_sum(cum_sum_node(x.shape, 0, false, false), x)->floats(),
+            (std::vector<float>{1, 3, 6, 10, 15}));
+  EXPECT_EQ(cum_sum(cum_sum_node(x.shape, 0, true, false), x)->floats(),
+            (std::vector<float>{0, 1, 3, 6, 10}));
+  EXPECT_EQ(cum_sum(cum_sum_node(x.shape, 0, false, true), x)->floats(),
+            (std::vector<float>{15, 14, 12, 9, 5}));
+  EXPECT_EQ(cum_sum(cum_sum_node(x.shape, 0, true, true), x)->floats(),
+            (std::vector<float>{14, 12, 9, 5, 0}));
+  const Tensor m = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(cum_sum(cum_sum_node(m.shape, 0, false, false), m)->floats(),
+            (std::vector<float>{1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(cum_sum(cum_sum_node(m.shape, 1, false, false), m)->floats(),
+            (std::vector<float>{1, 3, 6, 4, 9, 15}));
+  // NaN and inf carry forward from where they enter; -0 stays -0 when inclusive.
+  const Tensor n = tensor({4}, {-0.0F, kNaN, kInf, 1});
+  const Tensor y = *cum_sum(cum_sum_node(n.shape, 0, false, false), n);
+  EXPECT_TRUE(std::signbit(y.floats()[0]));
+  EXPECT_TRUE(std::isnan(y.floats()[1]) && std::isnan(y.floats()[3]));
+  // int64 sums, wrapping past the largest value as two's complement does.
+  const Tensor i = Tensor::of(shape_of({3}), std::vector<std::int64_t>{INT64_MAX, 1, -5});
+  EXPECT_EQ(cum_sum(cum_sum_node(i.shape, 0, false, false, DType::int64), i)->ints(),
+            (std::vector<std::int64_t>{INT64_MAX, INT64_MIN, INT64_MAX - 4}));
+  EXPECT_EQ(cum_sum(cum_sum_node(i.shape, 0, true, true, DType::int64), i)->ints(),
+            (std::vector<std::int64_t>{-4, -5, 0}));
+}
+
+// Every axis of a rank-3 tensor, each flag pair, against float32 running sums written here in
+// the same order (bit for bit).
+TEST(reference_cum_sum_forward_tests, float32_program_order) {
+  const Tensor x = random_tensor(shape_of({3, 4, 5}), 1951);
+  const std::size_t dims[3] = {3, 4, 5};
+  for (std::uint32_t axis = 0; axis < 3; ++axis) {
+    for (const bool exclusive : {false, true}) {
+      for (const bool reverse : {false, true}) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + (exclusive ? " exclusive" : "") +
+                     (reverse ? " reverse" : ""));
+        const auto y = cum_sum(cum_sum_node(x.shape, axis, exclusive, reverse), x);
+        ASSERT_TRUE(y.has_value()) << y.error().message;
+        for (std::size_t a = 0; a < 3; ++a) {
+          for (std::size_t b = 0; b < 4; ++b) {
+            for (std::size_t c = 0; c < 5; ++c) {
+              std::size_t at[3] = {a, b, c};
+              const std::size_t k = at[axis];
+              float want = 0.0F;
+              bool first = true;
+              for (std::size_t s = 0; s < dims[axis]; ++s) {
+                const std::size_t i = reverse ? dims[axis] - 1 - s : s;
+                const bool taken =
+                    reverse ? (exclusive ? i > k : i >= k) : (exclusive ? i < k : i <= k);
+                if (!taken) continue;
+                std::size_t src[3] = {a, b, c};
+                src[axis] = i;
+                const float v = x.floats()[(src[0] * 4 + src[1]) * 5 + src[2]];
+                want = first ? v : want + v;
+                first = false;
+              }
+              EXPECT_EQ(y->floats()[(a * 4 + b) * 5 + c], want);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(reference_cum_sum_forward_tests, shape_guard) {
+  const Tensor& x = two_by_three();
+  ir::Node far = cum_sum_node(x.shape, 0, false, false);
+  far.params = ir::CumSumParams{.axis = 2};
+  EXPECT_EQ(cum_sum_refusal(far, x),
+            "input 0 has shape [2,3]; cum_sum over axis 2 needs rank at least 3");
+  const Tensor b = Tensor::of(shape_of({2}), std::vector<std::uint8_t>{1, 0});
+  EXPECT_EQ(cum_sum_refusal(cum_sum_node(b.shape, 0, false, false, DType::boolean), b),
+            "input 0 has shape [2]; cum_sum takes float32 or int64 and makes its dtype, not bool "
+            "to bool");
+  EXPECT_EQ(cum_sum_refusal(cum_sum_node(shape_of({3, 2}), 0, false, false), x),
+            "the output has shape [3,2]; cum_sum keeps input 0's shape, [2,3]");
+}
+
+// The VJP is the running sum of the cotangent in the other direction, checked by finite
+// differences for every flag pair.
+TEST(reference_cum_sum_vjp_tests, finite_differences) {
+  for (const bool exclusive : {false, true}) {
+    for (const bool reverse : {false, true}) {
+      for (std::uint32_t axis = 0; axis < 2; ++axis) {
+        EXPECT_TRUE(check_vjp(handler(BackendOp::cum_sum),
+                              cum_sum_node(shape_of({3, 4}), axis, exclusive, reverse),
+                              {random_tensor(shape_of({3, 4}), 1960 + axis)}))
+            << exclusive << reverse << axis;
+      }
+    }
+  }
+  // By hand: inclusive forward, dx[i] = g[i] + ... + g[n-1].
+  EXPECT_EQ(input_grad(handler(BackendOp::cum_sum), cum_sum_node(shape_of({3}), 0, false, false),
+                       tensor({3}, {1, 2, 3}), tensor({3}, {1, 10, 100})),
+            (std::vector<float>{111, 110, 100}));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Reference kernels: the reduction family, reduce_sum (IR kinds reduce_sum over one axis and sum
 // over everything), reduce_mean, reduce_max, reduce_min, reduce_prod, argmax and argmin (one axis),
-// top_k (the indices of the k extremes along one axis) and mse_loss (two operands to a scalar).
+// top_k (the indices of the k extremes along one axis), cum_sum (running sums along one axis) and
+// mse_loss (two operands to a scalar).
 // Every sum is one float32 accumulator that starts at 0 and adds the reduced elements in increasing
 // index order; a mean divides that sum by the element count converted to float32; a product starts
 // at 1 and multiplies in increasing index order; max and min keep the first NaN they meet (NaN
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -137,6 +139,32 @@ Expected<void> top_k_guard(const KernelCall& call) {
                                          "top_k over axis " + std::to_string(axis) + " of " +
                                              ir::to_string(in) +
                                              " gives that shape with the axis cut to k"));
+  }
+  return {};
+}
+
+// cum_sum: one float32 or int64 input, the output of its shape and dtype, the axis in range.
+Expected<void> cum_sum_guard(const KernelCall& call) {
+  if (call.node.kind != ir::OpKind::cum_sum) return wrong_kind(call, "cum_sum");
+  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  const ir::Shape& in = *call.inputs[0].shape;
+  const ir::DType dtype = call.inputs[0].dtype;
+  if (dtype == ir::DType::boolean || call.output.dtype != dtype) {
+    return std::unexpected(
+        operand_error("input 0", in,
+                      "cum_sum takes float32 or int64 and makes its dtype, not " +
+                          std::string(ir::to_string(dtype)) + " to " +
+                          std::string(ir::to_string(call.output.dtype))));
+  }
+  const std::uint32_t axis = std::get<ir::CumSumParams>(call.node.params).axis;
+  if (axis >= in.rank()) {
+    return std::unexpected(operand_error("input 0", in,
+                                         "cum_sum over axis " + std::to_string(axis) +
+                                             " needs rank at least " + std::to_string(axis + 1)));
+  }
+  if (*call.output.shape != in) {
+    return std::unexpected(operand_error("the output", *call.output.shape,
+                                         "cum_sum keeps input 0's shape, " + ir::to_string(in)));
   }
   return {};
 }
@@ -316,6 +344,62 @@ void top_k_forward(const KernelCall& call) {
   }
 }
 
+// Running sums along a line of `e`: y[o, k, j] = x[o, 0, j] + ... + x[o, k, j] in that order,
+// one accumulator that starts as the first element (`exclusive`: up to x[o, k-1, j], so
+// y[o, 0, j] = +0; `reverse`: from the end, x[o, n-1, j] + ... + x[o, k, j]). int64 sums wrap
+// modulo 2^64 (two's complement), as ONNX Runtime's do.
+template <typename T>
+void running_sums(const T* x, T* y, const ReductionExtents& e, bool exclusive, bool reverse) {
+  using Acc = std::conditional_t<std::is_same_v<T, float>, float, std::uint64_t>;
+  for (std::size_t o = 0; o < e.outer; ++o) {
+    for (std::size_t j = 0; j < e.inner; ++j) {
+      Acc acc = 0;
+      for (std::size_t step = 0; step < e.extent; ++step) {
+        const std::size_t k = reverse ? e.extent - 1 - step : step;
+        const std::size_t at = (o * e.extent + k) * e.inner + j;
+        const Acc v = static_cast<Acc>(x[at]);
+        // The first element taken starts the sum as itself (a lone -0 stays -0).
+        if (!exclusive) acc = step == 0 ? v : acc + v;
+        y[at] = static_cast<T>(acc);
+        if (exclusive) acc = step == 0 ? v : acc + v;
+      }
+    }
+  }
+}
+
+ReductionExtents cum_sum_extents(const ir::Node& node, const ir::Shape& in) {
+  const std::uint32_t axis = std::get<ir::CumSumParams>(node.params).axis;
+  return {.outer = extent_product(in, 0, axis),
+          .extent = static_cast<std::size_t>(in.dims[axis]),
+          .inner = extent_product(in, axis + 1, in.rank())};
+}
+
+void cum_sum_forward(const KernelCall& call) {
+  const auto& p = std::get<ir::CumSumParams>(call.node.params);
+  const ReductionExtents e = cum_sum_extents(call.node, *call.inputs[0].shape);
+  if (call.inputs[0].dtype == ir::DType::int64) {
+    running_sums(call.inputs[0].data<std::int64_t>(), call.output.data<std::int64_t>(), e,
+                 p.exclusive, p.reverse);
+  } else {
+    running_sums(call.inputs[0].data<float>(), call.output.data<float>(), e, p.exclusive,
+                 p.reverse);
+  }
+}
+
+// dx[o, i, j] += the sum of g[o, k, j] over the k whose sum took x[o, i, j]: the running sums of g
+// in the other direction, with the same exclusivity (float32 only; int64 values carry no gradient).
+void cum_sum_vjp(const VjpCall& call) {
+  if (call.inputs[0].dtype != ir::DType::float32) return;
+  const auto& p = std::get<ir::CumSumParams>(call.node.params);
+  const ReductionExtents e = cum_sum_extents(call.node, *call.inputs[0].shape);
+  const std::size_t n = e.outer * e.extent * e.inner;
+  std::vector<float> sums(n);
+  running_sums(call.output_grad.data<float>(), sums.data(), e, p.exclusive, !p.reverse);
+  float* dx = call.input_grads[0].data<float>();
+  for (std::size_t i = 0; i < n; ++i)
+    dx[i] += sums[i];
+}
+
 // reduce_prod: x[o, 0, j] * x[o, 1, j] * ..., one float32 accumulator from 1, left to right.
 void reduce_prod_forward(const KernelCall& call) {
   const ReductionExtents e = extents_of(call.node, *call.inputs[0].shape);
@@ -458,6 +542,8 @@ const ReferenceHandler kReductionHandlers[] = {
       .in_place_safe = false,
       .forward_tests = kTests,
       .vjp_tests = kTests}},
+    {backend::BackendOp::cum_sum, reduction("nnplan::runtime::reference::cum_sum_forward",
+                                            cum_sum_forward, cum_sum_vjp, cum_sum_guard)},
     {backend::BackendOp::mse_loss, reduction("nnplan::runtime::reference::mse_loss_forward",
                                              mse_loss_forward, mse_loss_vjp, mse_loss_guard)},
 };
