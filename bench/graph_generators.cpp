@@ -130,6 +130,8 @@ class DagBuilder {
       case K::cast:
       case K::gather_elements:
       case K::top_k:
+      case K::scatter_elements:
+      case K::scatter_nd:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:

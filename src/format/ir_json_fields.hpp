@@ -74,6 +74,7 @@ enum class Field : std::uint8_t {
   largest,
   exclusive,
   reverse,
+  reduction,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -92,6 +93,7 @@ enum class ValueType : std::uint8_t {
   float32,
   nullable_float32,
   gelu_approximation,  // "none" or "tanh"
+  scatter_reduction,   // "none", "add" or "mul"
   mask,                // {"shape": [...], "allowed": [bool...]}
 };
 
@@ -146,6 +148,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"largest", ValueType::boolean},
     {"exclusive", ValueType::boolean},
     {"reverse", ValueType::boolean},
+    {"reduction", ValueType::scatter_reduction},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -411,6 +414,16 @@ struct ParamsFields<ir::CumSumParams> {
   }
 };
 
+template <>
+struct ParamsFields<ir::ScatterParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::axis, [](auto& p) -> auto& { return p.axis; });
+    f(
+        Field::reduction, [](auto& p) -> auto& { return p.reduction; });
+  }
+};
+
 // The C++ type of a member a field of type T binds.
 template <ValueType T>
 struct MemberOf;
@@ -447,6 +460,10 @@ struct MemberOf<ValueType::gelu_approximation> {
   using type = ir::GeluApproximation;
 };
 template <>
+struct MemberOf<ValueType::scatter_reduction> {
+  using type = ir::ScatterReduction;
+};
+template <>
 struct MemberOf<ValueType::mask> {
   using type = ir::MaskParams;
 };
@@ -471,6 +488,8 @@ constexpr bool member_fits(ValueType type) {
       return std::is_same_v<M, MemberOf<ValueType::nullable_float32>::type>;
     case ValueType::gelu_approximation:
       return std::is_same_v<M, MemberOf<ValueType::gelu_approximation>::type>;
+    case ValueType::scatter_reduction:
+      return std::is_same_v<M, MemberOf<ValueType::scatter_reduction>::type>;
     case ValueType::mask:
       return std::is_same_v<M, MemberOf<ValueType::mask>::type>;
     case ValueType::string:
@@ -520,6 +539,9 @@ inline std::string_view kind_name(OpKind kind) {
 
 // gelu's `approximate`, by GeluApproximation.
 inline constexpr auto kGeluApproximationNames = std::to_array<std::string_view>({"none", "tanh"});
+// scatter_elements' and scatter_nd's `reduction`, by ScatterReduction.
+inline constexpr auto kScatterReductionNames =
+    std::to_array<std::string_view>({"none", "add", "mul"});
 
 // "expected a non-negative integer": what a field's value must be, for messages.
 inline std::string expectation(ValueType type, Field f) {
@@ -538,6 +560,8 @@ inline std::string expectation(ValueType type, Field f) {
       return "expected a number or null";
     case ValueType::gelu_approximation:
       return "expected 'none' or 'tanh'";
+    case ValueType::scatter_reduction:
+      return "expected 'none', 'add' or 'mul'";
     case ValueType::mask:
       return "expected an object {\"shape\": [...], \"allowed\": [...]}";
     case ValueType::string:

@@ -895,6 +895,18 @@ void GraphHandler::node_scalar(const Scalar& s) {
                  expectation(*type, f) + ", found '" + shown(s.text) + "'");
       return;
     }
+    case ValueType::scatter_reduction: {
+      if (s.kind != Scalar::Kind::string) return bad();
+      for (std::size_t i = 0; i < kScatterReductionNames.size(); ++i) {
+        if (kScatterReductionNames[i] == s.text) {
+          raw_.scalars[index] = i;
+          return;
+        }
+      }
+      note_value(std::string(name_of(f)),
+                 expectation(*type, f) + ", found '" + shown(s.text) + "'");
+      return;
+    }
     case ValueType::u32_list:
     case ValueType::dims:
     case ValueType::mask:

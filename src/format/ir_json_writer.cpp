@@ -81,6 +81,11 @@ void append_value(std::string& out, ir::GeluApproximation value) {
   out += enum_name(kGeluApproximationNames, value);
   out += '"';
 }
+void append_value(std::string& out, ir::ScatterReduction value) {
+  out += '"';
+  out += enum_name(kScatterReductionNames, value);
+  out += '"';
+}
 void append_value(std::string& out, const Shape& value) {
   append_list<ir::Dim>(out, value.dims);
 }

@@ -51,10 +51,10 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",    "const",   "permute", "seed",      "pool",      "broadcast", "axis",
-    "conv",  "channel", "reshape", "flatten",   "transpose", "mask",      "gelu",
-    "clamp", "scale",   "slice",   "attention", "alpha",     "top_k",     "cum_sum"};
-static_assert(kIndexOf<CumSumParams> + 1 == kParamsNames.size());
+    "no",      "const",     "permute", "seed",      "pool",    "broadcast", "axis",  "conv",
+    "channel", "reshape",   "flatten", "transpose", "mask",    "gelu",      "clamp", "scale",
+    "slice",   "attention", "alpha",   "top_k",     "cum_sum", "scatter"};
+static_assert(kIndexOf<ScatterParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -375,6 +375,53 @@ Status infer_gather_elements(const Node& node, const Shape& data, const Shape& i
     }
   }
   assign(out, indices);
+  return {};
+}
+
+// ONNX's ScatterElements: indices of the data's rank, each axis but `axis` no longer than the
+// data's, and updates of the indices' shape; the data's shape.
+Status infer_scatter_elements(const Node& node, const Shape& data, const Shape& indices,
+                              const Shape& updates, std::uint32_t axis, Shape& out) {
+  if (data.rank() != indices.rank()) {
+    return fail(node, "indices " + to_string(indices) + " and data " + to_string(data) +
+                          " differ in rank; scatter_elements takes indices of the data's rank");
+  }
+  if (axis >= data.rank()) return fail(node, axis_out_of_range(axis, data));
+  for (std::size_t a = 0; a < data.rank(); ++a) {
+    if (a != axis && indices.dims[a] > data.dims[a]) {
+      return fail(node, "indices " + to_string(indices) + " are longer than data " +
+                            to_string(data) + " on axis " + str(a) +
+                            " (only `axis` may index past the data's extent)");
+    }
+  }
+  if (updates != indices) {
+    return fail(node, "updates " + to_string(updates) + " differ from the indices' shape " +
+                          to_string(indices));
+  }
+  assign(out, data);
+  return {};
+}
+
+// ONNX's ScatterND: indices (..., k) with 1 <= k <= the data's rank, and updates of shape
+// indices[:-1] + data[k:]; the data's shape.
+Status infer_scatter_nd(const Node& node, const Shape& data, const Shape& indices,
+                        const Shape& updates, Shape& out) {
+  const Dim k = indices.rank() == 0 ? 0 : indices.dims.back();
+  if (indices.rank() == 0 || k < 1 || k > data.rank()) {
+    return fail(node, "indices " + to_string(indices) + " must end in an axis of 1 to " +
+                          str(data.rank()) + " (the data " + to_string(data) +
+                          "'s rank): each row names one element or slice");
+  }
+  Shape want;
+  want.dims.assign(indices.dims.begin(), indices.dims.end() - 1);
+  want.dims.insert(want.dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(k),
+                   data.dims.end());
+  if (updates != want) {
+    return fail(node, "updates " + to_string(updates) + " are not " + to_string(want) +
+                          " (the indices' leading shape, then the data's from axis " + str(k) +
+                          ")");
+  }
+  assign(out, data);
   return {};
 }
 
@@ -704,6 +751,13 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
     case ShapeRule::broadcast_operands:
       status = infer_broadcast_operands(parent, node, out);
       break;
+    case ShapeRule::scatter_elements:
+      status = infer_scatter_elements(node, parent(0), parent(1), parent(2),
+                                      params_of<ScatterParams>(node).axis, out);
+      break;
+    case ShapeRule::scatter_nd:
+      status = infer_scatter_nd(node, parent(0), parent(1), parent(2), out);
+      break;
     case ShapeRule::top_k:
       status = infer_top_k(node, parent(0), params_of<TopKParams>(node).axis, out);
       break;
@@ -736,6 +790,23 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
   const DTypeRule rule = op_traits(node.kind).dtype_rule;
   if (rule == DTypeRule::declared) return node.dtype;
   if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
+  if (rule == DTypeRule::scatter) {
+    if (parent(1).dtype != DType::int64) {
+      const Node& p = parent(1);
+      return fail(node, "parent 1 (" + describe(p) + ") has dtype " +
+                            std::string(to_string(p.dtype)) + "; " +
+                            std::string(to_string(node.kind)) + " takes int64 indices");
+    }
+    if (parent(2).dtype != parent(0).dtype) {
+      const Node& p = parent(2);
+      return fail(node, "parent 2 (" + describe(p) + ") has dtype " +
+                            std::string(to_string(p.dtype)) + "; " +
+                            std::string(to_string(node.kind)) +
+                            " takes updates of the data's dtype, " +
+                            std::string(to_string(parent(0).dtype)));
+    }
+    return parent(0).dtype;
+  }
   if (rule == DTypeRule::indexed && node.parents.size() == 2) {
     if (parent(1).dtype != DType::int64) {
       const Node& p = parent(1);

@@ -155,6 +155,10 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::top_k;
     case K::cum_sum:
       return B::cum_sum;
+    case K::scatter_elements:
+      return B::scatter_elements;
+    case K::scatter_nd:
+      return B::scatter_nd;
     case K::equal:
       return B::equal;
     case K::less:
@@ -306,6 +310,12 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
       return one_op({shape({2, 4})}, kind, shape({2, 3}), ir::TopKParams{.axis = 1});
     case K::cum_sum:
       return one_op({shape({2, 4})}, kind, shape({2, 4}), ir::CumSumParams{.axis = 1});
+    case K::scatter_elements:
+      return one_op({shape({2, 4}), shape({2, 3}), shape({2, 3})}, kind, shape({2, 4}),
+                    ir::ScatterParams{.axis = 1});
+    case K::scatter_nd:
+      return one_op({shape({2, 4}), shape({3, 1}), shape({3, 4})}, kind, shape({2, 4}),
+                    ir::ScatterParams{});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

@@ -115,6 +115,7 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::AlphaParams{.alpha = -0.375F});
   put(ir::TopKParams{.axis = 7, .largest = false});
   put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
+  put(ir::ScatterParams{.axis = 3, .reduction = ir::ScatterReduction::mul});
   return out;
 }
 
@@ -123,7 +124,8 @@ bool has_field(OpKind kind, std::string_view field) {
   return std::find(fields.begin(), fields.end(), field) != fields.end();
 }
 
-// A node of `kind` with its alternative's sample parameters (conv has no output_padding).
+// A node of `kind` with its alternative's sample parameters (conv has no output_padding, scatter_nd
+// no axis).
 Node sample_node(OpKind kind, ir::NodeId id) {
   static const std::vector<ir::OpParams> kSamples = sample_params();
   Node node{.id = id,
@@ -135,6 +137,10 @@ Node sample_node(OpKind kind, ir::NodeId id) {
   if (auto* conv = std::get_if<ir::ConvParams>(&node.params);
       conv != nullptr && !has_field(kind, "output_padding")) {
     conv->output_padding.clear();
+  }
+  if (auto* scatter = std::get_if<ir::ScatterParams>(&node.params);
+      scatter != nullptr && !has_field(kind, "axis")) {
+    scatter->axis = 0;
   }
   return node;
 }
@@ -163,6 +169,7 @@ std::string sample_value(std::string_view field) {
   if (field == "max") return "null";
   if (field == "factor") return "-2.5";
   if (field == "causal") return "true";
+  if (field == "reduction") return R"("add")";
   if (field == "largest" || field == "exclusive" || field == "reverse") return "false";
   return "1";
 }
@@ -923,7 +930,7 @@ std::vector<BadDocument> bad_documents() {
        "asin, "
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
-       "cast, erf, pow, gather_elements, top_k, cum_sum; "
+       "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

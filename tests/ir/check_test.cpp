@@ -308,6 +308,20 @@ std::vector<ValidCase> valid_cases() {
        one_op({shape({2, 5})}, OpKind::cum_sum, shape({2, 5}),
               CumSumParams{.axis = 1, .exclusive = true}),
        shape({2, 5})},
+      // scatter_elements: the data's shape; indices of its rank, updates of theirs.
+      {"scatter_elements",
+       one_op({shape({3, 4}), shape({2, 6}), shape({2, 6})}, OpKind::scatter_elements,
+              shape({3, 4}), ScatterParams{.axis = 1, .reduction = ScatterReduction::add}),
+       shape({3, 4})},
+      // scatter_nd: the data's shape; updates of the indices' leading shape then the data's rest.
+      {"scatter_nd_slices",
+       one_op({shape({4, 5, 6}), shape({2, 3, 1}), shape({2, 3, 5, 6})}, OpKind::scatter_nd,
+              shape({4, 5, 6}), ScatterParams{}),
+       shape({4, 5, 6})},
+      {"scatter_nd_elements",
+       one_op({shape({4, 5}), shape({7, 2}), shape({7})}, OpKind::scatter_nd, shape({4, 5}),
+              ScatterParams{}),
+       shape({4, 5})},
       // gather_elements: the indices' shape, longer than the data only along the axis.
       {"gather_elements",
        one_op({shape({2, 3}), shape({2, 5})}, OpKind::gather_elements, shape({2, 5}), axis(1)),
@@ -1865,6 +1879,47 @@ TEST(CheckShape, GatherByValueTakesTheIndicesShapeFromItsSecondParent) {
   EXPECT_EQ(message(std::move(by_payload)),
             "node 1 (gather): parent 0 (node 0 (input)) has dtype int64; gather takes float32 "
             "values");
+}
+
+// The scatters: indices and updates must fit the data; indices int64, updates the data's dtype.
+TEST(CheckShape, ScattersTakeIndicesAndUpdatesThatFitTheData) {
+  const auto message = [](Graph g) {
+    const Expected<CheckedGraph> s = check(std::move(g));
+    return s.has_value() ? std::string("valid") : s.error().message;
+  };
+  EXPECT_EQ(message(one_op({shape({3, 4}), shape({4, 2}), shape({4, 2})}, OpKind::scatter_elements,
+                           shape({3, 4}), ScatterParams{.axis = 1})),
+            "node 3 (scatter_elements): indices [4,2] are longer than data [3,4] on axis 0 (only "
+            "`axis` may index past the data's extent)");
+  EXPECT_EQ(message(one_op({shape({3, 4}), shape({2, 2}), shape({2, 3})}, OpKind::scatter_elements,
+                           shape({3, 4}), ScatterParams{.axis = 1})),
+            "node 3 (scatter_elements): updates [2,3] differ from the indices' shape [2,2]");
+  EXPECT_EQ(message(one_op({shape({3, 4}), shape({2}), shape({2})}, OpKind::scatter_elements,
+                           shape({3, 4}), ScatterParams{.axis = 0})),
+            "node 3 (scatter_elements): indices [2] and data [3,4] differ in rank; "
+            "scatter_elements takes indices of the data's rank");
+  EXPECT_EQ(message(one_op({shape({3, 4}), shape({2, 3}), shape({2})}, OpKind::scatter_nd,
+                           shape({3, 4}), ScatterParams{})),
+            "node 3 (scatter_nd): indices [2,3] must end in an axis of 1 to 2 (the data [3,4]'s "
+            "rank): each row names one element or slice");
+  EXPECT_EQ(
+      message(one_op({shape({3, 4}), shape({2, 1}), shape({2, 3})}, OpKind::scatter_nd,
+                     shape({3, 4}), ScatterParams{})),
+      "node 3 (scatter_nd): updates [2,3] are not [2,4] (the indices' leading shape, then the "
+      "data's from axis 1)");
+  Graph floats = one_op({shape({3, 4}), shape({2, 1}), shape({2, 4})}, OpKind::scatter_nd,
+                        shape({3, 4}), ScatterParams{});
+  floats.nodes[1].dtype = DType::float32;
+  EXPECT_EQ(message(std::move(floats)),
+            "node 3 (scatter_nd): parent 1 (node 1 (input)) has dtype float32; scatter_nd takes "
+            "int64 indices");
+  Graph mixed = one_op({shape({3, 4}), shape({2, 1}), shape({2, 4})}, OpKind::scatter_nd,
+                       shape({3, 4}), ScatterParams{});
+  mixed.nodes[0].dtype = DType::int64;
+  mixed.nodes[3].dtype = DType::int64;
+  EXPECT_EQ(message(std::move(mixed)),
+            "node 3 (scatter_nd): parent 2 (node 2 (input)) has dtype float32; scatter_nd takes "
+            "updates of the data's dtype, int64");
 }
 
 // Operands that do not broadcast are refused naming the parent and the axis.

@@ -44,10 +44,11 @@ TEST_P(OpKindRow, IsInEnumeratorOrderAndSpellingsRoundTrip) {
 TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
-  // Only concat (unbounded), attention (q, k, v) and where (condition, x, y) take more than the
-  // two parents a node holds inline.
+  // Only concat (unbounded), attention (q, k, v), where (condition, x, y) and the scatters (data,
+  // indices, updates) take more than the two parents a node holds inline.
   if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
-      kind() != OpKind::where) {
+      kind() != OpKind::where && kind() != OpKind::scatter_elements &&
+      kind() != OpKind::scatter_nd) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -120,6 +121,8 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
     case ShapeRule::attention:
+    case ShapeRule::scatter_elements:
+    case ShapeRule::scatter_nd:
       EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
       break;
     case ShapeRule::gather_elements:
@@ -236,7 +239,9 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "pow",
                                                     "gather_elements",
                                                     "top_k",
-                                                    "cum_sum"}));
+                                                    "cum_sum",
+                                                    "scatter_elements",
+                                                    "scatter_nd"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -266,7 +271,9 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"gather_elements", DTypeRule::indexed},
                                                    {"gather", DTypeRule::indexed},
                                                    {"top_k", DTypeRule::indices},
-                                                   {"cum_sum", DTypeRule::as_parent}}));
+                                                   {"cum_sum", DTypeRule::as_parent},
+                                                   {"scatter_elements", DTypeRule::scatter},
+                                                   {"scatter_nd", DTypeRule::scatter}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -131,6 +131,15 @@ struct CumSumParams {
   bool reverse = false;
   bool operator==(const CumSumParams&) const = default;
 };
+// scatter_elements, scatter_nd: how an update meets the element it lands on (ONNX's `reduction`):
+// it replaces it, is added to it, or multiplies it.
+enum class ScatterReduction : std::uint8_t { none, add, mul };
+// scatter_elements (`axis` the axis its indices index), scatter_nd (no axis: `axis` stays 0).
+struct ScatterParams {
+  std::uint32_t axis = 0;
+  ScatterReduction reduction = ScatterReduction::none;
+  bool operator==(const ScatterParams&) const = default;
+};
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -147,11 +156,11 @@ struct AttentionParams {
   bool operator==(const AttentionParams&) const = default;
 };
 
-using OpParams =
-    std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
-                 BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
-                 FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
-                 SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams>;
+using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
+                              BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
+                              ReshapeParams, FlattenParams, TransposeParams, MaskParams, GeluParams,
+                              ClampParams, ScaleParams, SliceParams, AttentionParams, AlphaParams,
+                              TopKParams, CumSumParams, ScatterParams>;
 
 struct Node {
   NodeId id = 0;

@@ -28,6 +28,7 @@ enum class DTypeRule : std::uint8_t {
   comparison,  // parents of one dtype, any, make bool (equal, less, ...)
   logical,     // bool parents make bool (and, or, xor, not)
   select,      // a bool condition and two values of one dtype make that dtype (where)
+  scatter,     // data of any dtype, int64 indices, updates of the data's dtype make the data's
   indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements,
                // gather by value); one float32 parent makes float32 (gather by payload)
 };
@@ -64,6 +65,10 @@ enum class ShapeRule : std::uint8_t {
   broadcast_operands,  // every parent's shape broadcast together as numpy does (equal, where)
   gather_elements,     // the indices' shape: data and indices of one rank, `axis` below it, each
                        // other axis of the indices at most the data's
+  scatter_elements,    // the data's shape: indices of its rank (each axis but `axis` at most the
+                       // data's), updates of the indices' shape
+  scatter_nd,          // the data's shape: indices (..., k), k at most the data's rank, updates of
+                       // the indices' leading shape then the data's from axis k
   top_k,               // the declared shape: the parent's with `axis` cut to k (at most its extent)
 };
 
@@ -154,6 +159,9 @@ inline constexpr auto kSliceFields =
 inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
 inline constexpr auto kAlphaFields = std::to_array<std::string_view>({"alpha"});
 inline constexpr auto kTopKFields = std::to_array<std::string_view>({"axis", "largest"});
+inline constexpr auto kScatterElementsFields =
+    std::to_array<std::string_view>({"axis", "reduction"});
+inline constexpr auto kScatterNdFields = std::to_array<std::string_view>({"reduction"});
 inline constexpr auto kCumSumFields =
     std::to_array<std::string_view>({"axis", "exclusive", "reverse"});
 

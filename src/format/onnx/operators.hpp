@@ -55,6 +55,8 @@ void import_broadcasting_as(ImportContext& cx) {
 void import_trilu(ImportContext& cx);  // operators/trilu.cpp: a where under a constant mask
 void import_gather_elements(ImportContext& cx);  // operators/gather_elements.cpp
 void import_cum_sum(ImportContext& cx);          // operators/cum_sum.cpp: cum_sum
+void import_scatter_elements(ImportContext& cx);  // operators/scatter.cpp (and Scatter)
+void import_scatter_nd(ImportContext& cx);        // operators/scatter.cpp
 void import_top_k(ImportContext& cx);            // operators/top_k.cpp: top_k, gather_elements
 // Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,
 // hardmax.cpp; data movement: operators/tile.cpp.

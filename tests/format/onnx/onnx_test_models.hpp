@@ -97,6 +97,10 @@ inline std::string line(const ir::Node& n) {
         } else if constexpr (std::is_same_v<P, ir::CumSumParams>) {
           out += "(axis=" + std::to_string(p.axis) + (p.exclusive ? ",exclusive" : "") +
                  (p.reverse ? ",reverse" : "") + ")";
+        } else if constexpr (std::is_same_v<P, ir::ScatterParams>) {
+          static constexpr const char* kReductions[] = {"none", "add", "mul"};
+          out += "(axis=" + std::to_string(p.axis) + "," +
+                 kReductions[static_cast<int>(p.reduction)] + ")";
         } else if constexpr (std::is_same_v<P, ir::TopKParams>) {
           out += "(axis=" + std::to_string(p.axis) + (p.largest ? ",largest" : ",smallest") + ")";
         }
@@ -287,8 +291,9 @@ inline std::string error_of(const Model& m, const OnnxImportOptions& options = {
 }
 
 // The error of an import that fails as unsupported: a valid model nnplan cannot import yet.
-inline Error unsupported_error(const Model& m, const OnnxImportOptions& options = {},
-                               const std::source_location& where = std::source_location::current()) {
+inline Error unsupported_error(
+    const Model& m, const OnnxImportOptions& options = {},
+    const std::source_location& where = std::source_location::current()) {
   Expected<ImportedModel> r = m.import(options);
   EXPECT_FALSE(r.has_value()) << "imported unexpectedly:\n"
                               << (r ? ::testing::PrintToString(lines(r->graph())) : "");

@@ -51,11 +51,15 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"ThresholdedRelu", 10},
     {"OneHot", 9},
     {"CumSum", 11},
+    {"ScatterElements", 11},
+    {"ScatterND", 11},
+    {"Scatter", 9},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it
 // at 10).
-const std::map<std::string_view, std::int64_t> kDeprecatedAfter = {{"Upsample", 9}};
+const std::map<std::string_view, std::int64_t> kDeprecatedAfter = {{"Upsample", 9},
+                                                                   {"Scatter", 10}};
 
 TEST(OnnxOperatorTable, EveryOpTypeCoversEveryOpsetOnce) {
   // Each op type's rows cover one range of opsets without overlap: from 1 (or from the opset that
