@@ -79,6 +79,8 @@ constexpr std::array kOperators = {
     OperatorImporter{"Max", 1, kMaxModelOpset, import_variadic_as<OpKind::max_elem>},
     OperatorImporter{"MaxPool", 1, kMaxModelOpset, import_max_pool},
     OperatorImporter{"Mean", 1, kMaxModelOpset, import_mean},
+    OperatorImporter{"MeanVarianceNormalization", 9, kMaxModelOpset,
+                     import_mean_variance_normalization},
     OperatorImporter{"Min", 1, kMaxModelOpset, import_variadic_as<OpKind::min_elem>},
     OperatorImporter{"Mul", 1, kMaxModelOpset, import_mul_or_gelu},
     OperatorImporter{"Neg", 1, kMaxModelOpset, import_neg},

@@ -57,6 +57,7 @@ void import_gather_elements(ImportContext& cx);  // operators/gather_elements.cp
 void import_cum_sum(ImportContext& cx);          // operators/cum_sum.cpp: cum_sum
 void import_scatter_elements(ImportContext& cx);  // operators/scatter.cpp (and Scatter)
 void import_scatter_nd(ImportContext& cx);        // operators/scatter.cpp
+void import_mean_variance_normalization(ImportContext& cx);  // operators/reduce.cpp
 void import_top_k(ImportContext& cx);            // operators/top_k.cpp: top_k, gather_elements
 // Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,
 // hardmax.cpp; data movement: operators/tile.cpp.

@@ -54,6 +54,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"ScatterElements", 11},
     {"ScatterND", 11},
     {"Scatter", 9},
+    {"MeanVarianceNormalization", 9},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

@@ -169,5 +169,30 @@ TEST(OnnxImport, ArgMaxAndArgMinMakeInt64Indices) {
             "or 1");
 }
 
+// MeanVarianceNormalization: ONNX's function body, reduce_mean chains over the axes (default 0, 2
+// and 3, highest first), (x - mean) / (sqrt(E[x^2] - mean^2) + 1e-9).
+TEST(OnnxImport, MeanVarianceNormalizationIsItsFunctionBody) {
+  Model m(13);
+  m.input("x", {2, 3, 4, 5}).output("y");
+  m.node("MeanVarianceNormalization", {"x"}, {"y"}, "mvn");
+  const ImportedModel r = ok(m);
+  std::vector<std::string> kinds;
+  for (const ir::Node& n : r.graph().nodes)
+    kinds.emplace_back(ir::to_string(n.kind));
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "reduce_mean"), 6);
+  EXPECT_EQ(lines(r.graph())[1], "1 reduce_mean(axis=3) [0] -> [2,3,4] 'mvn'");
+  EXPECT_EQ(r.graph().nodes.back().kind, OpKind::mul_elem);
+  EXPECT_EQ(dims(r.graph().nodes.back().shape), "[2,3,4,5]");
+  Model one(13);
+  one.input("x", {2, 3}).output("y");
+  attr_ints(one.node("MeanVarianceNormalization", {"x"}, {"y"}, "mvn"), "axes", {-1});
+  EXPECT_EQ(lines(ok(one).graph())[1], "1 reduce_mean(axis=1) [0] -> [2] 'mvn'");
+  Model repeated(13);
+  repeated.input("x", {2, 3}).output("y");
+  attr_ints(repeated.node("MeanVarianceNormalization", {"x"}, {"y"}, "mvn"), "axes", {1, -1});
+  EXPECT_EQ(error_of(repeated),
+            "m.onnx: node 'mvn' (MeanVarianceNormalization, opset 13): axes [1,-1] repeat axis 1");
+}
+
 }  // namespace
 }  // namespace nnplan::format::onnx_test

@@ -10,6 +10,8 @@
 // ArgMax and ArgMin: one argmax (argmin) node over their axis, int64 indices of the first extreme,
 // reshaped back with keepdims; with select_last_index, the first extreme of the input reversed
 // along the axis, mapped back to the original index (arg_reduce).
+// MeanVarianceNormalization: ONNX's function body over the same chains, (x - E[x]) /
+// (sqrt(E[x^2] - E[x]^2) + 1e-9), the means reduce_mean chains over `axes` (default 0, 2, 3).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -168,6 +170,38 @@ void import_reduce_log_sum_exp(ImportContext& cx) {
   const NodeId e = cx.add(OpKind::exp, {cx.add(OpKind::sub, {r.x, shift})});
   const NodeId s = cx.add(OpKind::log, {chain(cx, OpKind::reduce_sum, r, e)});
   finish(cx, r, cx.add(OpKind::add, {s, m}));
+}
+
+void import_mean_variance_normalization(ImportContext& cx) {
+  cx.allow_attrs({"axes"});
+  cx.require_inputs(1, 1);
+  Reduction r;
+  r.x = cx.tensor(cx.in_name(0));
+  r.in = cx.shape_of(r.x);
+  if (cx.ir_node(r.x).dtype != ir::DType::float32) {
+    cx.unsupported("input " + quoted_name(cx.in_name(0)) + " has dtype " +
+                   std::string(ir::to_string(cx.ir_node(r.x).dtype)) + "; supported: float32");
+  }
+  const std::vector<std::int64_t> axes =
+      cx.attr_ints("axes").value_or(std::vector<std::int64_t>{0, 2, 3});
+  for (const std::int64_t a : axes) {
+    const std::uint32_t n = cx.norm_axis(a, r.in.rank());
+    if (std::find(r.axes.begin(), r.axes.end(), n) != r.axes.end()) {
+      cx.fail("axes " + list_string(axes) + " repeat axis " + str(n));
+    }
+    r.axes.push_back(n);
+  }
+  std::sort(r.axes.rbegin(), r.axes.rend());
+  const Shape kept = kept_shape(r);
+  const NodeId mean = cx.reshape(chain(cx, OpKind::reduce_mean, r, r.x), kept);
+  const NodeId squares = cx.add(OpKind::mul_elem, {r.x, r.x});
+  const NodeId mean_of_squares = cx.reshape(chain(cx, OpKind::reduce_mean, r, squares), kept);
+  const NodeId variance =
+      cx.add(OpKind::sub, {mean_of_squares, cx.add(OpKind::mul_elem, {mean, mean})});
+  const NodeId deviation =
+      cx.combine(OpKind::add, cx.add(OpKind::sqrt, {variance}), cx.float_scalar(1e-9F), false);
+  const NodeId centred = cx.combine(OpKind::sub, r.x, mean, false);
+  cx.define(cx.out_name(0), cx.combine(OpKind::mul_elem, centred, deviation, true));
 }
 
 namespace {
