@@ -132,6 +132,7 @@ class DagBuilder {
       case K::top_k:
       case K::scatter_elements:
       case K::scatter_nd:
+      case K::gather_nd:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:

@@ -75,6 +75,7 @@ enum class Field : std::uint8_t {
   exclusive,
   reverse,
   reduction,
+  batch_dims,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -149,6 +150,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"exclusive", ValueType::boolean},
     {"reverse", ValueType::boolean},
     {"reduction", ValueType::scatter_reduction},
+    {"batch_dims", ValueType::u32},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -421,6 +423,14 @@ struct ParamsFields<ir::ScatterParams> {
         Field::axis, [](auto& p) -> auto& { return p.axis; });
     f(
         Field::reduction, [](auto& p) -> auto& { return p.reduction; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::GatherNdParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::batch_dims, [](auto& p) -> auto& { return p.batch_dims; });
   }
 };
 

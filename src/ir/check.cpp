@@ -51,10 +51,10 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",      "const",     "permute", "seed",      "pool",    "broadcast", "axis",  "conv",
-    "channel", "reshape",   "flatten", "transpose", "mask",    "gelu",      "clamp", "scale",
-    "slice",   "attention", "alpha",   "top_k",     "cum_sum", "scatter"};
-static_assert(kIndexOf<ScatterParams> + 1 == kParamsNames.size());
+    "no",      "const",     "permute", "seed",      "pool",    "broadcast", "axis",     "conv",
+    "channel", "reshape",   "flatten", "transpose", "mask",    "gelu",      "clamp",    "scale",
+    "slice",   "attention", "alpha",   "top_k",     "cum_sum", "scatter",   "gather_nd"};
+static_assert(kIndexOf<GatherNdParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -425,6 +425,29 @@ Status infer_scatter_nd(const Node& node, const Shape& data, const Shape& indice
   return {};
 }
 
+// ONNX's GatherND: the first batch_dims axes of data and indices equal, indices (..., k) with
+// batch_dims + k at most the data's rank; the indices' leading shape, then the data's from axis
+// batch_dims + k.
+Status infer_gather_nd(const Node& node, const Shape& data, const Shape& indices,
+                       std::uint32_t batch_dims, Shape& out) {
+  const Dim k = indices.rank() == 0 ? 0 : indices.dims.back();
+  if (indices.rank() <= batch_dims || k < 1 || batch_dims + k > data.rank()) {
+    return fail(node, "indices " + to_string(indices) + " must end in an axis of 1 to " +
+                          str(data.rank() > batch_dims ? data.rank() - batch_dims : 0) + " after " +
+                          str(batch_dims) + " batch axes (the data is " + to_string(data) + ")");
+  }
+  for (std::size_t a = 0; a < batch_dims; ++a) {
+    if (data.dims[a] != indices.dims[a]) {
+      return fail(node, "indices " + to_string(indices) + " and data " + to_string(data) +
+                            " differ on batch axis " + str(a));
+    }
+  }
+  out.dims.assign(indices.dims.begin(), indices.dims.end() - 1);
+  out.dims.insert(out.dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(batch_dims + k),
+                  data.dims.end());
+  return {};
+}
+
 // torch.matmul: the last two axes multiply, the axes before them broadcast, and a rank-1
 // operand is promoted to a matrix (a row on the left, a column on the right) whose added axis the
 // result drops.
@@ -757,6 +780,10 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::scatter_nd:
       status = infer_scatter_nd(node, parent(0), parent(1), parent(2), out);
+      break;
+    case ShapeRule::gather_nd:
+      status = infer_gather_nd(node, parent(0), parent(1),
+                               params_of<GatherNdParams>(node).batch_dims, out);
       break;
     case ShapeRule::top_k:
       status = infer_top_k(node, parent(0), params_of<TopKParams>(node).axis, out);

@@ -159,6 +159,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::scatter_elements;
     case K::scatter_nd:
       return B::scatter_nd;
+    case K::gather_nd:
+      return B::gather_nd;
     case K::equal:
       return B::equal;
     case K::less:
@@ -313,6 +315,8 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::scatter_elements:
       return one_op({shape({2, 4}), shape({2, 3}), shape({2, 3})}, kind, shape({2, 4}),
                     ir::ScatterParams{.axis = 1});
+    case K::gather_nd:
+      return one_op({shape({2, 4}), shape({3, 1})}, kind, shape({3, 4}), ir::GatherNdParams{});
     case K::scatter_nd:
       return one_op({shape({2, 4}), shape({3, 1}), shape({3, 4})}, kind, shape({2, 4}),
                     ir::ScatterParams{});

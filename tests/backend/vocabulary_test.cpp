@@ -88,7 +88,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
-           "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd"},
+           "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -305,7 +305,7 @@ TEST(RequiresVjp, ExactlyFifteenOpsHaveNoVjp) {
                                                     "argmin", "equal", "less", "less_or_equal",
                                                     "greater", "greater_or_equal", "and", "or",
                                                     "xor", "not", "cast", "top_k"}));
-  EXPECT_EQ(kBackendOpCount, 86u);
+  EXPECT_EQ(kBackendOpCount, 87u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -354,7 +354,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "top_k",
                                                       "cum_sum",
                                                       "scatter_elements",
-                                                      "scatter_nd"}));
+                                                      "scatter_nd",
+                                                      "gather_nd"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

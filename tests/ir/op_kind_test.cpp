@@ -126,6 +126,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
       break;
     case ShapeRule::gather_elements:
+    case ShapeRule::gather_nd:
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
     case ShapeRule::gather:
@@ -241,7 +242,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "top_k",
                                                     "cum_sum",
                                                     "scatter_elements",
-                                                    "scatter_nd"}));
+                                                    "scatter_nd",
+                                                    "gather_nd"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -273,7 +275,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"top_k", DTypeRule::indices},
                                                    {"cum_sum", DTypeRule::as_parent},
                                                    {"scatter_elements", DTypeRule::scatter},
-                                                   {"scatter_nd", DTypeRule::scatter}}));
+                                                   {"scatter_nd", DTypeRule::scatter},
+                                                   {"gather_nd", DTypeRule::indexed}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -132,7 +132,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(top_k)                              \
   X(cum_sum)                            \
   X(scatter_elements)                   \
-  X(scatter_nd)
+  X(scatter_nd)                         \
+  X(gather_nd)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -145,7 +146,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::scatter_nd>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::gather_nd>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

@@ -140,6 +140,11 @@ struct ScatterParams {
   ScatterReduction reduction = ScatterReduction::none;
   bool operator==(const ScatterParams&) const = default;
 };
+// gather_nd: the number of leading axes data and indices share as a batch (ONNX's `batch_dims`).
+struct GatherNdParams {
+  std::uint32_t batch_dims = 0;
+  bool operator==(const GatherNdParams&) const = default;
+};
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -160,7 +165,7 @@ using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedPa
                               BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
                               ReshapeParams, FlattenParams, TransposeParams, MaskParams, GeluParams,
                               ClampParams, ScaleParams, SliceParams, AttentionParams, AlphaParams,
-                              TopKParams, CumSumParams, ScatterParams>;
+                              TopKParams, CumSumParams, ScatterParams, GatherNdParams>;
 
 struct Node {
   NodeId id = 0;

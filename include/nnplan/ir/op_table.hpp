@@ -30,7 +30,7 @@ enum class DTypeRule : std::uint8_t {
   select,      // a bool condition and two values of one dtype make that dtype (where)
   scatter,     // data of any dtype, int64 indices, updates of the data's dtype make the data's
   indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements,
-               // gather by value); one float32 parent makes float32 (gather by payload)
+            // gather_nd, gather by value); one float32 parent makes float32 (gather by payload)
 };
 
 // The shape-inference families: each infers a node's output shape from its parents, parameters
@@ -69,6 +69,8 @@ enum class ShapeRule : std::uint8_t {
                        // data's), updates of the indices' shape
   scatter_nd,          // the data's shape: indices (..., k), k at most the data's rank, updates of
                        // the indices' leading shape then the data's from axis k
+  gather_nd,           // indices (..., k) over the data after batch_dims shared leading axes: the
+                       // indices' leading shape, then the data's from axis batch_dims + k
   top_k,               // the declared shape: the parent's with `axis` cut to k (at most its extent)
 };
 
@@ -162,6 +164,7 @@ inline constexpr auto kTopKFields = std::to_array<std::string_view>({"axis", "la
 inline constexpr auto kScatterElementsFields =
     std::to_array<std::string_view>({"axis", "reduction"});
 inline constexpr auto kScatterNdFields = std::to_array<std::string_view>({"reduction"});
+inline constexpr auto kGatherNdFields = std::to_array<std::string_view>({"batch_dims"});
 inline constexpr auto kCumSumFields =
     std::to_array<std::string_view>({"axis", "exclusive", "reverse"});
 

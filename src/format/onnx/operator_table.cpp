@@ -50,6 +50,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"GRU", 1, kMaxModelOpset, import_gru},
     OperatorImporter{"Gather", 1, kMaxModelOpset, import_gather},
     OperatorImporter{"GatherElements", 11, kMaxModelOpset, import_gather_elements},
+    OperatorImporter{"GatherND", 11, kMaxModelOpset, import_gather_nd},
     OperatorImporter{"Gelu", 20, kMaxModelOpset, import_gelu},
     OperatorImporter{"Gemm", 1, kMaxModelOpset, import_gemm},
     OperatorImporter{"GlobalAveragePool", 1, kMaxModelOpset, import_global_average_pool},

@@ -58,6 +58,7 @@ void import_cum_sum(ImportContext& cx);          // operators/cum_sum.cpp: cum_s
 void import_scatter_elements(ImportContext& cx);  // operators/scatter.cpp (and Scatter)
 void import_scatter_nd(ImportContext& cx);        // operators/scatter.cpp
 void import_mean_variance_normalization(ImportContext& cx);  // operators/reduce.cpp
+void import_gather_nd(ImportContext& cx);                    // operators/gather_nd.cpp
 void import_top_k(ImportContext& cx);            // operators/top_k.cpp: top_k, gather_elements
 // Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,
 // hardmax.cpp; data movement: operators/tile.cpp.

@@ -101,6 +101,8 @@ inline std::string line(const ir::Node& n) {
           static constexpr const char* kReductions[] = {"none", "add", "mul"};
           out += "(axis=" + std::to_string(p.axis) + "," +
                  kReductions[static_cast<int>(p.reduction)] + ")";
+        } else if constexpr (std::is_same_v<P, ir::GatherNdParams>) {
+          out += "(batch_dims=" + std::to_string(p.batch_dims) + ")";
         } else if constexpr (std::is_same_v<P, ir::TopKParams>) {
           out += "(axis=" + std::to_string(p.axis) + (p.largest ? ",largest" : ",smallest") + ")";
         }

@@ -55,6 +55,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"ScatterND", 11},
     {"Scatter", 9},
     {"MeanVarianceNormalization", 9},
+    {"GatherND", 11},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

@@ -3,7 +3,8 @@
 // index computation written here), the guard's refusal of an index out of range naming it, and the
 // VJP by hand (repeated indices add) and by finite differences. gather with its indices as input 1
 // (an embedding lookup): hand cases of every dtype with negative indices, the guard's refusals, and
-// the VJP by finite differences.
+// the VJP by finite differences. gather_nd: ONNX's examples (elements, slices, a batch axis),
+// negative indices, int64 data, the guard's refusals and the VJP by finite differences.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -233,6 +234,86 @@ TEST(reference_gather_by_value_vjp_tests, finite_differences) {
   // Row 1 is read by ids 1 and -3: its gradient is the sum of the two cotangent rows.
   for (std::size_t c = 0; c < 3; ++c) {
     EXPECT_FLOAT_EQ(grads.inputs[0].floats()[3 + c], g.floats()[c] + g.floats()[3 + c]);
+  }
+}
+
+// gather_nd with int64 indices (..., k) after `batch` shared axes.
+ir::Node gather_nd_node(const ir::Shape& data, const ir::Shape& indices, std::uint32_t batch,
+                        DType dtype = DType::float32) {
+  const std::size_t k = indices.dims.back();
+  ir::Shape out;
+  out.dims.assign(indices.dims.begin(), indices.dims.end() - 1);
+  out.dims.insert(out.dims.end(), data.dims.begin() + static_cast<std::ptrdiff_t>(batch + k),
+                  data.dims.end());
+  return {.id = 2,
+          .kind = OpKind::gather_nd,
+          .parents = {0, 1},
+          .shape = out,
+          .params = ir::GatherNdParams{.batch_dims = batch},
+          .dtype = dtype};
+}
+
+// ONNX's GatherND examples: elements, slices, a batch axis; negative indices; int64 data.
+TEST(reference_gather_nd_forward_tests, hand_cases) {
+  const Tensor m = tensor({2, 2}, {0, 1, 2, 3});
+  auto elements = run(gather_nd_node(m.shape, shape_of({2, 2}), 0), m, ints({2, 2}, {0, 0, 1, 1}),
+                      BackendOp::gather_nd);
+  ASSERT_TRUE(elements.has_value()) << elements.error().message;
+  EXPECT_EQ(elements->floats(), (std::vector<float>{0, 3}));
+  auto rows = run(gather_nd_node(m.shape, shape_of({2, 1}), 0), m, ints({2, 1}, {1, -2}),
+                  BackendOp::gather_nd);
+  ASSERT_TRUE(rows.has_value()) << rows.error().message;
+  EXPECT_EQ(rows->floats(), (std::vector<float>{2, 3, 0, 1}));
+  const Tensor cube = tensor({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto batched = run(gather_nd_node(cube.shape, shape_of({2, 1}), 1), cube, ints({2, 1}, {1, 0}),
+                     BackendOp::gather_nd);
+  ASSERT_TRUE(batched.has_value()) << batched.error().message;
+  EXPECT_EQ(batched->shape, shape_of({2, 2}));
+  EXPECT_EQ(batched->floats(), (std::vector<float>{2, 3, 4, 5}));
+  const Tensor longs = ints({3}, {INT64_MIN, 5, INT64_MAX});
+  auto i = run(gather_nd_node(longs.shape, shape_of({2, 1}), 0, DType::int64), longs,
+               ints({2, 1}, {2, 0}), BackendOp::gather_nd);
+  ASSERT_TRUE(i.has_value()) << i.error().message;
+  EXPECT_EQ(i->ints(), (std::vector<std::int64_t>{INT64_MAX, INT64_MIN}));
+}
+
+TEST(reference_gather_nd_forward_tests, guards_name_the_index) {
+  const Tensor m = tensor({2, 3}, {0, 1, 2, 3, 4, 5});
+  auto past = run(gather_nd_node(m.shape, shape_of({2, 2}), 0), m, ints({2, 2}, {0, 0, 1, 3}),
+                  BackendOp::gather_nd);
+  ASSERT_FALSE(past.has_value());
+  EXPECT_EQ(past.error().message,
+            "index 3 (element 3 of the indices) is out of range for axis 1 of extent 3; indices "
+            "lie in [-3, 2]");
+  auto floats = run(gather_nd_node(m.shape, shape_of({1, 1}), 0), m, tensor({1, 1}, {0}),
+                    BackendOp::gather_nd);
+  ASSERT_FALSE(floats.has_value());
+  EXPECT_EQ(floats.error().message, "input 1 has dtype float32; gather_nd takes int64 indices");
+}
+
+// Each gathered slice's gradient goes back to the slice it read (rows read twice add), checked by
+// finite differences.
+TEST(reference_gather_nd_vjp_tests, finite_differences) {
+  const Tensor x = random_tensor(shape_of({2, 4, 3}), 57);
+  const Tensor indices = ints({2, 3, 1}, {1, -1, 1, 0, 2, 2});
+  const ir::Node node = gather_nd_node(x.shape, indices.shape, 1);
+  const Tensor g = random_tensor(node.shape, 58);
+  auto y = run(node, x, indices, BackendOp::gather_nd);
+  ASSERT_TRUE(y.has_value()) << y.error().message;
+  const VjpGradients grads = run_vjp(handler(BackendOp::gather_nd), node, {x, indices}, *y, g);
+  Tensor probe = x;
+  for (std::size_t e = 0; e < x.size(); ++e) {
+    const float h = 1e-2F;
+    const float v = probe.floats()[e];
+    probe.floats()[e] = v + h;
+    const Tensor up = *run(node, probe, indices, BackendOp::gather_nd);
+    probe.floats()[e] = v - h;
+    const Tensor down = *run(node, probe, indices, BackendOp::gather_nd);
+    probe.floats()[e] = v;
+    double dot = 0.0;
+    for (std::size_t i = 0; i < g.size(); ++i)
+      dot += static_cast<double>(g.floats()[i]) * (up.floats()[i] - down.floats()[i]) / (2 * h);
+    EXPECT_NEAR(grads.inputs[0].floats()[e], dot, 1e-4) << e;
   }
 }
 

@@ -1,10 +1,13 @@
-// Reference kernel: gather_elements, ONNX's GatherElements. For each element of the int64 indices,
-// in row-major order, the data's element at the same coordinates but along `axis`, where it reads
-// the index (a negative index counts from the end). The guard reads every index before the launch
-// and refuses one outside [-extent, extent) naming it, so the kernel never reads out of bounds.
-// The VJP adds each output gradient into the data element the forward read (several indices may
-// read one element: their gradients add, in row-major order of the indices); the indices get no
-// gradient.
+// Reference kernels: gather_elements and gather_nd. gather_elements, ONNX's GatherElements. For
+// each element of the int64 indices, in row-major order, the data's element at the same coordinates
+// but along `axis`, where it reads the index (a negative index counts from the end). The guard
+// reads every index before the launch and refuses one outside [-extent, extent) naming it, so the
+// kernel never reads out of bounds. The VJP adds each output gradient into the data element the
+// forward read (several indices may read one element: their gradients add, in row-major order of
+// the indices); the indices get no gradient. gather_nd, ONNX's GatherND: each row of k indices
+// (after batch_dims axes the indices share with the data) names an element or slice of the data,
+// copied to the output in row order; the guard checks every index the same way, and the VJP adds
+// each output slice's gradient back into the slice it read.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -84,7 +87,108 @@ void gather_as(const KernelCall& call) {
                     [&](std::size_t i, std::size_t j) { y[i] = x[j]; });
 }
 
+// gather_nd: the data offset of each row of the indices (its slice starts there), and the slice
+// size; or the message naming the first index out of range.
+struct NdRows {
+  std::vector<std::size_t> offsets;
+  std::size_t slice = 1;
+};
+Expected<NdRows> nd_rows(const ir::Node& node, const ir::Shape& data, const ir::Shape& indices,
+                         const std::int64_t* index) {
+  const std::size_t batch = std::get<ir::GatherNdParams>(node.params).batch_dims;
+  const std::size_t k = indices.dims.back();
+  const std::vector<std::size_t> strides = row_major_strides(data);
+  NdRows out;
+  out.slice = extent_product(data, batch + k, data.rank());
+  const std::size_t rows = extent_product(indices, 0, indices.rank() - 1);
+  const std::size_t rows_per_batch = extent_product(indices, batch, indices.rank() - 1);
+  const std::size_t batch_stride = extent_product(data, batch, data.rank());
+  out.offsets.resize(rows);
+  for (std::size_t j = 0; j < rows; ++j) {
+    std::size_t offset = rows_per_batch == 0 ? 0 : (j / rows_per_batch) * batch_stride;
+    for (std::size_t a = 0; a < k; ++a) {
+      const std::int64_t v = index[j * k + a];
+      const std::size_t axis = batch + a;
+      const auto extent = static_cast<std::int64_t>(data.dims[axis]);
+      if (v < -extent || v >= extent) {
+        return std::unexpected(
+            make_error(ErrorKind::invalid_input,
+                       "index " + std::to_string(v) + " (element " + std::to_string(j * k + a) +
+                           " of the indices) is out of range for axis " + std::to_string(axis) +
+                           " of extent " + std::to_string(extent) + "; indices lie in [" +
+                           std::to_string(-extent) + ", " + std::to_string(extent - 1) + "]"));
+      }
+      offset += static_cast<std::size_t>(v < 0 ? v + extent : v) * strides[axis];
+    }
+    out.offsets[j] = offset;
+  }
+  return out;
+}
+
+template <typename Call>
+Expected<NdRows> nd_rows(const Call& call) {
+  return nd_rows(call.node, *call.inputs[0].shape, *call.inputs[1].shape,
+                 call.inputs[1].template data<std::int64_t>());
+}
+
+Expected<void> gather_nd_guard(const KernelCall& call) {
+  if (auto ok = ir_shape_guard(call, backend::BackendOp::gather_nd); !ok) return ok;
+  const auto bad = [](std::string what) {
+    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
+  };
+  if (call.inputs[1].dtype != DType::int64) {
+    return bad("input 1 has dtype " + std::string(ir::to_string(call.inputs[1].dtype)) +
+               "; gather_nd takes int64 indices");
+  }
+  if (call.output.dtype != call.inputs[0].dtype) {
+    return bad("the output has dtype " + std::string(ir::to_string(call.output.dtype)) +
+               "; gather_nd writes the data's, " +
+               std::string(ir::to_string(call.inputs[0].dtype)));
+  }
+  const auto rows = nd_rows(call);
+  if (!rows) return std::unexpected(rows.error());
+  return {};
+}
+
+template <typename T>
+void gather_nd_as(const KernelCall& call, const NdRows& rows) {
+  const T* x = call.inputs[0].data<T>();
+  T* y = call.output.data<T>();
+  for (std::size_t j = 0; j < rows.offsets.size(); ++j) {
+    for (std::size_t e = 0; e < rows.slice; ++e)
+      y[j * rows.slice + e] = x[rows.offsets[j] + e];
+  }
+}
+
 }  // namespace
+
+// y[j, e] = x[slice named by row j of the indices][e], rows in row-major order.
+void gather_nd_forward(const KernelCall& call) {
+  const auto rows = nd_rows(call);
+  switch (call.inputs[0].dtype) {
+    case DType::float32:
+      gather_nd_as<float>(call, *rows);
+      return;
+    case DType::int64:
+      gather_nd_as<std::int64_t>(call, *rows);
+      return;
+    case DType::boolean:
+      gather_nd_as<std::uint8_t>(call, *rows);
+      return;
+  }
+}
+
+// dx[slice of row j][e] += g[j, e], rows in row-major order (float32; indices take none).
+void gather_nd_vjp(const VjpCall& call) {
+  if (call.inputs[0].dtype != DType::float32) return;
+  const auto rows = nd_rows(call);
+  const float* g = call.output_grad.data<float>();
+  float* dx = call.input_grads[0].data<float>();
+  for (std::size_t j = 0; j < rows->offsets.size(); ++j) {
+    for (std::size_t e = 0; e < rows->slice; ++e)
+      dx[rows->offsets[j] + e] += g[j * rows->slice + e];
+  }
+}
 
 // y[c] = x[c with axis c_axis replaced by indices[c]], for each coordinate c of the indices.
 void gather_elements_forward(const KernelCall& call) {
@@ -120,6 +224,15 @@ const ReferenceHandler kIndexingHandlers[] = {
       .forward = gather_elements_forward,
       .vjp = gather_elements_vjp,
       .shape_guard = gather_elements_guard,
+      .layout_guard = canonical_layout_guard,
+      .in_place_safe = false,
+      .forward_tests = kTests,
+      .vjp_tests = kTests}},
+    {backend::BackendOp::gather_nd,
+     {.symbol = "nnplan::runtime::reference::gather_nd_forward",
+      .forward = gather_nd_forward,
+      .vjp = gather_nd_vjp,
+      .shape_guard = gather_nd_guard,
       .layout_guard = canonical_layout_guard,
       .in_place_safe = false,
       .forward_tests = kTests,
