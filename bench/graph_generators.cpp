@@ -133,6 +133,8 @@ class DagBuilder {
       case K::scatter_elements:
       case K::scatter_nd:
       case K::gather_nd:
+      case K::mod:
+      case K::fmod:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::rand_uniform:

@@ -817,6 +817,23 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
   const DTypeRule rule = op_traits(node.kind).dtype_rule;
   if (rule == DTypeRule::declared) return node.dtype;
   if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
+  if (rule == DTypeRule::arithmetic) {
+    // mod takes int64 only (ONNX's fmod 0 is integer-only); fmod float32 or int64.
+    const bool ints_only = node.kind == OpKind::mod;
+    const DType first = node.parents.empty() ? DType::int64 : parent(0).dtype;
+    for (std::size_t i = 0; i < node.parents.size(); ++i) {
+      const DType d = parent(i).dtype;
+      const bool taken = ints_only ? d == DType::int64 : d == DType::int64 || d == DType::float32;
+      if (!taken || d != first) {
+        const Node& p = parent(i);
+        return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
+                              std::string(to_string(d)) + "; " + std::string(to_string(node.kind)) +
+                              " takes two " + (ints_only ? "int64" : "float32 or two int64") +
+                              " values");
+      }
+    }
+    return first;
+  }
   if (rule == DTypeRule::scatter) {
     if (parent(1).dtype != DType::int64) {
       const Node& p = parent(1);

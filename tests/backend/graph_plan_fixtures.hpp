@@ -161,6 +161,10 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::scatter_nd;
     case K::gather_nd:
       return B::gather_nd;
+    case K::mod:
+      return B::mod;
+    case K::fmod:
+      return B::fmod;
     case K::equal:
       return B::equal;
     case K::less:
@@ -315,6 +319,9 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::scatter_elements:
       return one_op({shape({2, 4}), shape({2, 3}), shape({2, 3})}, kind, shape({2, 4}),
                     ir::ScatterParams{.axis = 1});
+    case K::mod:
+    case K::fmod:
+      return one_op({shape({2, 1}), shape({3})}, kind, shape({2, 3}));
     case K::gather_nd:
       return one_op({shape({2, 4}), shape({3, 1})}, kind, shape({3, 4}), ir::GatherNdParams{});
     case K::scatter_nd:

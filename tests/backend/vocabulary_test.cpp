@@ -88,7 +88,8 @@ std::vector<VocabularyCase> all_vocabularies() {
            "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "reduce_max", "reduce_min",
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
-           "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd"},
+           "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd",
+           "mod", "fmod"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -270,11 +271,11 @@ TEST(VocabularySpellings, DeviceErrorMessageIsExact) {
 }
 
 // The ops SPEC §6 says have no derivative: the random sources, argmax, argmin and top_k (int64
-// indices), the comparisons and logic ops, and cast.
+// indices), mod (int64 remainders), the comparisons and logic ops, and cast.
 bool has_no_derivative(BackendOp op) {
   using enum BackendOp;
   for (BackendOp o : {rand_uniform, bernoulli_mask, argmax, argmin, equal, less, less_or_equal,
-                      greater, greater_or_equal, and_, or_, xor_, not_, cast, top_k}) {
+                      greater, greater_or_equal, and_, or_, xor_, not_, cast, top_k, mod}) {
     if (op == o) return true;
   }
   return false;
@@ -295,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
                            return std::string(to_string(static_cast<BackendOp>(info.param)));
                          });
 
-TEST(RequiresVjp, ExactlyFifteenOpsHaveNoVjp) {
+TEST(RequiresVjp, ExactlySixteenOpsHaveNoVjp) {
   std::vector<std::string_view> without;
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
@@ -304,8 +305,8 @@ TEST(RequiresVjp, ExactlyFifteenOpsHaveNoVjp) {
   EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax",
                                                     "argmin", "equal", "less", "less_or_equal",
                                                     "greater", "greater_or_equal", "and", "or",
-                                                    "xor", "not", "cast", "top_k"}));
-  EXPECT_EQ(kBackendOpCount, 87u);
+                                                    "xor", "not", "cast", "top_k", "mod"}));
+  EXPECT_EQ(kBackendOpCount, 89u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -355,7 +356,9 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "cum_sum",
                                                       "scatter_elements",
                                                       "scatter_nd",
-                                                      "gather_nd"}));
+                                                      "gather_nd",
+                                                      "mod",
+                                                      "fmod"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

@@ -331,6 +331,9 @@ std::vector<ValidCase> valid_cases() {
        one_op({shape({2, 5, 6}), shape({2, 3, 1})}, OpKind::gather_nd, shape({2, 3, 6}),
               GatherNdParams{.batch_dims = 1}),
        shape({2, 3, 6})},
+      // mod (int64) and fmod: the operands broadcast as numpy does.
+      {"mod", one_op({shape({2, 1}), shape({3})}, OpKind::mod, shape({2, 3})), shape({2, 3})},
+      {"fmod", one_op({shape({4}), shape({})}, OpKind::fmod, shape({4})), shape({4})},
       // gather_elements: the indices' shape, longer than the data only along the axis.
       {"gather_elements",
        one_op({shape({2, 3}), shape({2, 5})}, OpKind::gather_elements, shape({2, 5}), axis(1)),

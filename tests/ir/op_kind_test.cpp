@@ -243,7 +243,9 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "cum_sum",
                                                     "scatter_elements",
                                                     "scatter_nd",
-                                                    "gather_nd"}));
+                                                    "gather_nd",
+                                                    "mod",
+                                                    "fmod"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -276,7 +278,9 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"cum_sum", DTypeRule::as_parent},
                                                    {"scatter_elements", DTypeRule::scatter},
                                                    {"scatter_nd", DTypeRule::scatter},
-                                                   {"gather_nd", DTypeRule::indexed}}));
+                                                   {"gather_nd", DTypeRule::indexed},
+                                                   {"mod", DTypeRule::arithmetic},
+                                                   {"fmod", DTypeRule::arithmetic}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

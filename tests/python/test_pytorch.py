@@ -394,3 +394,29 @@ def test_scatters_run_as_pytorch_does(tmp_path, profile):
     for name in names:
         numpy.testing.assert_allclose(out[name], expected[name], rtol=1e-6, atol=1e-7,
                                       err_msg=name)
+
+
+class Remainders(torch.nn.Module):
+    """torch.remainder of int64 values (ONNX Mod, fmod 0: the divisor's sign) and torch.fmod of
+    floats (Mod, fmod 1: the dividend's sign), broadcast."""
+
+    def forward(self, ids, x):
+        return torch.remainder(ids, torch.tensor([3, -5])), torch.fmod(x, 0.75)
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_remainders_run_as_pytorch_does(tmp_path, profile):
+    torch.manual_seed(8)
+    ids = torch.tensor([[7, -7], [-12, 13], [0, 5]])
+    x = torch.randn(3, 4) * 3
+    path = tmp_path / "remainders.onnx"
+    torch.onnx.export(Remainders(), (ids, x), str(path), input_names=["ids", "x"],
+                      output_names=["r", "f"], opset_version=17)
+    r, f = Remainders()(ids, x)
+    try:
+        out = nnplan.run(path, {"ids": ids.numpy(), "x": x.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    assert out["r"].dtype == numpy.int64
+    numpy.testing.assert_array_equal(out["r"], r.numpy())
+    numpy.testing.assert_array_equal(out["f"], f.numpy())

@@ -133,7 +133,9 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(cum_sum)                            \
   X(scatter_elements)                   \
   X(scatter_nd)                         \
-  X(gather_nd)
+  X(gather_nd)                          \
+  X(mod)                                \
+  X(fmod)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -146,7 +148,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::gather_nd>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::fmod>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
@@ -204,9 +206,9 @@ inline constexpr auto kVjpModeNames =
 }
 
 // False for the ops with no derivative to carry (SPEC §6): the two random sources, argmax,
-// argmin and top_k (their int64 indices), the comparisons and logic ops (their bool values), and
-// cast (between float32, int64 and bool: what crosses an integer or bool value carries no
-// gradient).
+// argmin and top_k (their int64 indices), mod (int64 remainders), the comparisons and logic ops
+// (their bool values), and cast (between float32, int64 and bool: what crosses an integer or bool
+// value carries no gradient).
 [[nodiscard]] constexpr bool requires_vjp(BackendOp op) {
   using enum BackendOp;
   switch (op) {
@@ -215,6 +217,7 @@ inline constexpr auto kVjpModeNames =
     case argmax:
     case argmin:
     case top_k:
+    case mod:
     case equal:
     case less:
     case less_or_equal:

@@ -83,6 +83,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"MeanVarianceNormalization", 9, kMaxModelOpset,
                      import_mean_variance_normalization},
     OperatorImporter{"Min", 1, kMaxModelOpset, import_variadic_as<OpKind::min_elem>},
+    OperatorImporter{"Mod", 10, kMaxModelOpset, import_mod},
     OperatorImporter{"Mul", 1, kMaxModelOpset, import_mul_or_gelu},
     OperatorImporter{"Neg", 1, kMaxModelOpset, import_neg},
     OperatorImporter{"NegativeLogLikelihoodLoss", 12, kMaxModelOpset,

@@ -56,6 +56,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Scatter", 9},
     {"MeanVarianceNormalization", 9},
     {"GatherND", 11},
+    {"Mod", 10},
 };
 
 // The operators ONNX deprecated, and the last opset that defines them (Upsample: Resize replaced it

@@ -38,6 +38,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> where_handlers();           // where
 [[nodiscard]] std::span<const ReferenceHandler> cast_handlers();            // cast
 [[nodiscard]] std::span<const ReferenceHandler> indexing_handlers();        // gather_elements, _nd
+[[nodiscard]] std::span<const ReferenceHandler> modulo_handlers();          // mod, fmod
 [[nodiscard]] std::span<const ReferenceHandler> scatter_handlers();         // scatter_elements, _nd
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
