@@ -358,13 +358,15 @@ Status infer_broadcast_operands(const ParentShape& parent, const Node& node, Sha
   return {};
 }
 
-// ONNX's GatherElements: data and indices of one rank, `axis` below it, and each other axis of the
-// indices no longer than the data's (every index there reads inside the data); the indices' shape.
-Status infer_gather_elements(const Node& node, const Shape& data, const Shape& indices,
-                             std::uint32_t axis, Shape& out) {
+// Indices along `axis` (GatherElements, ScatterElements): data and indices of one rank, `axis`
+// below it, and each other axis of the indices no longer than the data's (every index there
+// addresses an element inside the data).
+Status check_indices_along_axis(const Node& node, const Shape& data, const Shape& indices,
+                                std::uint32_t axis) {
   if (data.rank() != indices.rank()) {
     return fail(node, "indices " + to_string(indices) + " and data " + to_string(data) +
-                          " differ in rank; gather_elements takes indices of the data's rank");
+                          " differ in rank; " + std::string(to_string(node.kind)) +
+                          " takes indices of the data's rank");
   }
   if (axis >= data.rank()) return fail(node, axis_out_of_range(axis, data));
   for (std::size_t a = 0; a < data.rank(); ++a) {
@@ -374,6 +376,13 @@ Status infer_gather_elements(const Node& node, const Shape& data, const Shape& i
                             " (only `axis` may index past the data's extent)");
     }
   }
+  return {};
+}
+
+// ONNX's GatherElements: the indices fit the data along `axis`; the indices' shape.
+Status infer_gather_elements(const Node& node, const Shape& data, const Shape& indices,
+                             std::uint32_t axis, Shape& out) {
+  if (Status ok = check_indices_along_axis(node, data, indices, axis); !ok) return ok;
   assign(out, indices);
   return {};
 }
@@ -382,18 +391,7 @@ Status infer_gather_elements(const Node& node, const Shape& data, const Shape& i
 // data's, and updates of the indices' shape; the data's shape.
 Status infer_scatter_elements(const Node& node, const Shape& data, const Shape& indices,
                               const Shape& updates, std::uint32_t axis, Shape& out) {
-  if (data.rank() != indices.rank()) {
-    return fail(node, "indices " + to_string(indices) + " and data " + to_string(data) +
-                          " differ in rank; scatter_elements takes indices of the data's rank");
-  }
-  if (axis >= data.rank()) return fail(node, axis_out_of_range(axis, data));
-  for (std::size_t a = 0; a < data.rank(); ++a) {
-    if (a != axis && indices.dims[a] > data.dims[a]) {
-      return fail(node, "indices " + to_string(indices) + " are longer than data " +
-                            to_string(data) + " on axis " + str(a) +
-                            " (only `axis` may index past the data's extent)");
-    }
-  }
+  if (Status ok = check_indices_along_axis(node, data, indices, axis); !ok) return ok;
   if (updates != indices) {
     return fail(node, "updates " + to_string(updates) + " differ from the indices' shape " +
                           to_string(indices));

@@ -40,6 +40,21 @@ struct Reduction {
   bool noop = false;
 };
 
+// `axes` normalized against `rank`, highest first; a repeated axis fails.
+std::vector<std::uint32_t> reduced_axes(ImportContext& cx, const std::vector<std::int64_t>& axes,
+                                        std::size_t rank) {
+  std::vector<std::uint32_t> out;
+  for (const std::int64_t a : axes) {
+    const std::uint32_t n = cx.norm_axis(a, rank);
+    if (std::find(out.begin(), out.end(), n) != out.end()) {
+      cx.fail("axes " + list_string(axes) + " repeat axis " + str(n));
+    }
+    out.push_back(n);
+  }
+  std::sort(out.rbegin(), out.rend());
+  return out;
+}
+
 Reduction read_reduction(ImportContext& cx) {
   cx.allow_attrs({"axes", "keepdims", "noop_with_empty_axes"});
   cx.require_inputs(1, 2);
@@ -56,14 +71,7 @@ Reduction read_reduction(ImportContext& cx) {
     for (std::size_t i = 0; i < r.in.rank(); ++i)
       axes.push_back(static_cast<std::int64_t>(i));
   }
-  for (const std::int64_t a : axes) {
-    const std::uint32_t n = cx.norm_axis(a, r.in.rank());
-    if (std::find(r.axes.begin(), r.axes.end(), n) != r.axes.end()) {
-      cx.fail("axes " + list_string(axes) + " repeat axis " + str(n));
-    }
-    r.axes.push_back(n);
-  }
-  std::sort(r.axes.rbegin(), r.axes.rend());
+  r.axes = reduced_axes(cx, axes, r.in.rank());
   return r;
 }
 
@@ -184,14 +192,7 @@ void import_mean_variance_normalization(ImportContext& cx) {
   }
   const std::vector<std::int64_t> axes =
       cx.attr_ints("axes").value_or(std::vector<std::int64_t>{0, 2, 3});
-  for (const std::int64_t a : axes) {
-    const std::uint32_t n = cx.norm_axis(a, r.in.rank());
-    if (std::find(r.axes.begin(), r.axes.end(), n) != r.axes.end()) {
-      cx.fail("axes " + list_string(axes) + " repeat axis " + str(n));
-    }
-    r.axes.push_back(n);
-  }
-  std::sort(r.axes.rbegin(), r.axes.rend());
+  r.axes = reduced_axes(cx, axes, r.in.rank());
   const Shape kept = kept_shape(r);
   const NodeId mean = cx.reshape(chain(cx, OpKind::reduce_mean, r, r.x), kept);
   const NodeId squares = cx.add(OpKind::mul_elem, {r.x, r.x});

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "runtime/providers/reference/index_range.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
@@ -506,11 +507,6 @@ GatherIndices gather_indices(const Call& call) {
   return {.values = w->ints(), .shape = &w->shape()};
 }
 
-// The data position index `v` names along an axis of `extent` (a negative one from the end).
-std::size_t wrapped(std::int64_t v, std::size_t extent) {
-  return static_cast<std::size_t>(v < 0 ? v + static_cast<std::int64_t>(extent) : v);
-}
-
 }  // namespace
 
 Expected<void> gather_shape_guard(const KernelCall& call) {
@@ -594,7 +590,7 @@ void gather_rows(const KernelCall& call) {
   T* y = call.output.data<T>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
-      const T* row = x + (o * e.extent + wrapped(indices.values[j], e.extent)) * e.inner;
+      const T* row = x + (o * e.extent + wrapped_index(indices.values[j], e.extent)) * e.inner;
       std::copy(row, row + e.inner, y + (o * e.count + j) * e.inner);
     }
   }
@@ -627,7 +623,7 @@ void gather_vjp(const VjpCall& call) {
   float* dx = call.input_grads[0].data<float>();
   for (std::size_t o = 0; o < e.outer; ++o) {
     for (std::size_t j = 0; j < e.count; ++j) {
-      float* d = dx + (o * e.extent + wrapped(indices.values[j], e.extent)) * e.inner;
+      float* d = dx + (o * e.extent + wrapped_index(indices.values[j], e.extent)) * e.inner;
       const float* row = g + (o * e.count + j) * e.inner;
       for (std::size_t i = 0; i < e.inner; ++i)
         d[i] += row[i];

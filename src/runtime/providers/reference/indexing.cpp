@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/providers/reference/index_range.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
@@ -64,15 +65,12 @@ Expected<void> gather_elements_guard(const KernelCall& call) {
                std::string(ir::to_string(call.inputs[0].dtype)));
   }
   const std::uint32_t axis = axis_of(call.node);
-  const auto extent = static_cast<std::int64_t>(call.inputs[0].dim(axis));
+  const std::size_t extent = call.inputs[0].dim(axis);
   const std::int64_t* index = call.inputs[1].data<std::int64_t>();
   const std::size_t count = call.inputs[1].size();
   for (std::size_t i = 0; i < count; ++i) {
-    if (index[i] < -extent || index[i] >= extent) {
-      return bad("index " + std::to_string(index[i]) + " (element " + std::to_string(i) +
-                 " of the indices) is out of range for axis " + std::to_string(axis) +
-                 " of extent " + std::to_string(extent) + "; indices lie in [" +
-                 std::to_string(-extent) + ", " + std::to_string(extent - 1) + "]");
+    if (!index_in_range(index[i], extent)) {
+      return std::unexpected(index_out_of_range(index[i], i, axis, extent));
     }
   }
   return {};
@@ -109,16 +107,11 @@ Expected<NdRows> nd_rows(const ir::Node& node, const ir::Shape& data, const ir::
     for (std::size_t a = 0; a < k; ++a) {
       const std::int64_t v = index[j * k + a];
       const std::size_t axis = batch + a;
-      const auto extent = static_cast<std::int64_t>(data.dims[axis]);
-      if (v < -extent || v >= extent) {
-        return std::unexpected(
-            make_error(ErrorKind::invalid_input,
-                       "index " + std::to_string(v) + " (element " + std::to_string(j * k + a) +
-                           " of the indices) is out of range for axis " + std::to_string(axis) +
-                           " of extent " + std::to_string(extent) + "; indices lie in [" +
-                           std::to_string(-extent) + ", " + std::to_string(extent - 1) + "]"));
+      const auto extent = static_cast<std::size_t>(data.dims[axis]);
+      if (!index_in_range(v, extent)) {
+        return std::unexpected(index_out_of_range(v, j * k + a, axis, extent));
       }
-      offset += static_cast<std::size_t>(v < 0 ? v + extent : v) * strides[axis];
+      offset += wrapped_index(v, extent) * strides[axis];
     }
     out.offsets[j] = offset;
   }

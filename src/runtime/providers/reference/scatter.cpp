@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/providers/reference/index_range.hpp"
 #include "runtime/providers/reference/reference_handlers.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
@@ -40,21 +41,6 @@ Expected<std::vector<std::size_t>> landing_offsets(const ir::Node& node, const i
                                                    std::size_t update_count) {
   const std::vector<std::size_t> strides = row_major_strides(data);
   std::vector<std::size_t> out(update_count);
-  const auto out_of_range = [&](std::int64_t v, std::size_t element, std::size_t axis) {
-    const auto extent = static_cast<std::int64_t>(data.dims[axis]);
-    return make_error(ErrorKind::invalid_input,
-                      "index " + std::to_string(v) + " (element " + std::to_string(element) +
-                          " of the indices) is out of range for axis " + std::to_string(axis) +
-                          " of extent " + std::to_string(extent) + "; indices lie in [" +
-                          std::to_string(-extent) + ", " + std::to_string(extent - 1) + "]");
-  };
-  const auto wrapped = [](std::int64_t v, std::size_t extent) {
-    return static_cast<std::size_t>(v < 0 ? v + static_cast<std::int64_t>(extent) : v);
-  };
-  const auto in_range = [](std::int64_t v, std::size_t extent) {
-    const auto e = static_cast<std::int64_t>(extent);
-    return v >= -e && v < e;
-  };
   if (node.kind == ir::OpKind::scatter_elements) {
     const std::uint32_t axis = params_of(node).axis;
     const std::vector<std::size_t> index_strides = row_major_strides(indices_shape);
@@ -65,10 +51,10 @@ Expected<std::vector<std::size_t>> landing_offsets(const ir::Node& node, const i
         std::size_t c = rest / index_strides[a];
         rest %= index_strides[a];
         if (a == axis) {
-          if (!in_range(indices[i], data.dims[a])) {
-            return std::unexpected(out_of_range(indices[i], i, a));
+          if (!index_in_range(indices[i], data.dims[a])) {
+            return std::unexpected(index_out_of_range(indices[i], i, a, data.dims[a]));
           }
-          c = wrapped(indices[i], data.dims[a]);
+          c = wrapped_index(indices[i], data.dims[a]);
         }
         offset += c * strides[a];
       }
@@ -84,8 +70,10 @@ Expected<std::vector<std::size_t>> landing_offsets(const ir::Node& node, const i
     std::size_t base = 0;
     for (std::size_t a = 0; a < k; ++a) {
       const std::int64_t v = indices[j * k + a];
-      if (!in_range(v, data.dims[a])) return std::unexpected(out_of_range(v, j * k + a, a));
-      base += wrapped(v, data.dims[a]) * strides[a];
+      if (!index_in_range(v, data.dims[a])) {
+        return std::unexpected(index_out_of_range(v, j * k + a, a, data.dims[a]));
+      }
+      base += wrapped_index(v, data.dims[a]) * strides[a];
     }
     for (std::size_t e = 0; e < slice; ++e)
       out[j * slice + e] = base + e;
