@@ -74,7 +74,10 @@ bool has_reduction_order(BackendOp op) {
                                    BackendOp::log_softmax,
                                    BackendOp::scaled_dot_product_attention,
                                    BackendOp::max_pool,
-                                   BackendOp::hard_masked_softmax};
+                                   BackendOp::hard_masked_softmax,
+                                   BackendOp::cum_sum,
+                                   BackendOp::scatter_elements,
+                                   BackendOp::scatter_nd};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

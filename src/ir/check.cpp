@@ -725,8 +725,15 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       status = infer_masked_softmax(node, parent(0), params_of<MaskParams>(node), out);
       break;
     case ShapeRule::along_axis: {
-      const std::uint32_t axis = node.kind == OpKind::cum_sum ? params_of<CumSumParams>(node).axis
-                                                              : params_of<AxisParams>(node).axis;
+      const std::uint32_t axis = std::visit(
+          [](const auto& p) -> std::uint32_t {
+            if constexpr (requires { p.axis; }) {
+              return p.axis;
+            } else {
+              return 0;
+            }
+          },
+          node.params);
       if (axis >= parent(0).rank()) return fail(node, axis_out_of_range(axis, parent(0)));
       assign(out, parent(0));
       break;
@@ -816,7 +823,7 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
   if (rule == DTypeRule::declared) return node.dtype;
   if (rule == DTypeRule::as_parent && !node.parents.empty()) return parent(0).dtype;
   if (rule == DTypeRule::arithmetic) {
-    // mod takes int64 only (ONNX's fmod 0 is integer-only); fmod float32 or int64.
+    // mod takes int64 only (ONNX's fmod 0 is integer-only); fmod and cum_sum float32 or int64.
     const bool ints_only = node.kind == OpKind::mod;
     const DType first = node.parents.empty() ? DType::int64 : parent(0).dtype;
     for (std::size_t i = 0; i < node.parents.size(); ++i) {
@@ -824,10 +831,11 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
       const bool taken = ints_only ? d == DType::int64 : d == DType::int64 || d == DType::float32;
       if (!taken || d != first) {
         const Node& p = parent(i);
-        return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
-                              std::string(to_string(d)) + "; " + std::string(to_string(node.kind)) +
-                              " takes two " + (ints_only ? "int64" : "float32 or two int64") +
-                              " values");
+        return fail(node,
+                    "parent " + str(i) + " (" + describe(p) + ") has dtype " +
+                        std::string(to_string(d)) + "; " + std::string(to_string(node.kind)) +
+                        " takes " +
+                        (ints_only ? "int64 values" : "float32 or int64 values of one dtype"));
       }
     }
     return first;
@@ -846,6 +854,13 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
                             std::string(to_string(node.kind)) +
                             " takes updates of the data's dtype, " +
                             std::string(to_string(parent(0).dtype)));
+    }
+    const auto* p = std::get_if<ScatterParams>(&node.params);
+    if (parent(0).dtype == DType::boolean && p != nullptr &&
+        p->reduction != ScatterReduction::none) {
+      return fail(node, std::string(to_string(node.kind)) +
+                            " adds or multiplies float32 or int64 data, not bool; bool data takes "
+                            "reduction none");
     }
     return parent(0).dtype;
   }

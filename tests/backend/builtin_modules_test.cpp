@@ -35,7 +35,10 @@ const std::set<Op> kOrderedReductions = {Op::reduce_sum,
                                          Op::log_softmax,
                                          Op::scaled_dot_product_attention,
                                          Op::hard_masked_softmax,
-                                         Op::max_pool};
+                                         Op::max_pool,
+                                         Op::cum_sum,
+                                         Op::scatter_elements,
+                                         Op::scatter_nd};
 
 std::vector<Op> all_ops() {
   std::vector<Op> out;
@@ -247,12 +250,12 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, PerOpTest, ::testing::ValuesIn(all_ops()),
                            return std::string(to_string(info.param));
                          });
 
-TEST(HasReductionOrder, NineteenOps) {
+TEST(HasReductionOrder, TwentyTwoOps) {
   int count = 0;
   for (Op op : all_ops())
     count += has_reduction_order(op) ? 1 : 0;
-  EXPECT_EQ(count, 19);
-  EXPECT_EQ(kOrderedReductions.size(), 19u);
+  EXPECT_EQ(count, 22);
+  EXPECT_EQ(kOrderedReductions.size(), 22u);
 }
 
 TEST(AttentionModule, FlashThenComposed) {

@@ -1943,6 +1943,48 @@ TEST(CheckShape, ScattersTakeIndicesAndUpdatesThatFitTheData) {
             "updates of the data's dtype, int64");
 }
 
+// The arithmetic dtype rule: mod takes int64, fmod and cum_sum float32 or int64 of one dtype; a
+// scatter adds or multiplies only float32 or int64 data. Each is refused when the graph is
+// checked, before anything runs.
+TEST(CheckDtype, ArithmeticAndScatterReductionsRefuseWhatNoKernelRuns) {
+  const auto message = [](Graph g) {
+    const Expected<CheckedGraph> s = check(std::move(g));
+    return s.has_value() ? std::string("valid") : s.error().message;
+  };
+  Graph floats_mod = one_op({shape({2}), shape({2})}, OpKind::mod, shape({2}));
+  for (Node& n : floats_mod.nodes)
+    n.dtype = DType::float32;
+  EXPECT_EQ(message(std::move(floats_mod)),
+            "node 2 (mod): parent 0 (node 0 (input)) has dtype float32; mod takes int64 values");
+  Graph mixed = one_op({shape({2}), shape({2})}, OpKind::fmod, shape({2}));
+  mixed.nodes[1].dtype = DType::int64;
+  EXPECT_EQ(message(std::move(mixed)),
+            "node 2 (fmod): parent 1 (node 1 (input)) has dtype int64; fmod takes float32 or "
+            "int64 values of one dtype");
+  Graph flags = one_op({shape({3})}, OpKind::cum_sum, shape({3}), CumSumParams{});
+  flags.nodes[0].dtype = DType::boolean;
+  flags.nodes[1].dtype = DType::boolean;
+  EXPECT_EQ(message(std::move(flags)),
+            "node 1 (cum_sum): parent 0 (node 0 (input)) has dtype bool; cum_sum takes float32 or "
+            "int64 values of one dtype");
+  Graph longs = one_op({shape({3})}, OpKind::cum_sum, shape({3}), CumSumParams{});
+  longs.nodes[0].dtype = DType::int64;
+  longs.nodes[1].dtype = DType::int64;
+  EXPECT_EQ(message(std::move(longs)), "valid");
+  const auto bool_scatter = [](ScatterReduction r) {
+    Graph g = one_op({shape({3}), shape({1, 1}), shape({1})}, OpKind::scatter_nd, shape({3}),
+                     ScatterParams{.reduction = r});
+    g.nodes[0].dtype = DType::boolean;
+    g.nodes[2].dtype = DType::boolean;
+    g.nodes[3].dtype = DType::boolean;
+    return g;
+  };
+  EXPECT_EQ(message(bool_scatter(ScatterReduction::none)), "valid");
+  EXPECT_EQ(message(bool_scatter(ScatterReduction::add)),
+            "node 3 (scatter_nd): scatter_nd adds or multiplies float32 or int64 data, not bool; "
+            "bool data takes reduction none");
+}
+
 // Operands that do not broadcast are refused naming the parent and the axis.
 TEST(CheckShape, BroadcastOperandsMustBroadcast) {
   const Expected<CheckedGraph> s =

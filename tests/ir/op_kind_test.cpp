@@ -275,7 +275,7 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"gather_elements", DTypeRule::indexed},
                                                    {"gather", DTypeRule::indexed},
                                                    {"top_k", DTypeRule::indices},
-                                                   {"cum_sum", DTypeRule::as_parent},
+                                                   {"cum_sum", DTypeRule::arithmetic},
                                                    {"scatter_elements", DTypeRule::scatter},
                                                    {"scatter_nd", DTypeRule::scatter},
                                                    {"gather_nd", DTypeRule::indexed},

@@ -28,7 +28,8 @@ enum class DTypeRule : std::uint8_t {
   comparison,  // parents of one dtype, any, make bool (equal, less, ...)
   logical,     // bool parents make bool (and, or, xor, not)
   select,      // a bool condition and two values of one dtype make that dtype (where)
-  arithmetic,  // parents of one dtype, float32 or int64, make that dtype (fmod); int64 only (mod)
+  arithmetic,  // parents of one dtype, float32 or int64, make that dtype (fmod, cum_sum); int64
+               // only (mod)
   scatter,     // data of any dtype, int64 indices, updates of the data's dtype make the data's
   indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements,
                // gather_nd, gather by value); one float32 parent makes float32 (gather by payload)

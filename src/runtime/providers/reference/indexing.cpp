@@ -49,21 +49,28 @@ void for_each_gathered(const ir::Shape& data, const ir::Shape& indices, std::uin
   }
 }
 
+// Data of any dtype read by int64 indices (input 1) into an output of the data's dtype.
+Expected<void> check_indexed_dtypes(const KernelCall& call) {
+  const std::string kind(ir::to_string(call.node.kind));
+  if (call.inputs[1].dtype != DType::int64) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, "input 1 has dtype " +
+                                                 std::string(ir::to_string(call.inputs[1].dtype)) +
+                                                 "; " + kind + " takes int64 indices"));
+  }
+  if (call.output.dtype != call.inputs[0].dtype) {
+    return std::unexpected(make_error(
+        ErrorKind::invalid_input,
+        "the output has dtype " + std::string(ir::to_string(call.output.dtype)) + "; " + kind +
+            " writes the data's, " + std::string(ir::to_string(call.inputs[0].dtype))));
+  }
+  return {};
+}
+
 // The IR's shape rule, then the dtypes (int64 indices, the output the data's), then every index.
 Expected<void> gather_elements_guard(const KernelCall& call) {
   if (auto ok = ir_shape_guard(call, backend::BackendOp::gather_elements); !ok) return ok;
-  const auto bad = [](std::string what) {
-    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
-  };
-  if (call.inputs[1].dtype != DType::int64) {
-    return bad("input 1 has dtype " + std::string(ir::to_string(call.inputs[1].dtype)) +
-               "; gather_elements takes int64 indices");
-  }
-  if (call.output.dtype != call.inputs[0].dtype) {
-    return bad("the output has dtype " + std::string(ir::to_string(call.output.dtype)) +
-               "; gather_elements writes the data's, " +
-               std::string(ir::to_string(call.inputs[0].dtype)));
-  }
+  if (auto ok = check_indexed_dtypes(call); !ok) return ok;
   const std::uint32_t axis = axis_of(call.node);
   const std::size_t extent = call.inputs[0].dim(axis);
   const std::int64_t* index = call.inputs[1].data<std::int64_t>();
@@ -126,18 +133,7 @@ Expected<NdRows> nd_rows(const Call& call) {
 
 Expected<void> gather_nd_guard(const KernelCall& call) {
   if (auto ok = ir_shape_guard(call, backend::BackendOp::gather_nd); !ok) return ok;
-  const auto bad = [](std::string what) {
-    return std::unexpected(make_error(ErrorKind::invalid_input, std::move(what)));
-  };
-  if (call.inputs[1].dtype != DType::int64) {
-    return bad("input 1 has dtype " + std::string(ir::to_string(call.inputs[1].dtype)) +
-               "; gather_nd takes int64 indices");
-  }
-  if (call.output.dtype != call.inputs[0].dtype) {
-    return bad("the output has dtype " + std::string(ir::to_string(call.output.dtype)) +
-               "; gather_nd writes the data's, " +
-               std::string(ir::to_string(call.inputs[0].dtype)));
-  }
+  if (auto ok = check_indexed_dtypes(call); !ok) return ok;
   const auto rows = nd_rows(call);
   if (!rows) return std::unexpected(rows.error());
   return {};
