@@ -137,6 +137,12 @@ class DagBuilder {
       case K::fmod:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
+      case K::rnn:
+      case K::gru:
+      case K::lstm:
+        // Sequence models over [seq, batch, input] with recurrent payloads: benchmarked on the
+        // exported LSTM and GRU models (bench/models), not in generated graphs.
+        return;
       case K::rand_uniform:
         emit(kind, {}, any_class(), ir::SeedParams{rng_.next()});
         return;

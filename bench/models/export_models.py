@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exports 22 common model families to ONNX, one OUT_DIR/<name>.onnx each.
+"""Exports 23 common model families to ONNX, one OUT_DIR/<name>.onnx each.
 
 Uses Debian's python3-torch 1.13 and python3-torchvision 0.14 (bench/models/install-export-deps.sh
 installs them; run this with /usr/bin/python3 so a pyenv or venv python does not shadow them).
@@ -95,6 +95,18 @@ class LSTMNet(nn.Module):
         return y
 
 
+class GRUNet(nn.Module):
+    """nn.GRU, bidirectional, hidden 128, batch_first, input [1, 32, 64]; returns the output sequence."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(input_size=64, hidden_size=128, batch_first=True, bidirectional=True)
+
+    def forward(self, x):
+        y, _ = self.gru(x)
+        return y
+
+
 def conv_block(cin, cout):
     return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
                          nn.Conv2d(cout, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
@@ -184,6 +196,7 @@ FAMILIES = collections.OrderedDict([
     ("transformer_encoder", (TransformerEncoderNet, (1, 32, 256))),
     ("gpt_block", (GPTBlock, (1, 32, 128))),
     ("lstm", (LSTMNet, (1, 16, 64))),
+    ("gru", (GRUNet, (1, 32, 64))),
     ("unet_small", (SmallUNet, (1, 3, 64, 64))),
     ("audio_conv1d", (AudioConv1dNet, (1, 1, 8000))),
     ("mlp", (MLP, (1, 784))),

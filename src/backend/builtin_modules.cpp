@@ -77,7 +77,10 @@ bool has_reduction_order(BackendOp op) {
                                    BackendOp::hard_masked_softmax,
                                    BackendOp::cum_sum,
                                    BackendOp::scatter_elements,
-                                   BackendOp::scatter_nd};
+                                   BackendOp::scatter_nd,
+                                   BackendOp::rnn,
+                                   BackendOp::gru,
+                                   BackendOp::lstm};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

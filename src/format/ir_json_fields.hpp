@@ -76,6 +76,9 @@ enum class Field : std::uint8_t {
   reverse,
   reduction,
   batch_dims,
+  hidden_size,
+  direction,
+  linear_before_reset,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -93,9 +96,10 @@ enum class ValueType : std::uint8_t {
   boolean,
   float32,
   nullable_float32,
-  gelu_approximation,  // "none" or "tanh"
-  scatter_reduction,   // "none", "add" or "mul"
-  mask,                // {"shape": [...], "allowed": [bool...]}
+  gelu_approximation,   // "none" or "tanh"
+  scatter_reduction,    // "none", "add" or "mul"
+  recurrent_direction,  // "forward", "reverse" or "bidirectional"
+  mask,                 // {"shape": [...], "allowed": [bool...]}
 };
 
 struct FieldInfo {
@@ -151,6 +155,9 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"reverse", ValueType::boolean},
     {"reduction", ValueType::scatter_reduction},
     {"batch_dims", ValueType::u32},
+    {"hidden_size", ValueType::u64},
+    {"direction", ValueType::recurrent_direction},
+    {"linear_before_reset", ValueType::boolean},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -434,6 +441,18 @@ struct ParamsFields<ir::GatherNdParams> {
   }
 };
 
+template <>
+struct ParamsFields<ir::RecurrentParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::hidden_size, [](auto& p) -> auto& { return p.hidden_size; });
+    f(
+        Field::direction, [](auto& p) -> auto& { return p.direction; });
+    f(
+        Field::linear_before_reset, [](auto& p) -> auto& { return p.linear_before_reset; });
+  }
+};
+
 // The C++ type of a member a field of type T binds.
 template <ValueType T>
 struct MemberOf;
@@ -474,6 +493,10 @@ struct MemberOf<ValueType::scatter_reduction> {
   using type = ir::ScatterReduction;
 };
 template <>
+struct MemberOf<ValueType::recurrent_direction> {
+  using type = ir::RecurrentDirection;
+};
+template <>
 struct MemberOf<ValueType::mask> {
   using type = ir::MaskParams;
 };
@@ -500,6 +523,8 @@ constexpr bool member_fits(ValueType type) {
       return std::is_same_v<M, MemberOf<ValueType::gelu_approximation>::type>;
     case ValueType::scatter_reduction:
       return std::is_same_v<M, MemberOf<ValueType::scatter_reduction>::type>;
+    case ValueType::recurrent_direction:
+      return std::is_same_v<M, MemberOf<ValueType::recurrent_direction>::type>;
     case ValueType::mask:
       return std::is_same_v<M, MemberOf<ValueType::mask>::type>;
     case ValueType::string:
@@ -552,6 +577,9 @@ inline constexpr auto kGeluApproximationNames = std::to_array<std::string_view>(
 // scatter_elements' and scatter_nd's `reduction`, by ScatterReduction.
 inline constexpr auto kScatterReductionNames =
     std::to_array<std::string_view>({"none", "add", "mul"});
+// rnn's, gru's and lstm's `direction`, by RecurrentDirection.
+inline constexpr auto kRecurrentDirectionNames =
+    std::to_array<std::string_view>({"forward", "reverse", "bidirectional"});
 
 // "expected a non-negative integer": what a field's value must be, for messages.
 inline std::string expectation(ValueType type, Field f) {
@@ -572,6 +600,8 @@ inline std::string expectation(ValueType type, Field f) {
       return "expected 'none' or 'tanh'";
     case ValueType::scatter_reduction:
       return "expected 'none', 'add' or 'mul'";
+    case ValueType::recurrent_direction:
+      return "expected 'forward', 'reverse' or 'bidirectional'";
     case ValueType::mask:
       return "expected an object {\"shape\": [...], \"allowed\": [...]}";
     case ValueType::string:

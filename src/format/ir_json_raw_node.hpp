@@ -86,6 +86,9 @@ struct RawNode {
   void take(Field f, ir::ScatterReduction& to) const {
     to = static_cast<ir::ScatterReduction>(scalars[static_cast<std::size_t>(f)]);
   }
+  void take(Field f, ir::RecurrentDirection& to) const {
+    to = static_cast<ir::RecurrentDirection>(scalars[static_cast<std::size_t>(f)]);
+  }
   // The reused buffers keep their capacity for the next node: shapes are held inline up to rank
   // 4, so most nodes allocate nothing for them.
   void take(Field f, Shape& to) { to = Shape{ir::Dims(dims(f))}; }

@@ -895,10 +895,15 @@ void GraphHandler::node_scalar(const Scalar& s) {
                  expectation(*type, f) + ", found '" + shown(s.text) + "'");
       return;
     }
-    case ValueType::scatter_reduction: {
+    case ValueType::scatter_reduction:
+    case ValueType::recurrent_direction: {
       if (s.kind != Scalar::Kind::string) return bad();
-      for (std::size_t i = 0; i < kScatterReductionNames.size(); ++i) {
-        if (kScatterReductionNames[i] == s.text) {
+      const std::span<const std::string_view> names =
+          *type == ValueType::scatter_reduction
+              ? std::span<const std::string_view>(kScatterReductionNames)
+              : std::span<const std::string_view>(kRecurrentDirectionNames);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == s.text) {
           raw_.scalars[index] = i;
           return;
         }

@@ -86,6 +86,11 @@ void append_value(std::string& out, ir::ScatterReduction value) {
   out += enum_name(kScatterReductionNames, value);
   out += '"';
 }
+void append_value(std::string& out, ir::RecurrentDirection value) {
+  out += '"';
+  out += enum_name(kRecurrentDirectionNames, value);
+  out += '"';
+}
 void append_value(std::string& out, const Shape& value) {
   append_list<ir::Dim>(out, value.dims);
 }

@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -51,10 +52,11 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",      "const",     "permute", "seed",      "pool",    "broadcast", "axis",     "conv",
-    "channel", "reshape",   "flatten", "transpose", "mask",    "gelu",      "clamp",    "scale",
-    "slice",   "attention", "alpha",   "top_k",     "cum_sum", "scatter",   "gather_nd"};
-static_assert(kIndexOf<GatherNdParams> + 1 == kParamsNames.size());
+    "no",    "const", "permute", "seed",    "pool",      "broadcast",
+    "axis",  "conv",  "channel", "reshape", "flatten",   "transpose",
+    "mask",  "gelu",  "clamp",   "scale",   "slice",     "attention",
+    "alpha", "top_k", "cum_sum", "scatter", "gather_nd", "recurrent"};
+static_assert(kIndexOf<RecurrentParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -610,6 +612,35 @@ Status infer_gather_by_value(const Node& node, const Shape& in, const Shape& ind
   return {};
 }
 
+// rnn, gru, lstm: X [seq, batch, input] with seq and batch at least 1, hidden_size at least 1,
+// each initial state [directions, batch, hidden]; the result Y [seq, directions, batch, hidden].
+// linear_before_reset is gru's alone.
+Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* const> states,
+                       Shape& out) {
+  const auto& p = params_of<RecurrentParams>(node);
+  if (p.hidden_size == 0) return fail(node, "hidden_size is 0; it is at least 1");
+  if (p.linear_before_reset && node.kind != OpKind::gru) {
+    return fail(node, "linear_before_reset is gru's; " + std::string(to_string(node.kind)) +
+                          " takes false");
+  }
+  if (x.rank() != 3 || x.dims[0] == 0 || x.dims[1] == 0) {
+    return fail(node, "parent 0 (X) has shape " + to_string(x) +
+                          "; it is [seq_length, batch, input_size] with a sequence and a batch "
+                          "of at least one");
+  }
+  const Dim dirs = direction_count(p.direction);
+  const Shape state{{dirs, x.dims[1], p.hidden_size}};
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    if (*states[i] != state) {
+      return fail(node, "parent " + str(i + 1) + " (initial " + (i == 0 ? "h" : "c") +
+                            ") has shape " + to_string(*states[i]) + "; expected " +
+                            to_string(state));
+    }
+  }
+  assign(out, Shape{{x.dims[0], dirs, x.dims[1], p.hidden_size}});
+  return {};
+}
+
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
 // axes give (..., L, Ev).
 Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
@@ -800,6 +831,15 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
       break;
+    case ShapeRule::recurrent: {
+      std::array<const Shape*, 2> states{};
+      for (std::size_t i = 1; i < node.parents.size() && i <= states.size(); ++i)
+        states[i - 1] = &parent(i);
+      status = infer_recurrent(
+          node, parent(0), std::span<const Shape* const>(states.data(), node.parents.size() - 1),
+          out);
+      break;
+    }
   }
   if (!status) return status;
   if (!element_count(out)) {

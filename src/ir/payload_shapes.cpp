@@ -72,6 +72,22 @@ Expected<Shape> payload_shape(const Node& node, PayloadShape rule,
       const auto first = node.shape.dims.begin() + p->axis;
       return Shape{Dims(first, first + (node.shape.dims.size() - kept))};
     }
+    case PayloadShape::recurrent_weight:
+    case PayloadShape::recurrent_recurrence:
+    case PayloadShape::recurrent_bias: {
+      const auto* p = std::get_if<RecurrentParams>(&node.params);
+      if (p == nullptr) return malformed("parameters are not recurrent parameters");
+      if (node.parents.empty() || parents.empty() || parents[0] == nullptr) {
+        return malformed("takes the sequence X as parent 0");
+      }
+      if (parents[0]->rank() != 3) return malformed("X is not of rank 3");
+      const Dim dirs = direction_count(p->direction);
+      const Dim rows = recurrent_gates(node.kind) * p->hidden_size;
+      if (rule == PayloadShape::recurrent_bias) return Shape{{dirs, 2 * rows}};
+      const Dim cols =
+          rule == PayloadShape::recurrent_weight ? parents[0]->dims[2] : p->hidden_size;
+      return Shape{{dirs, rows, cols}};
+    }
     case PayloadShape::none:
       break;
   }

@@ -165,6 +165,12 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::mod;
     case K::fmod:
       return B::fmod;
+    case K::rnn:
+      return B::rnn;
+    case K::gru:
+      return B::gru;
+    case K::lstm:
+      return B::lstm;
     case K::equal:
       return B::equal;
     case K::less:
@@ -327,6 +333,11 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::scatter_nd:
       return one_op({shape({2, 4}), shape({3, 1}), shape({3, 4})}, kind, shape({2, 4}),
                     ir::ScatterParams{});
+    case K::rnn:
+    case K::gru:
+    case K::lstm:
+      return one_op({shape({3, 2, 4})}, kind, shape({3, 1, 2, 5}),
+                    ir::RecurrentParams{.hidden_size = 5});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

@@ -117,6 +117,9 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
   put(ir::ScatterParams{.axis = 3, .reduction = ir::ScatterReduction::mul});
   put(ir::GatherNdParams{.batch_dims = 2});
+  put(ir::RecurrentParams{.hidden_size = 7,
+                          .direction = ir::RecurrentDirection::bidirectional,
+                          .linear_before_reset = true});
   return out;
 }
 
@@ -142,6 +145,10 @@ Node sample_node(OpKind kind, ir::NodeId id) {
   if (auto* scatter = std::get_if<ir::ScatterParams>(&node.params);
       scatter != nullptr && !has_field(kind, "axis")) {
     scatter->axis = 0;
+  }
+  if (auto* recurrent = std::get_if<ir::RecurrentParams>(&node.params);
+      recurrent != nullptr && !has_field(kind, "linear_before_reset")) {
+    recurrent->linear_before_reset = false;
   }
   return node;
 }
@@ -171,7 +178,11 @@ std::string sample_value(std::string_view field) {
   if (field == "factor") return "-2.5";
   if (field == "causal") return "true";
   if (field == "reduction") return R"("add")";
-  if (field == "largest" || field == "exclusive" || field == "reverse") return "false";
+  if (field == "direction") return R"("reverse")";
+  if (field == "largest" || field == "exclusive" || field == "reverse" ||
+      field == "linear_before_reset") {
+    return "false";
+  }
   return "1";
 }
 
@@ -932,7 +943,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod; "
+       "mod, fmod, rnn, gru, lstm; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},
@@ -1226,6 +1237,12 @@ std::vector<BadDocument> bad_documents() {
        with_nnplan_node(R"({"id": 1, "kind": "gelu", "parents": [0], "shape": [2, 3],
                             "approximate": null})"),
        "node 1 (gelu): field approximate: expected 'none' or 'tanh', found null"},
+      {"direction_unknown",
+       with_nnplan_node(R"({"id": 1, "kind": "gru", "parents": [0], "shape": [2, 3],
+                            "hidden_size": 3, "direction": "backward",
+                            "linear_before_reset": false})"),
+       "node 1 (gru): field direction: expected 'forward', 'reverse' or 'bidirectional', found "
+       "'backward'"},
       // Floats and nullable floats.
       {"clamp_min_string",
        with_nnplan_node(R"({"id": 1, "kind": "clamp", "parents": [0], "shape": [2, 3],

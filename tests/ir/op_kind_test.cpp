@@ -44,11 +44,11 @@ TEST_P(OpKindRow, IsInEnumeratorOrderAndSpellingsRoundTrip) {
 TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
-  // Only concat (unbounded), attention (q, k, v), where (condition, x, y) and the scatters (data,
-  // indices, updates) take more than the two parents a node holds inline.
+  // Only concat (unbounded), attention (q, k, v), where (condition, x, y), the scatters (data,
+  // indices, updates) and lstm (x, h, c) take more than the two parents a node holds inline.
   if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
       kind() != OpKind::where && kind() != OpKind::scatter_elements &&
-      kind() != OpKind::scatter_nd) {
+      kind() != OpKind::scatter_nd && kind() != OpKind::lstm) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -102,6 +102,12 @@ TEST_P(OpKindRow, PayloadSlotsAreDistinctAndShapedFromTheParameters) {
         EXPECT_TRUE(slot.int64) << slot.name;
         EXPECT_EQ(row().shape_rule, ShapeRule::gather) << row().spelling;
         break;
+      case PayloadShape::recurrent_weight:
+      case PayloadShape::recurrent_recurrence:
+      case PayloadShape::recurrent_bias:
+        EXPECT_EQ(row().shape_rule, ShapeRule::recurrent) << row().spelling;
+        EXPECT_EQ(row().params, kParamsIndex<RecurrentParams>) << row().spelling;
+        break;
     }
   }
 }
@@ -132,6 +138,10 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::gather:
       // indices from the payload (one parent) or as an int64 value (the second parent).
       EXPECT_EQ(a, (Arity{1, 2})) << row().spelling;
+      break;
+    case ShapeRule::recurrent:
+      // X, then the initial hidden state and (lstm) the initial cell state.
+      EXPECT_EQ(a, (Arity{1, row().kind == OpKind::lstm ? 3U : 2U})) << row().spelling;
       break;
     case ShapeRule::broadcast_operands:
       // A fixed count of operands (2, or where's 3), so the kernel walks a known number.
@@ -245,7 +255,10 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "scatter_nd",
                                                     "gather_nd",
                                                     "mod",
-                                                    "fmod"}));
+                                                    "fmod",
+                                                    "rnn",
+                                                    "gru",
+                                                    "lstm"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).

@@ -200,6 +200,52 @@ void linear_cases(CaseBuilder& b) {
   draw_linear(b);
 }
 
+// A graph input X [seq, batch, input] and one rnn, gru or lstm node over it, marked as a target:
+// every direction, initial states given or zero, bias or none, gru with and without
+// linear_before_reset; weights in [-0.5, 0.5) so that gates neither all saturate nor all vanish.
+void draw_recurrent(CaseBuilder& b, ir::OpKind kind) {
+  Draw& d = b.draw();
+  const ir::Dim seq = d.between(1, 8);
+  const ir::Dim batch = d.between(1, 4);
+  const ir::Dim input = d.between(1, 32);
+  const ir::Dim hidden = d.between(1, 32);
+  const auto direction = d.pick({ir::RecurrentDirection::forward, ir::RecurrentDirection::reverse,
+                                 ir::RecurrentDirection::bidirectional});
+  const ir::Dim dirs = ir::direction_count(direction);
+  const ir::Dim rows = ir::recurrent_gates(kind) * hidden;
+  const bool lbr = kind == ir::OpKind::gru && d.chance(0.5);
+  const Values weights{.lo = -0.5F, .hi = 0.5F, .zeros = 0.05};
+  const Values values = d.signed_values();
+  std::vector<ir::NodeId> parents = {b.input(ir::Shape{{seq, batch, input}}, values)};
+  const std::size_t states = d.between(0, kind == ir::OpKind::lstm ? 2 : 1);
+  for (std::size_t i = 0; i < states; ++i)
+    parents.push_back(b.input(ir::Shape{{dirs, batch, hidden}}, Values{}));
+  const ir::NodeId node =
+      b.target(kind, parents,
+               ir::RecurrentParams{
+                   .hidden_size = hidden, .direction = direction, .linear_before_reset = lbr},
+               ir::Shape{{seq, dirs, batch, hidden}});
+  b.weight(node, "weight", ir::Shape{{dirs, rows, input}}, weights);
+  b.weight(node, "recurrence", ir::Shape{{dirs, rows, hidden}}, weights);
+  const bool bias = d.chance(0.8);
+  if (bias) b.weight(node, "bias", ir::Shape{{dirs, 2 * rows}}, weights);
+  b.note(std::string(ir::to_string(kind)) + " seq " + std::to_string(seq) + " batch " +
+         std::to_string(batch) + " input " + std::to_string(input) + " hidden " +
+         std::to_string(hidden) + " directions " + std::to_string(dirs) + ", " +
+         std::to_string(states) + " initial state(s)" + (bias ? ", bias" : ", no bias") +
+         (lbr ? ", linear_before_reset" : ""));
+}
+
+void rnn_cases(CaseBuilder& b) {
+  draw_recurrent(b, ir::OpKind::rnn);
+}
+void gru_cases(CaseBuilder& b) {
+  draw_recurrent(b, ir::OpKind::gru);
+}
+void lstm_cases(CaseBuilder& b) {
+  draw_recurrent(b, ir::OpKind::lstm);
+}
+
 void linear_relu_cases(CaseBuilder& b) {
   const ir::NodeId linear = draw_linear(b);
   b.target(ir::OpKind::relu, {linear});
@@ -443,6 +489,14 @@ constexpr Oracle kRows[] = {
                "the C library.",
      .build = gelu_cases,
      .covers = "erf and tanh forms, rank 1-4, signed inputs up to +-32"},
+    {.capsule = "onednn.gru",
+     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
+     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
+               "with its own approximations; the reference sums left to right and calls the C "
+               "library; each step's rounding carries into the next through the state.",
+     .build = gru_cases,
+     .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
+               "initial states given or zero, bias or none, linear_before_reset 0 and 1"},
     {.capsule = "onednn.layer_norm",
      .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 1e-05},
      .reason = "oneDNN computes the mean and variance in its own order (and may use one pass); "
@@ -487,6 +541,14 @@ constexpr Oracle kRows[] = {
      .reason = "oneDNN sums the exponentials in its own order with its own exp and log.",
      .build = log_softmax_cases,
      .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
+    {.capsule = "onednn.lstm",
+     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
+     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
+               "with its own approximations; the reference sums left to right and calls the C "
+               "library; each step's rounding carries into the next through the state.",
+     .build = lstm_cases,
+     .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
+               "initial states given or zero, bias or none, initial h and c"},
     {.capsule = "onednn.matmul",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -535,6 +597,14 @@ constexpr Oracle kRows[] = {
      .reason = kRoundsOnce,
      .build = relu_cases,
      .covers = "rank 1-4, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.rnn",
+     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
+     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
+               "with its own approximations; the reference sums left to right and calls the C "
+               "library; each step's rounding carries into the next through the state.",
+     .build = rnn_cases,
+     .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
+               "initial states given or zero, bias or none"},
     {.capsule = "onednn.sigmoid",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN evaluates the logistic function with its own vectorised approximation; the "

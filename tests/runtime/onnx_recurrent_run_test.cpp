@@ -1,7 +1,9 @@
 // RNN, GRU and LSTM (operators/recurrent.cpp) run end to end under checked_cpu and fast_cpu
 // against a float64 oracle written here from ONNX's equations: every direction, both layouts,
 // bias, initial states, peepholes, clip, linear_before_reset, input_forget, and activations with
-// their alpha and beta; every output (Y, Y_h, Y_c).
+// their alpha and beta; every output (Y, Y_h, Y_c). Each case also checks the form the import
+// took: one rnn, gru or lstm node (run by onednn.<kind> under fast_cpu) when the node keeps to
+// the defaults and LSTM's Y_c is unused, else the unrolled steps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +15,9 @@
 #include <vector>
 
 #include "../format/onnx/onnx_test_models.hpp"
+#include "nnplan/backend/op_mapping.hpp"
 #include "nnplan/runtime/executor.hpp"
+#include "onednn_graph_builders.hpp"
 #include "runtime_test_support.hpp"
 
 namespace nnplan::runtime {
@@ -44,10 +48,22 @@ struct Case {
   std::vector<std::string> activations;  // empty: the defaults
   std::vector<float> alphas;
   std::vector<float> betas;
+  bool y_c = true;  // LSTM: Y_c is a graph output
 
   int gates() const { return op == "RNN" ? 1 : op == "GRU" ? 3 : 4; }
   std::int64_t dirs() const { return direction == "bidirectional" ? 2 : 1; }
   int functions() const { return op == "RNN" ? 1 : op == "GRU" ? 2 : 3; }
+  // Whether `activations` names ONNX's defaults for each direction (or is empty).
+  bool activations_are_defaults() const {
+    const std::vector<std::string> defaults =
+        op == "RNN"   ? std::vector<std::string>{"Tanh"}
+        : op == "GRU" ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                      : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
+    for (std::size_t i = 0; i < activations.size(); ++i) {
+      if (activations[i] != defaults[i % defaults.size()]) return false;
+    }
+    return true;
+  }
 };
 
 // Deterministic values in [-scale, scale].
@@ -270,7 +286,7 @@ Model model_of(const Case& c, const Data& v) {
   while (!ins.empty() && ins.back().empty())
     ins.pop_back();
   std::vector<std::string> outs = {"y", "y_h"};
-  if (lstm) outs.push_back("y_c");
+  if (lstm && c.y_c) outs.push_back("y_c");
   for (const std::string& o : outs)
     m.output(o);
   auto& n = m.node(c.op, ins, outs, "rec");
@@ -331,7 +347,28 @@ void check_case(const Case& c) {
     auto out = exec.run(inputs);
     ASSERT_TRUE(out.has_value()) << out.error().message;
     const std::vector<const std::vector<double>*> wanted = {&want.y, &want.y_h, &want.y_c};
-    ASSERT_EQ(out->size(), c.op == "LSTM" ? 3U : 2U);
+    ASSERT_EQ(out->size(), c.op == "LSTM" && c.y_c ? 3U : 2U);
+    // The import's form: one node of the op's kind exactly when the node keeps to the kind.
+    const ir::OpKind kind = c.op == "RNN"   ? ir::OpKind::rnn
+                            : c.op == "GRU" ? ir::OpKind::gru
+                                            : ir::OpKind::lstm;
+    const bool as_kind = c.activations_are_defaults() && !c.clip && !c.peepholes &&
+                         !c.input_forget && !(c.op == "LSTM" && c.y_c);
+    std::size_t kind_nodes = 0;
+    std::size_t kind_groups_on_onednn = 0;
+    for (const ir::Node& n : model->graph().nodes)
+      kind_nodes += n.kind == kind ? 1 : 0;
+    for (const backend::LoweredKernelGroup& g : model->lowering().groups) {
+      const backend::KernelCapsule& capsule = model->lowering().capsule(g);
+      kind_groups_on_onednn += capsule.provider == backend::Provider::onednn &&
+                                       capsule.op == backend::backend_op_of(kind)
+                                   ? 1
+                                   : 0;
+    }
+    EXPECT_EQ(kind_nodes, as_kind ? 1U : 0U);
+    if (profile == backend::MaintainedProfile::fast_cpu && testing::onednn_built()) {
+      EXPECT_EQ(kind_groups_on_onednn, as_kind ? 1U : 0U);
+    }
     const double tolerance = profile == backend::MaintainedProfile::checked_cpu ? 2e-6 : 2e-5;
     for (std::size_t o = 0; o < out->size(); ++o) {
       const std::vector<float>& got = (*out)[o].floats();
@@ -366,6 +403,8 @@ TEST(OnnxRecurrentRun, RnnMatchesOnnxEquations) {
 
 TEST(OnnxRecurrentRun, GruMatchesOnnxEquations) {
   check_case({.op = "GRU"});
+  check_case({.op = "GRU", .direction = "bidirectional", .batch = 3, .linear_before_reset = true});
+  check_case({.op = "GRU", .direction = "bidirectional", .batch = 1, .bias = false});
   check_case({.op = "GRU", .linear_before_reset = true});
   check_case({.op = "GRU", .direction = "reverse", .layout = 1, .linear_before_reset = true});
   check_case({.op = "GRU", .direction = "bidirectional", .bias = false, .initial_h = false});
@@ -379,6 +418,22 @@ TEST(OnnxRecurrentRun, GruMatchesOnnxEquations) {
 
 TEST(OnnxRecurrentRun, LstmMatchesOnnxEquations) {
   check_case({.op = "LSTM"});
+  check_case({.op = "LSTM", .y_c = false});
+  check_case({.op = "LSTM", .direction = "bidirectional", .layout = 1, .y_c = false});
+  check_case({.op = "LSTM",
+              .direction = "reverse",
+              .batch = 1,
+              .initial_h = false,
+              .initial_c = true,
+              .y_c = false});
+  check_case({.op = "LSTM",
+              .direction = "bidirectional",
+              .seq = 4,
+              .batch = 3,
+              .initial_h = true,
+              .initial_c = false,
+              .activations = {"Sigmoid", "Tanh", "Tanh", "Sigmoid", "Tanh", "Tanh"},
+              .y_c = false});
   check_case({.op = "LSTM", .peepholes = true});
   check_case(
       {.op = "LSTM", .direction = "bidirectional", .layout = 1, .peepholes = true, .clip = 0.6F});

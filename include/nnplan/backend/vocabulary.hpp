@@ -135,7 +135,10 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(scatter_nd)                         \
   X(gather_nd)                          \
   X(mod)                                \
-  X(fmod)
+  X(fmod)                               \
+  X(rnn)                                \
+  X(gru)                                \
+  X(lstm)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -148,7 +151,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::fmod>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::lstm>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

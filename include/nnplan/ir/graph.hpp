@@ -145,6 +145,25 @@ struct GatherNdParams {
   std::uint32_t batch_dims = 0;
   bool operator==(const GatherNdParams&) const = default;
 };
+// rnn, gru, lstm: which way the recurrence runs over the sequence (ONNX's `direction`); a
+// bidirectional node runs both and stacks them, forward first.
+enum class RecurrentDirection : std::uint8_t { forward, reverse, bidirectional };
+// rnn, gru, lstm: the hidden state's width and the direction; `linear_before_reset` (gru only)
+// applies the reset gate after the recurrence's product instead of before it.
+struct RecurrentParams {
+  std::uint64_t hidden_size = 1;
+  RecurrentDirection direction = RecurrentDirection::forward;
+  bool linear_before_reset = false;
+  bool operator==(const RecurrentParams&) const = default;
+};
+// The number of directions a recurrent node runs.
+[[nodiscard]] constexpr std::uint64_t direction_count(RecurrentDirection d) {
+  return d == RecurrentDirection::bidirectional ? 2 : 1;
+}
+// The gates of a recurrent kind: rnn 1, gru 3 (z, r, h), lstm 4 (i, o, f, c); 0 for any other.
+[[nodiscard]] constexpr std::uint64_t recurrent_gates(OpKind kind) {
+  return kind == OpKind::rnn ? 1 : kind == OpKind::gru ? 3 : kind == OpKind::lstm ? 4 : 0;
+}
 // slice: Python slicing `start:end:step` along `axis`, with non-negative bounds clamped to the
 // extent.
 struct SliceParams {
@@ -161,11 +180,12 @@ struct AttentionParams {
   bool operator==(const AttentionParams&) const = default;
 };
 
-using OpParams = std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
-                              BroadcastParams, AxisParams, ConvParams, ChannelAxisParams,
-                              ReshapeParams, FlattenParams, TransposeParams, MaskParams, GeluParams,
-                              ClampParams, ScaleParams, SliceParams, AttentionParams, AlphaParams,
-                              TopKParams, CumSumParams, ScatterParams, GatherNdParams>;
+using OpParams =
+    std::variant<std::monostate, ConstParams, PermuteParams, SeedParams, PoolParams,
+                 BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
+                 FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
+                 SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
+                 GatherNdParams, RecurrentParams>;
 
 struct Node {
   NodeId id = 0;

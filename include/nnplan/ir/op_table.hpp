@@ -74,6 +74,8 @@ enum class ShapeRule : std::uint8_t {
   gather_nd,           // indices (..., k) over the data after batch_dims shared leading axes: the
                        // indices' leading shape, then the data's from axis batch_dims + k
   top_k,               // the declared shape: the parent's with `axis` cut to k (at most its extent)
+  recurrent,           // X [seq, batch, input] to Y [seq, directions, batch, hidden]; initial
+                       // states [directions, batch, hidden]
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
@@ -95,6 +97,9 @@ enum class PayloadShape : std::uint8_t {
   channels,               // [channels]
   normalized,             // layernorm: the parent's shape from `axis` on
   gather_indices,         // gather (int64): the declared shape's axes from `axis` that replace it
+  recurrent_weight,       // rnn, gru, lstm: [directions, gates * hidden, input]
+  recurrent_recurrence,   // [directions, gates * hidden, hidden]
+  recurrent_bias,         // [directions, 2 * gates * hidden]
 };
 
 // One payload a node of some kind takes from a payload file.
@@ -170,6 +175,11 @@ inline constexpr auto kGatherNdFields = std::to_array<std::string_view>({"batch_
 inline constexpr auto kCumSumFields =
     std::to_array<std::string_view>({"axis", "exclusive", "reverse"});
 
+inline constexpr auto kRecurrentFields =
+    std::to_array<std::string_view>({"hidden_size", "direction"});
+inline constexpr auto kGruFields =
+    std::to_array<std::string_view>({"hidden_size", "direction", "linear_before_reset"});
+
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({
     {.name = "value", .shape = PayloadShape::value_shape},
@@ -200,6 +210,11 @@ inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
     {.name = "mean", .shape = PayloadShape::channels},
     {.name = "var", .shape = PayloadShape::channels},
     {.name = "epsilon", .attribute = true},
+});
+inline constexpr auto kRecurrentPayloads = std::to_array<PayloadSlot>({
+    {.name = "weight", .shape = PayloadShape::recurrent_weight},
+    {.name = "recurrence", .shape = PayloadShape::recurrent_recurrence},
+    {.name = "bias", .required = false, .shape = PayloadShape::recurrent_bias},
 });
 }  // namespace op_columns
 

@@ -1,7 +1,9 @@
-// RNN, GRU and LSTM imports (operators/recurrent.cpp): the unrolled graph's shape (one input
-// projection per direction with bias Wb + Rb, one recurrent `linear` per step, no nodes for an
-// unused output) and every refusal with its message. Their values are checked against a float64
-// oracle in tests/runtime/onnx_recurrent_run_test.cpp and by ONNX's own tests.
+// RNN, GRU and LSTM imports (operators/recurrent.cpp): a node of the defaults as one rnn, gru or
+// lstm node with W, R and B as payloads (Y_h sliced from its Y, batch-first permuted), the
+// unrolled graph's shape otherwise (one input projection per direction with bias Wb + Rb, one
+// recurrent `linear` per step, no nodes for an unused output) and every refusal with its message.
+// Their values are checked against a float64 oracle in tests/runtime/onnx_recurrent_run_test.cpp
+// and by ONNX's own tests.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
@@ -30,8 +32,90 @@ onnx::NodeProto& node0(Model& m) {
   return m.g().mutable_node()->at(0);
 }
 
-TEST(OnnxRecurrent, TheInputProjectionIsOneLinearWithBothBiases) {
+// `m`'s node with activations that are not the defaults (so it is unrolled).
+Model unrolled(Model m) {
+  new_attr(node0(m), "activations", onnx::AttributeProto_AttributeType_STRINGS).add_strings("Relu");
+  return m;
+}
+
+TEST(OnnxRecurrent, ANodeOfTheDefaultsIsOneNodeOfItsKind) {
   const ImportedModel r = ok(recurrence("RNN"));
+  const Lines got = lines(r.graph());
+  EXPECT_EQ(got[1], "1 rnn [0] -> [3,1,2,2] 'rec'");
+  EXPECT_EQ(tensor_of(r, 1, "weight").shape(), (ir::Shape{{1, 2, 4}}));
+  EXPECT_EQ(tensor_of(r, 1, "recurrence").shape(), (ir::Shape{{1, 2, 2}}));
+  const auto bias = tensor_of(r, 1, "bias").values<float>();
+  EXPECT_EQ(std::vector<float>(bias.begin(), bias.end()),
+            (std::vector<float>{10.0F, 11.0F, 12.0F, 13.0F}));
+  // Y_h: the last step of Y.
+  EXPECT_EQ(got[2], "2 slice [1] -> [1,1,2,2] 'rec'");
+  EXPECT_EQ(r.graph().nodes[2].params,
+            (ir::OpParams{ir::SliceParams{.axis = 0, .start = 2, .end = 3}}));
+  EXPECT_EQ(r.graph().nodes.back().kind, ir::OpKind::reshape);
+  // GRU keeps linear_before_reset; a reverse direction's Y_h is its first step.
+  Model gru = recurrence("GRU");
+  attr_i(node0(gru), "linear_before_reset", 1);
+  attr_s(node0(gru), "direction", "reverse");
+  const ImportedModel g = ok(gru);
+  EXPECT_EQ(g.graph().nodes[1].kind, ir::OpKind::gru);
+  EXPECT_EQ(g.graph().nodes[1].params,
+            (ir::OpParams{ir::RecurrentParams{.hidden_size = 2,
+                                              .direction = ir::RecurrentDirection::reverse,
+                                              .linear_before_reset = true}}));
+  EXPECT_EQ(g.graph().nodes[2].params,
+            (ir::OpParams{ir::SliceParams{.axis = 0, .start = 0, .end = 1}}));
+}
+
+TEST(OnnxRecurrent, BatchFirstIsPermutedAroundTheKind) {
+  Model m(14);
+  m.input("x", {2, 3, 4}).input("h0", {2, 1, 2}).output("y");
+  m.init("W", {1, 8, 4}, iota(32)).init("R", {1, 8, 2}, iota(16));
+  auto& n = m.node("LSTM", {"x", "W", "R", "", "", "h0"}, {"y"}, "rec");
+  attr_i(n, "layout", 1);
+  const ImportedModel r = ok(m);
+  const Lines got = lines(r.graph());
+  // x and h0 to [seq, batch, ...] and [dirs, batch, hidden]; Y back to [batch, seq, dirs, hidden].
+  EXPECT_EQ(got[2], "2 permute(perm=1,0,2) [0] -> [3,2,4] 'rec'");
+  EXPECT_EQ(got[3], "3 permute(perm=1,0,2) [1] -> [1,2,2] 'rec'");
+  EXPECT_EQ(got[4], "4 lstm [2,3] -> [3,1,2,2] 'rec'");
+  EXPECT_EQ(got[5], "5 permute(perm=2,0,1,3) [4] -> [2,3,1,2] 'rec'");
+}
+
+TEST(OnnxRecurrent, WhatTheKindsDoNotRunIsUnrolled) {
+  const auto has_kind = [](const ImportedModel& r, ir::OpKind kind) {
+    for (const ir::Node& n : r.graph().nodes)
+      if (n.kind == kind) return true;
+    return false;
+  };
+  EXPECT_FALSE(has_kind(ok(unrolled(recurrence("RNN"))), ir::OpKind::rnn));
+  Model clip = recurrence("GRU");
+  attr_f(node0(clip), "clip", 2.0F);
+  EXPECT_FALSE(has_kind(ok(clip), ir::OpKind::gru));
+  // LSTM's Y_c (the last cell state) is not among the lstm kind's outputs.
+  Model y_c = recurrence("LSTM");
+  y_c.output("y_c");
+  node0(y_c).add_output("y_c");
+  EXPECT_FALSE(has_kind(ok(y_c), ir::OpKind::lstm));
+  Model forget = recurrence("LSTM");
+  attr_i(node0(forget), "input_forget", 1);
+  EXPECT_FALSE(has_kind(ok(forget), ir::OpKind::lstm));
+  Model peepholes = recurrence("LSTM");
+  peepholes.init("P", {1, 6}, iota(6));
+  node0(peepholes).add_input("");
+  node0(peepholes).add_input("");
+  node0(peepholes).add_input("");
+  node0(peepholes).add_input("P");
+  EXPECT_FALSE(has_kind(ok(peepholes), ir::OpKind::lstm));
+  // The defaults named explicitly are the defaults.
+  Model named = recurrence("GRU");
+  auto& a = new_attr(node0(named), "activations", onnx::AttributeProto_AttributeType_STRINGS);
+  a.add_strings("Sigmoid");
+  a.add_strings("Tanh");
+  EXPECT_TRUE(has_kind(ok(named), ir::OpKind::gru));
+}
+
+TEST(OnnxRecurrent, TheInputProjectionIsOneLinearWithBothBiases) {
+  const ImportedModel r = ok(unrolled(recurrence("RNN")));
   const Lines got = lines(r.graph());
   EXPECT_EQ(got[1], "1 linear [0] -> [3,2,2] 'rec'");
   EXPECT_EQ(tensor_of(r, 1, "weight").shape(), (ir::Shape{{2, 4}}));
@@ -72,7 +156,7 @@ TEST(OnnxRecurrent, SequenceLengthsMustAllBeTheSequence) {
   Model all = recurrence("LSTM");
   all.init_i64("lens", {3, 3});
   node0(all).add_input("lens");
-  EXPECT_EQ(ok(all).graph().nodes[1].kind, ir::OpKind::linear);
+  EXPECT_EQ(ok(all).graph().nodes[1].kind, ir::OpKind::lstm);
   Model runtime(14);
   runtime.input("x", {3, 2, 4}).input("lens", {2}, onnx::TensorProto_DataType_INT64).output("y");
   runtime.init("W", {1, 2, 4}, iota(8)).init("R", {1, 2, 2}, iota(4));
@@ -129,7 +213,7 @@ TEST(OnnxRecurrent, AttributesAreChecked) {
               HasSubstr("attribute 'linear_before_reset' is not supported for GRU"));
   Model sequence_output = recurrence("LSTM", 6);
   attr_i(node0(sequence_output), "output_sequence", 1);
-  EXPECT_EQ(ok(sequence_output).graph().nodes[1].kind, ir::OpKind::linear);
+  EXPECT_EQ(ok(sequence_output).graph().nodes[1].kind, ir::OpKind::lstm);
   attr_i(node0(sequence_output), "layout", 0);
   EXPECT_THAT(unsupported_of(sequence_output),
               HasSubstr("attribute 'layout' is not supported for LSTM"));
@@ -165,9 +249,11 @@ TEST(OnnxRecurrent, OperandShapesAreChecked) {
 }
 
 TEST(OnnxRecurrent, TheUnrolledStepsAreBounded) {
-  EXPECT_THAT(unsupported_of(recurrence("RNN", 14, 5000)),
+  EXPECT_THAT(unsupported_of(unrolled(recurrence("RNN", 14, 5000))),
               HasSubstr("a sequence of 5000 steps in 1 direction(s) unrolls into more than 4096 "
                         "steps; supported: up to that many"));
+  // One rnn node runs any length.
+  EXPECT_EQ(ok(recurrence("RNN", 14, 5000)).graph().nodes[1].kind, ir::OpKind::rnn);
 }
 
 }  // namespace

@@ -1,13 +1,19 @@
 // RNN, GRU and LSTM (`layout` from opset 14; before 7, `output_sequence` changes nothing here), as
-// ONNX defines them, unrolled over the sequence into existing kinds, so that each step runs on
-// whatever provider runs `linear`, the activations and the elementwise products, and has their
-// VJPs.
+// ONNX defines them.
 //
-// Per direction, the input projection of every step is one `linear` node over X (weight W's rows
-// of that direction, bias Wb + Rb), and each step slices its rows out. The recurrence is one
-// `linear` of the previous hidden state by R's rows per step (GRU: its z and r rows, then the h
-// rows over r ⊙ H, or all rows at once with bias Rbh when linear_before_reset), added to the
-// projection, sliced into gates and run through the activations:
+// A node that keeps to what the rnn, gru and lstm kinds run (ONNX's default activations, no
+// clip, no peepholes or input_forget, and LSTM's Y_c unused) becomes one node of that kind over X
+// (permuted to [seq, batch, input] when batch-first), with W, R and B as its payloads and the
+// initial states as parents; Y_h is sliced out of Y (the last step of a forward direction, the
+// first of a reverse one). Any other node is unrolled over the sequence into existing kinds, so
+// that each step runs on whatever provider runs `linear`, the activations and the elementwise
+// products, and has their VJPs.
+//
+// Unrolled, per direction, the input projection of every step is one `linear` node over X
+// (weight W's rows of that direction, bias Wb + Rb), and each step slices its rows out. The
+// recurrence is one `linear` of the previous hidden state by R's rows per step (GRU: its z and r
+// rows, then the h rows over r ⊙ H, or all rows at once with bias Rbh when linear_before_reset),
+// added to the projection, sliced into gates and run through the activations:
 //   RNN:  H = f(x + H R^T)
 //   GRU:  z, r = f(..), h = g(x_h + (r ⊙ H) R_h^T) or g(x_h + r ⊙ (H R_h^T + Rb_h)),
 //         H' = (1 - z) ⊙ h + z ⊙ H
@@ -20,7 +26,8 @@
 //
 // W, R, B and P must be initializers (every exported model has them so); sequence_lens may be
 // given only as a constant whose every entry is the sequence length. The unrolled graph grows
-// with the sequence, so sequences times directions is bounded by kMaxUnrolledSteps.
+// with the sequence, so an unrolled node's sequence times directions is bounded by
+// kMaxUnrolledSteps.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -90,6 +97,15 @@ class Recurrence {
   void import() {
     read_attributes();
     read_operands();
+    if (fits_kind()) {
+      import_as_kind();
+      return;
+    }
+    if (seq_ * static_cast<Dim>(dirs_) > kMaxUnrolledSteps) {
+      cx_.unsupported("a sequence of " + str(seq_) + " steps in " + str(dirs_) +
+                      " direction(s) unrolls into more than " + str(kMaxUnrolledSteps) +
+                      " steps; supported: up to that many");
+    }
     std::vector<NodeId> last_h;
     std::vector<NodeId> last_c;
     std::vector<std::vector<NodeId>> steps;  // per direction, H at each time
@@ -105,6 +121,88 @@ class Recurrence {
   }
 
  private:
+  // The default activations of one direction.
+  std::vector<std::string_view> default_activations() const {
+    if (cell_ == Cell::rnn) return {"Tanh"};
+    if (cell_ == Cell::gru) return {"Sigmoid", "Tanh"};
+    return {"Sigmoid", "Tanh", "Tanh"};
+  }
+
+  // Whether the node is one the rnn, gru and lstm kinds run: the default activations, no clip,
+  // no peepholes, no input_forget and no use of LSTM's Y_c.
+  bool fits_kind() const {
+    const std::vector<std::string_view> defaults = default_activations();
+    for (std::size_t i = 0; i < activations_.size(); ++i) {
+      if (activations_[i].name != defaults[i % defaults.size()]) return false;
+    }
+    return !clip_ && !input_forget_ && p_ == nullptr && !(cell_ == Cell::lstm && wanted(2));
+  }
+
+  // The whole of constant `c` as a payload: a view of the file's bytes where they lie undecoded,
+  // else a copy.
+  ir::WeightTensor whole(const ConstPtr& c) {
+    if (!cx_.keep_payloads()) return {};
+    Shape shape{ir::Dims(c->dims.begin(), c->dims.end())};
+    if (!c->raw_floats.empty()) {
+      return ir::WeightTensor::view(std::move(shape), ir::DType::float32,
+                                    reinterpret_cast<const std::byte*>(c->raw_floats.data()),
+                                    c->raw_floats.size() / sizeof(float), c->raw_owner);
+    }
+    return ir::WeightTensor::of_floats(std::move(shape), std::span(c->floats));
+  }
+
+  // X [seq, batch, input], or a state [dirs, batch, hidden], from its batch-first layout.
+  NodeId seq_major(NodeId id) {
+    if (!batch_first_) return id;
+    return cx_.add(OpKind::permute, {id}, ir::PermuteParams{.perm = {1, 0, 2}});
+  }
+
+  void import_as_kind() {
+    const OpKind kind = cell_ == Cell::rnn   ? OpKind::rnn
+                        : cell_ == Cell::gru ? OpKind::gru
+                                             : OpKind::lstm;
+    const ir::RecurrentDirection direction =
+        direction_ == "forward"   ? ir::RecurrentDirection::forward
+        : direction_ == "reverse" ? ir::RecurrentDirection::reverse
+                                  : ir::RecurrentDirection::bidirectional;
+    ir::Parents parents = {seq_major(x_)};
+    if (initial_h_ || initial_c_) {
+      parents.push_back(initial_h_ ? seq_major(*initial_h_)
+                                   : zeros(Shape{{dirs_, batch_, hidden_}}));
+    }
+    if (initial_c_) parents.push_back(seq_major(*initial_c_));
+    const NodeId y = cx_.add(kind, std::move(parents),
+                             ir::RecurrentParams{.hidden_size = hidden_,
+                                                 .direction = direction,
+                                                 .linear_before_reset = linear_before_reset_},
+                             Shape{{seq_, dirs_, batch_, hidden_}});
+    cx_.set_payload(y, "weight", whole(w_));
+    cx_.set_payload(y, "recurrence", whole(r_));
+    if (b_) cx_.set_payload(y, "bias", whole(b_));
+    if (wanted(0)) {
+      // [seq, dirs, batch, hidden] to batch-first [batch, seq, dirs, hidden].
+      const NodeId out =
+          batch_first_ ? cx_.add(OpKind::permute, {y}, ir::PermuteParams{.perm = {2, 0, 1, 3}}) : y;
+      cx_.define(cx_.out_name(0), out);
+    }
+    if (wanted(1)) {
+      std::vector<NodeId> last;
+      for (Dim d = 0; d < dirs_; ++d) {
+        const bool reverse = direction_ == "reverse" || d == 1;
+        const Dim t = reverse ? 0 : seq_ - 1;
+        const NodeId at_t = slice(slice(y, 0, t, t + 1), 1, d, d + 1);
+        last.push_back(cx_.reshape(at_t, Shape{{batch_, hidden_}}));
+      }
+      cx_.define(cx_.out_name(1), stack_states(last));
+    }
+  }
+
+  NodeId zeros(const Shape& shape) {
+    const NodeId z = cx_.add(OpKind::const_, {}, ir::ConstParams{.value_shape = shape}, shape);
+    cx_.set_payload(z, "value", ir::WeightTensor::zeros(shape, ir::DType::float32));
+    return z;
+  }
+
   // Whether output `i` is named and used (an unused one adds no nodes).
   bool wanted(int i) const { return !cx_.out_name(i).empty() && cx_.used(cx_.out_name(i)); }
 
@@ -246,11 +344,6 @@ class Recurrence {
       cx_.unsupported("input X has shape " + to_string(xs) +
                       "; supported: a sequence and a batch of at least one");
     }
-    if (seq_ * static_cast<Dim>(dirs_) > kMaxUnrolledSteps) {
-      cx_.unsupported("a sequence of " + str(seq_) + " steps in " + str(dirs_) +
-                      " direction(s) unrolls into more than " + str(kMaxUnrolledSteps) +
-                      " steps; supported: up to that many");
-    }
     const Shape state =
         batch_first_ ? Shape{{batch_, dirs_, hidden_}} : Shape{{dirs_, batch_, hidden_}};
     if (cx_.has_in(5)) initial_h_ = state_input(5, "initial_h", state);
@@ -327,9 +420,7 @@ class Recurrence {
       const NodeId one = slice(*initial, batch_first_ ? 1 : 0, d, d + 1);
       return cx_.reshape(one, state);
     }
-    const NodeId z = cx_.add(OpKind::const_, {}, ir::ConstParams{.value_shape = state}, state);
-    cx_.set_payload(z, "value", ir::WeightTensor::zeros(state, ir::DType::float32));
-    return z;
+    return zeros(state);
   }
 
   // Peephole weights of gate `k` (0 i, 1 o, 2 f) of direction `d`, broadcast to the state.

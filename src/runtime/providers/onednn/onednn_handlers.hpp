@@ -32,6 +32,7 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> fused_handlers();          // conv_relu ... matmul_add
 [[nodiscard]] std::span<const OnednnHandler> attention_handlers();      // attention
 [[nodiscard]] std::span<const OnednnHandler> data_movement_handlers();  // broadcast ... slice
+[[nodiscard]] std::span<const OnednnHandler> recurrent_handlers();      // rnn, gru, lstm
 
 // The reorder between flat and channels-last (reorder.cpp), registered for provider onednn.
 [[nodiscard]] HandlerDefinition reorder_handler();

@@ -105,6 +105,12 @@ CapsuleModule onednn_module() {
   copy(slice,
        " reading the input from the first element taken, the sliced axis's stride times the "
        "step: a copy");
+  const std::string one_layer =
+      ", one layer in forward inference; weights reordered once into the layout it prefers, "
+      "gates in its order";
+  single(rnn, "vanilla RNN (tanh)", one_layer);
+  single(gru, "GRU (linear-before-reset GRU when the node says so)", one_layer);
+  single(lstm, "LSTM", one_layer);
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

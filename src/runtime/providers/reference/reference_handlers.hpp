@@ -40,6 +40,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> indexing_handlers();        // gather_elements, _nd
 [[nodiscard]] std::span<const ReferenceHandler> modulo_handlers();          // mod, fmod
 [[nodiscard]] std::span<const ReferenceHandler> scatter_handlers();         // scatter_elements, _nd
+[[nodiscard]] std::span<const ReferenceHandler> recurrent_handlers();       // rnn, gru, lstm
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 

@@ -20,7 +20,8 @@ std::span<const std::span<const ReferenceHandler>> handler_tables() {
       pooling_handlers(),     normalization_handlers(),  softmax_handlers(),
       attention_handlers(),   reduction_handlers(),      data_movement_handlers(),
       comparison_handlers(),  where_handlers(),          cast_handlers(),
-      indexing_handlers(),    scatter_handlers(),        modulo_handlers()};
+      indexing_handlers(),    scatter_handlers(),        modulo_handlers(),
+      recurrent_handlers()};
   return tables;
 }
 
