@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Exports 23 common model families to ONNX, one OUT_DIR/<name>.onnx each.
+"""Exports 24 common model families to ONNX, one OUT_DIR/<name>.onnx each.
 
 Uses Debian's python3-torch 1.13 and python3-torchvision 0.14 (bench/models/install-export-deps.sh
 installs them; run this with /usr/bin/python3 so a pyenv or venv python does not shadow them).
@@ -137,6 +137,18 @@ class SmallUNet(nn.Module):
         return self.head(d1)
 
 
+class BilinearUNet(SmallUNet):
+    """SmallUNet with both decoder upsamplings bilinear (nn.Upsample(scale_factor=2,
+    mode='bilinear', align_corners=False) then a conv), as segmentation models often write them."""
+
+    def __init__(self, classes=2):
+        super().__init__(classes)
+        self.up2 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+                                 nn.Conv2d(64, 32, 1))
+        self.up1 = nn.Sequential(nn.Upsample(scale_factor=2, mode="bilinear", align_corners=False),
+                                 nn.Conv2d(32, 16, 1))
+
+
 class AudioConv1dNet(nn.Module):
     """M5-style raw-audio classifier, input [1, 1, 8000]: Conv1d, BatchNorm1d, ReLU, MaxPool1d,
     AdaptiveAvgPool1d(1), Linear."""
@@ -198,6 +210,7 @@ FAMILIES = collections.OrderedDict([
     ("lstm", (LSTMNet, (1, 16, 64))),
     ("gru", (GRUNet, (1, 32, 64))),
     ("unet_small", (SmallUNet, (1, 3, 64, 64))),
+    ("unet_bilinear", (BilinearUNet, (1, 3, 64, 64))),
     ("audio_conv1d", (AudioConv1dNet, (1, 1, 8000))),
     ("mlp", (MLP, (1, 784))),
 ])

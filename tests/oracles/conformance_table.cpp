@@ -31,6 +31,12 @@ constexpr std::string_view kLongSums =
 constexpr std::string_view kRoundsOnce =
     "the operation rounds at most once, so both must agree exactly.";
 constexpr std::string_view kCopies = "a copy, so both must agree exactly.";
+// The recurrent rows (rnn, gru, lstm): 2000 draws each stay within half of it.
+constexpr Tolerance kRecurrent{.abs = 5e-06, .rel = 2e-05, .norm = 5e-06};
+constexpr std::string_view kRecurrentReason =
+    "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh with its own "
+    "approximations; the reference sums left to right and calls the C library; each step's "
+    "rounding carries into the next through the state.";
 
 void abs_cases(CaseBuilder& b) {
   draw_unary(b, ir::OpKind::abs, b.draw().signed_values());
@@ -490,10 +496,8 @@ constexpr Oracle kRows[] = {
      .build = gelu_cases,
      .covers = "erf and tanh forms, rank 1-4, signed inputs up to +-32"},
     {.capsule = "onednn.gru",
-     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
-     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
-               "with its own approximations; the reference sums left to right and calls the C "
-               "library; each step's rounding carries into the next through the state.",
+     .tolerance = kRecurrent,
+     .reason = kRecurrentReason,
      .build = gru_cases,
      .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
                "initial states given or zero, bias or none, linear_before_reset 0 and 1"},
@@ -542,10 +546,8 @@ constexpr Oracle kRows[] = {
      .build = log_softmax_cases,
      .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
     {.capsule = "onednn.lstm",
-     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
-     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
-               "with its own approximations; the reference sums left to right and calls the C "
-               "library; each step's rounding carries into the next through the state.",
+     .tolerance = kRecurrent,
+     .reason = kRecurrentReason,
      .build = lstm_cases,
      .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
                "initial states given or zero, bias or none, initial h and c"},
@@ -598,10 +600,8 @@ constexpr Oracle kRows[] = {
      .build = relu_cases,
      .covers = "rank 1-4, signed inputs up to +-32, zeros"},
     {.capsule = "onednn.rnn",
-     .tolerance = {.abs = 5e-06, .rel = 2e-05, .norm = 5e-06},
-     .reason = "oneDNN sums each gate's products in its own order and evaluates sigmoid and tanh "
-               "with its own approximations; the reference sums left to right and calls the C "
-               "library; each step's rounding carries into the next through the state.",
+     .tolerance = kRecurrent,
+     .reason = kRecurrentReason,
      .build = rnn_cases,
      .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
                "initial states given or zero, bias or none"},

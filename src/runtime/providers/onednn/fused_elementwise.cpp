@@ -7,6 +7,7 @@
 // binary mul whose second source is the broadcast's input itself, its missing leading axes added
 // as size 1, which oneDNN stretches; the broadcast copy is never written.
 #include <string>
+#include <utility>
 
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
@@ -88,6 +89,32 @@ void sigmoid_mul_forward(const KernelCall& call) {
   run(*gate->mul);
 }
 
+// Flat dims of the output and of the broadcast operand with the output's size-1 axes dropped and
+// each run of adjacent axes that the operand either all broadcasts or all keeps merged into one:
+// the same elements in the same order, in the fewest axes. [1, C, H, W] by [1, 1, H, 1] becomes
+// {C, H, W} by {1, H, 1}, a broadcast along the middle (channel) axis, which oneDNN's jit binary
+// kernels run; some broadcasts over the original axes fall back to its slow reference kernel.
+std::pair<dnnl::memory::dims, dnnl::memory::dims> folded_broadcast(
+    const dnnl::memory::dims& full, const dnnl::memory::dims& small) {
+  dnnl::memory::dims f;
+  dnnl::memory::dims s;
+  bool last_broadcast = false;
+  for (std::size_t i = 0; i < full.size(); ++i) {
+    if (full[i] == 1) continue;
+    const bool broadcast = small[i] == 1;
+    if (!f.empty() && broadcast == last_broadcast) {
+      f.back() *= full[i];
+      s.back() *= small[i];
+    } else {
+      f.push_back(full[i]);
+      s.push_back(small[i]);
+      last_broadcast = broadcast;
+    }
+  }
+  if (f.empty()) return {{1}, {1}};
+  return {f, s};
+}
+
 Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& call) {
   if (auto ok = broadcast_layouts(call, "broadcast, mul"); !ok) return std::unexpected(ok.error());
   const TensorLayout layout = call.input_layout;
@@ -103,8 +130,15 @@ Expected<std::unique_ptr<KernelState>> prepare_broadcast_mul(const PrepareCall& 
           from_dims[out_dims.size() - from.rank() + i] =
               static_cast<dnnl::memory::dim>(from.dims[i]);
         }
-        const dnnl::memory::desc full = layout_desc(out_dims, layout);
-        const dnnl::memory::desc small = layout_desc(from_dims, layout);
+        // Flat operands fold into the fewest axes (folded_broadcast); channels-last ones keep
+        // theirs.
+        dnnl::memory::desc full = layout_desc(out_dims, layout);
+        dnnl::memory::desc small = layout_desc(from_dims, layout);
+        if (layout == TensorLayout::flat) {
+          const auto [f, s] = folded_broadcast(out_dims, from_dims);
+          full = row_major_desc(f);
+          small = row_major_desc(s);
+        }
         auto state = new_state(call);
         state->primitive = dnnl::binary(dnnl::binary::primitive_desc(
             dnnl::binary::desc(dnnl::algorithm::binary_mul, full, small, full), cpu_engine()));
