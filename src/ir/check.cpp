@@ -612,7 +612,7 @@ Status infer_gather_by_value(const Node& node, const Shape& in, const Shape& ind
   return {};
 }
 
-// rnn, gru, lstm: X [seq, batch, input] with seq and batch at least 1, hidden_size at least 1,
+// rnn, gru, lstm: X [seq, batch, input] with each extent at least 1, hidden_size at least 1,
 // each initial state [directions, batch, hidden]; the result Y [seq, directions, batch, hidden].
 // linear_before_reset is gru's alone.
 Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* const> states,
@@ -623,10 +623,9 @@ Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* 
     return fail(node, "linear_before_reset is gru's; " + std::string(to_string(node.kind)) +
                           " takes false");
   }
-  if (x.rank() != 3 || x.dims[0] == 0 || x.dims[1] == 0) {
+  if (x.rank() != 3 || x.dims[0] == 0 || x.dims[1] == 0 || x.dims[2] == 0) {
     return fail(node, "parent 0 (X) has shape " + to_string(x) +
-                          "; it is [seq_length, batch, input_size] with a sequence and a batch "
-                          "of at least one");
+                          "; it is [seq_length, batch, input_size], each at least one");
   }
   const Dim dirs = direction_count(p.direction);
   const Shape state{{dirs, x.dims[1], p.hidden_size}};

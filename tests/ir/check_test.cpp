@@ -1346,14 +1346,20 @@ std::vector<InvalidCase> invalid_cases() {
        "node 1 (cum_sum): axis 2 is out of range for [2,5] (rank 2)", 1},
       {"rnn_x_not_rank_3",
        one_op({shape({5, 3})}, OpKind::rnn, shape({5, 1, 1, 4}), RecurrentParams{.hidden_size = 4}),
-       "node 1 (rnn): parent 0 (X) has shape [5,3]; it is [seq_length, batch, input_size] with a "
-       "sequence and a batch of at least one",
+       "node 1 (rnn): parent 0 (X) has shape [5,3]; it is [seq_length, batch, input_size], each "
+       "at least one",
        1},
       {"lstm_empty_sequence",
        one_op({shape({0, 2, 3})}, OpKind::lstm, shape({0, 1, 2, 4}),
               RecurrentParams{.hidden_size = 4}),
-       "node 1 (lstm): parent 0 (X) has shape [0,2,3]; it is [seq_length, batch, input_size] with "
-       "a sequence and a batch of at least one",
+       "node 1 (lstm): parent 0 (X) has shape [0,2,3]; it is [seq_length, batch, input_size], "
+       "each at least one",
+       1},
+      {"gru_no_input_features",
+       one_op({shape({4, 2, 0})}, OpKind::gru, shape({4, 1, 2, 3}),
+              RecurrentParams{.hidden_size = 3}),
+       "node 1 (gru): parent 0 (X) has shape [4,2,0]; it is [seq_length, batch, input_size], each "
+       "at least one",
        1},
       {"gru_state_of_wrong_directions",
        one_op({shape({5, 2, 3}), shape({1, 2, 4})}, OpKind::gru, shape({5, 2, 2, 4}),
