@@ -1107,6 +1107,19 @@ bool GraphHandler::finish_node() {
     pending_extension_ = std::move(error_);
     error_.reset();
   }
+  if (ir::takes_weights_as_values(ir::op_traits(*raw_.kind).payloads,
+                                  raw_.u32s(Field::parents).size())) {
+    const std::string problem = "field parents: " + std::string(node_spelling()) +
+                                " with its weights as parents (weights as values) needs format '" +
+                                std::string(kNnplanIrFormat) +
+                                "', and this document's format is '" + std::string(kIrFormat) + "'";
+    if (format_ == DocumentFormat::torchlean) return fail_node(problem);
+    if (!format_ && !pending_extension_) {
+      fail_node(problem);
+      pending_extension_ = std::move(error_);
+      error_.reset();
+    }
+  }
 
   const OpKind kind = *raw_.kind;
   ir::OpParams params;

@@ -141,9 +141,11 @@ void append_op_fields(std::string& out, const Node& node) {
 
 std::string_view ir_format_for(const ir::Graph& graph) {
   for (const Node& node : graph.nodes) {
-    // Extension kinds, and int64 and bool values, exist only in nnplan's superset.
+    // Extension kinds, int64 and bool values, and weights as values exist only in nnplan's
+    // superset.
     if (ir::op_traits(node.kind).origin == ir::KindOrigin::nnplan ||
-        node.dtype != ir::DType::float32) {
+        node.dtype != ir::DType::float32 ||
+        ir::takes_weights_as_values(ir::op_traits(node.kind).payloads, node.parents.size())) {
       return kNnplanIrFormat;
     }
   }

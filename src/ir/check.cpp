@@ -1,6 +1,7 @@
 #include "nnplan/ir/check.hpp"
 
 #include "nnplan/ir/op_table.hpp"
+#include "nnplan/ir/payload_shapes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -843,6 +844,18 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
   if (!status) return status;
   if (!element_count(out)) {
     return fail(node, "shape " + to_string(out) + " has more elements than fit in 64 bits");
+  }
+  // A float32 weight given as a value (SPEC §6) has the shape its payload would have.
+  for (const PayloadSlot& slot : op_traits(node.kind).payloads) {
+    if (slot.int64 || slot.attribute || !given_as_value(slot, node.parents.size())) continue;
+    const Shape* const parents[] = {&parent(0)};
+    const Expected<Shape> want = payload_shape(node, slot.shape, parents);
+    if (!want) return std::unexpected(want.error());
+    const Shape& given = parent(slot.value_parent);
+    if (given != *want) {
+      return fail(node, "parent " + str(slot.value_parent) + " (the " + std::string(slot.name) +
+                            ") has shape " + to_string(given) + "; expected " + to_string(*want));
+    }
   }
   return {};
 }

@@ -852,6 +852,31 @@ TEST(IrJson, DtypesOtherThanFloat32AreWrittenAndNeedTheNnplanFormat) {
               "<memory>: node 0 (input): field dtype: int64 values need format 'nnplan.ir.v1', "
               "and this document's format is 'torchlean.ir.v1'");
   }
+  // Weights as values are nnplan's too: a conv with its weight as a parent needs nnplan.ir.v1,
+  // and the writer says so.
+  const std::string conv_fields =
+      R"("spatial_rank": 1, "kernel": [3], "stride": [1], "padding": [1], "dilation": [1],
+         "padding_after": [1], "groups": 1, "channel_axis": 1, "in_channels": 3,
+         "out_channels": 3})";
+  const std::string two_inputs =
+      R"("nodes": [{"id": 0, "kind": "input", "parents": [], "shape": [1, 3, 4]},
+                   {"id": 1, "kind": "input", "parents": [], "shape": [3, 3, 3]},
+                   {"id": 2, "kind": "conv", "parents": [0, 1], "shape": [1, 3, 4], )" +
+      conv_fields + "]}";
+  const auto old_format = parse_ir_json(
+      R"({"format": "torchlean.ir.v1", "input_id": 0, "output_ids": [2], )" + two_inputs,
+      "<memory>");
+  ASSERT_FALSE(old_format.has_value());
+  EXPECT_EQ(old_format.error().message,
+            "<memory>: node 2 (conv): field parents: conv with its weights as parents (weights as "
+            "values) needs format 'nnplan.ir.v1', and this document's format is "
+            "'torchlean.ir.v1'");
+  const auto new_format = parse_ir_json(
+      R"({"format": "nnplan.ir.v1", "input_id": 0, "output_ids": [2], )" + two_inputs, "<memory>");
+  ASSERT_TRUE(new_format.has_value()) << new_format.error().message;
+  EXPECT_EQ(new_format->nodes[2].parents.size(), 2U);
+  EXPECT_TRUE(write_ir_json(*new_format).starts_with("{\n  \"format\": \"nnplan.ir.v1\""));
+
   const auto unknown = parse_ir_json(
       with_nnplan_node(
           R"({"id": 1, "kind": "relu", "parents": [0], "shape": [2, 3], "dtype": "f16"})"),

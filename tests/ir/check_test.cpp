@@ -389,6 +389,11 @@ std::vector<ValidCase> valid_cases() {
       // conv: any spatial rank after channel_axis.
       {"conv_1d", one_op({shape({2, 3, 10})}, OpKind::conv, shape({2, 4, 8}), conv(3, 4, {3})),
        shape({2, 4, 8})},
+      // weights as values: the weight and the bias as parents 1 and 2.
+      {"conv_weight_and_bias_as_values",
+       one_op({shape({2, 3, 10}), shape({4, 3, 3}), shape({4})}, OpKind::conv, shape({2, 4, 8}),
+              conv(3, 4, {3})),
+       shape({2, 4, 8})},
       {"conv_2d_nchw",
        one_op({shape({2, 3, 28, 28})}, OpKind::conv, shape({2, 6, 24, 24}), conv(3, 6, {5, 5})),
        shape({2, 6, 24, 24})},
@@ -1344,6 +1349,14 @@ std::vector<InvalidCase> invalid_cases() {
       {"cum_sum_axis_out_of_range",
        one_op({shape({2, 5})}, OpKind::cum_sum, shape({2, 5}), CumSumParams{.axis = 2}),
        "node 1 (cum_sum): axis 2 is out of range for [2,5] (rank 2)", 1},
+      {"conv_weight_value_of_wrong_shape",
+       one_op({shape({2, 3, 10}), shape({4, 3, 5})}, OpKind::conv, shape({2, 4, 8}),
+              conv(3, 4, {3})),
+       "node 2 (conv): parent 1 (the weight) has shape [4,3,5]; expected [4,3,3]", 2},
+      {"conv_bias_value_of_wrong_shape",
+       one_op({shape({2, 3, 10}), shape({4, 3, 3}), shape({3})}, OpKind::conv, shape({2, 4, 8}),
+              conv(3, 4, {3})),
+       "node 3 (conv): parent 2 (the bias) has shape [3]; expected [4]", 3},
       {"rnn_x_not_rank_3",
        one_op({shape({5, 3})}, OpKind::rnn, shape({5, 1, 1, 4}), RecurrentParams{.hidden_size = 4}),
        "node 1 (rnn): parent 0 (X) has shape [5,3]; it is [seq_length, batch, input_size], each "

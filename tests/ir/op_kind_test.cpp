@@ -45,10 +45,12 @@ TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
   // Only concat (unbounded), attention (q, k, v), where (condition, x, y), the scatters (data,
-  // indices, updates) and lstm (x, h, c) take more than the two parents a node holds inline.
+  // indices, updates), lstm (x, h, c) and the convs (x, weight, bias) take more than the two
+  // parents a node holds inline.
   if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
       kind() != OpKind::where && kind() != OpKind::scatter_elements &&
-      kind() != OpKind::scatter_nd && kind() != OpKind::lstm) {
+      kind() != OpKind::scatter_nd && kind() != OpKind::lstm && kind() != OpKind::conv &&
+      kind() != OpKind::conv_transpose) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -158,8 +160,9 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       break;
     case ShapeRule::conv:
     case ShapeRule::conv_transpose:
+      // the input, then the weight and the bias when given as values.
       EXPECT_EQ(row().params, kParamsIndex<ConvParams>) << row().spelling;
-      EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
+      EXPECT_EQ(a, (Arity{1, 3})) << row().spelling;
       break;
     case ShapeRule::keep_probability:
     case ShapeRule::same_as_parent:

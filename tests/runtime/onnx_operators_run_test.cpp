@@ -5,7 +5,8 @@
 // values PyTorch's F.interpolate gives with align_corners False and True; a classification head
 // ending in ArgMax gives int64 indices under both profiles; the two losses with class weights and
 // ignore_index against a float64 oracle, and a target outside the classes refused by a guard; a
-// runtime Where mask made by a comparison.
+// runtime Where mask made by a comparison; Conv and ConvTranspose whose weight and bias are graph
+// inputs (weights as values) giving what the same model with them as initializers gives.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -422,6 +423,78 @@ TEST(OnnxPadRun, EveryModeMatchesNumpy) {
     // A negative pad crops: x[:, 1:] with a column of -1 after it.
     EXPECT_EQ(run_pad("constant", {0, -1, 0, 1}, profile),
               (std::vector<float>{2, 3, -1, 5, 6, -1}));
+  }
+}
+
+// Weights as values: a Conv (with a relu after it, which fast_cpu fuses) and a ConvTranspose whose
+// weight and bias arrive as graph inputs give, under both profiles, what the same models give
+// with them as initializers; doubled weights and bias give double the output.
+TEST(OnnxWeightsAsValuesRun, ConvAndConvTransposeTakeTheirWeightsAtRunTime) {
+  for (const bool transposed : {false, true}) {
+    const std::vector<std::int64_t> ws =
+        transposed ? std::vector<std::int64_t>{3, 4, 3, 3} : std::vector<std::int64_t>{4, 3, 3, 3};
+    const std::int64_t out_c = 4;
+    const std::string op = transposed ? "ConvTranspose" : "Conv";
+    const std::vector<float> w_values = [&] {
+      std::vector<float> v(static_cast<std::size_t>(ws[0] * ws[1] * ws[2] * ws[3]));
+      for (std::size_t i = 0; i < v.size(); ++i)
+        v[i] = 0.25F * static_cast<float>(std::sin(0.7 * static_cast<double>(i)));
+      return v;
+    }();
+    const std::vector<float> b_values = {0.5F, -0.25F, 0.125F, 1.0F};
+    const auto build = [&](bool as_inputs) {
+      Model m(13);
+      m.input("x", {2, 3, 6, 5}).output("y");
+      if (as_inputs) {
+        m.input("w", ws).input("b", {out_c});
+      } else {
+        m.init("w", ws, w_values).init("b", {out_c}, b_values);
+      }
+      auto& n = m.node(op, {"x", "w", "b"}, {"c"}, "conv");
+      attr_ints(n, "pads", {1, 0, 1, 1});
+      m.node("Relu", {"c"}, {"y"}, "relu");
+      return m;
+    };
+    ir::Shape x_shape{{2, 3, 6, 5}};
+    std::vector<float> xv(2 * 3 * 6 * 5);
+    for (std::size_t i = 0; i < xv.size(); ++i)
+      xv[i] = static_cast<float>(std::cos(0.31 * static_cast<double>(i)));
+    const Tensor x = Tensor::of(x_shape, xv);
+    const Tensor w =
+        Tensor::of(ir::Shape{{static_cast<ir::Dim>(ws[0]), static_cast<ir::Dim>(ws[1]),
+                              static_cast<ir::Dim>(ws[2]), static_cast<ir::Dim>(ws[3])}},
+                   w_values);
+    const Tensor b = Tensor::of(ir::Shape{{static_cast<ir::Dim>(out_c)}}, b_values);
+    for (const auto profile :
+         {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+      SCOPED_TRACE(op + " " + std::string(backend::to_string(profile)));
+      const auto want = run_model(build(false), x, profile);
+      const auto got = run_inputs(build(true), {{"x", x}, {"w", w}, {"b", b}}, profile);
+      ASSERT_TRUE(want && got && got->has_value());
+      const std::vector<float>& g = (**got)[0].floats();
+      const std::vector<float>& e = (*want)[0].floats();
+      ASSERT_EQ(g.size(), e.size());
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        if (profile == backend::MaintainedProfile::checked_cpu) {
+          EXPECT_EQ(g[i], e[i]) << "element " << i;
+        } else {
+          EXPECT_NEAR(g[i], e[i], 1e-5 * (1 + std::abs(e[i]))) << "element " << i;
+        }
+      }
+      // Doubling the weight and the bias doubles the pre-activation (and the relu of it).
+      std::vector<float> w2 = w_values;
+      for (float& v : w2)
+        v *= 2;
+      std::vector<float> b2 = b_values;
+      for (float& v : b2)
+        v *= 2;
+      const auto twice = run_inputs(
+          build(true), {{"x", x}, {"w", Tensor::of(w.shape, w2)}, {"b", Tensor::of(b.shape, b2)}},
+          profile);
+      ASSERT_TRUE(twice && twice->has_value());
+      for (std::size_t i = 0; i < g.size(); ++i)
+        EXPECT_NEAR((**twice)[0].floats()[i], 2 * e[i], 1e-5 * (1 + std::abs(e[i])));
+    }
   }
 }
 

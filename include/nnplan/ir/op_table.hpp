@@ -119,6 +119,15 @@ struct PayloadSlot {
   return slot.value_parent != 0 && parents > slot.value_parent;
 }
 
+// Whether a node of `kind` with `parents` parents takes any payload slot from a value parent.
+[[nodiscard]] constexpr bool takes_weights_as_values(std::span<const PayloadSlot> slots,
+                                                     std::size_t parents) {
+  for (const PayloadSlot& slot : slots) {
+    if (given_as_value(slot, parents)) return true;
+  }
+  return false;
+}
+
 // The index of T among the OpParams alternatives, computed from the variant so the two cannot
 // drift; the variant's size when T is not an alternative.
 template <class T, class Variant>
@@ -188,13 +197,14 @@ inline constexpr auto kLinearPayloads = std::to_array<PayloadSlot>({
     {.name = "weight", .shape = PayloadShape::linear_weight},
     {.name = "bias", .required = false, .shape = PayloadShape::linear_bias},
 });
+// A conv's weight and bias may be its parents 1 and 2 instead (SPEC §6, weights as values).
 inline constexpr auto kConvPayloads = std::to_array<PayloadSlot>({
-    {.name = "weight", .shape = PayloadShape::conv_weight},
-    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias},
+    {.name = "weight", .shape = PayloadShape::conv_weight, .value_parent = 1},
+    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias, .value_parent = 2},
 });
 inline constexpr auto kConvTransposePayloads = std::to_array<PayloadSlot>({
-    {.name = "weight", .shape = PayloadShape::conv_transpose_weight},
-    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias},
+    {.name = "weight", .shape = PayloadShape::conv_transpose_weight, .value_parent = 1},
+    {.name = "bias", .required = false, .shape = PayloadShape::conv_bias, .value_parent = 2},
 });
 inline constexpr auto kLayerNormPayloads = std::to_array<PayloadSlot>({
     {.name = "gamma", .required = false, .shape = PayloadShape::normalized},

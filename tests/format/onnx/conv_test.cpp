@@ -1,5 +1,6 @@
 // Conv (onnx/operators/conv.cpp): padding, strides, dilations, groups, 1-D to 3-D, auto_pad,
 // bias, and what it rejects.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -9,6 +10,7 @@ namespace nnplan::format::onnx_test {
 namespace {
 
 using ir::OpKind;
+using ::testing::HasSubstr;
 
 Model conv_model(const std::string& name = "conv1") {
   Model m(11);
@@ -63,14 +65,42 @@ INSTANTIATE_TEST_SUITE_P(Conv, ConvRejected,
                              "attribute 'frobnicate' is not supported for Conv"}),
                          [](const auto& info) { return info.param.name; });
 
-TEST(OnnxImport, ConvWeightThatIsAGraphInputIsAModelWithoutItsParameters) {
+// Weights as values (SPEC §6): a weight or bias that is a graph input is the conv's parent 1 or 2;
+// a constant beside it becomes a const node; a weight of another dtype is refused.
+TEST(OnnxImport, ConvWeightThatIsAGraphInputIsAParent) {
   Model m(11);
   m.input("x", {1, 2, 5, 5}).input("w", {3, 2, 3, 3}).output("y");
   m.node("Conv", {"x", "w"}, {"y"}, "c");
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 'c' (Conv): weight 'w' is a graph input, not an initializer: the model was "
-            "exported without its parameters (torch.onnx.export(..., export_params=False)); "
-            "export it with export_params=True");
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()).back(),
+            "2 conv(2->3,k=3x3,s=1x1,p=0x0,pa=0x0,d=1x1,g=1,axis=1) [0,1] -> [1,3,3,3] 'c'");
+  EXPECT_TRUE(r.payloads.tensors.empty());
+
+  Model bias(11);
+  bias.input("x", {1, 2, 5, 5}).input("b", {3}).output("y").init("w", {3, 2, 3, 3}, iota(54));
+  bias.node("Conv", {"x", "w", "b"}, {"y"}, "c");
+  const ImportedModel rb = ok(bias);
+  const Lines got = lines(rb.graph());
+  EXPECT_EQ(rb.graph().nodes.back().parents.size(), 3U) << got.back();
+  EXPECT_EQ(rb.graph().nodes[rb.graph().nodes.back().parents[1]].kind, ir::OpKind::const_);
+
+  Model t(11);
+  t.input("x", {1, 3, 4, 4}).input("w", {3, 2, 2, 2}).output("y");
+  t.node("ConvTranspose", {"x", "w"}, {"y"}, "t");
+  EXPECT_EQ(ok(t).graph().nodes.back().kind, ir::OpKind::conv_transpose);
+
+  Model ints(11);
+  ints.input("x", {1, 2, 5, 5})
+      .input("w", {3, 2, 3, 3}, onnx::TensorProto_DataType_INT64)
+      .output("y");
+  ints.node("Conv", {"x", "w"}, {"y"}, "c");
+  EXPECT_EQ(unsupported_of(ints),
+            "node 0 'c' (Conv): weight 'w' has dtype int64; supported: float32");
+  Model shape(11);
+  shape.input("x", {1, 2, 5, 5}).input("w", {3, 4, 3, 3}).output("y");
+  shape.node("Conv", {"x", "w"}, {"y"}, "c");
+  EXPECT_THAT(error_of(shape), HasSubstr("weight 'w' [3,4,3,3] with group 1 expects 4 input "
+                                         "channels, input [1,2,5,5] has 2"));
 }
 
 TEST(OnnxImport, ConvGroupedDilatedAsymmetricAndUnequalStrides) {

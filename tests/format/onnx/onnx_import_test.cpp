@@ -312,8 +312,9 @@ INSTANTIATE_TEST_SUITE_P(
                    "0 input -> [1,3,28,28] 'x'|1 max_pool(k=3x3,s=1x1,p=2x2) [0] -> [1,3,30,30] "
                    "'MaxPool_0'"},
         CorpusCase{"test_conv_with_strides_no_padding",
-                   "error: weight 'W' is a graph input, not an initializer: the model "
-                   "was exported without its parameters"},
+                   "0 input -> [1,1,7,5] 'x'|1 input -> [1,1,3,3] 'W'|2 "
+                   "conv(1->1,k=3x3,s=2x2,p=0x0,pa=0x0,d=1x1,g=1,axis=1) [0,1] -> [1,1,3,2] "
+                   "'Conv_0'"},
         CorpusCase{"test_add_uint8", "error: input 'x' has data type uint8"}),
     [](const auto& info) { return info.param.test; });
 

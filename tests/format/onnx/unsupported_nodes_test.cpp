@@ -196,17 +196,6 @@ TEST(OnnxUnsupportedNodes, TheListIsCappedAndTheRestCounted) {
 
 // ---- weights that are graph inputs: a model exported with export_params=False ----
 
-TEST(OnnxUnsupportedNodes, AConvWeightThatIsAGraphInputSaysHowToExport) {
-  Model m(13);
-  m.input("x", {1, 1, 4, 4}).input("conv1.weight", {2, 1, 3, 3}).input("conv1.bias", {2});
-  m.output("y");
-  m.node("Conv", {"x", "conv1.weight", "conv1.bias"}, {"y"}, "/conv1/Conv");
-  EXPECT_EQ(unsupported_of(m),
-            "node 0 '/conv1/Conv' (Conv): weight 'conv1.weight' is a graph input, not an "
-            "initializer: the model was exported without its parameters "
-            "(torch.onnx.export(..., export_params=False)); export it with export_params=True");
-}
-
 TEST(OnnxUnsupportedNodes, EveryLayerWithoutItsParametersIsListed) {
   Model m(17);
   m.input("x", {1, 2, 4, 4}).output("y");

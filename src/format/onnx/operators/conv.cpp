@@ -1,7 +1,9 @@
 // Conv and ConvTranspose over 1 to 3 (or more) spatial axes with `group`, `dilations`,
-// asymmetric `pads` or `auto_pad`, a constant weight and an optional constant bias, into one
-// `conv` or `conv_transpose` node carrying both as payloads (channel axis 1). A pending zero Pad
-// before a 2-D Conv adds to its padding.
+// asymmetric `pads` or `auto_pad`, a weight and an optional bias, into one `conv` or
+// `conv_transpose` node (channel axis 1) carrying both as payloads when both are constants, else
+// taking both as its parents 1 and 2 (weights as values: a weight that is a graph input, as in a
+// model exported with export_params=False, or computed; a constant one beside it becomes a
+// `const` node). A pending zero Pad before a 2-D Conv adds to its padding.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -43,22 +45,43 @@ void convolution(ImportContext& cx, bool transposed) {
   }
   const auto groups = static_cast<Dim>(group);
   const std::string_view weight_name = cx.in_name(1);
-  ConstPtr w = cx.float_constant(weight_name, "weight");
-  const std::string weight_text = "weight " + quoted_name(weight_name) + " " + list_string(w->dims);
-  if (w->dims.size() != r + 2) {
+  // Weights as values when the weight or the bias is not a constant.
+  const bool as_values = cx.constant(weight_name) == nullptr ||
+                         (cx.has_in(2) && cx.constant(cx.in_name(2)) == nullptr);
+  // A float32 operand (the weight or the bias) as a value.
+  const auto value_of = [&](std::string_view name, std::string_view role) {
+    const NodeId id = cx.tensor(name);
+    if (cx.ir_node(id).dtype != ir::DType::float32) {
+      cx.unsupported(std::string(role) + " " + quoted_name(name) + " has dtype " +
+                     std::string(ir::to_string(cx.ir_node(id).dtype)) + "; supported: float32");
+    }
+    return id;
+  };
+  ConstPtr w;
+  std::optional<NodeId> w_value;
+  std::vector<Dim> w_dims;
+  if (as_values) {
+    w_value = value_of(weight_name, "weight");
+    w_dims.assign(cx.shape_of(*w_value).dims.begin(), cx.shape_of(*w_value).dims.end());
+  } else {
+    w = cx.float_constant(weight_name, "weight");
+    w_dims = w->dims;
+  }
+  const std::string weight_text = "weight " + quoted_name(weight_name) + " " + list_string(w_dims);
+  if (w_dims.size() != r + 2) {
     cx.fail(weight_text + " does not have rank " + str(static_cast<std::uint64_t>(r + 2)) + " (" +
             (transposed ? "C,M/group" : "M,C/group") + ", then one kernel size per " +
             "spatial axis of input " + to_string(xs) + ")");
   }
-  for (const Dim d : w->dims) {
+  for (const Dim d : w_dims) {
     if (d == 0 || d > kMaxU32) {
       cx.fail(weight_text + " has a dimension of 0 or past " + str(kMaxU32));
     }
   }
   const Dim in_c = xs.dims[1];
   // Conv's weight is [M, C/group, k...]; ConvTranspose's is [C, M/group, k...].
-  const Dim out_c = transposed ? w->dims[1] * groups : w->dims[0];
-  const Dim weight_in = transposed ? w->dims[0] : w->dims[1] * groups;
+  const Dim out_c = transposed ? w_dims[1] * groups : w_dims[0];
+  const Dim weight_in = transposed ? w_dims[0] : w_dims[1] * groups;
   if (weight_in != in_c) {
     cx.fail(weight_text + " with group " + str(group) + " expects " + str(weight_in) +
             " input channels, input " + to_string(xs) + " has " + str(in_c));
@@ -72,7 +95,7 @@ void convolution(ImportContext& cx, bool transposed) {
     cx.fail("attribute group = " + str(group) + " does not divide the " + str(in_c) +
             " input and " + str(out_c) + " output channels");
   }
-  std::vector<std::uint32_t> kernel(w->dims.begin() + 2, w->dims.end());
+  std::vector<std::uint32_t> kernel(w_dims.begin() + 2, w_dims.end());
   if (const auto ks = read_kernel_shape(cx, r, false); !ks.empty() && ks != kernel) {
     cx.fail_attr("kernel_shape", list_string(ks), "the weight's kernel " + list_string(kernel));
   }
@@ -137,17 +160,31 @@ void convolution(ImportContext& cx, bool transposed) {
       }
     }
   }
-  ir::WeightTensor weight = cx.payload_tensor(w, Shape{w->dims}, weight_name);
-  std::optional<ir::WeightTensor> bias;
-  if (cx.has_in(2)) {
-    ConstPtr b = cx.float_constant(cx.in_name(2), "bias");
-    if (b->dims != std::vector<Dim>{out_c}) {
-      cx.fail("bias " + quoted_name(cx.in_name(2)) + " " + list_string(b->dims) + " is not [" +
+  const auto check_bias = [&](const std::vector<Dim>& dims) {
+    if (dims != std::vector<Dim>{out_c}) {
+      cx.fail("bias " + quoted_name(cx.in_name(2)) + " " + list_string(dims) + " is not [" +
               str(out_c) + "]");
     }
-    bias = cx.payload_tensor(b, Shape{b->dims});
+  };
+  ir::Parents parents = {x};
+  std::optional<ir::WeightTensor> weight;
+  std::optional<ir::WeightTensor> bias;
+  if (as_values) {
+    parents.push_back(*w_value);
+    if (cx.has_in(2)) {
+      const NodeId b = value_of(cx.in_name(2), "bias");
+      check_bias(std::vector<Dim>(cx.shape_of(b).dims.begin(), cx.shape_of(b).dims.end()));
+      parents.push_back(b);
+    }
+  } else {
+    weight = cx.payload_tensor(w, Shape{w->dims}, weight_name);
+    if (cx.has_in(2)) {
+      ConstPtr b = cx.float_constant(cx.in_name(2), "bias");
+      check_bias(b->dims);
+      bias = cx.payload_tensor(b, Shape{b->dims});
+    }
   }
-  const NodeId id = cx.add(transposed ? OpKind::conv_transpose : OpKind::conv, {x},
+  const NodeId id = cx.add(transposed ? OpKind::conv_transpose : OpKind::conv, std::move(parents),
                            ir::ConvParams{.spatial_rank = static_cast<std::uint32_t>(r),
                                           .kernel = std::move(kernel),
                                           .stride = std::move(g.stride),
@@ -159,7 +196,7 @@ void convolution(ImportContext& cx, bool transposed) {
                                           .in_channels = static_cast<std::uint32_t>(in_c),
                                           .out_channels = static_cast<std::uint32_t>(out_c),
                                           .output_padding = std::move(output_padding)});
-  cx.set_payload(id, "weight", std::move(weight));
+  if (weight) cx.set_payload(id, "weight", std::move(*weight));
   if (bias) cx.set_payload(id, "bias", std::move(*bias));
   cx.define(cx.out_name(0), id);
 }

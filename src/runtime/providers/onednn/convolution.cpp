@@ -86,11 +86,17 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                                            bool transposed) {
   if (auto ok = conv_limits(call.node); !ok) return std::unexpected(ok.error());
   const auto& p = std::get<ir::ConvParams>(call.node.params);
+  // The weight and bias are payloads, or the call's inputs 1 and 2 (weights as values), bound
+  // at each launch: the weight reordered into the primitive's layout then.
+  const std::size_t parents = call.node.parents.size();
   const ir::WeightTensor* w = call.weights.find("weight");
-  if (w == nullptr || call.input_shapes.empty()) {
+  const bool weight_value = parents > 1;
+  if ((w == nullptr && !weight_value) || call.input_shapes.empty()) {
     return std::unexpected(unsupported("conv needs one input and a weight"));
   }
   const ir::WeightTensor* bias = call.weights.find("bias");
+  const bool bias_value = parents > 2;
+  const bool has_bias = bias != nullptr || bias_value;
   const std::string what =
       transposed ? "create a deconvolution primitive" : "create a convolution primitive";
   return guarded_prepare(what, [&]() -> Expected<std::unique_ptr<KernelState>> {
@@ -167,21 +173,21 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
       if (!transposed) {
         const auto algo = dnnl::algorithm::convolution_direct;
         using Conv = dnnl::convolution_forward;
-        return bias != nullptr ? choice_of<Conv>(Conv::desc(prop, algo, src, w_any, b_md, dst,
-                                                            strides, dilates, pad_l, pad_r),
-                                                 attr)
-                               : choice_of<Conv>(Conv::desc(prop, algo, src, w_any, dst, strides,
-                                                            dilates, pad_l, pad_r),
-                                                 attr);
+        return has_bias ? choice_of<Conv>(Conv::desc(prop, algo, src, w_any, b_md, dst, strides,
+                                                     dilates, pad_l, pad_r),
+                                          attr)
+                        : choice_of<Conv>(Conv::desc(prop, algo, src, w_any, dst, strides, dilates,
+                                                     pad_l, pad_r),
+                                          attr);
       }
       const auto algo = dnnl::algorithm::deconvolution_direct;
       using Deconv = dnnl::deconvolution_forward;
-      return bias != nullptr ? choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, b_md, dst,
-                                                              strides, dilates, pad_l, pad_r),
-                                                 attr)
-                             : choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, dst, strides,
-                                                              dilates, pad_l, pad_r),
-                                                 attr);
+      return has_bias ? choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, b_md, dst, strides,
+                                                       dilates, pad_l, pad_r),
+                                          attr)
+                      : choice_of<Deconv>(Deconv::desc(prop, algo, src, w_any, dst, strides,
+                                                       dilates, pad_l, pad_r),
+                                          attr);
     };
     // A channels-last call (conv_prefers_channels_last said oneDNN runs that layout fast) is
     // built on it; a flat one takes oneDNN's layout choice for src and dst, staged at launch
@@ -192,14 +198,27 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     auto state = new_state(call);
     state->primitive = chosen.primitive;
     // The bias is read for the fill before constant_memory packs it and releases its pages.
+    if (trimmed && bias_value) {
+      return std::unexpected(unsupported(
+          "a conv_transpose whose output padding reaches past every input position holds only "
+          "the bias there, which onednn fills in when the buffer is compiled: it takes its bias "
+          "as a payload, not as a value"));
+    }
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);
       if (bias != nullptr)
         std::ranges::copy(bias->contiguous().floats(), state->output_fill.begin());
       state->fill_axis = ca;
     }
-    state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
-    if (bias != nullptr) {
+    std::vector<Binding> values;
+    if (weight_value) {
+      values.push_back(staged_binding(DNNL_ARG_WEIGHTS, 1, w_plain, chosen.weights));
+    } else {
+      state->constants.emplace(DNNL_ARG_WEIGHTS, constant_memory(*w, w_plain, chosen.weights));
+    }
+    if (bias_value) {
+      values.push_back({.arg = DNNL_ARG_BIAS, .input = 2, .desc = b_md});
+    } else if (bias != nullptr) {
       state->constants.emplace(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
     }
     // A trimmed output is written through its view of the flat output (always staged: the view
@@ -209,6 +228,7 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
     out.seed = seed;
     state->bindings = {staged_binding(DNNL_ARG_SRC, 0, src_md, chosen.src), std::move(out)};
     state->bindings.insert(state->bindings.end(), extra.begin(), extra.end());
+    state->bindings.insert(state->bindings.end(), values.begin(), values.end());
     return std::unique_ptr<KernelState>(std::move(state));
   });
 }
@@ -228,8 +248,9 @@ Expected<void> conv_limits(const ir::Node& node) {
 
 bool conv_prefers_channels_last(const PrepareCall& call) {
   const auto* p = std::get_if<ir::ConvParams>(&call.node.params);
+  // A weight given as a value is a flat input like the data: such a conv runs flat.
   if (p == nullptr || p->channel_axis != 1 || call.input_shapes.empty() ||
-      !conv_limits(call.node)) {
+      call.node.parents.size() > 1 || !conv_limits(call.node)) {
     return false;
   }
   try {

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -183,7 +185,8 @@ std::string list_string(const std::vector<std::uint32_t>& v) {
 }
 
 // The shape guard of conv and conv_transpose: parameters the kernel indexes by, the input's rank
-// and channels, the output extents the node's parameters give, and the payload shapes.
+// and channels, the output extents the node's parameters give, and the weight and bias shapes
+// (payloads, or the inputs standing for them).
 Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
   const std::string op(ir::to_string(kind));
   const bool transposed = kind == ir::OpKind::conv_transpose;
@@ -191,7 +194,13 @@ Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
     return fail("the node is a " + std::string(ir::to_string(call.node.kind)) +
                 "; this handler runs " + op);
   }
-  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  if (call.node.parents.empty() || call.node.parents.size() > 3) {
+    return fail(op +
+                " takes one to three parents (the input, then the weight and the bias as "
+                "values), found " +
+                std::to_string(call.node.parents.size()));
+  }
+  if (auto ok = check_arity_and_output(call, call.node.parents.size()); !ok) return ok;
   const auto* pp = std::get_if<ir::ConvParams>(&call.node.params);
   if (pp == nullptr) return fail("the node carries no conv parameters; " + op + " needs them");
   const ir::ConvParams& p = *pp;
@@ -278,21 +287,29 @@ Expected<void> conv_family_guard(const KernelCall& call, ir::OpKind kind) {
   if (!want_w) return std::unexpected(std::move(want_w.error()));
   const std::string layout = transposed ? " (in_channels, out_channels/groups, kernel...)"
                                         : " (out_channels, in_channels/groups, kernel...)";
-  const ir::WeightTensor* w = call.weights.find("weight");
-  if (w == nullptr) {
+  // A slot's dtype and shape: its value parent's, else its payload's; null when neither.
+  const auto given = [&](std::string_view name) -> std::optional<std::pair<ir::DType, ir::Shape>> {
+    if (const TensorRef* v = weight_value(call, name)) return std::pair{v->dtype, *v->shape};
+    if (const ir::WeightTensor* t = call.weights.find(name)) {
+      return std::pair{t->dtype(), t->shape()};
+    }
+    return std::nullopt;
+  };
+  const auto w = given("weight");
+  if (!w) {
     return fail("the weight is missing; " + op + " needs one of shape " + ir::to_string(*want_w) +
                 layout);
   }
-  if (w->dtype() != ir::DType::float32 || w->shape() != *want_w) {
-    return std::unexpected(operand_error("the weight", w->shape(),
+  if (w->first != ir::DType::float32 || w->second != *want_w) {
+    return std::unexpected(operand_error("the weight", w->second,
                                          op + " needs float32 " + ir::to_string(*want_w) + layout));
   }
-  if (const ir::WeightTensor* b = call.weights.find("bias"); b != nullptr) {
+  if (const auto b = given("bias")) {
     auto want_b = ir::payload_shape(call.node, ir::PayloadShape::conv_bias, parents);
     if (!want_b) return std::unexpected(std::move(want_b.error()));
-    if (b->dtype() != ir::DType::float32 || b->shape() != *want_b) {
+    if (b->first != ir::DType::float32 || b->second != *want_b) {
       return std::unexpected(
-          operand_error("the bias", b->shape(),
+          operand_error("the bias", b->second,
                         op + " needs float32 " + ir::to_string(*want_b) + " (out_channels)"));
     }
   }
@@ -391,8 +408,8 @@ void conv_family_forward(const KernelCall& call) {
   const Geometry g = geometry(p, *call.inputs[0].shape, *call.output.shape, Transposed);
   std::vector<std::size_t> counter(g.rank - 1);
   const float* x = call.inputs[0].data<float>();
-  const float* w = call.weights.find("weight")->floats().data();
-  const float* bias = weight_data(call.weights, "bias");
+  const float* w = slot_data(call, "weight");
+  const float* bias = slot_data(call, "bias");
   float* y = call.output.data<float>();
   for_each_output_block(g, [&](std::size_t n, std::size_t grp, std::size_t o0, std::size_t size) {
     if (size == kBlock) {
@@ -415,7 +432,7 @@ void conv_family_vjp(const VjpCall& call) {
   const std::size_t xs = Transposed ? 1 : g.last_stride;
   const std::size_t gs = Transposed ? g.last_stride : 1;
   const float* x = call.inputs[0].data<float>();
-  const float* w = call.weights.find("weight")->floats().data();
+  const float* w = slot_data(call, "weight");
   const float* gy = call.output_grad.data<float>();
   float* dx = call.input_grads[0].data<float>();
   float* dw = weight_grad(call, "weight");

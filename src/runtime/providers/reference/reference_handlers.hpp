@@ -50,8 +50,19 @@ struct ReferenceHandler {
 
 // Shared by the kernels (weights.cpp): the data of payload `name`, or null when its slot is empty.
 [[nodiscard]] const float* weight_data(const NodeWeights& weights, std::string_view name);
-// Shared by the VJPs (weights.cpp): the gradient buffer of payload `name`, or null when the node
-// has no such payload or its gradient is not wanted.
+// Shared by the VJPs (weights.cpp): the gradient buffer of payload `name` (the input gradient of
+// the parent standing for it, when the node takes it as a value), or null when the node has no
+// such payload or its gradient is not wanted.
 [[nodiscard]] float* weight_grad(const VjpCall& call, std::string_view name);
+
+// The input of `call` that stands for payload slot `name` (SPEC §6, weights as values: the
+// slot's value parent, when the node has that many parents), or null when the payload is not
+// given so.
+[[nodiscard]] const TensorRef* weight_value(const KernelCall& call, std::string_view name);
+[[nodiscard]] const TensorRef* weight_value(const VjpCall& call, std::string_view name);
+// The float32 data of slot `name`: its value parent's (weight_value), else the payload's; null
+// when neither is given.
+[[nodiscard]] const float* slot_data(const KernelCall& call, std::string_view name);
+[[nodiscard]] const float* slot_data(const VjpCall& call, std::string_view name);
 
 }  // namespace nnplan::runtime::reference
