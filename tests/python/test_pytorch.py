@@ -420,3 +420,38 @@ def test_remainders_run_as_pytorch_does(tmp_path, profile):
     assert out["r"].dtype == numpy.int64
     numpy.testing.assert_array_equal(out["r"], r.numpy())
     numpy.testing.assert_array_equal(out["f"], f.numpy())
+
+
+class ConvHead(torch.nn.Module):
+    """A conv, a transposed conv and a linear head, exported without their parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.up = torch.nn.ConvTranspose2d(8, 4, 2, stride=2)
+        self.fc = torch.nn.Linear(4 * 16 * 16, 10)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.up(torch.relu(self.conv1(x)))).flatten(1))
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_a_model_exported_without_its_parameters_runs_with_them_as_inputs(tmp_path, profile):
+    torch.manual_seed(5)
+    model = ConvHead().eval()
+    x = torch.randn(2, 3, 8, 8)
+    path = tmp_path / "no_params.onnx"
+    torch.onnx.export(model, x, str(path), export_params=False, input_names=["x"],
+                      output_names=["y"], opset_version=17)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    inputs = {"x": x.numpy()}
+    inputs.update({name: p.detach().numpy() for name, p in model.named_parameters()})
+    try:
+        out = nnplan.run(path, inputs, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-4, atol=1e-5)
+    # Without them the run says which input is missing.
+    with pytest.raises(nnplan.NnplanError, match="conv1.weight"):
+        nnplan.run(path, {"x": x.numpy()}, profile)

@@ -672,6 +672,33 @@ TEST(reference_conv_transpose_forward_tests, ShapeGuardNamesTheOperand) {
       "input 0 has shape [1,2,1]; conv_transpose needs axis 2 to outgrow its padding 1+0");
 }
 
+// Weights as values (SPEC §6): the weight and bias as inputs 1 and 2 give the bits the payloads
+// give, and the VJP adds their gradients into those inputs' gradients (finite differences probe
+// every input, the weight and bias among them).
+TEST(reference_conv_vjp_tests, WeightsAsValues) {
+  std::uint32_t seed = 700;
+  for (const ir::OpKind kind : {ir::OpKind::conv, ir::OpKind::conv_transpose}) {
+    const bool transposed = kind == ir::OpKind::conv_transpose;
+    for (const ConvCase& c : transposed ? conv_transpose_cases() : conv_cases()) {
+      if (!c.bias) continue;
+      SCOPED_TRACE(std::string(ir::to_string(kind)) + " " + ir::to_string(c.in));
+      const HandlerDefinition& h = transposed ? conv_transpose_handler() : conv_handler();
+      const Tensor x = random_tensor(c.in, seed++);
+      const Tensor w = random_tensor(weight_shape(c.p, transposed), seed++);
+      const Tensor b = random_tensor(shape_of({c.p.out_channels}), seed++);
+      const ir::Node payloads = conv_node(kind, c.in, c.p);
+      ir::Node values = payloads;
+      values.id = 3;
+      values.parents = {0, 1, 2};
+      const auto want = run_forward(h, payloads, {x}, conv_store(w, &b));
+      const auto got = run_forward(h, values, {x, w, b});
+      ASSERT_TRUE(want.has_value() && got.has_value());
+      EXPECT_TRUE(same_bits(*got, *want));
+      EXPECT_TRUE(check_vjp(h, values, {x, w, b}));
+    }
+  }
+}
+
 // ---- conv_transpose, VJP
 
 TEST(reference_conv_transpose_vjp_tests, MatchesFiniteDifferences) {
