@@ -45,12 +45,12 @@ TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
   // Only concat (unbounded), attention (q, k, v), where (condition, x, y), the scatters (data,
-  // indices, updates), lstm (x, h, c) and the convs (x, weight, bias) take more than the two
-  // parents a node holds inline.
+  // indices, updates), lstm (x, h, c), the convs (x, weight, bias) and batch_norm_eval (x and its
+  // statistics) take more than the two parents a node holds inline.
   if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
       kind() != OpKind::where && kind() != OpKind::scatter_elements &&
       kind() != OpKind::scatter_nd && kind() != OpKind::lstm && kind() != OpKind::conv &&
-      kind() != OpKind::conv_transpose) {
+      kind() != OpKind::conv_transpose && kind() != OpKind::batch_norm_eval) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -164,13 +164,16 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       EXPECT_EQ(row().params, kParamsIndex<ConvParams>) << row().spelling;
       EXPECT_EQ(a, (Arity{1, 3})) << row().spelling;
       break;
+    case ShapeRule::batch_norm:
+      // the input, then scale, bias, mean and var when given as values.
+      EXPECT_EQ(a, (Arity{1, 5})) << row().spelling;
+      break;
     case ShapeRule::keep_probability:
     case ShapeRule::same_as_parent:
     case ShapeRule::broadcast:
     case ShapeRule::reduce_axis:
     case ShapeRule::reduce_all:
     case ShapeRule::linear:
-    case ShapeRule::batch_norm:
     case ShapeRule::along_axis:
     case ShapeRule::reshape:
     case ShapeRule::flatten:

@@ -498,6 +498,71 @@ TEST(OnnxWeightsAsValuesRun, ConvAndConvTransposeTakeTheirWeightsAtRunTime) {
   }
 }
 
+// Weights as values: BatchNormalization's statistics and LayerNormalization's Scale and B as
+// graph inputs give, under both profiles, what the same model gives with them as initializers
+// (the same float32 operations: bit for bit under checked_cpu).
+TEST(OnnxWeightsAsValuesRun, NormalizationParametersAtRunTime) {
+  const std::vector<float> scale = {1.5F, -0.5F, 2.0F};
+  const std::vector<float> bias = {0.25F, 0.0F, -1.0F};
+  const std::vector<float> mean = {0.1F, -0.2F, 0.3F};
+  const std::vector<float> var = {0.5F, 1.25F, 2.0F};
+  const std::vector<float> gamma = {1.0F, 0.5F, -2.0F, 3.0F};
+  const std::vector<float> beta = {0.0F, 0.125F, 1.0F, -0.5F};
+  const auto build = [&](bool as_inputs) {
+    Model m(17);
+    m.input("x", {2, 3, 2, 4}).output("y");
+    const std::vector<std::pair<std::string, const std::vector<float>*>> params = {
+        {"s", &scale}, {"b", &bias}, {"m", &mean}, {"v", &var}};
+    for (const auto& [name, values] : params) {
+      if (as_inputs) {
+        m.input(name, {3});
+      } else {
+        m.init(name, {3}, *values);
+      }
+    }
+    if (as_inputs) {
+      m.input("g", {4}).input("beta", {4});
+    } else {
+      m.init("g", {4}, gamma).init("beta", {4}, beta);
+    }
+    m.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"n"}, "bn");
+    m.node("LayerNormalization", {"n", "g", "beta"}, {"y"}, "ln");
+    return m;
+  };
+  std::vector<float> xv(2 * 3 * 2 * 4);
+  for (std::size_t i = 0; i < xv.size(); ++i)
+    xv[i] = static_cast<float>(std::sin(0.43 * static_cast<double>(i)));
+  const Tensor x = Tensor::of(ir::Shape{{2, 3, 2, 4}}, xv);
+  const auto vec = [](const std::vector<float>& v) {
+    return Tensor::of(ir::Shape{{static_cast<ir::Dim>(v.size())}}, v);
+  };
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    SCOPED_TRACE(std::string(backend::to_string(profile)));
+    const auto want = run_model(build(false), x, profile);
+    const auto got = run_inputs(build(true),
+                                {{"x", x},
+                                 {"s", vec(scale)},
+                                 {"b", vec(bias)},
+                                 {"m", vec(mean)},
+                                 {"v", vec(var)},
+                                 {"g", vec(gamma)},
+                                 {"beta", vec(beta)}},
+                                profile);
+    ASSERT_TRUE(want && got && got->has_value());
+    const std::vector<float>& g = (**got)[0].floats();
+    const std::vector<float>& e = (*want)[0].floats();
+    ASSERT_EQ(g.size(), e.size());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      if (profile == backend::MaintainedProfile::checked_cpu) {
+        EXPECT_EQ(g[i], e[i]) << "element " << i;
+      } else {
+        EXPECT_NEAR(g[i], e[i], 1e-5 * (1 + std::abs(e[i]))) << "element " << i;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onnx_operators_run_test
 }  // namespace nnplan::runtime

@@ -214,11 +214,12 @@ inline constexpr auto kLayerNormPayloads = std::to_array<PayloadSlot>({
 inline constexpr auto kGatherPayloads = std::to_array<PayloadSlot>({
     {.name = "indices", .int64 = true, .shape = PayloadShape::gather_indices, .value_parent = 1},
 });
+// The statistics may be parents 1 to 4 instead (weights as values); epsilon stays an attribute.
 inline constexpr auto kBatchNormPayloads = std::to_array<PayloadSlot>({
-    {.name = "scale", .shape = PayloadShape::channels},
-    {.name = "bias", .shape = PayloadShape::channels},
-    {.name = "mean", .shape = PayloadShape::channels},
-    {.name = "var", .shape = PayloadShape::channels},
+    {.name = "scale", .shape = PayloadShape::channels, .value_parent = 1},
+    {.name = "bias", .shape = PayloadShape::channels, .value_parent = 2},
+    {.name = "mean", .shape = PayloadShape::channels, .value_parent = 3},
+    {.name = "var", .shape = PayloadShape::channels, .value_parent = 4},
     {.name = "epsilon", .attribute = true},
 });
 inline constexpr auto kRecurrentPayloads = std::to_array<PayloadSlot>({

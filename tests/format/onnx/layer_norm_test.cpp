@@ -133,10 +133,14 @@ TEST(OnnxImport, LayerNormalizationRejections) {
   Model input(17);
   input.input("x", {2, 4}).input("g", {4}).output("y");
   input.node("LayerNormalization", {"x", "g"}, {"y"}, "ln");
-  EXPECT_EQ(unsupported_of(input),
-            "node 0 'ln' (LayerNormalization): Scale 'g' is a graph input, not an initializer: "
-            "the model was exported without its parameters (torch.onnx.export(..., "
-            "export_params=False)); export it with export_params=True");
+  // A Scale that is a graph input (export_params=False) multiplies the normalized value after
+  // it, as a Scale of other dims does.
+  EXPECT_EQ(lines(ok(input).graph()).back(), "4 mul_elem [2,3] -> [2,4] 'ln'");
+  Model ints(17);
+  ints.input("x", {2, 4}).input("g", {4}, onnx::TensorProto_DataType_INT64).output("y");
+  ints.node("LayerNormalization", {"x", "g"}, {"y"}, "ln");
+  EXPECT_EQ(unsupported_of(ints),
+            "node 0 'ln' (LayerNormalization): Scale 'g' has dtype int64; supported: float32");
   Model eps = ln_model({1, 2, 1, 1}, {});
   attr_f(*eps.g().mutable_node(0), "epsilon", -1.0f);
   EXPECT_EQ(unsupported_of(eps),

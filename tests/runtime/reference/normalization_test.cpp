@@ -166,6 +166,29 @@ TEST(reference_batch_norm_vjp_tests, ChannelAxisTwo) {
                         batch_norm_store(4, 71, 1e-2)));
 }
 
+// Weights as values: scale, bias, mean and var as inputs 1 to 4 (the epsilon still a payload
+// attribute) give the payloads' bits, and the VJP adds their gradients into those inputs'.
+TEST(reference_batch_norm_vjp_tests, StatisticsAsValues) {
+  const ir::Shape shape = shape_of({2, 3, 4});
+  const ir::WeightStore payloads = batch_norm_store(3, 80, 1e-3);
+  ir::Node node = batch_norm_node(shape, 1);
+  std::vector<Tensor> inputs = {random_tensor(shape, 81)};
+  const ir::Node with_payloads = node;
+  node.parents = {0, 2, 3, 4, 5};
+  node.id = 1;  // the store's attribute is keyed by node 1
+  for (const char* name : {"scale", "bias", "mean", "var"}) {
+    const ir::WeightTensor& t = payloads.tensors.at({.node_id = 1, .name = name});
+    inputs.push_back(Tensor::of(t.shape(), t.to_vector<float>()));
+  }
+  ir::WeightStore epsilon_only;
+  epsilon_only.attributes[{.node_id = 1, .name = "epsilon"}] = 1e-3;
+  const auto want = run_forward(batch_norm(), with_payloads, {inputs[0]}, payloads);
+  const auto got = run_forward(batch_norm(), node, inputs, epsilon_only);
+  ASSERT_TRUE(want.has_value() && got.has_value()) << (got ? "" : got.error().message);
+  EXPECT_TRUE(same_bits(*got, *want));
+  EXPECT_TRUE(check_vjp(batch_norm(), node, inputs, epsilon_only));
+}
+
 // ---- layer_norm ----
 
 ir::Node layer_norm_node(const ir::Shape& in, std::uint32_t axis) {

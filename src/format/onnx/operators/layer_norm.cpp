@@ -1,12 +1,16 @@
 // LayerNormalization: one layernorm node over X.shape[axis:] with its epsilon as a payload
-// attribute. Scale and B are constants that broadcast to the normalized dims: of exactly those
-// dims they are the node's gamma and beta payloads, otherwise a broadcast multiply and add after
-// it; an all-ones Scale and an absent or all-zeros B emit nothing. The Mean and InvStdDev outputs,
+// attribute. Scale and B broadcast to the normalized dims: constants of exactly those dims are
+// the node's gamma and beta payloads; others (of other dims, or values: a graph input, as in a
+// model exported with export_params=False, or computed) a broadcast multiply and add after it,
+// the same float32 operations in the same order; an all-ones Scale and an absent or all-zeros B
+// emit nothing. The Mean and InvStdDev outputs,
 // when used, are computed beside it as ONNX's reference implementation does: the mean over the
 // normalized axes, and 1 / sqrt(mean((x - mean)^2) + epsilon), each with the normalized axes kept
 // as 1s (ONNX's function body writes the variance E[x^2] - E[x]^2, equal in exact arithmetic).
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "../import_context.hpp"
 #include "../operators.hpp"
@@ -65,29 +69,54 @@ void import_layer_normalization(ImportContext& cx) {
     cx.fail_attr("epsilon", str(eps), "a finite positive epsilon");
   }
   const Shape normalized{ir::Dims(xs.dims.begin() + axis, xs.dims.end())};
-  // Input `index` (Scale or B) when present and not `identity` everywhere; null otherwise.
-  const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
-    if (!cx.has_in(index)) return nullptr;
-    const std::string_view name = cx.in_name(index);
-    ConstPtr c = cx.float_constant(name, role);
-    const std::size_t rank = c->dims.size();
+  // Whether input `index` (Scale or B) is present and not a constant (a value).
+  const auto is_value = [&](int index) {
+    return cx.has_in(index) && cx.constant(cx.in_name(index)) == nullptr;
+  };
+  // Checks that Scale or B of `dims` broadcasts to the normalized dims.
+  const auto check_broadcast = [&](std::string_view name, std::string_view role,
+                                   const std::vector<Dim>& dims) {
+    const std::size_t rank = dims.size();
     bool fits = rank <= normalized.rank();
     for (std::size_t i = 0; fits && i < rank; ++i) {
-      const Dim d = c->dims[rank - 1 - i];
+      const Dim d = dims[rank - 1 - i];
       fits = d == 1 || d == normalized.dims[normalized.rank() - 1 - i];
     }
     if (!fits) {
-      cx.fail(std::string(role) + " " + quoted_name(name) + " has shape " + list_string(c->dims) +
+      cx.fail(std::string(role) + " " + quoted_name(name) + " has shape " + list_string(dims) +
               ", which does not broadcast to the normalized dims " + to_string(normalized) +
               " (X.shape[" + str(axis) + ":])");
     }
+  };
+  // Input `index` (Scale or B) when a constant, present and not `identity` everywhere; null
+  // otherwise.
+  const auto affine = [&](int index, std::string_view role, float identity) -> ConstPtr {
+    if (!cx.has_in(index) || is_value(index)) return nullptr;
+    const std::string_view name = cx.in_name(index);
+    ConstPtr c = cx.float_constant(name, role);
+    check_broadcast(name, role, c->dims);
     // External data is not read when planning: such a tensor is never taken for the identity.
     const bool trivial =
         !c->external && std::ranges::all_of(floats_of(*c), [&](float f) { return f == identity; });
     return trivial ? nullptr : c;
   };
+  // A Scale or B that is a value, checked as a float32 that broadcasts.
+  const auto value_operand = [&](int index, std::string_view role) -> std::optional<NodeId> {
+    if (!is_value(index)) return std::nullopt;
+    const std::string_view name = cx.in_name(index);
+    const NodeId id = cx.tensor(name);
+    if (cx.ir_node(id).dtype != ir::DType::float32) {
+      cx.unsupported(std::string(role) + " " + quoted_name(name) + " has dtype " +
+                     std::string(ir::to_string(cx.ir_node(id).dtype)) + "; supported: float32");
+    }
+    check_broadcast(name, role,
+                    std::vector<Dim>(cx.shape_of(id).dims.begin(), cx.shape_of(id).dims.end()));
+    return id;
+  };
   const ConstPtr scale = affine(1, "Scale", 1.0f);
   const ConstPtr bias = affine(2, "B", 0.0f);
+  const std::optional<NodeId> scale_value = value_operand(1, "Scale");
+  const std::optional<NodeId> bias_value = value_operand(2, "B");
   const NodeId norm = cx.add(OpKind::layernorm, {x}, ir::AxisParams{.axis = axis});
   // The default epsilon is the IR's: recorded only when it differs.
   if (eps != 1e-5f) cx.set_attribute(norm, "epsilon", static_cast<double>(eps));
@@ -95,7 +124,7 @@ void import_layer_normalization(ImportContext& cx) {
     return c != nullptr && Shape{c->dims} == normalized;
   };
   const bool gamma = is_payload(scale);
-  const bool beta = is_payload(bias) && (scale == nullptr || gamma);
+  const bool beta = is_payload(bias) && (scale == nullptr || gamma) && !scale_value;
   if (gamma) {
     cx.set_payload(norm, "gamma", cx.payload_tensor(scale, normalized));
   }
@@ -103,10 +132,10 @@ void import_layer_normalization(ImportContext& cx) {
     cx.set_payload(norm, "beta", cx.payload_tensor(bias, normalized));
   }
   NodeId y = norm;
-  if (scale != nullptr && !gamma) {
+  if ((scale != nullptr && !gamma) || scale_value) {
     y = cx.add(OpKind::mul_elem, {y, cx.broadcast(cx.tensor(cx.in_name(1)), xs)});
   }
-  if (bias != nullptr && !beta) {
+  if ((bias != nullptr && !beta) || bias_value) {
     y = cx.add(OpKind::add, {y, cx.broadcast(cx.tensor(cx.in_name(2)), xs)});
   }
   cx.define(cx.out_name(0), y);

@@ -1,10 +1,13 @@
 // onednn handlers: the normalization family. batch_norm (IR kind batch_norm_eval) on oneDNN's
-// batch normalization primitive in inference with the payload's statistics (use_global_stats,
+// batch normalization primitive in inference with the node's statistics (use_global_stats,
 // scale and shift), the axes around the channel axis folded into {outer, channels, inner};
 // layer_norm (IR kind layernorm) on its layer normalization primitive over {outer, n}, n the
-// product of the axes from `axis` on, with gamma and beta when the node has them. The
-// statistics, scale and shift are copied once into memories the state owns.
+// product of the axes from `axis` on, with gamma and beta when the node has them. Payload
+// statistics, scale and shift are copied once into memories the state owns; those given as
+// values (weights as values) are bound at each launch.
+#include <iterator>
 #include <string>
+#include <string_view>
 #include <variant>
 
 #include "runtime/providers/onednn/onednn_support.hpp"
@@ -23,20 +26,33 @@ dnnl::memory vector_memory(const ir::WeightTensor& t) {
 
 // Whether the channel axis is axis 1 of a tensor of rank 3 or more, where a channels-last value
 // has its channels last.
+// A batch_norm with its statistics as values runs flat, like its vector inputs.
 bool batch_norm_takes_channels_last(const PrepareCall& call) {
   const auto* p = std::get_if<ir::ChannelAxisParams>(&call.node.params);
   return p != nullptr && p->channel_axis == 1 && !call.input_shapes.empty() &&
-         call.input_shapes[0]->rank() >= 3;
+         call.input_shapes[0]->rank() >= 3 && call.node.parents.size() == 1;
 }
+
+// The statistics in slot order, each with its oneDNN argument: a payload, or call input 1 to 4
+// standing for it (weights as values), bound at each launch.
+struct Statistic {
+  std::string_view slot;
+  int arg;
+};
+constexpr Statistic kStatistics[] = {{"scale", DNNL_ARG_SCALE},
+                                     {"bias", DNNL_ARG_SHIFT},
+                                     {"mean", DNNL_ARG_MEAN},
+                                     {"var", DNNL_ARG_VARIANCE}};
 
 Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& call) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
-  const ir::WeightTensor* scale = call.weights.find("scale");
-  const ir::WeightTensor* shift = call.weights.find("bias");
-  const ir::WeightTensor* mean = call.weights.find("mean");
-  const ir::WeightTensor* var = call.weights.find("var");
+  const std::size_t parents = call.node.parents.size();
   const std::optional<double> eps = call.weights.attribute("epsilon");
-  if (scale == nullptr || shift == nullptr || mean == nullptr || var == nullptr || !eps) {
+  bool complete = eps.has_value();
+  for (std::size_t i = 0; i < std::size(kStatistics); ++i) {
+    complete = complete && (parents > i + 1 || call.weights.find(kStatistics[i].slot) != nullptr);
+  }
+  if (!complete) {
     return std::unexpected(unsupported(
         "batch_norm needs the payloads scale, bias, mean and var and the attribute epsilon"));
   }
@@ -65,12 +81,18 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
         const dnnl::batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
         auto state = new_state(call);
         state->primitive = dnnl::batch_normalization_forward(pd);
-        state->constants.emplace(DNNL_ARG_SCALE, vector_memory(*scale));
-        state->constants.emplace(DNNL_ARG_SHIFT, vector_memory(*shift));
-        state->constants.emplace(DNNL_ARG_MEAN, vector_memory(*mean));
-        state->constants.emplace(DNNL_ARG_VARIANCE, vector_memory(*var));
         state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = md},
                            {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = md}};
+        const auto vector_md = row_major_desc({static_cast<dnnl::memory::dim>(p.channels)});
+        for (std::size_t i = 0; i < std::size(kStatistics); ++i) {
+          if (parents > i + 1) {
+            state->bindings.push_back(
+                {.arg = kStatistics[i].arg, .input = static_cast<int>(i + 1), .desc = vector_md});
+          } else {
+            state->constants.emplace(kStatistics[i].arg,
+                                     vector_memory(*call.weights.find(kStatistics[i].slot)));
+          }
+        }
         return std::unique_ptr<KernelState>(std::move(state));
       });
 }

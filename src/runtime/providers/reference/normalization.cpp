@@ -19,9 +19,18 @@ Expected<void> fail(std::string message) {
   return std::unexpected(make_error(ErrorKind::invalid_input, std::move(message)));
 }
 
-// Checks that the float32 weight `name` is present (when `required`) with shape `want`.
+// Checks that the float32 weight `name` is present (when `required`) with shape `want`: the
+// payload, or the input standing for it (weights as values).
 Expected<void> check_weight(const KernelCall& call, std::string_view name, const ir::Shape& want,
                             bool required, std::string_view op) {
+  if (const TensorRef* v = weight_value(call, name)) {
+    if (v->dtype != ir::DType::float32 || *v->shape != want) {
+      return std::unexpected(
+          operand_error("weight " + std::string(name), *v->shape,
+                        std::string(op) + " needs float32 " + ir::to_string(want)));
+    }
+    return {};
+  }
   const ir::WeightTensor* w = call.weights.find(name);
   if (w == nullptr) {
     if (!required) return {};
@@ -43,7 +52,7 @@ Expected<void> batch_norm_shape_guard(const KernelCall& call) {
     return fail("node kind " + std::string(ir::to_string(call.node.kind)) +
                 " is not batch_norm_eval");
   }
-  if (auto ok = check_arity_and_output(call, 1); !ok) return ok;
+  if (auto ok = check_arity_and_output(call, call.node.parents.size()); !ok) return ok;
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
   const ir::Shape& in = *call.inputs[0].shape;
   if (p.channel_axis >= in.rank() || in.dims[p.channel_axis] != p.channels) {
@@ -91,10 +100,10 @@ void batch_norm_forward(const KernelCall& call) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
   const ChannelSplit s = split_of(*call.inputs[0].shape, p.channel_axis);
   const float eps = static_cast<float>(*call.weights.attribute("epsilon"));
-  const float* scale = weight_data(call.weights, "scale");
-  const float* bias = weight_data(call.weights, "bias");
-  const float* mean = weight_data(call.weights, "mean");
-  const float* var = weight_data(call.weights, "var");
+  const float* scale = slot_data(call, "scale");
+  const float* bias = slot_data(call, "bias");
+  const float* mean = slot_data(call, "mean");
+  const float* var = slot_data(call, "var");
   const float* x = call.inputs[0].data<float>();
   float* y = call.output.data<float>();
   for (std::size_t o = 0; o < s.outer; ++o) {
@@ -117,9 +126,9 @@ void batch_norm_vjp(const VjpCall& call) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
   const ChannelSplit s = split_of(*call.inputs[0].shape, p.channel_axis);
   const float eps = static_cast<float>(*call.weights.attribute("epsilon"));
-  const float* scale = weight_data(call.weights, "scale");
-  const float* mean = weight_data(call.weights, "mean");
-  const float* var = weight_data(call.weights, "var");
+  const float* scale = slot_data(call, "scale");
+  const float* mean = slot_data(call, "mean");
+  const float* var = slot_data(call, "var");
   float* dscale = weight_grad(call, "scale");
   float* dbias = weight_grad(call, "bias");
   float* dmean = weight_grad(call, "mean");
