@@ -137,6 +137,9 @@ class DagBuilder {
       case K::fmod:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
+      case K::grid_sample:
+        // Takes a grid of sampling points beside its image; the generated graphs draw none.
+        return;
       case K::rnn:
       case K::gru:
       case K::lstm:

@@ -79,6 +79,9 @@ enum class Field : std::uint8_t {
   hidden_size,
   direction,
   linear_before_reset,
+  mode,
+  padding_mode,
+  align_corners,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -99,6 +102,8 @@ enum class ValueType : std::uint8_t {
   gelu_approximation,   // "none" or "tanh"
   scatter_reduction,    // "none", "add" or "mul"
   recurrent_direction,  // "forward", "reverse" or "bidirectional"
+  grid_sample_mode,     // "bilinear", "nearest" or "bicubic"
+  grid_sample_padding,  // "zeros", "border" or "reflection"
   mask,                 // {"shape": [...], "allowed": [bool...]}
 };
 
@@ -158,6 +163,9 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"hidden_size", ValueType::u64},
     {"direction", ValueType::recurrent_direction},
     {"linear_before_reset", ValueType::boolean},
+    {"mode", ValueType::grid_sample_mode},
+    {"padding_mode", ValueType::grid_sample_padding},
+    {"align_corners", ValueType::boolean},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -453,6 +461,18 @@ struct ParamsFields<ir::RecurrentParams> {
   }
 };
 
+template <>
+struct ParamsFields<ir::GridSampleParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::mode, [](auto& p) -> auto& { return p.mode; });
+    f(
+        Field::padding_mode, [](auto& p) -> auto& { return p.padding_mode; });
+    f(
+        Field::align_corners, [](auto& p) -> auto& { return p.align_corners; });
+  }
+};
+
 // The C++ type of a member a field of type T binds.
 template <ValueType T>
 struct MemberOf;
@@ -497,6 +517,14 @@ struct MemberOf<ValueType::recurrent_direction> {
   using type = ir::RecurrentDirection;
 };
 template <>
+struct MemberOf<ValueType::grid_sample_mode> {
+  using type = ir::GridSampleMode;
+};
+template <>
+struct MemberOf<ValueType::grid_sample_padding> {
+  using type = ir::GridSamplePadding;
+};
+template <>
 struct MemberOf<ValueType::mask> {
   using type = ir::MaskParams;
 };
@@ -525,6 +553,10 @@ constexpr bool member_fits(ValueType type) {
       return std::is_same_v<M, MemberOf<ValueType::scatter_reduction>::type>;
     case ValueType::recurrent_direction:
       return std::is_same_v<M, MemberOf<ValueType::recurrent_direction>::type>;
+    case ValueType::grid_sample_mode:
+      return std::is_same_v<M, MemberOf<ValueType::grid_sample_mode>::type>;
+    case ValueType::grid_sample_padding:
+      return std::is_same_v<M, MemberOf<ValueType::grid_sample_padding>::type>;
     case ValueType::mask:
       return std::is_same_v<M, MemberOf<ValueType::mask>::type>;
     case ValueType::string:
@@ -580,6 +612,11 @@ inline constexpr auto kScatterReductionNames =
 // rnn's, gru's and lstm's `direction`, by RecurrentDirection.
 inline constexpr auto kRecurrentDirectionNames =
     std::to_array<std::string_view>({"forward", "reverse", "bidirectional"});
+// grid_sample's `mode` and `padding_mode`, by GridSampleMode and GridSamplePadding.
+inline constexpr auto kGridSampleModeNames =
+    std::to_array<std::string_view>({"bilinear", "nearest", "bicubic"});
+inline constexpr auto kGridSamplePaddingNames =
+    std::to_array<std::string_view>({"zeros", "border", "reflection"});
 
 // "expected a non-negative integer": what a field's value must be, for messages.
 inline std::string expectation(ValueType type, Field f) {
@@ -602,6 +639,10 @@ inline std::string expectation(ValueType type, Field f) {
       return "expected 'none', 'add' or 'mul'";
     case ValueType::recurrent_direction:
       return "expected 'forward', 'reverse' or 'bidirectional'";
+    case ValueType::grid_sample_mode:
+      return "expected 'bilinear', 'nearest' or 'bicubic'";
+    case ValueType::grid_sample_padding:
+      return "expected 'zeros', 'border' or 'reflection'";
     case ValueType::mask:
       return "expected an object {\"shape\": [...], \"allowed\": [...]}";
     case ValueType::string:

@@ -89,6 +89,12 @@ struct RawNode {
   void take(Field f, ir::RecurrentDirection& to) const {
     to = static_cast<ir::RecurrentDirection>(scalars[static_cast<std::size_t>(f)]);
   }
+  void take(Field f, ir::GridSampleMode& to) const {
+    to = static_cast<ir::GridSampleMode>(scalars[static_cast<std::size_t>(f)]);
+  }
+  void take(Field f, ir::GridSamplePadding& to) const {
+    to = static_cast<ir::GridSamplePadding>(scalars[static_cast<std::size_t>(f)]);
+  }
   // The reused buffers keep their capacity for the next node: shapes are held inline up to rank
   // 4, so most nodes allocate nothing for them.
   void take(Field f, Shape& to) { to = Shape{ir::Dims(dims(f))}; }

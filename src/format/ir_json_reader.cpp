@@ -896,12 +896,18 @@ void GraphHandler::node_scalar(const Scalar& s) {
       return;
     }
     case ValueType::scatter_reduction:
-    case ValueType::recurrent_direction: {
+    case ValueType::recurrent_direction:
+    case ValueType::grid_sample_mode:
+    case ValueType::grid_sample_padding: {
       if (s.kind != Scalar::Kind::string) return bad();
       const std::span<const std::string_view> names =
           *type == ValueType::scatter_reduction
               ? std::span<const std::string_view>(kScatterReductionNames)
-              : std::span<const std::string_view>(kRecurrentDirectionNames);
+          : *type == ValueType::recurrent_direction
+              ? std::span<const std::string_view>(kRecurrentDirectionNames)
+          : *type == ValueType::grid_sample_mode
+              ? std::span<const std::string_view>(kGridSampleModeNames)
+              : std::span<const std::string_view>(kGridSamplePaddingNames);
       for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i] == s.text) {
           raw_.scalars[index] = i;

@@ -91,6 +91,16 @@ void append_value(std::string& out, ir::RecurrentDirection value) {
   out += enum_name(kRecurrentDirectionNames, value);
   out += '"';
 }
+void append_value(std::string& out, ir::GridSampleMode value) {
+  out += '"';
+  out += enum_name(kGridSampleModeNames, value);
+  out += '"';
+}
+void append_value(std::string& out, ir::GridSamplePadding value) {
+  out += '"';
+  out += enum_name(kGridSamplePaddingNames, value);
+  out += '"';
+}
 void append_value(std::string& out, const Shape& value) {
   append_list<ir::Dim>(out, value.dims);
 }

@@ -53,11 +53,11 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",    "const", "permute", "seed",    "pool",      "broadcast",
-    "axis",  "conv",  "channel", "reshape", "flatten",   "transpose",
-    "mask",  "gelu",  "clamp",   "scale",   "slice",     "attention",
-    "alpha", "top_k", "cum_sum", "scatter", "gather_nd", "recurrent"};
-static_assert(kIndexOf<RecurrentParams> + 1 == kParamsNames.size());
+    "no",      "const",     "permute",   "seed",       "pool",      "broadcast", "axis",
+    "conv",    "channel",   "reshape",   "flatten",    "transpose", "mask",      "gelu",
+    "clamp",   "scale",     "slice",     "attention",  "alpha",     "top_k",     "cum_sum",
+    "scatter", "gather_nd", "recurrent", "grid_sample"};
+static_assert(kIndexOf<GridSampleParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -641,6 +641,19 @@ Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* 
   return {};
 }
 
+// grid_sample: X [N, C, H, W] and grid [N, H_out, W_out, 2] give [N, C, H_out, W_out].
+Status infer_grid_sample(const Node& node, const Shape& x, const Shape& grid, Shape& out) {
+  if (x.rank() != 4) {
+    return fail(node, "parent 0 (X) has shape " + to_string(x) + "; it is [N, C, H, W]");
+  }
+  if (grid.rank() != 4 || grid.dims[0] != x.dims[0] || grid.dims[3] != 2) {
+    return fail(node, "parent 1 (grid) has shape " + to_string(grid) + "; it is [" +
+                          str(x.dims[0]) + ", H_out, W_out, 2] for X " + to_string(x));
+  }
+  assign(out, Shape{{x.dims[0], x.dims[1], grid.dims[1], grid.dims[2]}});
+  return {};
+}
+
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
 // axes give (..., L, Ev).
 Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
@@ -830,6 +843,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
+      break;
+    case ShapeRule::grid_sample:
+      status = infer_grid_sample(node, parent(0), parent(1), out);
       break;
     case ShapeRule::recurrent: {
       std::array<const Shape*, 2> states{};

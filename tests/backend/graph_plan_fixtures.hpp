@@ -171,6 +171,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::gru;
     case K::lstm:
       return B::lstm;
+    case K::grid_sample:
+      return B::grid_sample;
     case K::equal:
       return B::equal;
     case K::less:
@@ -338,6 +340,9 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::lstm:
       return one_op({shape({3, 2, 4})}, kind, shape({3, 1, 2, 5}),
                     ir::RecurrentParams{.hidden_size = 5});
+    case K::grid_sample:
+      return one_op({shape({1, 2, 4, 4}), shape({1, 3, 5, 2})}, kind, shape({1, 2, 3, 5}),
+                    ir::GridSampleParams{});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

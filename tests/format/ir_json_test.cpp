@@ -117,6 +117,9 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
   put(ir::ScatterParams{.axis = 3, .reduction = ir::ScatterReduction::mul});
   put(ir::GatherNdParams{.batch_dims = 2});
+  put(ir::GridSampleParams{.mode = ir::GridSampleMode::bicubic,
+                           .padding_mode = ir::GridSamplePadding::reflection,
+                           .align_corners = true});
   put(ir::RecurrentParams{.hidden_size = 7,
                           .direction = ir::RecurrentDirection::bidirectional,
                           .linear_before_reset = true});
@@ -179,8 +182,10 @@ std::string sample_value(std::string_view field) {
   if (field == "causal") return "true";
   if (field == "reduction") return R"("add")";
   if (field == "direction") return R"("reverse")";
+  if (field == "mode") return R"("nearest")";
+  if (field == "padding_mode") return R"("border")";
   if (field == "largest" || field == "exclusive" || field == "reverse" ||
-      field == "linear_before_reset") {
+      field == "linear_before_reset" || field == "align_corners") {
     return "false";
   }
   return "1";
@@ -968,7 +973,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm; "
+       "mod, fmod, rnn, gru, lstm, grid_sample; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

@@ -334,6 +334,11 @@ std::vector<ValidCase> valid_cases() {
       // mod (int64) and fmod: the operands broadcast as numpy does.
       {"mod", one_op({shape({2, 1}), shape({3})}, OpKind::mod, shape({2, 3})), shape({2, 3})},
       {"fmod", one_op({shape({4}), shape({})}, OpKind::fmod, shape({4})), shape({4})},
+      // grid_sample: X [N, C, H, W] read at grid [N, H_out, W_out, 2].
+      {"grid_sample",
+       one_op({shape({2, 3, 5, 6}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
+              GridSampleParams{}),
+       shape({2, 3, 4, 7})},
       // rnn, gru, lstm: X [seq, batch, input] to Y [seq, directions, batch, hidden].
       {"rnn",
        one_op({shape({5, 2, 3})}, OpKind::rnn, shape({5, 1, 2, 4}),
@@ -1357,6 +1362,16 @@ std::vector<InvalidCase> invalid_cases() {
        one_op({shape({2, 3, 10}), shape({4, 3, 3}), shape({3})}, OpKind::conv, shape({2, 4, 8}),
               conv(3, 4, {3})),
        "node 3 (conv): parent 2 (the bias) has shape [3]; expected [4]", 3},
+      {"grid_sample_x_not_4d",
+       one_op({shape({2, 3, 5}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
+              GridSampleParams{}),
+       "node 2 (grid_sample): parent 0 (X) has shape [2,3,5]; it is [N, C, H, W]", 2},
+      {"grid_sample_grid_of_other_batch",
+       one_op({shape({2, 3, 5, 6}), shape({1, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
+              GridSampleParams{}),
+       "node 2 (grid_sample): parent 1 (grid) has shape [1,4,7,2]; it is [2, H_out, W_out, 2] for "
+       "X [2,3,5,6]",
+       2},
       {"rnn_x_not_rank_3",
        one_op({shape({5, 3})}, OpKind::rnn, shape({5, 1, 1, 4}), RecurrentParams{.hidden_size = 4}),
        "node 1 (rnn): parent 0 (X) has shape [5,3]; it is [seq_length, batch, input_size], each "

@@ -135,6 +135,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       break;
     case ShapeRule::gather_elements:
     case ShapeRule::gather_nd:
+    case ShapeRule::grid_sample:
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
     case ShapeRule::gather:
@@ -264,7 +265,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "fmod",
                                                     "rnn",
                                                     "gru",
-                                                    "lstm"}));
+                                                    "lstm",
+                                                    "grid_sample"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).

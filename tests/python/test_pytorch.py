@@ -455,3 +455,41 @@ def test_a_model_exported_without_its_parameters_runs_with_them_as_inputs(tmp_pa
     # Without them the run says which input is missing.
     with pytest.raises(nnplan.NnplanError, match="conv1.weight"):
         nnplan.run(path, {"x": x.numpy()}, profile)
+
+
+class Warp(torch.nn.Module):
+    """F.grid_sample of a conv's features at a grid given as a second input (ONNX GridSample)."""
+
+    def __init__(self, mode, padding_mode, align_corners):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+        self.options = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+
+    def forward(self, x, grid):
+        return torch.nn.functional.grid_sample(self.conv(x), grid, **self.options)
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+def test_grid_sample_runs_as_pytorch_does(tmp_path, profile, mode):
+    torch.manual_seed(7)
+    x = torch.randn(2, 2, 5, 6)
+    grid = torch.rand(2, 4, 7, 2) * 2.4 - 1.2  # some points outside the image
+    # Bicubic with border padding is left out: ONNX's reference clamps a point outside the image
+    # to the border before taking its 16 taps, PyTorch clamps each tap instead, and nnplan keeps
+    # to ONNX's (ONNX's own node tests check it).
+    paddings = ["zeros", "reflection"] if mode == "bicubic" else ["zeros", "border", "reflection"]
+    for padding_mode in paddings:
+        for align_corners in [False, True]:
+            model = Warp(mode, padding_mode, align_corners).eval()
+            path = tmp_path / f"warp_{mode}_{padding_mode}_{align_corners}.onnx"
+            torch.onnx.export(model, (x, grid), str(path), input_names=["x", "grid"],
+                              output_names=["y"], opset_version=16)
+            with torch.no_grad():
+                expected = model(x, grid).numpy()
+            try:
+                out = nnplan.run(path, {"x": x.numpy(), "grid": grid.numpy()}, profile)
+            except nnplan.UnavailableError as error:
+                pytest.skip(f"{profile} does not run here: {error.message}")
+            numpy.testing.assert_allclose(out["y"], expected, rtol=1e-4, atol=1e-5,
+                                          err_msg=f"{mode} {padding_mode} {align_corners}")

@@ -160,6 +160,18 @@ struct RecurrentParams {
 [[nodiscard]] constexpr std::uint64_t direction_count(RecurrentDirection d) {
   return d == RecurrentDirection::bidirectional ? 2 : 1;
 }
+// grid_sample: how a point between pixels is read (ONNX's `mode`), and what a tap outside the
+// image reads (`padding_mode`).
+enum class GridSampleMode : std::uint8_t { bilinear, nearest, bicubic };
+enum class GridSamplePadding : std::uint8_t { zeros, border, reflection };
+// grid_sample: `align_corners` maps -1 and 1 to the centers of the corner pixels instead of their
+// outer edges.
+struct GridSampleParams {
+  GridSampleMode mode = GridSampleMode::bilinear;
+  GridSamplePadding padding_mode = GridSamplePadding::zeros;
+  bool align_corners = false;
+  bool operator==(const GridSampleParams&) const = default;
+};
 // The gates of a recurrent kind: rnn 1, gru 3 (z, r, h), lstm 4 (i, o, f, c); 0 for any other.
 [[nodiscard]] constexpr std::uint64_t recurrent_gates(OpKind kind) {
   return kind == OpKind::rnn ? 1 : kind == OpKind::gru ? 3 : kind == OpKind::lstm ? 4 : 0;
@@ -185,7 +197,7 @@ using OpParams =
                  BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
                  SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
-                 GatherNdParams, RecurrentParams>;
+                 GatherNdParams, RecurrentParams, GridSampleParams>;
 
 struct Node {
   NodeId id = 0;

@@ -76,6 +76,7 @@ enum class ShapeRule : std::uint8_t {
   top_k,               // the declared shape: the parent's with `axis` cut to k (at most its extent)
   recurrent,           // X [seq, batch, input] to Y [seq, directions, batch, hidden]; initial
                        // states [directions, batch, hidden]
+  grid_sample,         // X [N, C, H, W] and grid [N, H_out, W_out, 2] to [N, C, H_out, W_out]
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
@@ -188,6 +189,9 @@ inline constexpr auto kRecurrentFields =
     std::to_array<std::string_view>({"hidden_size", "direction"});
 inline constexpr auto kGruFields =
     std::to_array<std::string_view>({"hidden_size", "direction", "linear_before_reset"});
+
+inline constexpr auto kGridSampleFields =
+    std::to_array<std::string_view>({"mode", "padding_mode", "align_corners"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({

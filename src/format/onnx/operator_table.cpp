@@ -58,6 +58,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Greater", 1, kMaxModelOpset, import_broadcasting_as<OpKind::greater>},
     OperatorImporter{"GreaterOrEqual", 12, kMaxModelOpset,
                      import_broadcasting_as<OpKind::greater_or_equal>},
+    OperatorImporter{"GridSample", 16, kMaxModelOpset, import_grid_sample},
     OperatorImporter{"HardSigmoid", 1, kMaxModelOpset, import_hard_sigmoid},
     OperatorImporter{"HardSwish", 1, kMaxModelOpset, import_hard_swish},
     OperatorImporter{"Hardmax", 1, kMaxModelOpset, import_hardmax},

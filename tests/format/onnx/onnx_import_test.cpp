@@ -251,7 +251,7 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
       "Expand, Flatten, Floor, GRU, Gather, GatherElements, GatherND, Gelu, Gemm, "
       "GlobalAveragePool, "
       "GlobalMaxPool, "
-      "Greater, GreaterOrEqual, HardSigmoid, HardSwish, Hardmax, Identity, "
+      "Greater, GreaterOrEqual, GridSample, HardSigmoid, HardSwish, Hardmax, Identity, "
       "InstanceNormalization, IsInf, IsNaN, LRN, LSTM, "
       "LayerNormalization, LeakyRelu, Less, LessOrEqual, Log, LogSoftmax, MatMul, Max, "
       "MaxPool, Mean, MeanVarianceNormalization, Min, Mod, Mul, Neg, NegativeLogLikelihoodLoss, "

@@ -34,6 +34,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Atanh", 9},
     {"Cosh", 9},
     {"Gelu", 20},
+    {"GridSample", 16},
     {"Round", 11},
     {"Sign", 9},
     {"Sinh", 9},
