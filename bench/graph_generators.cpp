@@ -135,6 +135,7 @@ class DagBuilder {
       case K::gather_nd:
       case K::mod:
       case K::fmod:
+      case K::max_unpool:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
       case K::grid_sample:

@@ -654,6 +654,23 @@ Status infer_grid_sample(const Node& node, const Shape& x, const Shape& grid, Sh
   return {};
 }
 
+// max_unpool: the declared shape has X's rank (at least 3) and X's N and C; the indices have X's
+// shape.
+Status infer_max_unpool(const Node& node, const Shape& x, const Shape& indices, Shape& out) {
+  const Shape& declared = node.shape;
+  if (x.rank() < 3 || declared.rank() != x.rank() || declared.dims[0] != x.dims[0] ||
+      declared.dims[1] != x.dims[1]) {
+    return fail(node, "declared shape " + to_string(declared) + " is not X " + to_string(x) +
+                          " with its N and C and other spatial extents (X of rank 3 or more)");
+  }
+  if (indices != x) {
+    return fail(node, "parent 1 (the indices) has shape " + to_string(indices) + "; it is X's, " +
+                          to_string(x));
+  }
+  assign(out, declared);
+  return {};
+}
+
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
 // axes give (..., L, Ev).
 Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
@@ -843,6 +860,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::permute:
       status = infer_permute(node, parent(0), params_of<PermuteParams>(node).perm, out);
+      break;
+    case ShapeRule::max_unpool:
+      status = infer_max_unpool(node, parent(0), parent(1), out);
       break;
     case ShapeRule::grid_sample:
       status = infer_grid_sample(node, parent(0), parent(1), out);

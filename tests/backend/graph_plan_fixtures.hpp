@@ -173,6 +173,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::lstm;
     case K::grid_sample:
       return B::grid_sample;
+    case K::max_unpool:
+      return B::max_unpool;
     case K::equal:
       return B::equal;
     case K::less:
@@ -343,6 +345,8 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::grid_sample:
       return one_op({shape({1, 2, 4, 4}), shape({1, 3, 5, 2})}, kind, shape({1, 2, 3, 5}),
                     ir::GridSampleParams{});
+    case K::max_unpool:
+      return one_op({shape({1, 2, 2, 2}), shape({1, 2, 2, 2})}, kind, shape({1, 2, 4, 4}));
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

@@ -973,7 +973,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm, grid_sample; "
+       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

@@ -334,6 +334,10 @@ std::vector<ValidCase> valid_cases() {
       // mod (int64) and fmod: the operands broadcast as numpy does.
       {"mod", one_op({shape({2, 1}), shape({3})}, OpKind::mod, shape({2, 3})), shape({2, 3})},
       {"fmod", one_op({shape({4}), shape({})}, OpKind::fmod, shape({4})), shape({4})},
+      // max_unpool: the declared shape, X's rank, N and C; indices of X's shape.
+      {"max_unpool",
+       one_op({shape({1, 2, 2, 3}), shape({1, 2, 2, 3})}, OpKind::max_unpool, shape({1, 2, 4, 5})),
+       shape({1, 2, 4, 5})},
       // grid_sample: X [N, C, H, W] read at grid [N, H_out, W_out, 2].
       {"grid_sample",
        one_op({shape({2, 3, 5, 6}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
@@ -1362,6 +1366,14 @@ std::vector<InvalidCase> invalid_cases() {
        one_op({shape({2, 3, 10}), shape({4, 3, 3}), shape({3})}, OpKind::conv, shape({2, 4, 8}),
               conv(3, 4, {3})),
        "node 3 (conv): parent 2 (the bias) has shape [3]; expected [4]", 3},
+      {"max_unpool_other_channels",
+       one_op({shape({1, 2, 2, 3}), shape({1, 2, 2, 3})}, OpKind::max_unpool, shape({1, 3, 4, 5})),
+       "node 2 (max_unpool): declared shape [1,3,4,5] is not X [1,2,2,3] with its N and C and "
+       "other spatial extents (X of rank 3 or more)",
+       2},
+      {"max_unpool_indices_of_other_shape",
+       one_op({shape({1, 2, 2, 3}), shape({1, 2, 3, 2})}, OpKind::max_unpool, shape({1, 2, 4, 5})),
+       "node 2 (max_unpool): parent 1 (the indices) has shape [1,2,3,2]; it is X's, [1,2,2,3]", 2},
       {"grid_sample_x_not_4d",
        one_op({shape({2, 3, 5}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
               GridSampleParams{}),
@@ -1630,7 +1642,8 @@ TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
 // Whether `kind`'s shape is (partly) declared rather than inferred from its parents.
 bool declares_shape(OpKind kind) {
   return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
-         kind == OpKind::linear || kind == OpKind::gather || kind == OpKind::top_k;
+         kind == OpKind::linear || kind == OpKind::gather || kind == OpKind::top_k ||
+         kind == OpKind::max_unpool;
 }
 
 // Every valid graph, rebuilt node by node with the inferred shapes left out (kept only where the

@@ -136,6 +136,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::gather_elements:
     case ShapeRule::gather_nd:
     case ShapeRule::grid_sample:
+    case ShapeRule::max_unpool:
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
     case ShapeRule::gather:
@@ -266,7 +267,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "rnn",
                                                     "gru",
                                                     "lstm",
-                                                    "grid_sample"}));
+                                                    "grid_sample",
+                                                    "max_unpool"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -301,7 +303,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"scatter_nd", DTypeRule::scatter},
                                                    {"gather_nd", DTypeRule::indexed},
                                                    {"mod", DTypeRule::arithmetic},
-                                                   {"fmod", DTypeRule::arithmetic}}));
+                                                   {"fmod", DTypeRule::arithmetic},
+                                                   {"max_unpool", DTypeRule::indexed}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
@@ -310,7 +313,7 @@ TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
     if (reads_declared_shape(row.shape_rule)) reading.insert(row.spelling);
   }
   EXPECT_EQ(reading, (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask",
-                                                 "linear", "gather", "top_k"}));
+                                                 "linear", "gather", "top_k", "max_unpool"}));
 }
 
 TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {

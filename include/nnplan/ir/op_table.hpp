@@ -77,13 +77,15 @@ enum class ShapeRule : std::uint8_t {
   recurrent,           // X [seq, batch, input] to Y [seq, directions, batch, hidden]; initial
                        // states [directions, batch, hidden]
   grid_sample,         // X [N, C, H, W] and grid [N, H_out, W_out, 2] to [N, C, H_out, W_out]
+  max_unpool,          // the declared shape: X's rank, N and C; the indices of X's shape
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
 // buffer and keeps the declared shape in the node while it does).
 [[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
   return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
-         rule == ShapeRule::linear || rule == ShapeRule::gather || rule == ShapeRule::top_k;
+         rule == ShapeRule::linear || rule == ShapeRule::gather || rule == ShapeRule::top_k ||
+         rule == ShapeRule::max_unpool;
 }
 
 // How the shape of a payload tensor follows from its node (format/payload_file.cpp).

@@ -80,6 +80,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"MatMul", 1, kMaxModelOpset, import_mat_mul},
     OperatorImporter{"Max", 1, kMaxModelOpset, import_variadic_as<OpKind::max_elem>},
     OperatorImporter{"MaxPool", 1, kMaxModelOpset, import_max_pool},
+    OperatorImporter{"MaxUnpool", 9, kMaxModelOpset, import_max_unpool},
     OperatorImporter{"Mean", 1, kMaxModelOpset, import_mean},
     OperatorImporter{"MeanVarianceNormalization", 9, kMaxModelOpset,
                      import_mean_variance_normalization},

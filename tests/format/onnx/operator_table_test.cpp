@@ -35,6 +35,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Cosh", 9},
     {"Gelu", 20},
     {"GridSample", 16},
+    {"MaxUnpool", 9},
     {"Round", 11},
     {"Sign", 9},
     {"Sinh", 9},

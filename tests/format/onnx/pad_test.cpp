@@ -1,4 +1,5 @@
 // Pad (onnx/operators/pad.cpp): zero pads removed, spatial pads folded into the next window op.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 

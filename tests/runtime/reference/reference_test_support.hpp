@@ -117,7 +117,7 @@ inline Expected<Tensor> run_forward(const HandlerDefinition& h, const ir::Node& 
                                     const ir::WeightStore& store = {}) {
   std::vector<TensorRef> refs;
   for (const Tensor& t : inputs) refs.push_back(view(t));
-  Tensor out = zeros(node.shape);
+  Tensor out = zeros(node.shape, node.dtype);
   const BoundWeights bound = bind_weights(node, store);
   const KernelCall call{.node = node,
                         .inputs = refs,
@@ -287,7 +287,8 @@ struct VjpCheckOptions {
 };
 
 // Checks the handler's VJP against central finite differences of L = <g, f(x)> in float64, for
-// every float32 input and weight, g a seeded random cotangent. Inputs must avoid the kernel's
+// every float32 input and weight (int64 and bool inputs are left as they are), g a seeded random
+// cotangent. Inputs must avoid the kernel's
 // kinks (ties of max, relu at 0).
 inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir::Node& node,
                                             std::vector<Tensor> inputs, ir::WeightStore store = {},
@@ -332,6 +333,7 @@ inline ::testing::AssertionResult check_vjp(const HandlerDefinition& h, const ir
     return ::testing::AssertionSuccess();
   };
   for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].dtype() != ir::DType::float32) continue;  // int64 and bool carry no gradient
     auto r = probe(inputs[k].floats(), grads.inputs[k].floats(), "input " + std::to_string(k),
                    [&] { return loss(inputs, store); });
     if (!r) return r;

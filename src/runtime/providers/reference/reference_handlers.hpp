@@ -42,6 +42,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> scatter_handlers();         // scatter_elements, _nd
 [[nodiscard]] std::span<const ReferenceHandler> recurrent_handlers();       // rnn, gru, lstm
 [[nodiscard]] std::span<const ReferenceHandler> grid_sample_handlers();     // grid_sample
+[[nodiscard]] std::span<const ReferenceHandler> max_unpool_handlers();      // max_unpool
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 
