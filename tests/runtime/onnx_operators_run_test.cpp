@@ -426,6 +426,20 @@ TEST(OnnxPadRun, EveryModeMatchesNumpy) {
   }
 }
 
+// `got` is `want` bit for bit under checked_cpu (the same float32 operations), and within
+// oneDNN's rounding under fast_cpu.
+void expect_same_as(const std::vector<float>& got, const std::vector<float>& want,
+                    backend::MaintainedProfile profile) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (profile == backend::MaintainedProfile::checked_cpu) {
+      EXPECT_EQ(got[i], want[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::abs(want[i]))) << "element " << i;
+    }
+  }
+}
+
 // Weights as values: a Conv (with a relu after it, which fast_cpu fuses) and a ConvTranspose whose
 // weight and bias arrive as graph inputs give, under both profiles, what the same models give
 // with them as initializers; doubled weights and bias give double the output.
@@ -473,14 +487,7 @@ TEST(OnnxWeightsAsValuesRun, ConvAndConvTransposeTakeTheirWeightsAtRunTime) {
       ASSERT_TRUE(want && got && got->has_value());
       const std::vector<float>& g = (**got)[0].floats();
       const std::vector<float>& e = (*want)[0].floats();
-      ASSERT_EQ(g.size(), e.size());
-      for (std::size_t i = 0; i < g.size(); ++i) {
-        if (profile == backend::MaintainedProfile::checked_cpu) {
-          EXPECT_EQ(g[i], e[i]) << "element " << i;
-        } else {
-          EXPECT_NEAR(g[i], e[i], 1e-5 * (1 + std::abs(e[i]))) << "element " << i;
-        }
-      }
+      expect_same_as(g, e, profile);
       // Doubling the weight and the bias doubles the pre-activation (and the relu of it).
       std::vector<float> w2 = w_values;
       for (float& v : w2)
@@ -550,16 +557,7 @@ TEST(OnnxWeightsAsValuesRun, NormalizationParametersAtRunTime) {
                                  {"beta", vec(beta)}},
                                 profile);
     ASSERT_TRUE(want && got && got->has_value());
-    const std::vector<float>& g = (**got)[0].floats();
-    const std::vector<float>& e = (*want)[0].floats();
-    ASSERT_EQ(g.size(), e.size());
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      if (profile == backend::MaintainedProfile::checked_cpu) {
-        EXPECT_EQ(g[i], e[i]) << "element " << i;
-      } else {
-        EXPECT_NEAR(g[i], e[i], 1e-5 * (1 + std::abs(e[i]))) << "element " << i;
-      }
-    }
+    expect_same_as((**got)[0].floats(), (*want)[0].floats(), profile);
   }
 }
 

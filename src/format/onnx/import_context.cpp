@@ -305,6 +305,16 @@ ConstPtr ImportContext::float_constant(std::string_view name, std::string_view r
   return c;
 }
 
+ir::NodeId ImportContext::float_value(std::string_view name, std::string_view role) {
+  const ir::NodeId id = tensor(name);
+  const ir::DType dtype = ir_node(id).dtype;
+  if (dtype != ir::DType::float32) {
+    unsupported(std::string(role) + " " + quoted_name(name) + " has dtype " +
+                std::string(ir::to_string(dtype)) + "; supported: float32");
+  }
+  return id;
+}
+
 void ImportContext::require_float(const ConstTensor& c) const {
   if (c.dtype != onnx::TensorProto_DataType_FLOAT) {
     unsupported("tensor " + quoted_name(c.source) + " has data type " + dtype_name(c.dtype) +

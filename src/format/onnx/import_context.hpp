@@ -191,6 +191,9 @@ class ImportContext {
   // A float32 constant that operand `role` (a weight, bias or statistic) must be; a graph input
   // there fails as fail_parameter_input.
   ConstPtr float_constant(std::string_view name, std::string_view role) const;
+  // The IR node of tensor `name` (a constant materialized as a `const` node) that operand `role`
+  // (a weight given as a value, a grid) takes as float32; unsupported naming its dtype otherwise.
+  ir::NodeId float_value(std::string_view name, std::string_view role);
   void require_float(const ConstTensor& c) const;
   // The values of an int64 (or int32) constant that operand `role` must be.
   std::vector<std::int64_t> int_constant(std::string_view name, std::string_view role) const;

@@ -56,11 +56,7 @@ void import_batch_normalization(ImportContext& cx) {
   for (std::size_t i = 0; i < 4; ++i) {
     const std::string_view name = cx.in_name(static_cast<int>(i) + 1);
     if (as_values) {
-      const NodeId v = cx.tensor(name);
-      if (cx.ir_node(v).dtype != ir::DType::float32) {
-        cx.unsupported(std::string(kRoles[i]) + " " + quoted_name(name) + " has dtype " +
-                       std::string(ir::to_string(cx.ir_node(v).dtype)) + "; supported: float32");
-      }
+      const NodeId v = cx.float_value(name, kRoles[i]);
       check_dims(i, std::vector<Dim>(cx.shape_of(v).dims.begin(), cx.shape_of(v).dims.end()));
       parents.push_back(v);
       continue;

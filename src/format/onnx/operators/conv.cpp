@@ -48,20 +48,11 @@ void convolution(ImportContext& cx, bool transposed) {
   // Weights as values when the weight or the bias is not a constant.
   const bool as_values = cx.constant(weight_name) == nullptr ||
                          (cx.has_in(2) && cx.constant(cx.in_name(2)) == nullptr);
-  // A float32 operand (the weight or the bias) as a value.
-  const auto value_of = [&](std::string_view name, std::string_view role) {
-    const NodeId id = cx.tensor(name);
-    if (cx.ir_node(id).dtype != ir::DType::float32) {
-      cx.unsupported(std::string(role) + " " + quoted_name(name) + " has dtype " +
-                     std::string(ir::to_string(cx.ir_node(id).dtype)) + "; supported: float32");
-    }
-    return id;
-  };
   ConstPtr w;
   std::optional<NodeId> w_value;
   std::vector<Dim> w_dims;
   if (as_values) {
-    w_value = value_of(weight_name, "weight");
+    w_value = cx.float_value(weight_name, "weight");
     w_dims.assign(cx.shape_of(*w_value).dims.begin(), cx.shape_of(*w_value).dims.end());
   } else {
     w = cx.float_constant(weight_name, "weight");
@@ -172,7 +163,7 @@ void convolution(ImportContext& cx, bool transposed) {
   if (as_values) {
     parents.push_back(*w_value);
     if (cx.has_in(2)) {
-      const NodeId b = value_of(cx.in_name(2), "bias");
+      const NodeId b = cx.float_value(cx.in_name(2), "bias");
       check_bias(std::vector<Dim>(cx.shape_of(b).dims.begin(), cx.shape_of(b).dims.end()));
       parents.push_back(b);
     }

@@ -15,14 +15,8 @@ using ir::Shape;
 void import_grid_sample(ImportContext& cx) {
   cx.allow_attrs({"align_corners", "mode", "padding_mode"});
   cx.require_inputs(2, 2);
-  const NodeId x = cx.tensor(cx.in_name(0));
-  const NodeId grid = cx.tensor(cx.in_name(1));
-  for (const NodeId id : {x, grid}) {
-    if (cx.ir_node(id).dtype != ir::DType::float32) {
-      cx.unsupported("input " + quoted_name(cx.in_name(id == x ? 0 : 1)) + " has dtype " +
-                     std::string(ir::to_string(cx.ir_node(id).dtype)) + "; supported: float32");
-    }
-  }
+  const NodeId x = cx.float_value(cx.in_name(0), "input X");
+  const NodeId grid = cx.float_value(cx.in_name(1), "grid");
   const Shape xs = cx.shape_of(x);
   const Shape gs = cx.shape_of(grid);
   if (xs.rank() != 4) {

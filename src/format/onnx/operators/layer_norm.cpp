@@ -104,11 +104,7 @@ void import_layer_normalization(ImportContext& cx) {
   const auto value_operand = [&](int index, std::string_view role) -> std::optional<NodeId> {
     if (!is_value(index)) return std::nullopt;
     const std::string_view name = cx.in_name(index);
-    const NodeId id = cx.tensor(name);
-    if (cx.ir_node(id).dtype != ir::DType::float32) {
-      cx.unsupported(std::string(role) + " " + quoted_name(name) + " has dtype " +
-                     std::string(ir::to_string(cx.ir_node(id).dtype)) + "; supported: float32");
-    }
+    const NodeId id = cx.float_value(name, role);
     check_broadcast(name, role,
                     std::vector<Dim>(cx.shape_of(id).dims.begin(), cx.shape_of(id).dims.end()));
     return id;
