@@ -643,8 +643,9 @@ Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* 
 
 // grid_sample: X [N, C, H, W] and grid [N, H_out, W_out, 2] give [N, C, H_out, W_out].
 Status infer_grid_sample(const Node& node, const Shape& x, const Shape& grid, Shape& out) {
-  if (x.rank() != 4) {
-    return fail(node, "parent 0 (X) has shape " + to_string(x) + "; it is [N, C, H, W]");
+  if (x.rank() != 4 || x.dims[2] == 0 || x.dims[3] == 0) {
+    return fail(node, "parent 0 (X) has shape " + to_string(x) +
+                          "; it is [N, C, H, W] with H and W at least 1");
   }
   if (grid.rank() != 4 || grid.dims[0] != x.dims[0] || grid.dims[3] != 2) {
     return fail(node, "parent 1 (grid) has shape " + to_string(grid) + "; it is [" +

@@ -1377,7 +1377,15 @@ std::vector<InvalidCase> invalid_cases() {
       {"grid_sample_x_not_4d",
        one_op({shape({2, 3, 5}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
               GridSampleParams{}),
-       "node 2 (grid_sample): parent 0 (X) has shape [2,3,5]; it is [N, C, H, W]", 2},
+       "node 2 (grid_sample): parent 0 (X) has shape [2,3,5]; it is [N, C, H, W] with H and W at "
+       "least 1",
+       2},
+      {"grid_sample_empty_image",
+       one_op({shape({2, 3, 0, 6}), shape({2, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
+              GridSampleParams{}),
+       "node 2 (grid_sample): parent 0 (X) has shape [2,3,0,6]; it is [N, C, H, W] with H and W "
+       "at least 1",
+       2},
       {"grid_sample_grid_of_other_batch",
        one_op({shape({2, 3, 5, 6}), shape({1, 4, 7, 2})}, OpKind::grid_sample, shape({2, 3, 4, 7}),
               GridSampleParams{}),

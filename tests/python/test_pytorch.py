@@ -475,9 +475,9 @@ def test_grid_sample_runs_as_pytorch_does(tmp_path, profile, mode):
     torch.manual_seed(7)
     x = torch.randn(2, 2, 5, 6)
     grid = torch.rand(2, 4, 7, 2) * 2.4 - 1.2  # some points outside the image
-    # Bicubic with border padding is left out: ONNX's reference clamps a point outside the image
-    # to the border before taking its 16 taps, PyTorch clamps each tap instead, and nnplan keeps
-    # to ONNX's (ONNX's own node tests check it).
+    # Bicubic with border padding is left out: ONNX Runtime and ONNX's 2-D reference clamp a
+    # point outside the image to the border before taking its 16 taps, PyTorch clamps each tap
+    # instead, and nnplan keeps to ONNX's (tests/runtime/reference/grid_sample_test.cpp).
     paddings = ["zeros", "reflection"] if mode == "bicubic" else ["zeros", "border", "reflection"]
     for padding_mode in paddings:
         for align_corners in [False, True]:

@@ -1,12 +1,14 @@
 // The reference grid_sample kernel (ONNX's GridSample over [N, C, H, W]): an identity grid, a
-// float64 oracle written here from ONNX's reference (every mode, padding mode and align_corners,
-// points inside and outside the image), the shape guard's message, and the VJP (X and grid) by
-// finite differences.
+// float64 oracle written here after ONNX's 2-D reference (both coordinates clamped or reflected
+// when either is outside, as ONNX Runtime does; every mode, padding mode and align_corners,
+// points inside and outside the image), points far outside or not a number reading within the
+// image, the shape guard's message, and the VJP (X and grid) by finite differences.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -180,6 +182,26 @@ TEST(reference_grid_sample_forward_tests, MatchesFloat64Oracle) {
   }
 }
 
+// A grid point far outside the image, infinite or NaN reads inside it or zeros, never outside.
+TEST(reference_grid_sample_forward_tests, PointsFarOutsideStayInBounds) {
+  const ir::Shape xs = shape_of({1, 1, 3, 4});
+  const ir::Shape gs = shape_of({1, 1, 4, 2});
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor grid =
+      Tensor::of(gs, std::vector<float>{1e30F, -1e30F, inf, 0.5F, -inf, nan, 3e17F, 1.0F});
+  const Tensor x = random_tensor(xs, 9);
+  for (const ir::GridSampleParams& p : every_form()) {
+    SCOPED_TRACE(name_of(p));
+    const auto y = run_forward(handler(BackendOp::grid_sample), grid_node(xs, gs, p), {x, grid});
+    ASSERT_TRUE(y.has_value()) << y.error().message;
+    for (const float v : y->floats()) {
+      // Every value is a weighted sum of pixels (or 0): bounded by the image's magnitudes.
+      EXPECT_TRUE(std::isnan(v) || std::abs(v) <= 8.0F) << v;
+    }
+  }
+}
+
 TEST(reference_grid_sample_forward_tests, ShapeGuard) {
   const ir::Shape xs = shape_of({1, 2, 3, 4});
   const ir::Shape gs = shape_of({1, 2, 2, 2});
@@ -190,8 +212,9 @@ TEST(reference_grid_sample_forward_tests, ShapeGuard) {
             "2] for X [1,2,3,4]");
 }
 
-// The VJP of X and of the grid against finite differences, every form; the grid stays away
-// from pixel boundaries, where the interpolation's derivative jumps.
+// The VJP of X and of the grid against finite differences, every form, at random grid points
+// (seeded: none falls within the probe's step of a pixel boundary, where the interpolation's
+// derivative jumps).
 TEST(reference_grid_sample_vjp_tests, MatchesFiniteDifferences) {
   const ir::Shape xs = shape_of({1, 2, 4, 5});
   const ir::Shape gs = shape_of({1, 3, 3, 2});

@@ -52,6 +52,20 @@ TEST(reference_max_unpool_forward_tests, AnIndexOutsideTheOutputIsRefused) {
             "in [0, 3]");
 }
 
+// Of two elements with one index only the later, which the output shows, gets its gradient.
+TEST(reference_max_unpool_vjp_tests, AnOverwrittenElementGetsNoGradient) {
+  const ir::Shape xs = shape_of({1, 1, 1, 3});
+  const ir::Shape out = shape_of({1, 1, 2, 2});
+  const Tensor x = tensor({1, 1, 1, 3}, {1, 2, 3});
+  const auto y =
+      run_forward(handler(BackendOp::max_unpool), unpool_node(out), {x, indices(xs, {2, 0, 2})});
+  ASSERT_TRUE(y.has_value());
+  const VjpGradients grads =
+      run_vjp(handler(BackendOp::max_unpool), unpool_node(out), {x, indices(xs, {2, 0, 2})}, *y,
+              tensor({1, 1, 2, 2}, {10, 20, 30, 40}));
+  EXPECT_EQ(grads.inputs[0].floats(), (std::vector<float>{0, 10, 30}));
+}
+
 TEST(reference_max_unpool_vjp_tests, MatchesFiniteDifferences) {
   const ir::Shape xs = shape_of({2, 2, 2, 2});
   const ir::Shape out = shape_of({2, 2, 4, 4});

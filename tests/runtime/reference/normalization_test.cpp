@@ -174,8 +174,7 @@ TEST(reference_batch_norm_vjp_tests, StatisticsAsValues) {
   ir::Node node = batch_norm_node(shape, 1);
   std::vector<Tensor> inputs = {random_tensor(shape, 81)};
   const ir::Node with_payloads = node;
-  node.parents = {0, 2, 3, 4, 5};
-  node.id = 1;  // the store's attribute is keyed by node 1
+  node.parents = {0, 2, 3, 4, 5};  // the id stays 1: the store's epsilon is keyed by it
   for (const char* name : {"scale", "bias", "mean", "var"}) {
     const ir::WeightTensor& t = payloads.tensors.at({.node_id = 1, .name = name});
     inputs.push_back(Tensor::of(t.shape(), t.to_vector<float>()));

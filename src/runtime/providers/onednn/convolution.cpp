@@ -1,7 +1,9 @@
 // onednn handlers: the convolution family. conv on oneDNN's convolution primitive (direct
 // algorithm), conv_transpose on its deconvolution primitive, both for 1 to 3 spatial axes with
 // groups, dilation, strides and asymmetric padding. The axes before the channel axis fold into
-// oneDNN's batch axis; the weight is reordered once into the primitive's preferred layout. A conv
+// oneDNN's batch axis; a payload weight is reordered once into the primitive's preferred layout,
+// one given as the call's input 1 (weights as values) at each launch, its bias bound as input 2. A
+// conv
 // the command buffer runs channels-last (conv_prefers_channels_last) reads and writes that layout
 // directly, without staging. Otherwise src and dst take the layouts the primitive prefers
 // (format_tag::any): a blocked or channels-last one is staged at launch, the flat input reordered
@@ -197,13 +199,13 @@ Expected<std::unique_ptr<KernelState>> prepare_conv_family(const PrepareCall& ca
                                   : build(any_desc(src_md.dims()), any_desc(dst_md.dims()));
     auto state = new_state(call);
     state->primitive = chosen.primitive;
-    // The bias is read for the fill before constant_memory packs it and releases its pages.
     if (trimmed && bias_value) {
       return std::unexpected(unsupported(
           "a conv_transpose whose output padding reaches past every input position holds only "
           "the bias there, which onednn fills in when the buffer is compiled: it takes its bias "
           "as a payload, not as a value"));
     }
+    // The bias is read for the fill before constant_memory packs it and releases its pages.
     if (trimmed) {
       state->output_fill.assign(p.out_channels, 0.0F);
       if (bias != nullptr)

@@ -8,11 +8,14 @@
 // value is then a weighted sum of taps: the nearest pixel; the four around the point with
 // bilinear weights; or the sixteen around it with Keys' cubic weights (a = -0.75), rows then
 // columns. A tap outside the image reads 0 (`zeros`), the nearest edge pixel (`border`), or the
-// pixel at its index reflected at the border and truncated toward zero (`reflection`). As ONNX's
-// reference computes it: coordinates, weights and sums in float64, the result rounded to float32
-// once. The VJP adds each tap's weight times the output gradient into dX at the pixel the tap
-// read, and into dgrid the derivative of the weights along x and y times the taps, through the
-// coordinate mapping (0 where a clamp held the coordinate, -1 per reflection; nearest: none).
+// pixel at its index reflected at the border and truncated toward zero (`reflection`); both
+// coordinates are clamped or reflected when either is outside, as ONNX Runtime and ONNX's 2-D
+// reference do. Coordinates, weights and sums are float64, the result rounded to float32 once
+// (ONNX's reference keeps float32 coordinates; the two agree to float32 rounding). A non-finite or
+// huge coordinate reflects to the border, never to a read outside the image. The VJP adds each
+// tap's weight times the output gradient into dX at the pixel the tap read, and into dgrid the
+// derivative of the weights along x and y times the taps, through the coordinate mapping (0 where a
+// clamp held the coordinate, -1 per reflection; nearest: none).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -62,14 +65,16 @@ struct Reflected {
 Reflected reflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (x >= lo && x <= hi) return {x, 1.0};
-  if (!(range > 0)) return {lo, 0.0};
+  if (!(range > 0) || !std::isfinite(x)) return {lo, 0.0};
   const bool below = x < lo;
   const double d = below ? lo - x : x - hi;
   const double times = std::trunc(d / range);
   const double r = d - times * range;
   const bool even = std::fmod(times, 2.0) == 0.0;
-  if (below) return even ? Reflected{lo + r, -1.0} : Reflected{hi - r, 1.0};
-  return even ? Reflected{hi - r, -1.0} : Reflected{lo + r, 1.0};
+  // Far from the image, d / range loses precision: the result is kept inside [lo, hi].
+  const auto inside = [&](Reflected f) { return Reflected{std::clamp(f.x, lo, hi), f.slope}; };
+  if (below) return inside(even ? Reflected{lo + r, -1.0} : Reflected{hi - r, 1.0});
+  return inside(even ? Reflected{hi - r, -1.0} : Reflected{lo + r, 1.0});
 }
 
 // Keys' cubic convolution weights of the four taps around a point at offset t in [0, 1) past
@@ -112,8 +117,10 @@ std::ptrdiff_t pixel_at(const Sampler& s, std::ptrdiff_t r, std::ptrdiff_t c) {
     case ir::GridSamplePadding::reflection:
       break;
   }
-  c = static_cast<std::ptrdiff_t>(reflect(static_cast<double>(c), s.x_min, s.x_max).x);
-  r = static_cast<std::ptrdiff_t>(reflect(static_cast<double>(r), s.y_min, s.y_max).x);
+  c = std::clamp<std::ptrdiff_t>(
+      static_cast<std::ptrdiff_t>(reflect(static_cast<double>(c), s.x_min, s.x_max).x), 0, s.w - 1);
+  r = std::clamp<std::ptrdiff_t>(
+      static_cast<std::ptrdiff_t>(reflect(static_cast<double>(r), s.y_min, s.y_max).x), 0, s.h - 1);
   return r * s.w + c;
 }
 
@@ -145,10 +152,22 @@ Taps taps_of(const Sampler& s, double gx, double gy) {
       t.slope_y *= ry.slope;
     }
   }
+  if (nearest && (!(std::abs(x) < 1e15) || !(std::abs(y) < 1e15))) {
+    t.count = 0;  // far outside: zeros padding reads 0
+    return t;
+  }
   if (nearest) {
     t.taps[0] = {.at = pixel_at(s, static_cast<std::ptrdiff_t>(y), static_cast<std::ptrdiff_t>(x)),
                  .weight = 1.0};
     t.count = 1;
+    t.slope_x = 0;
+    t.slope_y = 0;
+    return t;
+  }
+  // A coordinate past every tap (zeros padding far outside, or not a number) reads only zeros.
+  constexpr double kFar = 1e15;
+  if (!(std::abs(x) < kFar) || !(std::abs(y) < kFar)) {
+    t.count = 0;
     t.slope_x = 0;
     t.slope_y = 0;
     return t;

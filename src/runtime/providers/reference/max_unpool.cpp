@@ -2,13 +2,14 @@
 // shape; each element of X, in row-major order, is written at the flat output position its index
 // in I names (as ONNX's MaxPool gives them: N and C offsets included), so of two elements with
 // one index the later stands. An index outside [0, output size) is refused by the guard naming
-// it, never written. The VJP gives each element of X the output gradient at its index; the
-// indices take none.
+// it, never written. The VJP gives each element of X that stands in the output the output
+// gradient at its index (one overwritten by a later element gets none); the indices take none.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "runtime/providers/reference/reference_handlers.hpp"
 
@@ -17,6 +18,12 @@ namespace {
 
 Expected<void> max_unpool_guard(const KernelCall& call) {
   if (auto ok = ir_shape_guard(call, backend::BackendOp::max_unpool); !ok) return ok;
+  if (call.inputs[1].dtype != ir::DType::int64) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, "input 1 has dtype " +
+                                                 std::string(ir::to_string(call.inputs[1].dtype)) +
+                                                 "; max_unpool takes int64 indices"));
+  }
   const std::int64_t* indices = call.inputs[1].data<std::int64_t>();
   const auto size = static_cast<std::int64_t>(call.output.size());
   for (std::size_t i = 0; i < call.inputs[1].size(); ++i) {
@@ -55,17 +62,20 @@ void max_unpool_forward(const KernelCall& call) {
   }
 }
 
-// dx[i] += g[indices[i]] (float32 only; int64 and bool values carry no gradient). An element
-// overwritten by a later one with its index still receives the gradient there, as ONNX's
-// definition is silent on which of them the output shows; the finite differences of the tests
-// keep indices distinct.
+// dx[i] += g[indices[i]] for the last element written at each index, walking X backwards
+// (float32 only; int64 and bool values carry no gradient).
 void max_unpool_vjp(const VjpCall& call) {
   if (call.inputs[0].dtype != ir::DType::float32) return;
   const std::int64_t* indices = call.inputs[1].data<std::int64_t>();
   const float* g = call.output_grad.data<float>();
   float* dx = call.input_grads[0].data<float>();
-  for (std::size_t i = 0; i < call.inputs[1].size(); ++i)
-    dx[i] += g[indices[i]];
+  std::vector<bool> taken(call.output.size(), false);
+  for (std::size_t i = call.inputs[1].size(); i-- > 0;) {
+    const auto at = static_cast<std::size_t>(indices[i]);
+    if (taken[at]) continue;
+    taken[at] = true;
+    dx[i] += g[at];
+  }
 }
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/reference/max_unpool_test.cpp"};
