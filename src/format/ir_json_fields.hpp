@@ -618,8 +618,35 @@ inline constexpr auto kGridSampleModeNames =
 inline constexpr auto kGridSamplePaddingNames =
     std::to_array<std::string_view>({"zeros", "border", "reflection"});
 
+// The spellings of a field whose value is one of a few strings, by enumerator; empty for a type
+// that is not such an enum. The reader, the writer and the messages all read this one table.
+inline std::span<const std::string_view> enum_spellings(ValueType type) {
+  switch (type) {
+    case ValueType::gelu_approximation:
+      return kGeluApproximationNames;
+    case ValueType::scatter_reduction:
+      return kScatterReductionNames;
+    case ValueType::recurrent_direction:
+      return kRecurrentDirectionNames;
+    case ValueType::grid_sample_mode:
+      return kGridSampleModeNames;
+    case ValueType::grid_sample_padding:
+      return kGridSamplePaddingNames;
+    default:
+      return {};
+  }
+}
+
 // "expected a non-negative integer": what a field's value must be, for messages.
 inline std::string expectation(ValueType type, Field f) {
+  if (const std::span<const std::string_view> names = enum_spellings(type); !names.empty()) {
+    std::string out = "expected ";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      out += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
+      out += "'" + std::string(names[i]) + "'";
+    }
+    return out;
+  }
   switch (type) {
     case ValueType::u32:
     case ValueType::u64:
@@ -634,15 +661,11 @@ inline std::string expectation(ValueType type, Field f) {
     case ValueType::nullable_float32:
       return "expected a number or null";
     case ValueType::gelu_approximation:
-      return "expected 'none' or 'tanh'";
     case ValueType::scatter_reduction:
-      return "expected 'none', 'add' or 'mul'";
     case ValueType::recurrent_direction:
-      return "expected 'forward', 'reverse' or 'bidirectional'";
     case ValueType::grid_sample_mode:
-      return "expected 'bilinear', 'nearest' or 'bicubic'";
     case ValueType::grid_sample_padding:
-      return "expected 'zeros', 'border' or 'reflection'";
+      break;  // enum_spellings
     case ValueType::mask:
       return "expected an object {\"shape\": [...], \"allowed\": [...]}";
     case ValueType::string:

@@ -883,31 +883,13 @@ void GraphHandler::node_scalar(const Scalar& s) {
       raw_.floats[index] = *value;
       return;
     }
-    case ValueType::gelu_approximation: {
-      if (s.kind != Scalar::Kind::string) return bad();
-      for (std::size_t i = 0; i < kGeluApproximationNames.size(); ++i) {
-        if (kGeluApproximationNames[i] == s.text) {
-          raw_.scalars[index] = i;
-          return;
-        }
-      }
-      note_value(std::string(name_of(f)),
-                 expectation(*type, f) + ", found '" + shown(s.text) + "'");
-      return;
-    }
+    case ValueType::gelu_approximation:
     case ValueType::scatter_reduction:
     case ValueType::recurrent_direction:
     case ValueType::grid_sample_mode:
     case ValueType::grid_sample_padding: {
       if (s.kind != Scalar::Kind::string) return bad();
-      const std::span<const std::string_view> names =
-          *type == ValueType::scatter_reduction
-              ? std::span<const std::string_view>(kScatterReductionNames)
-          : *type == ValueType::recurrent_direction
-              ? std::span<const std::string_view>(kRecurrentDirectionNames)
-          : *type == ValueType::grid_sample_mode
-              ? std::span<const std::string_view>(kGridSampleModeNames)
-              : std::span<const std::string_view>(kGridSamplePaddingNames);
+      const std::span<const std::string_view> names = enum_spellings(*type);
       for (std::size_t i = 0; i < names.size(); ++i) {
         if (names[i] == s.text) {
           raw_.scalars[index] = i;

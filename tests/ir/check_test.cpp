@@ -1649,9 +1649,7 @@ TEST(CheckInvalidTest, TableIsLargeAndNamesAreUnique) {
 
 // Whether `kind`'s shape is (partly) declared rather than inferred from its parents.
 bool declares_shape(OpKind kind) {
-  return kind == OpKind::input || kind == OpKind::rand_uniform || kind == OpKind::bernoulli_mask ||
-         kind == OpKind::linear || kind == OpKind::gather || kind == OpKind::top_k ||
-         kind == OpKind::max_unpool;
+  return reads_declared_shape(op_traits(kind).shape_rule);
 }
 
 // Every valid graph, rebuilt node by node with the inferred shapes left out (kept only where the
