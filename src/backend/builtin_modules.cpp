@@ -80,7 +80,8 @@ bool has_reduction_order(BackendOp op) {
                                    BackendOp::scatter_nd,
                                    BackendOp::rnn,
                                    BackendOp::gru,
-                                   BackendOp::lstm};
+                                   BackendOp::lstm,
+                                   BackendOp::grid_sample};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

@@ -41,7 +41,8 @@ const std::set<Op> kOrderedReductions = {Op::reduce_sum,
                                          Op::scatter_nd,
                                          Op::rnn,
                                          Op::gru,
-                                         Op::lstm};
+                                         Op::lstm,
+                                         Op::grid_sample};
 
 std::vector<Op> all_ops() {
   std::vector<Op> out;
@@ -253,12 +254,12 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, PerOpTest, ::testing::ValuesIn(all_ops()),
                            return std::string(to_string(info.param));
                          });
 
-TEST(HasReductionOrder, TwentyFiveOps) {
+TEST(HasReductionOrder, TwentySixOps) {
   int count = 0;
   for (Op op : all_ops())
     count += has_reduction_order(op) ? 1 : 0;
-  EXPECT_EQ(count, 25);
-  EXPECT_EQ(kOrderedReductions.size(), 25u);
+  EXPECT_EQ(count, 26);
+  EXPECT_EQ(kOrderedReductions.size(), 26u);
 }
 
 TEST(AttentionModule, FlashThenComposed) {
