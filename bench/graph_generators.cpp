@@ -138,6 +138,9 @@ class DagBuilder {
       case K::max_unpool:
         // Kinds that make or take int64 or bool values; the generated graphs stay float32.
         return;
+      case K::resize:
+        // Changes its parent's extents; the generated graphs keep theirs.
+        return;
       case K::grid_sample:
         // Takes a grid of sampling points beside its image; the generated graphs draw none.
         return;

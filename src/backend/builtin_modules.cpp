@@ -81,7 +81,8 @@ bool has_reduction_order(BackendOp op) {
                                    BackendOp::rnn,
                                    BackendOp::gru,
                                    BackendOp::lstm,
-                                   BackendOp::grid_sample};
+                                   BackendOp::grid_sample,
+                                   BackendOp::resize};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

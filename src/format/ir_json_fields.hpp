@@ -82,6 +82,11 @@ enum class Field : std::uint8_t {
   mode,
   padding_mode,
   align_corners,
+  coordinate_transformation_mode,
+  nearest_mode,
+  cubic_coeff_a,
+  exclude_outside,
+  scales,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -102,8 +107,11 @@ enum class ValueType : std::uint8_t {
   gelu_approximation,   // "none" or "tanh"
   scatter_reduction,    // "none", "add" or "mul"
   recurrent_direction,  // "forward", "reverse" or "bidirectional"
-  grid_sample_mode,     // "bilinear", "nearest" or "bicubic"
+  interpolation_mode,   // "nearest", "linear" or "cubic"
   grid_sample_padding,  // "zeros", "border" or "reflection"
+  resize_coordinates,   // "half_pixel", ..., "tf_half_pixel_for_nn"
+  resize_nearest,       // "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
+  float32_list,         // numbers, up to kMaxRank of them
   mask,                 // {"shape": [...], "allowed": [bool...]}
 };
 
@@ -163,9 +171,14 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"hidden_size", ValueType::u64},
     {"direction", ValueType::recurrent_direction},
     {"linear_before_reset", ValueType::boolean},
-    {"mode", ValueType::grid_sample_mode},
+    {"mode", ValueType::interpolation_mode},
     {"padding_mode", ValueType::grid_sample_padding},
     {"align_corners", ValueType::boolean},
+    {"coordinate_transformation_mode", ValueType::resize_coordinates},
+    {"nearest_mode", ValueType::resize_nearest},
+    {"cubic_coeff_a", ValueType::float32},
+    {"exclude_outside", ValueType::boolean},
+    {"scales", ValueType::float32_list},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -473,6 +486,25 @@ struct ParamsFields<ir::GridSampleParams> {
   }
 };
 
+template <>
+struct ParamsFields<ir::ResizeParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::mode, [](auto& p) -> auto& { return p.mode; });
+    f(
+        Field::coordinate_transformation_mode,
+        [](auto& p) -> auto& { return p.coordinate_transformation_mode; });
+    f(
+        Field::nearest_mode, [](auto& p) -> auto& { return p.nearest_mode; });
+    f(
+        Field::cubic_coeff_a, [](auto& p) -> auto& { return p.cubic_coeff_a; });
+    f(
+        Field::exclude_outside, [](auto& p) -> auto& { return p.exclude_outside; });
+    f(
+        Field::scales, [](auto& p) -> auto& { return p.scales; });
+  }
+};
+
 // The C++ type of a member a field of type T binds.
 template <ValueType T>
 struct MemberOf;
@@ -517,8 +549,20 @@ struct MemberOf<ValueType::recurrent_direction> {
   using type = ir::RecurrentDirection;
 };
 template <>
-struct MemberOf<ValueType::grid_sample_mode> {
-  using type = ir::GridSampleMode;
+struct MemberOf<ValueType::interpolation_mode> {
+  using type = ir::InterpolationMode;
+};
+template <>
+struct MemberOf<ValueType::resize_coordinates> {
+  using type = ir::ResizeCoordinates;
+};
+template <>
+struct MemberOf<ValueType::resize_nearest> {
+  using type = ir::ResizeNearest;
+};
+template <>
+struct MemberOf<ValueType::float32_list> {
+  using type = std::vector<float>;
 };
 template <>
 struct MemberOf<ValueType::grid_sample_padding> {
@@ -553,8 +597,14 @@ constexpr bool member_fits(ValueType type) {
       return std::is_same_v<M, MemberOf<ValueType::scatter_reduction>::type>;
     case ValueType::recurrent_direction:
       return std::is_same_v<M, MemberOf<ValueType::recurrent_direction>::type>;
-    case ValueType::grid_sample_mode:
-      return std::is_same_v<M, MemberOf<ValueType::grid_sample_mode>::type>;
+    case ValueType::interpolation_mode:
+      return std::is_same_v<M, MemberOf<ValueType::interpolation_mode>::type>;
+    case ValueType::resize_coordinates:
+      return std::is_same_v<M, MemberOf<ValueType::resize_coordinates>::type>;
+    case ValueType::resize_nearest:
+      return std::is_same_v<M, MemberOf<ValueType::resize_nearest>::type>;
+    case ValueType::float32_list:
+      return std::is_same_v<M, MemberOf<ValueType::float32_list>::type>;
     case ValueType::grid_sample_padding:
       return std::is_same_v<M, MemberOf<ValueType::grid_sample_padding>::type>;
     case ValueType::mask:
@@ -612,11 +662,18 @@ inline constexpr auto kScatterReductionNames =
 // rnn's, gru's and lstm's `direction`, by RecurrentDirection.
 inline constexpr auto kRecurrentDirectionNames =
     std::to_array<std::string_view>({"forward", "reverse", "bidirectional"});
-// grid_sample's `mode` and `padding_mode`, by GridSampleMode and GridSamplePadding.
-inline constexpr auto kGridSampleModeNames =
-    std::to_array<std::string_view>({"bilinear", "nearest", "bicubic"});
+// grid_sample's and resize's `mode`, by InterpolationMode.
+inline constexpr auto kInterpolationModeNames =
+    std::to_array<std::string_view>({"nearest", "linear", "cubic"});
+// grid_sample's `padding_mode`, by GridSamplePadding.
 inline constexpr auto kGridSamplePaddingNames =
     std::to_array<std::string_view>({"zeros", "border", "reflection"});
+// resize's `coordinate_transformation_mode` and `nearest_mode`, by ResizeCoordinates and
+// ResizeNearest.
+inline constexpr auto kResizeCoordinatesNames = std::to_array<std::string_view>(
+    {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"});
+inline constexpr auto kResizeNearestNames =
+    std::to_array<std::string_view>({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
 
 // The spellings of a field whose value is one of a few strings, by enumerator; empty for a type
 // that is not such an enum. The reader, the writer and the messages all read this one table.
@@ -628,10 +685,14 @@ inline std::span<const std::string_view> enum_spellings(ValueType type) {
       return kScatterReductionNames;
     case ValueType::recurrent_direction:
       return kRecurrentDirectionNames;
-    case ValueType::grid_sample_mode:
-      return kGridSampleModeNames;
+    case ValueType::interpolation_mode:
+      return kInterpolationModeNames;
     case ValueType::grid_sample_padding:
       return kGridSamplePaddingNames;
+    case ValueType::resize_coordinates:
+      return kResizeCoordinatesNames;
+    case ValueType::resize_nearest:
+      return kResizeNearestNames;
     default:
       return {};
   }
@@ -653,6 +714,7 @@ inline std::string expectation(ValueType type, Field f) {
       return "expected a non-negative integer";
     case ValueType::u32_list:
     case ValueType::dims:
+    case ValueType::float32_list:
       return "expected an array";
     case ValueType::boolean:
       return "expected true or false";
@@ -663,8 +725,10 @@ inline std::string expectation(ValueType type, Field f) {
     case ValueType::gelu_approximation:
     case ValueType::scatter_reduction:
     case ValueType::recurrent_direction:
-    case ValueType::grid_sample_mode:
+    case ValueType::interpolation_mode:
     case ValueType::grid_sample_padding:
+    case ValueType::resize_coordinates:
+    case ValueType::resize_nearest:
       break;  // enum_spellings
     case ValueType::mask:
       return "expected an object {\"shape\": [...], \"allowed\": [...]}";

@@ -48,6 +48,7 @@ struct RawNode {
   ir::DType dtype = ir::DType::float32;
   std::array<std::vector<std::uint32_t>, kU32Lists> u32_lists;  // by FieldInfo::slot
   std::array<std::vector<Dim>, kDimLists> dim_lists;            // by FieldInfo::slot
+  std::vector<float> float_list;  // the one float32_list field (resize's `scales`)
   // Scalar fields by Field: integers and booleans in `scalars`, numbers in `floats`, and the
   // nullable numbers given as null in `nulls`. Only fields in `seen` are read.
   std::array<std::uint64_t, kFieldCount> scalars{};
@@ -89,12 +90,19 @@ struct RawNode {
   void take(Field f, ir::RecurrentDirection& to) const {
     to = static_cast<ir::RecurrentDirection>(scalars[static_cast<std::size_t>(f)]);
   }
-  void take(Field f, ir::GridSampleMode& to) const {
-    to = static_cast<ir::GridSampleMode>(scalars[static_cast<std::size_t>(f)]);
+  void take(Field f, ir::InterpolationMode& to) const {
+    to = static_cast<ir::InterpolationMode>(scalars[static_cast<std::size_t>(f)]);
   }
   void take(Field f, ir::GridSamplePadding& to) const {
     to = static_cast<ir::GridSamplePadding>(scalars[static_cast<std::size_t>(f)]);
   }
+  void take(Field f, ir::ResizeCoordinates& to) const {
+    to = static_cast<ir::ResizeCoordinates>(scalars[static_cast<std::size_t>(f)]);
+  }
+  void take(Field f, ir::ResizeNearest& to) const {
+    to = static_cast<ir::ResizeNearest>(scalars[static_cast<std::size_t>(f)]);
+  }
+  void take(Field /*scales*/, std::vector<float>& to) { to = std::move(float_list); }
   // The reused buffers keep their capacity for the next node: shapes are held inline up to rank
   // 4, so most nodes allocate nothing for them.
   void take(Field f, Shape& to) { to = Shape{ir::Dims(dims(f))}; }
@@ -118,6 +126,7 @@ struct RawNode {
       list.clear();
     for (auto& list : dim_lists)
       list.clear();
+    float_list.clear();
     nulls = 0;
     mask_shape.clear();
     mask_allowed.clear();

@@ -575,7 +575,8 @@ bool GraphHandler::compound(bool object) {
         list_index_ = 0;
         return true;
       }
-      if (!object && (*type == ValueType::u32_list || *type == ValueType::dims)) {
+      if (!object && (*type == ValueType::u32_list || *type == ValueType::dims ||
+                      *type == ValueType::float32_list)) {
         list_undecided_ = nullptr;
         state_ = State::list;
         list_index_ = 0;
@@ -591,8 +592,12 @@ bool GraphHandler::compound(bool object) {
       return skip();
     }
     case State::list:
-      note_in_list(std::string(name_of(*field_)) + "[" + std::to_string(list_index_) + "]",
-                   std::string("expected a non-negative integer, found ") + what);
+      note_in_list(
+          std::string(name_of(*field_)) + "[" + std::to_string(list_index_) + "]",
+          std::string(kFields[static_cast<std::size_t>(*field_)].type == ValueType::float32_list
+                          ? "expected a number, found "
+                          : "expected a non-negative integer, found ") +
+              what);
       return skip();
     case State::mask_value:
       if (mask_field_ == MaskField::none) return skip();  // an unknown or repeated key
@@ -886,8 +891,10 @@ void GraphHandler::node_scalar(const Scalar& s) {
     case ValueType::gelu_approximation:
     case ValueType::scatter_reduction:
     case ValueType::recurrent_direction:
-    case ValueType::grid_sample_mode:
-    case ValueType::grid_sample_padding: {
+    case ValueType::interpolation_mode:
+    case ValueType::grid_sample_padding:
+    case ValueType::resize_coordinates:
+    case ValueType::resize_nearest: {
       if (s.kind != Scalar::Kind::string) return bad();
       const std::span<const std::string_view> names = enum_spellings(*type);
       for (std::size_t i = 0; i < names.size(); ++i) {
@@ -902,6 +909,7 @@ void GraphHandler::node_scalar(const Scalar& s) {
     }
     case ValueType::u32_list:
     case ValueType::dims:
+    case ValueType::float32_list:
     case ValueType::mask:
       return bad();
     case ValueType::string:
@@ -930,7 +938,8 @@ void GraphHandler::node_scalar(const Scalar& s) {
 
 void GraphHandler::list_scalar(const Scalar& s) {
   const Field f = *field_;
-  const bool dims = kFields[static_cast<std::size_t>(f)].type == ValueType::dims;
+  const ValueType type = kFields[static_cast<std::size_t>(f)].type;
+  const bool dims = type == ValueType::dims;
   const std::size_t max_entries = f == Field::parents ? kMaxNodeParents : kMaxRank;
   if (list_index_ >= max_entries) {
     // Nothing past the limit is stored, so a huge list costs no memory.
@@ -938,6 +947,16 @@ void GraphHandler::list_scalar(const Scalar& s) {
                  "more than " + std::to_string(max_entries) + " entries; the limit is " +
                      std::to_string(max_entries) +
                      (f == Field::parents ? " parents per node" : " (the maximum rank)"));
+    return;
+  }
+  if (type == ValueType::float32_list) {
+    const auto number = to_float(s, "expected a number");
+    if (!number) {
+      note_in_list(std::string(name_of(f)) + "[" + std::to_string(list_index_) + "]",
+                   number.error());
+      return;
+    }
+    raw_.float_list.push_back(*number);
     return;
   }
   const auto value = to_uint(s, dims ? kMaxU64 : kMaxU32);

@@ -91,15 +91,33 @@ void append_value(std::string& out, ir::RecurrentDirection value) {
   out += enum_name(kRecurrentDirectionNames, value);
   out += '"';
 }
-void append_value(std::string& out, ir::GridSampleMode value) {
+void append_value(std::string& out, ir::InterpolationMode value) {
   out += '"';
-  out += enum_name(kGridSampleModeNames, value);
+  out += enum_name(kInterpolationModeNames, value);
   out += '"';
 }
 void append_value(std::string& out, ir::GridSamplePadding value) {
   out += '"';
   out += enum_name(kGridSamplePaddingNames, value);
   out += '"';
+}
+void append_value(std::string& out, ir::ResizeCoordinates value) {
+  out += '"';
+  out += enum_name(kResizeCoordinatesNames, value);
+  out += '"';
+}
+void append_value(std::string& out, ir::ResizeNearest value) {
+  out += '"';
+  out += enum_name(kResizeNearestNames, value);
+  out += '"';
+}
+void append_value(std::string& out, const std::vector<float>& value) {
+  out += '[';
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    if (i != 0) out += ", ";
+    append_value(out, value[i]);
+  }
+  out += ']';
 }
 void append_value(std::string& out, const Shape& value) {
   append_list<ir::Dim>(out, value.dims);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,6 +25,12 @@ using Status = std::expected<void, Error>;
 
 std::string str(std::uint64_t value) {
   return std::to_string(value);
+}
+// The shortest decimal that reads back as `value`.
+std::string number(float value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
 }
 
 // "1 parent", "3 nodes".
@@ -53,11 +61,11 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",      "const",     "permute",   "seed",       "pool",      "broadcast", "axis",
-    "conv",    "channel",   "reshape",   "flatten",    "transpose", "mask",      "gelu",
-    "clamp",   "scale",     "slice",     "attention",  "alpha",     "top_k",     "cum_sum",
-    "scatter", "gather_nd", "recurrent", "grid_sample"};
-static_assert(kIndexOf<GridSampleParams> + 1 == kParamsNames.size());
+    "no",      "const",     "permute",   "seed",        "pool",      "broadcast", "axis",
+    "conv",    "channel",   "reshape",   "flatten",     "transpose", "mask",      "gelu",
+    "clamp",   "scale",     "slice",     "attention",   "alpha",     "top_k",     "cum_sum",
+    "scatter", "gather_nd", "recurrent", "grid_sample", "resize"};
+static_assert(kIndexOf<ResizeParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -672,6 +680,43 @@ Status infer_max_unpool(const Node& node, const Shape& x, const Shape& indices, 
   return {};
 }
 
+// resize: the declared shape, of X's rank; with `scales` (one positive number per axis) each
+// extent is floor(input * scale); without, any extent, but an empty axis stays empty.
+Status infer_resize(const Node& node, const Shape& x, Shape& out) {
+  const Shape& declared = node.shape;
+  const auto& p = params_of<ResizeParams>(node);
+  if (declared.rank() != x.rank()) {
+    return fail(node,
+                "declared shape " + to_string(declared) + " is not of X's rank, " + to_string(x));
+  }
+  if (!p.scales.empty() && p.scales.size() != x.rank()) {
+    return fail(node, "has " + str(p.scales.size()) + " scales for X " + to_string(x) +
+                          "; it needs one per axis, or none when the sizes were given");
+  }
+  for (std::size_t i = 0; i < x.rank(); ++i) {
+    if (!p.scales.empty()) {
+      const double scale = p.scales[i];
+      if (!(scale > 0) || !std::isfinite(scale)) {
+        return fail(node, "scale " + number(p.scales[i]) + " on axis " + str(i) +
+                              " is not a positive number");
+      }
+      const double want = std::floor(static_cast<double>(x.dims[i]) * scale);
+      if (static_cast<double>(declared.dims[i]) != want) {
+        return fail(node, "declared shape " + to_string(declared) + " has " +
+                              str(declared.dims[i]) + " on axis " + str(i) + " where X " +
+                              to_string(x) + " scaled by " + number(p.scales[i]) + " has " +
+                              str(static_cast<Dim>(want)));
+      }
+    }
+    if (x.dims[i] == 0 && declared.dims[i] != 0) {
+      return fail(node, "axis " + str(i) + " of X " + to_string(x) +
+                            " is empty; it cannot be resized to " + str(declared.dims[i]));
+    }
+  }
+  assign(out, declared);
+  return {};
+}
+
 // scaled_dot_product_attention: q (..., L, E), k (..., S, E), v (..., S, Ev) with equal leading
 // axes give (..., L, Ev).
 Status infer_attention(const Node& node, const Shape& q, const Shape& k, const Shape& v,
@@ -864,6 +909,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::max_unpool:
       status = infer_max_unpool(node, parent(0), parent(1), out);
+      break;
+    case ShapeRule::resize:
+      status = infer_resize(node, parent(0), out);
       break;
     case ShapeRule::grid_sample:
       status = infer_grid_sample(node, parent(0), parent(1), out);

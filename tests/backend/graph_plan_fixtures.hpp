@@ -175,6 +175,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::grid_sample;
     case K::max_unpool:
       return B::max_unpool;
+    case K::resize:
+      return B::resize;
     case K::equal:
       return B::equal;
     case K::less:
@@ -347,6 +349,10 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
                     ir::GridSampleParams{});
     case K::max_unpool:
       return one_op({shape({1, 2, 2, 2}), shape({1, 2, 2, 2})}, kind, shape({1, 2, 4, 4}));
+    case K::resize:
+      return one_op({shape({1, 2, 3, 4})}, kind, shape({1, 2, 6, 8}),
+                    ir::ResizeParams{.mode = ir::InterpolationMode::linear,
+                                     .scales = {1.0F, 1.0F, 2.0F, 2.0F}});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

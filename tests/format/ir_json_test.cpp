@@ -117,9 +117,16 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
   put(ir::ScatterParams{.axis = 3, .reduction = ir::ScatterReduction::mul});
   put(ir::GatherNdParams{.batch_dims = 2});
-  put(ir::GridSampleParams{.mode = ir::GridSampleMode::bicubic,
+  put(ir::GridSampleParams{.mode = ir::InterpolationMode::cubic,
                            .padding_mode = ir::GridSamplePadding::reflection,
                            .align_corners = true});
+  put(ir::ResizeParams{
+      .mode = ir::InterpolationMode::cubic,
+      .coordinate_transformation_mode = ir::ResizeCoordinates::tf_half_pixel_for_nn,
+      .nearest_mode = ir::ResizeNearest::ceil,
+      .cubic_coeff_a = -0.5F,
+      .exclude_outside = true,
+      .scales = {1.0F, 0.6F, 2.5F}});
   put(ir::RecurrentParams{.hidden_size = 7,
                           .direction = ir::RecurrentDirection::bidirectional,
                           .linear_before_reset = true});
@@ -184,8 +191,12 @@ std::string sample_value(std::string_view field) {
   if (field == "direction") return R"("reverse")";
   if (field == "mode") return R"("nearest")";
   if (field == "padding_mode") return R"("border")";
+  if (field == "coordinate_transformation_mode") return R"("asymmetric")";
+  if (field == "nearest_mode") return R"("ceil")";
+  if (field == "cubic_coeff_a") return "-0.5";
+  if (field == "scales") return "[1, 2.5]";
   if (field == "largest" || field == "exclusive" || field == "reverse" ||
-      field == "linear_before_reset" || field == "align_corners") {
+      field == "linear_before_reset" || field == "align_corners" || field == "exclude_outside") {
     return "false";
   }
   return "1";
@@ -973,7 +984,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool; "
+       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

@@ -182,6 +182,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::masked_softmax:
     case ShapeRule::transpose:
     case ShapeRule::slice:
+    case ShapeRule::resize:
     case ShapeRule::permute:
     case ShapeRule::top_k:
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
@@ -268,7 +269,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "gru",
                                                     "lstm",
                                                     "grid_sample",
-                                                    "max_unpool"}));
+                                                    "max_unpool",
+                                                    "resize"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -312,8 +314,9 @@ TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
   for (const OpKindTraits& row : kOpKindTable) {
     if (reads_declared_shape(row.shape_rule)) reading.insert(row.spelling);
   }
-  EXPECT_EQ(reading, (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask",
-                                                 "linear", "gather", "top_k", "max_unpool"}));
+  EXPECT_EQ(reading,
+            (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask", "linear",
+                                        "gather", "top_k", "max_unpool", "resize"}));
 }
 
 TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {

@@ -160,17 +160,43 @@ struct RecurrentParams {
 [[nodiscard]] constexpr std::uint64_t direction_count(RecurrentDirection d) {
   return d == RecurrentDirection::bidirectional ? 2 : 1;
 }
-// grid_sample: how a point between pixels is read (ONNX's `mode`), and what a tap outside the
-// image reads (`padding_mode`).
-enum class GridSampleMode : std::uint8_t { bilinear, nearest, bicubic };
+// grid_sample, resize: how a point between elements is read (ONNX's `mode`): the nearest element,
+// linear (bilinear, trilinear) or cubic interpolation of its neighbours. GridSample-16 spells
+// the last two `bilinear` and `bicubic`; GridSample-20 and Resize spell them as here.
+enum class InterpolationMode : std::uint8_t { nearest, linear, cubic };
+// grid_sample: what a tap outside the image reads (`padding_mode`).
 enum class GridSamplePadding : std::uint8_t { zeros, border, reflection };
 // grid_sample: `align_corners` maps -1 and 1 to the centers of the corner pixels instead of their
 // outer edges.
 struct GridSampleParams {
-  GridSampleMode mode = GridSampleMode::bilinear;
+  InterpolationMode mode = InterpolationMode::linear;
   GridSamplePadding padding_mode = GridSamplePadding::zeros;
   bool align_corners = false;
   bool operator==(const GridSampleParams&) const = default;
+};
+// resize: how an output index maps to a source coordinate (ONNX's
+// `coordinate_transformation_mode`, tf_crop_and_resize aside).
+enum class ResizeCoordinates : std::uint8_t {
+  half_pixel,
+  pytorch_half_pixel,
+  align_corners,
+  asymmetric,
+  tf_half_pixel_for_nn
+};
+// resize: which neighbour a `nearest` resize reads at a coordinate between two (ONNX's
+// `nearest_mode`).
+enum class ResizeNearest : std::uint8_t { round_prefer_floor, round_prefer_ceil, floor, ceil };
+// resize: ONNX's Resize attributes. `scales` are the per-axis factors the coordinate formulas
+// divide by when the model gave them (the output extent is then floor(input * scale)); empty
+// when it gave the output sizes, each axis's factor then being output / input as a real number.
+struct ResizeParams {
+  InterpolationMode mode = InterpolationMode::nearest;
+  ResizeCoordinates coordinate_transformation_mode = ResizeCoordinates::half_pixel;
+  ResizeNearest nearest_mode = ResizeNearest::round_prefer_floor;
+  float cubic_coeff_a = -0.75F;
+  bool exclude_outside = false;
+  std::vector<float> scales;
+  bool operator==(const ResizeParams&) const = default;
 };
 // The gates of a recurrent kind: rnn 1, gru 3 (z, r, h), lstm 4 (i, o, f, c); 0 for any other.
 [[nodiscard]] constexpr std::uint64_t recurrent_gates(OpKind kind) {
@@ -197,7 +223,7 @@ using OpParams =
                  BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
                  SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
-                 GatherNdParams, RecurrentParams, GridSampleParams>;
+                 GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams>;
 
 struct Node {
   NodeId id = 0;

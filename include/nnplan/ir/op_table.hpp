@@ -78,6 +78,8 @@ enum class ShapeRule : std::uint8_t {
                        // states [directions, batch, hidden]
   grid_sample,         // X [N, C, H, W] and grid [N, H_out, W_out, 2] to [N, C, H_out, W_out]
   max_unpool,          // the declared shape: X's rank, N and C; the indices of X's shape
+  resize,              // the declared shape: the parent's rank; floor(input * scale) on each
+                       // axis when `scales` are given; no empty axis made larger
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
@@ -85,7 +87,7 @@ enum class ShapeRule : std::uint8_t {
 [[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
   return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
          rule == ShapeRule::linear || rule == ShapeRule::gather || rule == ShapeRule::top_k ||
-         rule == ShapeRule::max_unpool;
+         rule == ShapeRule::max_unpool || rule == ShapeRule::resize;
 }
 
 // How the shape of a payload tensor follows from its node (format/payload_file.cpp).
@@ -194,6 +196,10 @@ inline constexpr auto kGruFields =
 
 inline constexpr auto kGridSampleFields =
     std::to_array<std::string_view>({"mode", "padding_mode", "align_corners"});
+
+inline constexpr auto kResizeFields =
+    std::to_array<std::string_view>({"mode", "coordinate_transformation_mode", "nearest_mode",
+                                     "cubic_coeff_a", "exclude_outside", "scales"});
 
 inline constexpr std::array<PayloadSlot, 0> kNoPayloads{};
 inline constexpr auto kConstPayloads = std::to_array<PayloadSlot>({

@@ -1,5 +1,6 @@
 // Resize and Upsample (onnx/operators/resize.cpp): nearest by whole factors as reshape,
-// broadcast_to, reshape, for the coordinate modes where that is exact, and what it rejects.
+// broadcast_to, reshape, for the coordinate modes where that is exact, every other resize as one
+// `resize` node with the model's attributes, and what it rejects.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
@@ -53,8 +54,8 @@ struct ModeCase {
 
 class OnnxResizeModes : public ::testing::TestWithParam<ModeCase> {};
 
-// Repeats are reshape, broadcast_to, reshape; any other nearest mapping gathers the picked rows.
-TEST_P(OnnxResizeModes, RepeatsWhereNearestRepeatsElseGathers) {
+// Repeats are reshape, broadcast_to, reshape; any other nearest mapping is a resize node.
+TEST_P(OnnxResizeModes, RepeatsWhereNearestRepeatsElseResizes) {
   const ModeCase& c = GetParam();
   const Model m = resize({1, 1, c.factor, 1}, c.ctm, c.nearest);
   const ImportedModel r = ok(m);
@@ -62,7 +63,7 @@ TEST_P(OnnxResizeModes, RepeatsWhereNearestRepeatsElseGathers) {
     EXPECT_EQ(r.graph().nodes.size(), 4U);
   } else {
     ASSERT_EQ(r.graph().nodes.size(), 2U);
-    EXPECT_EQ(r.graph().nodes[1].kind, ir::OpKind::gather);
+    EXPECT_EQ(r.graph().nodes[1].kind, ir::OpKind::resize);
   }
 }
 
@@ -78,19 +79,45 @@ INSTANTIATE_TEST_SUITE_P(
                       ModeCase{"tf_half_pixel_for_nn", "floor", 4, true},
                       ModeCase{"align_corners", "round_prefer_floor", 2, false}));
 
-// Linear: per resized axis, two gathers of the neighbours, each times its coefficients, summed.
-TEST(OnnxResize, LinearInterpolatesOneAxisAtATime) {
-  EXPECT_EQ(lines(ok(resize({1, 1, 2, 1}, "half_pixel", "round_prefer_floor", "linear")).graph()),
-            (Lines{"0 input -> [1,2,3,4] 'x'", "1 gather(axis=2) [0] -> [1,2,6,4] 'up'",
-                   "2 const -> [6] 'up'", "3 reshape([6]->[6,1]) [2] -> [6,1] 'up'",
-                   "4 broadcast_to([6,1]->[1,2,6,4]) [3] -> [1,2,6,4] 'up'",
-                   "5 mul_elem [1,4] -> [1,2,6,4] 'up'", "6 gather(axis=2) [0] -> [1,2,6,4] 'up'",
-                   "7 const -> [6] 'up'", "8 reshape([6]->[6,1]) [7] -> [6,1] 'up'",
-                   "9 broadcast_to([6,1]->[1,2,6,4]) [8] -> [1,2,6,4] 'up'",
-                   "10 mul_elem [6,9] -> [1,2,6,4] 'up'", "11 add [5,10] -> [1,2,6,4] 'up'"}));
-  // Downscaling and fractional factors gather too; an unchanged axis is no node.
-  EXPECT_EQ(ok(resize({1, 1, 0.5F, 1}, "asymmetric", "floor", "nearest")).graph().nodes.size(), 2U);
-  EXPECT_EQ(ok(resize({1, 1, 1, 1}, "align_corners", "floor", "cubic")).graph().nodes.size(), 1U);
+// Linear and cubic: one resize node keeping the attributes; the model's scales when it gave
+// them, none when it gave sizes.
+TEST(OnnxResize, InterpolationIsOneResizeNode) {
+  const ImportedModel linear =
+      ok(resize({1, 1, 2, 1.5F}, "half_pixel", "round_prefer_floor", "linear"));
+  ASSERT_EQ(linear.graph().nodes.size(), 2U);
+  const ir::Node& node = linear.graph().nodes[1];
+  EXPECT_EQ(node.kind, ir::OpKind::resize);
+  EXPECT_EQ(dims(node.shape), "[1,2,6,6]");
+  EXPECT_EQ(node.params, (ir::OpParams{ir::ResizeParams{
+                             .mode = ir::InterpolationMode::linear,
+                             .coordinate_transformation_mode = ir::ResizeCoordinates::half_pixel,
+                             .nearest_mode = ir::ResizeNearest::round_prefer_floor,
+                             .cubic_coeff_a = -0.75F,
+                             .exclude_outside = false,
+                             .scales = {1, 1, 2, 1.5F}}}));
+
+  Model m;
+  m.input("x", {1, 1, 2, 2}).output("y");
+  m.init_i64("sizes", {1, 1, 3, 5});
+  auto& n = m.node("Resize", {"x", "", "", "sizes"}, {"y"}, "up");
+  attr_s(n, "coordinate_transformation_mode", "align_corners");
+  attr_s(n, "mode", "cubic");
+  attr_f(n, "cubic_coeff_a", -0.5F);
+  attr_i(n, "exclude_outside", 1);
+  const ImportedModel cubic = ok(m);
+  ASSERT_EQ(cubic.graph().nodes.size(), 2U);
+  EXPECT_EQ(dims(cubic.graph().nodes[1].shape), "[1,1,3,5]");
+  EXPECT_EQ(cubic.graph().nodes[1].params,
+            (ir::OpParams{ir::ResizeParams{
+                .mode = ir::InterpolationMode::cubic,
+                .coordinate_transformation_mode = ir::ResizeCoordinates::align_corners,
+                .nearest_mode = ir::ResizeNearest::round_prefer_floor,
+                .cubic_coeff_a = -0.5F,
+                .exclude_outside = true,
+                .scales = {}}}));
+  // Downscaling by a fraction is a resize too.
+  EXPECT_EQ(ok(resize({1, 1, 0.5F, 1}, "asymmetric", "floor", "nearest")).graph().nodes[1].kind,
+            ir::OpKind::resize);
 }
 
 TEST(OnnxResize, Rejects) {
@@ -108,10 +135,7 @@ TEST(OnnxResize, Rejects) {
             "m.onnx: node 'up' (Resize, opset 17): scale -2 on axis 2 is not a positive number");
   EXPECT_EQ(error_of(resize({1, 2, 2})),
             "m.onnx: node 'up' (Resize, opset 17): scales has 3 entries for input [1,2,3,4]");
-  // A small file cannot make the import tabulate gigabytes of taps, nor name a size past 2^48.
-  EXPECT_EQ(unsupported_of(resize({1, 1, 1, 1048577.0F}, "half_pixel", "floor", "linear")),
-            "node 0 'up' (Resize): axis 3 resized to 4194308 elements by interpolation is not "
-            "supported; supported: up to 4194304 (2^22) per interpolated axis");
+  // A small file cannot name a size past 2^48.
   EXPECT_EQ(error_of(resize({1, 1, 1, 1e15F})),
             "m.onnx: node 'up' (Resize, opset 17): axis 3 of [1,2,3,4] resized to "
             "3999999947964416 elements is past the limit of 2^48 per dimension");

@@ -1,9 +1,11 @@
 // The reference provider's handler tables (SPEC §11): each op family's file defines one table of
 // (backend op, handler) rows, and reference_provider.cpp registers every row under the capsule
 // `reference.<op>` (the attention capsule is `reference.attention`) on provider reference, device
-// cpu. Every kernel here computes in float32 in program order, without multiply-add contraction
-// (these sources build with -ffp-contract=off and without fast-math), accumulates each reduction
-// left to right, and runs on the calling thread: the same inputs give bit-identical outputs.
+// cpu. Every kernel here computes in program order, without multiply-add contraction (these
+// sources build with -ffp-contract=off and without fast-math), accumulates each reduction left to
+// right, and runs on the calling thread: the same inputs give bit-identical outputs. They compute
+// in float32, except grid_sample and resize, which compute in float64 and round their result to
+// float32 once, as ONNX's reference does.
 #pragma once
 
 #include <span>
@@ -43,6 +45,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> recurrent_handlers();       // rnn, gru, lstm
 [[nodiscard]] std::span<const ReferenceHandler> grid_sample_handlers();     // grid_sample
 [[nodiscard]] std::span<const ReferenceHandler> max_unpool_handlers();      // max_unpool
+[[nodiscard]] std::span<const ReferenceHandler> resize_handlers();          // resize
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 

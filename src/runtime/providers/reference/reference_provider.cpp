@@ -21,7 +21,8 @@ std::span<const std::span<const ReferenceHandler>> handler_tables() {
       attention_handlers(),   reduction_handlers(),      data_movement_handlers(),
       comparison_handlers(),  where_handlers(),          cast_handlers(),
       indexing_handlers(),    scatter_handlers(),        modulo_handlers(),
-      recurrent_handlers(),   grid_sample_handlers(),    max_unpool_handlers()};
+      recurrent_handlers(),   grid_sample_handlers(),    max_unpool_handlers(),
+      resize_handlers()};
   return tables;
 }
 
