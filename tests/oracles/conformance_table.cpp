@@ -7,6 +7,7 @@
 // its row (the top-level CMakeLists.txt lists the rows' capsules for runtime/evidence.cpp, and
 // registration_problems checks the table against the registry). To add a row: a draw function
 // below (draws.hpp holds the shared ones) and an entry in kRows.
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -325,6 +326,54 @@ void permute_cases(CaseBuilder& b) {
   b.target(ir::OpKind::permute, {x}, ir::PermuteParams{.perm = perm});
 }
 
+// A graph input [N, C, spatial...] (1 to 3 spatial axes) and one resize over its spatial axes:
+// every mode, coordinate mapping and nearest mode, cubic with either coefficient and
+// exclude_outside; by scales (whole and fractional, up and down) or by sizes. Half of the linear
+// cases are half_pixel by whole or half factors, the form oneDNN's resampling runs.
+void resize_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const std::uint32_t spatial = d.between(1, 3);
+  ir::Shape in{{d.between(1, 2), d.between(1, 4)}};
+  for (std::uint32_t i = 0; i < spatial; ++i)
+    in.dims.push_back(d.between(1, spatial == 3 ? 6 : 12));
+  ir::ResizeParams p{
+      .mode = d.pick({ir::InterpolationMode::nearest, ir::InterpolationMode::linear,
+                      ir::InterpolationMode::cubic}),
+      .coordinate_transformation_mode =
+          d.pick({ir::ResizeCoordinates::half_pixel, ir::ResizeCoordinates::pytorch_half_pixel,
+                  ir::ResizeCoordinates::align_corners, ir::ResizeCoordinates::asymmetric,
+                  ir::ResizeCoordinates::tf_half_pixel_for_nn}),
+      .nearest_mode =
+          d.pick({ir::ResizeNearest::round_prefer_floor, ir::ResizeNearest::round_prefer_ceil,
+                  ir::ResizeNearest::floor, ir::ResizeNearest::ceil}),
+      .cubic_coeff_a = d.pick({-0.75F, -0.5F}),
+      .exclude_outside = d.chance(0.3),
+      .scales = {}};
+  const bool resampling = p.mode == ir::InterpolationMode::linear && d.chance(0.5);
+  if (resampling) p.coordinate_transformation_mode = ir::ResizeCoordinates::half_pixel;
+  const bool by_sizes = !resampling && d.chance(0.3);
+  ir::Shape out = in;
+  if (!by_sizes) p.scales = {1.0F, 1.0F};
+  for (std::size_t i = 2; i < in.rank(); ++i) {
+    if (by_sizes) {
+      out.dims[i] = d.between(1, static_cast<std::uint32_t>(2 * in.dims[i] + 1));
+      continue;
+    }
+    float scale = resampling ? d.pick({0.5F, 1.0F, 1.5F, 2.0F, 3.0F})
+                             : d.pick({0.5F, 0.6F, 0.75F, 1.0F, 1.5F, 1.75F, 2.0F, 3.0F});
+    if (resampling && scale != std::floor(scale) && in.dims[i] % 2 != 0) scale = 2.0F;
+    if (std::floor(static_cast<double>(in.dims[i]) * scale) == 0) scale = 2.0F;
+    p.scales.push_back(scale);
+    out.dims[i] = static_cast<ir::Dim>(std::floor(static_cast<double>(in.dims[i]) * scale));
+  }
+  const ir::NodeId x = b.input(in, d.signed_values());
+  b.target(ir::OpKind::resize, {x}, p, out);
+  b.note("resize mode " + std::to_string(static_cast<int>(p.mode)) + " coordinates " +
+         std::to_string(static_cast<int>(p.coordinate_transformation_mode)) + " nearest " +
+         std::to_string(static_cast<int>(p.nearest_mode)) + (p.exclude_outside ? " exclude" : "") +
+         (by_sizes ? " by sizes" : " by scales"));
+}
+
 void relu_cases(CaseBuilder& b) {
   draw_unary(b, ir::OpKind::relu, b.draw().signed_values());
 }
@@ -599,6 +648,16 @@ constexpr Oracle kRows[] = {
      .reason = kRoundsOnce,
      .build = relu_cases,
      .covers = "rank 1-4, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.resize",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 4e-06},
+     .reason = "oneDNN's resampling computes the coordinates and weights in float32 and the "
+               "matmuls multiply by float32 weights in their own order; the reference computes "
+               "in float64 and rounds once.",
+     .build = resize_cases,
+     .covers = "N 1-2, C 1-4, 1-3 spatial axes up to 12, every mode, coordinate mapping and "
+               "nearest mode, cubic_coeff_a -0.75 and -0.5, exclude_outside, scales 0.5-3 or "
+               "sizes; half of the linear cases half_pixel by whole or half factors "
+               "(resampling)"},
     {.capsule = "onednn.rnn",
      .tolerance = kRecurrent,
      .reason = kRecurrentReason,

@@ -33,6 +33,7 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> attention_handlers();      // attention
 [[nodiscard]] std::span<const OnednnHandler> data_movement_handlers();  // broadcast ... slice
 [[nodiscard]] std::span<const OnednnHandler> recurrent_handlers();      // rnn, gru, lstm
+[[nodiscard]] std::span<const OnednnHandler> resize_handlers();         // resize
 
 // The reorder between flat and channels-last (reorder.cpp), registered for provider onednn.
 [[nodiscard]] HandlerDefinition reorder_handler();

@@ -111,6 +111,12 @@ CapsuleModule onednn_module() {
   single(rnn, "vanilla RNN (tanh)", one_layer);
   single(gru, "GRU (linear-before-reset GRU when the node says so)", one_layer);
   single(lstm, "LSTM", one_layer);
+  single(resize, "resampling (linear)",
+         " where its mapping is ONNX's (linear, half_pixel or pytorch_half_pixel, scale = "
+         "output / input, the last 1 to 3 axes resized), coordinates and weights in float32; "
+         "else oneDNN matmul primitives, one per resized axis, by the axis's interpolation "
+         "matrix: there a NaN or infinity anywhere along a resized axis makes that whole line "
+         "of the output NaN (zero weights times it)");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

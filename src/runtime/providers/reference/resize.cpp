@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "runtime/providers/reference/reference_handlers.hpp"
+#include "runtime/providers/reference/resize_taps.hpp"
 #include "runtime/providers/reference/row_major.hpp"
 
 namespace nnplan::runtime::reference {
@@ -81,25 +82,19 @@ std::array<double, 4> cubic_weights(double t, double a) {
           ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
 }
 
-// One axis's taps: for output index o, `count` input offsets (index times the axis's stride in
-// X) and weights from o * count.
-struct AxisTaps {
-  std::size_t count = 1;
-  std::vector<std::size_t> offset;
-  std::vector<double> weight;
-};
+}  // namespace
 
-AxisTaps axis_taps(const ir::ResizeParams& p, std::size_t axis, ir::Dim in, ir::Dim out,
-                   std::size_t stride) {
+ResizeAxisTaps resize_axis_taps(const ir::ResizeParams& p, std::size_t axis, ir::Dim in,
+                                ir::Dim out) {
   const std::size_t n = p.mode == InterpolationMode::nearest  ? 1
                         : p.mode == InterpolationMode::linear ? 2
                                                               : 4;
   const double scale = p.scales.empty() ? static_cast<double>(out) / static_cast<double>(in)
                                         : static_cast<double>(p.scales[axis]);
   const auto last = static_cast<double>(in - 1);
-  AxisTaps taps{.count = n,
-                .offset = std::vector<std::size_t>(out * n),
-                .weight = std::vector<double>(out * n)};
+  ResizeAxisTaps taps{.count = n,
+                      .index = std::vector<std::size_t>(out * n),
+                      .weight = std::vector<double>(out * n)};
   bool identity = in == out;
   for (ir::Dim o = 0; o < out; ++o) {
     const double x = source_coordinate(p.coordinate_transformation_mode, static_cast<double>(o),
@@ -143,20 +138,30 @@ AxisTaps axis_taps(const ir::ResizeParams& p, std::size_t axis, ir::Dim in, ir::
       } else if (w[j] != 0) {
         identity = false;
       }
-      taps.offset[o * n + j] = at * stride;
+      taps.index[o * n + j] = at;
       taps.weight[o * n + j] = w[j];
     }
     identity = identity && own == 1;
   }
   if (identity) {
     taps.count = 1;
-    taps.offset.resize(out);
+    taps.identity = true;
+    taps.index.resize(out);
     taps.weight.assign(out, 1.0);
     for (ir::Dim o = 0; o < out; ++o)
-      taps.offset[o] = o * stride;
+      taps.index[o] = o;
   }
   return taps;
 }
+
+namespace {
+
+// One axis's taps with each index times the axis's stride in X.
+struct AxisTaps {
+  std::size_t count = 1;
+  std::vector<std::size_t> offset;
+  std::vector<double> weight;
+};
 
 // Every axis's taps for resizing X of shape `xs` to `ys`.
 std::vector<AxisTaps> all_taps(const ir::Node& node, const ir::Shape& xs, const ir::Shape& ys) {
@@ -164,7 +169,11 @@ std::vector<AxisTaps> all_taps(const ir::Node& node, const ir::Shape& xs, const 
   std::vector<AxisTaps> taps(xs.rank());
   std::size_t stride = 1;
   for (std::size_t i = xs.rank(); i-- > 0;) {
-    taps[i] = axis_taps(p, i, xs.dims[i], ys.dims[i], stride);
+    ResizeAxisTaps t = resize_axis_taps(p, i, xs.dims[i], ys.dims[i]);
+    for (std::size_t& at : t.index)
+      at *= stride;
+    taps[i] =
+        AxisTaps{.count = t.count, .offset = std::move(t.index), .weight = std::move(t.weight)};
     stride *= static_cast<std::size_t>(xs.dims[i]);
   }
   return taps;
