@@ -141,6 +141,9 @@ class DagBuilder {
       case K::resize:
         // Changes its parent's extents; the generated graphs keep theirs.
         return;
+      case K::roi_align:
+        // Takes boxes and int64 batch indices beside its image; the generated graphs draw none.
+        return;
       case K::grid_sample:
         // Takes a grid of sampling points beside its image; the generated graphs draw none.
         return;

@@ -11,7 +11,7 @@ packages=(
   libcpuinfo-dev pkg-config
   graphviz chromium
   libdnnl-dev
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-torchvision
 )
 
 missing=()

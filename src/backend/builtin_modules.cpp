@@ -82,7 +82,8 @@ bool has_reduction_order(BackendOp op) {
                                    BackendOp::gru,
                                    BackendOp::lstm,
                                    BackendOp::grid_sample,
-                                   BackendOp::resize};
+                                   BackendOp::resize,
+                                   BackendOp::roi_align};
   return std::ranges::find(kOrdered, op) != kOrdered.end();
 }
 

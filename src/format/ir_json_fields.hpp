@@ -87,6 +87,8 @@ enum class Field : std::uint8_t {
   cubic_coeff_a,
   exclude_outside,
   scales,
+  sampling_ratio,
+  spatial_scale,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -104,15 +106,15 @@ enum class ValueType : std::uint8_t {
   boolean,
   float32,
   nullable_float32,
-  gelu_approximation,   // "none" or "tanh"
-  scatter_reduction,    // "none", "add" or "mul"
-  recurrent_direction,  // "forward", "reverse" or "bidirectional"
-  interpolation_mode,   // "nearest", "linear" or "cubic"
-  grid_sample_padding,  // "zeros", "border" or "reflection"
-  resize_coordinates,   // "half_pixel", ..., "tf_half_pixel_for_nn"
-  resize_nearest,       // "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
-  float32_list,         // numbers, up to kMaxRank of them
-  mask,                 // {"shape": [...], "allowed": [bool...]}
+  gelu_approximation,         // "none" or "tanh"
+  scatter_reduction,          // "none", "add" or "mul"
+  recurrent_direction,        // "forward", "reverse" or "bidirectional"
+  sample_mode,                // "nearest", "linear", "cubic", "avg" or "max"
+  grid_sample_padding,        // "zeros", "border" or "reflection"
+  coordinate_transformation,  // "half_pixel", ..., "output_half_pixel"
+  resize_nearest,             // "round_prefer_floor", "round_prefer_ceil", "floor" or "ceil"
+  float32_list,               // numbers, up to kMaxRank of them
+  mask,                       // {"shape": [...], "allowed": [bool...]}
 };
 
 struct FieldInfo {
@@ -171,14 +173,16 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"hidden_size", ValueType::u64},
     {"direction", ValueType::recurrent_direction},
     {"linear_before_reset", ValueType::boolean},
-    {"mode", ValueType::interpolation_mode},
+    {"mode", ValueType::sample_mode},
     {"padding_mode", ValueType::grid_sample_padding},
     {"align_corners", ValueType::boolean},
-    {"coordinate_transformation_mode", ValueType::resize_coordinates},
+    {"coordinate_transformation_mode", ValueType::coordinate_transformation},
     {"nearest_mode", ValueType::resize_nearest},
     {"cubic_coeff_a", ValueType::float32},
     {"exclude_outside", ValueType::boolean},
     {"scales", ValueType::float32_list},
+    {"sampling_ratio", ValueType::u64},
+    {"spatial_scale", ValueType::float32},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -487,6 +491,21 @@ struct ParamsFields<ir::GridSampleParams> {
 };
 
 template <>
+struct ParamsFields<ir::RoiAlignParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::mode, [](auto& p) -> auto& { return p.mode; });
+    f(
+        Field::coordinate_transformation_mode,
+        [](auto& p) -> auto& { return p.coordinate_transformation_mode; });
+    f(
+        Field::sampling_ratio, [](auto& p) -> auto& { return p.sampling_ratio; });
+    f(
+        Field::spatial_scale, [](auto& p) -> auto& { return p.spatial_scale; });
+  }
+};
+
+template <>
 struct ParamsFields<ir::ResizeParams> {
   static constexpr void each(auto&& f) {
     f(
@@ -549,12 +568,12 @@ struct MemberOf<ValueType::recurrent_direction> {
   using type = ir::RecurrentDirection;
 };
 template <>
-struct MemberOf<ValueType::interpolation_mode> {
-  using type = ir::InterpolationMode;
+struct MemberOf<ValueType::sample_mode> {
+  using type = ir::SampleMode;
 };
 template <>
-struct MemberOf<ValueType::resize_coordinates> {
-  using type = ir::ResizeCoordinates;
+struct MemberOf<ValueType::coordinate_transformation> {
+  using type = ir::CoordinateTransformation;
 };
 template <>
 struct MemberOf<ValueType::resize_nearest> {
@@ -597,10 +616,10 @@ constexpr bool member_fits(ValueType type) {
       return std::is_same_v<M, MemberOf<ValueType::scatter_reduction>::type>;
     case ValueType::recurrent_direction:
       return std::is_same_v<M, MemberOf<ValueType::recurrent_direction>::type>;
-    case ValueType::interpolation_mode:
-      return std::is_same_v<M, MemberOf<ValueType::interpolation_mode>::type>;
-    case ValueType::resize_coordinates:
-      return std::is_same_v<M, MemberOf<ValueType::resize_coordinates>::type>;
+    case ValueType::sample_mode:
+      return std::is_same_v<M, MemberOf<ValueType::sample_mode>::type>;
+    case ValueType::coordinate_transformation:
+      return std::is_same_v<M, MemberOf<ValueType::coordinate_transformation>::type>;
     case ValueType::resize_nearest:
       return std::is_same_v<M, MemberOf<ValueType::resize_nearest>::type>;
     case ValueType::float32_list:
@@ -662,16 +681,17 @@ inline constexpr auto kScatterReductionNames =
 // rnn's, gru's and lstm's `direction`, by RecurrentDirection.
 inline constexpr auto kRecurrentDirectionNames =
     std::to_array<std::string_view>({"forward", "reverse", "bidirectional"});
-// grid_sample's and resize's `mode`, by InterpolationMode.
-inline constexpr auto kInterpolationModeNames =
-    std::to_array<std::string_view>({"nearest", "linear", "cubic"});
+// grid_sample's, resize's and roi_align's `mode`, by SampleMode.
+inline constexpr auto kSampleModeNames =
+    std::to_array<std::string_view>({"nearest", "linear", "cubic", "avg", "max"});
 // grid_sample's `padding_mode`, by GridSamplePadding.
 inline constexpr auto kGridSamplePaddingNames =
     std::to_array<std::string_view>({"zeros", "border", "reflection"});
-// resize's `coordinate_transformation_mode` and `nearest_mode`, by ResizeCoordinates and
+// resize's `coordinate_transformation_mode` and `nearest_mode`, by CoordinateTransformation and
 // ResizeNearest.
-inline constexpr auto kResizeCoordinatesNames = std::to_array<std::string_view>(
-    {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn"});
+inline constexpr auto kCoordinateTransformationNames =
+    std::to_array<std::string_view>({"half_pixel", "pytorch_half_pixel", "align_corners",
+                                     "asymmetric", "tf_half_pixel_for_nn", "output_half_pixel"});
 inline constexpr auto kResizeNearestNames =
     std::to_array<std::string_view>({"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
 
@@ -685,12 +705,12 @@ inline std::span<const std::string_view> enum_spellings(ValueType type) {
       return kScatterReductionNames;
     case ValueType::recurrent_direction:
       return kRecurrentDirectionNames;
-    case ValueType::interpolation_mode:
-      return kInterpolationModeNames;
+    case ValueType::sample_mode:
+      return kSampleModeNames;
     case ValueType::grid_sample_padding:
       return kGridSamplePaddingNames;
-    case ValueType::resize_coordinates:
-      return kResizeCoordinatesNames;
+    case ValueType::coordinate_transformation:
+      return kCoordinateTransformationNames;
     case ValueType::resize_nearest:
       return kResizeNearestNames;
     default:
@@ -725,9 +745,9 @@ inline std::string expectation(ValueType type, Field f) {
     case ValueType::gelu_approximation:
     case ValueType::scatter_reduction:
     case ValueType::recurrent_direction:
-    case ValueType::interpolation_mode:
+    case ValueType::sample_mode:
     case ValueType::grid_sample_padding:
-    case ValueType::resize_coordinates:
+    case ValueType::coordinate_transformation:
     case ValueType::resize_nearest:
       break;  // enum_spellings
     case ValueType::mask:

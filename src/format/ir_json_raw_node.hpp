@@ -90,14 +90,14 @@ struct RawNode {
   void take(Field f, ir::RecurrentDirection& to) const {
     to = static_cast<ir::RecurrentDirection>(scalars[static_cast<std::size_t>(f)]);
   }
-  void take(Field f, ir::InterpolationMode& to) const {
-    to = static_cast<ir::InterpolationMode>(scalars[static_cast<std::size_t>(f)]);
+  void take(Field f, ir::SampleMode& to) const {
+    to = static_cast<ir::SampleMode>(scalars[static_cast<std::size_t>(f)]);
   }
   void take(Field f, ir::GridSamplePadding& to) const {
     to = static_cast<ir::GridSamplePadding>(scalars[static_cast<std::size_t>(f)]);
   }
-  void take(Field f, ir::ResizeCoordinates& to) const {
-    to = static_cast<ir::ResizeCoordinates>(scalars[static_cast<std::size_t>(f)]);
+  void take(Field f, ir::CoordinateTransformation& to) const {
+    to = static_cast<ir::CoordinateTransformation>(scalars[static_cast<std::size_t>(f)]);
   }
   void take(Field f, ir::ResizeNearest& to) const {
     to = static_cast<ir::ResizeNearest>(scalars[static_cast<std::size_t>(f)]);

@@ -891,9 +891,9 @@ void GraphHandler::node_scalar(const Scalar& s) {
     case ValueType::gelu_approximation:
     case ValueType::scatter_reduction:
     case ValueType::recurrent_direction:
-    case ValueType::interpolation_mode:
+    case ValueType::sample_mode:
     case ValueType::grid_sample_padding:
-    case ValueType::resize_coordinates:
+    case ValueType::coordinate_transformation:
     case ValueType::resize_nearest: {
       if (s.kind != Scalar::Kind::string) return bad();
       const std::span<const std::string_view> names = enum_spellings(*type);

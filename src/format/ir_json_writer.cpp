@@ -91,9 +91,9 @@ void append_value(std::string& out, ir::RecurrentDirection value) {
   out += enum_name(kRecurrentDirectionNames, value);
   out += '"';
 }
-void append_value(std::string& out, ir::InterpolationMode value) {
+void append_value(std::string& out, ir::SampleMode value) {
   out += '"';
-  out += enum_name(kInterpolationModeNames, value);
+  out += enum_name(kSampleModeNames, value);
   out += '"';
 }
 void append_value(std::string& out, ir::GridSamplePadding value) {
@@ -101,9 +101,9 @@ void append_value(std::string& out, ir::GridSamplePadding value) {
   out += enum_name(kGridSamplePaddingNames, value);
   out += '"';
 }
-void append_value(std::string& out, ir::ResizeCoordinates value) {
+void append_value(std::string& out, ir::CoordinateTransformation value) {
   out += '"';
-  out += enum_name(kResizeCoordinatesNames, value);
+  out += enum_name(kCoordinateTransformationNames, value);
   out += '"';
 }
 void append_value(std::string& out, ir::ResizeNearest value) {

@@ -64,8 +64,8 @@ constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNam
     "no",      "const",     "permute",   "seed",        "pool",      "broadcast", "axis",
     "conv",    "channel",   "reshape",   "flatten",     "transpose", "mask",      "gelu",
     "clamp",   "scale",     "slice",     "attention",   "alpha",     "top_k",     "cum_sum",
-    "scatter", "gather_nd", "recurrent", "grid_sample", "resize"};
-static_assert(kIndexOf<ResizeParams> + 1 == kParamsNames.size());
+    "scatter", "gather_nd", "recurrent", "grid_sample", "resize",    "roi_align"};
+static_assert(kIndexOf<RoiAlignParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -650,7 +650,16 @@ Status infer_recurrent(const Node& node, const Shape& x, std::span<const Shape* 
 }
 
 // grid_sample: X [N, C, H, W] and grid [N, H_out, W_out, 2] give [N, C, H_out, W_out].
+// Whether `mode` interpolates (nearest, linear, cubic: grid_sample and resize) rather than pools
+// (avg, max: roi_align).
+bool interpolates(SampleMode mode) {
+  return mode == SampleMode::nearest || mode == SampleMode::linear || mode == SampleMode::cubic;
+}
+
 Status infer_grid_sample(const Node& node, const Shape& x, const Shape& grid, Shape& out) {
+  if (!interpolates(params_of<GridSampleParams>(node).mode)) {
+    return fail(node, "mode is avg or max; grid_sample takes nearest, linear or cubic");
+  }
   if (x.rank() != 4 || x.dims[2] == 0 || x.dims[3] == 0) {
     return fail(node, "parent 0 (X) has shape " + to_string(x) +
                           "; it is [N, C, H, W] with H and W at least 1");
@@ -685,6 +694,15 @@ Status infer_max_unpool(const Node& node, const Shape& x, const Shape& indices, 
 Status infer_resize(const Node& node, const Shape& x, Shape& out) {
   const Shape& declared = node.shape;
   const auto& p = params_of<ResizeParams>(node);
+  if (!interpolates(p.mode)) {
+    return fail(node, "mode is avg or max; resize takes nearest, linear or cubic");
+  }
+  if (p.coordinate_transformation_mode == CoordinateTransformation::output_half_pixel) {
+    return fail(node,
+                "coordinate_transformation_mode is output_half_pixel, RoiAlign's; resize takes "
+                "half_pixel, pytorch_half_pixel, align_corners, asymmetric or "
+                "tf_half_pixel_for_nn");
+  }
   if (declared.rank() != x.rank()) {
     return fail(node,
                 "declared shape " + to_string(declared) + " is not of X's rank, " + to_string(x));
@@ -712,6 +730,41 @@ Status infer_resize(const Node& node, const Shape& x, Shape& out) {
       return fail(node, "axis " + str(i) + " of X " + to_string(x) +
                             " is empty; it cannot be resized to " + str(declared.dims[i]));
     }
+  }
+  assign(out, declared);
+  return {};
+}
+
+// roi_align: X [N, C, H, W], rois [R, 4] and batch indices [R] give the declared
+// [R, C, output_height, output_width], its height and width at least 1.
+Status infer_roi_align(const Node& node, const Shape& x, const Shape& rois, const Shape& batch,
+                       Shape& out) {
+  const auto& p = params_of<RoiAlignParams>(node);
+  if (p.mode != SampleMode::avg && p.mode != SampleMode::max) {
+    return fail(node, "mode is an interpolation; roi_align takes avg or max");
+  }
+  if (p.coordinate_transformation_mode != CoordinateTransformation::half_pixel &&
+      p.coordinate_transformation_mode != CoordinateTransformation::output_half_pixel) {
+    return fail(node,
+                "coordinate_transformation_mode is Resize's; roi_align takes half_pixel or "
+                "output_half_pixel");
+  }
+  if (x.rank() != 4) {
+    return fail(node, "parent 0 (X) has shape " + to_string(x) + "; it is [N, C, H, W]");
+  }
+  if (rois.rank() != 2 || rois.dims[1] != 4) {
+    return fail(node, "parent 1 (rois) has shape " + to_string(rois) + "; it is [R, 4]");
+  }
+  if (batch != Shape{{rois.dims[0]}}) {
+    return fail(node, "parent 2 (batch indices) has shape " + to_string(batch) + "; it is [" +
+                          str(rois.dims[0]) + "], one per roi");
+  }
+  const Shape& declared = node.shape;
+  if (declared.rank() != 4 || declared.dims[0] != rois.dims[0] || declared.dims[1] != x.dims[1] ||
+      declared.dims[2] == 0 || declared.dims[3] == 0) {
+    return fail(node, "declared shape " + to_string(declared) + " is not [" + str(rois.dims[0]) +
+                          ", " + str(x.dims[1]) +
+                          ", output_height, output_width] with both at least 1");
   }
   assign(out, declared);
   return {};
@@ -913,6 +966,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
     case ShapeRule::resize:
       status = infer_resize(node, parent(0), out);
       break;
+    case ShapeRule::roi_align:
+      status = infer_roi_align(node, parent(0), parent(1), parent(2), out);
+      break;
     case ShapeRule::grid_sample:
       status = infer_grid_sample(node, parent(0), parent(1), out);
       break;
@@ -1000,6 +1056,20 @@ Expected<DType> infer_dtype(const ParentNode& parent, const Node& node) {
                             "reduction none");
     }
     return parent(0).dtype;
+  }
+  if (rule == DTypeRule::batch_indexed && !node.parents.empty()) {
+    const std::size_t last = node.parents.size() - 1;
+    for (std::size_t i = 0; i <= last; ++i) {
+      const DType want = i == last ? DType::int64 : DType::float32;
+      if (parent(i).dtype != want) {
+        const Node& p = parent(i);
+        return fail(node, "parent " + str(i) + " (" + describe(p) + ") has dtype " +
+                              std::string(to_string(p.dtype)) + "; " +
+                              std::string(to_string(node.kind)) + " takes " +
+                              (i == last ? "int64 batch indices" : "float32 values") + " there");
+      }
+    }
+    return DType::float32;
   }
   if (rule == DTypeRule::indexed && node.parents.size() == 2) {
     if (parent(1).dtype != DType::int64) {

@@ -177,6 +177,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::max_unpool;
     case K::resize:
       return B::resize;
+    case K::roi_align:
+      return B::roi_align;
     case K::equal:
       return B::equal;
     case K::less:
@@ -349,10 +351,13 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
                     ir::GridSampleParams{});
     case K::max_unpool:
       return one_op({shape({1, 2, 2, 2}), shape({1, 2, 2, 2})}, kind, shape({1, 2, 4, 4}));
+    case K::roi_align:
+      return one_op({shape({1, 2, 6, 6}), shape({3, 4}), shape({3})}, kind, shape({3, 2, 2, 2}),
+                    ir::RoiAlignParams{});
     case K::resize:
-      return one_op({shape({1, 2, 3, 4})}, kind, shape({1, 2, 6, 8}),
-                    ir::ResizeParams{.mode = ir::InterpolationMode::linear,
-                                     .scales = {1.0F, 1.0F, 2.0F, 2.0F}});
+      return one_op(
+          {shape({1, 2, 3, 4})}, kind, shape({1, 2, 6, 8}),
+          ir::ResizeParams{.mode = ir::SampleMode::linear, .scales = {1.0F, 1.0F, 2.0F, 2.0F}});
     case K::sum:
       return one_op({m}, kind, shape({}));
     case K::matmul:

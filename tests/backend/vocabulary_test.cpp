@@ -89,7 +89,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
            "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd",
-           "mod", "fmod", "rnn", "gru", "lstm", "grid_sample", "max_unpool", "resize"},
+           "mod", "fmod", "rnn", "gru", "lstm", "grid_sample", "max_unpool", "resize", "roi_align"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -306,7 +306,7 @@ TEST(RequiresVjp, ExactlySixteenOpsHaveNoVjp) {
                                                     "argmin", "equal", "less", "less_or_equal",
                                                     "greater", "greater_or_equal", "and", "or",
                                                     "xor", "not", "cast", "top_k", "mod"}));
-  EXPECT_EQ(kBackendOpCount, 95u);
+  EXPECT_EQ(kBackendOpCount, 96u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -364,7 +364,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "lstm",
                                                       "grid_sample",
                                                       "max_unpool",
-                                                      "resize"}));
+                                                      "resize",
+                                                      "roi_align"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

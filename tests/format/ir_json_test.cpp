@@ -117,16 +117,21 @@ std::vector<ir::OpParams> sample_params() {
   put(ir::CumSumParams{.axis = 5, .exclusive = true, .reverse = true});
   put(ir::ScatterParams{.axis = 3, .reduction = ir::ScatterReduction::mul});
   put(ir::GatherNdParams{.batch_dims = 2});
-  put(ir::GridSampleParams{.mode = ir::InterpolationMode::cubic,
+  put(ir::GridSampleParams{.mode = ir::SampleMode::cubic,
                            .padding_mode = ir::GridSamplePadding::reflection,
                            .align_corners = true});
   put(ir::ResizeParams{
-      .mode = ir::InterpolationMode::cubic,
-      .coordinate_transformation_mode = ir::ResizeCoordinates::tf_half_pixel_for_nn,
+      .mode = ir::SampleMode::cubic,
+      .coordinate_transformation_mode = ir::CoordinateTransformation::tf_half_pixel_for_nn,
       .nearest_mode = ir::ResizeNearest::ceil,
       .cubic_coeff_a = -0.5F,
       .exclude_outside = true,
       .scales = {1.0F, 0.6F, 2.5F}});
+  put(ir::RoiAlignParams{
+      .mode = ir::SampleMode::max,
+      .coordinate_transformation_mode = ir::CoordinateTransformation::output_half_pixel,
+      .sampling_ratio = 3,
+      .spatial_scale = 0.0625F});
   put(ir::RecurrentParams{.hidden_size = 7,
                           .direction = ir::RecurrentDirection::bidirectional,
                           .linear_before_reset = true});
@@ -195,6 +200,7 @@ std::string sample_value(std::string_view field) {
   if (field == "nearest_mode") return R"("ceil")";
   if (field == "cubic_coeff_a") return "-0.5";
   if (field == "scales") return "[1, 2.5]";
+  if (field == "spatial_scale") return "0.25";
   if (field == "largest" || field == "exclusive" || field == "reverse" ||
       field == "linear_before_reset" || field == "align_corners" || field == "exclude_outside") {
     return "false";
@@ -984,7 +990,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize; "
+       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},
@@ -1285,20 +1291,21 @@ std::vector<BadDocument> bad_documents() {
        "node 1 (gru): field direction: expected 'forward', 'reverse' or 'bidirectional', found "
        "'backward'"},
       // resize: its enum fields and its list of numbers.
-      {"resize_coordinates_unknown",
+      {"coordinate_transformation_unknown",
        with_nnplan_node(R"({"id": 1, "kind": "resize", "parents": [0], "shape": [4, 6],
                             "mode": "linear", "coordinate_transformation_mode": "corners",
                             "nearest_mode": "floor", "cubic_coeff_a": -0.75,
                             "exclude_outside": false, "scales": [2, 2]})"),
        "node 1 (resize): field coordinate_transformation_mode: expected 'half_pixel', "
-       "'pytorch_half_pixel', 'align_corners', 'asymmetric' or 'tf_half_pixel_for_nn', found "
-       "'corners'"},
+       "'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn' or "
+       "'output_half_pixel', found 'corners'"},
       {"resize_mode_of_grid_sample",
        with_nnplan_node(R"({"id": 1, "kind": "resize", "parents": [0], "shape": [4, 6],
                             "mode": "bilinear", "coordinate_transformation_mode": "half_pixel",
                             "nearest_mode": "floor", "cubic_coeff_a": -0.75,
                             "exclude_outside": false, "scales": [2, 2]})"),
-       "node 1 (resize): field mode: expected 'nearest', 'linear' or 'cubic', found 'bilinear'"},
+       "node 1 (resize): field mode: expected 'nearest', 'linear', 'cubic', 'avg' or 'max', found "
+       "'bilinear'"},
       {"resize_scale_string",
        with_nnplan_node(R"({"id": 1, "kind": "resize", "parents": [0], "shape": [4, 6],
                             "mode": "linear", "coordinate_transformation_mode": "half_pixel",

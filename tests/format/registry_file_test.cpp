@@ -460,10 +460,11 @@ TEST_P(RegistryFileMalformed, IsRejectedWithLocation) {
   EXPECT_NE(error.message.find(c.fragment), std::string::npos)
       << "message: " << error.message << "\nwanted: " << c.fragment;
   EXPECT_TRUE(error.message.starts_with("reg.json: ")) << error.message;
-  // DESIGN.md message style: one line, no trailing period, bounded length.
+  // DESIGN.md message style: one line, no trailing period, bounded length (an unknown op's
+  // message lists the whole backend vocabulary, some 900 characters).
   EXPECT_EQ(error.message.find('\n'), std::string::npos) << error.message;
   EXPECT_FALSE(error.message.ends_with(".")) << error.message;
-  EXPECT_LT(error.message.size(), 1000u) << error.message;
+  EXPECT_LT(error.message.size(), 1500u) << error.message;
 }
 
 constexpr std::string_view kAt = "reg.json: module 'acme' capsule 'acme.relu': ";

@@ -64,6 +64,9 @@ inline Graph one_op(std::vector<Shape> inputs, OpKind kind, Shape declared, OpPa
   if (rule == DTypeRule::select && g.nodes.size() > 1) g.nodes[0].dtype = DType::boolean;
   if (rule == DTypeRule::indexed && g.nodes.size() > 2) g.nodes[1].dtype = DType::int64;
   if (rule == DTypeRule::scatter && g.nodes.size() > 3) g.nodes[1].dtype = DType::int64;
+  if (rule == DTypeRule::batch_indexed && g.nodes.size() > 2) {
+    g.nodes[g.nodes.size() - 2].dtype = DType::int64;
+  }
   if (kind == OpKind::mod) {
     for (Node& n : g.nodes)
       n.dtype = DType::int64;

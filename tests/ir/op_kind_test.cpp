@@ -45,12 +45,14 @@ TEST_P(OpKindRow, ArityIsABoundAndMatchesArityOf) {
   EXPECT_LE(row().arity.min, row().arity.max);
   EXPECT_EQ(arity_of(kind()), row().arity);
   // Only concat (unbounded), attention (q, k, v), where (condition, x, y), the scatters (data,
-  // indices, updates), lstm (x, h, c), the convs (x, weight, bias) and batch_norm_eval (x and its
-  // statistics) take more than the two parents a node holds inline.
+  // indices, updates), lstm (x, h, c), the convs (x, weight, bias), batch_norm_eval (x and its
+  // statistics) and roi_align (x, rois, batch indices) take more than the two parents a node
+  // holds inline.
   if (row().arity.max != kUnbounded && kind() != OpKind::scaled_dot_product_attention &&
       kind() != OpKind::where && kind() != OpKind::scatter_elements &&
       kind() != OpKind::scatter_nd && kind() != OpKind::lstm && kind() != OpKind::conv &&
-      kind() != OpKind::conv_transpose && kind() != OpKind::batch_norm_eval) {
+      kind() != OpKind::conv_transpose && kind() != OpKind::batch_norm_eval &&
+      kind() != OpKind::roi_align) {
     EXPECT_LE(row().arity.max, 2u);
   }
 }
@@ -129,6 +131,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
       EXPECT_EQ(a, (Arity{2, 2})) << row().spelling;
       break;
     case ShapeRule::attention:
+    case ShapeRule::roi_align:
     case ShapeRule::scatter_elements:
     case ShapeRule::scatter_nd:
       EXPECT_EQ(a, (Arity{3, 3})) << row().spelling;
@@ -270,7 +273,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "lstm",
                                                     "grid_sample",
                                                     "max_unpool",
-                                                    "resize"}));
+                                                    "resize",
+                                                    "roi_align"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -306,7 +310,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"gather_nd", DTypeRule::indexed},
                                                    {"mod", DTypeRule::arithmetic},
                                                    {"fmod", DTypeRule::arithmetic},
-                                                   {"max_unpool", DTypeRule::indexed}}));
+                                                   {"max_unpool", DTypeRule::indexed},
+                                                   {"roi_align", DTypeRule::batch_indexed}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
@@ -316,7 +321,7 @@ TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {
   }
   EXPECT_EQ(reading,
             (std::set<std::string_view>{"input", "rand_uniform", "bernoulli_mask", "linear",
-                                        "gather", "top_k", "max_unpool", "resize"}));
+                                        "gather", "top_k", "max_unpool", "resize", "roi_align"}));
 }
 
 TEST(OpKindTable, AValueOutsideTheEnumGetsTheInvalidRow) {

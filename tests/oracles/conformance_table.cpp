@@ -337,20 +337,20 @@ void resize_cases(CaseBuilder& b) {
   for (std::uint32_t i = 0; i < spatial; ++i)
     in.dims.push_back(d.between(1, spatial == 3 ? 6 : 12));
   ir::ResizeParams p{
-      .mode = d.pick({ir::InterpolationMode::nearest, ir::InterpolationMode::linear,
-                      ir::InterpolationMode::cubic}),
-      .coordinate_transformation_mode =
-          d.pick({ir::ResizeCoordinates::half_pixel, ir::ResizeCoordinates::pytorch_half_pixel,
-                  ir::ResizeCoordinates::align_corners, ir::ResizeCoordinates::asymmetric,
-                  ir::ResizeCoordinates::tf_half_pixel_for_nn}),
+      .mode = d.pick({ir::SampleMode::nearest, ir::SampleMode::linear, ir::SampleMode::cubic}),
+      .coordinate_transformation_mode = d.pick(
+          {ir::CoordinateTransformation::half_pixel,
+           ir::CoordinateTransformation::pytorch_half_pixel,
+           ir::CoordinateTransformation::align_corners, ir::CoordinateTransformation::asymmetric,
+           ir::CoordinateTransformation::tf_half_pixel_for_nn}),
       .nearest_mode =
           d.pick({ir::ResizeNearest::round_prefer_floor, ir::ResizeNearest::round_prefer_ceil,
                   ir::ResizeNearest::floor, ir::ResizeNearest::ceil}),
       .cubic_coeff_a = d.pick({-0.75F, -0.5F}),
       .exclude_outside = d.chance(0.3),
       .scales = {}};
-  const bool resampling = p.mode == ir::InterpolationMode::linear && d.chance(0.5);
-  if (resampling) p.coordinate_transformation_mode = ir::ResizeCoordinates::half_pixel;
+  const bool resampling = p.mode == ir::SampleMode::linear && d.chance(0.5);
+  if (resampling) p.coordinate_transformation_mode = ir::CoordinateTransformation::half_pixel;
   const bool by_sizes = !resampling && d.chance(0.3);
   ir::Shape out = in;
   if (!by_sizes) p.scales = {1.0F, 1.0F};

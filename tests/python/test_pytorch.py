@@ -493,3 +493,44 @@ def test_grid_sample_runs_as_pytorch_does(tmp_path, profile, mode):
                 pytest.skip(f"{profile} does not run here: {error.message}")
             numpy.testing.assert_allclose(out["y"], expected, rtol=1e-4, atol=1e-5,
                                           err_msg=f"{mode} {padding_mode} {align_corners}")
+
+
+class RoiHead(torch.nn.Module):
+    """Features pooled over boxes by torchvision.ops.roi_align (ONNX RoiAlign)."""
+
+    def __init__(self, sampling_ratio):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.sampling_ratio = sampling_ratio
+
+    def forward(self, x, boxes):
+        import torchvision
+
+        features = torch.relu(self.conv(x))
+        return torchvision.ops.roi_align(features, boxes, output_size=(3, 2), spatial_scale=0.5,
+                                         sampling_ratio=self.sampling_ratio, aligned=True)
+
+
+# aligned=True only: torchvision 0.14 writes RoiAlign without coordinate_transformation_mode, which
+# ONNX reads as half_pixel (aligned=True) at opset 16; its aligned=False export therefore means
+# half_pixel too, and nnplan, like ONNX, computes that (docs/onnx-support.md).
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+@pytest.mark.parametrize("sampling_ratio", [-1, 2])
+def test_roi_align_runs_as_torchvision_does(tmp_path, profile, sampling_ratio):
+    pytest.importorskip("torchvision", reason="python3-torchvision is not installed")
+    torch.manual_seed(3)
+    x = torch.randn(2, 3, 16, 16)
+    # Boxes (batch index, x1, y1, x2, y2) inside, across the border and partly outside.
+    boxes = torch.tensor([[0, 1.5, 2.0, 20.0, 14.5], [1, 4.0, 3.3, 9.9, 29.0],
+                          [1, -3.0, -2.0, 6.0, 5.0]])
+    model = RoiHead(sampling_ratio).eval()
+    path = tmp_path / "roi_head.onnx"
+    torch.onnx.export(model, (x, boxes), str(path), input_names=["x", "boxes"],
+                      output_names=["y"], opset_version=16)
+    with torch.no_grad():
+        expected = model(x, boxes).numpy()
+    try:
+        out = nnplan.run(path, {"x": x.numpy(), "boxes": boxes.numpy()}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)

@@ -141,7 +141,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(lstm)                               \
   X(grid_sample)                        \
   X(max_unpool)                         \
-  X(resize)
+  X(resize)                             \
+  X(roi_align)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -154,7 +155,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::resize>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::roi_align>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

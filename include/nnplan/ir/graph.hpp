@@ -160,28 +160,33 @@ struct RecurrentParams {
 [[nodiscard]] constexpr std::uint64_t direction_count(RecurrentDirection d) {
   return d == RecurrentDirection::bidirectional ? 2 : 1;
 }
-// grid_sample, resize: how a point between elements is read (ONNX's `mode`): the nearest element,
-// linear (bilinear, trilinear) or cubic interpolation of its neighbours. GridSample-16 spells
-// the last two `bilinear` and `bicubic`; GridSample-20 and Resize spell them as here.
-enum class InterpolationMode : std::uint8_t { nearest, linear, cubic };
+// grid_sample, resize, roi_align: ONNX's `mode`, how the value at a point between elements is
+// read (grid_sample, resize: the nearest element, or linear (bilinear, trilinear) or cubic
+// interpolation of its neighbours; GridSample-16 spells the last two `bilinear` and `bicubic`,
+// GridSample-20 and Resize as here) or how a bin's samples combine (roi_align: their average or
+// their maximum). ir::check refuses a mode its kind does not take.
+enum class SampleMode : std::uint8_t { nearest, linear, cubic, avg, max };
 // grid_sample: what a tap outside the image reads (`padding_mode`).
 enum class GridSamplePadding : std::uint8_t { zeros, border, reflection };
 // grid_sample: `align_corners` maps -1 and 1 to the centers of the corner pixels instead of their
 // outer edges.
 struct GridSampleParams {
-  InterpolationMode mode = InterpolationMode::linear;
+  SampleMode mode = SampleMode::linear;
   GridSamplePadding padding_mode = GridSamplePadding::zeros;
   bool align_corners = false;
   bool operator==(const GridSampleParams&) const = default;
 };
-// resize: how an output index maps to a source coordinate (ONNX's
-// `coordinate_transformation_mode`, tf_crop_and_resize aside).
-enum class ResizeCoordinates : std::uint8_t {
+// resize, roi_align: how an output index maps to a source coordinate (ONNX's
+// `coordinate_transformation_mode`: resize takes the first five, tf_crop_and_resize aside;
+// roi_align half_pixel, which shifts the box by half a pixel, and output_half_pixel, which does
+// not).
+enum class CoordinateTransformation : std::uint8_t {
   half_pixel,
   pytorch_half_pixel,
   align_corners,
   asymmetric,
-  tf_half_pixel_for_nn
+  tf_half_pixel_for_nn,
+  output_half_pixel
 };
 // resize: which neighbour a `nearest` resize reads at a coordinate between two (ONNX's
 // `nearest_mode`).
@@ -190,13 +195,22 @@ enum class ResizeNearest : std::uint8_t { round_prefer_floor, round_prefer_ceil,
 // divide by when the model gave them (the output extent is then floor(input * scale)); empty
 // when it gave the output sizes, each axis's factor then being output / input as a real number.
 struct ResizeParams {
-  InterpolationMode mode = InterpolationMode::nearest;
-  ResizeCoordinates coordinate_transformation_mode = ResizeCoordinates::half_pixel;
+  SampleMode mode = SampleMode::nearest;
+  CoordinateTransformation coordinate_transformation_mode = CoordinateTransformation::half_pixel;
   ResizeNearest nearest_mode = ResizeNearest::round_prefer_floor;
   float cubic_coeff_a = -0.75F;
   bool exclude_outside = false;
   std::vector<float> scales;
   bool operator==(const ResizeParams&) const = default;
+};
+// roi_align: ONNX's RoiAlign attributes but the output's height and width, which are the declared
+// shape's. `sampling_ratio` 0 samples each bin adaptively (ceil of its extent).
+struct RoiAlignParams {
+  SampleMode mode = SampleMode::avg;
+  CoordinateTransformation coordinate_transformation_mode = CoordinateTransformation::half_pixel;
+  std::uint64_t sampling_ratio = 0;
+  float spatial_scale = 1.0F;
+  bool operator==(const RoiAlignParams&) const = default;
 };
 // The gates of a recurrent kind: rnn 1, gru 3 (z, r, h), lstm 4 (i, o, f, c); 0 for any other.
 [[nodiscard]] constexpr std::uint64_t recurrent_gates(OpKind kind) {
@@ -223,7 +237,7 @@ using OpParams =
                  BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
                  SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
-                 GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams>;
+                 GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams, RoiAlignParams>;
 
 struct Node {
   NodeId id = 0;

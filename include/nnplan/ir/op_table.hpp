@@ -33,6 +33,8 @@ enum class DTypeRule : std::uint8_t {
   scatter,     // data of any dtype, int64 indices, updates of the data's dtype make the data's
   indexed,     // data of any dtype and int64 indices make the data's dtype (gather_elements,
                // gather_nd, gather by value); one float32 parent makes float32 (gather by payload)
+  batch_indexed,  // float32 values and a last parent of int64 batch indices make float32
+                  // (roi_align)
 };
 
 // The shape-inference families: each infers a node's output shape from its parents, parameters
@@ -80,6 +82,8 @@ enum class ShapeRule : std::uint8_t {
   max_unpool,          // the declared shape: X's rank, N and C; the indices of X's shape
   resize,              // the declared shape: the parent's rank; floor(input * scale) on each
                        // axis when `scales` are given; no empty axis made larger
+  roi_align,           // the declared shape: X [N, C, H, W], rois [R, 4] and batch indices [R]
+                       // to [R, C, output_height, output_width]
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
@@ -87,7 +91,7 @@ enum class ShapeRule : std::uint8_t {
 [[nodiscard]] constexpr bool reads_declared_shape(ShapeRule rule) {
   return rule == ShapeRule::declared || rule == ShapeRule::keep_probability ||
          rule == ShapeRule::linear || rule == ShapeRule::gather || rule == ShapeRule::top_k ||
-         rule == ShapeRule::max_unpool || rule == ShapeRule::resize;
+         rule == ShapeRule::max_unpool || rule == ShapeRule::resize || rule == ShapeRule::roi_align;
 }
 
 // How the shape of a payload tensor follows from its node (format/payload_file.cpp).
@@ -196,6 +200,9 @@ inline constexpr auto kGruFields =
 
 inline constexpr auto kGridSampleFields =
     std::to_array<std::string_view>({"mode", "padding_mode", "align_corners"});
+
+inline constexpr auto kRoiAlignFields = std::to_array<std::string_view>(
+    {"mode", "coordinate_transformation_mode", "sampling_ratio", "spatial_scale"});
 
 inline constexpr auto kResizeFields =
     std::to_array<std::string_view>({"mode", "coordinate_transformation_mode", "nearest_mode",

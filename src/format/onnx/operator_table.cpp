@@ -113,6 +113,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"Reshape", 1, kMaxModelOpset, import_reshape},
     OperatorImporter{"Resize", 1, 10, import_resize_10},
     OperatorImporter{"Resize", 11, kMaxOpset, import_resize_11},
+    OperatorImporter{"RoiAlign", 10, kMaxModelOpset, import_roi_align},
     OperatorImporter{"Round", 11, kMaxModelOpset, import_unary_as<OpKind::round>},
     OperatorImporter{"Scatter", 9, 10, import_scatter_elements},
     OperatorImporter{"ScatterElements", 11, kMaxModelOpset, import_scatter_elements},

@@ -61,6 +61,7 @@ void import_mean_variance_normalization(ImportContext& cx);  // operators/reduce
 void import_gather_nd(ImportContext& cx);                    // operators/gather_nd.cpp
 void import_grid_sample(ImportContext& cx);                  // operators/grid_sample.cpp
 void import_max_unpool(ImportContext& cx);                   // operators/max_unpool.cpp
+void import_roi_align(ImportContext& cx);                    // operators/roi_align.cpp
 void import_mod(ImportContext& cx);                          // operators/mod.cpp: mod, fmod
 void import_top_k(ImportContext& cx);            // operators/top_k.cpp: top_k, gather_elements
 // Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,

@@ -38,14 +38,14 @@ TEST(OnnxGridSample, OneNodeWithItsAttributes) {
   attr_s(node0(set), "padding_mode", "reflection");
   attr_i(node0(set), "align_corners", 1);
   EXPECT_EQ(ok(set).graph().nodes[2].params,
-            (ir::OpParams{ir::GridSampleParams{.mode = ir::InterpolationMode::cubic,
+            (ir::OpParams{ir::GridSampleParams{.mode = ir::SampleMode::cubic,
                                                .padding_mode = ir::GridSamplePadding::reflection,
                                                .align_corners = true}}));
   // Opset 20 names the modes linear and cubic.
   Model renamed = warp(20);
   attr_s(node0(renamed), "mode", "cubic");
   EXPECT_EQ(std::get<ir::GridSampleParams>(ok(renamed).graph().nodes[2].params).mode,
-            ir::InterpolationMode::cubic);
+            ir::SampleMode::cubic);
 }
 
 TEST(OnnxGridSample, Refusals) {

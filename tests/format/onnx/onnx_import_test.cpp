@@ -260,7 +260,7 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
       "OneHot, Or, PRelu, Pad, Pow, "
       "RNN, Reciprocal, ReduceL1, "
       "ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceMax, ReduceMean, ReduceMin, "
-      "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, Round, Scatter, "
+      "ReduceProd, ReduceSum, ReduceSumSquare, Relu, Reshape, Resize, RoiAlign, Round, Scatter, "
       "ScatterElements, ScatterND, Selu, Shrink, "
       "Sigmoid, "
       "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "

@@ -36,6 +36,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Gelu", 20},
     {"GridSample", 16},
     {"MaxUnpool", 9},
+    {"RoiAlign", 10},
     {"Round", 11},
     {"Sign", 9},
     {"Sinh", 9},

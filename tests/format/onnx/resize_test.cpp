@@ -88,13 +88,14 @@ TEST(OnnxResize, InterpolationIsOneResizeNode) {
   const ir::Node& node = linear.graph().nodes[1];
   EXPECT_EQ(node.kind, ir::OpKind::resize);
   EXPECT_EQ(dims(node.shape), "[1,2,6,6]");
-  EXPECT_EQ(node.params, (ir::OpParams{ir::ResizeParams{
-                             .mode = ir::InterpolationMode::linear,
-                             .coordinate_transformation_mode = ir::ResizeCoordinates::half_pixel,
-                             .nearest_mode = ir::ResizeNearest::round_prefer_floor,
-                             .cubic_coeff_a = -0.75F,
-                             .exclude_outside = false,
-                             .scales = {1, 1, 2, 1.5F}}}));
+  EXPECT_EQ(node.params,
+            (ir::OpParams{ir::ResizeParams{
+                .mode = ir::SampleMode::linear,
+                .coordinate_transformation_mode = ir::CoordinateTransformation::half_pixel,
+                .nearest_mode = ir::ResizeNearest::round_prefer_floor,
+                .cubic_coeff_a = -0.75F,
+                .exclude_outside = false,
+                .scales = {1, 1, 2, 1.5F}}}));
 
   Model m;
   m.input("x", {1, 1, 2, 2}).output("y");
@@ -109,8 +110,8 @@ TEST(OnnxResize, InterpolationIsOneResizeNode) {
   EXPECT_EQ(dims(cubic.graph().nodes[1].shape), "[1,1,3,5]");
   EXPECT_EQ(cubic.graph().nodes[1].params,
             (ir::OpParams{ir::ResizeParams{
-                .mode = ir::InterpolationMode::cubic,
-                .coordinate_transformation_mode = ir::ResizeCoordinates::align_corners,
+                .mode = ir::SampleMode::cubic,
+                .coordinate_transformation_mode = ir::CoordinateTransformation::align_corners,
                 .nearest_mode = ir::ResizeNearest::round_prefer_floor,
                 .cubic_coeff_a = -0.5F,
                 .exclude_outside = true,

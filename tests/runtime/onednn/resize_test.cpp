@@ -15,8 +15,8 @@ namespace nnplan::runtime::onednn {
 namespace {
 
 using namespace testing;
-using ir::InterpolationMode;
-using ir::ResizeCoordinates;
+using ir::CoordinateTransformation;
+using ir::SampleMode;
 
 Command resize_case(const ir::Shape& in, const ir::Shape& out, const ir::ResizeParams& p,
                     std::uint32_t seed = 61) {
@@ -27,10 +27,10 @@ Command resize_case(const ir::Shape& in, const ir::Shape& out, const ir::ResizeP
 }
 
 TEST(onednn_resize_forward_tests, ResamplingMatchesReference) {
-  const ir::ResizeParams half{.mode = InterpolationMode::linear};
+  const ir::ResizeParams half{.mode = SampleMode::linear};
   const ir::ResizeParams torch{
-      .mode = InterpolationMode::linear,
-      .coordinate_transformation_mode = ResizeCoordinates::pytorch_half_pixel};
+      .mode = SampleMode::linear,
+      .coordinate_transformation_mode = CoordinateTransformation::pytorch_half_pixel};
   // By sizes: 1, 2 and 3 resized axes, up and down.
   expect_matches_reference("onednn.resize",
                            resize_case(shape_of({2, 3, 7}), shape_of({2, 3, 12}), half));
@@ -47,10 +47,10 @@ TEST(onednn_resize_forward_tests, ResamplingMatchesReference) {
 
 TEST(onednn_resize_forward_tests, MatmulChainMatchesReference) {
   const ir::Shape in = shape_of({2, 3, 5, 6});
-  for (const auto mode :
-       {InterpolationMode::nearest, InterpolationMode::linear, InterpolationMode::cubic}) {
-    for (const auto c : {ResizeCoordinates::align_corners, ResizeCoordinates::asymmetric,
-                         ResizeCoordinates::tf_half_pixel_for_nn, ResizeCoordinates::half_pixel}) {
+  for (const auto mode : {SampleMode::nearest, SampleMode::linear, SampleMode::cubic}) {
+    for (const auto c :
+         {CoordinateTransformation::align_corners, CoordinateTransformation::asymmetric,
+          CoordinateTransformation::tf_half_pixel_for_nn, CoordinateTransformation::half_pixel}) {
       for (const bool exclude : {false, true}) {
         SCOPED_TRACE("mode " + std::to_string(static_cast<int>(mode)) + " coordinates " +
                      std::to_string(static_cast<int>(c)) + (exclude ? " exclude" : ""));
@@ -63,15 +63,16 @@ TEST(onednn_resize_forward_tests, MatmulChainMatchesReference) {
     }
   }
   // A leading axis resized too, by sizes.
-  expect_matches_reference("onednn.resize", resize_case(in, shape_of({4, 3, 5, 9}),
-                                                        {.mode = InterpolationMode::linear,
-                                                         .coordinate_transformation_mode =
-                                                             ResizeCoordinates::align_corners}));
+  expect_matches_reference(
+      "onednn.resize",
+      resize_case(in, shape_of({4, 3, 5, 9}),
+                  {.mode = SampleMode::linear,
+                   .coordinate_transformation_mode = CoordinateTransformation::align_corners}));
 }
 
 TEST(onednn_resize_forward_tests, UnchangedIsACopy) {
   const Command cmd =
-      resize_case(shape_of({2, 3, 4}), shape_of({2, 3, 4}), {.mode = InterpolationMode::cubic});
+      resize_case(shape_of({2, 3, 4}), shape_of({2, 3, 4}), {.mode = SampleMode::cubic});
   auto got = run_onednn("onednn.resize", cmd);
   ASSERT_TRUE(got.has_value()) << got.error().message;
   EXPECT_EQ(got->floats(), cmd.inputs[0].floats());
@@ -81,15 +82,16 @@ TEST(onednn_resize_forward_tests, UnchangedIsACopy) {
 // makes its whole line NaN (the capsule's notes say so); the resampling primitive reads only the
 // taps.
 TEST(onednn_resize_forward_tests, NanAlongAResizedLine) {
-  Command cmd = resize_case(shape_of({1, 1, 1, 4}), shape_of({1, 1, 1, 8}),
-                            {.mode = InterpolationMode::linear,
-                             .coordinate_transformation_mode = ResizeCoordinates::align_corners});
+  Command cmd =
+      resize_case(shape_of({1, 1, 1, 4}), shape_of({1, 1, 1, 8}),
+                  {.mode = SampleMode::linear,
+                   .coordinate_transformation_mode = CoordinateTransformation::align_corners});
   cmd.inputs[0] = Tensor::of(shape_of({1, 1, 1, 4}), std::vector<float>{1, 2, 3, NAN});
   auto chained = run_onednn("onednn.resize", cmd);
   ASSERT_TRUE(chained.has_value()) << chained.error().message;
   for (const float v : chained->floats())
     EXPECT_TRUE(std::isnan(v)) << v;
-  cmd.chain[0].params = ir::ResizeParams{.mode = InterpolationMode::linear};
+  cmd.chain[0].params = ir::ResizeParams{.mode = SampleMode::linear};
   auto resampled = run_onednn("onednn.resize", cmd);
   ASSERT_TRUE(resampled.has_value()) << resampled.error().message;
   EXPECT_EQ(resampled->floats()[0], 1.0F);

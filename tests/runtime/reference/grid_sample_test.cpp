@@ -20,7 +20,7 @@ namespace {
 
 using backend::BackendOp;
 using ir::GridSamplePadding;
-using ir::InterpolationMode;
+using ir::SampleMode;
 using namespace testing;
 
 ir::Node grid_node(const ir::Shape& x, const ir::Shape& grid, ir::GridSampleParams p) {
@@ -78,7 +78,7 @@ struct Oracle {
     };
     double x = denorm(gx, w);
     double y = denorm(gy, h);
-    if (p.mode == InterpolationMode::nearest) {
+    if (p.mode == SampleMode::nearest) {
       x = std::nearbyint(x);
       y = std::nearbyint(y);
     }
@@ -91,12 +91,12 @@ struct Oracle {
         y = reflect(y, y_min, y_max);
       }
     }
-    if (p.mode == InterpolationMode::nearest) {
+    if (p.mode == SampleMode::nearest) {
       return pixel(image, static_cast<long>(y), static_cast<long>(x));
     }
     const long x1 = static_cast<long>(std::floor(x));
     const long y1 = static_cast<long>(std::floor(y));
-    if (p.mode == InterpolationMode::linear) {
+    if (p.mode == SampleMode::linear) {
       const double dx2 = static_cast<double>(x1 + 1) - x, dx1 = x - static_cast<double>(x1);
       const double dy2 = static_cast<double>(y1 + 1) - y, dy1 = y - static_cast<double>(y1);
       return dy2 * (dx2 * pixel(image, y1, x1) + dx1 * pixel(image, y1, x1 + 1)) +
@@ -116,8 +116,7 @@ struct Oracle {
 
 std::vector<ir::GridSampleParams> every_form() {
   std::vector<ir::GridSampleParams> out;
-  for (const auto mode :
-       {InterpolationMode::linear, InterpolationMode::nearest, InterpolationMode::cubic})
+  for (const auto mode : {SampleMode::linear, SampleMode::nearest, SampleMode::cubic})
     for (const auto padding :
          {GridSamplePadding::zeros, GridSamplePadding::border, GridSamplePadding::reflection})
       for (const bool align : {false, true})
@@ -142,7 +141,7 @@ TEST(reference_grid_sample_forward_tests, IdentityGridReadsEveryPixel) {
       g.push_back(static_cast<float>(r) / 2.0F * 2.0F - 1.0F);
     }
   }
-  for (const auto mode : {InterpolationMode::linear, InterpolationMode::nearest}) {
+  for (const auto mode : {SampleMode::linear, SampleMode::nearest}) {
     const auto y = run_forward(handler(BackendOp::grid_sample),
                                grid_node(xs, gs, {.mode = mode, .align_corners = true}),
                                {x, Tensor::of(gs, g)});

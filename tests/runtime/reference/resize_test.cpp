@@ -18,9 +18,9 @@ namespace resize_test {
 namespace {
 
 using backend::BackendOp;
-using ir::InterpolationMode;
-using ir::ResizeCoordinates;
+using ir::CoordinateTransformation;
 using ir::ResizeNearest;
+using ir::SampleMode;
 using namespace testing;
 
 ir::Node resize_node(const ir::Shape& out, ir::ResizeParams p) {
@@ -46,7 +46,7 @@ struct Oracle {
 
   std::vector<double> coefficients(double ratio) const {
     switch (p.mode) {
-      case InterpolationMode::nearest: {
+      case SampleMode::nearest: {
         if (ratio == 1) return {0, 1};
         switch (p.nearest_mode) {
           case ResizeNearest::round_prefer_floor:
@@ -60,9 +60,9 @@ struct Oracle {
         }
         return {};
       }
-      case InterpolationMode::linear:
+      case SampleMode::linear:
         return {1 - ratio, ratio};
-      case InterpolationMode::cubic: {
+      case SampleMode::cubic: {
         const double a = p.cubic_coeff_a;
         const double s = 1 - ratio;
         return {((a * (ratio + 1) - 5 * a) * (ratio + 1) + 8 * a) * (ratio + 1) - 4 * a,
@@ -70,6 +70,9 @@ struct Oracle {
                 ((a + 2) * s - (a + 3)) * s * s + 1,
                 ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
       }
+      case SampleMode::avg:  // roi_align's modes, not resize's
+      case SampleMode::max:
+        break;
     }
     return {};
   }
@@ -79,20 +82,22 @@ struct Oracle {
     const double resized = scale * in;
     double x_ori = 0;
     switch (p.coordinate_transformation_mode) {
-      case ResizeCoordinates::align_corners:
+      case CoordinateTransformation::align_corners:
         x_ori = resized == 1 ? 0 : x * (in - 1) / (resized - 1);
         break;
-      case ResizeCoordinates::asymmetric:
+      case CoordinateTransformation::asymmetric:
         x_ori = x / scale;
         break;
-      case ResizeCoordinates::pytorch_half_pixel:
+      case CoordinateTransformation::pytorch_half_pixel:
         x_ori = resized == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
         break;
-      case ResizeCoordinates::half_pixel:
+      case CoordinateTransformation::half_pixel:
         x_ori = (x + 0.5) / scale - 0.5;
         break;
-      case ResizeCoordinates::tf_half_pixel_for_nn:
+      case CoordinateTransformation::tf_half_pixel_for_nn:
         x_ori = (x + 0.5) / scale;
+        break;
+      case CoordinateTransformation::output_half_pixel:  // roi_align's, not resize's
         break;
     }
     const double ratio = x_ori == std::floor(x_ori) ? 1.0 : x_ori - std::floor(x_ori);
@@ -160,19 +165,20 @@ void expect_matches_oracle(const Tensor& x, const ir::Shape& out, const ir::Resi
 
 std::vector<ir::ResizeParams> every_form() {
   std::vector<ir::ResizeParams> out;
-  const auto coordinates = {ResizeCoordinates::half_pixel, ResizeCoordinates::pytorch_half_pixel,
-                            ResizeCoordinates::align_corners, ResizeCoordinates::asymmetric,
-                            ResizeCoordinates::tf_half_pixel_for_nn};
+  const auto coordinates = {
+      CoordinateTransformation::half_pixel, CoordinateTransformation::pytorch_half_pixel,
+      CoordinateTransformation::align_corners, CoordinateTransformation::asymmetric,
+      CoordinateTransformation::tf_half_pixel_for_nn};
   for (const auto c : coordinates) {
     for (const auto nearest : {ResizeNearest::round_prefer_floor, ResizeNearest::round_prefer_ceil,
                                ResizeNearest::floor, ResizeNearest::ceil}) {
-      out.push_back({.mode = InterpolationMode::nearest,
+      out.push_back({.mode = SampleMode::nearest,
                      .coordinate_transformation_mode = c,
                      .nearest_mode = nearest});
     }
-    out.push_back({.mode = InterpolationMode::linear, .coordinate_transformation_mode = c});
+    out.push_back({.mode = SampleMode::linear, .coordinate_transformation_mode = c});
     for (const bool exclude : {false, true}) {
-      out.push_back({.mode = InterpolationMode::cubic,
+      out.push_back({.mode = SampleMode::cubic,
                      .coordinate_transformation_mode = c,
                      .cubic_coeff_a = exclude ? -0.5F : -0.75F,
                      .exclude_outside = exclude});
@@ -193,16 +199,16 @@ std::string name_of(const ir::ResizeParams& p) {
 TEST(reference_resize_forward_tests, OnnxLinearCases) {
   const Tensor x = Tensor::of(shape_of({1, 1, 2, 2}), std::vector<float>{1, 2, 3, 4});
   const ir::Shape out = shape_of({1, 1, 4, 4});
-  const auto half = run_forward(
-      handler(BackendOp::resize),
-      resize_node(out, {.mode = InterpolationMode::linear, .scales = {1, 1, 2, 2}}), {x});
+  const auto half =
+      run_forward(handler(BackendOp::resize),
+                  resize_node(out, {.mode = SampleMode::linear, .scales = {1, 1, 2, 2}}), {x});
   ASSERT_TRUE(half.has_value()) << half.error().message;
   EXPECT_EQ(half->floats(), (std::vector<float>{1, 1.25F, 1.75F, 2, 1.5F, 1.75F, 2.25F, 2.5F, 2.5F,
                                                 2.75F, 3.25F, 3.5F, 3, 3.25F, 3.75F, 4}));
   const auto aligned = run_forward(
       handler(BackendOp::resize),
-      resize_node(out, {.mode = InterpolationMode::linear,
-                        .coordinate_transformation_mode = ResizeCoordinates::align_corners,
+      resize_node(out, {.mode = SampleMode::linear,
+                        .coordinate_transformation_mode = CoordinateTransformation::align_corners,
                         .scales = {1, 1, 2, 2}}),
       {x});
   ASSERT_TRUE(aligned.has_value()) << aligned.error().message;
@@ -239,9 +245,8 @@ TEST(reference_resize_forward_tests, MatchesOnnxReferenceBySizes) {
 // a NaN beside it stays where it is.
 TEST(reference_resize_forward_tests, UnchangedAxisIsReadDirectly) {
   const Tensor x = Tensor::of(shape_of({2, 3}), std::vector<float>{1, 2, 3, NAN, 5, 6});
-  const auto y =
-      run_forward(handler(BackendOp::resize),
-                  resize_node(shape_of({2, 3}), {.mode = InterpolationMode::linear}), {x});
+  const auto y = run_forward(handler(BackendOp::resize),
+                             resize_node(shape_of({2, 3}), {.mode = SampleMode::linear}), {x});
   ASSERT_TRUE(y.has_value()) << y.error().message;
   EXPECT_EQ(y->floats()[0], 1.0F);
   EXPECT_EQ(y->floats()[2], 3.0F);

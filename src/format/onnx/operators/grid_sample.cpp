@@ -31,11 +31,11 @@ void import_grid_sample(ImportContext& cx) {
   const std::string mode = cx.attr_string("mode", cx.opset() >= 20 ? "linear" : "bilinear");
   const bool renamed = cx.opset() >= 20;
   if (mode == (renamed ? "linear" : "bilinear")) {
-    p.mode = ir::InterpolationMode::linear;
+    p.mode = ir::SampleMode::linear;
   } else if (mode == "nearest") {
-    p.mode = ir::InterpolationMode::nearest;
+    p.mode = ir::SampleMode::nearest;
   } else if (mode == (renamed ? "cubic" : "bicubic")) {
-    p.mode = ir::InterpolationMode::cubic;
+    p.mode = ir::SampleMode::cubic;
   } else {
     cx.fail_attr("mode", "'" + mode + "'",
                  renamed ? "linear, nearest, cubic" : "bilinear, nearest, bicubic");

@@ -176,8 +176,8 @@ void resize(ImportContext& cx, int scales_in, int sizes_in, const std::string& c
     return;
   }
   const ir::ResizeParams p{
-      .mode = enum_of<ir::InterpolationMode>(kModes, r.mode),
-      .coordinate_transformation_mode = enum_of<ir::ResizeCoordinates>(kCoordinates, ctm),
+      .mode = enum_of<ir::SampleMode>(kModes, r.mode),
+      .coordinate_transformation_mode = enum_of<ir::CoordinateTransformation>(kCoordinates, ctm),
       .nearest_mode = enum_of<ir::ResizeNearest>(kNearestModes, nearest),
       .cubic_coeff_a = r.cubic_a,
       .exclude_outside = r.exclude_outside,

@@ -45,7 +45,7 @@ ResizedAxes resized_axes(const ir::Node& node, const ir::Shape& in, const ir::Sh
 // Whether oneDNN's linear resampling computes this resize (see the file's comment).
 bool resampling_fits(const ir::Node& node, const ir::Shape& in, const ir::Shape& out) {
   const auto& p = std::get<ir::ResizeParams>(node.params);
-  if (p.mode != ir::InterpolationMode::linear) return false;
+  if (p.mode != ir::SampleMode::linear) return false;
   const ResizedAxes r = resized_axes(node, in, out);
   if (r.first == in.rank() || in.rank() - r.first > 3) return false;
   for (std::size_t i = 0; i < in.rank(); ++i) {
@@ -56,8 +56,8 @@ bool resampling_fits(const ir::Node& node, const ir::Shape& in, const ir::Shape&
       return false;
     }
     const bool half_pixel =
-        p.coordinate_transformation_mode == ir::ResizeCoordinates::half_pixel ||
-        (p.coordinate_transformation_mode == ir::ResizeCoordinates::pytorch_half_pixel &&
+        p.coordinate_transformation_mode == ir::CoordinateTransformation::half_pixel ||
+        (p.coordinate_transformation_mode == ir::CoordinateTransformation::pytorch_half_pixel &&
          out.dims[i] > 1);
     if (!half_pixel) return false;
   }

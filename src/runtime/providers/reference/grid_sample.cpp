@@ -128,7 +128,7 @@ Taps taps_of(const Sampler& s, double gx, double gy) {
   Taps t;
   double x = denormalize(gx, s.w, s.p.align_corners);
   double y = denormalize(gy, s.h, s.p.align_corners);
-  const bool nearest = s.p.mode == ir::InterpolationMode::nearest;
+  const bool nearest = s.p.mode == ir::SampleMode::nearest;
   if (nearest) {
     x = std::nearbyint(x);
     y = std::nearbyint(y);
@@ -176,7 +176,7 @@ Taps taps_of(const Sampler& s, double gx, double gy) {
   const double fy = std::floor(y);
   const auto x1 = static_cast<std::ptrdiff_t>(fx);
   const auto y1 = static_cast<std::ptrdiff_t>(fy);
-  if (s.p.mode == ir::InterpolationMode::linear) {
+  if (s.p.mode == ir::SampleMode::linear) {
     const double dx1 = x - fx, dx2 = fx + 1 - x, dy1 = y - fy, dy2 = fy + 1 - y;
     t.taps[0] = {pixel_at(s, y1, x1), dy2 * dx2, -dy2, -dx2};
     t.taps[1] = {pixel_at(s, y1, x1 + 1), dy2 * dx1, dy2, -dx1};

@@ -4,8 +4,8 @@
 // cpu. Every kernel here computes in program order, without multiply-add contraction (these
 // sources build with -ffp-contract=off and without fast-math), accumulates each reduction left to
 // right, and runs on the calling thread: the same inputs give bit-identical outputs. They compute
-// in float32, except grid_sample and resize, which compute in float64 and round their result to
-// float32 once, as ONNX's reference does.
+// in float32, except grid_sample, resize and roi_align, which compute in float64 and round their
+// result to float32 once, as ONNX's reference does.
 #pragma once
 
 #include <span>
@@ -46,6 +46,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> grid_sample_handlers();     // grid_sample
 [[nodiscard]] std::span<const ReferenceHandler> max_unpool_handlers();      // max_unpool
 [[nodiscard]] std::span<const ReferenceHandler> resize_handlers();          // resize
+[[nodiscard]] std::span<const ReferenceHandler> roi_align_handlers();       // roi_align
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 

@@ -35,23 +35,24 @@
 namespace nnplan::runtime::reference {
 namespace {
 
-using ir::InterpolationMode;
-using ir::ResizeCoordinates;
+using ir::CoordinateTransformation;
 using ir::ResizeNearest;
+using ir::SampleMode;
 
 // The source coordinate of output index `o` on an axis of `in` elements scaled by `scale`.
-double source_coordinate(ResizeCoordinates mode, double o, double scale, double in) {
+double source_coordinate(CoordinateTransformation mode, double o, double scale, double in) {
   const double resized = scale * in;
   switch (mode) {
-    case ResizeCoordinates::align_corners:
+    case CoordinateTransformation::align_corners:
       return resized == 1 ? 0.0 : o * (in - 1) / (resized - 1);
-    case ResizeCoordinates::asymmetric:
+    case CoordinateTransformation::asymmetric:
       return o / scale;
-    case ResizeCoordinates::pytorch_half_pixel:
+    case CoordinateTransformation::pytorch_half_pixel:
       return resized == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
-    case ResizeCoordinates::tf_half_pixel_for_nn:
+    case CoordinateTransformation::tf_half_pixel_for_nn:
       return (o + 0.5) / scale;
-    case ResizeCoordinates::half_pixel:
+    case CoordinateTransformation::half_pixel:
+    case CoordinateTransformation::output_half_pixel:  // roi_align's; check refuses it here
       break;
   }
   return (o + 0.5) / scale - 0.5;
@@ -86,9 +87,7 @@ std::array<double, 4> cubic_weights(double t, double a) {
 
 ResizeAxisTaps resize_axis_taps(const ir::ResizeParams& p, std::size_t axis, ir::Dim in,
                                 ir::Dim out) {
-  const std::size_t n = p.mode == InterpolationMode::nearest  ? 1
-                        : p.mode == InterpolationMode::linear ? 2
-                                                              : 4;
+  const std::size_t n = p.mode == SampleMode::nearest ? 1 : p.mode == SampleMode::linear ? 2 : 4;
   const double scale = p.scales.empty() ? static_cast<double>(out) / static_cast<double>(in)
                                         : static_cast<double>(p.scales[axis]);
   const auto last = static_cast<double>(in - 1);
