@@ -141,6 +141,9 @@ class DagBuilder {
       case K::resize:
         // Changes its parent's extents; the generated graphs keep theirs.
         return;
+      case K::max_pool_indices:
+        // Makes int64 indices; the generated graphs stay float32.
+        return;
       case K::roi_align:
         // Takes boxes and int64 batch indices beside its image; the generated graphs draw none.
         return;

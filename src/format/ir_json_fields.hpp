@@ -89,6 +89,7 @@ enum class Field : std::uint8_t {
   scales,
   sampling_ratio,
   spatial_scale,
+  storage_order,
   // The op fields only TorchLean's legacy kinds take.
   in_c,
   out_c,
@@ -183,6 +184,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"scales", ValueType::float32_list},
     {"sampling_ratio", ValueType::u64},
     {"spatial_scale", ValueType::float32},
+    {"storage_order", ValueType::u32},
     {"inC", ValueType::u32},
     {"outC", ValueType::u32},
     {"kH", ValueType::u32},
@@ -487,6 +489,26 @@ struct ParamsFields<ir::GridSampleParams> {
         Field::padding_mode, [](auto& p) -> auto& { return p.padding_mode; });
     f(
         Field::align_corners, [](auto& p) -> auto& { return p.align_corners; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::MaxPoolIndicesParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::spatial_rank, [](auto& p) -> auto& { return p.spatial_rank; });
+    f(
+        Field::kernel, [](auto& p) -> auto& { return p.kernel; });
+    f(
+        Field::stride, [](auto& p) -> auto& { return p.stride; });
+    f(
+        Field::padding, [](auto& p) -> auto& { return p.padding; });
+    f(
+        Field::padding_after, [](auto& p) -> auto& { return p.padding_after; });
+    f(
+        Field::dilation, [](auto& p) -> auto& { return p.dilation; });
+    f(
+        Field::storage_order, [](auto& p) -> auto& { return p.storage_order; });
   }
 };
 

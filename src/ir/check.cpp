@@ -61,11 +61,14 @@ constexpr std::size_t kIndexOf = kParamsIndex<T>;
 
 // How messages name each OpParams alternative, in variant order.
 constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNames = {
-    "no",      "const",     "permute",   "seed",        "pool",      "broadcast", "axis",
-    "conv",    "channel",   "reshape",   "flatten",     "transpose", "mask",      "gelu",
-    "clamp",   "scale",     "slice",     "attention",   "alpha",     "top_k",     "cum_sum",
-    "scatter", "gather_nd", "recurrent", "grid_sample", "resize",    "roi_align"};
-static_assert(kIndexOf<RoiAlignParams> + 1 == kParamsNames.size());
+    "no",          "const",     "permute",   "seed",
+    "pool",        "broadcast", "axis",      "conv",
+    "channel",     "reshape",   "flatten",   "transpose",
+    "mask",        "gelu",      "clamp",     "scale",
+    "slice",       "attention", "alpha",     "top_k",
+    "cum_sum",     "scatter",   "gather_nd", "recurrent",
+    "grid_sample", "resize",    "roi_align", "max_pool_indices"};
+static_assert(kIndexOf<MaxPoolIndicesParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);
@@ -270,6 +273,38 @@ Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape&
   for (std::uint32_t i = 0; i < r; ++i) {
     if (Status s = window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
                                  p.padding[i], p.padding[i], 1, out.dims[first + i]);
+        !s) {
+      return s;
+    }
+  }
+  return {};
+}
+
+// max_pool_indices: a dilated window over the last spatial_rank axes with its own padding before
+// and after; storage_order 0 or 1.
+Status infer_max_pool_indices(const Node& node, const Shape& in, const MaxPoolIndicesParams& p,
+                              Shape& out) {
+  const std::uint32_t r = p.spatial_rank;
+  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
+  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
+  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
+  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
+  if (Status s = check_window_list(node, "padding_after", p.padding_after, r, false); !s) return s;
+  if (Status s = check_window_list(node, "dilation", p.dilation, r, true); !s) return s;
+  if (p.storage_order > 1) {
+    return fail(node, "storage_order " + str(p.storage_order) +
+                          " is neither 0 (row-major) nor 1 (column-major)");
+  }
+  if (in.rank() < r) {
+    return fail(node, "expects a parent with at least spatial_rank " + str(r) + " axes, found " +
+                          to_string(in));
+  }
+  assign(out, in);
+  const std::size_t first = in.rank() - r;
+  for (std::uint32_t i = 0; i < r; ++i) {
+    if (Status s =
+            window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
+                          p.padding[i], p.padding_after[i], p.dilation[i], out.dims[first + i]);
         !s) {
       return s;
     }
@@ -968,6 +1003,9 @@ Status infer_into(const ParentShape& parent, const Node& node, Shape& out) {
       break;
     case ShapeRule::roi_align:
       status = infer_roi_align(node, parent(0), parent(1), parent(2), out);
+      break;
+    case ShapeRule::max_pool_indices:
+      status = infer_max_pool_indices(node, parent(0), params_of<MaxPoolIndicesParams>(node), out);
       break;
     case ShapeRule::grid_sample:
       status = infer_grid_sample(node, parent(0), parent(1), out);

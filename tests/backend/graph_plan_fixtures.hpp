@@ -179,6 +179,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::resize;
     case K::roi_align:
       return B::roi_align;
+    case K::max_pool_indices:
+      return B::max_pool_indices;
     case K::equal:
       return B::equal;
     case K::less:
@@ -351,6 +353,14 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
                     ir::GridSampleParams{});
     case K::max_unpool:
       return one_op({shape({1, 2, 2, 2}), shape({1, 2, 2, 2})}, kind, shape({1, 2, 4, 4}));
+    case K::max_pool_indices:
+      return one_op({shape({1, 2, 6, 6})}, kind, {},
+                    ir::MaxPoolIndicesParams{.spatial_rank = 2,
+                                             .kernel = {2, 2},
+                                             .stride = {2, 2},
+                                             .padding = {0, 0},
+                                             .padding_after = {0, 0},
+                                             .dilation = {1, 1}});
     case K::roi_align:
       return one_op({shape({1, 2, 6, 6}), shape({3, 4}), shape({3})}, kind, shape({3, 2, 2, 2}),
                     ir::RoiAlignParams{});

@@ -89,7 +89,8 @@ std::vector<VocabularyCase> all_vocabularies() {
            "reduce_prod", "argmax", "argmin", "equal", "less", "less_or_equal", "greater",
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
            "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd",
-           "mod", "fmod", "rnn", "gru", "lstm", "grid_sample", "max_unpool", "resize", "roi_align"},
+           "mod", "fmod", "rnn", "gru", "lstm", "grid_sample", "max_unpool", "resize", "roi_align",
+           "max_pool_indices"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -270,12 +271,14 @@ TEST(VocabularySpellings, DeviceErrorMessageIsExact) {
             "external");
 }
 
-// The ops SPEC §6 says have no derivative: the random sources, argmax, argmin and top_k (int64
-// indices), mod (int64 remainders), the comparisons and logic ops, and cast.
+// The ops SPEC §6 says have no derivative: the random sources, argmax, argmin, top_k and
+// max_pool_indices (int64 indices), mod (int64 remainders), the comparisons and logic ops, and
+// cast.
 bool has_no_derivative(BackendOp op) {
   using enum BackendOp;
-  for (BackendOp o : {rand_uniform, bernoulli_mask, argmax, argmin, equal, less, less_or_equal,
-                      greater, greater_or_equal, and_, or_, xor_, not_, cast, top_k, mod}) {
+  for (BackendOp o :
+       {rand_uniform, bernoulli_mask, argmax, argmin, equal, less, less_or_equal, greater,
+        greater_or_equal, and_, or_, xor_, not_, cast, top_k, mod, max_pool_indices}) {
     if (op == o) return true;
   }
   return false;
@@ -296,17 +299,17 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, RequiresVjpTest,
                            return std::string(to_string(static_cast<BackendOp>(info.param)));
                          });
 
-TEST(RequiresVjp, ExactlySixteenOpsHaveNoVjp) {
+TEST(RequiresVjp, ExactlySeventeenOpsHaveNoVjp) {
   std::vector<std::string_view> without;
   for (std::size_t i = 0; i < kBackendOpCount; ++i) {
     const auto op = static_cast<BackendOp>(i);
     if (!requires_vjp(op)) without.push_back(to_string(op));
   }
-  EXPECT_EQ(without, (std::vector<std::string_view>{"rand_uniform", "bernoulli_mask", "argmax",
-                                                    "argmin", "equal", "less", "less_or_equal",
-                                                    "greater", "greater_or_equal", "and", "or",
-                                                    "xor", "not", "cast", "top_k", "mod"}));
-  EXPECT_EQ(kBackendOpCount, 96u);
+  EXPECT_EQ(without, (std::vector<std::string_view>{
+                         "rand_uniform", "bernoulli_mask", "argmax", "argmin", "equal", "less",
+                         "less_or_equal", "greater", "greater_or_equal", "and", "or", "xor", "not",
+                         "cast", "top_k", "mod", "max_pool_indices"}));
+  EXPECT_EQ(kBackendOpCount, 97u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -365,7 +368,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "grid_sample",
                                                       "max_unpool",
                                                       "resize",
-                                                      "roi_align"}));
+                                                      "roi_align",
+                                                      "max_pool_indices"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

@@ -127,6 +127,13 @@ std::vector<ir::OpParams> sample_params() {
       .cubic_coeff_a = -0.5F,
       .exclude_outside = true,
       .scales = {1.0F, 0.6F, 2.5F}});
+  put(ir::MaxPoolIndicesParams{.spatial_rank = 1,
+                               .kernel = {3},
+                               .stride = {2},
+                               .padding = {1},
+                               .padding_after = {2},
+                               .dilation = {2},
+                               .storage_order = 1});
   put(ir::RoiAlignParams{
       .mode = ir::SampleMode::max,
       .coordinate_transformation_mode = ir::CoordinateTransformation::output_half_pixel,
@@ -990,7 +997,7 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align; "
+       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align, max_pool_indices; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

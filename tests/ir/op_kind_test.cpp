@@ -186,6 +186,7 @@ TEST_P(OpKindRow, ShapeRuleFitsTheArity) {
     case ShapeRule::transpose:
     case ShapeRule::slice:
     case ShapeRule::resize:
+    case ShapeRule::max_pool_indices:
     case ShapeRule::permute:
     case ShapeRule::top_k:
       EXPECT_EQ(a, (Arity{1, 1})) << row().spelling;
@@ -197,14 +198,15 @@ INSTANTIATE_TEST_SUITE_P(EveryKind, OpKindRow, ::testing::Range<std::size_t>(0, 
                          [](const auto& info) { return test_name(kOpKindNames[info.param]); });
 
 // Window kinds name their per-axis lists; only conv_transpose takes output_padding.
+// (max_pool_indices is a window kind with padding_after and dilation, as conv.)
 TEST(OpKindTable, WindowKindsTakeTheirPerAxisFields) {
   const auto has = [](const OpKindTraits& row, std::string_view field) {
     return std::find(row.fields.begin(), row.fields.end(), field) != row.fields.end();
   };
   for (const OpKindTraits& row : kOpKindTable) {
     const ShapeRule rule = row.shape_rule;
-    const bool window =
-        rule == ShapeRule::pool || rule == ShapeRule::conv || rule == ShapeRule::conv_transpose;
+    const bool window = rule == ShapeRule::pool || rule == ShapeRule::conv ||
+                        rule == ShapeRule::conv_transpose || rule == ShapeRule::max_pool_indices;
     for (const std::string_view field : {"spatial_rank", "kernel", "stride", "padding"}) {
       EXPECT_EQ(has(row, field), window) << row.spelling << " " << field;
     }
@@ -274,7 +276,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "grid_sample",
                                                     "max_unpool",
                                                     "resize",
-                                                    "roi_align"}));
+                                                    "roi_align",
+                                                    "max_pool_indices"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).
@@ -311,7 +314,8 @@ TEST(OpKindTable, DTypeRulesOtherThanFloat32) {
                                                    {"mod", DTypeRule::arithmetic},
                                                    {"fmod", DTypeRule::arithmetic},
                                                    {"max_unpool", DTypeRule::indexed},
-                                                   {"roi_align", DTypeRule::batch_indexed}}));
+                                                   {"roi_align", DTypeRule::batch_indexed},
+                                                   {"max_pool_indices", DTypeRule::indices}}));
 }
 
 TEST(OpKindTable, ReadsDeclaredShapeOnlyForKindsWhoseShapeIsNotImplied) {

@@ -142,7 +142,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(grid_sample)                        \
   X(max_unpool)                         \
   X(resize)                             \
-  X(roi_align)
+  X(roi_align)                          \
+  X(max_pool_indices)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -155,7 +156,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::roi_align>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::max_pool_indices>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
@@ -223,6 +224,7 @@ inline constexpr auto kVjpModeNames =
     case bernoulli_mask:
     case argmax:
     case argmin:
+    case max_pool_indices:
     case top_k:
     case mod:
     case equal:

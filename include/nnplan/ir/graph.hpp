@@ -44,6 +44,19 @@ struct PoolParams {  // max_pool, avg_pool (and the legacy max_pool2d, avg_pool2
   std::vector<std::uint32_t> padding;
   bool operator==(const PoolParams&) const = default;
 };
+// max_pool_indices: the window over the last spatial_rank axes (padding before and after each,
+// dilation), and how the index of an element is counted: `storage_order` 0 row-major, 1 with the
+// spatial axes column-major (ONNX's MaxPool attribute; the leading axes row-major either way).
+struct MaxPoolIndicesParams {
+  std::uint32_t spatial_rank = 2;
+  std::vector<std::uint32_t> kernel;
+  std::vector<std::uint32_t> stride;
+  std::vector<std::uint32_t> padding;
+  std::vector<std::uint32_t> padding_after;
+  std::vector<std::uint32_t> dilation;
+  std::uint32_t storage_order = 0;
+  bool operator==(const MaxPoolIndicesParams&) const = default;
+};
 struct BroadcastParams {  // broadcast_to
   Shape from;
   Shape to;
@@ -237,7 +250,8 @@ using OpParams =
                  BroadcastParams, AxisParams, ConvParams, ChannelAxisParams, ReshapeParams,
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
                  SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
-                 GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams, RoiAlignParams>;
+                 GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams, RoiAlignParams,
+                 MaxPoolIndicesParams>;
 
 struct Node {
   NodeId id = 0;

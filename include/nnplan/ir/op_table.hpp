@@ -84,6 +84,8 @@ enum class ShapeRule : std::uint8_t {
                        // axis when `scales` are given; no empty axis made larger
   roi_align,           // the declared shape: X [N, C, H, W], rois [R, 4] and batch indices [R]
                        // to [R, C, output_height, output_width]
+  max_pool_indices,    // a dilated window over the last spatial_rank axes, padding before and
+                       // after
 };
 
 // Whether the rule reads the node's own declared shape (the builder then infers into another
@@ -200,6 +202,9 @@ inline constexpr auto kGruFields =
 
 inline constexpr auto kGridSampleFields =
     std::to_array<std::string_view>({"mode", "padding_mode", "align_corners"});
+
+inline constexpr auto kMaxPoolIndicesFields = std::to_array<std::string_view>(
+    {"spatial_rank", "kernel", "stride", "padding", "padding_after", "dilation", "storage_order"});
 
 inline constexpr auto kRoiAlignFields = std::to_array<std::string_view>(
     {"mode", "coordinate_transformation_mode", "sampling_ratio", "spatial_scale"});

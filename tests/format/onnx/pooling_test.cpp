@@ -68,17 +68,13 @@ INSTANTIATE_TEST_SUITE_P(
                    "attribute ceil_mode = 1 is not supported; supported: 0, or 1 where it gives "
                    "the same output size as 0 for average pooling (the partial last window's "
                    "divisor is not expressible; here the size changes)"},
-        PoolReject{"StorageOrder", "MaxPool", [](auto& n) { attr_i(n, "storage_order", 1); },
-                   "attribute storage_order = 1 is not supported; supported: 0"},
         PoolReject{"DilationsWithCeilMode", "MaxPool",
                    [](auto& n) {
                      attr_ints(n, "dilations", {2, 2});
                      attr_i(n, "ceil_mode", 1);
                    },
                    "attribute dilations = [2,2] is not supported; supported: 1 on every axis "
-                   "with ceil_mode 1 or after a folded Pad"},
-        PoolReject{"Indices", "MaxPool", [](auto& n) { n.add_output("idx"); },
-                   "has a second output Indices ('idx'); only the first output is supported"}),
+                   "with ceil_mode 1 or after a folded Pad"}),
     [](const auto& info) { return info.param.name; });
 
 // count_include_pad = 0: the pool's average scaled by window size / the elements of each window
@@ -122,11 +118,34 @@ TEST(OnnxImport, DilatedMaxPoolIsAMaximumOfGatheredTaps) {
   EXPECT_EQ(ints(tensor_of(r, 2, "indices").ints()), (std::vector<std::int64_t>{2, 3, 4, 5}));
 }
 
-TEST(OnnxImport, MaxPoolIndicesUsedAsGraphOutputIsRejected) {
-  Model m = pool_model("MaxPool");
+// MaxPool's Indices: a max_pool_indices node over the pool's input with the same windows
+// (ceil_mode's overhang as padding after), storage_order kept; 2 is refused.
+TEST(OnnxImport, MaxPoolIndicesAreANodeOfTheirOwn) {
+  Model m = pool_model("MaxPool", {2, 2});
+  attr_ints(*m.g().mutable_node(0), "strides", {2, 2});
+  attr_ints(*m.g().mutable_node(0), "pads", {1, 0, 0, 0});
+  attr_i(*m.g().mutable_node(0), "ceil_mode", 1);
+  attr_i(*m.g().mutable_node(0), "storage_order", 1);
   m.g().mutable_node(0)->add_output("idx");
   m.g().mutable_output(0)->set_name("idx");
-  EXPECT_NE(unsupported_of(m).find("second output Indices ('idx')"), std::string::npos);
+  const ImportedModel r = ok(m);
+  const ir::Node& n = r.graph().nodes.back();
+  EXPECT_EQ(n.kind, ir::OpKind::max_pool_indices);
+  EXPECT_EQ(n.dtype, ir::DType::int64);
+  EXPECT_EQ(n.parents, (ir::Parents{0}));
+  EXPECT_EQ(dims(n.shape), "[1,2,4,3]");
+  EXPECT_EQ(n.params, (ir::OpParams{ir::MaxPoolIndicesParams{.spatial_rank = 2,
+                                                             .kernel = {2, 2},
+                                                             .stride = {2, 2},
+                                                             .padding = {1, 0},
+                                                             .padding_after = {1, 0},
+                                                             .dilation = {1, 1},
+                                                             .storage_order = 1}}));
+  Model bad = pool_model("MaxPool");
+  attr_i(*bad.g().mutable_node(0), "storage_order", 2);
+  EXPECT_NE(error_of(bad).find("attribute storage_order = 2 is neither 0 (row-major) nor 1 "
+                               "(column-major)"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, Pool1dAnd3dAndUnequalStrides) {

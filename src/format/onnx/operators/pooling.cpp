@@ -6,7 +6,8 @@
 // AveragePool takes ceil_mode only where it changes nothing. A dilated MaxPool is a maximum of
 // gathered taps, axis by axis. A pending zero Pad before a 2-D pool
 // adds to its padding (for MaxPool only over a non-negative input). GlobalMaxPool and
-// GlobalAveragePool are pools whose window is the whole of every spatial axis.
+// GlobalAveragePool are pools whose window is the whole of every spatial axis. MaxPool's second
+// output, Indices, is a max_pool_indices node over the same input and windows.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -35,12 +36,16 @@ void pool(ImportContext& cx, bool max) {
         {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   }
   cx.require_inputs(1, 1);
-  if (max && !cx.out_name(1).empty()) {
-    cx.unsupported("has a second output Indices (" + quoted_name(cx.out_name(1)) +
-                   "); only the first output is supported");
-  }
+  const bool want_indices = max && !cx.out_name(1).empty();
   const std::optional<PendingPad> folded = cx.pad_of(cx.in_name(0));
+  if (want_indices && folded) {
+    cx.unsupported("has a second output Indices (" + quoted_name(cx.out_name(1)) +
+                   ") and reads Pad node " + quoted_name(folded->pad_node) +
+                   ", whose zeros it would fold; supported: Indices of a MaxPool that reads no "
+                   "Pad");
+  }
   NodeId x = folded ? cx.tensor(folded->input, folded->input_node) : cx.tensor(cx.in_name(0));
+  const NodeId pooled_input = x;
   const Shape xs = cx.shape_of(x);
   if (xs.rank() < 3) {
     cx.unsupported("input " + to_string(xs) +
@@ -48,14 +53,34 @@ void pool(ImportContext& cx, bool max) {
   }
   const std::size_t r = xs.rank() - 2;
   const std::vector<std::uint32_t> kernel = read_kernel_shape(cx, r, true);
-  if (max) {
-    if (const std::int64_t so = cx.attr_int("storage_order", 0); so != 0) {
-      cx.fail_attr("storage_order", str(so), "0");
-    }
+  const std::int64_t storage_order = max ? cx.attr_int("storage_order", 0) : 0;
+  if (storage_order != 0 && storage_order != 1) {
+    cx.fail("attribute storage_order = " + str(storage_order) +
+            " is neither 0 (row-major) nor 1 (column-major)");
   }
   const std::vector<Dim> spatial(xs.dims.begin() + 2, xs.dims.end());
   if (folded) cx.refuse_same_auto_pad(*folded);
   WindowGeometry g = read_window(cx, spatial, kernel);
+  // Indices (MaxPool's second output): the index in X of each window's maximum, over the same
+  // windows as the values (`extra` is ceil_mode's overhang after each axis).
+  const auto define_indices = [&](const std::vector<Dim>& extra, NodeId values) {
+    if (!want_indices) return;
+    ir::MaxPoolIndicesParams p{.spatial_rank = static_cast<std::uint32_t>(r),
+                               .kernel = kernel,
+                               .stride = g.stride,
+                               .padding = g.pad_begin,
+                               .padding_after = g.pad_end,
+                               .dilation = g.dilation,
+                               .storage_order = static_cast<std::uint32_t>(storage_order)};
+    for (std::size_t i = 0; i < r; ++i)
+      p.padding_after[i] += static_cast<std::uint32_t>(extra[i]);
+    const NodeId indices = cx.add(OpKind::max_pool_indices, {pooled_input}, std::move(p));
+    if (cx.shape_of(indices) != cx.shape_of(values)) {
+      cx.fail("internal: Indices of shape " + to_string(cx.shape_of(indices)) +
+              " for values of shape " + to_string(cx.shape_of(values)));
+    }
+    cx.define(cx.out_name(1), indices);
+  };
   if (std::any_of(g.dilation.begin(), g.dilation.end(), [](std::uint32_t d) { return d != 1; })) {
     if (folded || cx.attr_int("ceil_mode", 0) != 0) {
       cx.fail_attr("dilations", list_string(g.dilation),
@@ -96,6 +121,7 @@ void pool(ImportContext& cx, bool max) {
       x = *m;
     }
     cx.define(cx.out_name(0), x);
+    define_indices(std::vector<Dim>(r, 0), x);
     return;
   }
   // The node's own padding, before a folded Pad adds to it: count_include_pad concerns only this
@@ -211,6 +237,7 @@ void pool(ImportContext& cx, bool max) {
     y = cx.add(OpKind::mul_elem, {y, cx.broadcast(c, ys)});
   }
   cx.define(cx.out_name(0), y);
+  define_indices(extra, y);
 }
 
 void global_pool(ImportContext& cx, bool max) {

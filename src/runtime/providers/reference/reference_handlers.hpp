@@ -47,6 +47,7 @@ struct ReferenceHandler {
 [[nodiscard]] std::span<const ReferenceHandler> max_unpool_handlers();      // max_unpool
 [[nodiscard]] std::span<const ReferenceHandler> resize_handlers();          // resize
 [[nodiscard]] std::span<const ReferenceHandler> roi_align_handlers();       // roi_align
+[[nodiscard]] std::span<const ReferenceHandler> max_pool_indices_handlers();  // max_pool_indices
 // Every family's table above, in this order (reference_provider.cpp registers them all).
 [[nodiscard]] std::span<const std::span<const ReferenceHandler>> handler_tables();
 

@@ -22,7 +22,7 @@ std::span<const std::span<const ReferenceHandler>> handler_tables() {
       comparison_handlers(),  where_handlers(),          cast_handlers(),
       indexing_handlers(),    scatter_handlers(),        modulo_handlers(),
       recurrent_handlers(),   grid_sample_handlers(),    max_unpool_handlers(),
-      resize_handlers(),      roi_align_handlers()};
+      resize_handlers(),      roi_align_handlers(),      max_pool_indices_handlers()};
   return tables;
 }
 
