@@ -354,7 +354,7 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::max_unpool:
       return one_op({shape({1, 2, 2, 2}), shape({1, 2, 2, 2})}, kind, shape({1, 2, 4, 4}));
     case K::max_pool_indices:
-      return one_op({shape({1, 2, 6, 6})}, kind, {},
+      return one_op({shape({1, 2, 6, 6})}, kind, shape({1, 2, 3, 3}),
                     ir::MaxPoolIndicesParams{.spatial_rank = 2,
                                              .kernel = {2, 2},
                                              .stride = {2, 2},
