@@ -90,6 +90,8 @@ def cause(reason):
     for pattern, label in [
         (r"operator (\w+) is not supported", "operator {0}"),
         (r"operator (\w+) is supported up to opset", "operator {0} past its last opset"),
+        (r"(\w+)'s output shape would depend on its values",
+         "{0} over values computed at run time (a data-dependent shape)"),
         (r"data type (\w+)", "data type {0}"),
         (r"has data type (\w+)", "data type {0}"),
         (r"no opset of the default ONNX domain", "training operators (ai.onnx.preview.training)"),

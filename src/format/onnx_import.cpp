@@ -72,6 +72,19 @@ void ImportContext::refuse_operator() const {
     fail("operator " + capped_name(node_->op_type()) + " does not exist before opset " +
          str(first) + "; a model that uses it declares that opset or a later one");
   }
+  if (folds_op_type(node_->op_type())) {
+    // An operator evaluated only at import (ConstantOfShape, Range): its output's shape is its
+    // inputs' values, unknown before the run when one of them is computed at run time.
+    for (int i = 0; i < node_->input_size(); ++i) {
+      if (has_in(i) && constant(in_name(i)) == nullptr) {
+        unsupported("input " + quoted_name(in_name(i)) + " is computed at run time; " +
+                    capped_name(node_->op_type()) +
+                    "'s output shape would depend on its values, and nnplan plans static "
+                    "shapes (it evaluates " +
+                    capped_name(node_->op_type()) + " at import when its inputs are constants)");
+      }
+    }
+  }
   unsupported("operator " + capped_name(node_->op_type()) + " is not supported");
 }
 

@@ -68,7 +68,9 @@ void ImportContext::fail_unsupported_summary() const {
     if (!supported.empty()) supported += ", ";
     supported += op;
   }
-  error.notes.push_back("supported operators: " + supported);
+  error.notes.push_back("supported operators: " + supported +
+                        "; and, evaluated at import when their inputs are constants, "
+                        "ConstantOfShape, Range, Shape and Size");
   throw ImportFailure{.error = std::move(error), .reason = header};
 }
 

@@ -649,11 +649,15 @@ TEST(ConstantFolding, NodesThatConsumeNoFoldedConstantHaveNoProvenance) {
 // ---- what does not fold ----
 
 TEST(ConstantFolding, AFoldOnlyOperatorOverATensorIsUnsupported) {
-  // Range over a non-constant float tensor: Range imports only as a fold.
+  // Range over a non-constant float tensor: Range imports only as a fold; its output's shape
+  // would be the input's values. The message names the input computed at run time.
   Model m = with_input();
   m.node("Range", {"x", "x", "x"}, {"y"}, "range");
   m.output("y");
-  EXPECT_EQ(unsupported_of(m), "node 0 'range' (Range): operator Range is not supported");
+  EXPECT_EQ(unsupported_of(m),
+            "node 0 'range' (Range): input 'x' is computed at run time; Range's output shape "
+            "would depend on its values, and nnplan plans static shapes (it evaluates Range at "
+            "import when its inputs are constants)");
 }
 
 TEST(ConstantFolding, AnOperatorThatAlsoImportsIsImportedOverATensor) {

@@ -266,7 +266,8 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
       "Sign, Sin, Sinh, Slice, Softmax, SoftmaxCrossEntropyLoss, Softplus, Softsign, "
       "SpaceToDepth, Split, Sqrt, "
       "Squeeze, Sub, Sum, Tan, Tanh, ThresholdedRelu, Tile, TopK, Transpose, Trilu, Unsqueeze, "
-      "Upsample, Where, Xor");
+      "Upsample, Where, Xor; and, evaluated at import when their inputs are constants, "
+      "ConstantOfShape, Range, Shape and Size");
 }
 
 TEST(OnnxImport, SupportedOpsAreSorted) {

@@ -20,7 +20,9 @@ std::string supported_operators_line() {
     out += (first ? "" : ", ") + std::string(op);
     first = false;
   }
-  return out;
+  return out +
+         "; and, evaluated at import when their inputs are constants, ConstantOfShape, Range, "
+         "Shape and Size";
 }
 
 // x -> relu -> a; a -> Det (unsupported) -> b -> Tanh (depends) -> c;
