@@ -180,17 +180,26 @@ Status window_extent(const Node& node, std::size_t axis, Dim in, std::uint32_t k
   return {};
 }
 
-// conv and conv_transpose: the axes before channel_axis are kept, the channel axis maps
-// in_channels to out_channels, and the spatial_rank axes after it are the window's.
-Status infer_conv(const Node& node, const Shape& in, const ConvParams& p, bool transposed,
-                  Shape& out) {
+// The per-axis lists of a dilated window with padding before and after (conv, conv_transpose,
+// max_pool_indices): a positive spatial_rank, and one entry per spatial axis in each list,
+// kernel, stride and dilation positive.
+template <class P>
+Status check_dilated_window(const Node& node, const P& p) {
   const std::uint32_t r = p.spatial_rank;
   if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
   if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
   if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
   if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
   if (Status s = check_window_list(node, "dilation", p.dilation, r, true); !s) return s;
-  if (Status s = check_window_list(node, "padding_after", p.padding_after, r, false); !s) return s;
+  return check_window_list(node, "padding_after", p.padding_after, r, false);
+}
+
+// conv and conv_transpose: the axes before channel_axis are kept, the channel axis maps
+// in_channels to out_channels, and the spatial_rank axes after it are the window's.
+Status infer_conv(const Node& node, const Shape& in, const ConvParams& p, bool transposed,
+                  Shape& out) {
+  const std::uint32_t r = p.spatial_rank;
+  if (Status s = check_dilated_window(node, p); !s) return s;
   if (transposed) {
     if (Status s = check_window_list(node, "output_padding", p.output_padding, r, false); !s) {
       return s;
@@ -285,12 +294,7 @@ Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape&
 Status infer_max_pool_indices(const Node& node, const Shape& in, const MaxPoolIndicesParams& p,
                               Shape& out) {
   const std::uint32_t r = p.spatial_rank;
-  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
-  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
-  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
-  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
-  if (Status s = check_window_list(node, "padding_after", p.padding_after, r, false); !s) return s;
-  if (Status s = check_window_list(node, "dilation", p.dilation, r, true); !s) return s;
+  if (Status s = check_dilated_window(node, p); !s) return s;
   if (p.storage_order > 1) {
     return fail(node, "storage_order " + str(p.storage_order) +
                           " is neither 0 (row-major) nor 1 (column-major)");
