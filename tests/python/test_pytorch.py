@@ -534,3 +534,25 @@ def test_roi_align_runs_as_torchvision_does(tmp_path, profile, sampling_ratio):
     except nnplan.UnavailableError as error:
         pytest.skip(f"{profile} does not run here: {error.message}")
     numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)
+
+
+# AvgPool2d with ceil_mode: the last window runs past the input and its divisor counts only what
+# it covers. (PyTorch 1.13 writes count_include_pad=True with padding as an explicit Pad before the
+# AveragePool, after which ONNX's ceil rule may keep one more window than PyTorch does, e.g.
+# kernel 2, stride 3, padding 1 over 8: that export differs from PyTorch under any ONNX runtime.)
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+@pytest.mark.parametrize("kernel, stride, padding, count_include_pad",
+                         [(3, 2, 1, True), (3, 2, 1, False), (3, 2, 0, True), (2, 3, 1, False)])
+def test_average_pool_with_ceil_mode_runs_as_pytorch_does(tmp_path, profile, kernel, stride,
+                                                          padding, count_include_pad):
+    torch.manual_seed(4)
+    x = torch.randn(2, 3, 7, 8)
+    model = torch.nn.AvgPool2d(kernel, stride=stride, padding=padding, ceil_mode=True,
+                               count_include_pad=count_include_pad).eval()
+    path, x, expected = export(model, x, tmp_path, "avg_pool_ceil.onnx", "y")
+    try:
+        out = nnplan.run(path, {"x": x}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    assert out["y"].shape == expected.shape
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-6, atol=1e-6)

@@ -59,23 +59,32 @@ TEST_P(PoolRejected, NamesTheReason) {
 }
 INSTANTIATE_TEST_SUITE_P(
     Pool, PoolRejected,
-    ::testing::Values(
-        PoolReject{"CeilMode", "AveragePool",
-                   [](auto& n) {
-                     attr_ints(n, "strides", {2, 2});
-                     attr_i(n, "ceil_mode", 1);
-                   },
-                   "attribute ceil_mode = 1 is not supported; supported: 0, or 1 where it gives "
-                   "the same output size as 0 for average pooling (the partial last window's "
-                   "divisor is not expressible; here the size changes)"},
-        PoolReject{"DilationsWithCeilMode", "MaxPool",
-                   [](auto& n) {
-                     attr_ints(n, "dilations", {2, 2});
-                     attr_i(n, "ceil_mode", 1);
-                   },
-                   "attribute dilations = [2,2] is not supported; supported: 1 on every axis "
-                   "with ceil_mode 1 or after a folded Pad"}),
+    ::testing::Values(PoolReject{
+        "DilationsWithCeilMode", "MaxPool",
+        [](auto& n) {
+          attr_ints(n, "dilations", {2, 2});
+          attr_i(n, "ceil_mode", 1);
+        },
+        "attribute dilations = [2,2] is not supported; supported: 1 on every axis "
+        "with ceil_mode 1 or after a folded Pad"}),
     [](const auto& info) { return info.param.name; });
+
+// ceil_mode on AveragePool: the overhang is zeros after the axis, and the last window's average
+// is scaled by window size / the part of it over the input (3x3 over 6x6 by stride 2: the last
+// row and column of windows cover 2 of 3, so 9 / 6 at the edges and 9 / 4 in the corner).
+TEST(OnnxImport, AveragePoolWithCeilModeDividesByWhatTheWindowCovers) {
+  Model m = pool_model("AveragePool", {3, 3});
+  attr_ints(*m.g().mutable_node(0), "strides", {2, 2});
+  attr_i(*m.g().mutable_node(0), "ceil_mode", 1);
+  const ImportedModel r = ok(m);
+  EXPECT_EQ(lines(r.graph()).back(), "8 mul_elem [5,7] -> [1,2,3,3] 'pool'");
+  const auto factors = tensor_of(r, 6, "value").floats();
+  ASSERT_EQ(factors.size(), 9U);
+  EXPECT_EQ(factors[0], 1.0F);
+  EXPECT_EQ(factors[2], 9.0F / 6.0F);
+  EXPECT_EQ(factors[6], 9.0F / 6.0F);
+  EXPECT_EQ(factors[8], 9.0F / 4.0F);
+}
 
 // count_include_pad = 0: the pool's average scaled by window size / the elements of each window
 // inside the input; a corner window of a 3x3 kernel with one padding sees 4 elements (9 / 4), an

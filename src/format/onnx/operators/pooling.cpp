@@ -1,9 +1,9 @@
 // MaxPool and AveragePool over any number of spatial axes into max_pool / avg_pool. The IR's
-// pools pad symmetrically; asymmetric pads (and MaxPool's ceil_mode overhang) become padding
+// pools pad symmetrically; asymmetric pads (and ceil_mode's overhang) become padding
 // concatenated before the pool, -inf for MaxPool (exact) and zeros for AveragePool, whose divisor
-// counts them as it counts its own padding. With count_include_pad = 0 the average is then scaled
-// by window size / the count of input elements in each window (a constant per output position).
-// AveragePool takes ceil_mode only where it changes nothing. A dilated MaxPool is a maximum of
+// counts them as it counts its own padding. With count_include_pad = 0, and for ceil_mode's
+// partial last windows, the average is then scaled by window size / the count of the elements
+// that count in each window (a constant per output position). A dilated MaxPool is a maximum of
 // gathered taps, axis by axis. A pending zero Pad before a 2-D pool
 // adds to its padding (for MaxPool only over a non-negative input). GlobalMaxPool and
 // GlobalAveragePool are pools whose window is the whole of every spatial axis. MaxPool's second
@@ -171,12 +171,12 @@ void pool(ImportContext& cx, bool max) {
     extra[i] = out > floor_out ? (out - 1) * g.stride[i] + kernel[i] - span : 0;
   }
   const bool has_extra = std::any_of(extra.begin(), extra.end(), [](Dim e) { return e != 0; });
-  const bool exclude_padding = !max && cx.attr_int("count_include_pad", 0) == 0 && own_padding;
-  if (!max && has_extra) {
-    cx.fail_attr("ceil_mode", "1",
-                 "0, or 1 where it gives the same output size as 0 for average pooling (the "
-                 "partial last window's divisor is not expressible; here the size changes)");
-  }
+  const bool count_pad = cx.attr_int("count_include_pad", 0) != 0;
+  const bool exclude_padding = !max && !count_pad && own_padding;
+  // ceil_mode's last window, partly past the end: its divisor is the part of it inside the input
+  // and the node's padding (count_include_pad 1) or inside the input (0), as ONNX Runtime and
+  // PyTorch count it, where the pool below divides by the whole window.
+  const bool partial_windows = !max && has_extra;
   // Symmetric padding in the node, the rest (and ceil_mode's overhang) as padding concatenated
   // before it: -inf for max pooling, zeros for average pooling (which counts them, as its own
   // padding, in its divisor).
@@ -196,9 +196,10 @@ void pool(ImportContext& cx, bool max) {
                                    .kernel = kernel,
                                    .stride = g.stride,
                                    .padding = std::move(padding)});
-  if (exclude_padding) {
-    // count_include_pad = 0: each window's sum over the window size, times window size / the
-    // count of its elements inside the input (a folded Pad's zeros are input), a constant per
+  if (exclude_padding || partial_windows) {
+    // Each window's sum over the window size, times window size / the count of its elements
+    // that count (count_include_pad 0: inside the input, a folded Pad's zeros being input; 1:
+    // inside the input and the node's own padding, ceil_mode's overhang not), a constant per
     // output position: two float32 roundings where ONNX divides once.
     const Shape ys = cx.shape_of(y);
     Shape factors(ir::Dims(ys.rank(), 1));
@@ -206,9 +207,11 @@ void pool(ImportContext& cx, bool max) {
       factors.dims[2 + i] = ys.dims[2 + i];
     const std::optional<Dim> count = ir::element_count(factors);
     if (!count || *count > kMaxFoldedElements) {
-      cx.unsupported("count_include_pad = 0 over " + to_string(ys) + " needs a constant of one " +
-                     "factor per output position, more than " + str(kMaxFoldedElements) +
-                     "; supported: up to that many");
+      cx.unsupported(
+          "the divisors of average pooling over " + to_string(ys) +
+          " (count_include_pad 0, or ceil_mode's partial windows) need a constant of one " +
+          "factor per output position, more than " + str(kMaxFoldedElements) +
+          "; supported: up to that many");
     }
     const NodeId c = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = factors}, factors);
     if (cx.keep_payloads()) {
@@ -227,8 +230,13 @@ void pool(ImportContext& cx, bool max) {
           const std::int64_t start =
               static_cast<std::int64_t>(o * g.stride[i]) - static_cast<std::int64_t>(own_pads[i]);
           const std::int64_t end = start + kernel[i];
+          // The span whose elements count: the input (with a folded Pad's zeros), and under
+          // count_include_pad the node's own padding on both sides.
+          const std::int64_t lo = count_pad ? -static_cast<std::int64_t>(own_pads[i]) : 0;
+          const std::int64_t hi =
+              extent + (count_pad ? static_cast<std::int64_t>(own_pads[r + i]) : 0);
           inside *= static_cast<double>(
-              std::max<std::int64_t>(0, std::min(end, extent) - std::max<std::int64_t>(start, 0)));
+              std::max<std::int64_t>(0, std::min(end, hi) - std::max(start, lo)));
         }
         values[e] = static_cast<float>(window / inside);
       }
