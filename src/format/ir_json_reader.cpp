@@ -903,6 +903,15 @@ void GraphHandler::node_scalar(const Scalar& s) {
           return;
         }
       }
+      // grid_sample's modes as nnplan wrote them before resize shared the field (GridSample-16's
+      // names; nnplan writes a node's kind before its fields): still read, written as `linear`
+      // and `cubic`.
+      if (*type == ValueType::sample_mode && raw_.kind == OpKind::grid_sample &&
+          (s.text == "bilinear" || s.text == "bicubic")) {
+        raw_.scalars[index] = static_cast<std::uint64_t>(
+            s.text == "bilinear" ? ir::SampleMode::linear : ir::SampleMode::cubic);
+        return;
+      }
       note_value(std::string(name_of(f)),
                  expectation(*type, f) + ", found '" + shown(s.text) + "'");
       return;

@@ -759,10 +759,13 @@ Status infer_resize(const Node& node, const Shape& x, Shape& out) {
       }
       const double want = std::floor(static_cast<double>(x.dims[i]) * scale);
       if (static_cast<double>(declared.dims[i]) != want) {
+        // `want` may be past any dimension (a huge scale): said as a number, never converted.
+        std::array<char, 32> buffer{};
+        const auto printed = std::to_chars(buffer.data(), buffer.data() + buffer.size(), want);
         return fail(node, "declared shape " + to_string(declared) + " has " +
                               str(declared.dims[i]) + " on axis " + str(i) + " where X " +
                               to_string(x) + " scaled by " + number(p.scales[i]) + " has " +
-                              str(static_cast<Dim>(want)));
+                              std::string(buffer.data(), printed.ptr));
       }
     }
     if (x.dims[i] == 0 && declared.dims[i] != 0) {
@@ -788,8 +791,12 @@ Status infer_roi_align(const Node& node, const Shape& x, const Shape& rois, cons
                 "coordinate_transformation_mode is Resize's; roi_align takes half_pixel or "
                 "output_half_pixel");
   }
-  if (x.rank() != 4) {
-    return fail(node, "parent 0 (X) has shape " + to_string(x) + "; it is [N, C, H, W]");
+  if (!(p.spatial_scale > 0) || !std::isfinite(p.spatial_scale)) {
+    return fail(node, "spatial_scale " + number(p.spatial_scale) + " is not a positive number");
+  }
+  if (x.rank() != 4 || x.dims[2] == 0 || x.dims[3] == 0) {
+    return fail(node, "parent 0 (X) has shape " + to_string(x) +
+                          "; it is [N, C, H, W] with H and W at least 1");
   }
   if (rois.rank() != 2 || rois.dims[1] != 4) {
     return fail(node, "parent 1 (rois) has shape " + to_string(rois) + "; it is [R, 4]");

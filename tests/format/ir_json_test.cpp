@@ -343,6 +343,26 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, IrJsonKindRoundTrip,
                          ::testing::Range<std::size_t>(0, ir::kOpKindCount),
                          [](const auto& info) { return safe_name(ir::kOpKindNames[info.param]); });
 
+// grid_sample's modes spelled as GridSample-16 names them (nnplan's spelling before resize shared
+// the field) still read; they are written as linear and cubic.
+TEST(IrJson, GridSampleReadsItsEarlierModeSpellings) {
+  for (const auto& [spelled, mode] : {std::pair{"bilinear", ir::SampleMode::linear},
+                                      std::pair{"bicubic", ir::SampleMode::cubic}}) {
+    const std::string text =
+        std::string(R"({"format": "nnplan.ir.v1", "input_id": 0, "output_ids": [2], "nodes": [)") +
+        R"({"id": 0, "kind": "input", "parents": [], "shape": [1, 1, 2, 2]},)" +
+        R"({"id": 1, "kind": "input", "parents": [], "shape": [1, 3, 3, 2]},)" +
+        R"({"id": 2, "kind": "grid_sample", "parents": [0, 1], "shape": [1, 1, 3, 3], "mode": ")" +
+        spelled + R"(", "padding_mode": "zeros", "align_corners": false}]})";
+    const auto g = parse_ir_json(text, "<memory>");
+    ASSERT_TRUE(g.has_value()) << g.error().message;
+    EXPECT_EQ(std::get<ir::GridSampleParams>(g->nodes[2].params).mode, mode) << spelled;
+    EXPECT_NE(write_ir_json(*g).find(mode == ir::SampleMode::linear ? R"("mode": "linear")"
+                                                                    : R"("mode": "cubic")"),
+              std::string::npos);
+  }
+}
+
 TEST(IrJson, CanonicalLayout) {
   Graph g;
   g.output_ids = {1, 2};
@@ -1306,7 +1326,7 @@ std::vector<BadDocument> bad_documents() {
        "node 1 (resize): field coordinate_transformation_mode: expected 'half_pixel', "
        "'pytorch_half_pixel', 'align_corners', 'asymmetric', 'tf_half_pixel_for_nn' or "
        "'output_half_pixel', found 'corners'"},
-      {"resize_mode_of_grid_sample",
+      {"resize_mode_unknown",
        with_nnplan_node(R"({"id": 1, "kind": "resize", "parents": [0], "shape": [4, 6],
                             "mode": "bilinear", "coordinate_transformation_mode": "half_pixel",
                             "nearest_mode": "floor", "cubic_coeff_a": -0.75,

@@ -1419,6 +1419,16 @@ std::vector<InvalidCase> invalid_cases() {
        "4, "
        "padding 0+0)",
        1},
+      {"roi_align_empty_image",
+       one_op({shape({2, 3, 0, 8}), shape({5, 4}), shape({5})}, OpKind::roi_align,
+              shape({5, 3, 2, 3}), RoiAlignParams{}),
+       "node 3 (roi_align): parent 0 (X) has shape [2,3,0,8]; it is [N, C, H, W] with H and W at "
+       "least 1",
+       3},
+      {"roi_align_scale_zero",
+       one_op({shape({2, 3, 8, 8}), shape({5, 4}), shape({5})}, OpKind::roi_align,
+              shape({5, 3, 2, 3}), RoiAlignParams{.spatial_scale = 0.0F}),
+       "node 3 (roi_align): spatial_scale 0 is not a positive number", 3},
       {"roi_align_rois_not_boxes",
        one_op({shape({2, 3, 8, 8}), shape({5, 5}), shape({5})}, OpKind::roi_align,
               shape({5, 3, 2, 3}), RoiAlignParams{}),

@@ -164,6 +164,11 @@ TEST(reference_roi_align_forward_tests, GuardRefusesWhatItCannotRead) {
       shape_of({1, 4}), std::vector<float>{0, std::numeric_limits<float>::quiet_NaN(), 2, 2});
   EXPECT_EQ(guard_message(handler(BackendOp::roi_align), node, {zeros(xs), nan_box, batch_of({0})}),
             "roi 0 has a coordinate that is not a finite number");
+  // Huge along x but reversed along y (no samples there): bounded per axis, not only in all.
+  const Tensor lopsided = Tensor::of(shape_of({1, 4}), std::vector<float>{0, 3, 1e30F, 1});
+  EXPECT_NE(guard_message(handler(BackendOp::roi_align), node, {zeros(xs), lopsided, batch_of({0})})
+                .find("samples per bin; at most 2^24"),
+            std::string::npos);
   const Tensor huge = Tensor::of(shape_of({1, 4}), std::vector<float>{0, 0, 1e30F, 1e30F});
   EXPECT_NE(guard_message(handler(BackendOp::roi_align), node, {zeros(xs), huge, batch_of({0})})
                 .find("samples per bin; at most 2^24 (give sampling_ratio, or a smaller box)"),

@@ -115,8 +115,9 @@ CapsuleModule onednn_module() {
          " where its mapping is ONNX's (linear, half_pixel or pytorch_half_pixel, scale = "
          "output / input, the last 1 to 3 axes resized), coordinates and weights in float32; "
          "else oneDNN matmul primitives, one per resized axis, by the axis's interpolation "
-         "matrix: there a NaN or infinity anywhere along a resized axis makes that whole line "
-         "of the output NaN (zero weights times it)");
+         "matrix (at most 2^24 entries): there a NaN or infinity in the input makes NaN every "
+         "output whose lines along the resized axes meet it, with H and W resized its whole "
+         "image plane (zero weights times it)");
   m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
                                       "oneDNN matmul (scores, scaled and causally masked by "
                                       "post-ops), softmax and matmul primitives"));

@@ -7,12 +7,15 @@
 //   axes are all but the first two.
 // - every other resize: one matmul per resized axis by that axis's interpolation matrix (the
 //   reference's taps, reference/resize_taps.hpp, as float32 weights; an axis read directly is no
-//   matmul). A matrix row holds zeros where the output reads no element, so a NaN or infinity
-//   anywhere along the axis makes every output of that line NaN (0 times it).
+//   matmul), each matrix at most 2^24 entries (input x output extent; a larger one is refused at
+//   compile, naming checked_cpu). A matrix row holds zeros where the output reads no element, so
+//   a NaN or infinity in X makes NaN every output whose lines along the resized axes meet it:
+//   with two or more resized axes, the whole block they span (an image plane for H and W).
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,6 +27,9 @@ namespace nnplan::runtime::onednn {
 namespace {
 
 constexpr TestSuiteRef kTests{.source = "tests/runtime/onednn/resize_test.cpp"};
+
+// The largest interpolation matrix the matmul chain builds (64 MiB of float32).
+constexpr ir::Dim kMaxMatrixEntries = ir::Dim{1} << 24;
 
 // Each axis's taps, and the first axis a resize changes (the rank when it changes none).
 struct ResizedAxes {
@@ -141,7 +147,20 @@ Expected<std::unique_ptr<KernelState>> prepare_resize(const PrepareCall& call) {
           return std::unique_ptr<KernelState>(reorder_state(call, layout_desc(dims_of(in), layout),
                                                             layout_desc(dims_of(out), layout)));
         }
-        // The matmul chain, axis by axis, the value's shape growing or shrinking as it goes.
+        // The matmul chain, axis by axis, the value's shape growing or shrinking as it goes; each
+        // matrix is in x out dense, so its size is bounded.
+        for (std::size_t k = 0; k < in.rank(); ++k) {
+          if (r.taps[k].identity) continue;
+          const std::optional<ir::Dim> entries = ir::checked_mul(in.dims[k], out.dims[k]);
+          if (!entries || *entries > kMaxMatrixEntries) {
+            return std::unexpected(unsupported(
+                "resizing axis " + std::to_string(k) + " from " + std::to_string(in.dims[k]) +
+                " to " + std::to_string(out.dims[k]) +
+                " elements needs an interpolation matrix of more than 2^24 entries on onednn "
+                "(oneDNN's resampling takes linear half_pixel only); run it under checked_cpu, "
+                "whose reference.resize has no such limit"));
+          }
+        }
         ir::Shape now = in;
         for (std::size_t k = 0; k < in.rank(); ++k) {
           if (r.taps[k].identity) continue;

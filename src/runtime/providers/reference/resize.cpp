@@ -8,18 +8,19 @@
 //   half_pixel (o + 0.5) / scale - 0.5; pytorch_half_pixel the same, or -0.5 where the resized
 //   length is 1; align_corners o * (in - 1) / (resized - 1), or 0 where it is 1; asymmetric
 //   o / scale; tf_half_pixel_for_nn (o + 0.5) / scale.
-// Its taps are the n input indices nearest x, ties to the lower (at a whole x, x itself and the
-// n - 1 before it, all of the weight on x), an index past either end reading the edge element:
-// n = 1 for `nearest` (the nearest mode's pick between floor(x) and floor(x) + 1), 2 for `linear`
-// (weights 1 - t and t, t the fraction of x, 1 at a whole x), 4 for `cubic` (Keys' kernel with
-// cubic_coeff_a; under exclude_outside the taps outside the input weigh 0 and the rest are
-// renormalized). An axis whose every output index reads its own input index with weight 1 (a
-// scale of 1 under most mappings) is read directly.
+// Its taps are the n input indices nearest x, ties to the lower, an index past either end
+// reading the edge element: n = 1 for `nearest` (the nearest mode's pick between floor(x) and
+// floor(x) + 1), 2 for `linear` (weights 1 - t and t, t the fraction of x; at a whole x the taps
+// x - 1 and x, all of the weight on x), 4 for `cubic` (Keys' kernel with cubic_coeff_a; at a
+// whole x the taps x - 2 to x + 1, all of the weight on x). Under exclude_outside the linear and
+// cubic taps outside the input weigh 0 and the rest are renormalized (nearest has no taps to
+// exclude). An axis whose every output index reads its own input index with weight 1 (a scale of
+// 1 under most mappings) is read directly.
 //
-// An output element is the nested sum over the axes' taps, the first axis outermost, in float64;
-// the result is rounded to float32 once (ONNX's reference computes in float64 and rounds at the
-// end). The VJP adds each output gradient times the product of its taps' weights into dX at each
-// element the taps read, summed in float64 and rounded once.
+// The axes are interpolated one at a time, the last first, in float64: each output element is
+// ONNX's nested sum, the first axis outermost, and the result is rounded to float32 once (ONNX's
+// reference computes in float64 and rounds at the end). The VJP runs the same steps transposed,
+// the first axis first, in float64, and adds the result, rounded once, to dX.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -155,101 +156,106 @@ ResizeAxisTaps resize_axis_taps(const ir::ResizeParams& p, std::size_t axis, ir:
 
 namespace {
 
-// One axis's taps with each index times the axis's stride in X.
-struct AxisTaps {
-  std::size_t count = 1;
-  std::vector<std::size_t> offset;
-  std::vector<double> weight;
+// The extents [before, axis, after] of `shape` around `axis`.
+struct AxisView {
+  std::size_t before = 1, extent = 1, after = 1;
 };
-
-// Every axis's taps for resizing X of shape `xs` to `ys`.
-std::vector<AxisTaps> all_taps(const ir::Node& node, const ir::Shape& xs, const ir::Shape& ys) {
-  const auto& p = std::get<ir::ResizeParams>(node.params);
-  std::vector<AxisTaps> taps(xs.rank());
-  std::size_t stride = 1;
-  for (std::size_t i = xs.rank(); i-- > 0;) {
-    ResizeAxisTaps t = resize_axis_taps(p, i, xs.dims[i], ys.dims[i]);
-    for (std::size_t& at : t.index)
-      at *= stride;
-    taps[i] =
-        AxisTaps{.count = t.count, .offset = std::move(t.index), .weight = std::move(t.weight)};
-    stride *= static_cast<std::size_t>(xs.dims[i]);
-  }
-  return taps;
+AxisView view_of(const ir::Shape& shape, std::size_t axis) {
+  return {.before = extent_product(shape, 0, axis),
+          .extent = static_cast<std::size_t>(shape.dims[axis]),
+          .after = extent_product(shape, axis + 1, shape.rank())};
 }
 
-// Calls f(output element, its offset in X, weight) for every tap combination of every output
-// element, in row-major order of the outputs and the first axis's taps outermost.
-template <class F>
-void each_tap(std::span<const AxisTaps> taps, const ir::Shape& ys, F&& f) {
-  const std::size_t rank = ys.rank();
-  const std::size_t total = extent_product(ys, 0, rank);
-  if (total == 0) return;
-  std::vector<std::size_t> o(rank, 0);
-  std::vector<std::size_t> tap(rank, 0);
-  std::vector<std::size_t> offset(rank + 1, 0);
-  std::vector<double> weight(rank + 1, 1.0);
-  for (std::size_t element = 0; element < total; ++element) {
-    // Every tap combination, odometer over `tap` with the last axis fastest.
-    std::size_t axis = 0;
-    while (true) {
-      for (; axis < rank; ++axis) {
-        const std::size_t at = o[axis] * taps[axis].count + tap[axis];
-        offset[axis + 1] = offset[axis] + taps[axis].offset[at];
-        weight[axis + 1] = weight[axis] * taps[axis].weight[at];
+// `v` (of shape `from`) interpolated along `axis` to `out` elements by `taps`: each output the
+// sum, in tap order, of the taps' weights times the elements they read.
+std::vector<double> along_axis(const std::vector<double>& v, const ir::Shape& from,
+                               std::size_t axis, ir::Dim out, const ResizeAxisTaps& taps) {
+  const AxisView in = view_of(from, axis);
+  std::vector<double> result(in.before * static_cast<std::size_t>(out) * in.after, 0.0);
+  for (std::size_t b = 0; b < in.before; ++b) {
+    for (std::size_t o = 0; o < out; ++o) {
+      double* row = result.data() + (b * out + o) * in.after;
+      for (std::size_t j = 0; j < taps.count; ++j) {
+        const double w = taps.weight[o * taps.count + j];
+        const double* src = v.data() + (b * in.extent + taps.index[o * taps.count + j]) * in.after;
+        for (std::size_t a = 0; a < in.after; ++a)
+          row[a] += w * src[a];
       }
-      f(element, offset[rank], weight[rank]);
-      // Next combination.
-      std::size_t a = rank;
-      while (a > 0 && ++tap[a - 1] == taps[a - 1].count) {
-        tap[a - 1] = 0;
-        --a;
-      }
-      if (a == 0) break;
-      axis = a - 1;
-    }
-    // Next output element.
-    for (std::size_t a = rank; a-- > 0;) {
-      if (++o[a] < ys.dims[a]) break;
-      o[a] = 0;
     }
   }
+  return result;
+}
+
+// The transpose of along_axis: `g` (of shape `from`, `out` along `axis`) sent back to `in`
+// elements along `axis`, each output's gradient times each tap's weight added at the element the
+// tap read.
+std::vector<double> along_axis_transposed(const std::vector<double>& g, const ir::Shape& from,
+                                          std::size_t axis, ir::Dim in,
+                                          const ResizeAxisTaps& taps) {
+  const AxisView out = view_of(from, axis);
+  std::vector<double> result(out.before * static_cast<std::size_t>(in) * out.after, 0.0);
+  for (std::size_t b = 0; b < out.before; ++b) {
+    for (std::size_t o = 0; o < out.extent; ++o) {
+      const double* row = g.data() + (b * out.extent + o) * out.after;
+      for (std::size_t j = 0; j < taps.count; ++j) {
+        const double w = taps.weight[o * taps.count + j];
+        double* dst =
+            result.data() +
+            (b * static_cast<std::size_t>(in) + taps.index[o * taps.count + j]) * out.after;
+        for (std::size_t a = 0; a < out.after; ++a)
+          dst[a] += w * row[a];
+      }
+    }
+  }
+  return result;
+}
+
+// Every axis's taps for resizing X of shape `xs` to `ys` (an empty axis has none to take).
+std::vector<ResizeAxisTaps> all_taps(const ir::Node& node, const ir::Shape& xs,
+                                     const ir::Shape& ys) {
+  const auto& p = std::get<ir::ResizeParams>(node.params);
+  std::vector<ResizeAxisTaps> taps(xs.rank());
+  for (std::size_t i = 0; i < xs.rank(); ++i) {
+    taps[i] = xs.dims[i] == 0 ? ResizeAxisTaps{.identity = true}
+                              : resize_axis_taps(p, i, xs.dims[i], ys.dims[i]);
+  }
+  return taps;
 }
 
 void resize_forward(const KernelCall& call) {
   const ir::Shape& xs = *call.inputs[0].shape;
   const ir::Shape& ys = call.node.shape;
-  const std::vector<AxisTaps> taps = all_taps(call.node, xs, ys);
-  const float* x = call.inputs[0].data<float>();
   float* y = call.output.data<float>();
-  // The nested sums of ONNX's reference, flattened: sum over combinations of the product of
-  // weights times the element (the same terms; float64 throughout).
-  double sum = 0;
-  std::size_t current = 0;
-  each_tap(taps, ys, [&](std::size_t element, std::size_t at, double w) {
-    if (element != current) {
-      y[current] = static_cast<float>(sum);
-      sum = 0;
-      current = element;
-    }
-    sum += w * static_cast<double>(x[at]);
-  });
-  if (call.output.size() > 0) y[current] = static_cast<float>(sum);
+  if (call.output.size() == 0) return;
+  const std::vector<ResizeAxisTaps> taps = all_taps(call.node, xs, ys);
+  const float* x = call.inputs[0].data<float>();
+  std::vector<double> v(x, x + call.inputs[0].size());
+  ir::Shape now = xs;
+  for (std::size_t k = xs.rank(); k-- > 0;) {
+    if (taps[k].identity) continue;
+    v = along_axis(v, now, k, ys.dims[k], taps[k]);
+    now.dims[k] = ys.dims[k];
+  }
+  for (std::size_t i = 0; i < v.size(); ++i)
+    y[i] = static_cast<float>(v[i]);
 }
 
 void resize_vjp(const VjpCall& call) {
   float* dx = call.input_grads[0].data<float>();
-  if (dx == nullptr) return;
+  if (dx == nullptr || call.inputs[0].size() == 0) return;
   const ir::Shape& xs = *call.inputs[0].shape;
   const ir::Shape& ys = call.node.shape;
-  const std::vector<AxisTaps> taps = all_taps(call.node, xs, ys);
+  const std::vector<ResizeAxisTaps> taps = all_taps(call.node, xs, ys);
   const float* gy = call.output_grad.data<float>();
-  std::vector<double> acc(call.inputs[0].size(), 0.0);
-  each_tap(taps, ys, [&](std::size_t element, std::size_t at, double w) {
-    acc[at] += w * static_cast<double>(gy[element]);
-  });
-  for (std::size_t i = 0; i < acc.size(); ++i)
-    dx[i] += static_cast<float>(acc[i]);
+  std::vector<double> g(gy, gy + call.output.size());
+  ir::Shape now = ys;
+  for (std::size_t k = 0; k < xs.rank(); ++k) {
+    if (taps[k].identity) continue;
+    g = along_axis_transposed(g, now, k, xs.dims[k], taps[k]);
+    now.dims[k] = xs.dims[k];
+  }
+  for (std::size_t i = 0; i < g.size(); ++i)
+    dx[i] += static_cast<float>(g[i]);
 }
 
 Expected<void> resize_guard(const KernelCall& call) {

@@ -16,7 +16,8 @@
 // output_half_pixel's minimum span of 1 holds); the batch indices take none.
 //
 // The guard refuses a batch index outside [0, N), a roi that is not finite, and a roi whose bins
-// would take more than 2^24 samples each (sampling_ratio 0 on a huge box): each names the roi.
+// would take more than 2^24 samples along either axis or in all (sampling_ratio 0 on a huge box):
+// each names the roi.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -174,6 +175,8 @@ void roi_align_forward(const KernelCall& call) {
       static_cast<std::size_t>(call.node.shape.dims[2] * call.node.shape.dims[3]);
   std::vector<double> acc(call.output.size(), 0.0);
   std::vector<bool> seen(call.output.size(), false);
+  // avg: each roi's sample count, the divisor of its bins' sums (ONNX sums, then divides once).
+  std::vector<double> counts(call.inputs[1].shape->dims[0], 1.0);
   each_sample(call.node, xs, call.inputs[1].data<float>(), call.inputs[2].data<std::int64_t>(),
               call.inputs[1].shape->dims[0],
               [&](std::size_t r, std::size_t b, std::size_t bin, const Sample& s,
@@ -182,9 +185,9 @@ void roi_align_forward(const KernelCall& call) {
                   const float* image = x + (b * channels + c) * plane;
                   const std::size_t out = (r * channels + c) * bins + bin;
                   if (avg) {
-                    acc[out] += (s.w[0] * image[s.at[0]] + s.w[1] * image[s.at[1]] +
-                                 s.w[2] * image[s.at[2]] + s.w[3] * image[s.at[3]]) /
-                                count;
+                    acc[out] += s.w[0] * image[s.at[0]] + s.w[1] * image[s.at[1]] +
+                                s.w[2] * image[s.at[2]] + s.w[3] * image[s.at[3]];
+                    counts[r] = count;
                     continue;
                   }
                   const std::size_t k = largest_read(s, image);
@@ -193,8 +196,9 @@ void roi_align_forward(const KernelCall& call) {
                   seen[out] = true;
                 }
               });
+  const std::size_t per_roi = channels * bins;
   for (std::size_t i = 0; i < acc.size(); ++i)
-    y[i] = static_cast<float>(acc[i]);
+    y[i] = static_cast<float>(avg ? acc[i] / counts[i / per_roi] : acc[i]);
 }
 
 void roi_align_vjp(const VjpCall& call) {
@@ -294,7 +298,9 @@ Expected<void> roi_align_guard(const KernelCall& call) {
     }
     const AxisBox by = axis_box(p, box[1], box[3], call.node.shape.dims[2]);
     const AxisBox bx = axis_box(p, box[0], box[2], call.node.shape.dims[3]);
-    if (static_cast<double>(by.grid) * static_cast<double>(bx.grid) > kMaxSamplesPerBin) {
+    const auto gy = static_cast<double>(by.grid);
+    const auto gx = static_cast<double>(bx.grid);
+    if (gy > kMaxSamplesPerBin || gx > kMaxSamplesPerBin || gy * gx > kMaxSamplesPerBin) {
       return std::unexpected(
           make_error(ErrorKind::invalid_input,
                      "roi " + std::to_string(r) + " would take " + std::to_string(by.grid) + " x " +
