@@ -174,6 +174,21 @@ class BidirectionalLSTM(torch.nn.Module):
         return self.head(y[-1])
 
 
+class GroupNormNet(torch.nn.Module):
+    """nn.GroupNorm after a conv (exported as Reshape, InstanceNormalization, Reshape, Mul, Add)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.GroupNorm(4, 8)
+        with torch.no_grad():
+            self.norm.weight.uniform_(0.5, 1.5)
+            self.norm.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        return torch.relu(self.norm(self.conv(x)))
+
+
 MODELS = {
     "prelu_instance_norm": (PReluInstanceNorm, (2, 3, 6, 6)),
     "bilinear": (lambda: Bilinear(False), (1, 2, 5, 7)),
@@ -182,6 +197,7 @@ MODELS = {
     "where_mask": (LeakyByMask, (3, 5)),
     "gru": (GRUNet, (2, 5, 6)),
     "bidirectional_lstm": (BidirectionalLSTM, (4, 3, 5)),
+    "group_norm": (GroupNormNet, (2, 3, 6, 5)),
 }
 
 
