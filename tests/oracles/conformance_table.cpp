@@ -374,6 +374,41 @@ void resize_cases(CaseBuilder& b) {
          (by_sizes ? " by sizes" : " by scales"));
 }
 
+// A graph input of rank 1-4 and one reduction over a drawn axis (reduce_sum also as `sum`, every
+// axis at once); products over short axes of values near 1 in magnitude, so that they neither
+// overflow nor vanish.
+void draw_reduction(CaseBuilder& b, ir::OpKind kind) {
+  Draw& d = b.draw();
+  const bool prod = kind == ir::OpKind::reduce_prod;
+  const ir::Shape shape = d.shape(1, 4, prod ? 12 : 32, 2048);
+  const Values values = prod ? Values{.lo = 0.5F, .hi = 1.5F, .zeros = 0.0} : d.signed_values();
+  const ir::NodeId x = b.input(shape, values);
+  if (kind == ir::OpKind::reduce_sum && d.chance(0.2)) {
+    b.note("sum of every element");
+    b.target(ir::OpKind::sum, {x});
+    return;
+  }
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  b.note("axis " + std::to_string(axis));
+  b.target(kind, {x}, ir::AxisParams{.axis = axis});
+}
+
+void reduce_sum_cases(CaseBuilder& b) {
+  draw_reduction(b, ir::OpKind::reduce_sum);
+}
+void reduce_mean_cases(CaseBuilder& b) {
+  draw_reduction(b, ir::OpKind::reduce_mean);
+}
+void reduce_max_cases(CaseBuilder& b) {
+  draw_reduction(b, ir::OpKind::reduce_max);
+}
+void reduce_min_cases(CaseBuilder& b) {
+  draw_reduction(b, ir::OpKind::reduce_min);
+}
+void reduce_prod_cases(CaseBuilder& b) {
+  draw_reduction(b, ir::OpKind::reduce_prod);
+}
+
 void relu_cases(CaseBuilder& b) {
   draw_unary(b, ir::OpKind::relu, b.draw().signed_values());
 }
@@ -643,6 +678,33 @@ constexpr Oracle kRows[] = {
      .reason = kCopies,
      .build = permute_cases,
      .covers = "rank 1-4; a random permutation of the axes, or a transpose of two axes"},
+    {.capsule = "onednn.reduce_max",
+     .tolerance = kExact,
+     .reason = "a maximum rounds nothing, so both must agree exactly.",
+     .build = reduce_max_cases,
+     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.reduce_mean",
+     .tolerance = kSums,
+     .reason = kLongSums,
+     .build = reduce_mean_cases,
+     .covers = "rank 1-4, every axis, up to 2048 elements, signed inputs up to +-32"},
+    {.capsule = "onednn.reduce_min",
+     .tolerance = kExact,
+     .reason = "a minimum rounds nothing, so both must agree exactly.",
+     .build = reduce_min_cases,
+     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros"},
+    {.capsule = "onednn.reduce_prod",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN multiplies in its own order; the reference left to right; each product "
+               "rounds, and the orders' roundings differ by a few units in the last place.",
+     .build = reduce_prod_cases,
+     .covers = "rank 1-4, every axis, axes up to 12, inputs in [0.5, 1.5)"},
+    {.capsule = "onednn.reduce_sum",
+     .tolerance = kSums,
+     .reason = kLongSums,
+     .build = reduce_sum_cases,
+     .covers = "rank 1-4, every axis, up to 2048 elements, signed inputs up to +-32; `sum` of "
+               "every element"},
     {.capsule = "onednn.relu",
      .tolerance = kExact,
      .reason = kRoundsOnce,

@@ -34,6 +34,7 @@ struct OnednnHandler {
 [[nodiscard]] std::span<const OnednnHandler> data_movement_handlers();  // broadcast ... slice
 [[nodiscard]] std::span<const OnednnHandler> recurrent_handlers();      // rnn, gru, lstm
 [[nodiscard]] std::span<const OnednnHandler> resize_handlers();         // resize
+[[nodiscard]] std::span<const OnednnHandler> reduction_handlers();      // reduce_sum ... _prod
 
 // The reorder between flat and channels-last (reorder.cpp), registered for provider onednn.
 [[nodiscard]] HandlerDefinition reorder_handler();

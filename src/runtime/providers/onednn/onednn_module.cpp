@@ -111,6 +111,11 @@ CapsuleModule onednn_module() {
   single(rnn, "vanilla RNN (tanh)", one_layer);
   single(gru, "GRU (linear-before-reset GRU when the node says so)", one_layer);
   single(lstm, "LSTM", one_layer);
+  single(reduce_sum, "reduction (sum)", "; also `sum`, every axis at once");
+  single(reduce_mean, "reduction (mean)");
+  for (BackendOp op : {reduce_max, reduce_min})
+    single(op, "reduction", "; a NaN input may be passed over (oneDNN's max and min)");
+  single(reduce_prod, "reduction (mul)");
   single(resize, "resampling (linear)",
          " where its mapping is ONNX's (linear, half_pixel or pytorch_half_pixel, scale = "
          "output / input, the last 1 to 3 axes resized), coordinates and weights in float32; "

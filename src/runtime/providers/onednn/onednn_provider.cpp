@@ -20,7 +20,8 @@ void register_onednn_handlers(HandlerRegistry& registry) {
   const std::array tables = {matmul_handlers(),        convolution_handlers(), pooling_handlers(),
                              normalization_handlers(), softmax_handlers(),     eltwise_handlers(),
                              binary_handlers(),        fused_handlers(),       attention_handlers(),
-                             data_movement_handlers(), recurrent_handlers(),   resize_handlers()};
+                             data_movement_handlers(), recurrent_handlers(),   resize_handlers(),
+                             reduction_handlers()};
   for (const auto& table : tables) {
     for (const OnednnHandler& row : table) {
       std::optional<backend::KernelCapsule> declaration;
