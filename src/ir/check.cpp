@@ -266,13 +266,14 @@ Status infer_conv(const Node& node, const Shape& in, const ConvParams& p, bool t
   return {};
 }
 
-// max_pool and avg_pool: a window over the last spatial_rank axes, the leading axes kept.
-Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape& out) {
-  const std::uint32_t r = p.spatial_rank;
-  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
-  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
-  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
-  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
+// The pools' windows over the last `r` axes of `in` (the leading axes kept), each axis padded by
+// `before` and `after`, taps `dilation` apart.
+Status trailing_windows(const Node& node, const Shape& in, std::uint32_t r,
+                        const std::vector<std::uint32_t>& kernel,
+                        const std::vector<std::uint32_t>& stride,
+                        const std::vector<std::uint32_t>& before,
+                        const std::vector<std::uint32_t>& after,
+                        const std::vector<std::uint32_t>& dilation, Shape& out) {
   if (in.rank() < r) {
     return fail(node, "expects a parent with at least spatial_rank " + str(r) + " axes, found " +
                           to_string(in));
@@ -280,13 +281,24 @@ Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape&
   assign(out, in);
   const std::size_t first = in.rank() - r;
   for (std::uint32_t i = 0; i < r; ++i) {
-    if (Status s = window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
-                                 p.padding[i], p.padding[i], 1, out.dims[first + i]);
+    if (Status s = window_extent(node, first + i, in.dims[first + i], kernel[i], stride[i],
+                                 before[i], after[i], dilation[i], out.dims[first + i]);
         !s) {
       return s;
     }
   }
   return {};
+}
+
+// max_pool and avg_pool: a window over the last spatial_rank axes, the leading axes kept.
+Status infer_pool(const Node& node, const Shape& in, const PoolParams& p, Shape& out) {
+  const std::uint32_t r = p.spatial_rank;
+  if (r == 0) return fail(node, "spatial_rank 0 is not allowed (must be at least 1)");
+  if (Status s = check_window_list(node, "kernel", p.kernel, r, true); !s) return s;
+  if (Status s = check_window_list(node, "stride", p.stride, r, true); !s) return s;
+  if (Status s = check_window_list(node, "padding", p.padding, r, false); !s) return s;
+  return trailing_windows(node, in, r, p.kernel, p.stride, p.padding, p.padding,
+                          std::vector<std::uint32_t>(r, 1), out);
 }
 
 // max_pool_indices: a dilated window over the last spatial_rank axes with its own padding before
@@ -299,21 +311,8 @@ Status infer_max_pool_indices(const Node& node, const Shape& in, const MaxPoolIn
     return fail(node, "storage_order " + str(p.storage_order) +
                           " is neither 0 (row-major) nor 1 (column-major)");
   }
-  if (in.rank() < r) {
-    return fail(node, "expects a parent with at least spatial_rank " + str(r) + " axes, found " +
-                          to_string(in));
-  }
-  assign(out, in);
-  const std::size_t first = in.rank() - r;
-  for (std::uint32_t i = 0; i < r; ++i) {
-    if (Status s =
-            window_extent(node, first + i, in.dims[first + i], p.kernel[i], p.stride[i],
-                          p.padding[i], p.padding_after[i], p.dilation[i], out.dims[first + i]);
-        !s) {
-      return s;
-    }
-  }
-  return {};
+  return trailing_windows(node, in, r, p.kernel, p.stride, p.padding, p.padding_after, p.dilation,
+                          out);
 }
 
 Status infer_permute(const Node& node, const Shape& in, const std::vector<std::uint32_t>& perm,
