@@ -106,8 +106,9 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
     EXPECT_EQ(c.layout.claim, Claim::layout_compatibility(c.op, Layout::flat_row_major));
     // oneDNN orders and contracts its arithmetic; its copies do none (a chain rooted at a
     // broadcast multiplies).
-    const bool copy = !c.is_fused() && (c.op == BackendOp::broadcast ||
-                                        c.op == BackendOp::permute || c.op == BackendOp::slice);
+    const bool copy =
+        !c.is_fused() && (c.op == BackendOp::broadcast || c.op == BackendOp::permute ||
+                          c.op == BackendOp::slice || c.op == BackendOp::concat);
     EXPECT_EQ(c.numerical.contraction,
               copy ? Contraction::na : Contraction::implementation_defined);
     EXPECT_EQ(c.numerical.rounding,

@@ -436,6 +436,23 @@ void sigmoid_cases(CaseBuilder& b) {
   draw_unary(b, ir::OpKind::sigmoid, b.draw().signed_values());
 }
 
+void concat_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 8);
+  const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+  const std::uint32_t count = d.between(2, 5);
+  std::vector<ir::NodeId> parts;
+  std::string extents;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    ir::Shape part = shape;
+    part.dims[axis] = d.chance(0.1) ? 0 : d.between(1, 6);
+    extents += (extents.empty() ? "" : ",") + std::to_string(part.dims[axis]);
+    parts.push_back(b.input(part, d.signed_values()));
+  }
+  b.note("concat axis " + std::to_string(axis) + " of extents " + extents);
+  b.target(ir::OpKind::concat, parts, ir::AxisParams{.axis = axis});
+}
+
 void slice_cases(CaseBuilder& b) {
   Draw& d = b.draw();
   const ir::Shape shape = d.shape(1, 4, 12);
@@ -528,6 +545,11 @@ constexpr Oracle kRows[] = {
      .reason = "clamping rounds nothing, so both must agree exactly.",
      .build = clamp_cases,
      .covers = "both bounds, min only, max only, equal bounds, ReLU6; rank 1-4; signed inputs"},
+    {.capsule = "onednn.concat",
+     .tolerance = kExact,
+     .reason = kCopies,
+     .build = concat_cases,
+     .covers = "rank 1-4, any axis, 2-5 inputs of extent 1-6 along it, sometimes 0"},
     {.capsule = "onednn.conv",
      .tolerance = kSums,
      .reason = kLongSums,

@@ -392,5 +392,43 @@ TEST(OnednnLayouts, ConvTransposeStaysFlat) {
                   .has_value());
 }
 
+// DenseNet's concat of a block's features: every input comes from a channels-last command, so
+// the concat runs channels-last on oneDNN and its readers take it as it is, with no reorder.
+TEST(OnednnLayouts, ConcatOfChannelsLastValuesStaysChannelsLast) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  ir::WeightStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 16, 8, 8}});  // 0
+  const ir::NodeId c1 = conv(b, w, x, 16, 16, 3, 1);        // 1
+  const ir::NodeId c2 = conv(b, w, c1, 16, 8, 3, 1);        // 2
+  auto cat = b.add(
+      ir::Node{.kind = OpKind::concat, .parents = {c1, c2}, .params = ir::AxisParams{.axis = 1}});
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;  // 3
+  const ir::NodeId r = op(b, OpKind::relu, {*cat});     // 4
+  const ir::NodeId c3 = conv(b, w, r, 24, 16, 1, 1);    // 5
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {c3}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.conv 2 channels-last", "onednn.concat 3 channels-last",
+                             "onednn.relu 4 channels-last", "onednn.conv 5 channels-last",
+                             "reorder 5 channels-last>flat"})
+                  .has_value());
+}
+
+// A concat with a graph input among its inputs runs flat: the conv's value is reordered for it.
+TEST(OnednnLayouts, ConcatWithAFlatInputRunsFlat) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  ir::WeightStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 8, 6, 6}});  // 0
+  const ir::NodeId c = conv(b, w, x, 8, 8, 3, 1);          // 1
+  auto cat = b.add(
+      ir::Node{.kind = OpKind::concat, .parents = {x, c}, .params = ir::AxisParams{.axis = 1}});
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;  // 2
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {*cat}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "reorder 1 channels-last>flat", "onednn.concat 2 flat"})
+                  .has_value());
+}
+
 }  // namespace
 }  // namespace nnplan::runtime

@@ -1,7 +1,8 @@
 // The onednn data movement handlers (oneDNN reorders from strided views of the input) against the
 // reference provider, exactly, since they copy: broadcast (added leading axes, stretched size-1
 // axes, both, nothing stretched), permute and transpose, slice (steps, bounds past the extent,
-// an empty slice). Also the guards' refusals.
+// an empty slice), concat (inputs empty along the axis). Also the guards' and prepares'
+// refusals.
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
@@ -124,6 +125,48 @@ TEST(onednn_slice_forward_tests, GuardRefusesAStepOfZero) {
                              ir::SliceParams{.axis = 1, .start = 0, .end = 4, .step = 0});
   EXPECT_EQ(refusal("onednn.slice", c),
             "node 1 (slice): step 0 is not allowed (must be at least 1)");
+}
+
+Command concat_case(const std::vector<ir::Shape>& parts, std::uint32_t axis) {
+  Command c;
+  std::vector<ir::NodeId> ids;
+  std::vector<const ir::Shape*> shapes;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    ids.push_back(static_cast<ir::NodeId>(i));
+    shapes.push_back(&parts[i]);
+    c.inputs.push_back(random_tensor(parts[i], 31 + static_cast<unsigned>(i)));
+  }
+  ir::Node n = node(static_cast<ir::NodeId>(parts.size()), ir::OpKind::concat, ids, ir::Shape{},
+                    ir::AxisParams{.axis = axis});
+  n.shape = *ir::infer_shape(n, shapes);
+  c.chain.push_back(std::move(n));
+  return c;
+}
+
+TEST(onednn_concat_forward_tests, MatchesReferenceExactly) {
+  // DenseNet's: the block's features and a layer's new ones along the channels.
+  expect_exact("onednn.concat", concat_case({shape_of({1, 8, 5, 5}), shape_of({1, 4, 5, 5})}, 1));
+  // SqueezeNet's fire module, ShuffleNet's halves: three and two parts, other axes.
+  expect_exact("onednn.concat",
+               concat_case({shape_of({2, 3, 4}), shape_of({2, 3, 1}), shape_of({2, 3, 6})}, 2));
+  expect_exact("onednn.concat", concat_case({shape_of({3, 5}), shape_of({2, 5})}, 0));
+  // An input empty along the axis is left out; an output with no elements writes nothing.
+  expect_exact("onednn.concat",
+               concat_case({shape_of({2, 0, 3}), shape_of({2, 4, 3}), shape_of({2, 0, 3})}, 1));
+  expect_exact("onednn.concat", concat_case({shape_of({0, 2}), shape_of({0, 3})}, 1));
+}
+
+TEST(onednn_concat_forward_tests, PrepareRefusesLayoutsItDoesNotRunOn) {
+  using enum TensorLayout;
+  const Command mixed = concat_case({shape_of({1, 2, 3, 3}), shape_of({1, 5, 3, 3})}, 1);
+  auto state = prepare_onednn("onednn.concat", mixed, 0, channels_last, flat);
+  ASSERT_FALSE(state.has_value());
+  EXPECT_EQ(state.error().message,
+            "the concat was asked to run with its inputs channels-last and its output flat; it "
+            "runs on one layout, channels-last only for values of rank 3 or more");
+  const Command matrix = concat_case({shape_of({2, 3}), shape_of({2, 1})}, 1);
+  EXPECT_FALSE(prepare_onednn("onednn.concat", matrix, 0, channels_last, channels_last));
+  EXPECT_TRUE(prepare_onednn("onednn.concat", mixed, 0, channels_last, channels_last));
 }
 
 }  // namespace

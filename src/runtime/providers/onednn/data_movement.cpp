@@ -4,7 +4,8 @@
 // channels-last when its input is (same rank: the view walks the input's channels-last strides).
 // permute (and transpose): the input's strides in the permuted order. slice: the input's strides
 // from the first element taken, one reorder for the whole slice with step 1, one per plane of the
-// sliced axis with a larger step.
+// sliced axis with a larger step. concat: oneDNN's concat primitive, every input in the output's
+// layout (channels-last when all its inputs are), inputs empty along the axis left out.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -131,6 +132,55 @@ Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
       });
 }
 
+// Whether a concat may run channels-last: its values (all of one rank) have 3 axes or more, so
+// axis 1 is the channel axis of each.
+bool concat_takes_channels_last(const PrepareCall& call) {
+  return call.output_shape.rank() >= 3;
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
+  const auto axis = static_cast<int>(std::get<ir::AxisParams>(call.node.params).axis);
+  const TensorLayout layout = call.input_layout;
+  if (layout != call.output_layout ||
+      (layout == TensorLayout::channels_last && !concat_takes_channels_last(call))) {
+    return std::unexpected(unsupported(
+        "the concat was asked to run with its inputs " + std::string(to_string(layout)) +
+        " and its output " + std::string(to_string(call.output_layout)) +
+        "; it runs on one layout, channels-last only for values of rank 3 or more"));
+  }
+  if (call.node.dtype != ir::DType::float32) {
+    return std::unexpected(unsupported("onednn concat copies float32 values; this one is " +
+                                       std::string(ir::to_string(call.node.dtype))));
+  }
+  return guarded_prepare(
+      "create a concat primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        auto state = new_state(call);
+        // An empty output has nothing to write: no primitive (execute returns before it).
+        if (element_count_of(call.output_shape) == 0) {
+          return std::unique_ptr<KernelState>(std::move(state));
+        }
+        std::vector<dnnl::memory::desc> sources;
+        for (std::size_t i = 0; i < call.input_shapes.size(); ++i) {
+          if (call.input_shapes[i]->dims[static_cast<std::size_t>(axis)] == 0) continue;
+          const auto md = layout_desc(dims_of(*call.input_shapes[i]), layout);
+          state->bindings.push_back(
+              {.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(sources.size()),
+               .input = static_cast<int>(i),
+               .desc = md});
+          sources.push_back(md);
+        }
+        const auto dst = layout_desc(dims_of(call.output_shape), layout);
+        const dnnl::concat::primitive_desc pd(dst, axis, sources, cpu_engine());
+        state->primitive = dnnl::concat(pd);
+        state->bindings.push_back({.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst});
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+void concat_forward(const KernelCall& call) {
+  execute(call);
+}
 void broadcast_forward(const KernelCall& call) {
   execute(call);
 }
@@ -165,6 +215,7 @@ void slice_forward(const KernelCall& call) {
 constexpr GuardFn kShapes = copy_shapes<backend::BackendOp::broadcast>;
 constexpr GuardFn kPermuteShapes = copy_shapes<backend::BackendOp::permute>;
 constexpr GuardFn kSliceShapes = copy_shapes<backend::BackendOp::slice>;
+constexpr GuardFn kConcatShapes = copy_shapes<backend::BackendOp::concat>;
 
 constexpr OnednnHandler kHandlers[] = {
     {.capsule = "onednn.broadcast",
@@ -197,6 +248,18 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kSliceShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kSliceShapes, prepare_slice>,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.concat",
+     .op = backend::BackendOp::concat,
+     .handler = {.symbol = "nnplan::runtime::onednn::concat_forward",
+                 .forward = concat_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<kConcatShapes>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = checked_prepare<kConcatShapes, prepare_concat>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = concat_takes_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
 };

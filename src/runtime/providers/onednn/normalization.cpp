@@ -70,8 +70,11 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
               " and its output " + std::string(to_string(call.output_layout)) +
               "; it runs on one layout, channels-last only with channel axis 1"));
         }
+        // Four axes {outer, channels, inner, 1}: oneDNN 2.7 has no optimized batch normalization
+        // of three axes (it picks its reference implementation, bnorm_ref), but one of four in
+        // either layout.
         const auto md = layout_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
-                                     extent(x, ca + 1, x.rank())},
+                                     extent(x, ca + 1, x.rank()), 1},
                                     layout);
         const auto flags = dnnl::normalization_flags::use_global_stats |
                            dnnl::normalization_flags::use_scale |

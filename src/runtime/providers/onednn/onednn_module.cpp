@@ -105,6 +105,9 @@ CapsuleModule onednn_module() {
   copy(slice,
        " reading the input from the first element taken, the sliced axis's stride times the "
        "step: a copy");
+  copy(concat,
+       " (oneDNN's concat), each input in the output's layout, channels-last when every input is: "
+       "a copy");
   const std::string one_layer =
       ", one layer in forward inference; weights reordered once into the layout it prefers, "
       "gates in its order";
