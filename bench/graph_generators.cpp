@@ -188,9 +188,15 @@ class DagBuilder {
       case K::asinh:
       case K::acosh:
       case K::atanh:
-      case K::erf: {
+      case K::erf:
+      case K::hard_swish: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
+        return;
+      }
+      case K::hard_sigmoid: {
+        const Cls c = any_class();
+        emit(kind, {pick(c)}, c, ir::HardSigmoidParams{.alpha = 0.2F, .beta = 0.5F});
         return;
       }
       case K::leaky_relu:

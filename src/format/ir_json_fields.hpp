@@ -71,6 +71,7 @@ enum class Field : std::uint8_t {
   causal,
   scale,
   alpha,
+  beta,
   largest,
   exclusive,
   reverse,
@@ -166,6 +167,7 @@ inline constexpr auto kFields = std::to_array<FieldInfo>({
     {"causal", ValueType::boolean},
     {"scale", ValueType::nullable_float32},
     {"alpha", ValueType::float32},
+    {"beta", ValueType::float32},
     {"largest", ValueType::boolean},
     {"exclusive", ValueType::boolean},
     {"reverse", ValueType::boolean},
@@ -425,6 +427,16 @@ struct ParamsFields<ir::AlphaParams> {
   static constexpr void each(auto&& f) {
     f(
         Field::alpha, [](auto& p) -> auto& { return p.alpha; });
+  }
+};
+
+template <>
+struct ParamsFields<ir::HardSigmoidParams> {
+  static constexpr void each(auto&& f) {
+    f(
+        Field::alpha, [](auto& p) -> auto& { return p.alpha; });
+    f(
+        Field::beta, [](auto& p) -> auto& { return p.beta; });
   }
 };
 

@@ -67,8 +67,9 @@ constexpr std::array<std::string_view, std::variant_size_v<OpParams>> kParamsNam
     "mask",        "gelu",      "clamp",     "scale",
     "slice",       "attention", "alpha",     "top_k",
     "cum_sum",     "scatter",   "gather_nd", "recurrent",
-    "grid_sample", "resize",    "roi_align", "max_pool_indices"};
-static_assert(kIndexOf<MaxPoolIndicesParams> + 1 == kParamsNames.size());
+    "grid_sample", "resize",    "roi_align", "max_pool_indices",
+    "hard_sigmoid"};
+static_assert(kIndexOf<HardSigmoidParams> + 1 == kParamsNames.size());
 
 std::string arity_phrase(Arity arity) {
   if (arity.max == kUnbounded) return "at least " + str(arity.min);

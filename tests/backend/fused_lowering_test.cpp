@@ -118,7 +118,7 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
       EXPECT_EQ(c.pattern.front(), c.op);
     }
   }
-  EXPECT_EQ(fused, 8U);
+  EXPECT_EQ(fused, 10U);
   const auto names = [&] {
     std::vector<std::string> v;
     for (const KernelCapsule& c : m.capsules) {
@@ -127,7 +127,8 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
     return v;
   }();
   EXPECT_EQ(names, (std::vector<std::string>{"onednn.conv_relu", "onednn.conv_add_relu",
-                                             "onednn.conv_clamp", "onednn.linear_relu",
+                                             "onednn.conv_clamp", "onednn.conv_hard_swish",
+                                             "onednn.conv_hard_sigmoid", "onednn.linear_relu",
                                              "onednn.linear_gelu", "onednn.matmul_add",
                                              "onednn.sigmoid_mul", "onednn.broadcast_mul"}));
 }
@@ -136,7 +137,7 @@ TEST(RegistryPatterns, FusedCapsulesAreNeverChosenForOneNode) {
   const Registry& r = *fast_cpu().registry;
   for (CapsuleId id : r.implementing(BackendOp::conv))
     EXPECT_FALSE(r.capsule(id).is_fused());
-  EXPECT_EQ(r.fused().size(), 8U);
+  EXPECT_EQ(r.fused().size(), 10U);
   const auto chosen = plan_op(fast_cpu().config, r, BackendOp::conv);
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(r.capsule(chosen->capsule).name, "onednn.conv");
@@ -196,8 +197,8 @@ TEST(FusedLowering, ASecondConsumerKeepsTheChainAsPlanned) {
   EXPECT_EQ(group_summary(l.plan),
             (std::vector<std::string>{"onednn.conv(singleton: 1)", "onednn.relu(singleton: 2)",
                                       "onednn.add(singleton: 3)"}));
-  // Both conv patterns were tried from node 1 and refused for the same reason, longest first.
-  ASSERT_EQ(l.decisions.size(), 3U);
+  // The conv patterns were tried from node 1 and refused for the same reason, longest first.
+  ASSERT_EQ(l.decisions.size(), 5U);
   EXPECT_EQ(l.plan.registry->capsule(l.decisions[0].capsule).name, "onednn.conv_add_relu");
   for (const FusionDecision& d : l.decisions) {
     EXPECT_FALSE(d.taken);

@@ -181,6 +181,10 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::roi_align;
     case K::max_pool_indices:
       return B::max_pool_indices;
+    case K::hard_sigmoid:
+      return B::hard_sigmoid;
+    case K::hard_swish:
+      return B::hard_swish;
     case K::equal:
       return B::equal;
     case K::less:
@@ -270,7 +274,10 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::acosh:
     case K::atanh:
     case K::erf:
+    case K::hard_swish:
       return one_op({m}, kind, m);
+    case K::hard_sigmoid:
+      return one_op({m}, kind, m, ir::HardSigmoidParams{.alpha = 0.2F, .beta = 0.5F});
     case K::leaky_relu:
     case K::elu:
       return one_op({m}, kind, m, ir::AlphaParams{.alpha = 0.25F});

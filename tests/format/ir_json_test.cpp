@@ -139,6 +139,7 @@ std::vector<ir::OpParams> sample_params() {
       .coordinate_transformation_mode = ir::CoordinateTransformation::output_half_pixel,
       .sampling_ratio = 3,
       .spatial_scale = 0.0625F});
+  put(ir::HardSigmoidParams{.alpha = 0.125F, .beta = 0.25F});
   put(ir::RecurrentParams{.hidden_size = 7,
                           .direction = ir::RecurrentDirection::bidirectional,
                           .linear_before_reset = true});
@@ -1017,7 +1018,8 @@ std::vector<BadDocument> bad_documents() {
        "acos, atan, sinh, cosh, asinh, acosh, atanh, reduce_max, reduce_min, reduce_prod, argmax, "
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
-       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align, max_pool_indices; "
+       "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align, max_pool_indices, "
+       "hard_sigmoid, hard_swish; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

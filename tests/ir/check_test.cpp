@@ -664,6 +664,10 @@ std::vector<ValidCase> valid_cases() {
       {"leaky_relu",
        one_op({shape({2, 3})}, OpKind::leaky_relu, shape({2, 3}), AlphaParams{.alpha = 0.01F}),
        shape({2, 3})},
+      {"hard_sigmoid",
+       one_op({shape({2, 3})}, OpKind::hard_sigmoid, shape({2, 3}),
+              HardSigmoidParams{.alpha = 0.2F, .beta = 0.5F}),
+       shape({2, 3})},
       {"elu", one_op({shape({2, 3})}, OpKind::elu, shape({2, 3}), AlphaParams{.alpha = 1.0F}),
        shape({2, 3})},
       {"scale", one_op({shape({2, 3})}, OpKind::scale, shape({2, 3}), ScaleParams{.factor = -2.5F}),
@@ -707,12 +711,12 @@ std::vector<ValidCase> valid_cases() {
   };
   // The elementwise kinds share one rule each; give every one of them its own case.
   for (const OpKind kind :
-       {OpKind::detach, OpKind::abs,      OpKind::sqrt,     OpKind::inv,   OpKind::relu,
-        OpKind::tanh,   OpKind::sigmoid,  OpKind::exp,      OpKind::log,   OpKind::sin,
-        OpKind::cos,    OpKind::softplus, OpKind::softsign, OpKind::floor, OpKind::ceil,
-        OpKind::round,  OpKind::sign,     OpKind::tan,      OpKind::asin,  OpKind::acos,
-        OpKind::atan,   OpKind::sinh,     OpKind::cosh,     OpKind::asinh, OpKind::acosh,
-        OpKind::atanh}) {
+       {OpKind::detach, OpKind::abs,       OpKind::sqrt,     OpKind::inv,   OpKind::relu,
+        OpKind::tanh,   OpKind::sigmoid,   OpKind::exp,      OpKind::log,   OpKind::sin,
+        OpKind::cos,    OpKind::softplus,  OpKind::softsign, OpKind::floor, OpKind::ceil,
+        OpKind::round,  OpKind::sign,      OpKind::tan,      OpKind::asin,  OpKind::acos,
+        OpKind::atan,   OpKind::sinh,      OpKind::cosh,     OpKind::asinh, OpKind::acosh,
+        OpKind::atanh,  OpKind::hard_swish}) {
     cases.push_back({std::string(to_string(kind)), one_op({shape({2, 3})}, kind, shape({2, 3})),
                      shape({2, 3})});
   }

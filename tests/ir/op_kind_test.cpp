@@ -277,7 +277,9 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "max_unpool",
                                                     "resize",
                                                     "roi_align",
-                                                    "max_pool_indices"}));
+                                                    "max_pool_indices",
+                                                    "hard_sigmoid",
+                                                    "hard_swish"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).

@@ -146,6 +146,39 @@ void conv_clamp_cases(CaseBuilder& b) {
   b.target(ir::OpKind::clamp, {conv}, draw_clamp(b, b.draw().signed_values()));
 }
 
+void conv_hard_swish_cases(CaseBuilder& b) {
+  const ir::NodeId conv = draw_conv(b, false);
+  b.target(ir::OpKind::hard_swish, {conv});
+}
+
+// ONNX's default, PyTorch's (1/6, 1/2), or a drawn pair; noted.
+ir::HardSigmoidParams draw_hard_sigmoid(CaseBuilder& b) {
+  Draw& d = b.draw();
+  ir::HardSigmoidParams p;
+  if (d.chance(0.3)) {
+    p = {.alpha = 1.0F / 6.0F, .beta = 0.5F};
+  } else if (d.chance(0.5)) {
+    p = {.alpha = 0.01F * static_cast<float>(d.between(1, 50)),
+         .beta = 0.1F * static_cast<float>(d.between(0, 10)) - 0.5F};
+  }
+  b.note("hard_sigmoid alpha " + std::to_string(p.alpha) + " beta " + std::to_string(p.beta));
+  return p;
+}
+
+void conv_hard_sigmoid_cases(CaseBuilder& b) {
+  const ir::NodeId conv = draw_conv(b, false);
+  b.target(ir::OpKind::hard_sigmoid, {conv}, draw_hard_sigmoid(b));
+}
+
+void hard_sigmoid_cases(CaseBuilder& b) {
+  const ir::HardSigmoidParams p = draw_hard_sigmoid(b);
+  draw_unary(b, ir::OpKind::hard_sigmoid, b.draw().signed_values(), p);
+}
+
+void hard_swish_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::hard_swish, b.draw().signed_values());
+}
+
 void conv_cases(CaseBuilder& b) {
   draw_conv(b, false);
 }
@@ -571,6 +604,20 @@ constexpr Oracle kRows[] = {
                "the norm term carries for onednn.conv.",
      .build = conv_clamp_cases,
      .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)"},
+    {.capsule = "onednn.conv_hard_sigmoid",
+     .tolerance = {.abs = 0.0001, .rel = 0.0001, .norm = 2e-05},
+     .reason = "oneDNN sums in its own order and may contract multiply-adds (alpha x + beta "
+               "too); the gate bounds max|want| to [0, 1] while the sums before it are larger, so "
+               "the absolute term carries what the norm term carries for onednn.conv, as for "
+               "onednn.conv_clamp.",
+     .build = conv_hard_sigmoid_cases,
+     .covers = "draw_conv's geometry, then hard_sigmoid with ONNX's, PyTorch's or drawn alpha and "
+               "beta"},
+    {.capsule = "onednn.conv_hard_swish",
+     .tolerance = kSums,
+     .reason = kLongSums,
+     .build = conv_hard_swish_cases,
+     .covers = "draw_conv's geometry, then hard_swish"},
     {.capsule = "onednn.conv_relu",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -607,6 +654,20 @@ constexpr Oracle kRows[] = {
      .build = gru_cases,
      .covers = "seq 1-8, batch 1-4, input and hidden 1-32, forward, reverse and bidirectional, "
                "initial states given or zero, bias or none, linear_before_reset 0 and 1"},
+    {.capsule = "onednn.hard_sigmoid",
+     .tolerance = {.abs = 1e-07, .rel = 1e-06, .norm = 0},
+     .reason = "oneDNN's linear may contract alpha x + beta into one multiply-add, which the "
+               "reference rounds twice; near the lower edge the result is a difference of nearly "
+               "equal terms, so the bound is absolute there.",
+     .build = hard_sigmoid_cases,
+     .covers = "ONNX's, PyTorch's or drawn alpha and beta; rank 1-4; signed inputs up to +-32"},
+    {.capsule = "onednn.hard_swish",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN computes x * relu6(x + 3) / 6, the reference ONNX's x * clamp(x * "
+               "0.16666667 + 0.5, 0, 1): one function, rounded in different orders; near x = -3 "
+               "the gate is a difference of nearly equal terms, so the bound is absolute there.",
+     .build = hard_swish_cases,
+     .covers = "rank 1-4, signed inputs up to +-32 (both flat ends and the ramp)"},
     {.capsule = "onednn.layer_norm",
      .tolerance = {.abs = 1e-05, .rel = 0.0001, .norm = 1e-05},
      .reason = "oneDNN computes the mean and variance in its own order (and may use one pass); "

@@ -104,6 +104,53 @@ def test_leaky_relu_and_elu_run_as_pytorch_does(activations, profile):
     numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-6)
 
 
+class HardSqueezeExcite(torch.nn.Module):
+    """MobileNetV3's pieces: conv then Hardswish, and a squeeze-excite gate through Hardsigmoid
+    (torch writes HardSwish and HardSigmoid with alpha 1/6)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.act = torch.nn.Hardswish()
+        self.fc = torch.nn.Conv2d(8, 8, 1)
+        self.gate = torch.nn.Hardsigmoid()
+
+    def forward(self, x):
+        x = self.act(self.conv(x)) * 2.0
+        s = self.gate(self.fc(torch.nn.functional.adaptive_avg_pool2d(x, 1)))
+        return torch.nn.functional.hardswish(x * s)
+
+
+@pytest.fixture(scope="module")
+def hard_activations(tmp_path_factory):
+    torch.manual_seed(3)
+    model = HardSqueezeExcite().eval()
+    x = torch.randn(2, 3, 9, 9) * 3
+    return export(model, x, tmp_path_factory.mktemp("torch"), "hard_se.onnx", "y")
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_hardswish_and_hardsigmoid_run_as_pytorch_does(hard_activations, profile):
+    path, x, expected = hard_activations
+    kinds = [k for g in nnplan.plan(path, profile).groups for k in g["kinds"]]
+    assert kinds.count("hard_swish") == 2 and kinds.count("hard_sigmoid") == 1
+    try:
+        out = nnplan.run(path, {"x": x}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_hardswish_and_hardsigmoid_fuse_into_their_convolutions_under_fast_cpu(hard_activations):
+    path, _, _ = hard_activations
+    try:
+        capsules = [g["capsule"] for g in nnplan.plan(path, "fast_cpu").groups]
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"fast_cpu does not plan here: {error.message}")
+    assert "onednn.conv_hard_swish" in capsules and "onednn.conv_hard_sigmoid" in capsules
+    assert "onednn.hard_swish" in capsules  # the last one follows a mul
+
+
 class PReluInstanceNorm(torch.nn.Module):
     """PReLU (a slope per channel) and InstanceNorm2d with its affine scale and shift."""
 

@@ -143,7 +143,9 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(max_unpool)                         \
   X(resize)                             \
   X(roi_align)                          \
-  X(max_pool_indices)
+  X(max_pool_indices)                   \
+  X(hard_sigmoid)                       \
+  X(hard_swish)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -156,7 +158,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::max_pool_indices>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::hard_swish>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

@@ -129,6 +129,12 @@ struct AlphaParams {
   float alpha = 0.0F;
   bool operator==(const AlphaParams&) const = default;
 };
+// hard_sigmoid: max(0, min(1, alpha * x + beta)) (ONNX's HardSigmoid attributes).
+struct HardSigmoidParams {
+  float alpha = 0.2F;
+  float beta = 0.5F;
+  bool operator==(const HardSigmoidParams&) const = default;
+};
 // top_k: the indices of the `k` largest (or, with `largest` false, smallest) elements along
 // `axis`, k being the declared shape's extent there.
 struct TopKParams {
@@ -251,7 +257,7 @@ using OpParams =
                  FlattenParams, TransposeParams, MaskParams, GeluParams, ClampParams, ScaleParams,
                  SliceParams, AttentionParams, AlphaParams, TopKParams, CumSumParams, ScatterParams,
                  GatherNdParams, RecurrentParams, GridSampleParams, ResizeParams, RoiAlignParams,
-                 MaxPoolIndicesParams>;
+                 MaxPoolIndicesParams, HardSigmoidParams>;
 
 struct Node {
   NodeId id = 0;

@@ -187,6 +187,7 @@ inline constexpr auto kSliceFields =
     std::to_array<std::string_view>({"axis", "start", "end", "step"});
 inline constexpr auto kAttentionFields = std::to_array<std::string_view>({"causal", "scale"});
 inline constexpr auto kAlphaFields = std::to_array<std::string_view>({"alpha"});
+inline constexpr auto kHardSigmoidFields = std::to_array<std::string_view>({"alpha", "beta"});
 inline constexpr auto kTopKFields = std::to_array<std::string_view>({"axis", "largest"});
 inline constexpr auto kScatterElementsFields =
     std::to_array<std::string_view>({"axis", "reduction"});

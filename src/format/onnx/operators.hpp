@@ -131,7 +131,7 @@ void import_clip_1(ImportContext& cx);          // operators/clip.cpp, opsets 1.
 void import_clip_11(ImportContext& cx);         // operators/clip.cpp, opset 11 on
 void import_hard_sigmoid(ImportContext& cx);    // operators/clip.cpp
 void import_hard_swish(ImportContext& cx);      // operators/clip.cpp
-// operators/clip.cpp: clamp(alpha*x + beta, 0, 1), HardSigmoid's nodes.
+// operators/clip.cpp: the hard_sigmoid node of max(0, min(1, alpha*x + beta)), HardSigmoid's.
 ir::NodeId hard_sigmoid(ImportContext& cx, ir::NodeId x, float alpha, float beta);
 // operators/recurrent.cpp: RNN, GRU and LSTM, unrolled over the sequence.
 void import_rnn(ImportContext& cx);

@@ -94,6 +94,8 @@ inline std::string line(const ir::Node& n) {
           out += "(factor=" + fmt_float(p.factor) + ")";
         } else if constexpr (std::is_same_v<P, ir::AlphaParams>) {
           out += "(alpha=" + fmt_float(p.alpha) + ")";
+        } else if constexpr (std::is_same_v<P, ir::HardSigmoidParams>) {
+          out += "(alpha=" + fmt_float(p.alpha) + ",beta=" + fmt_float(p.beta) + ")";
         } else if constexpr (std::is_same_v<P, ir::CumSumParams>) {
           out += "(axis=" + std::to_string(p.axis) + (p.exclusive ? ",exclusive" : "") +
                  (p.reverse ? ",reverse" : "") + ")";

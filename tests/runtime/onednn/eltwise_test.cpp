@@ -1,7 +1,8 @@
 // The onednn eltwise handlers against the reference provider, each within its capsule's row of
 // the conformance table (tests/oracles/conformance_table.cpp: the tolerance and its reason; the
 // test prints the worst share of it each case used), on directed cases: every parameter form,
-// clamp with absent bounds. Also in-place runs and the guards' refusals.
+// clamp with absent bounds, hard_sigmoid's alpha and beta. Also in-place runs and the guards'
+// refusals.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -52,6 +53,14 @@ TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
     expect_unary("onednn.elu", unary_case(ir::OpKind::elu, ir::AlphaParams{.alpha = alpha}));
   }
   expect_unary("onednn.gelu", unary_case(ir::OpKind::gelu, ir::GeluParams{}));
+  expect_unary("onednn.hard_swish", unary_case(ir::OpKind::hard_swish));
+  // ONNX's default, PyTorch's (1/6, 1/2), a negative slope.
+  for (const auto& [alpha, beta] :
+       {std::pair{0.2F, 0.5F}, std::pair{1.0F / 6.0F, 0.5F}, std::pair{-0.3F, 0.25F}}) {
+    expect_unary(
+        "onednn.hard_sigmoid",
+        unary_case(ir::OpKind::hard_sigmoid, ir::HardSigmoidParams{.alpha = alpha, .beta = beta}));
+  }
   expect_unary(
       "onednn.gelu",
       unary_case(ir::OpKind::gelu, ir::GeluParams{.approximate = ir::GeluApproximation::tanh}));
@@ -68,10 +77,10 @@ TEST(onednn_eltwise_forward_tests, ParametersOfAnotherKindGetNoAlgorithm) {
                   .has_value());
 }
 
-TEST(onednn_eltwise_forward_tests, RunsInPlace) {
-  const Command c = unary_case(ir::OpKind::tanh);
+void expect_runs_in_place(std::string_view capsule, const Command& c) {
+  SCOPED_TRACE(std::string(capsule));
   const Tensor want = run_reference(c);
-  const HandlerDefinition& h = handler_named("onednn.tanh");
+  const HandlerDefinition& h = handler_named(capsule);
   EXPECT_TRUE(h.in_place_safe);
   std::vector<const ir::Shape*> shapes{&c.inputs[0].shape};
   auto state = h.prepare({.node = c.chain[0],
@@ -93,6 +102,12 @@ TEST(onednn_eltwise_forward_tests, RunsInPlace) {
   ASSERT_TRUE(h.shape_guard(call).has_value());
   h.forward(call);
   expect_close(buffer, want, 1e-5, 1e-6);
+}
+
+TEST(onednn_eltwise_forward_tests, RunsInPlace) {
+  expect_runs_in_place("onednn.tanh", unary_case(ir::OpKind::tanh));
+  expect_runs_in_place("onednn.hard_sigmoid",
+                       unary_case(ir::OpKind::hard_sigmoid, ir::HardSigmoidParams{}));
 }
 
 TEST(onednn_eltwise_forward_tests, ShapeGuardRefusesWrongKind) {

@@ -93,6 +93,50 @@ TEST(OnednnNan, EluKeepsNan) {
   EXPECT_EQ(notes_of("onednn.elu").find("NaN"), std::string::npos);
 }
 
+// hard_swish keeps NaN and gives the reference's values at the infinities (+inf, and NaN for
+// -inf * 0), so its notes say nothing of them.
+TEST(OnednnNan, HardSwishKeepsNanAndTheInfinities) {
+  EXPECT_TRUE(std::isnan(first_output("onednn.hard_swish", ir::OpKind::hard_swish, {kNan})));
+  EXPECT_EQ(first_output("onednn.hard_swish", ir::OpKind::hard_swish, {kInf}), kInf);
+  EXPECT_TRUE(std::isnan(first_output("onednn.hard_swish", ir::OpKind::hard_swish, {-kInf})));
+  EXPECT_EQ(notes_of("onednn.hard_swish").find("NaN"), std::string::npos);
+}
+
+TEST(OnednnNan, HardSigmoidMapsNanToZero) {
+  EXPECT_EQ(first_output("onednn.hard_sigmoid", ir::OpKind::hard_sigmoid, {kNan},
+                         ir::HardSigmoidParams{}),
+            0.0F);
+  EXPECT_NE(notes_of("onednn.hard_sigmoid").find("NaN becomes 0"), std::string::npos);
+}
+
+// A conv's hard_sigmoid runs as oneDNN's linear then clip post-ops: a NaN sum becomes 0.
+TEST(OnednnNan, ConvHardSigmoidMapsNanToZero) {
+  ir::ConvParams p{.spatial_rank = 1,
+                   .kernel = {1},
+                   .stride = {1},
+                   .padding = {0},
+                   .dilation = {1},
+                   .padding_after = {0},
+                   .groups = 1,
+                   .channel_axis = 1,
+                   .in_channels = 1,
+                   .out_channels = 1};
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::conv, {0}, shape_of({1, 1, 4}), p));
+  c.chain.push_back(node(2, ir::OpKind::hard_sigmoid, {1}, shape_of({1, 1, 4}),
+                         ir::HardSigmoidParams{.alpha = 0.2F, .beta = 0.5F}));
+  Tensor x = zeros(shape_of({1, 1, 4}));
+  x.floats() = {kNan, 0.0F, 100.0F, -100.0F};
+  c.inputs.push_back(std::move(x));
+  Tensor w = zeros(shape_of({1, 1, 1}));
+  w.floats() = {1.0F};
+  c.store.tensors[{1, "weight"}] = ir::WeightTensor::adopt<float>(w.shape, std::move(w.floats()));
+  auto got = run_onednn("onednn.conv_hard_sigmoid", c);
+  ASSERT_TRUE(got.has_value()) << got.error().message;
+  EXPECT_EQ(got->floats(), (std::vector<float>{0.0F, 0.5F, 1.0F, 0.0F}));
+  EXPECT_NE(notes_of("onednn.conv_hard_sigmoid").find("NaN becomes 0"), std::string::npos);
+}
+
 TEST(OnednnNan, FusedReluAndClipNotesSayTheSame) {
   for (std::string_view c : {"onednn.conv_relu", "onednn.conv_add_relu", "onednn.linear_relu"}) {
     EXPECT_NE(notes_of(c).find("NaN becomes 0"), std::string::npos) << c;

@@ -1,9 +1,11 @@
-// The reference unary element-wise kernels (abs ... softsign, floor ... atanh): one table of
+// The reference unary element-wise kernels (abs ... softsign, floor ... atanh, erf, hard_sigmoid,
+// hard_swish): one table of
 // cases (the op, its node parameters, hand-computed values, a float64 oracle and its input domain),
 // and per op the suites reference_<op>_forward_tests and reference_<op>_vjp_tests running the
 // table's checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -72,6 +74,16 @@ double clamp64(double x, const ir::OpParams& p) {
 }
 double scale64(double x, const ir::OpParams& p) {
   return x * static_cast<double>(std::get<ir::ScaleParams>(p).factor);
+}
+ir::OpParams hard_sigmoid_params(float alpha, float beta) {
+  return ir::HardSigmoidParams{.alpha = alpha, .beta = beta};
+}
+double hard_sigmoid64(double x, const ir::OpParams& p) {
+  const auto& h = std::get<ir::HardSigmoidParams>(p);
+  return std::clamp(double{h.alpha} * x + double{h.beta}, 0.0, 1.0);
+}
+double hard_swish64(double x, const ir::OpParams&) {
+  return x * std::clamp(double{1.0F / 6.0F} * x + 0.5, 0.0, 1.0);
 }
 ir::OpParams alpha_params(float alpha) {
   return ir::AlphaParams{.alpha = alpha};
@@ -370,6 +382,51 @@ const std::vector<UnaryCase>& unary_cases() {
        4e-7,
        0,
        {0.0F}},
+      // max(0, min(1, alpha * x + beta)): alpha * x rounded, then + beta; exact at the flat ends.
+      {"hard_sigmoid",
+       BackendOp::hard_sigmoid,
+       OpKind::hard_sigmoid,
+       hard_sigmoid_params(0.2F, 0.5F),
+       {{0.0F, 0.5F}, {-5.0F, 0.0F}, {10.0F, 1.0F}, {-kInf, 0.0F}, {kInf, 1.0F}, {kNaN, kNaN}},
+       hard_sigmoid64,
+       -4.0F,
+       4.0F,
+       false,
+       3e-7,
+       1e-7,
+       {-2.5F, 2.5F}},
+      {"hard_sigmoid_torch",
+       BackendOp::hard_sigmoid,
+       OpKind::hard_sigmoid,
+       hard_sigmoid_params(1.0F / 6.0F, 0.5F),
+       {{0.0F, 0.5F}, {-3.0F, 0.0F}, {3.0F, 1.0F}},
+       hard_sigmoid64,
+       -5.0F,
+       5.0F,
+       false,
+       3e-7,
+       1e-7,
+       {-3.0F, 3.0F}},
+      // x * hard_sigmoid(x) with alpha 1/6 and beta 1/2: 0 below -3, x above 3, -inf * 0 = NaN.
+      {"hard_swish",
+       BackendOp::hard_swish,
+       OpKind::hard_swish,
+       {},
+       {{0.0F, 0.0F},
+        {-3.0F, 0.0F},
+        {3.0F, 3.0F},
+        {-7.5F, 0.0F},
+        {6.0F, 6.0F},
+        {kInf, kInf},
+        {-kInf, kNaN},
+        {kNaN, kNaN}},
+       hard_swish64,
+       -5.0F,
+       5.0F,
+       false,
+       3e-7,
+       3e-7,
+       {-3.0F, 3.0F}},
       // x / (1 + |x|): one rounding of 1 + |x|, then one of the division.
       {"softsign",
        BackendOp::softsign,
@@ -972,6 +1029,42 @@ TEST(reference_elu_vjp_tests, hand_cases) {
   expect_vjp_hand(BackendOp::elu, alpha_params(0.5F), {0.0F, 3.0F, -kInf}, {1.0F, 2.0F, 0.0F});
 }
 
+TEST(reference_hard_sigmoid_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::hard_sigmoid);
+}
+TEST(reference_hard_sigmoid_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::hard_sigmoid);
+}
+TEST(reference_hard_sigmoid_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::hard_sigmoid);
+}
+TEST(reference_hard_sigmoid_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::hard_sigmoid);
+}
+// alpha inside the ramp, 0 on the flat ends and at their edges (x = -2.5 and 2.5 for 0.2, 0.5).
+TEST(reference_hard_sigmoid_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::hard_sigmoid, hard_sigmoid_params(0.25F, 0.5F),
+                  {0.0F, -2.0F, 2.0F, -5.0F, 5.0F, kInf}, {0.5F, 0.0F, 0.0F, 0.0F, 0.0F, 0.0F});
+}
+
+TEST(reference_hard_swish_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::hard_swish);
+}
+TEST(reference_hard_swish_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::hard_swish);
+}
+TEST(reference_hard_swish_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::hard_swish);
+}
+TEST(reference_hard_swish_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::hard_swish);
+}
+// x / 3 + 1/2 inside (-3, 3): 1/2 at 0; 0 at and below -3; 1 at and above 3 (g = 2).
+TEST(reference_hard_swish_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::hard_swish, {}, {0.0F, -3.0F, -4.0F, 3.0F, 4.0F},
+                  {1.0F, 0.0F, 0.0F, 2.0F, 2.0F});
+}
+
 TEST(reference_softsign_forward_tests, hand_cases) {
   expect_hand_cases(BackendOp::softsign);
 }
@@ -1229,7 +1322,7 @@ TEST(reference_erf_vjp_tests, hand_cases) {
 
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_unary_handlers(),
-                       "tests/runtime/reference/elementwise_unary_test.cpp", 31U);
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 33U);
 }
 
 }  // namespace

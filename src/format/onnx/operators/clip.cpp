@@ -1,4 +1,4 @@
-// Clip, HardSigmoid and HardSwish, as `clamp` nodes.
+// Clip as a `clamp` node; HardSigmoid and HardSwish as `hard_sigmoid` and `hard_swish` nodes.
 //
 // Clip: its bounds are the attributes min and max before opset 11, and the optional constant
 // scalar inputs min and max from opset 11 (torch writes them as Constant outputs); an absent bound,
@@ -6,12 +6,11 @@
 // 6). A bound that is not a constant, NaN, infinite on the other side, or a min above the max
 // (where ONNX makes every element the max) is refused.
 //
-// HardSigmoid(x) = max(0, min(1, alpha*x + beta)) (alpha 0.2, beta 0.5 by default) is
-// clamp(add(scale(x, alpha), beta), 0, 1), beta a scalar `const` broadcast to x's shape. The float
-// operations are ONNX's as written: alpha*x rounded, then + beta rounded (a fused multiply-add
-// would round once), then the bounds, which round nothing. HardSwish(x) = x * HardSigmoid(x) with
-// alpha 1/6 (the float 0.16666667, as ONNX's function body writes it) and beta 0.5, so mul_elem(x,
-// that clamp); PyTorch's x * relu6(x + 3) / 6 rounds differently and is not what ONNX defines.
+// HardSigmoid(x) = max(0, min(1, alpha*x + beta)) (alpha 0.2, beta 0.5 by default) is the
+// extension kind hard_sigmoid with those two fields; HardSwish(x) = x * HardSigmoid(x) with alpha
+// 1/6 (the float 0.16666667, as ONNX's function body writes it) and beta 0.5 is hard_swish. The
+// kinds' float operations are ONNX's as written (alpha*x rounded, then + beta rounded, the bounds,
+// the product); PyTorch's x * relu6(x + 3) / 6 rounds differently and is not what ONNX defines.
 #include <cmath>
 #include <optional>
 #include <string>
@@ -64,12 +63,7 @@ void clamp(ImportContext& cx, std::optional<float> min, std::optional<float> max
 }  // namespace
 
 NodeId hard_sigmoid(ImportContext& cx, NodeId x, float alpha, float beta) {
-  const Shape xs = cx.shape_of(x);  // a copy: adding nodes moves the graph's
-  const NodeId ax = cx.add(OpKind::scale, {x}, ir::ScaleParams{.factor = alpha});
-  const NodeId b = cx.add(OpKind::const_, {}, ir::ConstParams{.value_shape = Shape{}}, Shape{});
-  cx.set_payload(b, "value", cx.payload_values(Shape{}, std::vector<float>{beta}));
-  const NodeId sum = cx.add(OpKind::add, {ax, cx.broadcast(b, xs)});
-  return cx.add(OpKind::clamp, {sum}, ir::ClampParams{.min = 0.0F, .max = 1.0F});
+  return cx.add(OpKind::hard_sigmoid, {x}, ir::HardSigmoidParams{.alpha = alpha, .beta = beta});
 }
 
 void import_clip_1(ImportContext& cx) {
@@ -101,9 +95,7 @@ void import_hard_sigmoid(ImportContext& cx) {
 void import_hard_swish(ImportContext& cx) {
   cx.allow_attrs({});
   cx.require_inputs(1, 1);
-  const NodeId x = cx.tensor(cx.in_name(0));
-  const NodeId gate = hard_sigmoid(cx, x, 1.0F / 6.0F, 0.5F);
-  cx.define(cx.out_name(0), cx.add(OpKind::mul_elem, {x, gate}));
+  cx.define(cx.out_name(0), cx.add(OpKind::hard_swish, {cx.tensor(cx.in_name(0))}));
 }
 
 }  // namespace nnplan::format::onnx_import

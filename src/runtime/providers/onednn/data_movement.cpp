@@ -148,10 +148,6 @@ Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
         " and its output " + std::string(to_string(call.output_layout)) +
         "; it runs on one layout, channels-last only for values of rank 3 or more"));
   }
-  if (call.node.dtype != ir::DType::float32) {
-    return std::unexpected(unsupported("onednn concat copies float32 values; this one is " +
-                                       std::string(ir::to_string(call.node.dtype))));
-  }
   return guarded_prepare(
       "create a concat primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);

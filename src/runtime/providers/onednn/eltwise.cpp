@@ -1,9 +1,12 @@
 // onednn handlers: the unary element-wise ops on oneDNN's eltwise primitive over the tensor
 // viewed as one axis, one row of eltwise_ops.def each: relu, gelu (erf or tanh, as the node
 // says), sigmoid (logistic), tanh, softplus (soft_relu), exp, log, sqrt, abs, clamp (clip, an
-// absent bound infinite), leaky_relu (relu with the negative slope alpha) and elu. oneDNN's
-// transcendental functions are its own polynomial approximations. Each runs in place.
+// absent bound infinite), leaky_relu (relu with the negative slope alpha), elu and hard_swish;
+// hard_sigmoid as two of them, linear then clip. oneDNN's transcendental functions are its own
+// polynomial approximations. Each runs in place.
+#include <cstdio>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <variant>
 
@@ -86,6 +89,55 @@ void eltwise_forward(const KernelCall& call) {
   execute(call);
 }
 
+// hard_sigmoid as two eltwise primitives, linear (alpha x + beta) into the output, then clip to
+// [0, 1] in place: oneDNN 2.6 has no hardsigmoid algorithm, and an eltwise primitive with the clip
+// as its post-op runs only on oneDNN's reference implementation.
+struct HardSigmoidState : PrimitiveState {
+  dnnl::eltwise_forward clip;
+  dnnl::memory::desc md;
+};
+
+Expected<std::unique_ptr<KernelState>> prepare_hard_sigmoid(const PrepareCall& call) {
+  const auto& p = std::get<ir::HardSigmoidParams>(call.node.params);
+  return guarded_prepare(
+      "create an eltwise primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        auto state = std::make_unique<HardSigmoidState>();
+        fill_state(*state, call);
+        state->md = row_major_desc({extent(call.node.shape, 0, call.node.shape.rank())});
+        const auto primitive = [&](dnnl::algorithm algorithm, float alpha, float beta) {
+          const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm,
+                                                 state->md, alpha, beta);
+          return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(desc, cpu_engine()));
+        };
+        state->primitive = primitive(dnnl::algorithm::eltwise_linear, p.alpha, p.beta);
+        state->clip = primitive(dnnl::algorithm::eltwise_clip, 0.0F, 1.0F);
+        state->bindings = {{.arg = DNNL_ARG_SRC, .input = 0, .desc = state->md},
+                           {.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = state->md}};
+        return std::unique_ptr<KernelState>(std::move(state));
+      });
+}
+
+void hard_sigmoid_forward(const KernelCall& call) {
+  execute(call);
+  if (call.output.size() == 0) return;
+  const auto& state = static_cast<const HardSigmoidState&>(*call.state);
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
+  try {
+    const ThreadLimit limit(state.threads);
+    dnnl::stream& stream = cpu_stream();
+    dnnl::memory out(state.md, cpu_engine(), call.output.data<float>());
+    state.clip.execute(stream, {{DNNL_ARG_SRC, out}, {DNNL_ARG_DST, out}});
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
+                 dnnl_failure(e, "run a prepared primitive").message.c_str());
+    std::abort();
+  }
+}
+
+constexpr GuardFn kHardSigmoidShapes = ir_shapes<backend::BackendOp::hard_sigmoid>;
+
 template <backend::BackendOp Op>
 constexpr OnednnHandler row(std::string_view capsule) {
   return {.capsule = capsule,
@@ -106,6 +158,18 @@ constexpr OnednnHandler kHandlers[] = {
 #define NNPLAN_ONEDNN_ELTWISE(op, eltwise_algorithm, alpha, beta, nan_note) \
   row<backend::BackendOp::op>("onednn." #op),
 #include "eltwise_ops.def"
+    {.capsule = "onednn.hard_sigmoid",
+     .op = backend::BackendOp::hard_sigmoid,
+     .handler = {.symbol = "nnplan::runtime::onednn::hard_sigmoid_forward",
+                 .forward = hard_sigmoid_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<kHardSigmoidShapes>,
+                 .layout_guard = flat_row_major_guard_in_place,
+                 .prepare = checked_prepare<kHardSigmoidShapes, prepare_hard_sigmoid>,
+                 .in_place_safe = true,
+                 .layouts = LayoutSupport::any_shared,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // onednn handlers: the fused capsules (SPEC §7, §12). Each runs one chain, root first. A chain
 // rooted at conv, linear or matmul is one oneDNN primitive with post-ops: conv with relu, with a
-// residual add then relu, or with clamp (clip); linear with relu or gelu; matmul with a residual
+// residual add then relu, with clamp (clip), with hard_swish, or with hard_sigmoid (two post-ops:
+// linear alpha * x + beta, then clip to [0, 1]); linear with relu or gelu; matmul with a residual
 // add. A command's inputs are the root's parents, then each later node's operand that is not the
 // previous node's value (an add's residual, which has the root's output shape: the IR's
 // elementwise_binary rule); its output is the last node's value. A conv root's residual is a sum
@@ -12,6 +13,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nnplan/backend/builtin_modules.hpp"
@@ -58,6 +60,8 @@ constexpr std::array kPatterns = {
     Pattern{"onednn.conv_relu", BackendOp::conv},
     Pattern{"onednn.conv_add_relu", BackendOp::conv},
     Pattern{"onednn.conv_clamp", BackendOp::conv},
+    Pattern{"onednn.conv_hard_swish", BackendOp::conv},
+    Pattern{"onednn.conv_hard_sigmoid", BackendOp::conv},
     Pattern{"onednn.linear_relu", BackendOp::linear},
     Pattern{"onednn.linear_gelu", BackendOp::linear},
     Pattern{"onednn.matmul_add", BackendOp::matmul},
@@ -127,6 +131,19 @@ Expected<PostOps> post_ops_of(std::span<const ir::Node* const> chain) {
   for (std::size_t k = 1; k < chain.size(); ++k) {
     if (chain[k]->kind == OpKind::add) {
       ops.steps.push_back({.binary_add = true, .eltwise = {}, .input = next_input++});
+      continue;
+    }
+    if (chain[k]->kind == OpKind::hard_sigmoid) {
+      const auto& h = std::get<ir::HardSigmoidParams>(chain[k]->params);
+      ops.steps.push_back({.binary_add = false,
+                           .eltwise = {.algorithm = dnnl::algorithm::eltwise_linear,
+                                       .alpha = h.alpha,
+                                       .beta = h.beta},
+                           .input = 0});
+      ops.steps.push_back(
+          {.binary_add = false,
+           .eltwise = {.algorithm = dnnl::algorithm::eltwise_clip, .alpha = 0.0F, .beta = 1.0F},
+           .input = 0});
       continue;
     }
     auto e = eltwise_of(*chain[k]);
@@ -259,8 +276,12 @@ constexpr OnednnHandler row() {
                       .vjp_tests = kForwardOnlyTests}};
 }
 
-constexpr OnednnHandler kHandlers[] = {row<0>(), row<1>(), row<2>(), row<3>(),
-                                       row<4>(), row<5>(), row<6>(), row<7>()};
+// One handler per row of kPatterns.
+template <std::size_t... Rows>
+constexpr std::array<OnednnHandler, sizeof...(Rows)> rows_of(std::index_sequence<Rows...>) {
+  return {row<Rows>()...};
+}
+constexpr auto kHandlers = rows_of(std::make_index_sequence<kPatterns.size()>());
 
 }  // namespace
 

@@ -88,6 +88,9 @@ CapsuleModule onednn_module() {
   single(log_softmax, "softmax (logsoftmax)");
 #define NNPLAN_ONEDNN_ELTWISE(op, algorithm, alpha, beta, nan_note) single(op, "eltwise", nan_note);
 #include "eltwise_ops.def"
+  single(hard_sigmoid, "eltwise",
+         " (linear, alpha x + beta, then clip to [0, 1]: two passes); NaN becomes 0 (oneDNN's "
+         "clip)");
   for (BackendOp op : {add, sub, mul})
     single(op, "binary");
   for (BackendOp op : {max, min}) {
@@ -147,6 +150,9 @@ CapsuleModule onednn_module() {
         "reading it where some window covers only padding), eltwise relu",
         relu_nan);
   fused({conv, clamp}, "eltwise clip", clip_nan);
+  fused({conv, hard_swish}, "eltwise hardswish");
+  fused({conv, hard_sigmoid}, "eltwise linear (alpha x + beta) then eltwise clip to [0, 1]",
+        "; NaN becomes 0 (oneDNN's clip)");
   fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
   fused({matmul, add}, "binary add");

@@ -1,9 +1,9 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
 // sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign, floor, ceil, round, sign, tan,
-// asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf). Each output element is a
-// float32 function of the input element at the same index, computed in index order, and each VJP
-// adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the order of the
-// elements changes no value.
+// asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, hard_sigmoid, hard_swish). Each output
+// element is a float32 function of the input element at the same index, computed in index order,
+// and each VJP adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the
+// order of the elements changes no value.
 #include <cmath>
 #include <string>
 #include <variant>
@@ -271,6 +271,48 @@ void softsign_vjp(const VjpCall& call) {
   });
 }
 
+// max(0, min(1, alpha * x + beta)), alpha * x rounded, then + beta rounded, as ONNX's HardSigmoid
+// writes it (no fused multiply-add); NaN passes through (neither bound replaces it).
+float hard_sigmoid_of(float x, float alpha, float beta) {
+  const float ax = alpha * x;
+  const float t = ax + beta;
+  if (std::isnan(t)) return t;
+  return t < 0.0F ? 0.0F : (t > 1.0F ? 1.0F : t);
+}
+// ONNX's HardSwish: alpha the float 0.16666667 (1/6 as its function body writes it), beta 0.5.
+constexpr float kHardSwishAlpha = 1.0F / 6.0F;
+constexpr float kHardSwishBeta = 0.5F;
+
+void hard_sigmoid_forward(const KernelCall& call) {
+  const auto& p = std::get<ir::HardSigmoidParams>(call.node.params);
+  map_unary(call, [&p](float x) { return hard_sigmoid_of(x, p.alpha, p.beta); });
+}
+// g * alpha where 0 < alpha * x + beta < 1 (the slope), else 0 (PyTorch's hardsigmoid backward
+// takes the open interval too).
+void hard_sigmoid_vjp(const VjpCall& call) {
+  const auto& p = std::get<ir::HardSigmoidParams>(call.node.params);
+  unary_vjp(call, [&p](float x, float, float g) {
+    const float t = p.alpha * x + p.beta;
+    return t > 0.0F && t < 1.0F ? g * p.alpha : 0.0F;
+  });
+}
+
+// x * hard_sigmoid(x) with ONNX's HardSwish alpha and beta: the product rounded once; 0 for
+// x <= -3, x for x >= 3, NaN for NaN; -inf gives -inf * 0 = NaN, as ONNX's function body does.
+void hard_swish_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return x * hard_sigmoid_of(x, kHardSwishAlpha, kHardSwishBeta); });
+}
+// g * (hard_sigmoid(x) + x * alpha) inside the ramp, g * hard_sigmoid(x) outside it (0 below, g
+// above), left to right.
+void hard_swish_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) {
+    const float t = kHardSwishAlpha * x + kHardSwishBeta;
+    if (t <= 0.0F) return 0.0F;
+    if (t >= 1.0F) return g;
+    return g * (t + x * kHardSwishAlpha);
+  });
+}
+
 // The largest integer not above x (ONNX Floor); infinities and NaN pass through.
 void floor_forward(const KernelCall& call) {
   map_unary(call, [](float x) { return std::floor(x); });
@@ -420,17 +462,17 @@ using ir::OpKind;
   }
 
 const ReferenceHandler kUnaryHandlers[] = {
-    NNPLAN_UNARY_ROW(abs),   NNPLAN_UNARY_ROW(sqrt),     NNPLAN_UNARY_ROW(inv),
-    NNPLAN_UNARY_ROW(relu),  NNPLAN_UNARY_ROW(tanh),     NNPLAN_UNARY_ROW(sigmoid),
-    NNPLAN_UNARY_ROW(exp),   NNPLAN_UNARY_ROW(log),      NNPLAN_UNARY_ROW(sin),
-    NNPLAN_UNARY_ROW(cos),   NNPLAN_UNARY_ROW(softplus), NNPLAN_UNARY_ROW(gelu),
-    NNPLAN_UNARY_ROW(clamp), NNPLAN_UNARY_ROW(scale),    NNPLAN_UNARY_ROW(leaky_relu),
-    NNPLAN_UNARY_ROW(elu),   NNPLAN_UNARY_ROW(softsign), NNPLAN_UNARY_ROW(floor),
-    NNPLAN_UNARY_ROW(ceil),  NNPLAN_UNARY_ROW(round),    NNPLAN_UNARY_ROW(sign),
-    NNPLAN_UNARY_ROW(tan),   NNPLAN_UNARY_ROW(asin),     NNPLAN_UNARY_ROW(acos),
-    NNPLAN_UNARY_ROW(atan),  NNPLAN_UNARY_ROW(sinh),     NNPLAN_UNARY_ROW(cosh),
-    NNPLAN_UNARY_ROW(asinh), NNPLAN_UNARY_ROW(acosh),    NNPLAN_UNARY_ROW(atanh),
-    NNPLAN_UNARY_ROW(erf),
+    NNPLAN_UNARY_ROW(abs),   NNPLAN_UNARY_ROW(sqrt),         NNPLAN_UNARY_ROW(inv),
+    NNPLAN_UNARY_ROW(relu),  NNPLAN_UNARY_ROW(tanh),         NNPLAN_UNARY_ROW(sigmoid),
+    NNPLAN_UNARY_ROW(exp),   NNPLAN_UNARY_ROW(log),          NNPLAN_UNARY_ROW(sin),
+    NNPLAN_UNARY_ROW(cos),   NNPLAN_UNARY_ROW(softplus),     NNPLAN_UNARY_ROW(gelu),
+    NNPLAN_UNARY_ROW(clamp), NNPLAN_UNARY_ROW(scale),        NNPLAN_UNARY_ROW(leaky_relu),
+    NNPLAN_UNARY_ROW(elu),   NNPLAN_UNARY_ROW(softsign),     NNPLAN_UNARY_ROW(floor),
+    NNPLAN_UNARY_ROW(ceil),  NNPLAN_UNARY_ROW(round),        NNPLAN_UNARY_ROW(sign),
+    NNPLAN_UNARY_ROW(tan),   NNPLAN_UNARY_ROW(asin),         NNPLAN_UNARY_ROW(acos),
+    NNPLAN_UNARY_ROW(atan),  NNPLAN_UNARY_ROW(sinh),         NNPLAN_UNARY_ROW(cosh),
+    NNPLAN_UNARY_ROW(asinh), NNPLAN_UNARY_ROW(acosh),        NNPLAN_UNARY_ROW(atanh),
+    NNPLAN_UNARY_ROW(erf),   NNPLAN_UNARY_ROW(hard_sigmoid), NNPLAN_UNARY_ROW(hard_swish),
 };
 
 #undef NNPLAN_UNARY_ROW
