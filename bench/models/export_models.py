@@ -7,7 +7,16 @@ Every model: random weights (torch.manual_seed(0) before building it), eval mode
 shapes, torch.onnx.export(..., opset_version=17, do_constant_folding=True), one input named
 "input" and one output named "output".
 
-Usage: export_models.py [OUT_DIR] [--only NAME ...] [--list]
+With --torchvision it exports instead every classification model torchvision 0.14 lists
+(torchvision.models.list_models()) with fewer than 100 M parameters and at most 20 G multiply-adds
+per image at its default input size (the crop size of its default weights' transforms; the
+multiply-adds of its convolutions and linear layers, counted by forward hooks: torchvision's
+documentation calls the same count "GFLOPS"), and its segmentation models (FCN, DeepLabV3,
+LRASPP: their `out` output, at [1, 3, 520, 520], the size their default transforms resize to).
+Each file is named `tv_<model>.onnx`; the families above that are also torchvision models are
+exported again under that name, so the set stands on its own.
+
+Usage: export_models.py [OUT_DIR] [--only NAME ...] [--list] [--torchvision]
 OUT_DIR defaults to /tmp/nnplan-models. Prints one line per model: name, file size, node count and
 the op types by count. Exits 1 if any model failed to export (the others are still written).
 """
@@ -216,6 +225,87 @@ FAMILIES = collections.OrderedDict([
 ])
 
 
+# ---------------------------------------------------------------------------------------------
+# The torchvision set (--torchvision)
+
+MAX_PARAMS = 100_000_000
+MAX_MACS = 20e9
+SEGMENTATION_INPUT = (1, 3, 520, 520)
+
+
+class SegmentationOut(nn.Module):
+    """A torchvision segmentation model's `out` output (the dict's other entry, `aux`, is absent
+    without weights)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def multiply_adds(model, shape):
+    """The multiply-adds of one forward pass's Conv and Linear modules at input `shape`."""
+    total = 0
+
+    def conv(module, _inputs, output):
+        nonlocal total
+        per_output = module.in_channels // module.groups
+        for k in module.kernel_size:
+            per_output *= k
+        total += output.numel() * per_output
+
+    def linear(module, _inputs, output):
+        nonlocal total
+        total += output.numel() * module.in_features
+
+    hooks = []
+    for m in model.modules():
+        if isinstance(m, (nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            hooks.append(m.register_forward_hook(conv))
+        elif isinstance(m, nn.Linear):
+            hooks.append(m.register_forward_hook(linear))
+    with torch.no_grad():
+        model(torch.zeros(*shape))
+    for h in hooks:
+        h.remove()
+    return total
+
+
+def torchvision_families(verbose=False, only=None):
+    """name -> (constructor, input shape) for the torchvision set, in list_models() order; with
+    `only`, for those of its names that are in the set (the others are not built)."""
+    out = collections.OrderedDict()
+    for name in tv.list_models(module=tv):
+        if only is not None and "tv_" + name not in only:
+            continue
+        build = (lambda n=name: tv.get_model(n, weights=None))
+        params = sum(p.numel() for p in build().parameters())
+        if params >= MAX_PARAMS:
+            if verbose:
+                print(f"# {name}: {params / 1e6:.1f} M parameters, left out", flush=True)
+            continue
+        size = tv.get_model_weights(name).DEFAULT.transforms().crop_size[0]
+        shape = (1, 3, size, size)
+        macs = multiply_adds(build().eval(), shape)
+        if macs > MAX_MACS:
+            if verbose:
+                print(f"# {name}: {macs / 1e9:.1f} G multiply-adds at {size}, left out", flush=True)
+            continue
+        if verbose:
+            print(f"# {name}: {params / 1e6:.1f} M parameters, {macs / 1e9:.2f} G multiply-adds "
+                  f"at {size}", flush=True)
+        out["tv_" + name] = (build, shape)
+    for name in tv.list_models(module=tv.segmentation):
+        if only is not None and "tv_" + name not in only:
+            continue
+        out["tv_" + name] = ((lambda n=name: SegmentationOut(tv.get_model(n, weights=None,
+                                                                          weights_backbone=None))),
+                             SEGMENTATION_INPUT)
+    return out
+
+
 def op_summary(path):
     try:
         import onnx
@@ -227,8 +317,8 @@ def op_summary(path):
     return sum(counts.values()), text
 
 
-def export_one(name, out_dir):
-    build, shape = FAMILIES[name]
+def export_one(name, out_dir, families):
+    build, shape = families[name]
     torch.manual_seed(0)
     model = build().eval()
     x = torch.randn(*shape)
@@ -243,20 +333,27 @@ def export_one(name, out_dir):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out_dir", nargs="?", default="/tmp/nnplan-models")
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=list(FAMILIES))
+    parser.add_argument("--only", nargs="+", metavar="NAME")
     parser.add_argument("--list", action="store_true", help="print the family names and exit")
+    parser.add_argument("--torchvision", action="store_true",
+                        help="the torchvision set (tv_<model>) instead of the families")
     args = parser.parse_args()
+    families = (torchvision_families(verbose=args.list, only=args.only) if args.torchvision
+                else FAMILIES)
+    unknown = [n for n in args.only or [] if n not in families]
+    if unknown:
+        parser.error(f"unknown model(s): {' '.join(unknown)}; --list prints them")
     if args.list:
-        print("\n".join(FAMILIES))
+        print("\n".join(families))
         return 0
     os.makedirs(args.out_dir, exist_ok=True)
     print(f"# torch {torch.__version__}, torchvision {torchvision.__version__}, opset {OPSET}",
           flush=True)
     failed = []
-    for name in args.only or list(FAMILIES):
+    for name in args.only or list(families):
         start = time.monotonic()
         try:
-            path = export_one(name, args.out_dir)
+            path = export_one(name, args.out_dir, families)
         except Exception as e:  # report and go on with the others
             failed.append(name)
             print(f"{name}: export FAILED: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",

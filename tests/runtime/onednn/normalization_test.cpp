@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
-#include "runtime/providers/onednn/onednn_support.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
@@ -32,18 +31,6 @@ TEST(onednn_batch_norm_forward_tests, MatchesReference) {
   expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 4, 5}), 1));
   expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({4, 6}), 1));
   expect_matches_reference("onednn.batch_norm", batch_norm_case(shape_of({2, 3, 5}), 2));
-}
-
-// oneDNN's name for the implementation a prepared onednn command runs.
-std::string implementation_of(const KernelState& state) {
-  const dnnl::primitive& p = static_cast<const PrimitiveState&>(state).primitive;
-  const char* name = nullptr;
-  if (dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &name) !=
-          dnnl_success ||
-      name == nullptr) {
-    return "";
-  }
-  return name;
 }
 
 // DenseNet's batch norms, in either layout, run on an optimized kernel where the CPU has one

@@ -22,6 +22,7 @@
 #include "nnplan/runtime/kernel.hpp"
 #include "nnplan/runtime/tensor.hpp"
 #include "oracle.hpp"
+#include "runtime/providers/onednn/onednn_support.hpp"
 
 namespace nnplan::runtime::onednn::testing {
 
@@ -255,5 +256,19 @@ inline ir::Node node(ir::NodeId id, ir::OpKind kind, std::vector<ir::NodeId> par
 // Two oneDNN runs of one sum with different thread counts (which may split it differently):
 // relative agreement (the reference comparisons use the conformance table's tolerances).
 inline constexpr double kLinearRel = 1e-5;
+
+// oneDNN's name for the implementation a prepared onednn command runs ("jit:avx2", "ref:any",
+// ...); "" when it has none.
+inline std::string implementation_of(const KernelState& state) {
+  const dnnl::primitive& p = static_cast<const PrimitiveState&>(state).primitive;
+  const char* name = nullptr;
+  if (!p ||
+      dnnl_primitive_desc_query(p.get_primitive_desc(), dnnl_query_impl_info_str, 0, &name) !=
+          dnnl_success ||
+      name == nullptr) {
+    return "";
+  }
+  return name;
+}
 
 }  // namespace nnplan::runtime::onednn::testing

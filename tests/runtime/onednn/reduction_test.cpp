@@ -55,6 +55,25 @@ TEST(onednn_reduce_prod_forward_tests, MatchesReference) {
 }
 
 // Over an axis of one element the reduction is a copy (oneDNN's reduction takes no such case).
+// A reduction over the last axis that is not 1 (ReduceMean over H then W before a classifier,
+// [1, C, H, 1] after the first) runs on an optimized kernel where the CPU has one; the trailing 1
+// once sent it to oneDNN's reference kernel (ref:any), 9 times slower on ShuffleNet's head.
+TEST(onednn_reduce_mean_forward_tests, TrailingAxesOfOneRunOnAnOptimizedKernel) {
+  if (dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx2) GTEST_SKIP() << "no AVX2";
+  for (const auto& [shape, axis] :
+       {std::pair{shape_of({1, 1024, 7, 7}), 3U}, std::pair{shape_of({1, 1024, 7, 1}), 2U},
+        std::pair{shape_of({6, 40}), 1U}}) {
+    SCOPED_TRACE(ir::to_string(shape));
+    const Command c = reduction_case(ir::OpKind::reduce_mean, shape, axis);
+    auto state = prepare_onednn("onednn.reduce_mean", c, 1);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    const std::string impl = implementation_of(**state);
+    EXPECT_FALSE(impl.empty());
+    EXPECT_EQ(impl.find("ref"), std::string::npos) << impl;
+    expect_matches_reference("onednn.reduce_mean", c);
+  }
+}
+
 TEST(onednn_reduce_max_forward_tests, OneElementAxisIsACopy) {
   const Command cmd = reduction_case(ir::OpKind::reduce_max, shape_of({4, 1, 3}), 1);
   auto got = run_onednn("onednn.reduce_max", cmd);

@@ -1,9 +1,11 @@
 // onednn handlers: the reductions over one axis (reduce_sum, reduce_mean, reduce_max, reduce_min,
 // reduce_prod; and `sum`, reduce_sum over every axis) on oneDNN's reduction primitive, the input
-// viewed as [outer, axis, inner] and reduced to [outer, 1, inner] (every element to [1] for
-// `sum`). oneDNN chooses the order of the sums and products; its max and min may pass over a NaN
-// (the capsule notes say so). A reduction over an axis of one element is a copy; an empty
-// reduced axis is refused at compile.
+// viewed as [outer, axis, inner] and reduced to [outer, 1, inner], or as [outer, axis] when the
+// axis is the last one that is not 1 (every element to [1] for `sum`): oneDNN 2.6's jit
+// reductions take only trailing reduced axes, and a trailing 1 sends it to its reference kernel.
+// oneDNN chooses the order of the sums and products; its max and min may pass over a NaN (the
+// capsule notes say so). A reduction over an axis of one element is a copy; an empty reduced axis
+// is refused at compile.
 #include <string>
 #include <variant>
 
@@ -23,8 +25,9 @@ ReducedDims reduced_dims(const ir::Node& node, const ir::Shape& in) {
   if (p == nullptr) return {.src = {extent(in, 0, in.rank())}, .dst = {1}};
   const dnnl::memory::dim outer = extent(in, 0, p->axis);
   const dnnl::memory::dim inner = extent(in, p->axis + 1, in.rank());
-  return {.src = {outer, static_cast<dnnl::memory::dim>(in.dims[p->axis]), inner},
-          .dst = {outer, 1, inner}};
+  const auto n = static_cast<dnnl::memory::dim>(in.dims[p->axis]);
+  if (inner == 1) return {.src = {outer, n}, .dst = {outer, 1}};
+  return {.src = {outer, n, inner}, .dst = {outer, 1, inner}};
 }
 
 template <dnnl::algorithm Algorithm>
