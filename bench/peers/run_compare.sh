@@ -10,7 +10,11 @@
 #     Node itself included; Node alone, before onnxruntime-node loads, in parentheses), and
 #     nnplan / ORT;
 #   - accuracy: per output, the largest absolute and relative difference between nnplan's output
-#     (--output, .npy) and ORT's (bench/peers/compare_outputs.py).
+#     (--output, .npy) and ORT's (bench/peers/compare_outputs.py);
+#   - time to first output: the wall time of one whole `nnplan run` process (the probe below:
+#     reading, planning, compiling, one run, writing the output), and ORT's session creation plus
+#     its first run inside the warm Node.js process (module loading and Node's start excluded),
+#     and nnplan / ORT.
 # ORT draws each input (seeded normal values) and writes it as .npy; nnplan reads those files.
 # A model that does not plan under checked_cpu (`nnplan plan --assurance checked`) is skipped, and
 # so is one whose single `nnplan run` takes over NNPLAN_SKIP_S seconds (the probe run, below).
@@ -93,10 +97,11 @@ if ((reference)); then ref_head=" max rel error vs reference provider |"; ref_ru
 rounds_head=""
 rounds_rule=""
 if ((rounds > 1)); then rounds_head=" nnplan / ORT per round |"; rounds_rule="---|"; fi
-printf '| %s | %s | %s | %s |%s %s | %s | %s | %s | %s |%s\n' model "nnplan run median" \
+printf '| %s | %s | %s | %s |%s %s | %s | %s | %s | %s | %s | %s |%s\n' model "nnplan run median" \
   "ORT run median" "nnplan / ORT" "$rounds_head" "nnplan peak RSS" "ORT peak RSS (Node alone)" \
-  "RSS nnplan / ORT" "max abs error" "max rel error (of max abs ORT; per element)" "$ref_head"
-echo "|---|---:|---:|---:|$rounds_rule---:|---:|---:|---:|---:|$ref_rule"
+  "RSS nnplan / ORT" "first output: nnplan process, ORT create + run" "first output nnplan / ORT" \
+  "max abs error" "max rel error (of max abs ORT; per element)" "$ref_head"
+echo "|---|---:|---:|---:|$rounds_rule---:|---:|---:|---:|---:|---:|---:|$ref_rule"
 median_of() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 skipped=()
 for model in "${models[@]}"; do
@@ -119,6 +124,7 @@ for model in "${models[@]}"; do
   ort_ms=$(sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' <<<"$ort_line")
   ort_rss=$(sed -n 's/.*max_rss_kb=\([0-9]*\).*/\1/p' <<<"$ort_line")
   node_rss=$(sed -n 's/.*node_rss_kb=\([0-9]*\).*/\1/p' <<<"$ort_line")
+  ort_first_ms=$(sed -n 's/.*first_ms=\([0-9.]*\).*/\1/p' <<<"$ort_line")
   run_args=(--profile "$profile" --threads "$threads")
   ref_args=()
   while read -r _ in_name in_file; do
@@ -200,11 +206,13 @@ for model in "${models[@]}"; do
     fi
     ref_cell=" $ref_cell |"
   fi
-  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx |%s %s MiB | %s MiB (%s) | %s | %s | %s |%s\n' \
+  first_ms=$(awk -v s="$probe_s" 'BEGIN { printf "%.0f", s * 1000 }')
+  printf '| %s | %s ms (%s runs) | %s ms (%s runs) | %sx |%s %s MiB | %s MiB (%s) | %s | %s ms, %s ms | %s | %s | %s |%s\n' \
     "$name" "$nn_ms" "$((repeat * rounds))" "$ort_ms" "$((runs * rounds))" \
     "$(ratio "$nn_ms" "$ort_ms")" "$rounds_cell" \
     "$(kib_to_mib "$nn_rss")" "$(kib_to_mib "$ort_rss")" "$(kib_to_mib "$node_rss")" \
-    "$(ratio "$nn_rss" "$ort_rss")" "$errors_abs" "$errors_rel" "$ref_cell"
+    "$(ratio "$nn_rss" "$ort_rss")" "$first_ms" "$ort_first_ms" "$(ratio "$first_ms" "$ort_first_ms")" \
+    "$errors_abs" "$errors_rel" "$ref_cell"
 done
 echo
 for s in "${skipped[@]}"; do echo "skipped: $s"; done
