@@ -110,6 +110,27 @@ TEST(onednn_eltwise_forward_tests, RunsInPlace) {
                        unary_case(ir::OpKind::hard_sigmoid, ir::HardSigmoidParams{}));
 }
 
+// A command that touches few elements runs on one thread whatever the bound (a second thread's
+// wake-up costs more than it saves: a GPT block at two threads took twice its one-thread time);
+// a larger one keeps the bound.
+TEST(onednn_eltwise_forward_tests, SmallCommandsRunOnOneThread) {
+  const auto threads_of = [](const ir::Shape& s, int bound) {
+    Command c;
+    c.chain.push_back(node(1, ir::OpKind::relu, {0}, s));
+    c.inputs.push_back(random_tensor(s, 5));
+    auto state = prepare_onednn("onednn.relu", c, bound);
+    EXPECT_TRUE(state.has_value());
+    return state ? static_cast<const PrimitiveState&>(**state).threads : -1;
+  };
+  // Input and output together: 2 x 8192 elements, half of kOneThreadElements.
+  EXPECT_EQ(threads_of(shape_of({32, 256}), 2), 1);
+  EXPECT_EQ(threads_of(shape_of({32, 256}), 0), 1);
+  // 2 x 16384: at the bound.
+  EXPECT_EQ(threads_of(shape_of({64, 256}), 2), 2);
+  EXPECT_EQ(threads_of(shape_of({64, 256}), 0), 0);
+  EXPECT_EQ(threads_of(shape_of({64, 256}), 1), 1);
+}
+
 TEST(onednn_eltwise_forward_tests, ShapeGuardRefusesWrongKind) {
   const std::string m = refusal("onednn.relu", unary_case(ir::OpKind::tanh));
   EXPECT_EQ(m, "node kind tanh does not run on the relu kernel");

@@ -96,6 +96,16 @@ ThreadLimit::~ThreadLimit() {
   if (active_) omp_set_num_threads(saved_);
 }
 
+int threads_for(const PrepareCall& call) {
+  std::size_t elements = element_count_of(call.output_shape);
+  for (const ir::Shape* s : call.input_shapes)
+    elements += element_count_of(*s);
+  for (const WeightRef& w : call.weights.tensors) {
+    if (w.tensor != nullptr) elements += w.tensor->size();
+  }
+  return elements < kOneThreadElements ? 1 : call.settings.threads;
+}
+
 void fill_state(PrimitiveState& state, const PrepareCall& call) {
   for (const ir::Shape* s : call.input_shapes)
     state.input_shapes.push_back(*s);

@@ -170,12 +170,20 @@ Expected<void> prepared_guard(const KernelCall& call) {
   return check_prepared(call);
 }
 
+// The threads a command prepared for `call` runs on: one when it touches fewer than
+// kOneThreadElements elements (its inputs, its output and its weights together), where waking a
+// second thread costs more than it saves; else the call's bound (0: every core).
+inline constexpr std::size_t kOneThreadElements = std::size_t{1} << 15;
+[[nodiscard]] int threads_for(const PrepareCall& call);
+
 // A prepare: `Shapes` on the prepared shapes first (so compile refuses a call the guard would,
-// with the guard's message), then `Body`.
+// with the guard's message), then `Body`, with the threads threads_for gives.
 template <GuardFn Shapes, PrepareFn Body>
 Expected<std::unique_ptr<KernelState>> checked_prepare(const PrepareCall& call) {
   if (auto ok = precheck(call, Shapes); !ok) return std::unexpected(ok.error());
-  return Body(call);
+  PrepareCall sized = call;
+  sized.settings.threads = threads_for(call);
+  return Body(sized);
 }
 
 // Turns a prepare body that throws dnnl::error into an Expected, naming `what` it was building.
