@@ -86,10 +86,8 @@ Expected<std::unique_ptr<KernelState>> prepare_attention(const PrepareCall& call
 
 void attention_forward(const KernelCall& call) {
   const auto& state = static_cast<const AttentionState&>(*call.state);
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  try {
+  launch(call, state, "run the attention primitives", [&](dnnl::stream& stream) {
     const dnnl::engine& engine = cpu_engine();
-    dnnl::stream& stream = cpu_stream();
     const auto input = [&](std::size_t i, const dnnl::memory::desc& md) {
       return dnnl::memory(md, engine, const_cast<float*>(call.inputs[i].data<float>()));
     };
@@ -98,7 +96,6 @@ void attention_forward(const KernelCall& call) {
     const dnnl::memory v = input(2, state.v_md);
     const dnnl::memory out(state.out_md, engine, call.output.data<float>());
     const dnnl::memory scores(state.scores_md, engine);
-    const ThreadLimit limit(state.threads);
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC, q}, {DNNL_ARG_WEIGHTS, k_t}, {DNNL_ARG_DST, scores}};
     if (state.causal_mask) {
@@ -108,12 +105,7 @@ void attention_forward(const KernelCall& call) {
     state.softmax.execute(stream, {{DNNL_ARG_SRC, scores}, {DNNL_ARG_DST, scores}});
     state.context.execute(stream,
                           {{DNNL_ARG_SRC, scores}, {DNNL_ARG_WEIGHTS, v}, {DNNL_ARG_DST, out}});
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
-                 dnnl_failure(e, "run the attention primitives").message.c_str());
-    std::abort();
-  }
+  });
 }
 
 constexpr GuardFn kAttentionShapes = ir_shapes<backend::BackendOp::scaled_dot_product_attention>;

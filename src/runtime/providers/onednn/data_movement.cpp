@@ -7,7 +7,6 @@
 // sliced axis with a larger step. concat: oneDNN's concat primitive, every input in the output's
 // layout (channels-last when all its inputs are), inputs empty along the axis left out.
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <variant>
 
@@ -186,10 +185,7 @@ void permute_forward(const KernelCall& call) {
 void slice_forward(const KernelCall& call) {
   if (call.output.size() == 0) return;
   const auto& state = static_cast<const SliceState&>(*call.state);
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  try {
-    const ThreadLimit limit(state.threads);
-    dnnl::stream& stream = cpu_stream();
+  launch(call, state, "run a prepared primitive", [&](dnnl::stream& stream) {
     const float* in = call.inputs[0].data<float>() + state.input_offset;
     float* out = call.output.data<float>();
     for (std::size_t j = 0; j < state.planes; ++j) {
@@ -200,12 +196,7 @@ void slice_forward(const KernelCall& call) {
                       out + static_cast<dnnl::memory::dim>(j) * state.output_step);
       state.primitive.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
     }
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
-                 dnnl_failure(e, "run a prepared primitive").message.c_str());
-    std::abort();
-  }
+  });
 }
 
 constexpr GuardFn kShapes = copy_shapes<backend::BackendOp::broadcast>;

@@ -4,9 +4,7 @@
 // absent bound infinite), leaky_relu (relu with the negative slope alpha), elu and hard_swish;
 // hard_sigmoid as two of them, linear then clip. oneDNN's transcendental functions are its own
 // polynomial approximations. Each runs in place.
-#include <cstdio>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <variant>
 
@@ -122,18 +120,10 @@ void hard_sigmoid_forward(const KernelCall& call) {
   execute(call);
   if (call.output.size() == 0) return;
   const auto& state = static_cast<const HardSigmoidState&>(*call.state);
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  try {
-    const ThreadLimit limit(state.threads);
-    dnnl::stream& stream = cpu_stream();
+  launch(call, state, "run a prepared primitive", [&](dnnl::stream& stream) {
     dnnl::memory out(state.md, cpu_engine(), call.output.data<float>());
     state.clip.execute(stream, {{DNNL_ARG_SRC, out}, {DNNL_ARG_DST, out}});
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
-                 dnnl_failure(e, "run a prepared primitive").message.c_str());
-    std::abort();
-  }
+  });
 }
 
 constexpr GuardFn kHardSigmoidShapes = ir_shapes<backend::BackendOp::hard_sigmoid>;

@@ -295,6 +295,12 @@ void execute(const KernelCall& call) {
   }
 }
 
+void launch_failed(const KernelCall& call, const dnnl::error& e, std::string_view what) {
+  std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
+               dnnl_failure(e, what).message.c_str());
+  std::abort();
+}
+
 Expected<void> check_prepared(const KernelCall& call) {
   const auto* state = dynamic_cast<const PrimitiveState*>(call.state);
   if (state == nullptr) {

@@ -142,6 +142,25 @@ void fill_state(PrimitiveState& state, const PrepareCall& call);
 // it is reported on stderr and aborts.
 void execute(const KernelCall& call);
 
+// A launch of a handler's own primitives: `body(stream)` under `state`'s lock and thread bound,
+// then the stream drained; a oneDNN failure is reported on stderr naming the node and `what` the
+// launch was doing, and aborts (as in execute).
+[[noreturn]] void launch_failed(const KernelCall& call, const dnnl::error& e,
+                                std::string_view what);
+template <class Body>
+void launch(const KernelCall& call, const PrimitiveState& state, std::string_view what,
+            Body&& body) {
+  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
+  try {
+    const ThreadLimit limit(state.threads);
+    dnnl::stream& stream = cpu_stream();
+    body(stream);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    launch_failed(call, e, what);
+  }
+}
+
 // The guard part every onednn shape guard ends with: the call carries the state its prepare
 // built, and its input and output shapes are the ones that state was prepared for.
 [[nodiscard]] Expected<void> check_prepared(const KernelCall& call);

@@ -13,9 +13,7 @@
 // hidden].
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -217,14 +215,11 @@ Expected<std::unique_ptr<KernelState>> prepare_recurrent(const PrepareCall& call
 
 void recurrent_forward(const KernelCall& call) {
   const auto& state = static_cast<const RecurrentState&>(*call.state);
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  try {
+  launch(call, state, "run the recurrent primitive", [&](dnnl::stream& stream) {
     const dnnl::engine& engine = cpu_engine();
-    dnnl::stream& stream = cpu_stream();
     const auto input = [&](std::size_t i, const dnnl::memory::desc& md) {
       return dnnl::memory(md, engine, const_cast<float*>(call.inputs[i].data<float>()));
     };
-    const ThreadLimit limit(state.threads);
     std::unordered_map<int, dnnl::memory> args = {
         {DNNL_ARG_SRC_LAYER, input(0, state.src_layer_md)},
         {DNNL_ARG_WEIGHTS_LAYER, state.weights_layer},
@@ -245,12 +240,7 @@ void recurrent_forward(const KernelCall& call) {
                    dnnl::memory(state.dst_layer_md, engine, call.output.data<float>()));
       state.primitive.execute(stream, args);
     }
-    stream.wait();
-  } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
-                 dnnl_failure(e, "run the recurrent primitive").message.c_str());
-    std::abort();
-  }
+  });
 }
 
 constexpr GuardFn kRnnShapes = ir_shapes<backend::BackendOp::rnn>;

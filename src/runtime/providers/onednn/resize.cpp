@@ -13,7 +13,6 @@
 //   with two or more resized axes, the whole block they span (an image plane for H and W).
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -205,11 +204,8 @@ void resize_forward(const KernelCall& call) {
   if (chained == nullptr || chained->chain.empty()) return execute(call);
   const ResizeState& state = *chained;
   if (call.output.size() == 0) return;
-  const std::lock_guard<std::mutex> one_launch_at_a_time(state.launch);
-  try {
+  launch(call, state, "run the resize matmuls", [&](dnnl::stream& stream) {
     const dnnl::engine& engine = cpu_engine();
-    dnnl::stream& stream = cpu_stream();
-    const ThreadLimit limit(state.threads);
     dnnl::memory value(state.chain.front().value_in, engine,
                        const_cast<float*>(call.inputs[0].data<float>()));
     for (std::size_t i = 0; i < state.chain.size(); ++i) {
@@ -225,11 +221,7 @@ void resize_forward(const KernelCall& call) {
       stream.wait();
       value = next;
     }
-  } catch (const dnnl::error& e) {
-    std::fprintf(stderr, "nnplan: internal error: %s: %s\n", ir::describe(call.node).c_str(),
-                 dnnl_failure(e, "run the resize matmuls").message.c_str());
-    std::abort();
-  }
+  });
 }
 
 constexpr GuardFn kResizeShapes = ir_shapes<backend::BackendOp::resize>;
