@@ -430,5 +430,61 @@ TEST(OnednnLayouts, ConcatWithAFlatInputRunsFlat) {
                   .has_value());
 }
 
+// A const all of whose elements are equal reads the same in every layout: concatenated to a
+// channels-last value (ceil_mode MaxPool's -inf overhang, as the ONNX importer writes it), it
+// keeps the concat channels-last and is read as it is, with no reorder of its own. A const whose
+// elements differ sends the concat flat.
+ir::NodeId padded_pool(ir::CheckedGraphBuilder& b, ir::WeightStore& w, ir::NodeId value,
+                       float first, float rest) {
+  const ir::Shape block{{1, 8, 1, 6}};
+  auto pad =
+      b.add(ir::Node{.kind = OpKind::const_, .shape = block, .params = ir::ConstParams{block}});
+  EXPECT_TRUE(pad.has_value());
+  std::vector<float> values(element_count_of(block), rest);
+  values[0] = first;
+  w.tensors[{*pad, "value"}] = ir::WeightTensor::adopt<float>(block, std::move(values));
+  auto cat = b.add(ir::Node{
+      .kind = OpKind::concat, .parents = {value, *pad}, .params = ir::AxisParams{.axis = 2}});
+  EXPECT_TRUE(cat.has_value());
+  auto pool = b.add(
+      ir::Node{.kind = OpKind::max_pool,
+               .parents = {*cat},
+               .params = ir::PoolParams{
+                   .spatial_rank = 2, .kernel = {2, 2}, .stride = {2, 2}, .padding = {0, 0}}});
+  EXPECT_TRUE(pool.has_value());
+  return pool ? *pool : 0;
+}
+
+TEST(OnednnLayouts, ConcatWithAUniformConstStaysChannelsLast) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  ir::WeightStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 8, 5, 6}});        // 0
+  const ir::NodeId c = conv(b, w, x, 8, 8, 3, 1);                // 1
+  const ir::NodeId pool = padded_pool(b, w, c, -0.25F, -0.25F);  // 2 const, 3, 4
+  const ir::NodeId after = conv(b, w, pool, 8, 8, 1, 1);         // 5
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {after}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "onednn.concat 3 channels-last", "onednn.max_pool 4 channels-last",
+                             "onednn.conv 5 channels-last", "reorder 5 channels-last>flat"})
+                  .has_value());
+}
+
+TEST(OnednnLayouts, ConcatWithAConstOfDifferingElementsRunsFlat) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  ir::CheckedGraphBuilder b;
+  ir::WeightStore w;
+  const ir::NodeId x = input(b, ir::Shape{{1, 8, 5, 6}});
+  const ir::NodeId c = conv(b, w, x, 8, 8, 3, 1);
+  const ir::NodeId pool = padded_pool(b, w, c, 0.5F, -0.25F);
+  const ir::NodeId after = conv(b, w, pool, 8, 8, 1, 1);
+  EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {after}),
+                            {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                             "reorder 1 channels-last>flat", "onednn.concat 3 flat",
+                             "onednn.max_pool 4 flat", "reorder 4 flat>channels-last",
+                             "onednn.conv 5 channels-last", "reorder 5 channels-last>flat"})
+                  .has_value());
+}
+
 }  // namespace
 }  // namespace nnplan::runtime

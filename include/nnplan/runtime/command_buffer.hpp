@@ -128,9 +128,10 @@ class CommandBuffer {
 
 // Compiles an accepted planned model. A command whose handler prefers channels-last runs on it,
 // as does a command whose handler follows its inputs' layout (LayoutSupport::any_shared) when
-// every input is channels-last and its `takes_channels_last` allows it; a value is reordered once
-// for each other layout its readers need, the reorder placed just before its first such reader
-// (after its producer, for a graph output). Errors: a model that is not accepted
+// every input is channels-last (a const whose elements are all equal, which reads the same in
+// every layout, counts as one, read as it is) and its `takes_channels_last` allows it; a value
+// is reordered once for each other layout its readers need, the reorder placed just before its
+// first such reader (after its producer, for a graph output). Errors: a model that is not accepted
 // (rejected_by_policy); a capsule without a handler of its identity in `handlers`, or one whose
 // runtime-guard evidence names a guard `handlers` does not register (unbound_capsule, naming the
 // group and capsule); a node whose required payload is missing (invalid_input, naming the node

@@ -1,6 +1,8 @@
 // compile's second pass: each command's layout (SPEC §12), then the command sequence with a
 // reorder command wherever a value is read in a layout it does not have yet, every value's slot
 // and every graph output's source (compile_passes.hpp).
+#include <algorithm>
+#include <cstring>
 #include <map>
 
 #include "nnplan/runtime/tensor.hpp"
@@ -14,6 +16,18 @@ std::vector<const ir::Shape*> operand_shapes(const ir::Graph& graph, const Bound
   for (ir::NodeId id : bound.operands)
     shapes.push_back(&graph.nodes[id].shape);
   return shapes;
+}
+
+// Whether `slot` is a const whose elements all have the same bytes, of rank `rank`: such a
+// value reads the same in every layout, so a command running channels-last reads it as it is.
+bool layout_free_const(const ValueSlot& slot, std::size_t rank) {
+  if (slot.home != ValueHome::weight || slot.shape->rank() != rank) return false;
+  const std::size_t size = ir::size_of(slot.dtype);
+  const std::size_t count = element_count_of(*slot.shape);
+  for (std::size_t i = 1; i < count; ++i) {
+    if (std::memcmp(slot.weight, slot.weight + i * size, size) != 0) return false;
+  }
+  return true;
 }
 
 // Node `node`'s value in arena value `value`.
@@ -120,7 +134,8 @@ std::uint32_t Emitter::emit_reorder(ir::NodeId id, TensorLayout from, TensorLayo
 // (on the provider of the channels-last side: the reader's to channels-last, the producer's to
 // flat).
 ValueSlot Emitter::operand_slot(ir::NodeId id, TensorLayout layout, Needing reader) {
-  if (layout == TensorLayout::channels_last) {
+  if (layout == TensorLayout::channels_last &&
+      !layout_free_const(slots_[id], graph_.nodes[id].shape.rank())) {
     if (!channels_last_of_[id].present) {
       const std::uint32_t written =
           emit_reorder(id, TensorLayout::flat, TensorLayout::channels_last, reader, {});
@@ -191,12 +206,21 @@ void choose_layouts(BoundGraph& bound, const backend::PlannedModel& model,
                           graph.nodes[b.last].shape.rank() >= 3;
     bool channels_last = possible && c.handler.layouts == LayoutSupport::channels_last;
     if (possible && c.handler.layouts == LayoutSupport::any_shared) {
-      channels_last = !b.operands.empty();
+      // Channels-last when every operand is made channels-last, or is a const that reads the
+      // same in every layout, and at least one is made.
+      const std::size_t rank = graph.nodes[b.last].shape.rank();
+      bool made = false;
+      channels_last = true;
       for (ir::NodeId id : b.operands) {
-        channels_last = channels_last && producer[id] != kNoProducer &&
-                        bound.commands[static_cast<std::size_t>(producer[id])].command.layout ==
-                            TensorLayout::channels_last;
+        const bool made_channels_last =
+            producer[id] != kNoProducer &&
+            bound.commands[static_cast<std::size_t>(producer[id])].command.layout ==
+                TensorLayout::channels_last;
+        made = made || made_channels_last;
+        channels_last =
+            channels_last && (made_channels_last || layout_free_const(bound.slots[id], rank));
       }
+      channels_last = channels_last && made;
     }
     if (channels_last && c.handler.takes_channels_last != nullptr) {
       const auto shapes = operand_shapes(graph, b);

@@ -4,8 +4,11 @@
 // channels-last when its input is (same rank: the view walks the input's channels-last strides).
 // permute (and transpose): the input's strides in the permuted order. slice: the input's strides
 // from the first element taken, one reorder for the whole slice with step 1, one per plane of the
-// sliced axis with a larger step. concat: oneDNN's concat primitive, every input in the output's
-// layout (channels-last when all its inputs are), inputs empty along the axis left out.
+// sliced axis with a larger step. concat: every input in the output's layout (channels-last when
+// its inputs are), inputs empty along the axis left out; along the innermost axis in memory
+// (channels for channels-last, the last axis for flat) oneDNN's concat primitive, along any other
+// one reorder per input into its slice of the output (oneDNN 2.6's concat copies those slowly:
+// ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
 #include <algorithm>
 #include <string>
 #include <variant>
@@ -137,8 +140,20 @@ bool concat_takes_channels_last(const PrepareCall& call) {
   return call.output_shape.rank() >= 3;
 }
 
+// A concat: one reorder per input that is not empty along the axis, each writing the input into
+// its slice of the output (a view of the output with the output's strides).
+struct ConcatState : PrimitiveState {
+  struct Part {
+    int input = 0;
+    dnnl::memory::desc from;
+    dnnl::memory::desc into;
+    dnnl::reorder copy;
+  };
+  std::vector<Part> parts;
+};
+
 Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
-  const auto axis = static_cast<int>(std::get<ir::AxisParams>(call.node.params).axis);
+  const auto axis = static_cast<std::size_t>(std::get<ir::AxisParams>(call.node.params).axis);
   const TensorLayout layout = call.input_layout;
   if (layout != call.output_layout ||
       (layout == TensorLayout::channels_last && !concat_takes_channels_last(call))) {
@@ -148,33 +163,61 @@ Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
         "; it runs on one layout, channels-last only for values of rank 3 or more"));
   }
   return guarded_prepare(
-      "create a concat primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+      "create a concat's reorders", [&]() -> Expected<std::unique_ptr<KernelState>> {
         const ThreadLimit limit(call.settings.threads);
-        auto state = new_state(call);
-        // An empty output has nothing to write: no primitive (execute returns before it).
-        if (element_count_of(call.output_shape) == 0) {
+        auto state = std::make_unique<ConcatState>();
+        fill_state(*state, call);
+        const auto dst = layout_desc(dims_of(call.output_shape), layout);
+        const std::size_t innermost =
+            layout == TensorLayout::channels_last ? 1 : call.output_shape.rank() - 1;
+        if (axis == innermost) {
+          // Along the innermost axis in memory every input is many short runs: one concat
+          // primitive interleaves them in one pass over the output.
+          std::vector<dnnl::memory::desc> sources;
+          for (std::size_t i = 0; i < call.input_shapes.size(); ++i) {
+            if (call.input_shapes[i]->dims[axis] == 0) continue;
+            const auto md = layout_desc(dims_of(*call.input_shapes[i]), layout);
+            state->bindings.push_back(
+                {.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(sources.size()),
+                 .input = static_cast<int>(i),
+                 .desc = md});
+            sources.push_back(md);
+          }
+          const dnnl::concat::primitive_desc pd(dst, static_cast<int>(axis), sources, cpu_engine());
+          state->primitive = dnnl::concat(pd);
+          state->bindings.push_back({.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst});
           return std::unique_ptr<KernelState>(std::move(state));
         }
-        std::vector<dnnl::memory::desc> sources;
+        dnnl::memory::dims offsets(call.output_shape.rank(), 0);
         for (std::size_t i = 0; i < call.input_shapes.size(); ++i) {
-          if (call.input_shapes[i]->dims[static_cast<std::size_t>(axis)] == 0) continue;
-          const auto md = layout_desc(dims_of(*call.input_shapes[i]), layout);
-          state->bindings.push_back(
-              {.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(sources.size()),
-               .input = static_cast<int>(i),
-               .desc = md});
-          sources.push_back(md);
+          const dnnl::memory::dims dims = dims_of(*call.input_shapes[i]);
+          if (dims[axis] == 0) continue;
+          ConcatState::Part part{.input = static_cast<int>(i),
+                                 .from = layout_desc(dims, layout),
+                                 .into = dst.submemory_desc(dims, offsets),
+                                 .copy = {}};
+          part.copy = dnnl::reorder(
+              dnnl::reorder::primitive_desc(cpu_engine(), part.from, cpu_engine(), part.into));
+          state->parts.push_back(std::move(part));
+          offsets[axis] += dims[axis];
         }
-        const auto dst = layout_desc(dims_of(call.output_shape), layout);
-        const dnnl::concat::primitive_desc pd(dst, axis, sources, cpu_engine());
-        state->primitive = dnnl::concat(pd);
-        state->bindings.push_back({.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst});
         return std::unique_ptr<KernelState>(std::move(state));
       });
 }
 
 void concat_forward(const KernelCall& call) {
-  execute(call);
+  if (call.output.size() == 0) return;
+  const auto& state = static_cast<const ConcatState&>(*call.state);
+  if (state.parts.empty()) return execute(call);
+  launch(call, state, "run a concat's reorders", [&](dnnl::stream& stream) {
+    for (const ConcatState::Part& part : state.parts) {
+      dnnl::memory from(
+          part.from, cpu_engine(),
+          const_cast<float*>(call.inputs[static_cast<std::size_t>(part.input)].data<float>()));
+      dnnl::memory into(part.into, cpu_engine(), call.output.data<float>());
+      part.copy.execute(stream, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, into}});
+    }
+  });
 }
 void broadcast_forward(const KernelCall& call) {
   execute(call);
