@@ -79,7 +79,8 @@ void avg_pool_cases(CaseBuilder& b) {
   draw_pool(b, false);
 }
 
-void batch_norm_cases(CaseBuilder& b) {
+// A batch_norm over a drawn (N, C, ...) input with drawn statistics (some variances 0).
+ir::NodeId draw_batch_norm(CaseBuilder& b) {
   Draw& d = b.draw();
   ir::Shape shape = d.shape(0, 3, 6, 512);
   const ir::Dim channels = d.between(1, 8);
@@ -97,6 +98,16 @@ void batch_norm_cases(CaseBuilder& b) {
   b.attribute(bn, "epsilon", epsilon);
   b.note("batch_norm channels " + std::to_string(channels) + " epsilon " + std::to_string(epsilon) +
          ", some variances 0");
+  return bn;
+}
+
+void batch_norm_cases(CaseBuilder& b) {
+  draw_batch_norm(b);
+}
+
+void batch_norm_relu_cases(CaseBuilder& b) {
+  const ir::NodeId bn = draw_batch_norm(b);
+  b.target(ir::OpKind::relu, {bn});
 }
 
 void broadcast_mul_cases(CaseBuilder& b) {
@@ -561,6 +572,11 @@ constexpr Oracle kRows[] = {
                "the reference applies the formula in its order.",
      .build = batch_norm_cases,
      .covers = "input (N, C, ...) of rank 2-5, channel axis 1, epsilon 1e-5 to 1e-2"},
+    {.capsule = "onednn.batch_norm_relu",
+     .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 1e-06},
+     .reason = "as onednn.batch_norm; the ReLU after it is exact.",
+     .build = batch_norm_relu_cases,
+     .covers = "onednn.batch_norm's draws, then relu"},
     {.capsule = "onednn.broadcast",
      .tolerance = kExact,
      .reason = kCopies,

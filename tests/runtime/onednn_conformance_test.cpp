@@ -108,9 +108,10 @@ TEST(OnednnConformance, CnnExampleFusedAndUnfusedAgree) {
   if (!onednn_built()) GTEST_SKIP() << "this build has no onednn handlers";
   auto loaded = testing::load(testing::example_path("cnn.json"));
   ASSERT_TRUE(loaded.has_value());
-  // conv, batch_norm, relu: the batch norm sits between conv and relu, so nothing fuses here;
-  // every op still runs on onednn.
-  EXPECT_EQ(check_fusion_keeps_values(loaded->graph, loaded->payloads), std::vector<std::string>{});
+  // conv, batch_norm, relu: the batch norm sits between conv and relu, so the conv runs alone
+  // and the batch norm takes the relu.
+  EXPECT_EQ(check_fusion_keeps_values(loaded->graph, loaded->payloads),
+            std::vector<std::string>{"onednn.batch_norm_relu"});
 }
 
 // x [1,16,12,12] -> conv3x3 -> relu -> conv3x3 -> add(x) -> relu, then (downsampling) conv3x3

@@ -154,6 +154,9 @@ TEST(onednn_concat_forward_tests, MatchesReferenceExactly) {
   expect_exact("onednn.concat",
                concat_case({shape_of({2, 0, 3}), shape_of({2, 4, 3}), shape_of({2, 0, 3})}, 1));
   expect_exact("onednn.concat", concat_case({shape_of({0, 2}), shape_of({0, 3})}, 1));
+  // Every input empty along the axis: an empty output, nothing to run.
+  expect_exact("onednn.concat", concat_case({shape_of({6, 0}), shape_of({6, 0})}, 1));
+  expect_exact("onednn.concat", concat_case({shape_of({0}), shape_of({0})}, 0));
 }
 
 TEST(onednn_concat_forward_tests, PrepareRefusesLayoutsItDoesNotRunOn) {

@@ -1,13 +1,15 @@
 // The onednn fused capsules against the reference provider run node by node: conv with relu,
 // with a residual add then relu (the conv output as either operand of the add; and on a layout
 // oneDNN stages through scratch), with clamp; linear with relu and gelu; matmul with a residual
-// add; sigmoid then mul (SiLU and a gate); broadcast then mul; each within its capsule's
-// conformance tolerance (tests/oracles/conformance_table.cpp). Also the guard's refusals: a chain
-// that is not the capsule's pattern, a residual or operand of the wrong shape, a missing residual
-// input.
+// add; batch_norm then relu; sigmoid then mul (SiLU and a gate); broadcast then mul; each within
+// its capsule's conformance tolerance (tests/oracles/conformance_table.cpp). Also the guard's
+// refusals: a chain that is not the capsule's pattern, a residual or operand of the wrong shape, a
+// missing residual input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <typeinfo>
+#include <utility>
 
 #include "nnplan/backend/builtin_modules.hpp"
 #include "onednn_test_support.hpp"
@@ -164,6 +166,53 @@ TEST(onednn_matmul_add_forward_tests, MatchesReference) {
   c.inputs.push_back(random_tensor(shape_of({8, 5}), 102));
   c.inputs.push_back(random_tensor(shape_of({2, 3, 5}), 103));
   expect_matches_reference("onednn.matmul_add", c);
+}
+
+// A batch_norm (node 1) of x over channel axis `axis`, then relu (node 2).
+Command batch_norm_relu(ir::Shape x, std::uint32_t axis) {
+  const ir::Dim c = x.dims[axis];
+  Command cmd;
+  cmd.chain.push_back(
+      node(1, ir::OpKind::batch_norm_eval, {0}, x,
+           ir::ChannelAxisParams{.channel_axis = axis, .channels = static_cast<std::uint32_t>(c)}));
+  cmd.chain.push_back(node(2, ir::OpKind::relu, {1}, x));
+  cmd.inputs.push_back(random_tensor(x, 41));
+  cmd.store.tensors[{1, "scale"}] = payload(shape_of({c}), 42);
+  cmd.store.tensors[{1, "bias"}] = payload(shape_of({c}), 43);
+  cmd.store.tensors[{1, "mean"}] = payload(shape_of({c}), 44);
+  cmd.store.tensors[{1, "var"}] = payload(shape_of({c}), 45, 0.1F, 2.0F);
+  cmd.store.attributes[{1, "epsilon"}] = 1e-3;
+  return cmd;
+}
+
+TEST(onednn_batch_norm_relu_forward_tests, MatchesReference) {
+  for (const auto& [x, axis] :
+       {std::pair{shape_of({2, 3, 4, 5}), 1U}, std::pair{shape_of({4, 6}), 1U},
+        std::pair{shape_of({2, 3, 5}), 2U}}) {
+    SCOPED_TRACE(ir::to_string(x));
+    const Command c = batch_norm_relu(x, axis);
+    expect_matches_reference("onednn.batch_norm_relu", c);
+    // The ReLU ran: the normalized values were of both signs, the output has no negative one.
+    auto got = run_onednn("onednn.batch_norm_relu", c);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_GE(*std::min_element(got->floats().begin(), got->floats().end()), 0.0F);
+    EXPECT_GT(std::count(got->floats().begin(), got->floats().end(), 0.0F), 0);
+  }
+}
+
+// DenseNet's batch norm and ReLU before each dense layer, in either layout, run on an optimized
+// kernel where the CPU has one (AVX2 or later), not on oneDNN's reference implementation.
+TEST(onednn_batch_norm_relu_forward_tests, RunsOnAnOptimizedKernel) {
+  if (dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx2) GTEST_SKIP() << "no AVX2";
+  for (const TensorLayout layout : {TensorLayout::flat, TensorLayout::channels_last}) {
+    SCOPED_TRACE(std::string(to_string(layout)));
+    auto state = prepare_onednn("onednn.batch_norm_relu",
+                                batch_norm_relu(shape_of({1, 64, 28, 28}), 1), 1, layout, layout);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    const std::string impl = implementation_of(**state);
+    EXPECT_FALSE(impl.empty());
+    EXPECT_EQ(impl.find("ref"), std::string::npos) << impl;
+  }
 }
 
 // sigmoid of x [2,3,5,4] (node 1), then mul (node 2) of it by `other`: node 0 (x itself: SiLU)

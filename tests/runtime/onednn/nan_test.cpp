@@ -4,8 +4,12 @@
 // and checks the documented value, and the notes carry the sentence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "nnplan/backend/builtin_modules.hpp"
 #include "onednn_test_support.hpp"
@@ -135,6 +139,47 @@ TEST(OnednnNan, ConvHardSigmoidMapsNanToZero) {
   ASSERT_TRUE(got.has_value()) << got.error().message;
   EXPECT_EQ(got->floats(), (std::vector<float>{0.0F, 0.5F, 1.0F, 0.0F}));
   EXPECT_NE(notes_of("onednn.conv_hard_sigmoid").find("NaN becomes 0"), std::string::npos);
+}
+
+// The ReLU that oneDNN's batch normalization fuses: its jit kernels (bnorm_jit, channels-last
+// values among them) take the maximum with 0, which gives 0 for NaN; its plain kernel for small
+// flat values (ncsp_bnorm) keeps NaN. The notes say both.
+TEST(OnednnNan, BatchNormReluMapsNanToZeroInItsJitKernels) {
+  const ir::Shape s = shape_of({1, 16, 4, 4});
+  Command c;
+  c.chain.push_back(node(1, ir::OpKind::batch_norm_eval, {0}, s,
+                         ir::ChannelAxisParams{.channel_axis = 1, .channels = 16}));
+  c.chain.push_back(node(2, ir::OpKind::relu, {1}, s));
+  Tensor x = zeros(s);
+  std::fill(x.floats().begin(), x.floats().end(), 0.5F);
+  x.floats()[0] = kNan;
+  c.inputs.push_back(std::move(x));
+  for (const auto& [slot, value] : {std::pair{"scale", 1.0F}, std::pair{"bias", 0.0F},
+                                    std::pair{"mean", 0.0F}, std::pair{"var", 1.0F}}) {
+    c.store.tensors[{1, slot}] =
+        ir::WeightTensor::adopt<float>(shape_of({16}), std::vector<float>(16, value));
+  }
+  c.store.attributes[{1, "epsilon"}] = 0.0;
+  int jit = 0;
+  for (const TensorLayout layout : {TensorLayout::flat, TensorLayout::channels_last}) {
+    SCOPED_TRACE(std::string(to_string(layout)));
+    auto state = prepare_onednn("onednn.batch_norm_relu", c, 1, layout, layout);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    const std::string impl = implementation_of(**state);
+    auto got = run_onednn("onednn.batch_norm_relu", c, 1, state->get());
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    if (impl.find("jit") != std::string::npos) {
+      ++jit;
+      EXPECT_EQ(got->floats()[0], 0.0F) << impl;
+    } else {
+      EXPECT_TRUE(std::isnan(got->floats()[0])) << impl;
+    }
+    EXPECT_EQ(got->floats()[1], 0.5F);
+  }
+  if (dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx2) EXPECT_GT(jit, 0);
+  const std::string notes = notes_of("onednn.batch_norm_relu");
+  EXPECT_NE(notes.find("NaN becomes 0 in its jit kernels"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("its plain kernel keeps NaN"), std::string::npos) << notes;
 }
 
 TEST(OnednnNan, FusedReluAndClipNotesSayTheSame) {

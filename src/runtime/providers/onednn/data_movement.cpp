@@ -167,6 +167,10 @@ Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
         const ThreadLimit limit(call.settings.threads);
         auto state = std::make_unique<ConcatState>();
         fill_state(*state, call);
+        // An empty output has nothing to write: no primitive (concat_forward returns first).
+        if (element_count_of(call.output_shape) == 0) {
+          return std::unique_ptr<KernelState>(std::move(state));
+        }
         const auto dst = layout_desc(dims_of(call.output_shape), layout);
         const std::size_t innermost =
             layout == TensorLayout::channels_last ? 1 : call.output_shape.rank() - 1;

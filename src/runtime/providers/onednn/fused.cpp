@@ -2,10 +2,11 @@
 // rooted at conv, linear or matmul is one oneDNN primitive with post-ops: conv with relu, with a
 // residual add then relu, with clamp (clip), with hard_swish, or with hard_sigmoid (two post-ops:
 // linear alpha * x + beta, then clip to [0, 1]); linear with relu or gelu; matmul with a residual
-// add. A command's inputs are the root's parents, then each later node's operand that is not the
-// previous node's value (an add's residual, which has the root's output shape: the IR's
-// elementwise_binary rule); its output is the last node's value. A conv root's residual is a sum
-// post-op: the launch first copies (or reorders) it into the destination the primitive
+// add. A batch_norm root with relu is oneDNN's batch normalization with its fused ReLU
+// (normalization.cpp). A command's inputs are the root's parents, then each later node's operand
+// that is not the previous node's value (an add's residual, which has the root's output shape: the
+// IR's elementwise_binary rule); its output is the last node's value. A conv root's residual is a
+// sum post-op: the launch first copies (or reorders) it into the destination the primitive
 // accumulates into; where some output window covers only padding (oneDNN 2.6's brgconv crashes
 // with sum there) and for a linear or matmul root, it is a binary_add post-op reading its own
 // buffer. The chains rooted at an element-wise op (sigmoid, mul; broadcast, mul) run on
@@ -65,6 +66,7 @@ constexpr std::array kPatterns = {
     Pattern{"onednn.linear_relu", BackendOp::linear},
     Pattern{"onednn.linear_gelu", BackendOp::linear},
     Pattern{"onednn.matmul_add", BackendOp::matmul},
+    Pattern{"onednn.batch_norm_relu", BackendOp::batch_norm},
     Pattern{"onednn.sigmoid_mul", BackendOp::sigmoid},
     Pattern{"onednn.broadcast_mul", BackendOp::broadcast},
 };
@@ -224,6 +226,7 @@ Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
   if (auto ok = check_chain(p, call.chain); !ok) return std::unexpected(ok.error());
   if (p.root == backend::BackendOp::sigmoid) return prepare_sigmoid_mul(call);
   if (p.root == backend::BackendOp::broadcast) return prepare_broadcast_mul(call);
+  if (p.root == backend::BackendOp::batch_norm) return prepare_batch_norm_with(call, true);
   auto ops = post_ops_of(call.chain);
   if (!ops) return std::unexpected(ops.error());
   if (p.root == backend::BackendOp::conv) return prepare_conv_with(call, *ops);
@@ -233,10 +236,12 @@ Expected<std::unique_ptr<KernelState>> prepare_fused(const PrepareCall& call) {
 
 // How a row's command may lie in memory: a conv root as the conv decides; a sigmoid root on any
 // layout its operands share (the chain is element-wise over one shape); a broadcast root
-// channels-last when the broadcast keeps the rank; else flat.
+// channels-last when the broadcast keeps the rank, a batch_norm root as the batch norm allows;
+// else flat.
 constexpr LayoutSupport layouts_of(backend::BackendOp root) {
   if (root == backend::BackendOp::conv) return LayoutSupport::channels_last;
-  if (root == backend::BackendOp::sigmoid || root == backend::BackendOp::broadcast) {
+  if (root == backend::BackendOp::sigmoid || root == backend::BackendOp::broadcast ||
+      root == backend::BackendOp::batch_norm) {
     return LayoutSupport::any_shared;
   }
   return LayoutSupport::flat_only;
@@ -245,6 +250,7 @@ constexpr LayoutSupport layouts_of(backend::BackendOp root) {
 constexpr LayoutPreferenceFn channels_last_test_of(backend::BackendOp root) {
   if (root == backend::BackendOp::conv) return conv_prefers_channels_last;
   if (root == backend::BackendOp::broadcast) return broadcast_takes_channels_last;
+  if (root == backend::BackendOp::batch_norm) return batch_norm_takes_channels_last;
   return nullptr;
 }
 

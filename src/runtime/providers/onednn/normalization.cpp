@@ -1,6 +1,7 @@
 // onednn handlers: the normalization family. batch_norm (IR kind batch_norm_eval) on oneDNN's
 // batch normalization primitive in inference with the node's statistics (use_global_stats,
 // scale and shift), the axes around the channel axis folded into {outer, channels, inner};
+// with relu fused by the primitive's fuse_norm_relu flag for onednn.batch_norm_relu (fused.cpp);
 // layer_norm (IR kind layernorm) on its layer normalization primitive over {outer, n}, n the
 // product of the axes from `axis` on, with gamma and beta when the node has them. Payload
 // statistics, scale and shift are copied once into memories the state owns; those given as
@@ -10,7 +11,7 @@
 #include <string_view>
 #include <variant>
 
-#include "runtime/providers/onednn/onednn_support.hpp"
+#include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
 namespace {
@@ -24,6 +25,8 @@ dnnl::memory vector_memory(const ir::WeightTensor& t) {
   return constant_memory(t, md, md);
 }
 
+}  // namespace
+
 // Whether the channel axis is axis 1 of a tensor of rank 3 or more, where a channels-last value
 // has its channels last.
 // A batch_norm with its statistics as values runs flat, like its vector inputs.
@@ -35,6 +38,8 @@ bool batch_norm_takes_channels_last(const PrepareCall& call) {
 
 // The statistics in slot order, each with its oneDNN argument: a payload, or call input 1 to 4
 // standing for it (weights as values), bound at each launch.
+namespace {
+
 struct Statistic {
   std::string_view slot;
   int arg;
@@ -44,7 +49,9 @@ constexpr Statistic kStatistics[] = {{"scale", DNNL_ARG_SCALE},
                                      {"mean", DNNL_ARG_MEAN},
                                      {"var", DNNL_ARG_VARIANCE}};
 
-Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& call) {
+}  // namespace
+
+Expected<std::unique_ptr<KernelState>> prepare_batch_norm_with(const PrepareCall& call, bool relu) {
   const auto& p = std::get<ir::ChannelAxisParams>(call.node.params);
   const std::size_t parents = call.node.parents.size();
   const std::optional<double> eps = call.weights.attribute("epsilon");
@@ -76,9 +83,9 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
         const auto md = layout_desc({extent(x, 0, ca), static_cast<dnnl::memory::dim>(x.dims[ca]),
                                      extent(x, ca + 1, x.rank()), 1},
                                     layout);
-        const auto flags = dnnl::normalization_flags::use_global_stats |
-                           dnnl::normalization_flags::use_scale |
-                           dnnl::normalization_flags::use_shift;
+        auto flags = dnnl::normalization_flags::use_global_stats |
+                     dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift;
+        if (relu) flags |= dnnl::normalization_flags::fuse_norm_relu;
         const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_inference, md,
                                                            static_cast<float>(*eps), flags);
         const dnnl::batch_normalization_forward::primitive_desc pd(desc, cpu_engine());
@@ -98,6 +105,12 @@ Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& cal
         }
         return std::unique_ptr<KernelState>(std::move(state));
       });
+}
+
+namespace {
+
+Expected<std::unique_ptr<KernelState>> prepare_batch_norm(const PrepareCall& call) {
+  return prepare_batch_norm_with(call, false);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_layer_norm(const PrepareCall& call) {

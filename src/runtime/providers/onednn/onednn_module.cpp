@@ -109,8 +109,9 @@ CapsuleModule onednn_module() {
        " reading the input from the first element taken, the sliced axis's stride times the "
        "step: a copy");
   copy(concat,
-       " (oneDNN's concat), each input in the output's layout, channels-last when every input is: "
-       "a copy");
+       " per input into its slice of the output (along the innermost axis in memory, oneDNN's "
+       "concat primitive instead), each input in the output's layout, channels-last when every "
+       "input is: a copy");
   const std::string one_layer =
       ", one layer in forward inference; weights reordered once into the layout it prefers, "
       "gates in its order";
@@ -156,6 +157,11 @@ CapsuleModule onednn_module() {
   fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
   fused({matmul, add}, "binary add");
+  m.capsules.push_back(onednn_capsule(
+      batch_norm, {batch_norm, relu}, "onednn.batch_norm_relu",
+      "one oneDNN batch normalization primitive (inference) with its fused ReLU "
+      "(fuse_norm_relu); NaN becomes 0 in its jit kernels (a maximum with 0), its plain kernel "
+      "keeps NaN (ncsp_bnorm, for some flat values)"));
   // Chains rooted at an element-wise op run on oneDNN's element-wise primitives, not post-ops.
   const auto chain = [&](BackendOp root, BackendOp next, std::string notes) {
     m.capsules.push_back(onednn_capsule(

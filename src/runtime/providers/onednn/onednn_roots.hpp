@@ -50,6 +50,13 @@ struct PostOps {
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_conv_with(const PrepareCall& call,
                                                                        const PostOps& post_ops);
 
+// A batch_norm root (normalization.cpp) with, when `relu`, the relu after it applied by the
+// primitive itself (oneDNN's fuse_norm_relu); and whether it may run channels-last (channel axis
+// 1 of a value of rank 3 or more, statistics as payloads).
+[[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_batch_norm_with(
+    const PrepareCall& call, bool relu);
+[[nodiscard]] bool batch_norm_takes_channels_last(const PrepareCall& call);
+
 // The chains rooted at an element-wise op (fused_elementwise.cpp): sigmoid then mul, and
 // broadcast then mul. Each prepares `call.chain` as the fused guard has checked it.
 [[nodiscard]] Expected<std::unique_ptr<KernelState>> prepare_sigmoid_mul(const PrepareCall& call);
