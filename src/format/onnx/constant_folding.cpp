@@ -36,6 +36,7 @@ constexpr std::array kFoldRules = {
     FoldRule{"Greater", fold_greater},
     FoldRule{"Less", fold_less},
     FoldRule{"Log", fold_log},
+    FoldRule{"Mod", fold_mod},
     FoldRule{"Mul", fold_mul},
     FoldRule{"Neg", fold_neg},
     FoldRule{"Not", fold_not},

@@ -307,6 +307,58 @@ INSTANTIATE_TEST_SUITE_P(
         // int division truncates toward zero, whatever the signs
         ArithCase{"Div", {4}, {7, -7, 7, -7}, {4}, {2, 2, -2, -2}, {"[4]", {3, -3, -3, 3}}}));
 
+// Mod: fmod 0 gives the divisor's sign (Python's %), fmod 1 the dividend's (C's fmod), as
+// Swin's shifted-window padding arithmetic writes it over int64 constants.
+TEST(ConstantFolding, ModFollowsTheSignTheAttributeNames) {
+  Model m = with_input();
+  init_ints(m, "a", kI64, {4}, {7, -7, 7, -7});
+  init_ints(m, "b", kI64, {4}, {3, 3, -3, -3});
+  m.node("Mod", {"a", "b"}, {"r"}, "mod");
+  EXPECT_EQ(folded(m, "r"), (Folded{"[4]", {1, 2, -2, -1}}));
+
+  Model f = with_input();
+  init_ints(f, "a", kI64, {4}, {7, -7, 7, -7});
+  init_ints(f, "b", kI64, {}, {3});
+  attr_i(f.node("Mod", {"a", "b"}, {"r"}, "mod"), "fmod", 1);
+  EXPECT_EQ(folded(f, "r"), (Folded{"[4]", {1, -1, 1, -1}}));
+
+  Model x = with_input();
+  x.init("a", {2}, {5.5f, -5.5f}).init("b", {}, {2.0f});
+  attr_i(x.node("Mod", {"a", "b"}, {"r"}, "mod"), "fmod", 1);
+  EXPECT_EQ(folded(x, "r"), (Folded{"[2]", {1.5f, -1.5f}}));
+
+  Model edge = with_input();
+  init_ints(edge, "a", kI64, {1}, {std::numeric_limits<std::int64_t>::min()});
+  init_ints(edge, "b", kI64, {1}, {-1});
+  edge.node("Mod", {"a", "b"}, {"r"}, "mod");
+  EXPECT_EQ(folded(edge, "r"), (Folded{"[1]", {0}}));
+}
+
+TEST(ConstantFolding, ModErrors) {
+  Model zero = with_input();
+  scalar_i64(zero, "a", 5);
+  scalar_i64(zero, "b", 0);
+  zero.node("Mod", {"a", "b"}, {"r"}, "mod");
+  zero.output("r");
+  EXPECT_EQ(error_of(zero), "m.onnx: node 'mod' (Mod, opset 17): takes 5 modulo zero");
+
+  Model floats = with_input();
+  floats.init("a", {1}, {1.0f}).init("b", {1}, {2.0f});
+  floats.node("Mod", {"a", "b"}, {"r"}, "mod");
+  floats.output("r");
+  EXPECT_EQ(error_of(floats),
+            "m.onnx: node 'mod' (Mod, opset 17): fmod = 0 of float32 inputs; ONNX requires fmod "
+            "= 1 for floating-point inputs");
+
+  Model attr = with_input();
+  scalar_i64(attr, "a", 5);
+  scalar_i64(attr, "b", 2);
+  attr_i(attr.node("Mod", {"a", "b"}, {"r"}, "mod"), "fmod", 2);
+  attr.output("r");
+  EXPECT_EQ(unsupported_of(attr),
+            "node 0 'mod' (Mod): attribute fmod = 2 is not supported; supported: 0 or 1");
+}
+
 TEST(ConstantFolding, FloatArithmeticDividesExactly) {
   Model m = with_input();
   m.init("a", {2}, {1.0f, 3.0f}).init("b", {}, {4.0f});

@@ -53,8 +53,29 @@ TEST(OnnxImport, DropoutTrainingIsRejected) {
   t.input("x", {2, 3}).input("train", {}, onnx::TensorProto_DataType_BOOL).output("y");
   t.node("Dropout", {"x", "", "train"}, {"y"}, "drop");
   EXPECT_EQ(unsupported_of(t),
-            "node 0 'drop' (Dropout): input training_mode 'train' is not a "
-            "constant false; only inference is supported");
+            "node 0 'drop' (Dropout): input training_mode 'train' is not a constant false, and "
+            "ratio is not a constant 0; only inference is supported");
+  // A constant true with a ratio other than 0 drops elements at random.
+  Model half(13);
+  half.input("x", {2, 3}).output("y").init("ratio", {}, {0.5F});
+  half.init_bool("train", {}, {true});
+  half.node("Dropout", {"x", "ratio", "train"}, {"y"}, "drop");
+  EXPECT_EQ(unsupported_of(half),
+            "node 0 'drop' (Dropout): input training_mode 'train' is not a constant false, and "
+            "ratio is not a constant 0; only inference is supported");
+}
+
+// Training with ratio 0 keeps every element (ONNX's reference returns the input and an all-true
+// mask): Swin's attention dropout as torchvision 0.14 exports it.
+TEST(OnnxImport, DropoutTrainingWithRatioZeroIsTheIdentity) {
+  Model m(13);
+  m.input("x", {2, 3}).output("y").output("m").init("ratio", {}, {0.0F});
+  m.init_bool("train", {}, {true});
+  m.node("Dropout", {"x", "ratio", "train"}, {"d", "m"}, "drop");
+  m.node("Relu", {"d"}, {"y"}, "relu");
+  EXPECT_EQ(lines(ok(m).graph()),
+            (Lines{"0 input -> [2,3] 'x'", "1 less [0,0] -> [2,3] 'drop'",
+                   "2 not [1] -> [2,3] 'drop'", "3 relu [0] -> [2,3] 'relu'"}));
 }
 
 TEST(OnnxImport, CastToTheValuesOwnTypeIsRemoved) {

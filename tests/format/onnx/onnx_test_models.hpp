@@ -206,6 +206,17 @@ class Model {
     fill_tensor(*g().add_initializer(), name, std::move(d), values, raw);
     return *this;
   }
+  Model& init_bool(const std::string& name, std::vector<std::int64_t> d,
+                   const std::vector<bool>& values) {
+    auto* t = g().add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto_DataType_BOOL);
+    for (const auto x : d)
+      t->add_dims(x);
+    for (const bool b : values)
+      t->add_int32_data(b ? 1 : 0);
+    return *this;
+  }
   Model& init_i64(const std::string& name, std::vector<std::int64_t> values) {
     auto* t = g().add_initializer();
     t->set_name(name);

@@ -14,17 +14,6 @@ namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-void bool_init(Model& m, const std::string& name, std::vector<std::int64_t> d,
-               const std::vector<bool>& v) {
-  auto* t = m.g().add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto_DataType_BOOL);
-  for (const auto x : d)
-    t->add_dims(x);
-  for (const bool b : v)
-    t->add_int32_data(b ? 1 : 0);
-}
-
 // The causal mask torch writes: true above the diagonal (blocked).
 std::vector<bool> upper(int n) {
   std::vector<bool> v;
@@ -39,10 +28,10 @@ Model causal(std::vector<std::int64_t> mask_dims = {3, 3}, float blocked = -kInf
              bool scores_first = false) {
   Model m;
   m.input("s", {1, 2, 3, 3}).output("y");
-  bool_init(m, "mask", mask_dims,
-            scores_first
-                ? std::vector<bool>{true, false, false, true, true, false, true, true, true}
-                : upper(3));
+  m.init_bool("mask", mask_dims,
+              scores_first
+                  ? std::vector<bool>{true, false, false, true, true, false, true, true, true}
+                  : upper(3));
   m.init("ninf", {}, {blocked});
   if (scores_first) {
     m.node("Where", {"mask", "s", "ninf"}, {"w"}, "where");
@@ -75,7 +64,7 @@ TEST(OnnxWhere, LowestFloatBlocksToo) {
 TEST(OnnxWhere, MaskBroadcastsOverTheLastAxisWhenItSpansIt) {
   Model m;  // a [3,1] condition blocks whole rows but for one; spread over the [3,3] mask
   m.input("s", {2, 3, 3}).output("y");
-  bool_init(m, "c", {3, 1}, {false, false, false});
+  m.init_bool("c", {3, 1}, {false, false, false});
   m.init("ninf", {}, {-kInf});
   m.node("Where", {"c", "ninf", "s"}, {"w"}, "where");
   m.node("Softmax", {"w"}, {"y"}, "sm");
@@ -100,7 +89,7 @@ TEST(OnnxWhere, AMaskThatWouldPassTheFoldingCapIsAWhereNode) {
   // A [2,1,1,2] condition against scores [2,4096,4096,2] would span 2^25 mask entries.
   Model m;
   m.input("s", {2, 4096, 4096, 2}).output("y");
-  bool_init(m, "mask", {2, 1, 1, 2}, {false, true, true, false});
+  m.init_bool("mask", {2, 1, 1, 2}, {false, true, true, false});
   m.init("ninf", {}, {-kInf});
   m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
   attr_i(m.node("Softmax", {"w"}, {"y"}, "sm"), "axis", -1);
@@ -142,7 +131,7 @@ TEST(OnnxWhere, NearMissesAreAWhereNode) {
     m.input("s", {3, 3}).output("y");
     std::vector<bool> v = upper(3);
     v[0] = true;
-    bool_init(m, "mask", {3, 3}, v);
+    m.init_bool("mask", {3, 3}, v);
     m.init("ninf", {}, {-kInf});
     m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
     m.node("Softmax", {"w"}, {"y"}, "sm");
@@ -161,7 +150,7 @@ TEST(OnnxWhere, NearMissesAreAWhereNode) {
   {
     Model m;  // a mask larger than the scores: the result takes the broadcast shape
     m.input("s", {3}).output("y");
-    bool_init(m, "mask", {2, 3}, {false, false, false, false, false, false});
+    m.init_bool("mask", {2, 3}, {false, false, false, false, false, false});
     m.init("ninf", {}, {-kInf});
     m.node("Where", {"mask", "ninf", "s"}, {"w"}, "where");
     m.node("Softmax", {"w"}, {"y"}, "sm");

@@ -1,5 +1,6 @@
 // Folding of the element-wise operators, with numpy broadcasting: arithmetic (Add, Sub, Mul, Div;
 // on integers overflow-checked, with division truncating toward zero as ONNX Runtime divides),
+// Mod (fmod 0: integers, the remainder with the divisor's sign; fmod 1: the dividend's sign),
 // comparisons and logic producing bool (Equal, Less, Greater, And, Or, Not), Where, Cast, and
 // the unary Abs, Neg, Sqrt, Reciprocal, Exp and Log.
 #include <cmath>
@@ -103,6 +104,40 @@ ConstTensor arithmetic(FoldArgs& a, Arith op) {
       a.cx.fail(str(p) + kSigns[static_cast<int>(op)] + str(q) + " overflows " + dtype_name(dtype));
     }
     out.ints[i] = fit(a, dtype, r);
+  }
+  return out;
+}
+
+// Mod of integers (fmod 0 or 1) or float32 (fmod 1, as ONNX requires and the importer checks).
+ConstTensor modulo(FoldArgs& a) {
+  a.cx.allow_attrs({"fmod"});
+  a.cx.require_inputs(2, 2);
+  const std::int64_t fmod = a.cx.attr_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) a.cx.fail_attr("fmod", str(fmod), "0 or 1");
+  const int dtype = a.same_dtype({0, 1});
+  if (dtype == kBool) a.cx.fail("inputs are bool; Mod takes numbers");
+  if (dtype == kF32 && fmod == 0) {
+    a.cx.fail("fmod = 0 of float32 inputs; ONNX requires fmod = 1 for floating-point inputs");
+  }
+  Broadcast b = broadcast_of(a, {0, 1}, dtype);
+  ConstTensor out = a.make(dtype, b.dims);
+  if (dtype == kF32) {
+    const std::vector<float>& x = floats_of(a.in(0));
+    const std::vector<float>& y = floats_of(a.in(1));
+    for (std::size_t i = 0; i < b.count; ++i, b.walk.next())
+      out.floats[i] = std::fmod(x[b.walk.at(0)], y[b.walk.at(1)]);
+    return out;
+  }
+  const std::vector<std::int64_t>& x = a.in(0).ints;
+  const std::vector<std::int64_t>& y = a.in(1).ints;
+  for (std::size_t i = 0; i < b.count; ++i, b.walk.next()) {
+    const std::int64_t p = x[b.walk.at(0)];
+    const std::int64_t q = y[b.walk.at(1)];
+    if (q == 0) a.cx.fail("takes " + str(p) + " modulo zero");
+    // INT64_MIN % -1 overflows in C++; its remainder is 0.
+    std::int64_t r = q == -1 ? 0 : p % q;
+    if (fmod == 0 && r != 0 && (r < 0) != (q < 0)) r += q;
+    out.ints[i] = r;
   }
   return out;
 }
@@ -236,6 +271,9 @@ ConstTensor fold_mul(FoldArgs& a) {
 }
 ConstTensor fold_div(FoldArgs& a) {
   return arithmetic(a, Arith::div);
+}
+ConstTensor fold_mod(FoldArgs& a) {
+  return modulo(a);
 }
 ConstTensor fold_equal(FoldArgs& a) {
   return compare(a, Compare::equal);

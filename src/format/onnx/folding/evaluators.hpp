@@ -28,12 +28,13 @@ ConstTensor fold_transpose(FoldArgs& a);
 ConstTensor fold_expand(FoldArgs& a);
 
 // elementwise_ops.cpp, all with numpy broadcasting: Add, Sub, Mul, Div (integers overflow-checked,
-// division truncating toward zero), Equal, Less, Greater, And, Or, Not, Where, Cast, and the
-// unary Abs, Neg, Sqrt, Reciprocal, Exp, Log.
+// division truncating toward zero), Mod (fmod 0 and 1), Equal, Less, Greater, And, Or, Not, Where,
+// Cast, and the unary Abs, Neg, Sqrt, Reciprocal, Exp, Log.
 ConstTensor fold_add(FoldArgs& a);
 ConstTensor fold_sub(FoldArgs& a);
 ConstTensor fold_mul(FoldArgs& a);
 ConstTensor fold_div(FoldArgs& a);
+ConstTensor fold_mod(FoldArgs& a);
 ConstTensor fold_equal(FoldArgs& a);
 ConstTensor fold_less(FoldArgs& a);
 ConstTensor fold_greater(FoldArgs& a);
