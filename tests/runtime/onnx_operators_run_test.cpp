@@ -6,13 +6,16 @@
 // ending in ArgMax gives int64 indices under both profiles; the two losses with class weights and
 // ignore_index against a float64 oracle, and a target outside the classes refused by a guard; a
 // runtime Where mask made by a comparison; Conv and ConvTranspose whose weight and bias are graph
-// inputs (weights as values) giving what the same model with them as initializers gives.
+// inputs (weights as values) giving what the same model with them as initializers gives; Einsum
+// (contractions, batch axes, sums, transposes, an ellipsis, three operands) against a float64
+// sum over every assignment of its labels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +34,7 @@ namespace {
 
 using format::onnx_test::attr_i;
 using format::onnx_test::attr_ints;
+using format::onnx_test::attr_s;
 using format::onnx_test::Model;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -443,6 +447,119 @@ void expect_same_as(const std::vector<float>& got, const std::vector<float>& wan
 // Weights as values: a Conv (with a relu after it, which fast_cpu fuses) and a ConvTranspose whose
 // weight and bias arrive as graph inputs give, under both profiles, what the same models give
 // with them as initializers; doubled weights and bias give double the output.
+// Einsum by its definition: for every assignment of the labels, the product of the operands'
+// elements, summed into the output element the output labels pick (labels: letters, no ellipsis).
+std::vector<double> einsum_oracle(const std::string& equation,
+                                  const std::vector<const Tensor*>& operands) {
+  const std::size_t arrow = equation.find("->");
+  std::vector<std::string> terms;
+  std::string term;
+  for (const char c : equation.substr(0, arrow)) {
+    if (c == ',') {
+      terms.push_back(term);
+      term.clear();
+    } else {
+      term += c;
+    }
+  }
+  terms.push_back(term);
+  const std::string out = equation.substr(arrow + 2);
+  std::map<char, std::size_t> extent;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    for (std::size_t a = 0; a < terms[i].size(); ++a)
+      extent[terms[i][a]] = static_cast<std::size_t>(operands[i]->shape.dims[a]);
+  }
+  std::vector<char> labels;
+  for (const auto& [l, e] : extent)
+    labels.push_back(l);
+  std::size_t out_count = 1;
+  for (const char l : out)
+    out_count *= extent[l];
+  std::vector<double> result(out_count, 0.0);
+  std::map<char, std::size_t> at;
+  const auto offset = [&](const std::string& t) {
+    std::size_t o = 0;
+    for (const char l : t)
+      o = o * extent[l] + at[l];
+    return o;
+  };
+  const std::function<void(std::size_t)> walk = [&](std::size_t k) {
+    if (k == labels.size()) {
+      double p = 1.0;
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        p *= operands[i]->floats()[offset(terms[i])];
+      result[offset(out)] += p;
+      return;
+    }
+    for (at[labels[k]] = 0; at[labels[k]] < extent[labels[k]]; ++at[labels[k]])
+      walk(k + 1);
+  };
+  walk(0);
+  return result;
+}
+
+struct EinsumCase {
+  std::string equation;         // what the node says
+  std::string oracle_equation;  // the same with letters only
+  std::vector<std::vector<std::int64_t>> shapes;
+};
+
+TEST(OnnxEinsumRun, MatchesItsDefinition) {
+  const std::vector<EinsumCase> cases = {
+      {"ij,jk->ik", "ij,jk->ik", {{3, 4}, {4, 5}}},
+      // MaxViT's attention: scores, then the weighted values.
+      {"B G H I D, B G H J D -> B G H I J",
+       "BGHID,BGHJD->BGHIJ",
+       {{1, 2, 3, 4, 5}, {1, 2, 3, 6, 5}}},
+      {"B G H I J, B G H J D -> B G H I D",
+       "BGHIJ,BGHJD->BGHID",
+       {{1, 2, 3, 4, 6}, {1, 2, 3, 6, 5}}},
+      {"ij->ji", "ij->ji", {{3, 4}}},
+      {"ijk->i", "ijk->i", {{2, 3, 4}}},
+      {"i,i", "i,i->", {{5}, {5}}},
+      {"ij,jk", "ij,jk->ik", {{2, 3}, {3, 4}}},
+      {"i,j->ij", "i,j->ij", {{3}, {4}}},
+      {"...ij,...jk->...ik", "aij,ajk->aik", {{2, 3, 4}, {2, 4, 5}}},
+      {"bij,bkj->bki", "bij,bkj->bki", {{2, 3, 4}, {2, 5, 4}}},
+      // A label summed in one operand only, and three operands.
+      {"ijm,jk->ik", "ijm,jk->ik", {{2, 3, 2}, {3, 4}}},
+      {"ij,jk,kl->li", "ij,jk,kl->li", {{2, 3}, {3, 4}, {4, 2}}},
+  };
+  for (const EinsumCase& c : cases) {
+    SCOPED_TRACE(c.equation);
+    Model m(12);
+    std::vector<std::string> names;
+    std::vector<Tensor> tensors;
+    std::vector<NamedTensor> inputs;
+    for (std::size_t i = 0; i < c.shapes.size(); ++i) {
+      names.push_back("x" + std::to_string(i));
+      m.input(names.back(), c.shapes[i]);
+      ir::Shape shape;
+      for (const std::int64_t d : c.shapes[i])
+        shape.dims.push_back(static_cast<ir::Dim>(d));
+      tensors.push_back(testing::seeded_tensor(shape, 40 + i));
+    }
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+      inputs.push_back({names[i], tensors[i]});
+    m.output("y");
+    attr_s(m.node("Einsum", names, {"y"}, "e"), "equation", c.equation);
+    std::vector<const Tensor*> operands;
+    for (const Tensor& t : tensors)
+      operands.push_back(&t);
+    const std::vector<double> want = einsum_oracle(c.oracle_equation, operands);
+    for (const auto profile :
+         {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+      auto out = run_inputs(m, inputs, profile);
+      ASSERT_TRUE(out.has_value());
+      ASSERT_TRUE(out->has_value()) << out->error().message;
+      const std::vector<float>& got = (**out)[0].floats();
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t k = 0; k < got.size(); ++k)
+        EXPECT_NEAR(got[k], want[k], 1e-5) << k;
+    }
+  }
+}
+
 TEST(OnnxWeightsAsValuesRun, ConvAndConvTransposeTakeTheirWeightsAtRunTime) {
   for (const bool transposed : {false, true}) {
     const std::vector<std::int64_t> ws =

@@ -40,6 +40,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"DepthToSpace", 1, kMaxModelOpset, import_depth_to_space},
     OperatorImporter{"Div", 1, kMaxModelOpset, import_div_or_gelu},
     OperatorImporter{"Dropout", 1, kMaxModelOpset, import_dropout},
+    OperatorImporter{"Einsum", 12, kMaxModelOpset, import_einsum},
     OperatorImporter{"Elu", 1, kMaxModelOpset, import_unary_with_alpha_as<OpKind::elu, 1, 1>},
     OperatorImporter{"Equal", 1, kMaxModelOpset, import_broadcasting_as<OpKind::equal>},
     OperatorImporter{"Erf", 1, kMaxModelOpset, import_erf},

@@ -63,6 +63,7 @@ void import_grid_sample(ImportContext& cx);                  // operators/grid_s
 void import_max_unpool(ImportContext& cx);                   // operators/max_unpool.cpp
 void import_roi_align(ImportContext& cx);                    // operators/roi_align.cpp
 void import_mod(ImportContext& cx);                          // operators/mod.cpp: mod, fmod
+void import_einsum(ImportContext& cx);  // operators/einsum.cpp: permute, reduce_sum, matmul
 void import_top_k(ImportContext& cx);            // operators/top_k.cpp: top_k, gather_elements
 // Exact decompositions over comparisons and where: operators/threshold.cpp, classify.cpp,
 // hardmax.cpp; data movement: operators/tile.cpp.

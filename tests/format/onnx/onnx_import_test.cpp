@@ -247,7 +247,9 @@ TEST(OnnxImport, UnsupportedOperatorListsSupported) {
       unsupported_error(m).notes.back(),
       "supported operators: Abs, Acos, Acosh, Add, And, ArgMax, ArgMin, Asin, Asinh, Atan, "
       "Atanh, AveragePool, BatchNormalization, Cast, CastLike, Ceil, Clip, Concat, Constant, "
-      "Conv, ConvTranspose, Cos, Cosh, CumSum, DepthToSpace, Div, Dropout, Elu, Equal, Erf, Exp, "
+      "Conv, ConvTranspose, Cos, Cosh, CumSum, DepthToSpace, Div, Dropout, Einsum, Elu, Equal, "
+      "Erf, "
+      "Exp, "
       "Expand, Flatten, Floor, GRU, Gather, GatherElements, GatherND, Gelu, Gemm, "
       "GlobalAveragePool, "
       "GlobalMaxPool, "

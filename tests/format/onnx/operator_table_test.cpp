@@ -33,6 +33,7 @@ const std::map<std::string_view, std::int64_t> kIntroducedAfterOpset1 = {
     {"Atan", 7},
     {"Atanh", 9},
     {"Cosh", 9},
+    {"Einsum", 12},
     {"Gelu", 20},
     {"GridSample", 16},
     {"MaxUnpool", 9},
