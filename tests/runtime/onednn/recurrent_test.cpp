@@ -2,7 +2,8 @@
 // provider within each capsule's conformance tolerance (tests/oracles/conformance_table.cpp):
 // every direction, with one batch row and several (the bidirectional output reordered from
 // oneDNN's [seq, batch, directions * hidden]), initial states given or zero, bias or none, gru
-// with and without linear_before_reset; the guard's refusal of a wrong initial state.
+// with and without linear_before_reset; one thread for one batch row; the guard's refusal of a
+// wrong initial state.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -78,6 +79,24 @@ TEST(onednn_gru_forward_tests, MatchesReference) {
 }
 TEST(onednn_lstm_forward_tests, MatchesReference) {
   expect_every_form(ir::OpKind::lstm, "onednn.lstm");
+}
+
+// A layer over one batch row runs on one thread whatever the bound (each time step is a
+// matrix-vector product); over several rows, and large enough, on the bound.
+TEST(onednn_gru_forward_tests, OneBatchRowRunsOnOneThread) {
+  const auto threads_of = [](ir::Dim batch) {
+    const Command c = recurrent_case({.kind = ir::OpKind::gru,
+                                      .direction = ir::RecurrentDirection::bidirectional,
+                                      .seq = 32,
+                                      .batch = batch,
+                                      .input = 64,
+                                      .hidden = 128});
+    auto state = prepare_onednn("onednn.gru", c, 2);
+    EXPECT_TRUE(state.has_value()) << state.error().message;
+    return state ? static_cast<const PrimitiveState&>(**state).threads : -1;
+  };
+  EXPECT_EQ(threads_of(1), 1);
+  EXPECT_EQ(threads_of(4), 2);
 }
 
 TEST(onednn_lstm_forward_tests, RefusesAWrongInitialState) {
