@@ -165,6 +165,26 @@ WeightTensor WeightTensor::contiguous() const {
   return t;
 }
 
+WeightTensor WeightTensor::contiguous_releasing(std::size_t block) const {
+  if (readable_in_place() || !strides_.empty() || owner_ == nullptr || block == 0) {
+    return contiguous();
+  }
+  const std::size_t size = count_ * size_of(dtype_);
+  auto copy = std::make_shared<OwnedBytes>(size);
+  for (std::size_t at = 0; at < size; at += block) {
+    const std::size_t n = std::min(block, size - at);
+    std::memcpy(copy->data() + at, data_ + at, n);
+    owner_->release({data_ + at, n});
+  }
+  WeightTensor t;
+  t.shape_ = shape_;
+  t.dtype_ = dtype_;
+  t.count_ = count_;
+  t.data_ = copy->data();
+  t.owner_ = std::move(copy);
+  return t;
+}
+
 void WeightTensor::release() const noexcept {
   if (owner_ != nullptr && count_ != 0) owner_->release(storage());
 }

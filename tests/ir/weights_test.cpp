@@ -87,6 +87,34 @@ TEST(WeightTensor, AMisalignedViewIsReadThroughAnAlignedCopy) {
   EXPECT_EQ(c.ints()[1], 1LL << 40);
 }
 
+// A packer's copy of a misaligned view tells the owner each block is no longer read once it is
+// copied, in order, covering the whole view; the copy equals the view.
+TEST(WeightTensor, AReleasingCopyReleasesEachBlockOnceCopied) {
+  auto owner = std::make_shared<RecordingBytes>(64);
+  const float values[] = {1.0F, 2.0F, 3.0F, 4.0F, 5.0F};
+  std::memcpy(owner->data() + 2, values, sizeof values);
+  const WeightTensor t = WeightTensor::view(dims({5}), DType::float32, owner->data() + 2, 5, owner);
+  const WeightTensor c = t.contiguous_releasing(8);
+  EXPECT_TRUE(c.readable_in_place());
+  EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{1.0F, 2.0F, 3.0F, 4.0F, 5.0F}));
+  ASSERT_EQ(owner->released.size(), 3U);
+  EXPECT_EQ(owner->released[0].data(), owner->data() + 2);
+  EXPECT_EQ(owner->released[0].size(), 8U);
+  EXPECT_EQ(owner->released[1].data(), owner->data() + 10);
+  EXPECT_EQ(owner->released[2].data(), owner->data() + 18);
+  EXPECT_EQ(owner->released[2].size(), 4U);
+  // A view readable in place is returned as it is, and a strided one is copied whole with
+  // nothing released (its elements are read out of order).
+  owner->released.clear();
+  const WeightTensor aligned =
+      WeightTensor::view(dims({2}), DType::float32, owner->data() + 16, 2, owner);
+  EXPECT_EQ(aligned.contiguous_releasing(4).storage().data(), owner->data() + 16);
+  const WeightTensor strided =
+      WeightTensor::view(dims({2, 2}), DType::float32, owner->data() + 2, 4, owner).transposed();
+  EXPECT_EQ(strided.contiguous_releasing(4), strided.contiguous());
+  EXPECT_TRUE(owner->released.empty());
+}
+
 TEST(WeightTensor, AMisalignedTransposeIsCopiedInRowMajorOrder) {
   auto owner = std::make_shared<RecordingBytes>(64);
   const float values[] = {0.0F, 1.0F, 2.0F, 3.0F, 4.0F, 5.0F};

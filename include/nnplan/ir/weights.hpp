@@ -126,6 +126,10 @@ class WeightTensor {
   // This tensor when it is readable in place; else its elements copied into an owned, aligned
   // row-major buffer.
   [[nodiscard]] WeightTensor contiguous() const;
+  // contiguous(), for a reader that reads only the copy from then on (a packer): the bytes of a
+  // row-major view are copied `block` bytes at a time, each block released to the owner once
+  // copied, so a mapped weight and its copy are never both resident whole.
+  [[nodiscard]] WeightTensor contiguous_releasing(std::size_t block = std::size_t{1} << 22) const;
   // Tells the owner nothing reads these bytes for now (WeightBytes::release of storage()).
   void release() const noexcept;
   // Whether this tensor's bytes lie inside `range` (a mapped file, say).

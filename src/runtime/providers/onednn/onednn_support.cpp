@@ -161,8 +161,8 @@ dnnl::memory constant_memory(const ir::WeightTensor& weight, const dnnl::memory:
     cpu_stream().wait();
   } else {
     // A misaligned view, or a strided one whose dims or axis order the handler changes: packed
-    // from a temporary aligned copy.
-    dnnl::memory packed = constant_memory(weight.contiguous(), plain, target);
+    // from a temporary aligned copy (the view's pages released as they are copied).
+    dnnl::memory packed = constant_memory(weight.contiguous_releasing(), plain, target);
     weight.release();
     return packed;
   }
