@@ -156,13 +156,8 @@ WeightTensor WeightTensor::contiguous() const {
       }
     }
   }
-  WeightTensor t;
-  t.shape_ = shape_;
-  t.dtype_ = dtype_;
-  t.count_ = count_;
-  t.data_ = copy->data();
-  t.owner_ = std::move(copy);
-  return t;
+  const std::byte* bytes = copy->data();
+  return view(shape_, dtype_, bytes, count_, std::move(copy));
 }
 
 WeightTensor WeightTensor::contiguous_releasing(std::size_t block) const {
@@ -176,13 +171,8 @@ WeightTensor WeightTensor::contiguous_releasing(std::size_t block) const {
     std::memcpy(copy->data() + at, data_ + at, n);
     owner_->release({data_ + at, n});
   }
-  WeightTensor t;
-  t.shape_ = shape_;
-  t.dtype_ = dtype_;
-  t.count_ = count_;
-  t.data_ = copy->data();
-  t.owner_ = std::move(copy);
-  return t;
+  const std::byte* bytes = copy->data();
+  return view(shape_, dtype_, bytes, count_, std::move(copy));
 }
 
 void WeightTensor::release() const noexcept {
