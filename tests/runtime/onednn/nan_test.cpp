@@ -176,7 +176,9 @@ TEST(OnednnNan, BatchNormReluMapsNanToZeroInItsJitKernels) {
     }
     EXPECT_EQ(got->floats()[1], 0.5F);
   }
-  if (dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx2) EXPECT_GT(jit, 0);
+  if (dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx2) {
+    EXPECT_GT(jit, 0);
+  }
   const std::string notes = notes_of("onednn.batch_norm_relu");
   EXPECT_NE(notes.find("NaN becomes 0 in its jit kernels"), std::string::npos) << notes;
   EXPECT_NE(notes.find("its plain kernel keeps NaN"), std::string::npos) << notes;
