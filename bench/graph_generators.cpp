@@ -189,7 +189,8 @@ class DagBuilder {
       case K::acosh:
       case K::atanh:
       case K::erf:
-      case K::hard_swish: {
+      case K::hard_swish:
+      case K::silu: {
         const Cls c = any_class();
         emit(kind, {pick(c)}, c);
         return;

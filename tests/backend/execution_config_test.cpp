@@ -69,7 +69,7 @@ TEST_P(VjpFitTest, Fits) {
     ++checked_ops;
     EXPECT_EQ(vjp_fits(c.config, op, c.capsule), c.fits) << to_string(op);
   }
-  EXPECT_EQ(checked_ops, c.op_requires_vjp ? 82 : 17);
+  EXPECT_EQ(checked_ops, c.op_requires_vjp ? 83 : 17);
 }
 
 constexpr VjpMode kNone = VjpMode::none;

@@ -118,7 +118,7 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
       EXPECT_EQ(c.pattern.front(), c.op);
     }
   }
-  EXPECT_EQ(fused, 11U);
+  EXPECT_EQ(fused, 12U);
   const auto names = [&] {
     std::vector<std::string> v;
     for (const KernelCapsule& c : m.capsules) {
@@ -128,16 +128,16 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
   }();
   EXPECT_EQ(names, (std::vector<std::string>{
                        "onednn.conv_relu", "onednn.conv_add_relu", "onednn.conv_clamp",
-                       "onednn.conv_hard_swish", "onednn.conv_hard_sigmoid", "onednn.linear_relu",
-                       "onednn.linear_gelu", "onednn.matmul_add", "onednn.batch_norm_relu",
-                       "onednn.sigmoid_mul", "onednn.broadcast_mul"}));
+                       "onednn.conv_hard_swish", "onednn.conv_hard_sigmoid", "onednn.conv_silu",
+                       "onednn.linear_relu", "onednn.linear_gelu", "onednn.matmul_add",
+                       "onednn.batch_norm_relu", "onednn.sigmoid_mul", "onednn.broadcast_mul"}));
 }
 
 TEST(RegistryPatterns, FusedCapsulesAreNeverChosenForOneNode) {
   const Registry& r = *fast_cpu().registry;
   for (CapsuleId id : r.implementing(BackendOp::conv))
     EXPECT_FALSE(r.capsule(id).is_fused());
-  EXPECT_EQ(r.fused().size(), 11U);
+  EXPECT_EQ(r.fused().size(), 12U);
   const auto chosen = plan_op(fast_cpu().config, r, BackendOp::conv);
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(r.capsule(chosen->capsule).name, "onednn.conv");
@@ -198,7 +198,7 @@ TEST(FusedLowering, ASecondConsumerKeepsTheChainAsPlanned) {
             (std::vector<std::string>{"onednn.conv(singleton: 1)", "onednn.relu(singleton: 2)",
                                       "onednn.add(singleton: 3)"}));
   // The conv patterns were tried from node 1 and refused for the same reason, longest first.
-  ASSERT_EQ(l.decisions.size(), 5U);
+  ASSERT_EQ(l.decisions.size(), 6U);
   EXPECT_EQ(l.plan.registry->capsule(l.decisions[0].capsule).name, "onednn.conv_add_relu");
   for (const FusionDecision& d : l.decisions) {
     EXPECT_FALSE(d.taken);
@@ -208,8 +208,9 @@ TEST(FusedLowering, ASecondConsumerKeepsTheChainAsPlanned) {
   }
 }
 
-// EfficientNet's SiLU as PyTorch exports it: mul(x, sigmoid(x)). The mul's other operand is the
-// sigmoid's own input, not a chain intermediate, so sigmoid, mul fuses.
+// SiLU written out as mul(x, sigmoid(x)) (a torchlean.ir.v1 graph; the ONNX importer makes it one
+// silu node). The mul's other operand is the sigmoid's own input, not a chain intermediate, so
+// sigmoid, mul fuses.
 TEST(FusedLowering, SiluFusesIntoSigmoidMul) {
   GraphBuilder b;
   const auto x = b.input(shape({1, 4, 8, 8}));
@@ -225,6 +226,18 @@ TEST(FusedLowering, SiluFusesIntoSigmoidMul) {
             "node 1 (conv)'s value has 2 uses (node 2 (sigmoid), node 3 (mul_elem)); a fused "
             "chain needs its only consumer to be the next node");
   EXPECT_TRUE(l.decisions.back().taken);
+}
+
+// EfficientNet's convolution then SiLU, as the ONNX importer writes it: one silu node, the conv's
+// only consumer, so the conv takes it as a post-op.
+TEST(FusedLowering, ConvThenSiluIsOneConvSiluCommand) {
+  GraphBuilder b;
+  const auto x = b.input(shape({1, 4, 8, 8}));
+  const auto c = b.add(K::conv, {x}, shape({1, 4, 8, 8}), conv3x3(4));
+  b.add(K::silu, {c}, shape({1, 4, 8, 8}));
+  const Lowered l = fuse(fast_cpu(), std::move(b).build());
+  EXPECT_EQ(group_summary(l.plan), std::vector<std::string>{"onednn.conv_silu(fused: 1 2)"});
+  EXPECT_EQ(l.plan.capsule_names(), std::vector<std::string>{"onednn.conv_silu"});
 }
 
 // Squeeze-excite's channel scale: sigmoid of the pooled [1,C,1,1] value, broadcast back, mul.

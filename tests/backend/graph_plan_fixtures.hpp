@@ -185,6 +185,8 @@ inline std::optional<BackendOp> spec_backend_op(ir::OpKind kind) {
       return B::hard_sigmoid;
     case K::hard_swish:
       return B::hard_swish;
+    case K::silu:
+      return B::silu;
     case K::equal:
       return B::equal;
     case K::less:
@@ -275,6 +277,7 @@ inline ir::Graph one_op_graph(ir::OpKind kind) {
     case K::atanh:
     case K::erf:
     case K::hard_swish:
+    case K::silu:
       return one_op({m}, kind, m);
     case K::hard_sigmoid:
       return one_op({m}, kind, m, ir::HardSigmoidParams{.alpha = 0.2F, .beta = 0.5F});

@@ -90,7 +90,7 @@ std::vector<VocabularyCase> all_vocabularies() {
            "greater_or_equal", "and", "or", "xor", "not", "where", "cast", "erf", "pow",
            "gather_elements", "top_k", "cum_sum", "scatter_elements", "scatter_nd", "gather_nd",
            "mod", "fmod", "rnn", "gru", "lstm", "grid_sample", "max_unpool", "resize", "roi_align",
-           "max_pool_indices", "hard_sigmoid", "hard_swish"},
+           "max_pool_indices", "hard_sigmoid", "hard_swish", "silu"},
           parse_backend_op),
       vocabulary<TrustLevel>("trust level", kTrustLevelNames,
                              {"verified", "checked", "fuzzed", "trusted-external"},
@@ -309,7 +309,7 @@ TEST(RequiresVjp, ExactlySeventeenOpsHaveNoVjp) {
                          "rand_uniform", "bernoulli_mask", "argmax", "argmin", "equal", "less",
                          "less_or_equal", "greater", "greater_or_equal", "and", "or", "xor", "not",
                          "cast", "top_k", "mod", "max_pool_indices"}));
-  EXPECT_EQ(kBackendOpCount, 99u);
+  EXPECT_EQ(kBackendOpCount, 100u);
 }
 
 // TorchLean's 47 ops first, then nnplan's extension ops.
@@ -371,7 +371,8 @@ TEST(ExtensionOps, FollowTorchLeansVocabulary) {
                                                       "roi_align",
                                                       "max_pool_indices",
                                                       "hard_sigmoid",
-                                                      "hard_swish"}));
+                                                      "hard_swish",
+                                                      "silu"}));
 }
 
 // BackendPreference: `auto`, `prefer <provider>`, `only <provider>`.

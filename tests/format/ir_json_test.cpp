@@ -1019,7 +1019,7 @@ std::vector<BadDocument> bad_documents() {
        "argmin, equal, less, less_or_equal, greater, greater_or_equal, and, or, xor, not, where, "
        "cast, erf, pow, gather_elements, top_k, cum_sum, scatter_elements, scatter_nd, gather_nd, "
        "mod, fmod, rnn, gru, lstm, grid_sample, max_unpool, resize, roi_align, max_pool_indices, "
-       "hard_sigmoid, hard_swish; "
+       "hard_sigmoid, hard_swish, silu; "
        "legacy: conv2d, max_pool2d, "
        "max_pool2d_pad, avg_pool2d, "
        "avg_pool2d_pad, batch_norm2d_nchw_eval, swap_first_two, transpose3d_last_two"},

@@ -711,12 +711,12 @@ std::vector<ValidCase> valid_cases() {
   };
   // The elementwise kinds share one rule each; give every one of them its own case.
   for (const OpKind kind :
-       {OpKind::detach, OpKind::abs,       OpKind::sqrt,     OpKind::inv,   OpKind::relu,
-        OpKind::tanh,   OpKind::sigmoid,   OpKind::exp,      OpKind::log,   OpKind::sin,
-        OpKind::cos,    OpKind::softplus,  OpKind::softsign, OpKind::floor, OpKind::ceil,
-        OpKind::round,  OpKind::sign,      OpKind::tan,      OpKind::asin,  OpKind::acos,
-        OpKind::atan,   OpKind::sinh,      OpKind::cosh,     OpKind::asinh, OpKind::acosh,
-        OpKind::atanh,  OpKind::hard_swish}) {
+       {OpKind::detach, OpKind::abs,        OpKind::sqrt,     OpKind::inv,   OpKind::relu,
+        OpKind::tanh,   OpKind::sigmoid,    OpKind::exp,      OpKind::log,   OpKind::sin,
+        OpKind::cos,    OpKind::softplus,   OpKind::softsign, OpKind::floor, OpKind::ceil,
+        OpKind::round,  OpKind::sign,       OpKind::tan,      OpKind::asin,  OpKind::acos,
+        OpKind::atan,   OpKind::sinh,       OpKind::cosh,     OpKind::asinh, OpKind::acosh,
+        OpKind::atanh,  OpKind::hard_swish, OpKind::silu}) {
     cases.push_back({std::string(to_string(kind)), one_op({shape({2, 3})}, kind, shape({2, 3})),
                      shape({2, 3})});
   }

@@ -279,7 +279,8 @@ TEST(OpKindTable, ExtensionKindsAreNnplans) {
                                                     "roi_align",
                                                     "max_pool_indices",
                                                     "hard_sigmoid",
-                                                    "hard_swish"}));
+                                                    "hard_swish",
+                                                    "silu"}));
 }
 
 // Every kind makes float32 of float32 parents except these (SPEC §6's dtype rule).

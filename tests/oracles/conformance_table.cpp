@@ -190,6 +190,15 @@ void hard_swish_cases(CaseBuilder& b) {
   draw_unary(b, ir::OpKind::hard_swish, b.draw().signed_values());
 }
 
+void silu_cases(CaseBuilder& b) {
+  draw_unary(b, ir::OpKind::silu, b.draw().signed_values());
+}
+
+void conv_silu_cases(CaseBuilder& b) {
+  const ir::NodeId conv = draw_conv(b, false);
+  b.target(ir::OpKind::silu, {conv});
+}
+
 void conv_cases(CaseBuilder& b) {
   draw_conv(b, false);
 }
@@ -639,6 +648,11 @@ constexpr Oracle kRows[] = {
      .reason = kLongSums,
      .build = conv_relu_cases,
      .covers = "draw_conv's geometry, then relu"},
+    {.capsule = "onednn.conv_silu",
+     .tolerance = kSums,
+     .reason = kLongSums,
+     .build = conv_silu_cases,
+     .covers = "draw_conv's geometry, then silu"},
     {.capsule = "onednn.conv_transpose",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -840,6 +854,12 @@ constexpr Oracle kRows[] = {
      .covers =
          "rank 1-4, signed inputs up to +-32; the mul's other operand the sigmoid's own input "
          "(SiLU) or another input of that shape (a gate); either order"},
+    {.capsule = "onednn.silu",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN computes x / (1 + exp(-x)) with its own vectorised exp, the reference x * "
+               "(1 / (1 + exp(-x))) with the C library's: one function, an error relative to it.",
+     .build = silu_cases,
+     .covers = "rank 1-4, signed inputs up to +-32 (both saturated ends)"},
     {.capsule = "onednn.slice",
      .tolerance = kExact,
      .reason = kCopies,

@@ -151,6 +151,51 @@ def test_hardswish_and_hardsigmoid_fuse_into_their_convolutions_under_fast_cpu(h
     assert "onednn.hard_swish" in capsules  # the last one follows a mul
 
 
+class SiluBlock(torch.nn.Module):
+    """EfficientNet's pieces: conv then SiLU, a depthwise conv then SiLU (torch writes each
+    SiLU as Sigmoid then Mul), and a SiLU of a sum, which no conv precedes."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.act = torch.nn.SiLU()
+
+    def forward(self, x):
+        a = self.act(self.conv(x))
+        return torch.nn.functional.silu(self.act(self.depthwise(a)) + a)
+
+
+@pytest.fixture(scope="module")
+def silu_block(tmp_path_factory):
+    torch.manual_seed(5)
+    model = SiluBlock().eval()
+    x = torch.randn(2, 3, 9, 9) * 3
+    return export(model, x, tmp_path_factory.mktemp("torch"), "silu.onnx", "y")
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_silu_runs_as_pytorch_does(silu_block, profile):
+    path, x, expected = silu_block
+    kinds = [k for g in nnplan.plan(path, profile).groups for k in g["kinds"]]
+    assert kinds.count("silu") == 3 and "sigmoid" not in kinds
+    try:
+        out = nnplan.run(path, {"x": x}, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    numpy.testing.assert_allclose(out["y"], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_silu_fuses_into_its_convolutions_under_fast_cpu(silu_block):
+    path, _, _ = silu_block
+    try:
+        capsules = [g["capsule"] for g in nnplan.plan(path, "fast_cpu").groups]
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"fast_cpu does not plan here: {error.message}")
+    assert capsules.count("onednn.conv_silu") == 2
+    assert "onednn.silu" in capsules  # the last one follows an add
+
+
 class PReluInstanceNorm(torch.nn.Module):
     """PReLU (a slope per channel) and InstanceNorm2d with its affine scale and shift."""
 

@@ -8,7 +8,8 @@
 // runtime Where mask made by a comparison; Conv and ConvTranspose whose weight and bias are graph
 // inputs (weights as values) giving what the same model with them as initializers gives; Einsum
 // (contractions, batch axes, sums, transposes, an ellipsis, three operands) against a float64
-// sum over every assignment of its labels.
+// sum over every assignment of its labels; SiLU after a convolution and a depthwise one against
+// the same model imported as sigmoid and mul nodes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -619,6 +620,50 @@ TEST(OnnxWeightsAsValuesRun, ConvAndConvTransposeTakeTheirWeightsAtRunTime) {
       for (std::size_t i = 0; i < g.size(); ++i)
         EXPECT_NEAR((**twice)[0].floats()[i], 2 * e[i], 1e-5 * (1 + std::abs(e[i])));
     }
+  }
+}
+
+// SiLU as exporters write it after a convolution and after a depthwise one (Sigmoid then Mul by
+// its input: one silu node each, which fast_cpu fuses into the convolution) gives what the same
+// model gives with each Sigmoid's value also a graph output (a sigmoid and a mul node each): the
+// same bits under checked_cpu, within float32 rounding under fast_cpu.
+TEST(OnnxSiluRun, ConvThenSiluGivesWhatSigmoidAndMulGive) {
+  const auto build = [](bool sigmoids_are_outputs) {
+    Model m(17);
+    m.input("x", {1, 3, 9, 7}).output("y");
+    std::vector<float> w(4 * 3 * 3 * 3);
+    for (std::size_t i = 0; i < w.size(); ++i)
+      w[i] = 0.4F * static_cast<float>(std::sin(0.9 * static_cast<double>(i)));
+    std::vector<float> dw(4 * 1 * 3 * 3);
+    for (std::size_t i = 0; i < dw.size(); ++i)
+      dw[i] = 0.5F * static_cast<float>(std::cos(1.3 * static_cast<double>(i)));
+    m.init("w", {4, 3, 3, 3}, w).init("b", {4}, {0.5F, -0.25F, 0.125F, -1.0F});
+    m.init("dw", {4, 1, 3, 3}, dw);
+    attr_ints(m.node("Conv", {"x", "w", "b"}, {"c"}, "conv"), "pads", {1, 1, 1, 1});
+    m.node("Sigmoid", {"c"}, {"s"}, "sigmoid");
+    m.node("Mul", {"c", "s"}, {"a"}, "mul");
+    auto& d = m.node("Conv", {"a", "dw"}, {"d"}, "depthwise");
+    attr_ints(d, "pads", {1, 1, 1, 1});
+    attr_i(d, "group", 4);
+    m.node("Sigmoid", {"d"}, {"t"}, "sigmoid2");
+    m.node("Mul", {"t", "d"}, {"y"}, "mul2");
+    if (sigmoids_are_outputs) m.output("s").output("t");
+    return m;
+  };
+  std::vector<float> xv(3 * 9 * 7);
+  for (std::size_t i = 0; i < xv.size(); ++i)
+    xv[i] = 3.0F * static_cast<float>(std::cos(0.37 * static_cast<double>(i)));
+  const Tensor x = Tensor::of(ir::Shape{{1, 3, 9, 7}}, xv);
+  const auto reference = run_model(build(true), x, backend::MaintainedProfile::checked_cpu);
+  ASSERT_TRUE(reference.has_value());
+  const std::vector<float>& want = (*reference)[0].floats();
+  for (const auto profile :
+       {backend::MaintainedProfile::checked_cpu, backend::MaintainedProfile::fast_cpu}) {
+    SCOPED_TRACE(std::string(backend::to_string(profile)));
+    const auto got = run_model(build(false), x, profile);
+    ASSERT_TRUE(got.has_value());
+    ASSERT_EQ(got->size(), 1U);
+    expect_same_as((*got)[0].floats(), want, profile);
   }
 }
 

@@ -145,7 +145,8 @@ inline constexpr auto kProviderNames = enum_names<Provider::onednn>(
   X(roi_align)                          \
   X(max_pool_indices)                   \
   X(hard_sigmoid)                       \
-  X(hard_swish)
+  X(hard_swish)                         \
+  X(silu)
 
 enum class BackendOp : std::uint8_t {
 #define NNPLAN_BACKEND_OP_ENUMERATOR(op) op,
@@ -158,7 +159,7 @@ enum class BackendOp : std::uint8_t {
 consteval std::string_view backend_op_spelling(std::string_view token) {
   return token.ends_with('_') ? token.substr(0, token.size() - 1) : token;
 }
-inline constexpr auto kBackendOpNames = enum_names<BackendOp::hard_swish>({
+inline constexpr auto kBackendOpNames = enum_names<BackendOp::silu>({
 #define NNPLAN_BACKEND_OP_SPELLING(op) backend_op_spelling(#op),
     NNPLAN_TORCHLEAN_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)
         NNPLAN_EXTENSION_BACKEND_OPS(NNPLAN_BACKEND_OP_SPELLING)

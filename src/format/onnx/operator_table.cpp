@@ -121,7 +121,7 @@ constexpr std::array kOperators = {
     OperatorImporter{"ScatterND", 11, kMaxModelOpset, import_scatter_nd},
     OperatorImporter{"Selu", 1, kMaxModelOpset, import_selu},
     OperatorImporter{"Shrink", 9, kMaxModelOpset, import_shrink},
-    OperatorImporter{"Sigmoid", 1, kMaxModelOpset, import_unary_as<OpKind::sigmoid>},
+    OperatorImporter{"Sigmoid", 1, kMaxModelOpset, import_sigmoid_or_silu},
     OperatorImporter{"Sign", 9, kMaxModelOpset, import_unary_as<OpKind::sign>},
     OperatorImporter{"Sin", 1, kMaxModelOpset, import_unary_as<OpKind::sin>},
     OperatorImporter{"Sinh", 9, kMaxModelOpset, import_unary_as<OpKind::sinh>},

@@ -128,6 +128,8 @@ void import_div_or_gelu(ImportContext& cx);
 // Whether the current node starts a GELU pattern, which it then imports whole.
 bool import_gelu_pattern(ImportContext& cx);
 void import_pow(ImportContext& cx);             // operators/pow.cpp
+// operators/silu.cpp: Sigmoid, with the Mul(x, Sigmoid(x)) that reads it as one silu node.
+void import_sigmoid_or_silu(ImportContext& cx);
 void import_clip_1(ImportContext& cx);          // operators/clip.cpp, opsets 1..10
 void import_clip_11(ImportContext& cx);         // operators/clip.cpp, opset 11 on
 void import_hard_sigmoid(ImportContext& cx);    // operators/clip.cpp

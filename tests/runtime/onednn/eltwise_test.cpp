@@ -54,6 +54,7 @@ TEST(onednn_eltwise_forward_tests, ApproximatedOps) {
   }
   expect_unary("onednn.gelu", unary_case(ir::OpKind::gelu, ir::GeluParams{}));
   expect_unary("onednn.hard_swish", unary_case(ir::OpKind::hard_swish));
+  expect_unary("onednn.silu", unary_case(ir::OpKind::silu));
   // ONNX's default, PyTorch's (1/6, 1/2), a negative slope.
   for (const auto& [alpha, beta] :
        {std::pair{0.2F, 0.5F}, std::pair{1.0F / 6.0F, 0.5F}, std::pair{-0.3F, 0.25F}}) {

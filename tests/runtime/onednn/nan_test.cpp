@@ -106,6 +106,15 @@ TEST(OnednnNan, HardSwishKeepsNanAndTheInfinities) {
   EXPECT_EQ(notes_of("onednn.hard_swish").find("NaN"), std::string::npos);
 }
 
+// silu (oneDNN's swish) keeps NaN and gives the reference's values at the infinities (+inf, and
+// NaN for -inf * 0), so its notes say nothing of them.
+TEST(OnednnNan, SiluKeepsNanAndTheInfinities) {
+  EXPECT_TRUE(std::isnan(first_output("onednn.silu", ir::OpKind::silu, {kNan})));
+  EXPECT_EQ(first_output("onednn.silu", ir::OpKind::silu, {kInf}), kInf);
+  EXPECT_TRUE(std::isnan(first_output("onednn.silu", ir::OpKind::silu, {-kInf})));
+  EXPECT_EQ(notes_of("onednn.silu").find("NaN"), std::string::npos);
+}
+
 TEST(OnednnNan, HardSigmoidMapsNanToZero) {
   EXPECT_EQ(first_output("onednn.hard_sigmoid", ir::OpKind::hard_sigmoid, {kNan},
                          ir::HardSigmoidParams{}),

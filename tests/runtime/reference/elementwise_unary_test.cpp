@@ -1,5 +1,5 @@
 // The reference unary element-wise kernels (abs ... softsign, floor ... atanh, erf, hard_sigmoid,
-// hard_swish): one table of
+// hard_swish, silu): one table of
 // cases (the op, its node parameters, hand-computed values, a float64 oracle and its input domain),
 // and per op the suites reference_<op>_forward_tests and reference_<op>_vjp_tests running the
 // table's checks.
@@ -427,6 +427,19 @@ const std::vector<UnaryCase>& unary_cases() {
        3e-7,
        3e-7,
        {-3.0F, 3.0F}},
+      // x * sigmoid(x): x where sigmoid rounds to 1, -0 where it underflows to 0, -inf * 0 = NaN.
+      {"silu",
+       BackendOp::silu,
+       OpKind::silu,
+       {},
+       {{0.0F, 0.0F}, {100.0F, 100.0F}, {-200.0F, 0.0F}, {kInf, kInf}, {-kInf, kNaN}, {kNaN, kNaN}},
+       [](double x, const ir::OpParams&) { return x / (1.0 + std::exp(-x)); },
+       -8.0F,
+       8.0F,
+       false,
+       8e-7,
+       0,
+       {}},
       // x / (1 + |x|): one rounding of 1 + |x|, then one of the division.
       {"softsign",
        BackendOp::softsign,
@@ -1065,6 +1078,42 @@ TEST(reference_hard_swish_vjp_tests, hand_cases) {
                   {1.0F, 0.0F, 0.0F, 2.0F, 2.0F});
 }
 
+TEST(reference_silu_forward_tests, hand_cases) {
+  expect_hand_cases(BackendOp::silu);
+}
+TEST(reference_silu_forward_tests, float64_oracle) {
+  expect_oracle(BackendOp::silu);
+}
+// The same bits as the sigmoid kernel's value times x, rounded once: the two nodes the ONNX
+// importer makes one silu node of.
+TEST(reference_silu_forward_tests, equals_sigmoid_then_mul) {
+  std::vector<float> xs;
+  for (int i = -4000; i <= 4000; ++i)
+    xs.push_back(static_cast<float>(i) * 0.0037F);
+  const auto n = static_cast<ir::Dim>(xs.size());
+  const auto run = [&](BackendOp op, OpKind kind) {
+    const ir::Node node{.id = 1, .kind = kind, .parents = {0}, .shape = shape_of({n})};
+    auto y = run_forward(handler(op), node, {tensor({n}, xs)});
+    EXPECT_TRUE(y.has_value()) << y.error().message;
+    return y.has_value() ? std::vector<float>(y->floats().begin(), y->floats().end())
+                         : std::vector<float>(xs.size());
+  };
+  const std::vector<float> s = run(BackendOp::sigmoid, OpKind::sigmoid);
+  const std::vector<float> y = run(BackendOp::silu, OpKind::silu);
+  for (std::size_t i = 0; i < xs.size(); ++i)
+    ASSERT_EQ(y[i], xs[i] * s[i]) << "x = " << xs[i];
+}
+TEST(reference_silu_forward_tests, shape_guard) {
+  expect_guard_errors(BackendOp::silu);
+}
+TEST(reference_silu_vjp_tests, finite_differences) {
+  expect_vjp(BackendOp::silu);
+}
+// s + x s (1 - s) with g = 2: 1/2 at 0, 1 where sigmoid rounds to 1, 0 where it is 0.
+TEST(reference_silu_vjp_tests, hand_cases) {
+  expect_vjp_hand(BackendOp::silu, {}, {0.0F, 100.0F, -200.0F}, {1.0F, 2.0F, 0.0F});
+}
+
 TEST(reference_softsign_forward_tests, hand_cases) {
   expect_hand_cases(BackendOp::softsign);
 }
@@ -1322,7 +1371,7 @@ TEST(reference_erf_vjp_tests, hand_cases) {
 
 TEST(ReferenceUnaryHandlers, EveryRowNamesItsForwardAndRunsInPlace) {
   expect_in_place_rows(elementwise_unary_handlers(),
-                       "tests/runtime/reference/elementwise_unary_test.cpp", 33U);
+                       "tests/runtime/reference/elementwise_unary_test.cpp", 34U);
 }
 
 }  // namespace

@@ -1,16 +1,16 @@
 // onednn handlers: the fused capsules (SPEC §7, §12). Each runs one chain, root first. A chain
 // rooted at conv, linear or matmul is one oneDNN primitive with post-ops: conv with relu, with a
-// residual add then relu, with clamp (clip), with hard_swish, or with hard_sigmoid (two post-ops:
-// linear alpha * x + beta, then clip to [0, 1]); linear with relu or gelu; matmul with a residual
-// add. A batch_norm root with relu is oneDNN's batch normalization with its fused ReLU
-// (normalization.cpp). A command's inputs are the root's parents, then each later node's operand
-// that is not the previous node's value (an add's residual, which has the root's output shape: the
-// IR's elementwise_binary rule); its output is the last node's value. A conv root's residual is a
-// sum post-op: the launch first copies (or reorders) it into the destination the primitive
-// accumulates into; where some output window covers only padding (oneDNN 2.6's brgconv crashes
-// with sum there) and for a linear or matmul root, it is a binary_add post-op reading its own
-// buffer. The chains rooted at an element-wise op (sigmoid, mul; broadcast, mul) run on
-// element-wise primitives instead (fused_elementwise.cpp).
+// residual add then relu, with clamp (clip), with hard_swish, with silu (swish), or with
+// hard_sigmoid (two post-ops: linear alpha * x + beta, then clip to [0, 1]); linear with relu or
+// gelu; matmul with a residual add. A batch_norm root with relu is oneDNN's batch normalization
+// with its fused ReLU (normalization.cpp). A command's inputs are the root's parents, then each
+// later node's operand that is not the previous node's value (an add's residual, which has the
+// root's output shape: the IR's elementwise_binary rule); its output is the last node's value. A
+// conv root's residual is a sum post-op: the launch first copies (or reorders) it into the
+// destination the primitive accumulates into; where some output window covers only padding
+// (oneDNN 2.6's brgconv crashes with sum there) and for a linear or matmul root, it is a binary_add
+// post-op reading its own buffer. The chains rooted at an element-wise op (sigmoid, mul; broadcast,
+// mul) run on element-wise primitives instead (fused_elementwise.cpp).
 #include <array>
 #include <map>
 #include <string>
@@ -63,6 +63,7 @@ constexpr std::array kPatterns = {
     Pattern{"onednn.conv_clamp", BackendOp::conv},
     Pattern{"onednn.conv_hard_swish", BackendOp::conv},
     Pattern{"onednn.conv_hard_sigmoid", BackendOp::conv},
+    Pattern{"onednn.conv_silu", BackendOp::conv},
     Pattern{"onednn.linear_relu", BackendOp::linear},
     Pattern{"onednn.linear_gelu", BackendOp::linear},
     Pattern{"onednn.matmul_add", BackendOp::matmul},

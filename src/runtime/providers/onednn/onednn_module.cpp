@@ -154,6 +154,7 @@ CapsuleModule onednn_module() {
   fused({conv, hard_swish}, "eltwise hardswish");
   fused({conv, hard_sigmoid}, "eltwise linear (alpha x + beta) then eltwise clip to [0, 1]",
         "; NaN becomes 0 (oneDNN's clip)");
+  fused({conv, silu}, "eltwise swish (alpha 1: x / (1 + exp(-x)))");
   fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
   fused({matmul, add}, "binary add");

@@ -1,9 +1,9 @@
 // Reference kernels: the unary element-wise ops (abs, sqrt, inv, relu, tanh, sigmoid, exp, log,
 // sin, cos, softplus, gelu, clamp, scale, leaky_relu, elu, softsign, floor, ceil, round, sign, tan,
-// asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, hard_sigmoid, hard_swish). Each output
-// element is a float32 function of the input element at the same index, computed in index order,
-// and each VJP adds g[i] * f'(x[i]) into the input gradient in index order. No reductions: the
-// order of the elements changes no value.
+// asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, hard_sigmoid, hard_swish, silu). Each
+// output element is a float32 function of the input element at the same index, computed in index
+// order, and each VJP adds g[i] * f'(x[i]) into the input gradient in index order. No reductions:
+// the order of the elements changes no value.
 #include <cmath>
 #include <string>
 #include <variant>
@@ -313,6 +313,19 @@ void hard_swish_vjp(const VjpCall& call) {
   });
 }
 
+// x * sigmoid(x), sigmoid as in sigmoid_forward, the product rounded once: the same bits as a
+// sigmoid node followed by a mul of x by its value. -inf gives -inf * 0 = NaN, +inf gives +inf.
+void silu_forward(const KernelCall& call) {
+  map_unary(call, [](float x) { return x * sigmoid_of(x); });
+}
+// g * (s + x * s * (1 - s)), s = sigmoid(x), left to right.
+void silu_vjp(const VjpCall& call) {
+  unary_vjp(call, [](float x, float, float g) {
+    const float s = sigmoid_of(x);
+    return g * (s + x * s * (1.0F - s));
+  });
+}
+
 // The largest integer not above x (ONNX Floor); infinities and NaN pass through.
 void floor_forward(const KernelCall& call) {
   map_unary(call, [](float x) { return std::floor(x); });
@@ -473,6 +486,7 @@ const ReferenceHandler kUnaryHandlers[] = {
     NNPLAN_UNARY_ROW(atan),  NNPLAN_UNARY_ROW(sinh),         NNPLAN_UNARY_ROW(cosh),
     NNPLAN_UNARY_ROW(asinh), NNPLAN_UNARY_ROW(acosh),        NNPLAN_UNARY_ROW(atanh),
     NNPLAN_UNARY_ROW(erf),   NNPLAN_UNARY_ROW(hard_sigmoid), NNPLAN_UNARY_ROW(hard_swish),
+    NNPLAN_UNARY_ROW(silu),
 };
 
 #undef NNPLAN_UNARY_ROW
