@@ -234,7 +234,6 @@ class NativePlan {
       raise_error(make_error(ErrorKind::rejected_by_policy,
                              "the plan was rejected by its gate; nothing was run"));
     }
-    std::lock_guard lock(mutex_);
     runtime::Executor& executor = executor_for(threads);
     std::vector<runtime::NamedTensor> bound;
     for (const auto [key, value] : inputs) {
@@ -308,7 +307,6 @@ class NativePlan {
 
   // How the plan compiled for `threads`: commands, reorders, arena bytes.
   py::dict compiled(int threads) {
-    std::lock_guard lock(mutex_);
     const runtime::CommandBuffer& buffer = executor_for(threads).buffer();
     py::dict info;
     std::size_t reorders = 0;
@@ -333,9 +331,17 @@ class NativePlan {
   }
 
  private:
+  // The executor compiled for `threads`, compiled now if none is. Called with the GIL held; the
+  // mutex guards only the map (never held while the GIL is awaited), and the probe and compile
+  // run with the GIL released, so other threads run (and compile) meanwhile. Two threads asking
+  // for a new `threads` at once may both compile it; the first to finish is kept. An executor,
+  // once in the map, stays there for the plan's lifetime.
   runtime::Executor& executor_for(int threads) {
-    auto it = executors_.find(threads);
-    if (it != executors_.end()) return *it->second;
+    {
+      const std::lock_guard lock(mutex_);
+      auto it = executors_.find(threads);
+      if (it != executors_.end()) return *it->second;
+    }
     if (!weights_) {
       raise_error(make_error(ErrorKind::invalid_input,
                              "the plan of " + graph_.path +
@@ -345,11 +351,20 @@ class NativePlan {
     bool uses_cublas = false;
     for (const auto& g : model_->lowering().groups)
       uses_cublas |= model_->lowering().capsule(g).provider == Provider::cublas;
-    take(runtime::check_probed(*model_, runtime::probe_host({.cublas = uses_cublas})));
-    auto buffer = take(runtime::compile(model_, runtime::builtin_handlers(),
-                                        {.output_names = graph_.output_names,
-                                         .settings = {.threads = threads}}));
-    auto executor = std::make_unique<runtime::Executor>(std::move(buffer));
+    Expected<runtime::CommandBuffer> buffer = std::unexpected(Error{});
+    {
+      py::gil_scoped_release release;
+      auto probed = runtime::check_probed(*model_, runtime::probe_host({.cublas = uses_cublas}));
+      if (!probed) {
+        buffer = std::unexpected(std::move(probed.error()));
+      } else {
+        buffer = runtime::compile(
+            model_, runtime::builtin_handlers(),
+            {.output_names = graph_.output_names, .settings = {.threads = threads}});
+      }
+    }
+    auto executor = std::make_unique<runtime::Executor>(take(std::move(buffer)));
+    const std::lock_guard lock(mutex_);
     return *executors_.emplace(threads, std::move(executor)).first->second;
   }
 

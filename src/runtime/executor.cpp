@@ -77,8 +77,25 @@ void Executor::ArenaDeleter::operator()(std::byte* p) const {
 }
 
 Executor::Executor(CommandBuffer buffer) : buffer_(std::move(buffer)), origin_ns_(now_ns()) {
+  idle_arenas_.push_back(take_arena());
+}
+
+Executor::Arena Executor::take_arena() {
+  {
+    const std::lock_guard lock(arenas_mutex_);
+    if (!idle_arenas_.empty()) {
+      Arena arena = std::move(idle_arenas_.back());
+      idle_arenas_.pop_back();
+      return arena;
+    }
+  }
   const std::size_t bytes = std::max<std::size_t>(buffer_.peak_arena_bytes(), kArenaAlignment);
-  arena_.reset(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kArenaAlignment})));
+  return Arena(static_cast<std::byte*>(::operator new[](bytes, std::align_val_t{kArenaAlignment})));
+}
+
+void Executor::give_back(Arena arena) {
+  const std::lock_guard lock(arenas_mutex_);
+  idle_arenas_.push_back(std::move(arena));
 }
 
 Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
@@ -90,7 +107,13 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
   for (const IoBinding& o : buffer_.outputs())
     outputs.push_back(zeros(*o.shape, o.dtype));
 
-  std::byte* const arena = arena_.get();
+  // The run's arena, back in the pool however the run ends.
+  struct Lease {
+    Executor& executor;
+    Arena arena;
+    ~Lease() { executor.give_back(std::move(arena)); }
+  } lease{*this, take_arena()};
+  std::byte* const arena = lease.arena.get();
   const auto address = [&](const ValueSlot& s) -> std::byte* {
     switch (s.home) {
       case ValueHome::input:
@@ -105,17 +128,18 @@ Expected<std::vector<Tensor>> Executor::run(std::span<const NamedTensor> inputs,
     return nullptr;
   };
 
-  const std::uint32_t run_index = runs_++;
+  const std::uint32_t run_index = runs_.fetch_add(1);
+  std::vector<TensorRef> scratch;
   const ir::WeightStore* store = buffer_.model().weights().get();
   const auto commands = buffer_.commands();
   for (std::uint32_t i = 0; i < commands.size(); ++i) {
     const Command& c = commands[i];
     const std::int64_t start = trace != nullptr ? now_ns() : 0;
-    scratch_.clear();
+    scratch.clear();
     for (const ValueSlot& s : c.inputs)
-      scratch_.push_back({address(s), s.shape, s.dtype});
+      scratch.push_back({address(s), s.shape, s.dtype});
     const KernelCall call{.node = *c.node,
-                          .inputs = scratch_,
+                          .inputs = scratch,
                           .weights = {.tensors = c.weights, .store = store, .node_id = c.node->id},
                           .output = {address(c.output), c.output.shape, c.output.dtype},
                           .chain = c.chain,

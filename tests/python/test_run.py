@@ -170,3 +170,64 @@ def test_a_float32_of_another_byte_order_or_from_pickle_is_float32(examples):
     assert nnplan.run(examples / "cnn.json", swapped)["output"].tobytes() == expected.tobytes()
     pickled = pickle.loads(pickle.dumps(x))
     assert nnplan.run(examples / "cnn.json", pickled)["output"].tobytes() == expected.tobytes()
+
+
+# Run in a child process: a deadlock holding the GIL would hang this one past any timeout.
+SHARED_PLAN_SCRIPT = """
+import sys, threading
+import numpy
+import nnplan
+
+examples, profile = sys.argv[1], sys.argv[2]
+try:
+    plan = nnplan.plan(examples + "/cnn.json", profile, weights=True)
+    x = numpy.load(examples + "/cnn_input.npy")
+    inputs = [x * numpy.float32(k + 1) for k in range(4)]
+    serial = [plan.run({"image": v}, threads=1)["output"].tobytes() for v in inputs]
+except nnplan.UnavailableError as error:
+    print("unavailable:", error.message)
+    sys.exit(0)
+failures = []
+
+def runner(k):
+    try:
+        for _ in range(100):
+            if plan.run({"image": inputs[k]}, threads=1)["output"].tobytes() != serial[k]:
+                failures.append(f"thread {k}: output differs from the serial run")
+                return
+    except Exception as error:
+        failures.append(f"thread {k}: {error!r}")
+
+def compiler():
+    try:
+        for threads in range(2, 6):
+            plan.compiled(threads=threads)
+    except Exception as error:
+        failures.append(f"compiled(): {error!r}")
+
+workers = [threading.Thread(target=runner, args=(k,)) for k in range(4)]
+workers.append(threading.Thread(target=compiler))
+for w in workers:
+    w.start()
+for w in workers:
+    w.join()
+print("failures:", failures)
+sys.exit(1 if failures else 0)
+"""
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_threads_sharing_one_plan_get_the_serial_outputs(examples, profile):
+    """Four threads run one plan 100 times each while a fifth compiles it for other thread
+    counts: nothing hangs and every output is the serial run's."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", SHARED_PLAN_SCRIPT, str(examples), profile],
+                              capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("threads sharing one plan still run after 120 s (a deadlock)")
+    assert done.returncode == 0, done.stdout + done.stderr
+    if done.stdout.startswith("unavailable:"):
+        pytest.skip(f"{profile} does not run here: {done.stdout}")

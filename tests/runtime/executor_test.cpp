@@ -1,7 +1,8 @@
 // Executor (runtime/executor.hpp): the examples run on seeded inputs and agree with float64
 // forwards written here (the MLP, and a small graph mixing element-wise ops, in-place takeovers
 // and a detach); runs are bit-identical across runs and executors; bad inputs and refused guards
-// stop the run with their full messages; the trace holds one event per command per run.
+// stop the run with their full messages; the trace holds one event per command per run; four
+// threads running one executor at once get what serial runs get.
 #include "nnplan/runtime/executor.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -273,6 +275,42 @@ TEST(Executor, ExamplesRunBitIdenticallyAcrossRunsAndExecutors) {
         sum += v;
       EXPECT_NEAR(sum, 1.0, 1e-5) << "softmax output";
     }
+  }
+}
+
+// Four threads run one executor 50 times each, each on its own input, while the main thread
+// checks nothing until they end: every output is bit-identical to the serial run of that input
+// (each run takes an arena of its own).
+TEST(Executor, ConcurrentRunsGiveTheSerialOutputs) {
+  for (const char* file : {"cnn.json", "transformer_block.json"}) {
+    SCOPED_TRACE(file);
+    auto loaded = load(example_path(file));
+    ASSERT_TRUE(loaded.has_value());
+    auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
+    ASSERT_TRUE(buffer.has_value());
+    Executor exec(std::move(*buffer));
+    const std::string name = exec.buffer().inputs()[0].name;
+    std::vector<std::vector<NamedTensor>> inputs;
+    std::vector<std::vector<Tensor>> serial;
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      inputs.push_back({{name, seeded_tensor(*exec.buffer().inputs()[0].shape, 50 + k)}});
+      auto out = exec.run(inputs.back());
+      ASSERT_TRUE(out.has_value()) << render(out.error());
+      serial.push_back(std::move(*out));
+    }
+    std::vector<int> mismatches(4, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < 4; ++k) {
+      threads.emplace_back([&, k] {
+        for (int r = 0; r < 50; ++r) {
+          auto out = exec.run(inputs[k]);
+          if (!out || !bit_identical(*out, serial[k])) ++mismatches[k];
+        }
+      });
+    }
+    for (std::thread& t : threads)
+      t.join();
+    EXPECT_EQ(mismatches, std::vector<int>(4, 0));
   }
 }
 

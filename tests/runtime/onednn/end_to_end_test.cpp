@@ -1,10 +1,13 @@
 // The onednn provider end to end: examples/mlp.json, cnn.json and transformer_block.json planned
 // under profile fast_cpu (onednn preferred, fused lowering), compiled and run by the Executor,
 // agree with the same graphs under checked_cpu (the reference provider) within 1e-4 relative +
-// 1e-5 absolute, with oneDNN's default threads and with the bound at 1 and 2 threads.
+// 1e-5 absolute, with oneDNN's default threads and with the bound at 1 and 2 threads; four
+// threads running one fast_cpu executor at once get what its serial runs get.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../runtime_test_support.hpp"
@@ -52,6 +55,51 @@ TEST(onednn_end_to_end, ExamplesUnderFastCpuMatchCheckedCpu) {
         onednn::testing::expect_close((*got)[i], (*want)[i], 1e-4, 1e-5);
       }
     }
+  }
+}
+
+// The onednn commands of one executor used by four threads at once (each primitive runs for one
+// launch at a time; each run has its own arena): bit-identical to the serial runs.
+TEST(onednn_end_to_end, ConcurrentRunsOfOneExecutorGiveTheSerialOutputs) {
+  for (const char* file : {"cnn.json", "transformer_block.json"}) {
+    SCOPED_TRACE(file);
+    auto loaded = load(example_path(file));
+    ASSERT_TRUE(loaded.has_value());
+    const auto fast = planned(backend::make_profile(backend::MaintainedProfile::fast_cpu),
+                              loaded->graph, loaded->payloads);
+    ASSERT_TRUE(fast);
+    CompileOptions options;
+    options.settings.threads = 1;
+    auto buffer = compiled(fast, options);
+    ASSERT_TRUE(buffer.has_value());
+    Executor exec(std::move(*buffer));
+    const std::string name = exec.buffer().inputs()[0].name;
+    std::vector<std::vector<NamedTensor>> inputs;
+    std::vector<Tensor> serial;
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      inputs.push_back({{name, seeded_tensor(*exec.buffer().inputs()[0].shape, 60 + k)}});
+      auto out = exec.run(inputs.back());
+      ASSERT_TRUE(out.has_value()) << render(out.error());
+      serial.push_back(std::move((*out)[0]));
+    }
+    std::vector<int> mismatches(4, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t k = 0; k < 4; ++k) {
+      threads.emplace_back([&, k] {
+        for (int r = 0; r < 50; ++r) {
+          auto out = exec.run(inputs[k]);
+          const std::vector<float>& want = serial[k].floats();
+          if (!out || (*out)[0].floats().size() != want.size() ||
+              std::memcmp((*out)[0].floats().data(), want.data(), want.size() * sizeof(float)) !=
+                  0) {
+            ++mismatches[k];
+          }
+        }
+      });
+    }
+    for (std::thread& t : threads)
+      t.join();
+    EXPECT_EQ(mismatches, std::vector<int>(4, 0));
   }
 }
 
