@@ -178,20 +178,30 @@ class Plan:
         probe confirms its providers); later runs reuse the compiled buffer and its arena.
         The returned arrays own their memory: nothing is copied out of the run.
         """
-        if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool)
-                                    or threads < 1):
-            raise InvalidInputError(f"threads={threads!r}: needs a whole number, at least 1")
-        return self._native.run(_bind_inputs(self, inputs, threads or 0), threads or 0,
+        threads = _threads(threads)
+        return self._native.run(_bind_inputs(self, inputs, threads), threads,
                                 None if trace is None else _path(trace, "trace"))
 
     def compiled(self, threads=None):
         """How the plan compiles for `threads`: {commands, reorders, peak_arena_bytes, inputs,
         outputs}, inputs and outputs as (name, shape) pairs."""
-        return self._native.compiled(threads or 0)
+        return self._native.compiled(_threads(threads))
 
     def __repr__(self):
         verdict = "accepted" if self.accepted else "rejected"
         return f"<nnplan.Plan {self._native.path!r} under {self._native.profile_name}: {verdict}>"
+
+
+def _threads(threads):
+    """The native thread bound of `threads=` (0 for None: every core), or InvalidInputError."""
+    if threads is None:
+        return 0
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise InvalidInputError(f"threads={threads!r}: needs a whole number, at least 1")
+    if threads > _nnplan.max_threads():
+        raise InvalidInputError(f"threads={threads!r}: more threads than this machine can use; "
+                                f"give {_nnplan.thread_range()}")
+    return threads
 
 
 def _bind_inputs(plan, inputs, threads):

@@ -40,6 +40,7 @@
 #include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
+#include "nnplan/runtime/thread_bound.hpp"
 
 namespace py = pybind11;
 using namespace nnplan;
@@ -568,6 +569,8 @@ PYBIND11_MODULE(_nnplan, m) {
   m.def("probe", &probe, py::arg("config"));
   m.def("capsules", &capsules, py::arg("config"), py::arg("evidence"));
   m.def("profiles", &profiles);
+  m.def("max_threads", &runtime::max_threads);
+  m.def("thread_range", &runtime::thread_range);
   m.def("targets", &format::targets_json);
   m.attr("version") = NNPLAN_VERSION;
 }

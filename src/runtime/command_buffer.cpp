@@ -1,4 +1,5 @@
 #include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/thread_bound.hpp"
 
 #include <string>
 
@@ -28,6 +29,9 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
                    "the plan was rejected by its gate under assurance " +
                        std::string(backend::label(model->profile().config.assurance)) +
                        "; only an accepted plan is compiled"));
+  }
+  if (auto ok = check_threads(options.settings.threads, "threads"); !ok) {
+    return std::unexpected(std::move(ok.error()));
   }
   auto bound = passes::bind(*model, handlers);
   if (!bound) return std::unexpected(std::move(bound.error()));

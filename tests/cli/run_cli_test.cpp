@@ -19,6 +19,7 @@
 #include "cli_runner.hpp"
 #include "nnplan/format/tensor_file.hpp"
 #include "nnplan/ir/shape.hpp"
+#include "nnplan/runtime/thread_bound.hpp"
 
 namespace nnplan::cli_test {
 namespace {
@@ -286,6 +287,39 @@ TEST(RunCli, QuietOmitsTheReport) {
   ASSERT_EQ(lines.size(), 2u) << r.out;
   EXPECT_TRUE(parse_run_line(lines[0]).has_value()) << lines[0];
   EXPECT_TRUE(lines[1].starts_with("output 'output' [10]: ")) << lines[1];
+}
+
+// --threads past 4 per logical CPU (tens of thousands crashed in OpenMP), 0, negative or not a
+// number: a usage error naming the value and the range, before anything is read or run; the
+// largest bound runs.
+TEST(RunCli, ThreadsPastTheMachineAreAUsageError) {
+  const std::string most = std::to_string(runtime::max_threads());
+  const std::string range = runtime::thread_range();
+  const std::string run = "run " + source("examples/cnn.json") + " --quiet --profile fast_cpu " +
+                          "--input " + source("examples/cnn_input.npy") + " --threads ";
+  for (const std::string& bad :
+       {std::to_string(runtime::max_threads() + 1), std::string("70000"), std::string("2147483647"),
+        std::string("99999999999999999999999")}) {
+    SCOPED_TRACE(bad);
+    const CliResult r = run_cli(run + bad);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "nnplan: error: nnplan run: --threads: '" + bad +
+                         "' is more threads than this machine can use; give " + range +
+                         " (see nnplan run --help)\n");
+  }
+  for (const std::string bad : {"0", "-5", "two", "1.5"}) {
+    SCOPED_TRACE(bad);
+    const CliResult r = run_cli(run + bad);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err,
+              "nnplan: error: nnplan run: --threads: needs a whole number of threads, at "
+              "least 1; got '" +
+                  bad + "' (see nnplan run --help)\n");
+  }
+  const CliResult r = run_cli(run + most);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("onednn's on up to " + most + " threads"), std::string::npos) << r.out;
 }
 
 // A refused run: the exit code and the whole of stderr; nothing ran, so stdout (under --quiet)

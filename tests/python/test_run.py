@@ -77,6 +77,23 @@ def test_inputs_that_do_not_match_raise_bad_input_naming_the_input(examples):
         nnplan.run(model, x, threads=0)
 
 
+def test_threads_outside_the_machine_are_refused_by_run_and_compiled(examples):
+    plan = nnplan.plan(examples / "cnn.json", weights=True)
+    x = cnn_input(examples)
+    most = nnplan._nnplan.max_threads()
+    for bad in (most + 1, 70000, 2**40):
+        with pytest.raises(nnplan.InvalidInputError,
+                           match=rf"threads={bad}: more threads than this machine can use; "
+                                 rf"give 1 to {most} \("):
+            plan.run({"image": x}, threads=bad)
+        with pytest.raises(nnplan.InvalidInputError, match=rf"threads={bad}: more threads"):
+            plan.compiled(threads=bad)
+    for bad in (-5, 0, 1.5, True):
+        with pytest.raises(nnplan.InvalidInputError, match="needs a whole number, at least 1"):
+            plan.compiled(threads=bad)
+    assert plan.compiled(threads=most)["commands"] >= 1
+
+
 def test_a_strided_input_is_read_by_value(examples):
     x = cnn_input(examples)
     strided = numpy.asfortranarray(x)

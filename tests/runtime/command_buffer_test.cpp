@@ -16,8 +16,9 @@
 #include "../ir/graph_fixtures.hpp"
 #include "nnplan/backend/assurance_policy.hpp"
 #include "nnplan/backend/builtin_modules.hpp"
-#include "nnplan/runtime/handler_registry.hpp"
 #include "nnplan/runtime/executor.hpp"
+#include "nnplan/runtime/handler_registry.hpp"
+#include "nnplan/runtime/thread_bound.hpp"
 #include "runtime/providers/reference/reference_provider.hpp"
 #include "runtime_test_support.hpp"
 
@@ -126,6 +127,30 @@ HandlerRegistry temporary_reference_registry() {
   HandlerRegistry r;
   reference::register_reference_handlers(r);
   return r;
+}
+
+// A thread bound below 0 or past kThreadsPerCpu per usable CPU is invalid_input naming it and
+// the range; 0 (every core) and the largest bound compile.
+TEST(CommandBuffer, ThreadBoundOutsideTheMachineIsRefused) {
+  auto loaded = load(example_path("mlp.json"));
+  ASSERT_TRUE(loaded.has_value());
+  auto model = planned_cpu(loaded->graph, loaded->payloads);
+  const auto with = [&](int threads) {
+    return compile(model, builtin_handlers(), {.settings = {.threads = threads}});
+  };
+  EXPECT_EQ(max_threads(), kThreadsPerCpu * usable_cpus());
+  for (const int bad : {-5, max_threads() + 1, 70000}) {
+    auto buffer = with(bad);
+    ASSERT_FALSE(buffer.has_value()) << bad;
+    EXPECT_EQ(buffer.error().kind, ErrorKind::invalid_input);
+    EXPECT_EQ(buffer.error().message,
+              "threads " + std::to_string(bad) +
+                  (bad < 0 ? ": needs at least 1 thread; give "
+                           : ": more threads than this machine can use; give ") +
+                  thread_range());
+  }
+  EXPECT_TRUE(with(0).has_value());
+  EXPECT_TRUE(with(max_threads()).has_value());
 }
 
 TEST(CommandBuffer, OutlivesTheHandlerRegistryItWasCompiledAgainst) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
+#include "nnplan/runtime/thread_bound.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -236,17 +238,22 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--repeat", flags->repeat, "Run N times and print latency statistics")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000}));
   cmd->add_option("--threads", flags->threads,
-                  "Threads each onednn command may use (at least 1; default: every core); the "
-                  "reference provider always runs on the calling thread")
+                  "Threads each onednn command may use (1 to 4 per logical CPU; default: every "
+                  "core); the reference provider always runs on the calling thread")
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
-            try {
-              std::size_t used = 0;
-              const int n = std::stoi(v, &used);
-              if (used == v.size() && n >= 1) return {};
-            } catch (const std::exception&) {
+            const bool digits =
+                !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+            if (!digits || v.find_first_not_of('0') == std::string::npos) {
+              return "needs a whole number of threads, at least 1; got '" + v + "'";
             }
-            return "needs a whole number of threads, at least 1; got '" + v + "'";
+            // A count too long for a long long is past the bound as well.
+            const long long n = v.size() < 19 ? std::stoll(v) : LLONG_MAX;
+            if (n > nnplan::runtime::max_threads()) {
+              return "'" + v + "' is more threads than this machine can use; give " +
+                     nnplan::runtime::thread_range();
+            }
+            return {};
           },
           "N>=1"));
   cmd->add_flag("--quiet", flags->quiet, "Do not print the plan report");
