@@ -279,6 +279,33 @@ TEST(RunCli, RepeatPrintsLatencyAndTracesEveryRun) {
   EXPECT_EQ(runs, expected);
 }
 
+// With --repeat past 1000 runs the trace holds the first 1000 (the MLP's 4 commands each) and the
+// line says so; every run is still timed.
+TEST(RunCli, RepeatTracesAtMostAThousandRuns) {
+  const fs::path trace = fresh_scratch_dir("run_cli_repeat_bound") / "t.json";
+  const CliResult r =
+      run_cli("run " + source("examples/mlp.json") + " --quiet --repeat 1500 --input " +
+              source("examples/mlp_input.npy") + " --trace " + trace.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_TRUE(parse_latency_line(lines[2], 1500).has_value()) << lines[2];
+  EXPECT_EQ(lines[3], "trace: 4000 events of the first 1000 of 1500 runs written to " +
+                          trace.string() +
+                          " (a trace holds at most 1000 runs and 50000 events; open it in "
+                          "https://ui.perfetto.dev)");
+  int last_run = -1;
+  std::size_t events = 0;
+  const auto doc = nlohmann::json::parse(read_text(trace));
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++events;
+    last_run = std::max(last_run, e["args"]["run"].get<int>());
+  }
+  EXPECT_EQ(events, 4000U);
+  EXPECT_EQ(last_run, 999);
+}
+
 TEST(RunCli, QuietOmitsTheReport) {
   const CliResult r = run_cli("run " + source("examples/cnn.json") + " --quiet --input " +
                               source("examples/cnn_input.npy"));
