@@ -199,7 +199,8 @@ std::optional<std::string> stream_problem(StreamCheck& check, std::string_view c
       if (offset == 0 && !chunk.empty() && (static_cast<unsigned char>(chunk[0]) >> 3) == 0) {
         return std::string(what) + " starts with byte 0x" +
                fmt_hex(static_cast<unsigned char>(chunk[0])) +
-               ", which starts no protobuf field (field number 0); not a serialized ModelProto";
+               ", which starts no protobuf field (field number 0); not a serialized " +
+               (what == "tensor file" ? "TensorProto" : "ModelProto");
       }
       return std::nullopt;
   }

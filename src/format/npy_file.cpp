@@ -238,7 +238,8 @@ std::uint32_t little_endian(std::span<const std::byte> b) {
 
 }  // namespace
 
-Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::string_view source) {
+Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::string_view source,
+                                     const TensorFileExpectation* expect) {
   const auto fail = [&](const std::string& problem) {
     return std::unexpected(npy_error(source, problem));
   };
@@ -305,6 +306,11 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
     return fail("shape " + shape_repr(shape) + " has more than 2^48 elements");
   }
   const std::string dtype_text(ir::to_string(dtype));
+  if (expect != nullptr && (shape != expect->shape || dtype != expect->dtype)) {
+    return fail("its header says shape " + ir::to_string(shape) + " " + dtype_text +
+                "; the model expects " + ir::to_string(expect->shape) + " " +
+                std::string(ir::to_string(expect->dtype)));
+  }
   const std::uint64_t needed = *count * item;
   const std::uint64_t held = bytes.size() - data_start;
   if (held < needed) {

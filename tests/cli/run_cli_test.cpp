@@ -378,6 +378,12 @@ class RunRefused : public testing::TestWithParam<RefusedCase> {
     ASSERT_NE(at, std::string::npos) << fortran.substr(0, 128);
     fortran.replace(at, from.size(), "'fortran_order': True, ");
     write_text(dir / "fortran.npy", fortran);
+    // Streams that never end, and a sparse 3 GiB file: each refused within the bytes a
+    // [1,3,32,32] float32 input can take (its data after the largest .npy header).
+    fs::create_symlink("/dev/zero", dir / "zero.npy");
+    fs::create_symlink("/dev/zero", dir / "zero.pb");
+    write_text(dir / "huge.npy", text);
+    fs::resize_file(dir / "huge.npy", std::uintmax_t{3} << 30);
   }
 };
 
@@ -405,15 +411,28 @@ INSTANTIATE_TEST_SUITE_P(
         RefusedCase{"no_input", "", 3,
                     "nnplan: error: bad-input: no --input given; the model's inputs: 'image' "
                     "[1,3,32,32]; e.g. --input image=x.npy\n"},
+        // An .npy is refused at its header, before its data is read.
         RefusedCase{"wrong_shape", "--input {dir}/wrong.npy", 3,
-                    "nnplan: error: bad-input: input 'image' has shape [1,3,4,4]; the model "
-                    "expects [1,3,32,32]\n"},
+                    "nnplan: error: bad-input: input 'image': {dir}/wrong.npy: its header says "
+                    "shape [1,3,4,4] float32; the model expects [1,3,32,32] float32\n"},
         RefusedCase{"int64", "--input image={dir}/ints.npy", 3,
-                    "nnplan: error: bad-input: input 'image' ({dir}/ints.npy): dtype int64; the "
-                    "model expects float32\n"},
+                    "nnplan: error: bad-input: input 'image': {dir}/ints.npy: its header says "
+                    "shape [1,3,32,32] int64; the model expects [1,3,32,32] float32\n"},
         RefusedCase{"bool", "--input image={dir}/mask.pb", 3,
                     "nnplan: error: bad-input: input 'image' ({dir}/mask.pb): dtype bool; the "
                     "model expects float32\n"},
+        RefusedCase{"endless_npy", "--input {dir}/zero.npy", 3,
+                    "nnplan: error: bad-input: input 'image': {dir}/zero.npy: tensor file is "
+                    "larger than the limit of 1060876 bytes, as much as a [1,3,32,32] float32 "
+                    "tensor can take\n"},
+        RefusedCase{"zeros_as_pb", "--input {dir}/zero.pb", 3,
+                    "nnplan: error: bad-input: input 'image': {dir}/zero.pb: tensor file starts "
+                    "with byte 0x00, which starts no protobuf field (field number 0); not a "
+                    "serialized TensorProto\n"},
+        RefusedCase{"huge_npy", "--input {dir}/huge.npy", 3,
+                    "nnplan: error: bad-input: input 'image': {dir}/huge.npy: tensor file is "
+                    "3221225472 bytes; the limit is 1060876 bytes, as much as a [1,3,32,32] "
+                    "float32 tensor can take\n"},
         RefusedCase{"truncated", "--input {dir}/truncated.npy", 3,
                     "nnplan: error: bad-input: input 'image': {dir}/truncated.npy: data holds "
                     "12188 bytes; shape (1, 3, 32, 32) float32 needs 12288\n"},

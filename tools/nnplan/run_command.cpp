@@ -108,15 +108,19 @@ std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
   for (const FileBinding& f : files) {
     auto name = resolve_name("input", f, buffer.inputs());
     if (!name) return std::unexpected(name.error());
-    auto tensor = format::read_tensor_file(f.path);
+    // A name the model lacks is reported by the executor, with the model's inputs.
+    const auto binding = std::ranges::find(buffer.inputs(), *name, &runtime::IoBinding::name);
+    std::optional<format::TensorFileExpectation> expect;
+    if (binding != buffer.inputs().end()) {
+      expect = format::TensorFileExpectation{.shape = *binding->shape, .dtype = binding->dtype};
+    }
+    auto tensor = format::read_tensor_file(f.path, expect ? &*expect : nullptr);
     if (!tensor) {
       Error e = std::move(tensor.error());
       e.kind = ErrorKind::bad_input;
       e.message = "input '" + escape_controls(*name) + "': " + e.message;
       return std::unexpected(fail_run(e, kExitBadInput));
     }
-    // A name the model lacks is reported by the executor, with the model's inputs.
-    const auto binding = std::ranges::find(buffer.inputs(), *name, &runtime::IoBinding::name);
     if (binding != buffer.inputs().end() && tensor->dtype() != binding->dtype) {
       return std::unexpected(fail_run(
           make_error(ErrorKind::bad_input,

@@ -45,16 +45,29 @@ inline constexpr std::uint64_t kMaxNpyHeaderBytes = std::uint64_t{1} << 20;
 // is an invalid_input error naming the path and the accepted extensions.
 [[nodiscard]] Expected<TensorFileFormat> tensor_file_format(const std::filesystem::path& path);
 
+// What a reader knows the file must hold (a model input's shape and dtype): a file past the bytes
+// such a tensor can take is refused as it is read, however long it (or the stream behind it: a
+// pipe, /dev/zero) goes on, and an `.npy` whose header names another shape or dtype is refused
+// at its header, before its data is touched.
+struct TensorFileExpectation {
+  ir::Shape shape;
+  ir::DType dtype = ir::DType::float32;
+};
+
 // Decodes the bytes of an `.npy` file or a serialized TensorProto. `source` names the file in
 // messages.
 [[nodiscard]] Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes,
-                                                   std::string_view source);
+                                                   std::string_view source,
+                                                   const TensorFileExpectation* expect = nullptr);
 [[nodiscard]] Expected<ir::WeightTensor> parse_tensor_proto(std::span<const std::byte> bytes,
                                                             std::string_view source);
 
 // Reads the tensor file at `path` in the format of its extension. An unreadable path or a
-// directory is an invalid_input error naming the path.
-[[nodiscard]] Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path);
+// directory is an invalid_input error naming the path. With `expect`, the file is read only up to
+// what such a tensor can take (`.npy`: its data and the largest header; `.pb`: 11 bytes per
+// element and 1 MiB), and an `.npy` header of another shape or dtype is refused.
+[[nodiscard]] Expected<ir::WeightTensor> read_tensor_file(
+    const std::filesystem::path& path, const TensorFileExpectation* expect = nullptr);
 
 // The bytes of an `.npy` file or a serialized TensorProto holding `tensor`, whose value count
 // must be the product of its shape (write_tensor_file checks it). Deterministic.
