@@ -64,12 +64,28 @@ Expected<void> write_in_place(const fs::path& path, std::string_view bytes) {
   return {};
 }
 
+}  // namespace
+
+fs::path written_file(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = path;
+  // Follows at most 40 links, as the kernel does (ELOOP past that).
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  const fs::path resolved = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? p.lexically_normal() : resolved;
+}
+
+namespace {
+
 // The file a write to `path` replaces: the target of a symbolic link, else `path` itself.
 fs::path rename_target(const fs::path& path) {
   std::error_code ec;
   if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
-  fs::path target = fs::canonical(path, ec);
-  return ec ? path : target;
+  return written_file(path);
 }
 
 // Creates `<dir>/.<name>.XXXXXX` beside `target` (mode 0666 less the umask, or the mode of the
@@ -129,6 +145,12 @@ Expected<void> write_all_files(std::span<const OutputFile> files,
                                std::span<const fs::path> inputs) {
   for (const OutputFile& file : files) {
     if (auto ok = check_output_path(file.path, inputs); !ok) return ok;
+    // A directory cannot be renamed over: refused before any file is written, not at the
+    // renames, when the files before it would already be in place.
+    std::error_code ec;
+    if (fs::is_directory(rename_target(file.path), ec)) {
+      return std::unexpected(write_error(file.path, EISDIR));
+    }
   }
   std::vector<Pending> pending;
   pending.reserve(files.size());

@@ -64,8 +64,8 @@ Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path,
   return npy ? parse_npy(bytes, path.string(), expect) : parse_tensor_proto(bytes, path.string());
 }
 
-Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::WeightTensor& tensor,
-                                 std::span<const std::filesystem::path> inputs) {
+Expected<std::vector<std::byte>> tensor_file_bytes(const std::filesystem::path& path,
+                                                   const ir::WeightTensor& tensor) {
   auto format = tensor_file_format(path);
   if (!format) return std::unexpected(std::move(format.error()));
   const std::optional<ir::Dim> count = ir::element_count(tensor.shape());
@@ -92,10 +92,15 @@ Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::We
         path, "a tensor of " + std::to_string(*count) +
                   " values exceeds protobuf's 2 GiB message limit; write it as .npy"));
   }
-  const std::vector<std::byte> bytes =
-      *format == TensorFileFormat::npy ? npy_bytes(tensor) : tensor_proto_bytes(tensor);
+  return *format == TensorFileFormat::npy ? npy_bytes(tensor) : tensor_proto_bytes(tensor);
+}
+
+Expected<void> write_tensor_file(const std::filesystem::path& path, const ir::WeightTensor& tensor,
+                                 std::span<const std::filesystem::path> inputs) {
+  auto bytes = tensor_file_bytes(path, tensor);
+  if (!bytes) return std::unexpected(std::move(bytes.error()));
   return write_file_atomically(
-      path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), inputs);
+      path, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), inputs);
 }
 
 }  // namespace nnplan::format

@@ -6,6 +6,7 @@
 // --trace.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -622,6 +623,44 @@ TEST(RunCli, OutputAndTraceOntoOneFileIsAUsageError) {
                        " writes; give each output and the trace its own file\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(fs::exists(y));
+}
+
+// A symbolic link to a file another flag writes is that file, even while the file does not
+// exist yet.
+TEST(RunCli, ALinkToAnotherOutputIsThatOutput) {
+  const fs::path dir = fresh_scratch_dir("run_cli_link_to_output");
+  const fs::path y = dir / "y.npy";
+  const fs::path link = dir / "link.json";
+  fs::create_symlink("y.npy", link);
+  const CliResult r = run_cli("run " + source("examples/cnn.json") + " --quiet --input " +
+                              kCnnInput + " --output " + y.string() + " --trace " + link.string());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "nnplan: error: --trace " + link.string() + " names the file --output " +
+                       y.string() + " writes; give each output and the trace its own file\n");
+  EXPECT_FALSE(fs::exists(y));
+}
+
+// The outputs and the trace are written together: when the trace cannot be written, the output
+// file keeps what it held before and no temporary file is left beside it.
+TEST(RunCli, AFailedTraceLeavesTheOutputsAsTheyWere) {
+  const fs::path dir = fresh_scratch_dir("run_cli_all_or_nothing");
+  const fs::path y = dir / "y.npy";
+  write_text(y, "what the user had");
+  const fs::path blocked = dir / "sub";
+  fs::create_directory(blocked);
+  const CliResult r =
+      run_cli("run " + source("examples/cnn.json") + " --quiet --input " + kCnnInput +
+              " --output " + y.string() + " --trace " + blocked.string());
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "nnplan: error: " + blocked.string() + ": cannot write output file: is a directory\n");
+  EXPECT_FALSE(contains(r.out, "written to")) << r.out;
+  EXPECT_EQ(read_text(y), "what the user had");
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
+  std::ranges::sort(names);
+  EXPECT_EQ(names, (std::vector<std::string>{"sub", "y.npy"}));
 }
 
 // A trace that cannot be written is found when it is written, after the run: exit 3 naming the

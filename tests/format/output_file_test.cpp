@@ -178,7 +178,10 @@ TEST_F(OutputFileTest, AFailedSecondWriteChangesNeitherFile) {
   EXPECT_EQ(entries(), (std::vector<std::string>{"g.json", "g.payloads"}));
 }
 
-TEST_F(OutputFileTest, AFailedSecondRenameSaysWhatWasWritten) {
+// A directory at a target cannot be renamed over: it is refused before any file is written, so
+// the files before it are not left in place (the renames that could still fail after the first,
+// a target's directory losing its write permission meanwhile, report what was already written).
+TEST_F(OutputFileTest, ADirectoryTargetIsRefusedBeforeAnyFileIsWritten) {
   const fs::path graph = dir_ / "g.json";
   const fs::path payloads = dir_ / "g.payloads";
   fs::create_directories(payloads / "sub");
@@ -186,11 +189,9 @@ TEST_F(OutputFileTest, AFailedSecondRenameSaysWhatWasWritten) {
                                       {.path = payloads, .bytes = "payloads"}};
   const auto result = write_files_atomically(files);
   ASSERT_FALSE(result);
-  EXPECT_TRUE(contains(result.error().message, payloads.string() + ": cannot write output file"))
-      << result.error().message;
-  EXPECT_TRUE(contains(result.error().message, graph.string() + " was already written"))
-      << result.error().message;
-  EXPECT_EQ(entries(), (std::vector<std::string>{"g.json", "g.payloads"}));
+  EXPECT_EQ(result.error().message,
+            payloads.string() + ": cannot write output file: is a directory");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"g.payloads"}));
 }
 
 }  // namespace

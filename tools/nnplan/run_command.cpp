@@ -319,10 +319,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
     if (flags->trace) writes.emplace_back("--trace " + *flags->trace, *flags->trace);
     for (std::size_t i = 0; i < writes.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
-        std::error_code ec_i, ec_j;
-        const auto a = std::filesystem::weakly_canonical(writes[i].second, ec_i);
-        const auto b = std::filesystem::weakly_canonical(writes[j].second, ec_j);
-        if ((ec_i || ec_j) ? writes[i].second != writes[j].second : a != b) continue;
+        // Through symbolic links, one that points to a file not written yet included.
+        if (format::written_file(writes[i].second) != format::written_file(writes[j].second)) {
+          continue;
+        }
         exit_code = fail(make_error(ErrorKind::invalid_input,
                                     shown_argument(writes[i].first) + " names the file " +
                                         shown_argument(writes[j].first) +
@@ -442,14 +442,39 @@ void add_run_command(CLI::App& app, int& exit_code) {
     fmt::print("run: {} command{}{} {}; arena {} bytes at peak ({} without reuse)\n", commands,
                commands == 1 ? "" : "s", reorder_count, where, peak, no_reuse);
     const auto out_bindings = executor.buffer().outputs();
+    // Every output file and the trace are written together: all of them, or (on any failure)
+    // none, each target as it was.
+    std::vector<std::vector<std::byte>> output_bytes;
     for (const auto& [k, path] : output_files) {
-      const ir::WeightTensor file = format::to_weight_tensor((*result)[k]);
-      if (auto ok = format::write_tensor_file(path, file, reads); !ok) {
-        exit_code = fail(ok.error(), kExitBadInput);
+      auto bytes = format::tensor_file_bytes(path, format::to_weight_tensor((*result)[k]));
+      if (!bytes) {
+        exit_code = fail(bytes.error(), kExitBadInput);
         return;
       }
+      output_bytes.push_back(std::move(*bytes));
+    }
+    std::string trace_doc;
+    if (flags->trace) {
+      const format::TraceMetadata meta{
+          .graph_path = planned->graph.path, .graph_digest = planned->graph.digest, .onnx = onnx};
+      trace_doc = format::chrome_trace_json(executor.buffer(), trace, meta);
+    }
+    std::vector<format::OutputFile> files;
+    for (std::size_t i = 0; i < output_files.size(); ++i) {
+      files.push_back(
+          {.path = output_files[i].second,
+           .bytes = std::string_view(reinterpret_cast<const char*>(output_bytes[i].data()),
+                                     output_bytes[i].size())});
+    }
+    if (flags->trace) files.push_back({.path = *flags->trace, .bytes = trace_doc});
+    if (auto ok = format::write_files_atomically(files, reads); !ok) {
+      exit_code = fail(ok.error(), kExitBadInput);
+      return;
+    }
+    for (std::size_t i = 0; i < output_files.size(); ++i) {
+      const auto& [k, path] = output_files[i];
       fmt::print("output '{}' {} written to {}\n", escape_controls(out_bindings[k].name),
-                 ir::to_string(file.shape()), escape_controls(path));
+                 ir::to_string((*result)[k].shape), escape_controls(path));
     }
     if (output_files.empty()) {
       for (std::size_t k = 0; k < result->size(); ++k) {
@@ -465,13 +490,6 @@ void add_run_command(CLI::App& app, int& exit_code) {
                  sorted.front(), median, sorted.back());
     }
     if (flags->trace) {
-      const format::TraceMetadata meta{
-          .graph_path = planned->graph.path, .graph_digest = planned->graph.digest, .onnx = onnx};
-      const std::string doc = format::chrome_trace_json(executor.buffer(), trace, meta);
-      if (!write_output_file(*flags->trace, doc, reads)) {
-        exit_code = kExitBadInput;
-        return;
-      }
       if (traced_runs < flags->repeat) {
         fmt::print(
             "trace: {} events of the first {} of {} runs written to {} (a trace holds at most {} "

@@ -20,6 +20,11 @@ namespace nnplan::format {
 [[nodiscard]] Expected<void> check_output_path(const std::filesystem::path& path,
                                                std::span<const std::filesystem::path> inputs = {});
 
+// The file a write to `path` changes: the end of a chain of symbolic links at `path` (a link to
+// a file that does not exist yet included), made absolute and normal; `path` itself otherwise.
+// Two paths with one written file name one output.
+[[nodiscard]] std::filesystem::path written_file(const std::filesystem::path& path);
+
 // Writes `bytes` to `path` after check_output_path: to a temporary `<dir>/.<name>.XXXXXX`, every
 // write checked, synced and closed, then renamed onto `path` (onto the file a symbolic link at
 // `path` points to). Any failure removes the temporary and is an invalid_input error naming the

@@ -74,6 +74,11 @@ struct TensorFileExpectation {
 [[nodiscard]] std::vector<std::byte> npy_bytes(const ir::WeightTensor& tensor);
 [[nodiscard]] std::vector<std::byte> tensor_proto_bytes(const ir::WeightTensor& tensor);
 
+// The bytes write_tensor_file would write to `path` (in the format of its extension), after its
+// checks: for a caller that writes several files together (format::write_files_atomically).
+[[nodiscard]] Expected<std::vector<std::byte>> tensor_file_bytes(const std::filesystem::path& path,
+                                                                 const ir::WeightTensor& tensor);
+
 // Writes `tensor` to `path` in the format of its extension, through
 // format::write_file_atomically (never onto one of `inputs`; a failed write leaves the old
 // file). A tensor whose value count is not the product of its shape is an invalid_input error.
