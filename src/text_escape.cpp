@@ -116,6 +116,33 @@ void append_escaped(std::string& out, std::string_view text) {
       [&out](std::string_view escape) { out += escape; });
 }
 
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t n = byte < 0x80 ? 1 : utf8_sequence_length(text.substr(i));
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string utf8_escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const std::size_t n = byte < 0x80 ? 1 : utf8_sequence_length(text.substr(i));
+    if (n != 0) {
+      out.append(text, i, n);
+      i += n;
+      continue;
+    }
+    out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xF]};
+    ++i;
+  }
+  return out;
+}
+
 std::string escape_controls(std::string_view text) {
   std::string out;
   out.reserve(text.size());

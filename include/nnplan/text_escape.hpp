@@ -33,6 +33,14 @@ inline constexpr std::size_t kMaxShownBytes = 64;
 // terminal shows) become `\uNNNN`. Everything else, UTF-8 letters included, is kept.
 [[nodiscard]] std::string escape_controls(std::string_view text);
 
+// Whether `text` is well-formed UTF-8 throughout.
+[[nodiscard]] bool valid_utf8(std::string_view text);
+
+// `text` with each byte that is not part of well-formed UTF-8 written as the four characters
+// `\xNN`, everything else kept: the form a string from an input takes in a JSON output, which
+// must be valid UTF-8 (the JSON writer escapes the control characters itself).
+[[nodiscard]] std::string utf8_escaped(std::string_view text);
+
 // Appends escape_controls(text) to `out`; appends `text` as it is, without a copy, when it needs
 // no escaping (the common case, so report lines stay a few appends).
 void append_escaped(std::string& out, std::string_view text);

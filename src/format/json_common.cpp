@@ -59,7 +59,8 @@ Json error_object(const Error& e) {
   return out;
 }
 
-std::string dump(const Json& json) {
+std::string dump(Json json) {
+  escape_invalid_utf8(json);
   return json.dump(2) + "\n";
 }
 

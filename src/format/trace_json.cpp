@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_common.hpp"
+
 namespace nnplan::format {
 
 // The command buffer's and trace's types, all of them written here.
@@ -110,9 +112,10 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                 {"peak_arena_bytes", buffer.peak_arena_bytes()},
                 {"no_reuse_bytes", buffer.no_reuse_bytes()}};
   other["graph_digest"] = metadata.graph_digest ? json(*metadata.graph_digest) : json(nullptr);
-  const json doc = {{"traceEvents", std::move(events)},
-                    {"displayTimeUnit", "ms"},
-                    {"otherData", std::move(other)}};
+  json doc = {{"traceEvents", std::move(events)},
+              {"displayTimeUnit", "ms"},
+              {"otherData", std::move(other)}};
+  detail::escape_invalid_utf8(doc);
   return doc.dump(1) + "\n";
 }
 

@@ -2,13 +2,17 @@
 // evidence name holds a newline, a forged gate line and ESC[8m (hide what follows), and a graph
 // whose node names do the same, cannot add a line or an escape sequence to what plan, explain,
 // dot, plan-ops, capsules and error messages print; the real verdict stays the only gate line.
+// Bytes that are not UTF-8, in an ONNX node name or a path, reach the JSON outputs (run --trace,
+// capsules --evidence --json) as `\xNN`, and the JSON stays valid.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../format/onnx/onnx_test_models.hpp"
 #include "cli_runner.hpp"
+#include "nnplan/format/tensor_file.hpp"
 
 namespace nnplan::cli_test {
 namespace {
@@ -127,6 +131,44 @@ TEST(EscapingCli, ErrorMessagesShowPathsEscaped) {
   EXPECT_TRUE(contains(r.err, "nnplan: error: /nonexistent/g\\x1b[8m\\nx.json")) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
+// input -> Relu named "relu\xff" (no UTF-8), as an ONNX model: run --trace writes valid JSON with
+// the name escaped, and the run's outputs and exit code are those of any run.
+TEST(EscapingCli, ANodeNameThatIsNotUtf8IsEscapedInTheTrace) {
+  format::onnx_test::Model m(17);
+  m.input("x", {2, 3}).output("y");
+  m.node("Relu", {"x"}, {"y"}, "relu\xff");
+  const fs::path dir = scratch_dir() / "not_utf8_trace";
+  const std::vector<std::byte> bytes = m.bytes();
+  write_text(dir / "m.onnx",
+             std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  ASSERT_TRUE(format::write_tensor_file(
+      dir / "x.npy", ir::WeightTensor::adopt(ir::Shape{{2, 3}}, std::vector<float>(6, 1.0F))));
+  const CliResult r = run_cli("run " + (dir / "m.onnx").string() + " --quiet --input x=" +
+                              (dir / "x.npy").string() + " --trace " + (dir / "t.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(dir / "t.json");
+  EXPECT_EQ(text.find('\xff'), std::string::npos);
+  const auto doc = nlohmann::json::parse(text);  // throws (and fails) on invalid UTF-8
+  bool named = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") named = named || e["args"]["onnx_node_names"][0] == "relu\\xff";
+  }
+  EXPECT_TRUE(named) << text.substr(0, 2000);
+}
+
+// A registry at a path that is not UTF-8: capsules --evidence --json names the path escaped.
+TEST(EscapingCli, APathThatIsNotUtf8IsEscapedInTheEvidenceJson) {
+  const fs::path path = scratch_dir() / "acme\xfe.json";
+  fs::copy_file(source("examples/registries/acme.json"), path,
+                fs::copy_options::overwrite_existing);
+  const CliResult r = run_cli("capsules --evidence --json --registry '" + path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\xfe'), std::string::npos);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_NE(r.out.find("acme\\\\xfe.json"), std::string::npos) << r.out.substr(0, 3000);
+  EXPECT_TRUE(doc.is_object());
 }
 
 }  // namespace
