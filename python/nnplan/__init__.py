@@ -90,6 +90,10 @@ def _config(profile, device, prefer, only, assurance, vjp, target, registries, l
             dims = list(dims)
             if not dims or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
                 raise TypeError(f"input_shapes[{name!r}] must be a non-empty list of ints")
+            for d in dims:
+                if not 0 <= d < 2**63:
+                    raise InvalidInputError(f"input_shapes[{name!r}]: dimension {d} is outside "
+                                            f"0 to 2^63 - 1")
             shapes[str(name)] = dims
     return {
         "profile": profile, "device": device, "prefer": prefer, "only": only,
@@ -265,6 +269,8 @@ def explain(model, node, profile=None, *, device=None, prefer=None, only=None, a
     """
     if not isinstance(node, int) or isinstance(node, bool) or node < 0:
         raise TypeError(f"node must be a non-negative int (a node id), not {node!r}")
+    if node >= 2**63:
+        raise NotFoundError(f"node {node}: no graph has a node of that id (ids are below 2^63)")
     config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
                      input_shapes)
     return _nnplan.explain(_path(model, "model"), node, config)

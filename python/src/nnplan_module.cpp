@@ -260,6 +260,12 @@ class NativePlan {
       runtime::Tensor tensor;
       for (py::ssize_t axis = 0; axis < array.ndim(); ++axis)
         tensor.shape.dims.push_back(static_cast<ir::Dim>(array.shape(axis)));
+      // Refused before its elements are copied (a wrong array may be gigabytes).
+      if (binding != inputs_of_model.end() && tensor.shape != *binding->shape) {
+        raise_error(make_error(ErrorKind::bad_input,
+                               "input '" + name + "' has shape " + ir::to_string(tensor.shape) +
+                                   "; the model expects " + ir::to_string(*binding->shape)));
+      }
       switch (want) {
         case runtime::DType::int64:
           tensor.elements = dense_elements<std::int64_t>(array);
@@ -275,15 +281,21 @@ class NativePlan {
     }
     runtime::ExecutionTrace events;
     std::vector<runtime::Tensor> outputs;
+    Expected<std::vector<runtime::Tensor>> ran = std::vector<runtime::Tensor>{};
     {
       py::gil_scoped_release release;
-      auto ran = executor.run(bound, trace ? &events : nullptr);
-      if (ran) outputs = std::move(*ran);
-      else {
-        py::gil_scoped_acquire acquire;
-        raise_error(ran.error());
+      try {
+        ran = executor.run(bound, trace ? &events : nullptr);
+      } catch (const std::bad_alloc&) {
+        ran = std::unexpected(make_error(
+            ErrorKind::resource_exhausted,
+            "out of memory while running " + graph_.path + " (its arena needs " +
+                std::to_string(executor.buffer().peak_arena_bytes()) +
+                " bytes, and each output its own buffer)"));
       }
     }
+    if (!ran) raise_error(ran.error());
+    outputs = std::move(*ran);
     if (trace) {
       const format::TraceMetadata meta{
           .graph_path = graph_.path, .graph_digest = graph_.digest, .onnx = graph_.onnx()};

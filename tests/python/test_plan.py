@@ -117,6 +117,17 @@ def test_explain_of_a_node_outside_the_graph_raises_not_found(examples):
         nnplan.explain(examples / "cnn.json", 99)
     with pytest.raises(TypeError):
         nnplan.explain(examples / "cnn.json", -1)
+    # Past what a node id can be: the same error kind, not pybind11's "incompatible arguments".
+    with pytest.raises(nnplan.NotFoundError, match=r"node 10{30}: no graph has a node"):
+        nnplan.explain(examples / "cnn.json", 10**30)
+
+
+def test_input_shapes_past_what_a_dimension_holds_are_invalid_input(examples):
+    with pytest.raises(nnplan.InvalidInputError,
+                       match=r"input_shapes\['image'\]: dimension 10{30} is outside"):
+        nnplan.plan(examples / "cnn.json", input_shapes={"image": [10**30]})
+    with pytest.raises(nnplan.InvalidInputError, match="dimension -1 is outside"):
+        nnplan.plan(examples / "cnn.json", input_shapes={"image": [-1, 3]})
 
 
 def test_saved_artifacts_verify_and_a_changed_one_does_not(examples, tmp_path):

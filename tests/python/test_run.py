@@ -66,7 +66,9 @@ def test_inputs_that_do_not_match_raise_bad_input_naming_the_input(examples):
     with pytest.raises(nnplan.BadInputError, match=r"input 'image': dtype float64; the model "
                                                    r"expects float32"):
         nnplan.run(model, {"image": x.astype(numpy.float64)})
-    with pytest.raises(nnplan.BadInputError, match="image") as caught:
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"input 'image' has shape \[1,3,16,32\]; the model expects "
+                             r"\[1,3,32,32\]") as caught:
         nnplan.run(model, {"image": x[:, :, :16]})
     assert caught.value.kind == "bad-input"
     with pytest.raises(nnplan.BadInputError):
@@ -175,7 +177,8 @@ def test_int64_and_bool_values_come_back_with_their_dtype(tmp_path, cli):
                  f"ids={tmp_path / 'x.npy'}", "--input", f"mask={tmp_path / 'mask.npy'}")
     assert result.returncode == 3
     assert b"input 'ids'" in result.stderr
-    assert b"dtype float32; the model expects int64" in result.stderr
+    # Refused at the .npy header, before its data is read.
+    assert b"its header says shape [2] float32; the model expects [3] int64" in result.stderr
 
 
 def test_a_float32_of_another_byte_order_or_from_pickle_is_float32(examples):
