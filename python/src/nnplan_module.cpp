@@ -287,11 +287,11 @@ class NativePlan {
       try {
         ran = executor.run(bound, trace ? &events : nullptr);
       } catch (const std::bad_alloc&) {
-        ran = std::unexpected(make_error(
-            ErrorKind::resource_exhausted,
-            "out of memory while running " + graph_.path + " (its arena needs " +
-                std::to_string(executor.buffer().peak_arena_bytes()) +
-                " bytes, and each output its own buffer)"));
+        ran = std::unexpected(make_error(ErrorKind::resource_exhausted,
+                                         "out of memory while running " + graph_.path +
+                                             " (its arena needs " +
+                                             std::to_string(executor.buffer().peak_arena_bytes()) +
+                                             " bytes, and each output its own buffer)"));
       }
     }
     if (!ran) raise_error(ran.error());
