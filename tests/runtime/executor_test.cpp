@@ -12,7 +12,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -289,28 +288,7 @@ TEST(Executor, ConcurrentRunsGiveTheSerialOutputs) {
     auto buffer = compiled(planned_cpu(loaded->graph, loaded->payloads));
     ASSERT_TRUE(buffer.has_value());
     Executor exec(std::move(*buffer));
-    const std::string name = exec.buffer().inputs()[0].name;
-    std::vector<std::vector<NamedTensor>> inputs;
-    std::vector<std::vector<Tensor>> serial;
-    for (std::uint32_t k = 0; k < 4; ++k) {
-      inputs.push_back({{name, seeded_tensor(*exec.buffer().inputs()[0].shape, 50 + k)}});
-      auto out = exec.run(inputs.back());
-      ASSERT_TRUE(out.has_value()) << render(out.error());
-      serial.push_back(std::move(*out));
-    }
-    std::vector<int> mismatches(4, 0);
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < 4; ++k) {
-      threads.emplace_back([&, k] {
-        for (int r = 0; r < 50; ++r) {
-          auto out = exec.run(inputs[k]);
-          if (!out || !bit_identical(*out, serial[k])) ++mismatches[k];
-        }
-      });
-    }
-    for (std::thread& t : threads)
-      t.join();
-    EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+    EXPECT_EQ(testing::concurrent_mismatches(exec, 50), std::vector<int>(4, 0));
   }
 }
 

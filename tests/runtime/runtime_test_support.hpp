@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
@@ -17,6 +20,7 @@
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/ir/check.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
+#include "nnplan/runtime/executor.hpp"
 #include "nnplan/runtime/tensor.hpp"
 
 namespace nnplan::runtime::testing {
@@ -91,6 +95,46 @@ inline Tensor seeded_tensor(const ir::Shape& shape, std::uint64_t seed, float lo
 inline ir::WeightTensor seeded_payload(const ir::Shape& shape, std::uint64_t seed) {
   Tensor t = seeded_tensor(shape, seed);
   return ir::WeightTensor::adopt<float>(shape, std::move(t.floats()));
+}
+
+// Runs `exec` serially on `threads` seeded inputs (seeds from `seed`), then from `threads` threads
+// at once, `runs` times each: the number of concurrent runs per thread whose outputs were not
+// bit-identical to that input's serial run (all zero when concurrent runs are safe).
+inline std::vector<int> concurrent_mismatches(Executor& exec, std::uint64_t seed, int threads = 4,
+                                              int runs = 50) {
+  const IoBinding& input = exec.buffer().inputs()[0];
+  std::vector<std::vector<NamedTensor>> inputs;
+  std::vector<std::vector<Tensor>> serial;
+  for (int k = 0; k < threads; ++k) {
+    inputs.push_back({{input.name, seeded_tensor(*input.shape, seed + k)}});
+    auto out = exec.run(inputs.back());
+    EXPECT_TRUE(out.has_value()) << (out ? "" : out.error().message);
+    serial.push_back(out ? std::move(*out) : std::vector<Tensor>{});
+  }
+  const auto same = [](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].shape != b[i].shape || a[i].byte_size() != b[i].byte_size() ||
+          std::memcmp(a[i].bytes(), b[i].bytes(), a[i].byte_size()) != 0) {
+        return false;
+      }
+    }
+    return true;
+  };
+  std::vector<int> mismatches(static_cast<std::size_t>(threads), 0);
+  std::vector<std::thread> workers;
+  for (int k = 0; k < threads; ++k) {
+    workers.emplace_back([&, k] {
+      const auto at = static_cast<std::size_t>(k);
+      for (int r = 0; r < runs; ++r) {
+        auto out = exec.run(inputs[at]);
+        if (!out || !same(*out, serial[at])) ++mismatches[at];
+      }
+    });
+  }
+  for (std::thread& w : workers)
+    w.join();
+  return mismatches;
 }
 
 }  // namespace nnplan::runtime::testing

@@ -5,9 +5,7 @@
 // threads running one fast_cpu executor at once get what its serial runs get.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../runtime_test_support.hpp"
@@ -73,33 +71,7 @@ TEST(onednn_end_to_end, ConcurrentRunsOfOneExecutorGiveTheSerialOutputs) {
     auto buffer = compiled(fast, options);
     ASSERT_TRUE(buffer.has_value());
     Executor exec(std::move(*buffer));
-    const std::string name = exec.buffer().inputs()[0].name;
-    std::vector<std::vector<NamedTensor>> inputs;
-    std::vector<Tensor> serial;
-    for (std::uint32_t k = 0; k < 4; ++k) {
-      inputs.push_back({{name, seeded_tensor(*exec.buffer().inputs()[0].shape, 60 + k)}});
-      auto out = exec.run(inputs.back());
-      ASSERT_TRUE(out.has_value()) << render(out.error());
-      serial.push_back(std::move((*out)[0]));
-    }
-    std::vector<int> mismatches(4, 0);
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < 4; ++k) {
-      threads.emplace_back([&, k] {
-        for (int r = 0; r < 50; ++r) {
-          auto out = exec.run(inputs[k]);
-          const std::vector<float>& want = serial[k].floats();
-          if (!out || (*out)[0].floats().size() != want.size() ||
-              std::memcmp((*out)[0].floats().data(), want.data(), want.size() * sizeof(float)) !=
-                  0) {
-            ++mismatches[k];
-          }
-        }
-      });
-    }
-    for (std::thread& t : threads)
-      t.join();
-    EXPECT_EQ(mismatches, std::vector<int>(4, 0));
+    EXPECT_EQ(testing::concurrent_mismatches(exec, 60), std::vector<int>(4, 0));
   }
 }
 
