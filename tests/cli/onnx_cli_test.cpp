@@ -460,6 +460,19 @@ TEST(OnnxCliConvert, RefusesToOverwriteTheGraphWithPayloads) {
   EXPECT_TRUE(contains(r.err, "would overwrite the graph")) << r.err;
 }
 
+// A directory where the payload file goes: refused before anything is written, so no graph file
+// is left behind without its payloads.
+TEST(OnnxCliConvert, APayloadPathThatIsADirectoryLeavesNoGraphBehind) {
+  const fs::path model = write_mlp_model("payload_dir.onnx");
+  const fs::path dir = scratch_dir() / "convert_payload_dir";
+  fs::create_directories(dir / "g.payloads");
+  const CliResult r = run_cli("convert " + model.string() + " -o " + (dir / "g.json").string());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.err, "nnplan: error: " + (dir / "g.payloads").string() +
+                       ": cannot write output file: is a directory\n");
+  EXPECT_FALSE(fs::exists(dir / "g.json"));
+}
+
 TEST(OnnxCliConvert, NeedsAnOutput) {
   const CliResult r = run_cli("convert " + write_mlp_model("no_output.onnx").string());
   EXPECT_EQ(r.exit_code, 2);
