@@ -222,9 +222,15 @@ class NativePlan {
     return report::plan_dot(profile_, graph_.graph->graph(), model_->evaluation(), graph_.onnx());
   }
   void save(const std::string& path) const {
-    const std::vector<std::filesystem::path> inputs = {graph_.path,
-                                                       format::payload_path_for(graph_.path)};
-    take(format::write_file_atomically(path, artifact(), inputs));
+    take(format::write_file_atomically(path, artifact(), model_files()));
+  }
+
+  // The files of the model, never written over: the graph, the payload file beside it and its
+  // external data files.
+  std::vector<std::filesystem::path> model_files() const {
+    std::vector<std::filesystem::path> files = {graph_.path, format::payload_path_for(graph_.path)};
+    files.insert(files.end(), graph_.external_data_files.begin(), graph_.external_data_files.end());
+    return files;
   }
 
   // Runs the plan once on `inputs` (name -> array of the input's dtype); the outputs come back as
@@ -299,10 +305,8 @@ class NativePlan {
     if (trace) {
       const format::TraceMetadata meta{
           .graph_path = graph_.path, .graph_digest = graph_.digest, .onnx = graph_.onnx()};
-      const std::vector<std::filesystem::path> reads = {graph_.path,
-                                                        format::payload_path_for(graph_.path)};
       take(format::write_file_atomically(
-               *trace, format::chrome_trace_json(executor.buffer(), events, meta), reads),
+               *trace, format::chrome_trace_json(executor.buffer(), events, meta), model_files()),
            "in trace=");
     }
     py::dict result;

@@ -190,6 +190,7 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     if (!imported) return failure(std::move(imported.error()), std::move(out.digest));
     out.graph = std::make_shared<const ir::CheckedGraph>(std::move(imported->checked));
     out.folded_sources = std::move(imported->folded_sources);
+    out.external_data_files = std::move(imported->external_data_files);
     out.output_names = std::move(imported->output_names);
     if (options.keep_weights) {
       out.payloads = std::make_shared<const ir::WeightStore>(std::move(imported->payloads));

@@ -72,8 +72,8 @@ TEST(OnnxCliUnsupported, TheArtifactRecordsAnUnsupportedError) {
   }
 }
 
-// x [2,3] · w [3,2], w in external data file `w.bin` beside the model.
-fs::path external_data_model(const std::string& dir_name) {
+// x [2,3] · w [3,2], w in external data file `location` (`w.bin`) beside the model.
+fs::path external_data_model(const std::string& dir_name, const std::string& location = "w.bin") {
   const fs::path dir = scratch_dir() / dir_name;
   fs::remove_all(dir);
   Model m;
@@ -82,9 +82,9 @@ fs::path external_data_model(const std::string& dir_name) {
   onnx::TensorProto& w = *m.g().mutable_initializer(0);
   w.clear_raw_data();
   w.set_data_location(onnx::TensorProto_DataLocation_EXTERNAL);
-  auto* location = w.add_external_data();
-  location->set_key("location");
-  location->set_value("w.bin");
+  auto* entry = w.add_external_data();
+  entry->set_key("location");
+  entry->set_value(location);
   const fs::path path = dir / "model.onnx";
   write_text(path, m.proto().SerializeAsString());
   return path;
@@ -121,6 +121,34 @@ TEST(OnnxCliExternalData, ConvertReadsTheDataFileBesideTheModel) {
   EXPECT_TRUE(contains(converted.out, "1 payload tensor (24 bytes)")) << converted.out;
   const CliResult planned = run_cli("plan " + graph.string());
   EXPECT_EQ(planned.exit_code, 0) << planned.err;
+}
+
+// A file the model keeps its weights in is an input of every command that reads the model: run's
+// --output and --trace, and plan's, dot's and report's -o, onto it are usage errors that leave
+// it as it was (the model would no longer load).
+TEST(OnnxCliExternalData, NoCommandWritesOverTheDataFile) {
+  // Named .npy, so that run's --output takes its extension and reaches the check.
+  const fs::path model = external_data_model("external_no_overwrite", "w.npy");
+  const fs::path data = model.parent_path() / "w.npy";
+  const std::vector<float> values = iota(6);
+  const std::string bytes(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+  write_text(data, bytes);
+  const fs::path x = model.parent_path() / "x.npy";
+  const std::vector<std::string> commands = {
+      "run " + model.string() + " --quiet --output y=" + data.string(),
+      "run " + model.string() + " --quiet --trace " + data.string(),
+      "plan " + model.string() + " -o " + data.string(),
+      "dot " + model.string() + " -o " + data.string(),
+      "report " + model.string() + " --no-picture -o " + data.string()};
+  for (const std::string& command : commands) {
+    SCOPED_TRACE(command);
+    const CliResult r = run_cli(command);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_TRUE(contains(r.err, data.string() + ": the output would overwrite the input " +
+                                    data.string() + "; choose another output path"))
+        << r.err;
+    EXPECT_EQ(read_text(data), bytes);
+  }
 }
 
 }  // namespace

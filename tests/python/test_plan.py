@@ -163,3 +163,31 @@ def test_save_never_overwrites_the_model(examples, tmp_path):
 def test_verify_of_a_file_that_is_no_artifact_raises(examples):
     with pytest.raises(nnplan.InvalidInputError, match="not an nnplan.plan.v1 artifact"):
         nnplan.verify(examples / "mlp.json", examples / "mlp.json")
+
+
+def test_save_and_trace_never_write_over_the_models_external_data(tmp_path):
+    """A model whose weight lives in an external data file: Plan.save and run(trace=) onto that
+    file are refused and leave it as it was (the model would no longer load)."""
+    onnx = pytest.importorskip("onnx")
+    import numpy
+    from onnx import helper, numpy_helper
+
+    w = numpy_helper.from_array(numpy.arange(6, dtype=numpy.float32).reshape(3, 2), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")], "g",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = tmp_path / "model.onnx"
+    onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="w.bin", size_threshold=0)
+    data = tmp_path / "w.bin"
+    before = data.read_bytes()
+    plan = nnplan.plan(path, weights=True)
+    with pytest.raises(nnplan.InvalidInputError, match="would overwrite the input .*w.bin"):
+        plan.save(data)
+    with pytest.raises(nnplan.InvalidInputError, match="would overwrite the input .*w.bin"):
+        plan.run({"x": numpy.ones((2, 3), numpy.float32)}, trace=data)
+    assert data.read_bytes() == before
+    out = nnplan.run(path, {"x": numpy.ones((2, 3), numpy.float32)})["y"]
+    assert out.tolist() == [[6.0, 9.0], [6.0, 9.0]]

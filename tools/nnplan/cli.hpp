@@ -182,6 +182,11 @@ using OnBadGraph =
 [[nodiscard]] std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
                                                                 const ConfigFlags& config);
 
+// `inputs` and the files the loaded `graph` keeps its weights in (an ONNX model's external data,
+// known once it is read): an output flag is checked against these too before anything is written.
+[[nodiscard]] std::vector<std::filesystem::path> with_weight_files(
+    std::vector<std::filesystem::path> inputs, const format::LoadedGraph& graph);
+
 // Refuses an `-o` path that is one of `inputs` (format::check_output_path): prints
 // `-o PATH: the output would overwrite the input PATH; choose another output path` and returns
 // false, meaning exit code 2. Called before the command reads or writes anything.

@@ -46,6 +46,11 @@ void add_dot_command(CLI::App& app, int& exit_code) {
       exit_code = run.error();
       return;
     }
+    const auto reads = with_weight_files(inputs, run->graph);
+    if (flags->output && !check_output_flag(*flags->output, reads)) {
+      exit_code = kExitUsage;
+      return;
+    }
     if (!run->model) {
       fmt::print(stderr, "{}\n{}\n", profile_summary(run->profile), render(run->model.error()));
       exit_code = kExitRejected;
@@ -55,7 +60,7 @@ void add_dot_command(CLI::App& app, int& exit_code) {
     const std::string dot =
         report::plan_dot(model.profile(), model.graph(), model.evaluation(), run->graph.onnx());
     if (flags->output) {
-      if (!write_output_file(*flags->output, dot, inputs)) {
+      if (!write_output_file(*flags->output, dot, reads)) {
         exit_code = kExitBadInput;
         return;
       }

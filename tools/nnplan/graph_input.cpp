@@ -172,6 +172,12 @@ std::vector<std::filesystem::path> command_inputs(const GraphFlags& graph,
   return inputs;
 }
 
+std::vector<std::filesystem::path> with_weight_files(std::vector<std::filesystem::path> inputs,
+                                                     const format::LoadedGraph& graph) {
+  inputs.insert(inputs.end(), graph.external_data_files.begin(), graph.external_data_files.end());
+  return inputs;
+}
+
 bool check_output_flag(const std::string& path, std::span<const std::filesystem::path> inputs) {
   auto ok = format::check_output_path(path, inputs);
   if (ok) return true;

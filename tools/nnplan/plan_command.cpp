@@ -80,12 +80,17 @@ void add_plan_command(CLI::App& app, int& exit_code) {
       exit_code = run.error();
       return;
     }
+    const auto reads = with_weight_files(inputs, run->graph);
+    if (flags->output && !check_output_flag(*flags->output, reads)) {
+      exit_code = kExitUsage;
+      return;
+    }
     const ir::Graph& graph = run->graph.graph->graph();
     const bool onnx = run->graph.onnx();
     if (artifact) {
       const std::string doc =
           format::plan_artifact_json(run->profile, *run->graph.digest, graph, run->model, onnx);
-      if (flags->output && !write_output_file(*flags->output, doc, inputs)) {
+      if (flags->output && !write_output_file(*flags->output, doc, reads)) {
         exit_code = kExitBadInput;
         return;
       }

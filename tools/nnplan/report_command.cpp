@@ -86,6 +86,11 @@ void add_report_command(CLI::App& app, int& exit_code) {
       exit_code = run.error();
       return;
     }
+    const auto reads = with_weight_files(inputs, run->graph);
+    if (flags->output && !check_output_flag(*flags->output, reads)) {
+      exit_code = kExitUsage;
+      return;
+    }
     const bool onnx = run->graph.onnx();
     const report::ReportHtmlOptions base{.model = flags->graph.graph, .onnx_names = onnx};
     std::string page;
@@ -107,7 +112,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       summary = profile_summary(run->profile) + "\n" + render(run->model.error());
     }
     if (flags->output) {
-      if (!write_output_file(*flags->output, page, inputs)) {
+      if (!write_output_file(*flags->output, page, reads)) {
         exit_code = kExitBadInput;
         return;
       }

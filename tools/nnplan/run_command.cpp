@@ -337,6 +337,16 @@ void add_run_command(CLI::App& app, int& exit_code) {
       exit_code = planned.error();
       return;
     }
+    // The model's external data files, known now that it is read, are inputs as well.
+    reads = with_weight_files(std::move(reads), planned->graph);
+    for (const auto& [flag, path] : writes) {
+      if (auto ok = format::check_output_path(path, reads); !ok) {
+        Error e = std::move(ok.error());
+        e.message = flag.substr(0, flag.find(' ')) + " " + e.message;
+        exit_code = fail(e, kExitUsage);
+        return;
+      }
+    }
     const ir::Graph& graph = planned->graph.graph->graph();
     const bool onnx = planned->graph.onnx();
     if (!planned->model) {

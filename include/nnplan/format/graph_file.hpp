@@ -91,6 +91,9 @@ struct LoadedGraph {
   // The weights, when GraphFileOptions::keep_weights asked for them and the graph has some (null
   // for a torchlean.ir.v1 graph without a payload file beside it).
   std::shared_ptr<const ir::WeightStore> payloads;
+  // ONNX only: the files its initializers keep their data in (ImportedModel::
+  // external_data_files).
+  std::vector<std::filesystem::path> external_data_files;
   // ONNX only: the graph outputs' names, in graph order.
   std::vector<std::string> output_names;
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.

@@ -62,6 +62,9 @@ struct ImportedModel {
   // folding") behind each IR node that consumes their result: IR node id -> the folded nodes'
   // names, in node order, each once. IR nodes that consumed no folded constant are absent.
   std::map<ir::NodeId, std::vector<std::string>> folded_sources;
+  // The files the initializers keep their data in (external data, in the model's directory),
+  // each once, in initializer order: files a command must never write over, like the model.
+  std::vector<std::filesystem::path> external_data_files;
   // The graph outputs' names (graph.output), in the order of the graph's output_ids.
   std::vector<std::string> output_names;
 

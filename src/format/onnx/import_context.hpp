@@ -344,6 +344,7 @@ class ImportContext {
   mutable std::vector<FoldedSource> folded_reads_;
   mutable int folded_reads_node_ = -1;
   std::map<ir::NodeId, std::vector<std::string>> folded_sources_;
+  std::vector<std::filesystem::path> external_data_files_;  // ImportedModel::external_data_files
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)

@@ -68,6 +68,12 @@ void ImportContext::read_interface() {
     // Undecoded bytes lie in the model's bytes (split out of the file, not in the parsed proto).
     if (!(*c)->raw_floats.empty() && nodes_.initializer_raw_data(k)) (*c)->raw_owner = model_bytes_;
     read_external(**c);
+    if ((*c)->external && !options_.external_data_dir.empty()) {
+      const std::filesystem::path file = options_.external_data_dir / (*c)->external->location;
+      if (std::ranges::find(external_data_files_, file) == external_data_files_.end()) {
+        external_data_files_.push_back(file);
+      }
+    }
     consts_[t.name()] = std::move(*c);
   }
   if (g.sparse_initializer_size() > 0) {
@@ -225,6 +231,7 @@ ImportedModel ImportContext::finish() {
   ImportedModel result{
       .checked = std::move(*checked), .payloads = std::move(payloads_), .opset = opset_};
   result.folded_sources = std::move(folded_sources_);
+  result.external_data_files = std::move(external_data_files_);
   result.output_names = std::move(output_names);
   result.producer = model_.producer_name();
   if (!model_.producer_version().empty()) {
