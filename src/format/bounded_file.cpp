@@ -210,7 +210,7 @@ std::optional<std::string> stream_problem(StreamCheck& check, std::string_view c
 // Reads the rest of an open pipe or device in chunks, at most `limit` bytes.
 Expected<FileBytes> stream_descriptor(int fd, const std::filesystem::path& path,
                                       std::string_view what, std::uintmax_t limit,
-                                      StreamCheck check) {
+                                      StreamCheck check, std::string_view limit_reason) {
   std::string text;
   std::array<char, 1 << 16> buffer{};
   for (;;) {
@@ -225,8 +225,8 @@ Expected<FileBytes> stream_descriptor(int fd, const std::filesystem::path& path,
       return std::unexpected(file_error(path, *problem));
     }
     if (text.size() + chunk.size() > limit) {
-      return std::unexpected(file_error(
-          path, std::string(what) + " is larger than the limit of " + limit_text(limit)));
+      return std::unexpected(file_error(path, std::string(what) + " is larger than the limit of " +
+                                                  limit_text(limit) + std::string(limit_reason)));
     }
     text += chunk;
   }
@@ -241,7 +241,8 @@ bool is_regular_file(const std::filesystem::path& path) {
 }
 
 Expected<FileBytes> read_bounded_file(const std::filesystem::path& path, std::string_view what,
-                                      std::uintmax_t limit, StreamCheck check) {
+                                      std::uintmax_t limit, StreamCheck check,
+                                      std::string_view limit_reason) {
   try {
     int fd = -1;
     do {
@@ -261,16 +262,18 @@ Expected<FileBytes> read_bounded_file(const std::filesystem::path& path, std::st
     if (S_ISDIR(info.st_mode)) {
       return std::unexpected(file_error(path, cannot_read(what, "is a directory")));
     }
-    if (!S_ISREG(info.st_mode)) return stream_descriptor(fd, path, what, limit, check);
+    if (!S_ISREG(info.st_mode))
+      return stream_descriptor(fd, path, what, limit, check, limit_reason);
     const auto size = static_cast<std::uintmax_t>(info.st_size);
     if (size > limit) {
       return std::unexpected(file_error(path, std::string(what) + " is " + std::to_string(size) +
-                                                  " bytes; the limit is " + limit_text(limit)));
+                                                  " bytes; the limit is " + limit_text(limit) +
+                                                  std::string(limit_reason)));
     }
     if (size == 0) return FileBytes();
     void* address = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     // A file system that cannot map (some FUSE and /proc files) is read like a pipe.
-    if (address == MAP_FAILED) return stream_descriptor(fd, path, what, limit, check);
+    if (address == MAP_FAILED) return stream_descriptor(fd, path, what, limit, check, limit_reason);
     return FileBytes::mapped(address, static_cast<std::size_t>(size));
   } catch (const std::exception& e) {
     return std::unexpected(internal_error(path, e));

@@ -93,9 +93,12 @@ enum class StreamCheck : std::uint8_t {
 
 // The whole of `path`, at most `limit` bytes, read once. `check` applies to pipes and devices as
 // they are read; the readers check mapped regular files themselves, over the whole text.
+// `limit_reason`, when given, follows the limit in the message refusing a larger file (why the
+// limit is what it is).
 [[nodiscard]] Expected<FileBytes> read_bounded_file(const std::filesystem::path& path,
                                                     std::string_view what, std::uintmax_t limit,
-                                                    StreamCheck check = StreamCheck::none);
+                                                    StreamCheck check = StreamCheck::none,
+                                                    std::string_view limit_reason = {});
 
 // Whether `path` names a regular file (following links); false when it cannot be examined.
 [[nodiscard]] bool is_regular_file(const std::filesystem::path& path);

@@ -38,6 +38,7 @@ Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path,
   if (!format) return std::unexpected(std::move(format.error()));
   const bool npy = *format == TensorFileFormat::npy;
   std::uintmax_t limit = npy ? kMaxNpyFileBytes : kMaxTensorProtoFileBytes;
+  std::string limit_reason;
   if (expect != nullptr) {
     // The most bytes a file of the expected tensor takes: an .npy's data after the largest
     // header (magic, version, 4-byte length); a .pb's values at 11 bytes each (a varint int64 and
@@ -46,18 +47,13 @@ Expected<ir::WeightTensor> read_tensor_file(const std::filesystem::path& path,
     const std::uintmax_t most = npy ? 12 + kMaxNpyHeaderBytes + count * ir::size_of(expect->dtype)
                                     : 11 * count + (std::uintmax_t{1} << 20);
     limit = std::min(limit, most);
+    limit_reason = ", as much as a " + ir::to_string(expect->shape) + " " +
+                   std::string(ir::to_string(expect->dtype)) + " tensor can take";
   }
   auto file = detail::read_bounded_file(
-      path, "tensor file", limit, npy ? detail::StreamCheck::none : detail::StreamCheck::protobuf);
-  if (!file) {
-    Error e = std::move(file.error());
-    // read_bounded_file's size refusals end with "the limit is ..." or "the limit of ...".
-    if (expect != nullptr && e.message.find("the limit") != std::string::npos) {
-      e.message += ", as much as a " + ir::to_string(expect->shape) + " " +
-                   std::string(ir::to_string(expect->dtype)) + " tensor can take";
-    }
-    return std::unexpected(std::move(e));
-  }
+      path, "tensor file", limit, npy ? detail::StreamCheck::none : detail::StreamCheck::protobuf,
+      limit_reason);
+  if (!file) return std::unexpected(std::move(file.error()));
   const std::string_view text = file->text();
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(text.data()),
                                          text.size());
