@@ -365,13 +365,11 @@ class NativePlan {
                                  " was made without its weights; plan it with weights=True (or "
                                  "call nnplan.run) to run it"));
     }
-    bool uses_cublas = false;
-    for (const auto& g : model_->lowering().groups)
-      uses_cublas |= model_->lowering().capsule(g).provider == Provider::cublas;
     Expected<runtime::CommandBuffer> buffer = std::unexpected(Error{});
     {
       py::gil_scoped_release release;
-      auto probed = runtime::check_probed(*model_, runtime::probe_host({.cublas = uses_cublas}));
+      auto probed =
+          runtime::check_probed(*model_, runtime::probe_host(runtime::probe_options_for(*model_)));
       if (!probed) {
         buffer = std::unexpected(std::move(probed.error()));
       } else {
@@ -537,6 +535,7 @@ py::dict verify(const std::string& model, const std::string& artifact_path, cons
 // This machine's probe, and whether it matches the target of the profile `config` describes.
 std::string probe(const py::dict& config) {
   const BackendProfile profile = resolve_profile(config);
+  py::gil_scoped_release release;
   const runtime::HostProbe host = runtime::probe_host();
   return format::probe_json(host, runtime::check_target(host, profile.target));
 }

@@ -3,8 +3,12 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <string>
+
+#include "runtime/isolated_call.hpp"
 
 namespace nnplan::runtime {
 
@@ -141,13 +145,8 @@ Expected<CudaDevice> device_at(const DriverSymbols& s, int ordinal) {
   return out;
 }
 
-}  // namespace
-
-std::string driver_version_text(int driver_version) {
-  return std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10);
-}
-
-Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library) {
+// Runs in the probe's child process.
+Expected<CudaDriverProbe> load_driver(std::string_view library) {
   const std::string soname(library);
   dlerror();
   Library handle(dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL));
@@ -157,7 +156,7 @@ Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library) {
   auto s = driver_symbols(handle.get(), soname);
   if (!s) return std::unexpected(s.error());
   // cuInit may start driver threads that run code from the library; unloading it under them is
-  // undefined, and the runtime will call the same driver, so from here on it stays loaded.
+  // undefined, so it stays loaded until the child ends.
   handle.keep();
   if (CUresult r = s->init(0); r != kCudaSuccess) {
     return std::unexpected(unavailable("cuInit failed: " + result_text(s->get_error_name, r)));
@@ -167,10 +166,20 @@ Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library) {
     return std::unexpected(
         unavailable("cuDriverGetVersion failed: " + result_text(s->get_error_name, r)));
   }
+  if (out.driver_version <= 0) {
+    return std::unexpected(unavailable("cuDriverGetVersion reported version " +
+                                       std::to_string(out.driver_version) +
+                                       ", which no CUDA driver has; the driver is not usable"));
+  }
   int count = 0;
   if (CUresult r = s->device_get_count(&count); r != kCudaSuccess) {
     return std::unexpected(
         unavailable("cuDeviceGetCount failed: " + result_text(s->get_error_name, r)));
+  }
+  if (count < 0 || count > kMaxCudaDevices) {
+    return std::unexpected(unavailable(
+        "cuDeviceGetCount reported " + std::to_string(count) + " devices; nnplan believes 0 to " +
+        std::to_string(kMaxCudaDevices) + ", so the driver is not usable"));
   }
   for (int ordinal = 0; ordinal < count; ++ordinal) {
     auto device = device_at(*s, ordinal);
@@ -180,7 +189,8 @@ Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library) {
   return out;
 }
 
-Expected<CublasProbe> probe_cublas(std::span<const std::string_view> libraries) {
+// Runs in the probe's child process.
+Expected<CublasProbe> load_cublas(std::span<const std::string_view> libraries) {
   std::string tried;
   for (std::string_view library : libraries) {
     const std::string soname(library);
@@ -201,14 +211,182 @@ Expected<CublasProbe> probe_cublas(std::span<const std::string_view> libraries) 
             std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
       }
     }
-    // cuBLAS allocates when it loads and frees that only at process exit; unloading it here
-    // would strand those blocks (a leak report under the sanitizers) to save memory nothing
-    // else uses afterwards. Only `nnplan probe` and plans with cublas groups load it.
+    // cuBLAS allocates when it loads and frees that only at exit; the child ends right after.
     handle.keep();
     return out;
   }
   if (libraries.empty()) return std::unexpected(unavailable("no cublas library was named"));
   return std::unexpected(unavailable("cublas could not be loaded: " + tried));
+}
+
+// The child's answer: fields written as "<length>:<bytes>", read back with every length checked.
+class AnswerWriter {
+ public:
+  void add(std::string_view field) {
+    out_ += std::to_string(field.size());
+    out_ += ':';
+    out_ += field;
+  }
+  void add(int value) { add(std::to_string(value)); }
+  [[nodiscard]] std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class AnswerReader {
+ public:
+  explicit AnswerReader(std::string_view in) : in_(in) {}
+  std::optional<std::string> text() {
+    const std::size_t colon = in_.find(':');
+    if (colon == std::string_view::npos || colon == 0 || colon > 9) return std::nullopt;
+    std::size_t length = 0;
+    const auto [end, ec] = std::from_chars(in_.data(), in_.data() + colon, length);
+    if (ec != std::errc{} || end != in_.data() + colon || length > in_.size() - colon - 1) {
+      return std::nullopt;
+    }
+    std::string out(in_.substr(colon + 1, length));
+    in_.remove_prefix(colon + 1 + length);
+    return out;
+  }
+  std::optional<int> number() {
+    const auto field = text();
+    if (!field) return std::nullopt;
+    int value = 0;
+    const auto [end, ec] = std::from_chars(field->data(), field->data() + field->size(), value);
+    if (ec != std::errc{} || end != field->data() + field->size()) return std::nullopt;
+    return value;
+  }
+  [[nodiscard]] bool done() const { return in_.empty(); }
+
+ private:
+  std::string_view in_;
+};
+
+// The most bytes a child's answer takes: kMaxCudaDevices names of 255 bytes and a little more.
+constexpr std::size_t kMaxAnswerBytes = 1 << 20;
+
+std::string encode_driver(const Expected<CudaDriverProbe>& probe) {
+  AnswerWriter w;
+  if (!probe) {
+    w.add("error");
+    w.add(probe.error().message);
+    return w.take();
+  }
+  w.add("ok");
+  w.add(probe->library);
+  w.add(probe->driver_version);
+  w.add(static_cast<int>(probe->devices.size()));
+  for (const CudaDevice& d : probe->devices) {
+    w.add(d.ordinal);
+    w.add(d.name);
+    w.add(d.compute_major);
+    w.add(d.compute_minor);
+  }
+  return w.take();
+}
+
+std::optional<Expected<CudaDriverProbe>> decode_driver(std::string_view answer) {
+  AnswerReader r(answer);
+  const auto status = r.text();
+  if (status == "error") {
+    auto message = r.text();
+    if (!message || !r.done()) return std::nullopt;
+    return std::unexpected(unavailable(std::move(*message)));
+  }
+  if (status != "ok") return std::nullopt;
+  CudaDriverProbe out;
+  auto library = r.text();
+  const auto version = r.number();
+  const auto count = r.number();
+  if (!library || !version || !count || *count < 0 || *count > kMaxCudaDevices) {
+    return std::nullopt;
+  }
+  out.library = std::move(*library);
+  out.driver_version = *version;
+  for (int i = 0; i < *count; ++i) {
+    const auto ordinal = r.number();
+    auto name = r.text();
+    const auto major = r.number();
+    const auto minor = r.number();
+    if (!ordinal || !name || !major || !minor) return std::nullopt;
+    out.devices.push_back({.ordinal = *ordinal,
+                           .name = std::move(*name),
+                           .compute_major = *major,
+                           .compute_minor = *minor});
+  }
+  if (!r.done()) return std::nullopt;
+  return out;
+}
+
+std::string encode_cublas(const Expected<CublasProbe>& probe) {
+  AnswerWriter w;
+  if (!probe) {
+    w.add("error");
+    w.add(probe.error().message);
+    return w.take();
+  }
+  w.add("ok");
+  w.add(probe->library);
+  w.add(probe->version ? "version" : "no-version");
+  w.add(probe->version.value_or(""));
+  return w.take();
+}
+
+std::optional<Expected<CublasProbe>> decode_cublas(std::string_view answer) {
+  AnswerReader r(answer);
+  const auto status = r.text();
+  if (status == "error") {
+    auto message = r.text();
+    if (!message || !r.done()) return std::nullopt;
+    return std::unexpected(unavailable(std::move(*message)));
+  }
+  if (status != "ok") return std::nullopt;
+  auto library = r.text();
+  const auto has_version = r.text();
+  auto version = r.text();
+  if (!library || !has_version || !version || !r.done()) return std::nullopt;
+  CublasProbe out{.library = std::move(*library)};
+  if (*has_version == "version") out.version = std::move(*version);
+  return out;
+}
+
+// Runs `load` in a child process and reads its answer back with `decode`.
+template <class Probe, class Load, class Encode, class Decode>
+Expected<Probe> isolated(const std::string& what, std::chrono::milliseconds deadline, Load load,
+                         Encode encode, Decode decode) {
+  auto answer = call_isolated(
+      what, [&] { return encode(load()); }, deadline, kMaxAnswerBytes);
+  if (!answer) {
+    return std::unexpected(
+        unavailable(answer.error() + "; nnplan takes it as not usable on this machine"));
+  }
+  auto decoded = decode(*answer);
+  if (!decoded) {
+    return std::unexpected(
+        unavailable(what + " answered with a message nnplan cannot read; it is not usable"));
+  }
+  return std::move(*decoded);
+}
+
+}  // namespace
+
+std::string driver_version_text(int driver_version) {
+  return std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10);
+}
+
+Expected<CudaDriverProbe> probe_cuda_driver(std::string_view library,
+                                            std::chrono::milliseconds deadline) {
+  return isolated<CudaDriverProbe>(
+      "the CUDA driver probe (" + std::string(library) + ")", deadline,
+      [&] { return load_driver(library); }, encode_driver, decode_driver);
+}
+
+Expected<CublasProbe> probe_cublas(std::span<const std::string_view> libraries,
+                                   std::chrono::milliseconds deadline) {
+  return isolated<CublasProbe>(
+      "the cuBLAS probe", deadline, [&] { return load_cublas(libraries); }, encode_cublas,
+      decode_cublas);
 }
 
 }  // namespace nnplan::runtime

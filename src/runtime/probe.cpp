@@ -165,16 +165,22 @@ const ProviderFinding* find(const HostProbe& probe, Provider provider) {
 }  // namespace
 
 HostProbe probe_host(const ProbeOptions& options) {
-  HostProbe probe{.platform = probe_platform(),
-                  .cpu = probe_cpu(),
-                  .cuda = probe_cuda_driver(options.cuda_library),
-                  .cublas = {}};
+  const auto not_probed = [](std::string why) {
+    return std::unexpected(make_error(ErrorKind::unavailable, "not probed: " + std::move(why)));
+  };
+  HostProbe probe{.platform = probe_platform(), .cpu = probe_cpu(), .cuda = {}, .cublas = {}};
+  if (options.cuda) {
+    probe.cuda = probe_cuda_driver(options.cuda_library, options.deadline);
+  } else {
+    probe.cuda = not_probed("the plan uses no CUDA device or provider");
+  }
   const std::vector<std::string_view> cublas_libraries(options.cublas_libraries.begin(),
                                                        options.cublas_libraries.end());
-  probe.cublas = options.cublas ? probe_cublas(cublas_libraries)
-                                : std::unexpected(make_error(
-                                      ErrorKind::unavailable,
-                                      "not probed: the plan uses no cuBLAS capsule"));
+  if (options.cublas && options.cuda) {
+    probe.cublas = probe_cublas(cublas_libraries, options.deadline);
+  } else {
+    probe.cublas = not_probed("the plan uses no cuBLAS capsule");
+  }
   add_findings(probe);
   return probe;
 }

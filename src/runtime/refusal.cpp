@@ -72,4 +72,19 @@ Expected<void> check_probed(const backend::PlannedModel& model, const HostProbe&
   return {};
 }
 
+ProbeOptions probe_options_for(const backend::PlannedModel& model) {
+  const backend::GraphLoweringPlan& lowering = model.lowering();
+  ProbeOptions options;
+  options.cuda = false;
+  options.cublas = false;
+  for (const auto& group : lowering.groups) {
+    const backend::KernelCapsule& capsule = lowering.capsule(group);
+    options.cublas |= capsule.provider == backend::Provider::cublas;
+    options.cuda |= capsule.device == backend::Device::cuda ||
+                    capsule.provider == backend::Provider::native_cuda ||
+                    capsule.provider == backend::Provider::cublas;
+  }
+  return options;
+}
+
 }  // namespace nnplan::runtime

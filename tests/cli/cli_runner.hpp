@@ -64,6 +64,16 @@ inline std::string driver_load_failure() {
   return text != nullptr ? text : "";
 }
 
+// `nnplan ARGS` run with the fake CUDA driver (and cuBLAS) of `mode` first on the library path
+// (tests/runtime/fake_cuda: crash, abort, hang, exit, many_devices, odd_names, ok), under a
+// `timeout` of `seconds` so that a command that did wait on a hanging driver fails, not hangs.
+inline std::string with_fake_cuda(const std::string& mode, const std::string& args,
+                                  int seconds = 60) {
+  return "LD_LIBRARY_PATH=" + std::string(NNPLAN_FAKE_CUDA_DIR) + "/" + mode + ":" +
+         std::string(NNPLAN_FAKE_CUDA_DIR) + "/cublas_ok timeout " + std::to_string(seconds) + " " +
+         std::string(NNPLAN_BINARY) + " " + args;
+}
+
 // A path inside the source tree.
 inline std::string source(const std::string& relative) {
   return (fs::path(NNPLAN_SOURCE_DIR) / relative).string();

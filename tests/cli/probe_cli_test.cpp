@@ -124,5 +124,59 @@ TEST(ProbeCli, HelpHasAnExample) {
   EXPECT_TRUE(contains(r.out, "--target")) << r.out;
 }
 
+// A driver that crashes, aborts or exits inside cuInit is a finding of `nnplan probe`, which
+// goes on to report everything else.
+TEST(ProbeCli, AMisbehavingDriverIsAFinding) {
+  for (const char* mode : {"crash", "abort", "exit"}) {
+    SCOPED_TRACE(mode);
+    const CliResult r = run_shell(with_fake_cuda(mode, "probe"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "cuda driver: not found: the CUDA driver probe (libcuda.so.1) "))
+        << r.out;
+    EXPECT_TRUE(contains(r.out,
+                         " before it answered; nnplan takes it as not usable on this "
+                         "machine\n"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "device cuda: not confirmed: the CUDA driver probe")) << r.out;
+    EXPECT_TRUE(contains(r.out, "probed availability: devices=cpu ")) << r.out;
+  }
+  const CliResult many = run_shell(with_fake_cuda("many_devices", "probe"));
+  ASSERT_EQ(many.exit_code, 0) << many.err;
+  EXPECT_TRUE(contains(many.out,
+                       "cuda driver: not found: cuDeviceGetCount reported 2147483647 "
+                       "devices; nnplan believes 0 to 64, so the driver is not usable\n"))
+      << many.out;
+}
+
+TEST(ProbeCli, AWorkingDriverIsConfirmedThroughTheChild) {
+  const CliResult r = run_shell(with_fake_cuda("ok", "probe"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out,
+                       "cuda driver: libcuda.so.1 12.4\ncuda devices: 1\n"
+                       "cuda device 0: Fake GPU 9000 compute 9.0\n"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "device cuda: confirmed: libcuda.so.1: driver 12.4, 1 device: "
+                       "Fake GPU 9000 (compute 9.0)\n"))
+      << r.out;
+}
+
+// Device names from the driver are escaped in the text and in the JSON, which stays valid UTF-8.
+TEST(ProbeCli, DeviceNamesAreEscaped) {
+  const CliResult text = run_shell(with_fake_cuda("odd_names", "probe"));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out,
+                       "cuda device 0: Fake \\xff\\xfe GPU\\nverdict: accepted "
+                       "\\x1b[31mred compute 9.0\n"))
+      << text.out;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos);
+  EXPECT_TRUE(contains(text.out, "cuda device 1: " + std::string(256, 'A') + " compute 9.0\n"));
+  const CliResult json = run_shell(with_fake_cuda("odd_names", "probe --json"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["cuda"]["devices"][0]["name"],
+            "Fake \\xff\\xfe GPU\nverdict: accepted \x1b[31mred");
+}
+
 }  // namespace
 }  // namespace nnplan::cli_test

@@ -499,6 +499,34 @@ TEST(RunCli, UnprobedProviderIsRefusedBeforeRunning) {
   EXPECT_FALSE(contains(r.out, "\nrun: ")) << r.out;
 }
 
+// A CPU plan never loads the CUDA driver: one that hangs or crashes in cuInit changes nothing (a
+// run that waited on the hanging one would pass its 8 s probe deadline and the 5 s timeout).
+TEST(RunCli, ACpuRunNeverLoadsTheDriver) {
+  for (const char* mode : {"hang", "crash"}) {
+    SCOPED_TRACE(mode);
+    const CliResult r = run_shell(with_fake_cuda(
+        mode, "run " + source("examples/cnn.json") + " --quiet --input " + kCnnInput, 5));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "run: ")) << r.out;
+  }
+}
+
+// A CUDA plan with a driver that crashes in cuInit is refused, saying what the driver did.
+TEST(RunCli, ACudaPlanWithACrashingDriverIsRefused) {
+  const CliResult r = run_shell(
+      with_fake_cuda("crash", "run " + source("examples/cnn.json") +
+                                  " --profile checked_cuda --quiet --input " + kCnnInput));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with(
+      "nnplan: error: unprobed-provider: group 0 (node 1): capsule 'native_cuda.conv' needs "
+      "provider native-cuda, which target linux-cuda declares but the probe of this machine did "
+      "not confirm: the CUDA driver probe (libcuda.so.1) "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, " before it answered; nnplan takes it as not usable on this machine"))
+      << r.err;
+  EXPECT_FALSE(contains(r.out, "run: ")) << r.out;
+}
+
 // A plan for another platform is refused before it runs: the probe says what this machine is.
 TEST(RunCli, PlanForAnotherPlatformIsRefused) {
   const CliResult r = run_cli("run " + source("examples/cnn.json") +

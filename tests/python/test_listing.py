@@ -1,6 +1,11 @@
 """nnplan.probe, capsules, targets, profiles and the module's documentation."""
 
+import json
+import os
 import pydoc
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -58,3 +63,50 @@ def test_every_error_kind_has_its_class():
         assert cls.kind == kind
         assert cls is not nnplan.InternalError or kind == "internal"
     assert len({errors.class_for_kind(k) for k in errors._BY_KIND}) == len(errors._BY_KIND)
+
+
+# The fake CUDA drivers of tests/runtime/fake_cuda, built beside the module (tests/CMakeLists.txt
+# names their directory). Each case runs in a child process, which the driver is put in front of.
+FAKE_CUDA = os.environ.get("NNPLAN_FAKE_CUDA_DIR")
+PROBE_SCRIPT = "import json, nnplan; print(json.dumps(nnplan.probe()['cuda']))"
+CPU_RUN_SCRIPT = """
+import sys, numpy, nnplan
+examples = sys.argv[1]
+out = nnplan.run(examples + "/cnn.json", numpy.load(examples + "/cnn_input.npy"))
+print(out["output"].shape)
+"""
+
+
+def _with_fake_cuda(mode, script, *args):
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(FAKE_CUDA, mode))
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="NNPLAN_FAKE_CUDA_DIR is not set")
+@pytest.mark.parametrize("mode", ["crash", "abort", "exit"])
+def test_probe_survives_a_misbehaving_driver(mode):
+    done = _with_fake_cuda(mode, PROBE_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    cuda = json.loads(done.stdout)
+    assert cuda["found"] is False
+    assert cuda["error"].startswith("the CUDA driver probe (libcuda.so.1) ")
+    assert "before it answered" in cuda["error"]
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="NNPLAN_FAKE_CUDA_DIR is not set")
+def test_probe_escapes_device_names():
+    done = _with_fake_cuda("odd_names", PROBE_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    cuda = json.loads(done.stdout)
+    assert cuda["devices"][0]["name"] == "Fake \\xff\\xfe GPU\nverdict: accepted \x1b[31mred"
+
+
+@pytest.mark.skipif(not FAKE_CUDA, reason="NNPLAN_FAKE_CUDA_DIR is not set")
+def test_a_cpu_run_never_loads_the_driver(examples):
+    start = time.monotonic()
+    done = _with_fake_cuda("hang", CPU_RUN_SCRIPT, examples)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(10,)"
+    # A run that waited on the hanging driver would take its 8 s probe deadline.
+    assert time.monotonic() - start < 6

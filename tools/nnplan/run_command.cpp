@@ -365,13 +365,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
       return;
     }
     auto model = std::make_shared<const PlannedModel>(std::move(*planned->model));
-    // cuBLAS is opened only for a plan that uses it: loading it costs more memory than most
-    // models.
-    bool uses_cublas = false;
-    for (const auto& g : model->lowering().groups) {
-      uses_cublas |= model->lowering().capsule(g).provider == Provider::cublas;
-    }
-    const runtime::HostProbe probe = runtime::probe_host({.cublas = uses_cublas});
+    // The probe looks only for what the plan uses: a CPU plan never loads the CUDA driver.
+    const runtime::HostProbe probe = runtime::probe_host(runtime::probe_options_for(*model));
     if (auto ok = runtime::check_probed(*model, probe); !ok) {
       exit_code = fail_run(ok.error(), kExitRejected);
       return;

@@ -56,13 +56,17 @@ struct ProviderFinding {
 // Where probe_host looks; the defaults are the real libraries. Tests name a library that does not
 // exist, or one without the driver's symbols, to see each failure's message without a GPU.
 struct ProbeOptions {
+  // Whether to probe the CUDA driver. `nnplan run` asks for it only when a group of the plan runs
+  // on a CUDA device or provider (refusal.hpp's probe_options_for): a CPU plan has no business
+  // with the driver. When false the probe reports it, and cuBLAS, as not probed.
+  bool cuda = true;
   std::string cuda_library = std::string(kCudaDriverLibrary);
-  // Whether to open cuBLAS. Loading it maps a library of several hundred megabytes, so `nnplan
-  // run` asks for it only when a group of the plan uses the cublas provider; when false the
-  // probe reports cuBLAS as not probed.
+  // Whether to probe cuBLAS: only for a plan whose groups use the cublas provider.
   bool cublas = true;
   std::vector<std::string> cublas_libraries =
       std::vector<std::string>(std::begin(kCublasLibraries), std::end(kCublasLibraries));
+  // How long each library's child process may take (cuda_probe.hpp).
+  std::chrono::milliseconds deadline = kDriverProbeDeadline;
 };
 
 struct HostProbe {

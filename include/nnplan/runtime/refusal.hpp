@@ -20,4 +20,8 @@ namespace nnplan::runtime {
 [[nodiscard]] Expected<void> check_probed(const backend::PlannedModel& model,
                                           const HostProbe& probe);
 
+// The probe a plan needs before it runs: the CUDA driver only when a group runs on a CUDA device
+// or a CUDA provider, cuBLAS only when a group uses it. A CPU plan never loads either.
+[[nodiscard]] ProbeOptions probe_options_for(const backend::PlannedModel& model);
+
 }  // namespace nnplan::runtime
