@@ -249,6 +249,26 @@ std::string coverage_lines(const GraphLoweringPlan& plan, const CapsuleCounts& c
   return out;
 }
 
+// "caveats:" and one line per distinct capsule whose value claim differs from the reference
+// provider on NaN or infinity, saying how; nothing when none does.
+template <class Ids>
+std::string caveat_lines(const GraphLoweringPlan& plan, const Ids& capsules) {
+  std::string out;
+  for (CapsuleId id : capsules) {
+    const KernelCapsule& c = plan.registry->capsule(id);
+    const std::string_view caveat = special_value_caveat(c.value);
+    if (caveat.empty()) continue;
+    if (out.empty())
+      out = "caveats (NaN and infinity: how these capsules differ from the reference provider):\n";
+    out += "  ";
+    append_escaped(out, c.name);
+    out += ": ";
+    append_escaped(out, caveat);
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 void write_graph_report(const BackendProfile& profile, const GraphEvaluation& evaluation,
@@ -282,6 +302,7 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
                         [](const KernelCapsule& c) { return c.provider; });
   out += coverage_lines(plan, counts, "trust", kTrustLevelNames,
                         [](const KernelCapsule& c) { return c.trust_level; });
+  out += caveat_lines(plan, evaluation.audit.distinct_capsules());
   const std::string policy(label(profile.config.assurance));
   if (evaluation.accepted()) {
     out += "gate: accepted under assurance " + policy + "\n";

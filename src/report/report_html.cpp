@@ -308,6 +308,30 @@ void boundary_section(std::string& out, const GraphEvaluation& evaluation, const
   out += "</table>\n</div>\n</section>\n";
 }
 
+// The capsules of the plan whose value claims differ from the reference provider on NaN or
+// infinity, each with how; no section when none does.
+void caveats_section(std::string& out, const GraphEvaluation& evaluation) {
+  const GraphLoweringPlan& plan = evaluation.lowering;
+  bool any = false;
+  for (CapsuleId id : evaluation.audit.distinct_capsules()) {
+    const KernelCapsule& c = plan.registry->capsule(id);
+    const std::string_view caveat = special_value_caveat(c.value);
+    if (caveat.empty()) continue;
+    if (!any) {
+      out +=
+          "<section id=\"caveats\">\n<h2>Caveats</h2>\n<p>NaN and infinity: how these "
+          "capsules differ from the reference provider.</p>\n<ul>\n";
+      any = true;
+    }
+    out += "<li><code>";
+    put(out, c.name);
+    out += "</code>: ";
+    put(out, caveat);
+    out += "</li>\n";
+  }
+  if (any) out += "</ul>\n</section>\n";
+}
+
 void gate_section(std::string& out, const BackendProfile& profile,
                   const GraphEvaluation& evaluation) {
   const std::string policy(label(profile.config.assurance));
@@ -663,6 +687,7 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
   profile_section(out, profile);
   boundary_section(out, evaluation, graph, options);
   gate_section(out, profile, evaluation);
+  caveats_section(out, evaluation);
   coverage_section(out, profile, evaluation.lowering);
   groups_section(out, profile, graph, evaluation, options);
   picture_section(out, options.picture);

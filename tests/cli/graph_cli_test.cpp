@@ -119,6 +119,27 @@ TEST(GraphCliPlan, ArtifactIsDeterministicAndOutputFileMatchesJson) {
   EXPECT_EQ(read_text(file), first.out);
 }
 
+// The report's caveats: one line per capsule of the plan whose value claim differs from the
+// reference provider on NaN or infinity, before the gate; none for a plan of the reference.
+TEST(GraphCliPlan, CaveatsNameTheCapsulesThatDifferOnNan) {
+  const CliResult fast = run_cli("plan " + source("examples/cnn.json") + " --profile fast_cpu");
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  EXPECT_TRUE(contains(
+      fast.out,
+      "caveats (NaN and infinity: how these capsules differ from the reference provider):\n"
+      "  onednn.batch_norm_relu: NaN becomes 0 in its jit kernels (a maximum with 0), its plain "
+      "kernel keeps NaN (ncsp_bnorm, for some flat values)\n"
+      "  onednn.max_pool: a NaN in a window may be passed over, and a window of only NaN and -inf "
+      "gives -3.40282347e+38 (oneDNN's pooling starts from the lowest float)\n"
+      "  onednn.softmax: a NaN in a row may give numbers (0, -inf) where the reference gives NaN "
+      "(oneDNN's maximum of the row passes over NaN)\n"
+      "gate: accepted"))
+      << fast.out;
+  const CliResult checked = run_cli("plan " + source("examples/cnn.json"));
+  ASSERT_EQ(checked.exit_code, 0) << checked.err;
+  EXPECT_FALSE(contains(checked.out, "caveats")) << checked.out;
+}
+
 TEST(GraphCliPlan, VerifiedPolicyAdmitsNoCheckedCapsule) {
   // The built-in capsules are all `checked`; `verified` admits none, so planning itself fails.
   const CliResult r = run_cli("plan " + source("examples/mlp.json") + " --assurance verified");

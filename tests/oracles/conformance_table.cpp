@@ -566,7 +566,8 @@ constexpr Oracle kRows[] = {
                "exp.",
      .build = attention_cases,
      .covers = "0-2 leading axes, L and S 1-32, E and Ev 1-48, causal or not, default or drawn "
-               "scale"},
+               "scale",
+     .special = SpecialValues::may_make_nan},
     {.capsule = "onednn.avg_pool",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 1e-06},
      .reason = "oneDNN sums each window in its own order and may divide once or multiply by the "
@@ -585,7 +586,8 @@ constexpr Oracle kRows[] = {
      .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 1e-06},
      .reason = "as onednn.batch_norm; the ReLU after it is exact.",
      .build = batch_norm_relu_cases,
-     .covers = "onednn.batch_norm's draws, then relu"},
+     .covers = "onednn.batch_norm's draws, then relu",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.broadcast",
      .tolerance = kExact,
      .reason = kCopies,
@@ -602,7 +604,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kExact,
      .reason = "clamping rounds nothing, so both must agree exactly.",
      .build = clamp_cases,
-     .covers = "both bounds, min only, max only, equal bounds, ReLU6; rank 1-4; signed inputs"},
+     .covers = "both bounds, min only, max only, equal bounds, ReLU6; rank 1-4; signed inputs",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.concat",
      .tolerance = kExact,
      .reason = kCopies,
@@ -619,7 +622,8 @@ constexpr Oracle kRows[] = {
      .reason = kLongSums,
      .build = conv_add_relu_cases,
      .covers = "draw_conv's geometry; residual a full input, a broadcast one ([1,C,1,1]-like), or "
-               "the conv's own input (identity shortcut); either operand order; relu"},
+               "the conv's own input (identity shortcut); either operand order; relu",
+     .special = SpecialValues::may_make_nan},
     {.capsule = "onednn.conv_clamp",
      .tolerance = {.abs = 0.0001, .rel = 0.0001, .norm = 2e-05},
      .reason = "oneDNN sums in its own order and may contract multiply-adds; the reference sums "
@@ -628,7 +632,8 @@ constexpr Oracle kRows[] = {
                "the sums before it are up to ten times larger, so the absolute term carries what "
                "the norm term carries for onednn.conv.",
      .build = conv_clamp_cases,
-     .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)"},
+     .covers = "draw_conv's geometry, then clamp with both, one or equal bounds (ReLU6)",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.conv_hard_sigmoid",
      .tolerance = {.abs = 0.0001, .rel = 0.0001, .norm = 2e-05},
      .reason = "oneDNN sums in its own order and may contract multiply-adds (alpha x + beta "
@@ -637,7 +642,8 @@ constexpr Oracle kRows[] = {
                "onednn.conv_clamp.",
      .build = conv_hard_sigmoid_cases,
      .covers = "draw_conv's geometry, then hard_sigmoid with ONNX's, PyTorch's or drawn alpha and "
-               "beta"},
+               "beta",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.conv_hard_swish",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -647,7 +653,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kSums,
      .reason = kLongSums,
      .build = conv_relu_cases,
-     .covers = "draw_conv's geometry, then relu"},
+     .covers = "draw_conv's geometry, then relu",
+     .special = SpecialValues::may_make_nan},
     {.capsule = "onednn.conv_silu",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -671,7 +678,8 @@ constexpr Oracle kRows[] = {
      .reason = "oneDNN evaluates exp with its own vectorised approximation; the reference calls "
                "the C library.",
      .build = exp_cases,
-     .covers = "rank 1-4, signed inputs up to +-32 (results from 1e-14 to 1e14)"},
+     .covers = "rank 1-4, signed inputs up to +-32 (results from 1e-14 to 1e14)",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.gelu",
      .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN evaluates gelu with its own vectorised approximation; the reference calls "
@@ -690,7 +698,8 @@ constexpr Oracle kRows[] = {
                "reference rounds twice; near the lower edge the result is a difference of nearly "
                "equal terms, so the bound is absolute there.",
      .build = hard_sigmoid_cases,
-     .covers = "ONNX's, PyTorch's or drawn alpha and beta; rank 1-4; signed inputs up to +-32"},
+     .covers = "ONNX's, PyTorch's or drawn alpha and beta; rank 1-4; signed inputs up to +-32",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.hard_swish",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN computes x * relu6(x + 3) / 6, the reference ONNX's x * clamp(x * "
@@ -710,7 +719,8 @@ constexpr Oracle kRows[] = {
      .reason = "both compute alpha * x rounded once, or x itself, so both must agree exactly (0 "
                "and -0 compare equal).",
      .build = leaky_relu_cases,
-     .covers = "alpha 0.01, 0.2, 0, 1, -0.5, 3; rank 1-4; signed inputs"},
+     .covers = "alpha 0.01, 0.2, 0, 1, -0.5, 3; rank 1-4; signed inputs",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.linear",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -728,7 +738,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kSums,
      .reason = kLongSums,
      .build = linear_relu_cases,
-     .covers = "draw_linear's shapes, then relu"},
+     .covers = "draw_linear's shapes, then relu",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.log",
      .tolerance = {.abs = 5e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN evaluates log with its own vectorised approximation; the reference calls "
@@ -741,7 +752,8 @@ constexpr Oracle kRows[] = {
      .tolerance = {.abs = 1e-05, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN sums the exponentials in its own order with its own exp and log.",
      .build = log_softmax_cases,
-     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
+     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.lstm",
      .tolerance = kRecurrent,
      .reason = kRecurrentReason,
@@ -765,7 +777,8 @@ constexpr Oracle kRows[] = {
      .reason = kRoundsOnce,
      .build = max_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
-               "the importer writes numpy broadcasting), both operands one value, either order"},
+               "the importer writes numpy broadcasting), both operands one value, either order",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.max_pool",
      .tolerance = kExact,
      .reason = "a maximum rounds nothing, so both must agree exactly. Not drawn: a window whose "
@@ -773,13 +786,15 @@ constexpr Oracle kRows[] = {
                "kernel; there oneDNN returns -FLT_MAX where the reference returns -inf.",
      .build = max_pool_cases,
      .covers = "1-D to 3-D; kernel 1-3 or global; stride 1-3; symmetric pads; ONNX asymmetric pads "
-               "and ceil_mode as the importer lowers them (-inf borders)"},
+               "and ceil_mode as the importer lowers them (-inf borders)",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.min",
      .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = min_cases,
      .covers = "rank 1-4, same shapes, an operand broadcast from a smaller shape (broadcast_to, as "
-               "the importer writes numpy broadcasting), both operands one value, either order"},
+               "the importer writes numpy broadcasting), both operands one value, either order",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.mul",
      .tolerance = kExact,
      .reason = kRoundsOnce,
@@ -795,7 +810,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kExact,
      .reason = "a maximum rounds nothing, so both must agree exactly.",
      .build = reduce_max_cases,
-     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros"},
+     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.reduce_mean",
      .tolerance = kSums,
      .reason = kLongSums,
@@ -805,7 +821,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kExact,
      .reason = "a minimum rounds nothing, so both must agree exactly.",
      .build = reduce_min_cases,
-     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros"},
+     .covers = "rank 1-4, every axis, signed inputs up to +-32, zeros",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.reduce_prod",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN multiplies in its own order; the reference left to right; each product "
@@ -822,7 +839,8 @@ constexpr Oracle kRows[] = {
      .tolerance = kExact,
      .reason = kRoundsOnce,
      .build = relu_cases,
-     .covers = "rank 1-4, signed inputs up to +-32, zeros"},
+     .covers = "rank 1-4, signed inputs up to +-32, zeros",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.resize",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 4e-06},
      .reason = "oneDNN's resampling computes the coordinates and weights in float32 and the "
@@ -832,7 +850,8 @@ constexpr Oracle kRows[] = {
      .covers = "N 1-2, C 1-4, 1-3 spatial axes up to 12, every mode, coordinate mapping and "
                "nearest mode, cubic_coeff_a -0.75 and -0.5, exclude_outside, scales 0.5-3 or "
                "sizes; half of the linear cases half_pixel by whole or half factors "
-               "(resampling)"},
+               "(resampling)",
+     .special = SpecialValues::may_make_nan},
     {.capsule = "onednn.rnn",
      .tolerance = kRecurrent,
      .reason = kRecurrentReason,
@@ -870,7 +889,8 @@ constexpr Oracle kRows[] = {
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN sums the exponentials in its own order with its own exp.",
      .build = softmax_cases,
-     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)"},
+     .covers = "rank 1-4, every axis, inputs up to +-60 (large exponents)",
+     .special = SpecialValues::may_lose_special},
     {.capsule = "onednn.softplus",
      .tolerance = {.abs = 4e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN evaluates log(1 + exp(x)) with its own vectorised approximation; the "

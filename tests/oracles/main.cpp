@@ -85,6 +85,8 @@ int main(int argc, char** argv) {
     }
     if (arg == "--verbose") {
       verbose = true;
+    } else if (arg == "--special-values") {
+      setup.special_values = true;
     } else if (arg == "--reference-only") {
       setup.under_test = setup.reference;
       setup.check_choice = false;

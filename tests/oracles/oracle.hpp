@@ -128,6 +128,18 @@ class CaseBuilder {
   std::optional<Error> error_;
 };
 
+// What a row's capsule claims where NaN or an infinity is involved (its value summary says the
+// same: backend::special_value_caveat), as the special-value draws (RunSetup::special_values)
+// check it.
+enum class SpecialValues : std::uint8_t {
+  // NaN exactly where the reference gives NaN, each infinity where it gives that infinity.
+  as_reference,
+  // Where the reference gives NaN or an infinity, any value; every other element as the reference.
+  may_lose_special,
+  // Elements where either side is NaN are not compared; every other one as the reference.
+  may_make_nan,
+};
+
 // One row of the conformance table (conformance_table.cpp): the capsule under test
 // (`onednn.conv`), the tolerance its outputs meet against the reference and why, and `build`, which
 // draws one case into the builder. Its name is the capsule's fuzz-oracle evidence name.
@@ -139,6 +151,7 @@ struct Oracle {
   void (*build)(CaseBuilder&) = nullptr;
   // What the draws cover, for --list.
   std::string_view covers;
+  SpecialValues special = SpecialValues::as_reference;
 
   // `<capsule>.oracle`: the evidence name a capsule cites for this row (`onednn.conv.oracle`).
   [[nodiscard]] std::string name() const { return std::string(capsule) + ".oracle"; }
@@ -170,8 +183,10 @@ struct Comparison {
   // error / allowed at the worst element (infinite where nothing is allowed and it differs).
   double share = 0;
 };
+// Elements `special` leaves uncompared are skipped.
 [[nodiscard]] Comparison compare(std::span<const runtime::Tensor> got,
-                                 std::span<const runtime::Tensor> want, const Tolerance& tolerance);
+                                 std::span<const runtime::Tensor> want, const Tolerance& tolerance,
+                                 SpecialValues special = SpecialValues::as_reference);
 
 // Nothing when `model` runs the capsule named `capsule` on exactly `targets`: for a fused
 // capsule, one `fused` group naming it whose nodes are `targets` in order; otherwise every target
@@ -190,6 +205,10 @@ struct RunSetup {
   // Whether run_case checks that the plan under test runs the capsule under test; off only for
   // nnplan_oracles --reference-only, which checks the draws in a build without the provider.
   bool check_choice = true;
+  // Whether run_case replaces some input elements by NaN, +inf, -inf and -0 after the draw
+  // (about one in sixteen, from a draw of their own so the case is otherwise the same), and
+  // compares as the row's special-value claim says.
+  bool special_values = false;
   // Applied to the outputs under test before they are compared (the self-tests plant a wrong
   // result with it); empty in the program.
   std::function<void(std::vector<runtime::Tensor>&)> tamper;

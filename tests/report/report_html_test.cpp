@@ -213,6 +213,17 @@ TEST(ReportHtml, AcceptedPageHasEverySectionAndAnExpandableEntryPerGroup) {
   EXPECT_TRUE(has(html, ".p-reference{--provider:#a6cee3}"));
 }
 
+// A plan whose capsules differ from the reference on NaN lists them under Caveats; the reference
+// plan has no such section.
+TEST(ReportHtml, CaveatsListTheCapsulesThatDifferOnNan) {
+  const std::string fast = page(planned(backend::make_profile(MaintainedProfile::fast_cpu)));
+  EXPECT_TRUE(has(fast, "<section id=\"caveats\">\n<h2>Caveats</h2>")) << fast;
+  EXPECT_TRUE(has(fast, "<li><code>onednn.relu</code>: NaN becomes 0 (oneDNN&#39;s relu)</li>"))
+      << fast;
+  const std::string checked = page(planned(backend::make_profile(MaintainedProfile::checked_cpu)));
+  EXPECT_FALSE(has(checked, "id=\"caveats\""));
+}
+
 TEST(ReportHtml, TrustedExternalBoundaryIsShownLoudly) {
   const std::string html = page(planned(trusted_external_profile()));
   EXPECT_TRUE(has(html,

@@ -181,4 +181,18 @@ struct ContractDescriptor {
   bool operator==(const ContractDescriptor&) const = default;
 };
 
+// A value claim whose results differ from the reference provider's where NaN or an infinity is
+// involved says how after this phrase in its summary ("...; NaN and infinity differ from the
+// reference: NaN becomes 0 (oneDNN's relu)"); the report gathers these as its caveats.
+inline constexpr std::string_view kSpecialValueCaveat =
+    "NaN and infinity differ from the reference: ";
+
+// What follows kSpecialValueCaveat in the claim's summary, or empty when it says none.
+[[nodiscard]] inline std::string_view special_value_caveat(const ContractDescriptor& value) {
+  const std::string_view summary = value.summary;
+  const std::size_t at = summary.find(kSpecialValueCaveat);
+  return at == std::string_view::npos ? std::string_view()
+                                      : summary.substr(at + kSpecialValueCaveat.size());
+}
+
 }  // namespace nnplan::backend

@@ -12,8 +12,11 @@ namespace nnplan::backend {
 namespace {
 
 // One capsule of the onednn module: `op` alone, or the chain `pattern` (root first).
+// `special`: how the capsule's results differ from the reference provider's where NaN or an
+// infinity is involved, "" when they do not (the conformance table's special-value draws check
+// both: tests/oracles/conformance_table.cpp).
 KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::string name,
-                             std::string notes) {
+                             std::string notes, std::string_view special = {}) {
   KernelCapsule c = make_builtin_capsule({
       .name = std::move(name),
       .op = op,
@@ -35,14 +38,17 @@ KernelCapsule onednn_capsule(BackendOp op, std::vector<BackendOp> pattern, std::
     chain += (chain.empty() ? "" : ", ") + std::string(to_string(p));
   const std::string what = c.pattern.empty() ? std::string(to_string(op)) : "the chain " + chain;
   c.value.summary = "forward values agree with the reference provider's " + what +
-                    " within the oracle's stated tolerance on finite inputs";
+                    " within the oracle's stated tolerance" +
+                    (special.empty() ? ", NaN and infinity included"
+                                     : " on finite inputs; " + std::string(kSpecialValueCaveat) +
+                                           std::string(special));
   c.value.evidence = {EvidenceKind::fuzz_oracle, c.name + ".oracle"};
   c.vjp.evidence = {EvidenceKind::test_suite, "onednn.forward_only_tests"};
   return c;
 }
 
-// What the eltwise table (eltwise_ops.def) notes of how oneDNN's `op` treats NaN; "" when it
-// propagates NaN as the reference does.
+// What the eltwise table (eltwise_ops.def) says of how oneDNN's `op` differs from the reference
+// on NaN; "" when it does not.
 std::string eltwise_nan_note(BackendOp op) {
   switch (op) {
 #define NNPLAN_ONEDNN_ELTWISE(eltwise_op, algorithm, alpha, beta, nan_note) \
@@ -69,10 +75,11 @@ CapsuleModule onednn_module() {
       "buffers inside the launch)";
   const std::string relu_nan = eltwise_nan_note(relu);
   const std::string clip_nan = eltwise_nan_note(clamp);
-  const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "") {
-    m.capsules.push_back(
-        onednn_capsule(op, {}, "onednn." + std::string(to_string(op)),
-                       "oneDNN " + std::string(primitive) + " primitive" + std::string(more)));
+  const auto single = [&](BackendOp op, std::string_view primitive, std::string_view more = "",
+                          std::string_view special = "") {
+    m.capsules.push_back(onednn_capsule(
+        op, {}, "onednn." + std::string(to_string(op)),
+        "oneDNN " + std::string(primitive) + " primitive" + std::string(more), special));
   };
   single(matmul, "matmul");
   single(linear, "inner product");
@@ -80,21 +87,26 @@ CapsuleModule onednn_module() {
   single(conv_transpose, "deconvolution",
          ", on the src and dst layouts it prefers (reordered from and to the flat buffers inside "
          "the launch)");
-  single(max_pool, "pooling (max)");
+  single(max_pool, "pooling (max)", "",
+         "a NaN in a window may be passed over, and a window of only NaN and -inf gives "
+         "-3.40282347e+38 (oneDNN's pooling starts from the lowest float)");
   single(avg_pool, "pooling (avg)");
   single(batch_norm, "batch normalization (inference)");
   single(layer_norm, "layer normalization");
-  single(softmax, "softmax");
-  single(log_softmax, "softmax (logsoftmax)");
-#define NNPLAN_ONEDNN_ELTWISE(op, algorithm, alpha, beta, nan_note) single(op, "eltwise", nan_note);
+  const std::string_view softmax_nan =
+      "a NaN in a row may give numbers (0, -inf) where the reference gives NaN (oneDNN's maximum "
+      "of the row passes over NaN)";
+  single(softmax, "softmax", "", softmax_nan);
+  single(log_softmax, "softmax (logsoftmax)", "", softmax_nan);
+#define NNPLAN_ONEDNN_ELTWISE(op, algorithm, alpha, beta, nan_note) \
+  single(op, "eltwise", "", nan_note);
 #include "eltwise_ops.def"
-  single(hard_sigmoid, "eltwise",
-         " (linear, alpha x + beta, then clip to [0, 1]: two passes); NaN becomes 0 (oneDNN's "
-         "clip)");
+  single(hard_sigmoid, "eltwise", " (linear, alpha x + beta, then clip to [0, 1]: two passes)",
+         "NaN becomes 0 (oneDNN's clip)");
   for (BackendOp op : {add, sub, mul})
     single(op, "binary");
   for (BackendOp op : {max, min}) {
-    single(op, "binary", "; a NaN first operand gives the second operand (oneDNN's max and min)");
+    single(op, "binary", "", "a NaN first operand gives the second operand (oneDNN's max and min)");
   }
   // The copies compute nothing: no multiply-add to contract, and every value leaves as it came
   // (the reference's copies make the same claim).
@@ -121,20 +133,28 @@ CapsuleModule onednn_module() {
   single(reduce_sum, "reduction (sum)", "; also `sum`, every axis at once");
   single(reduce_mean, "reduction (mean)");
   for (BackendOp op : {reduce_max, reduce_min})
-    single(op, "reduction", "; a NaN input may be passed over (oneDNN's max and min)");
+    single(op, "reduction", "",
+           "a NaN input may be passed over, and a reduction of only NaN and infinities of the "
+           "passed-over sign gives -3.40282347e+38 for max, 3.40282347e+38 for min where the "
+           "reference gives the infinity (oneDNN's max and min)");
   single(reduce_prod, "reduction (mul)");
   single(resize, "resampling (linear)",
          " where its mapping is ONNX's (linear, half_pixel or pytorch_half_pixel, scale = "
          "output / input, the last 1 to 3 axes resized), coordinates and weights in float32; "
          "else oneDNN matmul primitives, one per resized axis, by the axis's interpolation "
-         "matrix (at most 2^24 entries): there a NaN or infinity in the input makes NaN every "
-         "output whose lines along the resized axes meet it, with H and W resized its whole "
-         "image plane (zero weights times it)");
-  m.capsules.push_back(onednn_capsule(scaled_dot_product_attention, {}, "onednn.attention",
-                                      "oneDNN matmul (scores, scaled and causally masked by "
-                                      "post-ops), softmax and matmul primitives"));
+         "matrix (at most 2^24 entries)",
+         "on the matmul path a NaN or infinity in the input makes NaN every output whose lines "
+         "along the resized axes meet it, with H and W resized its whole image plane (zero "
+         "weights times it), and outputs the reference gives as NaN may be infinities");
+  m.capsules.push_back(onednn_capsule(
+      scaled_dot_product_attention, {}, "onednn.attention",
+      "oneDNN matmul (scores, scaled and causally masked by post-ops), softmax and matmul "
+      "primitives",
+      "a NaN or infinity in Q, K or V may make NaN outputs the reference gives as numbers (the "
+      "mask is added to the scores, and the softmax's maximum passes over NaN), and numbers "
+      "where it gives NaN"));
   const auto fused = [&](std::vector<BackendOp> pattern, std::string_view post_ops,
-                         const std::string& nan = std::string()) {
+                         std::string_view nan = "") {
     std::string name = "onednn";
     for (std::size_t i = 0; i < pattern.size(); ++i) {
       name += (i == 0 ? "." : "_") + std::string(to_string(pattern[i]));
@@ -143,17 +163,22 @@ CapsuleModule onednn_module() {
     m.capsules.push_back(onednn_capsule(root, std::move(pattern), std::move(name),
                                         "one oneDNN primitive with post-ops " +
                                             std::string(post_ops) +
-                                            (root == conv ? staged : std::string()) + nan));
+                                            (root == conv ? staged : std::string()),
+                                        nan));
   };
-  fused({conv, relu}, "eltwise relu", relu_nan);
+  // The special-value draws find the fused relu giving NaN for some of the convolution's
+  // infinities where the reference's relu gives 0.
+  const std::string conv_relu_nan =
+      relu_nan + "; an infinity in the input may give NaN where the reference gives 0";
+  fused({conv, relu}, "eltwise relu", conv_relu_nan);
   fused({conv, add, relu},
         "sum (the residual, copied into the destination before the convolution runs; a binary add "
         "reading it where some window covers only padding), eltwise relu",
-        relu_nan);
+        conv_relu_nan);
   fused({conv, clamp}, "eltwise clip", clip_nan);
   fused({conv, hard_swish}, "eltwise hardswish");
   fused({conv, hard_sigmoid}, "eltwise linear (alpha x + beta) then eltwise clip to [0, 1]",
-        "; NaN becomes 0 (oneDNN's clip)");
+        "NaN becomes 0 (oneDNN's clip)");
   fused({conv, silu}, "eltwise swish (alpha 1: x / (1 + exp(-x)))");
   fused({linear, relu}, "eltwise relu", relu_nan);
   fused({linear, gelu}, "eltwise gelu");
@@ -161,8 +186,9 @@ CapsuleModule onednn_module() {
   m.capsules.push_back(onednn_capsule(
       batch_norm, {batch_norm, relu}, "onednn.batch_norm_relu",
       "one oneDNN batch normalization primitive (inference) with its fused ReLU "
-      "(fuse_norm_relu); NaN becomes 0 in its jit kernels (a maximum with 0), its plain kernel "
-      "keeps NaN (ncsp_bnorm, for some flat values)"));
+      "(fuse_norm_relu)",
+      "NaN becomes 0 in its jit kernels (a maximum with 0), its plain kernel keeps NaN "
+      "(ncsp_bnorm, for some flat values)"));
   // Chains rooted at an element-wise op run on oneDNN's element-wise primitives, not post-ops.
   const auto chain = [&](BackendOp root, BackendOp next, std::string notes) {
     m.capsules.push_back(onednn_capsule(
