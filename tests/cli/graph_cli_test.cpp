@@ -127,6 +127,8 @@ TEST(GraphCliPlan, CaveatsNameTheCapsulesThatDifferOnNan) {
   EXPECT_TRUE(contains(
       fast.out,
       "caveats (NaN and infinity: how these capsules differ from the reference provider):\n"
+      "  onednn.conv: an infinite weight that meets the zero padding gives NaN (0 times "
+      "infinity) where the reference, which skips the padding, gives a number or an infinity\n"
       "  onednn.batch_norm_relu: NaN becomes 0 in its jit kernels (a maximum with 0), its plain "
       "kernel keeps NaN (ncsp_bnorm, for some flat values)\n"
       "  onednn.max_pool: a NaN in a window may be passed over, and a window of only NaN and -inf "

@@ -382,9 +382,9 @@ Expected<void> check_choice(const backend::PlannedModel& model, std::string_view
   return {};
 }
 
-// About one input element in sixteen becomes NaN, +inf, -inf or -0, drawn from a generator of
-// its own so that the rest of the case is what the plain draw makes; noted.
-static void plant_special_values(OracleCase& c, std::uint64_t seed) {
+// About one input and weight element in sixteen becomes NaN, +inf, -inf or -0, drawn from a
+// generator of its own so that the rest of the case is what the plain draw makes; noted.
+static void plant_special_values(OracleCase& c, std::uint64_t seed, bool in_weights) {
   Draw draw(seed ^ 0x5eed5eed5eed5eedULL);
   constexpr float kSpecial[] = {std::numeric_limits<float>::quiet_NaN(),
                                 std::numeric_limits<float>::infinity(),
@@ -397,7 +397,24 @@ static void plant_special_values(OracleCase& c, std::uint64_t seed) {
       ++planted;
     }
   }
-  c.description += "; " + std::to_string(planted) + " input elements made NaN, +inf, -inf or -0";
+  std::size_t weights_planted = 0;
+  if (in_weights && c.weights != nullptr) {
+    auto weights = std::make_shared<ir::WeightStore>(*c.weights);
+    for (auto& [key, tensor] : weights->tensors) {
+      const std::span<const float> values = tensor.floats();
+      if (values.empty()) continue;
+      std::vector<float> changed(values.begin(), values.end());
+      for (float& v : changed) {
+        if (!draw.chance(1.0 / 16)) continue;
+        v = kSpecial[draw.between(0, 3)];
+        ++weights_planted;
+      }
+      tensor = ir::WeightTensor::adopt(tensor.shape(), std::move(changed));
+    }
+    c.weights = std::move(weights);
+  }
+  c.description += "; NaN, +inf, -inf or -0 planted in " + std::to_string(planted) + " input and " +
+                   std::to_string(weights_planted) + " weight elements";
 }
 
 CaseResult run_case(const Oracle& oracle, std::uint64_t seed, const RunSetup& setup) {
@@ -413,7 +430,7 @@ CaseResult run_case(const Oracle& oracle, std::uint64_t seed, const RunSetup& se
             .report = head + ": FAILED: " + drawn.error().message + "\n" + reproduce};
   }
   OracleCase& c = *drawn;
-  if (setup.special_values) plant_special_values(c, seed);
+  if (setup.special_values) plant_special_values(c, seed, oracle.special_weights);
   const std::string context =
       "  case: " + c.description + "\n  tolerance: " + describe(oracle.tolerance) + "\n";
   const auto failed = [&](const std::string& why) {

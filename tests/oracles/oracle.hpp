@@ -152,6 +152,10 @@ struct Oracle {
   // What the draws cover, for --list.
   std::string_view covers;
   SpecialValues special = SpecialValues::as_reference;
+  // Whether the special-value draws plant in weights too, not only in inputs. Off only where the
+  // claim says what a special weight does and no comparison could hold it (a NaN the capsule
+  // clips to a bound); another row draws that weight's effect.
+  bool special_weights = true;
 
   // `<capsule>.oracle`: the evidence name a capsule cites for this row (`onednn.conv.oracle`).
   [[nodiscard]] std::string name() const { return std::string(capsule) + ".oracle"; }
@@ -205,8 +209,8 @@ struct RunSetup {
   // Whether run_case checks that the plan under test runs the capsule under test; off only for
   // nnplan_oracles --reference-only, which checks the draws in a build without the provider.
   bool check_choice = true;
-  // Whether run_case replaces some input elements by NaN, +inf, -inf and -0 after the draw
-  // (about one in sixteen, from a draw of their own so the case is otherwise the same), and
+  // Whether run_case replaces some input and weight elements by NaN, +inf, -inf and -0 after the
+  // draw (about one in sixteen, from a draw of their own so the case is otherwise the same), and
   // compares as the row's special-value claim says.
   bool special_values = false;
   // Applied to the outputs under test before they are compared (the self-tests plant a wrong
