@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <exception>
 #include <limits>
 #include <optional>
@@ -178,9 +180,107 @@ std::string errno_text(int err) {
   return lowercase_first(std::generic_category().message(err));
 }
 
+// Walks the top-level fields of a serialized protobuf message as its bytes arrive: each field's
+// tag, then its varint, its fixed 4 or 8 bytes, or its length and that many bytes. Bytes that
+// cannot be a message (a wire type no field has, a varint longer than 10 bytes, field number 0,
+// a length past the end the file may have) are found within a few bytes of where they start, so
+// a stream of noise is refused at once instead of being read up to the file limit.
+class ProtobufWalk {
+ public:
+  // The problem with `chunk`, which starts at `offset`, or nothing.
+  std::optional<std::string> feed(std::string_view chunk, std::uintmax_t offset,
+                                  std::uintmax_t limit, std::string_view message) {
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      const auto byte = static_cast<unsigned char>(chunk[i]);
+      const std::uintmax_t at = offset + i;
+      if (skip_ > 0) {
+        const std::uintmax_t take = std::min<std::uintmax_t>(skip_, chunk.size() - i);
+        skip_ -= take;
+        i += static_cast<std::size_t>(take) - 1;
+        continue;
+      }
+      if (varint_bytes_ == 0) start_ = at;
+      if (varint_bytes_ == 10) {
+        return "holds a varint of more than 10 bytes at offset " + std::to_string(start_) +
+               "; not a serialized " + std::string(message);
+      }
+      if (varint_bytes_ < 10 && (varint_bytes_ < 9 || (byte & 0x7F) <= 1)) {
+        varint_ |= static_cast<std::uint64_t>(byte & 0x7F) << (7 * varint_bytes_);
+      }
+      ++varint_bytes_;
+      if ((byte & 0x80) != 0) continue;
+      const std::uint64_t value = varint_;
+      varint_ = 0;
+      varint_bytes_ = 0;
+      if (auto problem = take(value, at, limit, message)) return problem;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  enum class Next : std::uint8_t { tag, varint, length };
+
+  std::optional<std::string> take(std::uint64_t value, std::uintmax_t at, std::uintmax_t limit,
+                                  std::string_view message) {
+    const std::string not_one = "; not a serialized " + std::string(message);
+    switch (next_) {
+      case Next::tag: {
+        if ((value >> 3) == 0) {
+          return "holds field number 0 at offset " + std::to_string(start_) +
+                 ", which starts no protobuf field" + not_one;
+        }
+        switch (value & 7) {
+          case 0:
+            next_ = Next::varint;
+            return std::nullopt;
+          case 1:
+            skip_ = 8;
+            return std::nullopt;
+          case 2:
+            next_ = Next::length;
+            return std::nullopt;
+          case 5:
+            skip_ = 4;
+            return std::nullopt;
+          default:
+            return "holds a field of wire type " + std::to_string(value & 7) + " at offset " +
+                   std::to_string(start_) + ", which no field of an ONNX message has" + not_one;
+        }
+      }
+      case Next::varint:
+        next_ = Next::tag;
+        return std::nullopt;
+      case Next::length:
+        next_ = Next::tag;
+        if (value > limit || at + 1 + value > limit) {
+          return "holds a field at offset " + std::to_string(start_) + " of " +
+                 std::to_string(value) + " bytes, which would end past the limit of " +
+                 limit_text(limit) + not_one;
+        }
+        skip_ = value;
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  Next next_ = Next::tag;
+  std::uint64_t varint_ = 0;
+  int varint_bytes_ = 0;
+  std::uintmax_t start_ = 0;
+  std::uintmax_t skip_ = 0;
+};
+
+// What a stream is checked against while it is read.
+struct StreamState {
+  StreamCheck check;
+  ProtobufWalk walk;
+};
+
 // The problem with a streamed chunk that starts at `offset`, or nothing.
-std::optional<std::string> stream_problem(StreamCheck& check, std::string_view chunk,
-                                          std::uintmax_t offset, std::string_view what) {
+std::optional<std::string> stream_problem(StreamState& state, std::string_view chunk,
+                                          std::uintmax_t offset, std::uintmax_t limit,
+                                          std::string_view what) {
+  StreamCheck& check = state.check;
   if (check == StreamCheck::graph && offset == 0 && !chunk.empty()) {
     check = graph_format_of(chunk) == GraphFileFormat::torchlean_ir ? StreamCheck::json_text
                                                                     : StreamCheck::protobuf;
@@ -195,14 +295,19 @@ std::optional<std::string> stream_problem(StreamCheck& check, std::string_view c
                "; a JSON document is text and never holds one";
       }
       return std::nullopt;
-    case StreamCheck::protobuf:
+    case StreamCheck::protobuf: {
+      const std::string_view message = what == "tensor file" ? "TensorProto" : "ModelProto";
       if (offset == 0 && !chunk.empty() && (static_cast<unsigned char>(chunk[0]) >> 3) == 0) {
         return std::string(what) + " starts with byte 0x" +
                fmt_hex(static_cast<unsigned char>(chunk[0])) +
                ", which starts no protobuf field (field number 0); not a serialized " +
-               (what == "tensor file" ? "TensorProto" : "ModelProto");
+               std::string(message);
+      }
+      if (auto problem = state.walk.feed(chunk, offset, limit, message)) {
+        return std::string(what) + " " + *problem;
       }
       return std::nullopt;
+    }
   }
   return std::nullopt;
 }
@@ -212,6 +317,7 @@ Expected<FileBytes> stream_descriptor(int fd, const std::filesystem::path& path,
                                       std::string_view what, std::uintmax_t limit,
                                       StreamCheck check, std::string_view limit_reason) {
   std::string text;
+  StreamState state{.check = check, .walk = {}};
   std::array<char, 1 << 16> buffer{};
   for (;;) {
     const ssize_t n = ::read(fd, buffer.data(), buffer.size());
@@ -221,7 +327,7 @@ Expected<FileBytes> stream_descriptor(int fd, const std::filesystem::path& path,
     }
     if (n == 0) break;
     const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
-    if (auto problem = stream_problem(check, chunk, text.size(), what)) {
+    if (auto problem = stream_problem(state, chunk, text.size(), limit, what)) {
       return std::unexpected(file_error(path, *problem));
     }
     if (text.size() + chunk.size() > limit) {

@@ -80,6 +80,22 @@ TEST(PipeInputCli, EndlessDeviceIsRefusedAtItsFirstBytes) {
   EXPECT_TRUE(contains(model.err, "zero.onnx: ONNX model starts with byte 0x00")) << model.err;
 }
 
+// Noise from an endless device is refused within its first bytes, in a few megabytes.
+TEST(PipeInputCli, RandomBytesAreRefusedAtOnce) {
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string limit;  // AddressSanitizer reserves more address space than any such limit
+#else
+  const std::string limit = "ulimit -v 262144; ";
+#endif
+  const CliResult r = run_shell(limit + std::string(NNPLAN_BINARY) + " plan /dev/urandom");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(r.err.starts_with("nnplan: error: /dev/urandom: graph file ")) << r.err;
+  // One stream in 256 starts with '{' and is refused as JSON text at its first NUL byte.
+  EXPECT_TRUE(contains(r.err, "; not a serialized ModelProto") ||
+              contains(r.err, "; a JSON document is text and never holds one"))
+      << r.err;
+}
+
 TEST(PipeInputCli, NulByteInsideAJsonFileIsRefused) {
   const fs::path path = scratch_dir() / "nul.json";
   write_text(path, read_text(kMlp) + std::string(1, '\0') + "{\"forged\": true}");

@@ -100,10 +100,44 @@ TEST(BoundedFileTest, StreamedProtobufMustStartWithAFieldTag) {
       ": test file starts with byte 0x00, which starts no protobuf field (field number 0); not a "
       "serialized ModelProto"))
       << read.error().message;
-  // NUL bytes later on are ordinary protobuf content.
-  const auto model = read_from_pipe("printf '\\010\\007\\000\\000'", StreamCheck::protobuf);
+  // NUL bytes inside a field are ordinary protobuf content.
+  const auto model = read_from_pipe(
+      "printf '\\010\\007\\022\\002\\000\\000\\035\\000\\000\\000\\000'", StreamCheck::protobuf);
   ASSERT_TRUE(model.has_value()) << model.error().message;
-  EXPECT_EQ(model->text(), std::string("\x08\x07\0\0", 4));
+  EXPECT_EQ(model->text(), std::string("\x08\x07\x12\x02\0\0\x1d\0\0\0\0", 11));
+}
+
+// The stream's top-level fields are walked as they arrive: bytes that cannot be a message stop
+// the read where they start, so noise is never read up to the limit.
+TEST(BoundedFileTest, StreamedProtobufIsRefusedWhereItStopsBeingOne) {
+  const auto noise = read_from_pipe("cat /dev/urandom", StreamCheck::protobuf);
+  ASSERT_FALSE(noise.has_value());
+  EXPECT_TRUE(noise.error().message.find("; not a serialized ModelProto") != std::string::npos)
+      << noise.error().message;
+  struct Case {
+    const char* bytes;  // printf's octal escapes
+    const char* said;
+  };
+  const Case cases[] = {
+      {"\\010\\001\\016",
+       "test file holds a field of wire type 6 at offset 2, which no field of "
+       "an ONNX message has; not a serialized ModelProto"},
+      {"\\010\\001\\000",
+       "test file holds field number 0 at offset 2, which starts no protobuf "
+       "field; not a serialized ModelProto"},
+      {"\\022\\377\\377\\377\\377\\017",
+       "test file holds a field at offset 1 of 4294967295 bytes, which would end past the limit "
+       "of 1048576 bytes (1 MiB); not a serialized ModelProto"},
+      {"\\010\\377\\377\\377\\377\\377\\377\\377\\377\\377\\377\\001",
+       "test file holds a varint of more than 10 bytes at offset 1; not a serialized ModelProto"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.bytes);
+    const auto read =
+        read_from_pipe(std::string("printf '") + c.bytes + "'", StreamCheck::protobuf, 1 << 20);
+    ASSERT_FALSE(read.has_value());
+    EXPECT_TRUE(read.error().message.ends_with(c.said)) << read.error().message;
+  }
 }
 
 TEST(BoundedFileTest, GraphCheckFollowsTheFirstByte) {
