@@ -85,7 +85,7 @@ TEST(PipeInputCli, RandomBytesAreRefusedAtOnce) {
 #if defined(__SANITIZE_ADDRESS__)
   const std::string limit;  // AddressSanitizer reserves more address space than any such limit
 #else
-  const std::string limit = "ulimit -v 262144; ";
+  const std::string limit = "ulimit -v 1048576; ";  // 1 GiB
 #endif
   const CliResult r = run_shell(limit + std::string(NNPLAN_BINARY) + " plan /dev/urandom");
   EXPECT_EQ(r.exit_code, 3) << r.err;
