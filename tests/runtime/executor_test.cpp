@@ -277,7 +277,7 @@ TEST(Executor, ExamplesRunBitIdenticallyAcrossRunsAndExecutors) {
   }
 }
 
-// Four threads run one executor 50 times each, each on its own input, while the main thread
+// Four threads run one executor 100 times each, each on its own input, while the main thread
 // checks nothing until they end: every output is bit-identical to the serial run of that input
 // (each run takes an arena of its own).
 TEST(Executor, ConcurrentRunsGiveTheSerialOutputs) {

@@ -101,7 +101,7 @@ inline ir::WeightTensor seeded_payload(const ir::Shape& shape, std::uint64_t see
 // at once, `runs` times each: the number of concurrent runs per thread whose outputs were not
 // bit-identical to that input's serial run (all zero when concurrent runs are safe).
 inline std::vector<int> concurrent_mismatches(Executor& exec, std::uint64_t seed, int threads = 4,
-                                              int runs = 50) {
+                                              int runs = 100) {
   const IoBinding& input = exec.buffer().inputs()[0];
   std::vector<std::vector<NamedTensor>> inputs;
   std::vector<std::vector<Tensor>> serial;
