@@ -65,9 +65,11 @@ __all__ = [
 
 
 def _path(value, what):
+    # As the bytes the file system names it by (os.fsencode): a path that is not UTF-8 comes from
+    # os.listdir and sys.argv as a str with surrogate escapes, which only its bytes can carry.
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}")
-    return os.fspath(value)
+    return os.fsencode(value)
 
 
 def _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,

@@ -137,7 +137,8 @@ std::optional<T> parsed(const py::dict& config, const char* key, Parse parse) {
 std::vector<CapsuleModule> registry_modules(const py::dict& config) {
   std::vector<std::filesystem::path> files;
   if (config.contains("registries") && !config["registries"].is_none()) {
-    for (const py::handle item : config["registries"]) files.emplace_back(py::str(item).cast<std::string>());
+    for (const py::handle item : config["registries"])
+      files.emplace_back(item.cast<std::string>());
   }
   return take(format::read_registry_files(files));
 }

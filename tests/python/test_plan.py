@@ -191,3 +191,27 @@ def test_save_and_trace_never_write_over_the_models_external_data(tmp_path):
     assert data.read_bytes() == before
     out = nnplan.run(path, {"x": numpy.ones((2, 3), numpy.float32)})["y"]
     assert out.tolist() == [[6.0, 9.0], [6.0, 9.0]]
+
+
+def test_paths_that_are_not_utf8_work_everywhere(examples, source_dir, tmp_path):
+    # A name the file system holds as bytes that are not UTF-8 reaches Python (os.listdir,
+    # sys.argv) as a str with surrogate escapes; nnplan takes it as those bytes.
+    import os
+    import shutil
+    import numpy
+    odd = os.fsdecode(b"model\xff")
+    shutil.copy(examples / "cnn.json", tmp_path / (odd + ".json"))
+    shutil.copy(examples / "cnn.payloads", tmp_path / (odd + ".payloads"))
+    registry = tmp_path / os.fsdecode(b"registry\xfe.json")
+    shutil.copy(source_dir / "tests/data/registries/cli_verified_relu.json", registry)
+    with_registry = nnplan.plan(tmp_path / (odd + ".json"), registries=[registry])
+    assert any(g["capsule"] == "lab.verified_relu" for g in with_registry.groups)
+    plan = nnplan.plan(tmp_path / (odd + ".json"), weights=True)
+    out = plan.run({"image": numpy.load(examples / "cnn_input.npy")},
+                   trace=tmp_path / os.fsdecode(b"trace\xfd.json"))
+    assert out["output"].shape == (10,)
+    plan.save(tmp_path / os.fsdecode(b"plan\xfc.json"))
+    names = set(os.listdir(os.fsencode(tmp_path)))
+    assert {b"trace\xfd.json", b"plan\xfc.json"} <= names
+    with pytest.raises(nnplan.InvalidInputError, match=r"missing\\xff\.json: cannot read"):
+        nnplan.plan(tmp_path / os.fsdecode(b"missing\xff.json"))
