@@ -263,17 +263,40 @@ class AnswerReader {
   std::string_view in_;
 };
 
+// An answer starts with "ok", or with "error" and the probe's failure message, which ends it.
+template <class Probe>
+bool add_status(AnswerWriter& w, const Expected<Probe>& probe) {
+  if (!probe) {
+    w.add("error");
+    w.add(probe.error().message);
+    return false;
+  }
+  w.add("ok");
+  return true;
+}
+
+struct AnswerStatus {
+  bool ok = false;
+  std::optional<Error> failure;  // the failure the child reported
+};
+
+// Neither ok nor a failure when the answer starts with neither.
+AnswerStatus read_status(AnswerReader& r) {
+  const auto status = r.text();
+  if (status == "ok") return {.ok = true, .failure = std::nullopt};
+  if (status == "error") {
+    auto message = r.text();
+    if (message && r.done()) return {.ok = false, .failure = unavailable(std::move(*message))};
+  }
+  return {};
+}
+
 // The most bytes a child's answer takes: kMaxCudaDevices names of 255 bytes and a little more.
 constexpr std::size_t kMaxAnswerBytes = 1 << 20;
 
 std::string encode_driver(const Expected<CudaDriverProbe>& probe) {
   AnswerWriter w;
-  if (!probe) {
-    w.add("error");
-    w.add(probe.error().message);
-    return w.take();
-  }
-  w.add("ok");
+  if (!add_status(w, probe)) return w.take();
   w.add(probe->library);
   w.add(probe->driver_version);
   w.add(static_cast<int>(probe->devices.size()));
@@ -288,13 +311,9 @@ std::string encode_driver(const Expected<CudaDriverProbe>& probe) {
 
 std::optional<Expected<CudaDriverProbe>> decode_driver(std::string_view answer) {
   AnswerReader r(answer);
-  const auto status = r.text();
-  if (status == "error") {
-    auto message = r.text();
-    if (!message || !r.done()) return std::nullopt;
-    return std::unexpected(unavailable(std::move(*message)));
-  }
-  if (status != "ok") return std::nullopt;
+  AnswerStatus status = read_status(r);
+  if (status.failure) return std::unexpected(std::move(*status.failure));
+  if (!status.ok) return std::nullopt;
   CudaDriverProbe out;
   auto library = r.text();
   const auto version = r.number();
@@ -321,12 +340,7 @@ std::optional<Expected<CudaDriverProbe>> decode_driver(std::string_view answer) 
 
 std::string encode_cublas(const Expected<CublasProbe>& probe) {
   AnswerWriter w;
-  if (!probe) {
-    w.add("error");
-    w.add(probe.error().message);
-    return w.take();
-  }
-  w.add("ok");
+  if (!add_status(w, probe)) return w.take();
   w.add(probe->library);
   w.add(probe->version ? "version" : "no-version");
   w.add(probe->version.value_or(""));
@@ -335,13 +349,9 @@ std::string encode_cublas(const Expected<CublasProbe>& probe) {
 
 std::optional<Expected<CublasProbe>> decode_cublas(std::string_view answer) {
   AnswerReader r(answer);
-  const auto status = r.text();
-  if (status == "error") {
-    auto message = r.text();
-    if (!message || !r.done()) return std::nullopt;
-    return std::unexpected(unavailable(std::move(*message)));
-  }
-  if (status != "ok") return std::nullopt;
+  AnswerStatus status = read_status(r);
+  if (status.failure) return std::unexpected(std::move(*status.failure));
+  if (!status.ok) return std::nullopt;
   auto library = r.text();
   const auto has_version = r.text();
   auto version = r.text();
