@@ -2,6 +2,7 @@
 // `nnplan.ir.v1` exactly when a node has an nnplan extension kind, each kind's op fields in the
 // order of its row in ir/op_kinds.def, floats in their shortest round-tripping form.
 #include "nnplan/format/ir_json.hpp"
+#include "nnplan/text_escape.hpp"
 
 #include <array>
 #include <charconv>
@@ -210,8 +211,9 @@ std::string write_ir_json(const ir::Graph& graph) {
     }
     if (!node.source_name.empty()) {
       append_key(out, "name");
-      // nlohmann escapes the string; invalid UTF-8 becomes U+FFFD instead of an exception.
-      out += Json(node.source_name).dump(-1, ' ', false, Json::error_handler_t::replace);
+      // Bytes that are not UTF-8 are written as the text `\xNN`, as in every JSON output.
+      out += Json(valid_utf8(node.source_name) ? node.source_name : utf8_escaped(node.source_name))
+                 .dump(-1, ' ', false);
     }
     out += '}';
   }

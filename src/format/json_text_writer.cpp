@@ -1,5 +1,7 @@
 #include "json_text_writer.hpp"
 
+#include "nnplan/text_escape.hpp"
+
 #include <charconv>
 
 namespace nnplan::format::detail {
@@ -23,7 +25,7 @@ void append_quoted(std::string& out, std::string_view text) {
     out += '"';
     return;
   }
-  out += Json(std::string(text)).dump(-1, ' ', false, Json::error_handler_t::replace);
+  out += Json(valid_utf8(text) ? std::string(text) : utf8_escaped(text)).dump(-1, ' ', false);
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // Private streaming writer of pretty-printed JSON text, shared by the writers of src/format whose
 // documents grow with the graph (the plan artifact). It writes, element by element, the bytes that
-// nlohmann's `dump(2, ' ', false, error_handler_t::replace)` would print for the same tree, so a
-// document written here is byte-identical to one built as a tree and dumped, without holding the
-// tree: two-space indent, `"key": value`, empty containers as `{}` and `[]`, strings escaped as
-// nlohmann escapes them (invalid UTF-8 becomes U+FFFD).
+// detail::dump (json_common.hpp) prints for the same tree, so a document written here is
+// byte-identical to one built as a tree and dumped, without holding the tree: two-space indent,
+// `"key": value`, empty containers as `{}` and `[]`, strings escaped as nlohmann escapes them,
+// bytes that are not UTF-8 written as the text `\xNN` (utf8_escaped).
 #pragma once
 
 #include <cstddef>

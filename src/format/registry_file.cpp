@@ -867,9 +867,10 @@ std::string write_registry_json(std::span<const CapsuleModule> modules) {
     list.push_back(std::move(module));
   }
   root["modules"] = std::move(list);
-  // Strings built in memory may hold invalid UTF-8; replacing those bytes (U+FFFD) keeps the
-  // writer total instead of throwing out of the API.
-  std::string out = root.dump(2, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  // Strings built in memory may hold invalid UTF-8; those bytes are written as the text `\xNN`
+  // (as in every JSON output), which keeps the writer total instead of throwing out of the API.
+  detail::escape_invalid_utf8(root);
+  std::string out = root.dump(2, ' ', /*ensure_ascii=*/false);
   out += '\n';
   return out;
 }

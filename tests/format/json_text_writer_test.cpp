@@ -2,6 +2,7 @@
 // nlohmann's dump(2, ' ', false, replace) prints for the same tree, for every shape of tree and
 // every kind of string, and a sink receives the same bytes in bounded pieces.
 #include "format/json_text_writer.hpp"
+#include "format/json_common.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,7 @@ namespace nnplan::format::detail {
 namespace {
 
 std::string nlohmann_text(const Json& tree) {
-  return tree.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return detail::dump(tree);
 }
 
 std::string written(const Json& tree) {
@@ -29,7 +30,7 @@ struct StringCase {
 };
 
 // Strings that take every path of the escaping: plain ASCII, JSON escapes, other control bytes,
-// DEL, valid multi-byte UTF-8 and invalid bytes (replaced by U+FFFD).
+// DEL, valid multi-byte UTF-8 and invalid bytes (written as the text \xNN).
 const std::vector<StringCase> kStrings = {
     {"empty", ""},
     {"plain", "reference.relu"},

@@ -57,9 +57,9 @@ inline constexpr std::uintmax_t kMaxIrFileBytes = std::uintmax_t{1} << 30;
 
 // The canonical document for `graph`, with a trailing newline. Parameters that do not belong to
 // a node's kind are not written; a node whose parameters hold another kind's alternative is
-// written with its kind's defaults. Invalid UTF-8 in names is replaced by U+FFFD; a non-finite
-// float (which no document can hold) is written as null, which the reader refuses where a
-// number is required.
+// written with its kind's defaults. Bytes of a name that are not UTF-8 are written as the text
+// `\xNN` (as in every JSON output); a non-finite float (which no document can hold) is written as
+// null, which the reader refuses where a number is required.
 [[nodiscard]] std::string write_ir_json(const ir::Graph& graph);
 
 }  // namespace nnplan::format
