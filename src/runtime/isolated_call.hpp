@@ -19,7 +19,8 @@ namespace nnplan::runtime {
 // status 0 before it answered"), sends more than `max_bytes`, or has not finished when `deadline`
 // has passed (it is then killed: "... did not answer within 10 s and was stopped"). The child
 // runs only `work` and then ends with _exit, so no destructor or exit handler of this process
-// runs twice; stdio is flushed before the fork so no buffered output is written twice.
+// runs twice; stdio is flushed before the fork so no buffered output is written twice, and the
+// child's stdout and stderr go to /dev/null (what `work` prints is not this process's output).
 [[nodiscard]] std::expected<std::string, std::string> call_isolated(
     std::string_view what, const std::function<std::string()>& work,
     std::chrono::milliseconds deadline, std::size_t max_bytes);

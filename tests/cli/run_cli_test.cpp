@@ -525,6 +525,8 @@ TEST(RunCli, ACudaPlanWithACrashingDriverIsRefused) {
   EXPECT_TRUE(contains(r.err, " before it answered; nnplan takes it as not usable on this machine"))
       << r.err;
   EXPECT_FALSE(contains(r.out, "run: ")) << r.out;
+  // What the driver's child printed (a sanitizer's report of the crash) stays out of stderr.
+  EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << r.err;
 }
 
 // A plan for another platform is refused before it runs: the probe says what this machine is.
