@@ -520,6 +520,34 @@ void slice_cases(CaseBuilder& b) {
   b.target(ir::OpKind::slice, {x}, p);
 }
 
+// A hard_masked_softmax over the last axis: the mask is the input's last one or two axes, causal
+// (position k of row r allowed when k <= r) or drawn (about 70% allowed), and now and then with a
+// row it blocks everywhere (written as zeros).
+void hard_masked_softmax_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 24, 2048);
+  const std::size_t mask_rank = shape.rank() >= 2 && d.chance(0.7) ? 2 : 1;
+  ir::MaskParams mask;
+  mask.shape.dims.assign(shape.dims.end() - static_cast<std::ptrdiff_t>(mask_rank),
+                         shape.dims.end());
+  const auto length = static_cast<std::size_t>(shape.dims.back());
+  const std::size_t rows = mask_rank == 2 ? static_cast<std::size_t>(mask.shape.dims[0]) : 1;
+  const bool causal = mask_rank == 2 && d.chance(0.5);
+  const std::size_t blocked_row =
+      d.chance(0.2) ? d.between(0, static_cast<std::uint32_t>(rows - 1)) : rows;
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t k = 0; k < length; ++k) {
+      const bool allowed = causal ? k <= r : d.chance(0.7);
+      mask.allowed.push_back(r != blocked_row && allowed);
+    }
+  }
+  b.note(std::string(causal ? "causal" : "drawn") + " mask " + ir::to_string(mask.shape) +
+         (blocked_row < rows ? ", row " + std::to_string(blocked_row) + " blocked" : ""));
+  const float m = d.pick({1.0F, 8.0F, 60.0F});
+  const ir::NodeId x = b.input(shape, Values{.lo = -m, .hi = m, .zeros = 0.1});
+  b.target(ir::OpKind::hard_masked_softmax, {x}, std::move(mask));
+}
+
 void softmax_cases(CaseBuilder& b) {
   Draw& d = b.draw();
   const ir::Shape shape = d.shape(1, 4, 16, 2048);
@@ -894,6 +922,13 @@ constexpr Oracle kRows[] = {
      .build = slice_cases,
      .covers = "rank 1-4, any axis, start and end within or past the extent, step 1 to 3, "
                "sometimes empty"},
+    {.capsule = "onednn.hard_masked_softmax",
+     .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
+     .reason = "oneDNN sums the exponentials in its own order with its own exp.",
+     .build = hard_masked_softmax_cases,
+     .covers = "rank 1-4; a mask of the last one or two axes, causal or drawn, some with a row "
+               "blocked everywhere; inputs up to +-60",
+     .special = SpecialValues::may_make_nan},
     {.capsule = "onednn.softmax",
      .tolerance = {.abs = 1e-06, .rel = 1e-05, .norm = 0},
      .reason = "oneDNN sums the exponentials in its own order with its own exp.",

@@ -102,6 +102,13 @@ CapsuleModule onednn_module() {
       "of the row passes over NaN)";
   single(softmax, "softmax", "", softmax_nan);
   single(log_softmax, "softmax (logsoftmax)", "", softmax_nan);
+  single(hard_masked_softmax, "binary min",
+         " with the mask (+inf where allowed, -inf where not: a forbidden position is -inf "
+         "whatever it holds) and a softmax primitive in place; a row the mask blocks everywhere "
+         "written as zeros",
+         "a NaN at an allowed position may give numbers where the reference gives NaN (oneDNN's "
+         "min makes it +inf, and its maximum of the row passes over NaN), and in a row that "
+         "comes out NaN the forbidden positions are NaN too, where the reference keeps them 0");
 #define NNPLAN_ONEDNN_ELTWISE(op, algorithm, alpha, beta, nan_note) \
   single(op, "eltwise", "", nan_note);
 #include "eltwise_ops.def"
