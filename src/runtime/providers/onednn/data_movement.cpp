@@ -10,6 +10,7 @@
 // one reorder per input into its slice of the output (oneDNN 2.6's concat copies those slowly:
 // ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <variant>
 
@@ -140,8 +141,11 @@ bool concat_takes_channels_last(const PrepareCall& call) {
   return call.output_shape.rank() >= 3;
 }
 
-// A concat: one reorder per input that is not empty along the axis, each writing the input into
-// its slice of the output (a view of the output with the output's strides).
+// A concat: along the innermost axis in memory (channels-last channels, a flat value's last
+// axis), one pass over the output copying each input's run at every outer position, the
+// positions split among the command's OpenMP threads; along any other axis, one reorder per
+// input that is not empty along it, each writing the input into its slice of the output (a view
+// of the output with the output's strides).
 struct ConcatState : PrimitiveState {
   struct Part {
     int input = 0;
@@ -150,6 +154,16 @@ struct ConcatState : PrimitiveState {
     dnnl::reorder copy;
   };
   std::vector<Part> parts;
+  // Along the innermost axis in memory: per outer position, each input's run of `widths[k]`
+  // elements goes to the output's run at `offsets[k]` (`row` elements a position).
+  struct Run {
+    int input = 0;
+    std::size_t width = 0;
+    std::size_t offset = 0;
+  };
+  std::vector<Run> runs;
+  std::size_t positions = 0;
+  std::size_t row = 0;
 };
 
 Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
@@ -175,21 +189,17 @@ Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
         const std::size_t innermost =
             layout == TensorLayout::channels_last ? 1 : call.output_shape.rank() - 1;
         if (axis == innermost) {
-          // Along the innermost axis in memory every input is many short runs: one concat
-          // primitive interleaves them in one pass over the output.
-          std::vector<dnnl::memory::desc> sources;
+          // Along the innermost axis in memory every input is many short runs: one pass over
+          // the output interleaves them, position by position.
+          state->row = static_cast<std::size_t>(call.output_shape.dims[axis]);
+          state->positions = element_count_of(call.output_shape) / state->row;
+          std::size_t offset = 0;
           for (std::size_t i = 0; i < call.input_shapes.size(); ++i) {
-            if (call.input_shapes[i]->dims[axis] == 0) continue;
-            const auto md = layout_desc(dims_of(*call.input_shapes[i]), layout);
-            state->bindings.push_back(
-                {.arg = DNNL_ARG_MULTIPLE_SRC + static_cast<int>(sources.size()),
-                 .input = static_cast<int>(i),
-                 .desc = md});
-            sources.push_back(md);
+            const auto width = static_cast<std::size_t>(call.input_shapes[i]->dims[axis]);
+            if (width == 0) continue;
+            state->runs.push_back({.input = static_cast<int>(i), .width = width, .offset = offset});
+            offset += width;
           }
-          const dnnl::concat::primitive_desc pd(dst, static_cast<int>(axis), sources, cpu_engine());
-          state->primitive = dnnl::concat(pd);
-          state->bindings.push_back({.arg = DNNL_ARG_DST, .input = Binding::kOutput, .desc = dst});
           return std::unique_ptr<KernelState>(std::move(state));
         }
         dnnl::memory::dims offsets(call.output_shape.rank(), 0);
@@ -212,7 +222,22 @@ Expected<std::unique_ptr<KernelState>> prepare_concat(const PrepareCall& call) {
 void concat_forward(const KernelCall& call) {
   if (call.output.size() == 0) return;
   const auto& state = static_cast<const ConcatState&>(*call.state);
-  if (state.parts.empty()) return execute(call);
+  if (!state.runs.empty()) {
+    // No oneDNN primitive, so no shared scratchpad: copies of the command may run at once.
+    const ThreadLimit limit(state.threads);
+    float* out = call.output.data<float>();
+    const auto positions = static_cast<std::ptrdiff_t>(state.positions);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t p = 0; p < positions; ++p) {
+      float* to = out + static_cast<std::size_t>(p) * state.row;
+      for (const ConcatState::Run& r : state.runs) {
+        const float* from = call.inputs[static_cast<std::size_t>(r.input)].data<float>() +
+                            static_cast<std::size_t>(p) * r.width;
+        std::memcpy(to + r.offset, from, r.width * sizeof(float));
+      }
+    }
+    return;
+  }
   launch(call, state, "run a concat's reorders", [&](dnnl::stream& stream) {
     for (const ConcatState::Part& part : state.parts) {
       dnnl::memory from(

@@ -132,9 +132,10 @@ CapsuleModule onednn_module() {
        " reading the input from the first element taken, the sliced axis's stride times the "
        "step: a copy");
   copy(concat,
-       " per input into its slice of the output (along the innermost axis in memory, oneDNN's "
-       "concat primitive instead), each input in the output's layout, channels-last when every "
-       "input is: a copy");
+       " per input into its slice of the output (along the innermost axis in memory instead a "
+       "loop of the provider's own: memcpy of each input's run at every outer position, the "
+       "positions split among the command's OpenMP threads), each input in the output's layout, "
+       "channels-last when every input is: a copy");
   const std::string one_layer =
       ", one layer in forward inference; weights reordered once into the layout it prefers, "
       "gates in its order";
