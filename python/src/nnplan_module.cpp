@@ -41,6 +41,7 @@
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
 #include "nnplan/runtime/thread_bound.hpp"
+#include "nnplan/text_escape.hpp"
 
 namespace py = pybind11;
 using namespace nnplan;
@@ -50,6 +51,12 @@ namespace {
 
 // Raises `error` as its nnplan.errors class; `artifact` is the nnplan.plan.v1 document of a
 // planning failure, when there is one.
+// `text` as a Python str: bytes that are not UTF-8 (a path the file system names with them) are
+// written as the text \xNN, as every JSON output writes them, instead of failing to decode.
+py::str text_of(std::string_view text) {
+  return py::str(valid_utf8(text) ? std::string(text) : utf8_escaped(text));
+}
+
 [[noreturn]] void raise_error(const Error& error, std::optional<std::string> artifact = {}) {
   const py::object errors = py::module_::import("nnplan.errors");
   const py::object cls = errors.attr("class_for_kind")(to_string(error.kind));
@@ -69,11 +76,17 @@ namespace {
     candidate["reasons"] = reasons;
     candidates.append(candidate);
   }
-  const py::object exc = cls(render(error));
+  const py::object exc = cls(text_of(render(error)));
   exc.attr("kind") = to_string(error.kind);
-  exc.attr("message") = error.message;
-  exc.attr("context") = error.context;
-  exc.attr("notes") = error.notes;
+  exc.attr("message") = text_of(error.message);
+  const auto texts = [](const std::vector<std::string>& lines) {
+    py::list out;
+    for (const std::string& line : lines)
+      out.append(text_of(line));
+    return out;
+  };
+  exc.attr("context") = texts(error.context);
+  exc.attr("notes") = texts(error.notes);
   exc.attr("candidates") = candidates;
   exc.attr("node_id") = error.position ? py::object(py::int_(*error.position)) : py::none();
   exc.attr("artifact") = artifact ? py::object(py::str(*artifact)) : py::none();
@@ -210,7 +223,7 @@ class NativePlan {
 
   bool accepted() const { return model_->accepted(); }
   std::string profile_name() const { return profile_.name; }
-  std::string path() const { return graph_.path; }
+  py::str path() const { return text_of(graph_.path); }
 
   std::string artifact() const {
     return format::plan_artifact_json(profile_, graph_.digest.value_or(""), graph_.graph->graph(),

@@ -215,3 +215,9 @@ def test_paths_that_are_not_utf8_work_everywhere(examples, source_dir, tmp_path)
     assert {b"trace\xfd.json", b"plan\xfc.json"} <= names
     with pytest.raises(nnplan.InvalidInputError, match=r"missing\\xff\.json: cannot read"):
         nnplan.plan(tmp_path / os.fsdecode(b"missing\xff.json"))
+    assert "xff.json" in repr(plan)
+    # Messages that name such a path are NnplanErrors, not decoding errors.
+    with pytest.raises(nnplan.NnplanError, match=r"\\xff"):
+        nnplan.plan(tmp_path / (odd + ".json")).run({"image": numpy.zeros((1, 3, 32, 32), "f4")})
+    with pytest.raises(nnplan.NnplanError, match=r"none\\xfe"):
+        plan.save(tmp_path / os.fsdecode(b"none\xfe") / "p.json")
