@@ -6,9 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 namespace nnplan::runtime {
 
@@ -45,6 +50,54 @@ std::string ending_text(int status) {
 
 constexpr char kAnswerMark[] = "+";
 
+// The answer inside the child's frame ("+<length>:<answer>"), or nothing when the frame is not
+// whole.
+std::optional<std::string> unframed(const std::string& framed) {
+  if (!framed.starts_with(kAnswerMark)) return std::nullopt;
+  const std::size_t colon = framed.find(':');
+  if (colon == std::string::npos || colon < 2 || colon > 21) return std::nullopt;
+  std::size_t length = 0;
+  const char* first = framed.data() + 1;
+  const auto [last, ec] = std::from_chars(first, framed.data() + colon, length);
+  if (ec != std::errc{} || last != framed.data() + colon || framed.size() - colon - 1 != length) {
+    return std::nullopt;
+  }
+  return framed.substr(colon + 1);
+}
+
+// Waits for `pid` until `until`, killing it at `kill_at` if it is still there. The child's wait
+// status, or nothing when it did not end in time (it is then left to a thread that reaps it
+// whenever it ends: a process stuck in the kernel outlives SIGKILL) or cannot be waited for (a
+// host that reaps every child itself: ECHILD).
+std::optional<int> wait_for(pid_t pid, std::chrono::steady_clock::time_point kill_at,
+                            std::chrono::steady_clock::time_point until) {
+  bool killed = false;
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) return std::nullopt;
+    const auto now = std::chrono::steady_clock::now();
+    if (!killed && now >= kill_at) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+    if (now >= until) {
+      std::thread([pid] {
+        int ignored = 0;
+        while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
+        }
+      }).detach();
+      return std::nullopt;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+// One isolated call at a time: a child forked while another call's pipe is open would hold that
+// pipe's write end and keep it from ending.
+std::mutex one_call_at_a_time;
+
 void close_quietly(int fd) {
   if (fd >= 0) ::close(fd);
 }
@@ -56,6 +109,7 @@ std::expected<std::string, std::string> call_isolated(std::string_view what,
                                                       std::chrono::milliseconds deadline,
                                                       std::size_t max_bytes) {
   const std::string subject(what);
+  const std::lock_guard<std::mutex> lock(one_call_at_a_time);
   int fds[2] = {-1, -1};
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return std::unexpected(subject + " could not start: pipe failed: " + std::strerror(errno));
@@ -78,9 +132,10 @@ std::expected<std::string, std::string> call_isolated(std::string_view what,
     }
     int code = 0;
     try {
-      // The mark says the work returned: a child that exits inside it (status 0 included)
-      // sends nothing.
-      code = write_all(fds[1], kAnswerMark + work()) ? 0 : 71;
+      // The frame says the work returned and how much it answered: a child that exits inside
+      // it (status 0 included) sends nothing, one killed while writing sends less than it says.
+      const std::string answer = work();
+      code = write_all(fds[1], kAnswerMark + std::to_string(answer.size()) + ":" + answer) ? 0 : 71;
     } catch (...) {
       code = 70;
     }
@@ -122,15 +177,25 @@ std::expected<std::string, std::string> call_isolated(std::string_view what,
   }
   if (!failure.empty()) ::kill(pid, SIGKILL);
   ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  // A child that closed its pipe is given what is left of the deadline to end, and a moment
+  // more once killed.
+  const auto now = std::chrono::steady_clock::now();
+  const auto status = wait_for(pid, failure.empty() ? std::max(end, now) : now,
+                               std::max(end, now) + std::chrono::seconds(1));
   if (!failure.empty()) return std::unexpected(subject + " " + failure);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
-    return std::unexpected(subject + " " + ending_text(status) +
+  std::optional<std::string> whole = unframed(answer);
+  if (!status) {
+    // Its end cannot be seen; a whole answer is still the child's answer.
+    if (whole) return std::move(*whole);
+    return std::unexpected(subject +
+                           " left no whole answer, and its end could not be seen within " +
+                           seconds_text(deadline));
+  }
+  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0 || !whole) {
+    return std::unexpected(subject + " " + ending_text(*status) +
                            (answer.empty() ? " before it answered" : " while it answered"));
   }
-  return answer.substr(1);
+  return std::move(*whole);
 }
 
 }  // namespace nnplan::runtime

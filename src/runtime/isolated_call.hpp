@@ -17,10 +17,13 @@ namespace nnplan::runtime {
 // begins with `what` and says what happened to the child, when the child ends by a signal
 // ("... was killed by signal 11 (Segmentation fault)"), exits before answering ("... exited with
 // status 0 before it answered"), sends more than `max_bytes`, or has not finished when `deadline`
-// has passed (it is then killed: "... did not answer within 10 s and was stopped"). The child
-// runs only `work` and then ends with _exit, so no destructor or exit handler of this process
-// runs twice; stdio is flushed before the fork so no buffered output is written twice, and the
-// child's stdout and stderr go to /dev/null (what `work` prints is not this process's output).
+// has passed (it is then killed: "... did not answer within 10 s and was stopped"); a child
+// that closes its pipe without answering is given the rest of the deadline to end and is then
+// killed, and one that outlives even that is left to a thread that reaps it. Calls take turns.
+// The child runs only `work` and then ends with _exit, so no destructor or exit handler of this
+// process runs twice; stdio is flushed before the fork so no buffered output is written twice,
+// and the child's stdout and stderr go to /dev/null (what `work` prints is not this process's
+// output). The child's answer is framed with its length, so one cut short is never taken whole.
 [[nodiscard]] std::expected<std::string, std::string> call_isolated(
     std::string_view what, const std::function<std::string()>& work,
     std::chrono::milliseconds deadline, std::size_t max_bytes);

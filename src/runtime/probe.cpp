@@ -179,7 +179,8 @@ HostProbe probe_host(const ProbeOptions& options) {
   if (options.cublas && options.cuda) {
     probe.cublas = probe_cublas(cublas_libraries, options.deadline);
   } else {
-    probe.cublas = not_probed("the plan uses no cuBLAS capsule");
+    probe.cublas = not_probed(options.cublas ? "the CUDA driver was not probed"
+                                             : "the plan uses no cuBLAS capsule");
   }
   add_findings(probe);
   return probe;

@@ -92,6 +92,22 @@ TEST(IsolatedCall, StopsAChildPastTheDeadline) {
   EXPECT_LT(took, std::chrono::seconds(5));
 }
 
+// A child that closes its pipe and then never ends is stopped at the deadline, not waited for.
+TEST(IsolatedCall, StopsAChildThatClosesItsPipeAndStays) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto silent = call_isolated(
+      "the test",
+      []() -> std::string {
+        ::close_range(3, ~0U, 0);
+        for (;;)
+          ::pause();
+      },
+      milliseconds(300), 16);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_FALSE(silent.has_value());
+  EXPECT_EQ(silent.error(), "the test was killed by signal 9 (Killed) before it answered");
+}
+
 // The success path of the probe, through a fake driver that behaves: what the child found comes
 // back whole.
 TEST(ProbeIsolation, AWorkingDriverIsReadBackFromTheChild) {

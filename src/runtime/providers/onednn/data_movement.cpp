@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
@@ -226,14 +227,20 @@ void concat_forward(const KernelCall& call) {
     // No oneDNN primitive, so no shared scratchpad: copies of the command may run at once.
     const ThreadLimit limit(state.threads);
     float* out = call.output.data<float>();
+    // The inputs' buffers, found before the parallel loop (nothing in it may throw).
+    std::vector<const float*> sources;
+    sources.reserve(state.runs.size());
+    for (const ConcatState::Run& r : state.runs) {
+      sources.push_back(call.inputs[static_cast<std::size_t>(r.input)].data<float>());
+    }
     const auto positions = static_cast<std::ptrdiff_t>(state.positions);
 #pragma omp parallel for schedule(static)
     for (std::ptrdiff_t p = 0; p < positions; ++p) {
-      float* to = out + static_cast<std::size_t>(p) * state.row;
-      for (const ConcatState::Run& r : state.runs) {
-        const float* from = call.inputs[static_cast<std::size_t>(r.input)].data<float>() +
-                            static_cast<std::size_t>(p) * r.width;
-        std::memcpy(to + r.offset, from, r.width * sizeof(float));
+      const auto at = static_cast<std::size_t>(p);
+      float* to = out + at * state.row;
+      for (std::size_t k = 0; k < state.runs.size(); ++k) {
+        const ConcatState::Run& r = state.runs[k];
+        std::memcpy(to + r.offset, sources[k] + at * r.width, r.width * sizeof(float));
       }
     }
     return;
