@@ -3,6 +3,7 @@
 //
 //   nnplan_oracles --list
 //   nnplan_oracles [NAME...] [--cases N] [--seed S] [--verbose] [--reference-only]
+//                  [--special-values]
 //
 // Each named oracle (default: all) runs N cases (default kDefaultCases) with case seeds S, S+1,
 // ..., S+N-1 (default S = 1); case seed s alone is `NAME --seed s --cases 1`. Each failing case
@@ -11,7 +12,9 @@
 // Exit 0 when every case passed, 1 when any failed, 2 on a usage error, 77 (CTest's skip code)
 // when this build has no handler of any oracle's provider. --reference-only runs both sides under
 // the reference profile without the plan-choice check: it checks that every drawn case is a valid
-// graph that plans and runs, in a build without the provider.
+// graph that plans and runs, in a build without the provider. --special-values plants NaN, +inf,
+// -inf and -0 in each case's inputs and weights and compares as each row's special-value claim
+// says (oracle.hpp's SpecialValues): what a new capsule does with them, before its row claims it.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -36,7 +39,7 @@ int usage(const std::string& problem) {
   std::cerr << "nnplan_oracles: " << problem << "\n"
             << "usage: nnplan_oracles --list\n"
             << "       nnplan_oracles [NAME...] [--cases N] [--seed S] [--verbose] "
-               "[--reference-only]\n"
+               "[--reference-only] [--special-values]\n"
             << "example: nnplan_oracles onednn.conv.oracle --seed 17 --cases 1\n";
   return 2;
 }
