@@ -66,9 +66,9 @@ std::optional<std::string> unframed(const std::string& framed) {
 }
 
 // Waits for `pid` until `until`, killing it at `kill_at` if it is still there. The child's wait
-// status, or nothing when it did not end in time (it is then left to a thread that reaps it
-// whenever it ends: a process stuck in the kernel outlives SIGKILL) or cannot be waited for (a
-// host that reaps every child itself: ECHILD).
+// status, or nothing when it did not end in time (a process stuck in the kernel outlives
+// SIGKILL; it is left unreaped, a process-table entry until nnplan exits) or cannot be waited for
+// (a host that reaps every child itself: ECHILD).
 std::optional<int> wait_for(pid_t pid, std::chrono::steady_clock::time_point kill_at,
                             std::chrono::steady_clock::time_point until) {
   bool killed = false;
@@ -82,14 +82,7 @@ std::optional<int> wait_for(pid_t pid, std::chrono::steady_clock::time_point kil
       ::kill(pid, SIGKILL);
       killed = true;
     }
-    if (now >= until) {
-      std::thread([pid] {
-        int ignored = 0;
-        while (::waitpid(pid, &ignored, 0) < 0 && errno == EINTR) {
-        }
-      }).detach();
-      return std::nullopt;
-    }
+    if (now >= until) return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }

@@ -19,7 +19,7 @@ namespace nnplan::runtime {
 // status 0 before it answered"), sends more than `max_bytes`, or has not finished when `deadline`
 // has passed (it is then killed: "... did not answer within 10 s and was stopped"); a child
 // that closes its pipe without answering is given the rest of the deadline to end and is then
-// killed, and one that outlives even that is left to a thread that reaps it. Calls take turns.
+// killed; one that outlives even that (stuck in the kernel) is left unreaped. Calls take turns.
 // The child runs only `work` and then ends with _exit, so no destructor or exit handler of this
 // process runs twice; stdio is flushed before the fork so no buffered output is written twice,
 // and the child's stdout and stderr go to /dev/null (what `work` prints is not this process's

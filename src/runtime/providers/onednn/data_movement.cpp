@@ -6,9 +6,10 @@
 // from the first element taken, one reorder for the whole slice with step 1, one per plane of the
 // sliced axis with a larger step. concat: every input in the output's layout (channels-last when
 // its inputs are), inputs empty along the axis left out; along the innermost axis in memory
-// (channels for channels-last, the last axis for flat) oneDNN's concat primitive, along any other
-// one reorder per input into its slice of the output (oneDNN 2.6's concat copies those slowly:
-// ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
+// (channels for channels-last, the last axis for flat) a copy loop of the provider's own (oneDNN
+// 2.6's concat primitive took twice as long on DenseNet's many-input channel concats), along any
+// other one reorder per input into its slice of the output (oneDNN 2.6's concat copies those
+// slowly: ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -155,8 +156,8 @@ struct ConcatState : PrimitiveState {
     dnnl::reorder copy;
   };
   std::vector<Part> parts;
-  // Along the innermost axis in memory: per outer position, each input's run of `widths[k]`
-  // elements goes to the output's run at `offsets[k]` (`row` elements a position).
+  // Along the innermost axis in memory: at each of `positions` outer positions, each run's input
+  // copies its `width` elements to the output's `offset` (`row` elements a position).
   struct Run {
     int input = 0;
     std::size_t width = 0;
