@@ -105,10 +105,11 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
     EXPECT_EQ(c.value.evidence.name, c.name + ".oracle");
     EXPECT_EQ(c.layout.claim, Claim::layout_compatibility(c.op, Layout::flat_row_major));
     // oneDNN orders and contracts its arithmetic; its copies do none (a chain rooted at a
-    // broadcast multiplies).
+    // broadcast multiplies; one rooted at a reshape copies).
     const bool copy =
-        !c.is_fused() && (c.op == BackendOp::broadcast || c.op == BackendOp::permute ||
-                          c.op == BackendOp::slice || c.op == BackendOp::concat);
+        c.op == BackendOp::reshape ||
+        (!c.is_fused() && (c.op == BackendOp::broadcast || c.op == BackendOp::permute ||
+                           c.op == BackendOp::slice || c.op == BackendOp::concat));
     EXPECT_EQ(c.numerical.contraction,
               copy ? Contraction::na : Contraction::implementation_defined);
     EXPECT_EQ(c.numerical.rounding,
@@ -118,7 +119,7 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
       EXPECT_EQ(c.pattern.front(), c.op);
     }
   }
-  EXPECT_EQ(fused, 12U);
+  EXPECT_EQ(fused, 13U);
   const auto names = [&] {
     std::vector<std::string> v;
     for (const KernelCapsule& c : m.capsules) {
@@ -130,17 +131,22 @@ TEST(OnednnModule, CapsulesAreFuzzedOracleBackedAndForwardOnly) {
                        "onednn.conv_relu", "onednn.conv_add_relu", "onednn.conv_clamp",
                        "onednn.conv_hard_swish", "onednn.conv_hard_sigmoid", "onednn.conv_silu",
                        "onednn.linear_relu", "onednn.linear_gelu", "onednn.matmul_add",
-                       "onednn.batch_norm_relu", "onednn.sigmoid_mul", "onednn.broadcast_mul"}));
+                       "onednn.batch_norm_relu", "onednn.sigmoid_mul", "onednn.broadcast_mul",
+                       "onednn.reshape_permute_reshape"}));
 }
 
 TEST(RegistryPatterns, FusedCapsulesAreNeverChosenForOneNode) {
   const Registry& r = *fast_cpu().registry;
   for (CapsuleId id : r.implementing(BackendOp::conv))
     EXPECT_FALSE(r.capsule(id).is_fused());
-  EXPECT_EQ(r.fused().size(), 12U);
+  EXPECT_EQ(r.fused().size(), 13U);
   const auto chosen = plan_op(fast_cpu().config, r, BackendOp::conv);
   ASSERT_TRUE(chosen.has_value());
   EXPECT_EQ(r.capsule(chosen->capsule).name, "onednn.conv");
+  // A reshape alone runs on onednn.reshape, not on the chain rooted at one.
+  const auto reshape = plan_op(fast_cpu().config, r, BackendOp::reshape);
+  ASSERT_TRUE(reshape.has_value());
+  EXPECT_EQ(r.capsule(reshape->capsule).name, "onednn.reshape");
 }
 
 TEST(RegistryPatterns, ShortOrMisrootedPatternsAreRefusedWithTheCapsuleNamed) {

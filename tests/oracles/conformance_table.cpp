@@ -9,6 +9,7 @@
 // below (draws.hpp holds the shared ones) and an entry in kRows.
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <vector>
@@ -377,6 +378,127 @@ void permute_cases(CaseBuilder& b) {
     text += (text.empty() ? "" : ",") + std::to_string(axis);
   b.note("perm [" + text + "]");
   b.target(ir::OpKind::permute, {x}, ir::PermuteParams{.perm = perm});
+}
+
+// A graph input reshaped to another shape of its element count: flattened, its axes reversed, a
+// leading 1 added, or an axis split in two where its extent allows.
+void reshape_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const ir::Shape shape = d.shape(1, 4, 12);
+  const ir::NodeId x = b.input(shape, d.signed_values());
+  ir::Shape out;
+  switch (d.between(0, 3)) {
+    case 0:
+      out.dims = {*ir::element_count(shape)};
+      break;
+    case 1:
+      out.dims.assign(shape.dims.rbegin(), shape.dims.rend());
+      break;
+    case 2:
+      out = shape;
+      out.dims.insert(out.dims.begin(), 1);
+      break;
+    default: {
+      out = shape;
+      const auto axis = d.between(0, static_cast<std::uint32_t>(shape.rank() - 1));
+      const ir::Dim extent = shape.dims[axis];
+      const ir::Dim part = extent % 2 == 0 ? 2 : 1;
+      out.dims[axis] = extent / part;
+      out.dims.insert(out.dims.begin() + axis, part);
+      break;
+    }
+  }
+  b.note("reshape " + ir::to_string(shape) + " to " + ir::to_string(out));
+  b.target(ir::OpKind::reshape, {x}, ir::ReshapeParams{.in = shape, .out = out});
+}
+
+// A reshape, permute (or transpose), reshape chain. Half the cases are ShuffleNet's channel
+// shuffle: [N, G * W, spatial...] split into [N, G, W, spatial...], groups and width swapped,
+// merged back; half of those read the input through a 1x1 convolution by the identity (not
+// under test, exact: each output is its input times 1 plus zeros), so under fast_cpu the chain
+// reads a channels-last value where oneDNN's convolution writes one. The other half: an axis of
+// a drawn shape split in two, a random permutation, then the whole flattened or merged back to
+// the permuted extents.
+void reshape_permute_reshape_cases(CaseBuilder& b) {
+  Draw& d = b.draw();
+  const auto chain = [&](ir::NodeId x, const ir::Shape& in, const ir::Shape& split,
+                         std::vector<std::uint32_t> perm, const ir::Shape& out) {
+    const ir::NodeId grouped = b.target(ir::OpKind::reshape, {x}, ir::ReshapeParams{in, split});
+    ir::Shape permuted;
+    for (const std::uint32_t axis : perm)
+      permuted.dims.push_back(split.dims[axis]);
+    // A permutation that swaps axes 1 and 2 only is drawn as a transpose half the time.
+    bool swaps_one_two = perm.size() >= 3;
+    for (std::size_t i = 0; swaps_one_two && i < perm.size(); ++i)
+      swaps_one_two = perm[i] == (i == 1 ? 2 : i == 2 ? 1 : i);
+    const ir::NodeId swapped =
+        swaps_one_two && d.chance(0.5)
+            ? b.target(ir::OpKind::transpose, {grouped},
+                       ir::TransposeParams{.axis1 = 1, .axis2 = 2})
+            : b.target(ir::OpKind::permute, {grouped}, ir::PermuteParams{.perm = std::move(perm)});
+    b.target(ir::OpKind::reshape, {swapped}, ir::ReshapeParams{permuted, out});
+  };
+  if (d.chance(0.5)) {
+    const ir::Dim groups = d.between(2, 4);
+    const ir::Dim width = d.between(1, 8);
+    ir::Shape in{{d.between(1, 2), groups * width}};
+    const std::uint32_t spatial = d.between(1, 2);
+    for (std::uint32_t i = 0; i < spatial; ++i)
+      in.dims.push_back(d.between(1, 7));
+    ir::NodeId x = b.input(in, d.signed_values());
+    const bool through_conv = d.chance(0.5);
+    if (through_conv) {
+      const auto channels = static_cast<std::uint32_t>(in.dims[1]);
+      ir::ConvParams p{
+          .spatial_rank = spatial, .groups = 1, .in_channels = channels, .out_channels = channels};
+      p.kernel.assign(spatial, 1);
+      p.stride.assign(spatial, 1);
+      p.dilation.assign(spatial, 1);
+      p.padding.assign(spatial, 0);
+      p.padding_after.assign(spatial, 0);
+      x = b.add(ir::OpKind::conv, {x}, std::move(p));
+      ir::Shape weight{{channels, channels}};
+      weight.dims.insert(weight.dims.end(), spatial, 1);
+      std::vector<float> identity(std::size_t{channels} * channels, 0.0F);
+      for (std::size_t c = 0; c < channels; ++c)
+        identity[c * channels + c] = 1.0F;
+      b.weight(x, "weight", weight, std::move(identity));
+    }
+    ir::Shape split = in;
+    split.dims[1] = width;
+    split.dims.insert(split.dims.begin() + 1, groups);
+    std::vector<std::uint32_t> perm(split.rank());
+    std::iota(perm.begin(), perm.end(), 0U);
+    std::swap(perm[1], perm[2]);
+    b.note("channel shuffle of " + ir::to_string(in) + " in " + std::to_string(groups) + " groups" +
+           (through_conv ? " after an identity 1x1 conv" : ""));
+    chain(x, in, split, std::move(perm), in);
+    return;
+  }
+  const ir::Shape in = d.shape(1, 4, 12);
+  const ir::NodeId x = b.input(in, d.signed_values());
+  const auto axis = d.between(0, static_cast<std::uint32_t>(in.rank() - 1));
+  ir::Shape split = in;
+  const ir::Dim part = in.dims[axis] % 2 == 0 ? 2 : 1;
+  split.dims[axis] = in.dims[axis] / part;
+  split.dims.insert(split.dims.begin() + axis, part);
+  std::vector<std::uint32_t> perm(split.rank());
+  std::iota(perm.begin(), perm.end(), 0U);
+  for (auto i = static_cast<std::uint32_t>(perm.size()); i > 1; --i)
+    std::swap(perm[i - 1], perm[d.between(0, i - 1)]);
+  ir::Shape out;
+  if (d.chance(0.5)) {
+    out.dims = {*ir::element_count(in)};
+  } else {
+    for (const std::uint32_t a : perm)
+      out.dims.push_back(split.dims[a]);
+  }
+  std::string text;
+  for (const std::uint32_t a : perm)
+    text += (text.empty() ? "" : ",") + std::to_string(a);
+  b.note("reshape " + ir::to_string(in) + " to " + ir::to_string(split) + ", perm [" + text +
+         "], reshape to " + ir::to_string(out));
+  chain(x, in, split, std::move(perm), out);
 }
 
 // A graph input [N, C, spatial...] (1 to 3 spatial axes) and one resize over its spatial axes:
@@ -843,6 +965,19 @@ constexpr Oracle kRows[] = {
      .reason = kCopies,
      .build = permute_cases,
      .covers = "rank 1-4; a random permutation of the axes, or a transpose of two axes"},
+    {.capsule = "onednn.reshape",
+     .tolerance = kExact,
+     .reason = kCopies,
+     .build = reshape_cases,
+     .covers = "rank 1-4 to a flattened, reversed, extended or split shape"},
+    {.capsule = "onednn.reshape_permute_reshape",
+     .tolerance = kExact,
+     .reason = kCopies,
+     .build = reshape_permute_reshape_cases,
+     .covers = "channel shuffles (2-4 groups, 1-2 spatial axes; half read channels-last after an "
+               "identity 1x1 convolution), and any permutation of a rank 1-4 shape with one axis "
+               "split, flattened or merged back",
+     .special_weights = false},
     {.capsule = "onednn.reduce_max",
      .tolerance = kExact,
      .reason = "a maximum rounds nothing, so both must agree exactly.",

@@ -211,7 +211,7 @@ TEST(OnednnLayouts, GraphOutputComputedChannelsLastIsReorderedIntoPlace) {
     EXPECT_FALSE(source.has_value());
 }
 
-// Pooling and batch norm follow the conv channels-last; a flatten (reference reshape) reads
+// Pooling and batch norm follow the conv channels-last; a flatten (onednn.reshape) reads
 // flat, so the pool's value is reordered before it.
 TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
   SKIP_WITHOUT_CHANNELS_LAST_CONVS();
@@ -221,7 +221,7 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
       check_layouts({loaded->graph, loaded->payloads},
                     {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
                      "onednn.batch_norm_relu 2 channels-last", "onednn.max_pool 4 channels-last",
-                     "reorder 4 channels-last>flat", "reference.reshape 5 flat",
+                     "reorder 4 channels-last>flat", "onednn.reshape 5 flat",
                      "onednn.linear 6 flat", "onednn.softmax 7 flat"});
   ASSERT_TRUE(buffer.has_value());
   // The trace names each reorder after its value and gives both layouts; kernel commands give
@@ -341,6 +341,79 @@ TEST(OnednnLayouts, OutputsThroughDetachAndListedTwiceGetTheirFlatValues) {
   }
 }
 
+// A ShuffleNet unit: two branches concatenated along the channels, the channel shuffle (reshape,
+// transpose, reshape: one onednn.reshape_permute_reshape command) and the split into halves
+// (slices) all run channels-last between the convolutions, with no reorder among them; the
+// same chain over a shape that is no channel shuffle (the groups split off another axis) runs
+// flat.
+TEST(OnednnLayouts, ChannelShuffleAndSplitStayChannelsLast) {
+  SKIP_WITHOUT_CHANNELS_LAST_CONVS();
+  for (const bool shuffle : {true, false}) {
+    SCOPED_TRACE(shuffle ? "a channel shuffle" : "another permutation");
+    ir::CheckedGraphBuilder b;
+    ir::WeightStore w;
+    const ir::NodeId x = input(b, ir::Shape{{1, 8, 6, 6}});  // 0
+    const ir::NodeId left = conv(b, w, x, 8, 8, 3, 1);       // 1
+    const ir::NodeId right = conv(b, w, x, 8, 8, 1, 1);      // 2
+    auto joined = b.add(ir::Node{.kind = OpKind::concat,
+                                 .parents = {left, right},
+                                 .params = ir::AxisParams{.axis = 1}});  // 3
+    ASSERT_TRUE(joined.has_value()) << joined.error().message;
+    const ir::Shape split = shuffle ? ir::Shape{{1, 2, 8, 6, 6}} : ir::Shape{{1, 16, 2, 3, 6}};
+    auto grouped = b.add(
+        ir::Node{.kind = OpKind::reshape,
+                 .parents = {*joined},
+                 .params = ir::ReshapeParams{.in = ir::Shape{{1, 16, 6, 6}}, .out = split}});  // 4
+    ASSERT_TRUE(grouped.has_value()) << grouped.error().message;
+    auto swapped = b.add(ir::Node{.kind = OpKind::transpose,
+                                  .parents = {*grouped},
+                                  .params = ir::TransposeParams{.axis1 = shuffle ? 1U : 2U,
+                                                                .axis2 = shuffle ? 2U : 3U}});  // 5
+    ASSERT_TRUE(swapped.has_value()) << swapped.error().message;
+    ir::Shape permuted = split;
+    std::swap(permuted.dims[shuffle ? 1 : 2], permuted.dims[shuffle ? 2 : 3]);
+    auto merged = b.add(ir::Node{
+        .kind = OpKind::reshape,
+        .parents = {*swapped},
+        .params = ir::ReshapeParams{.in = permuted, .out = ir::Shape{{1, 16, 6, 6}}}});  // 6
+    ASSERT_TRUE(merged.has_value()) << merged.error().message;
+    std::vector<ir::NodeId> halves;
+    for (const std::uint64_t start : {0U, 8U}) {
+      auto half = b.add(ir::Node{
+          .kind = OpKind::slice,
+          .parents = {*merged},
+          .params = ir::SliceParams{.axis = 1, .start = start, .end = start + 8, .step = 1}});
+      ASSERT_TRUE(half.has_value()) << half.error().message;
+      halves.push_back(*half);  // 7, 8
+    }
+    const ir::NodeId next = conv(b, w, halves[1], 8, 8, 3, 1);  // 9
+    auto out = b.add(ir::Node{.kind = OpKind::concat,
+                              .parents = {halves[0], next},
+                              .params = ir::AxisParams{.axis = 1}});  // 10
+    ASSERT_TRUE(out.has_value()) << out.error().message;
+    const std::vector<std::string> expected =
+        shuffle ? std::vector<std::string>{"reorder 0 flat>channels-last",
+                                           "onednn.conv 1 channels-last",
+                                           "onednn.conv 2 channels-last",
+                                           "onednn.concat 3 channels-last",
+                                           "onednn.reshape_permute_reshape 4 channels-last",
+                                           "onednn.slice 7 channels-last",
+                                           "onednn.slice 8 channels-last",
+                                           "onednn.conv 9 channels-last",
+                                           "onednn.concat 10 channels-last",
+                                           "reorder 10 channels-last>flat"}
+                : std::vector<std::string>{
+                      "reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
+                      "onednn.conv 2 channels-last",  "onednn.concat 3 channels-last",
+                      "reorder 3 channels-last>flat", "onednn.reshape_permute_reshape 4 flat",
+                      "onednn.slice 7 flat",          "onednn.slice 8 flat",
+                      "reorder 8 flat>channels-last", "onednn.conv 9 channels-last",
+                      "reorder 9 channels-last>flat", "onednn.concat 10 flat"};
+    EXPECT_TRUE(
+        check_layouts(finished(std::move(b), std::move(w), x, {*out}), expected).has_value());
+  }
+}
+
 // An element-wise command that could run in place on a channels-last value may not when that
 // value is still read afterwards (here by its reorder to flat for a reshape): the values stay
 // right, which check_layouts compares against the reference provider.
@@ -359,7 +432,7 @@ TEST(OnednnLayouts, InPlaceNeverOverwritesAValueAReorderStillReads) {
   EXPECT_TRUE(check_layouts(finished(std::move(b), std::move(w), x, {r, *flat}),
                             {"reorder 0 flat>channels-last", "onednn.conv 1 channels-last",
                              "onednn.relu 2 channels-last", "reorder 2 channels-last>flat",
-                             "reorder 1 channels-last>flat", "reference.reshape 3 flat"})
+                             "reorder 1 channels-last>flat", "onednn.reshape 3 flat"})
                   .has_value());
 }
 

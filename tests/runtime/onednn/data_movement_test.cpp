@@ -1,8 +1,9 @@
 // The onednn data movement handlers (oneDNN reorders from strided views of the input) against the
 // reference provider, exactly, since they copy: broadcast (added leading axes, stretched size-1
 // axes, both, nothing stretched), permute and transpose, slice (steps, bounds past the extent,
-// an empty slice), concat (inputs empty along the axis). Also the guards' and prepares'
-// refusals.
+// an empty slice; channels-last), concat (inputs empty along the axis), reshape, and the
+// reshape, permute, reshape chain (flat, and a channel shuffle channels-last). Also the guards'
+// and prepares' refusals.
 #include <gtest/gtest.h>
 
 #include "onednn_test_support.hpp"
@@ -141,6 +142,137 @@ Command concat_case(const std::vector<ir::Shape>& parts, std::uint32_t axis) {
   n.shape = *ir::infer_shape(n, shapes);
   c.chain.push_back(std::move(n));
   return c;
+}
+
+TEST(onednn_reshape_forward_tests, MatchesReferenceExactly) {
+  const auto reshape = [](const ir::Shape& in, const ir::Shape& out) {
+    return one_node(ir::OpKind::reshape, in, out, ir::ReshapeParams{.in = in, .out = out});
+  };
+  expect_exact("onednn.reshape", reshape(shape_of({2, 3, 4}), shape_of({6, 4})));
+  expect_exact("onednn.reshape", reshape(shape_of({1, 512, 1, 1}), shape_of({1, 512})));
+  expect_exact("onednn.reshape", reshape(shape_of({0, 3}), shape_of({3, 0})));
+}
+
+// A reshape, permute (or transpose), reshape chain on [1, G * W, H, W'] with the groups split
+// off the channels: ShuffleNet's channel shuffle when `perm` swaps axes 1 and 2.
+Command shuffle_case(ir::Dim groups, ir::Dim width, std::vector<std::uint32_t> perm,
+                     bool transpose = false) {
+  const ir::Shape in = shape_of({2, groups * width, 3, 5});
+  const ir::Shape split = shape_of({2, groups, width, 3, 5});
+  ir::Shape permuted;
+  for (const std::uint32_t axis : perm)
+    permuted.dims.push_back(split.dims[axis]);
+  const ir::Shape out = perm[1] == 2 && perm[2] == 1 ? in : shape_of({2, groups * width * 15});
+  Command c;
+  c.chain.push_back(
+      node(1, ir::OpKind::reshape, {0}, split, ir::ReshapeParams{.in = in, .out = split}));
+  c.chain.push_back(transpose ? node(2, ir::OpKind::transpose, {1}, permuted,
+                                     ir::TransposeParams{.axis1 = 1, .axis2 = 2})
+                              : node(2, ir::OpKind::permute, {1}, permuted,
+                                     ir::PermuteParams{.perm = std::move(perm)}));
+  c.chain.push_back(
+      node(3, ir::OpKind::reshape, {2}, out, ir::ReshapeParams{.in = permuted, .out = out}));
+  c.inputs.push_back(random_tensor(in, 29));
+  return c;
+}
+
+// [N, C, spatial...] row-major values rearranged into channels-last order (N, spatial..., C),
+// or back.
+Tensor to_channels_last(const Tensor& t, bool back = false) {
+  const auto n = static_cast<std::size_t>(t.shape.dims[0]);
+  const auto c = static_cast<std::size_t>(t.shape.dims[1]);
+  const std::size_t spatial = t.floats().size() / std::max<std::size_t>(1, n * c);
+  Tensor out = zeros(t.shape);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < c; ++k) {
+      for (std::size_t p = 0; p < spatial; ++p) {
+        const std::size_t flat = (i * c + k) * spatial + p;
+        const std::size_t last = (i * spatial + p) * c + k;
+        out.floats()[back ? flat : last] = t.floats()[back ? last : flat];
+      }
+    }
+  }
+  return out;
+}
+
+TEST(onednn_reshape_permute_reshape_forward_tests, MatchesReferenceExactlyFlat) {
+  expect_exact("onednn.reshape_permute_reshape", shuffle_case(2, 4, {0, 2, 1, 3, 4}));
+  expect_exact("onednn.reshape_permute_reshape", shuffle_case(3, 2, {0, 2, 1, 3, 4}, true));
+  // Any other permutation of the split shape, flattened after.
+  expect_exact("onednn.reshape_permute_reshape", shuffle_case(2, 3, {4, 0, 3, 1, 2}));
+}
+
+// Channels-last, the channel shuffle interleaves the groups at each position: the same values
+// as the reference's flat shuffle, in channels-last order.
+TEST(onednn_reshape_permute_reshape_forward_tests, ShufflesChannelsLastValues) {
+  for (const ir::Dim groups : {2, 3}) {
+    SCOPED_TRACE(std::to_string(groups) + " groups");
+    const Command flat = shuffle_case(groups, 4, {0, 2, 1, 3, 4});
+    auto state = prepare_onednn("onednn.reshape_permute_reshape", flat, 0,
+                                TensorLayout::channels_last, TensorLayout::channels_last);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    Command channels_last = flat;
+    channels_last.inputs[0] = to_channels_last(flat.inputs[0]);
+    auto got = run_onednn("onednn.reshape_permute_reshape", channels_last, 0, state->get());
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    expect_close(to_channels_last(*got, true), run_reference(flat), 0.0, 0.0);
+  }
+}
+
+TEST(onednn_reshape_permute_reshape_forward_tests, PrepareRunsOnlyAChannelShuffleChannelsLast) {
+  using enum TensorLayout;
+  const Command other = shuffle_case(2, 3, {4, 0, 3, 1, 2});
+  auto state =
+      prepare_onednn("onednn.reshape_permute_reshape", other, 0, channels_last, channels_last);
+  ASSERT_FALSE(state.has_value());
+  EXPECT_EQ(state.error().message,
+            "the reshape, permute, reshape chain was asked to run with its input channels-last "
+            "and its output channels-last; it runs on one layout, channels-last only as a channel "
+            "shuffle (the channel axis split in two, the two swapped, merged back)");
+  EXPECT_FALSE(prepare_onednn("onednn.reshape_permute_reshape", shuffle_case(2, 3, {0, 2, 1, 3, 4}),
+                              0, channels_last, flat));
+  EXPECT_TRUE(prepare_onednn("onednn.reshape_permute_reshape", other, 0, flat, flat));
+}
+
+TEST(onednn_reshape_permute_reshape_forward_tests, GuardRefusesAnotherChain) {
+  Command c = shuffle_case(2, 4, {0, 2, 1, 3, 4});
+  c.chain[1].kind = ir::OpKind::relu;
+  c.chain[1].params = {};
+  EXPECT_EQ(refusal("onednn.reshape_permute_reshape", c),
+            "onednn.reshape_permute_reshape runs one input through a chain of reshape, permute (or "
+            "transpose) and reshape, each reading the previous node's value");
+}
+
+// Channels-last, a slice along the channels (ShuffleNet's split) or a spatial axis, with step 1
+// or 2, reads the input's channels-last strides and writes a channels-last output.
+TEST(onednn_slice_forward_tests, SlicesChannelsLastValues) {
+  const ir::Shape in = shape_of({2, 8, 5, 4});
+  for (const auto& p : {ir::SliceParams{.axis = 1, .start = 4, .end = 8, .step = 1},
+                        ir::SliceParams{.axis = 1, .start = 1, .end = 8, .step = 2},
+                        ir::SliceParams{.axis = 2, .start = 1, .end = 4, .step = 1},
+                        ir::SliceParams{.axis = 3, .start = 0, .end = 4, .step = 3}}) {
+    SCOPED_TRACE("axis " + std::to_string(p.axis) + " step " + std::to_string(p.step));
+    ir::Shape out = in;
+    out.dims[p.axis] = (p.end - p.start + p.step - 1) / p.step;
+    const Command flat = one_node(ir::OpKind::slice, in, out, p);
+    auto state = prepare_onednn("onednn.slice", flat, 0, TensorLayout::channels_last,
+                                TensorLayout::channels_last);
+    ASSERT_TRUE(state.has_value()) << state.error().message;
+    Command channels_last = flat;
+    channels_last.inputs[0] = to_channels_last(flat.inputs[0]);
+    auto got = run_onednn("onednn.slice", channels_last, 0, state->get());
+    ASSERT_TRUE(got.has_value()) << got.error().message;
+    expect_close(to_channels_last(*got, true), run_reference(flat), 0.0, 0.0);
+  }
+  const Command matrix = one_node(ir::OpKind::slice, shape_of({4, 6}), shape_of({4, 2}),
+                                  ir::SliceParams{.axis = 1, .start = 0, .end = 2, .step = 1});
+  auto refused = prepare_onednn("onednn.slice", matrix, 0, TensorLayout::channels_last,
+                                TensorLayout::channels_last);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message,
+            "the slice was asked to run with its input channels-last and its output "
+            "channels-last; it runs on one layout, channels-last only for values of rank 3 or "
+            "more");
 }
 
 TEST(onednn_concat_forward_tests, MatchesReferenceExactly) {

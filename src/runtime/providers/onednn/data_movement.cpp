@@ -11,11 +11,13 @@
 // other one reorder per input into its slice of the output (oneDNN 2.6's concat copies those
 // slowly: ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "nnplan/backend/op_mapping.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
@@ -107,11 +109,26 @@ struct SliceState : PrimitiveState {
   dnnl::memory::dim output_step = 0;
 };
 
+// Whether a slice may run channels-last: its value has 3 axes or more, so axis 1 is the channel
+// axis of its input and output.
+bool slice_takes_channels_last(const PrepareCall& call) {
+  return call.output_shape.rank() >= 3;
+}
+
 Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
   const auto& p = std::get<ir::SliceParams>(call.node.params);
   const ir::Shape& in = *call.input_shapes[0];
-  const dnnl::memory::dims in_strides = layout_strides(dims_of(in), TensorLayout::flat);
+  const TensorLayout layout = call.input_layout;
+  if (layout != call.output_layout ||
+      (layout == TensorLayout::channels_last && !slice_takes_channels_last(call))) {
+    return std::unexpected(
+        unsupported("the slice was asked to run with its input " + std::string(to_string(layout)) +
+                    " and its output " + std::string(to_string(call.output_layout)) +
+                    "; it runs on one layout, channels-last only for values of rank 3 or more"));
+  }
+  const dnnl::memory::dims in_strides = layout_strides(dims_of(in), layout);
   const dnnl::memory::dims out_dims = dims_of(call.output_shape);
+  const dnnl::memory::dims out_strides = layout_strides(out_dims, layout);
   const auto start =
       static_cast<dnnl::memory::dim>(std::min<std::uint64_t>(p.start, in.dims[p.axis]));
   return guarded_prepare(
@@ -123,8 +140,7 @@ Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
         dnnl::memory::dims dims = out_dims;
         if (stepped) dims[p.axis] = 1;
         const dnnl::memory::desc from(dims, dnnl::memory::data_type::f32, in_strides);
-        const dnnl::memory::desc to(dims, dnnl::memory::data_type::f32,
-                                    layout_strides(out_dims, TensorLayout::flat));
+        const dnnl::memory::desc to(dims, dnnl::memory::data_type::f32, out_strides);
         state->primitive =
             dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
         state->bindings = {{.arg = DNNL_ARG_FROM, .input = 0, .desc = from},
@@ -132,7 +148,7 @@ Expected<std::unique_ptr<KernelState>> prepare_slice(const PrepareCall& call) {
         state->planes = stepped ? static_cast<std::size_t>(out_dims[p.axis]) : 1;
         state->input_offset = start * in_strides[p.axis];
         state->input_step = static_cast<dnnl::memory::dim>(p.step) * in_strides[p.axis];
-        state->output_step = layout_strides(out_dims, TensorLayout::flat)[p.axis];
+        state->output_step = out_strides[p.axis];
         return std::unique_ptr<KernelState>(std::move(state));
       });
 }
@@ -279,6 +295,164 @@ void slice_forward(const KernelCall& call) {
   });
 }
 
+// reshape: the input's bytes in row-major order, unchanged, of any dtype; nothing to do when the
+// output is the input's buffer (the handler is in-place safe). Its state holds only the shapes it
+// was prepared for.
+void reshape_forward(const KernelCall& call) {
+  const TensorRef& x = call.inputs[0];
+  if (call.output.bytes == x.bytes) return;
+  std::memcpy(call.output.bytes, x.bytes, x.size() * ir::size_of(x.dtype));
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_reshape(const PrepareCall& call) {
+  return std::unique_ptr<KernelState>(new_state(call));
+}
+
+// A reshape, permute, reshape chain. Flat: one reorder reading the input as the first reshape's
+// shape through the permuted strides into the permute's shape, row-major (the second reshape's
+// bytes). Channels-last, a channel shuffle: at each of `positions` positions the `groups` runs of
+// `width` channels are interleaved, channel j of run i going to j * groups + i.
+struct ShuffleState : PrimitiveState {
+  std::size_t positions = 0;
+  std::size_t groups = 0;
+  std::size_t width = 0;
+};
+
+// The chain's permutation, when the chain is reshape, permute (or transpose), reshape.
+std::vector<std::uint32_t> chain_permutation(const PrepareCall& call) {
+  return permutation_of(*call.chain[1], call.chain[0]->shape.rank());
+}
+
+// Whether the chain is a channel shuffle: input [N, C, spatial...] (rank 3 or more), the first
+// reshape splitting C into [G, C / G], the permute swapping those two axes only, and the second
+// reshape giving back the input's shape. Only such a chain runs channels-last.
+bool shuffle_takes_channels_last(const PrepareCall& call) {
+  if (call.chain.size() != 3 || call.input_shapes.empty()) return false;
+  const ir::Shape& in = *call.input_shapes[0];
+  const ir::Shape& split = call.chain[0]->shape;
+  if (in.rank() < 3 || split.rank() != in.rank() + 1 || call.output_shape != in) return false;
+  if (split.dims[0] != in.dims[0] || split.dims[1] * split.dims[2] != in.dims[1]) return false;
+  for (std::size_t i = 2; i < in.rank(); ++i) {
+    if (split.dims[i + 1] != in.dims[i]) return false;
+  }
+  const std::vector<std::uint32_t> perm = chain_permutation(call);
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    const std::size_t want = i == 1 ? 2 : i == 2 ? 1 : i;
+    if (perm[i] != want) return false;
+  }
+  return true;
+}
+
+Expected<std::unique_ptr<KernelState>> prepare_shuffle(const PrepareCall& call) {
+  const TensorLayout layout = call.input_layout;
+  if (layout != call.output_layout ||
+      (layout == TensorLayout::channels_last && !shuffle_takes_channels_last(call))) {
+    return std::unexpected(unsupported(
+        "the reshape, permute, reshape chain was asked to run with its input " +
+        std::string(to_string(layout)) + " and its output " +
+        std::string(to_string(call.output_layout)) +
+        "; it runs on one layout, channels-last only as a channel shuffle (the channel axis split "
+        "in two, the two swapped, merged back)"));
+  }
+  if (layout == TensorLayout::channels_last) {
+    auto state = std::make_unique<ShuffleState>();
+    fill_state(*state, call);
+    const ir::Shape& split = call.chain[0]->shape;
+    state->groups = static_cast<std::size_t>(split.dims[1]);
+    state->width = static_cast<std::size_t>(split.dims[2]);
+    const std::size_t channels = state->groups * state->width;
+    state->positions = channels == 0 ? 0 : element_count_of(call.output_shape) / channels;
+    return std::unique_ptr<KernelState>(std::move(state));
+  }
+  const ir::Shape& split = call.chain[0]->shape;
+  const std::vector<std::uint32_t> perm = chain_permutation(call);
+  const dnnl::memory::dims split_strides = layout_strides(dims_of(split), TensorLayout::flat);
+  dnnl::memory::dims strides;
+  for (const std::uint32_t axis : perm)
+    strides.push_back(split_strides[axis]);
+  const dnnl::memory::dims permuted = dims_of(call.chain[1]->shape);
+  return guarded_prepare(
+      "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
+        const ThreadLimit limit(call.settings.threads);
+        return std::unique_ptr<KernelState>(
+            reorder_state(call, dnnl::memory::desc(permuted, dnnl::memory::data_type::f32, strides),
+                          row_major_desc(permuted)));
+      });
+}
+
+void shuffle_forward(const KernelCall& call) {
+  const auto* shuffle = dynamic_cast<const ShuffleState*>(call.state);
+  if (shuffle == nullptr) {
+    execute(call);
+    return;
+  }
+  const ThreadLimit limit(shuffle->threads);
+  const float* in = call.inputs[0].data<float>();
+  float* out = call.output.data<float>();
+  const std::size_t groups = shuffle->groups;
+  const std::size_t width = shuffle->width;
+  const std::size_t row = groups * width;
+  const auto positions = static_cast<std::ptrdiff_t>(shuffle->positions);
+  if (groups == 2) {
+    // ShuffleNet's: two runs interleaved, a loop the compiler vectorizes (unpack low and high).
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t p = 0; p < positions; ++p) {
+      const float* a = in + static_cast<std::size_t>(p) * row;
+      const float* b = a + width;
+      float* to = out + static_cast<std::size_t>(p) * row;
+      for (std::size_t j = 0; j < width; ++j) {
+        to[2 * j] = a[j];
+        to[2 * j + 1] = b[j];
+      }
+    }
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t p = 0; p < positions; ++p) {
+    const float* from = in + static_cast<std::size_t>(p) * row;
+    float* to = out + static_cast<std::size_t>(p) * row;
+    for (std::size_t j = 0; j < width; ++j) {
+      for (std::size_t i = 0; i < groups; ++i)
+        to[j * groups + i] = from[i * width + j];
+    }
+  }
+}
+
+// The shuffle's guard: the chain is reshape, permute (or transpose), reshape, each reading the
+// previous node's value; each node, seen as its own call, passes the IR's shape rule for its op;
+// then oneDNN's rank limit on the values the reorder reads and writes.
+Expected<void> shuffle_shapes(const KernelCall& call) {
+  using backend::BackendOp;
+  constexpr std::array kChain = {BackendOp::reshape, BackendOp::permute, BackendOp::reshape};
+  bool chained = call.chain.size() == kChain.size() && call.inputs.size() == 1;
+  for (std::size_t k = 0; chained && k < kChain.size(); ++k) {
+    chained = backend::backend_op_of(call.chain[k]->kind) == kChain[k] &&
+              (k == 0 || (call.chain[k]->parents.size() == 1 &&
+                          call.chain[k]->parents[0] == call.chain[k - 1]->id));
+  }
+  if (!chained) {
+    return std::unexpected(unsupported(
+        "onednn.reshape_permute_reshape runs one input through a chain of reshape, permute (or "
+        "transpose) and reshape, each reading the previous node's value"));
+  }
+  for (std::size_t k = 0; k < kChain.size(); ++k) {
+    const ir::Node& node = *call.chain[k];
+    const TensorRef operand{.bytes = nullptr, .shape = &call.chain[k - (k > 0 ? 1 : 0)]->shape};
+    const std::span<const TensorRef> inputs =
+        k == 0 ? call.inputs : std::span<const TensorRef>(&operand, 1);
+    const MutableTensorRef out{.bytes = nullptr, .shape = &node.shape};
+    const KernelCall node_call{.node = node,
+                               .inputs = inputs,
+                               .weights = {},
+                               .output = k + 1 == kChain.size() ? call.output : out};
+    if (auto ok = ir_shape_guard(node_call, kChain[k]); !ok) return ok;
+    if (k == 1) {
+      if (auto ok = rank_limit(node_call); !ok) return ok;
+    }
+  }
+  return {};
+}
+
 constexpr GuardFn kShapes = copy_shapes<backend::BackendOp::broadcast>;
 constexpr GuardFn kPermuteShapes = copy_shapes<backend::BackendOp::permute>;
 constexpr GuardFn kSliceShapes = copy_shapes<backend::BackendOp::slice>;
@@ -315,6 +489,32 @@ constexpr OnednnHandler kHandlers[] = {
                  .shape_guard = prepared_guard<kSliceShapes>,
                  .layout_guard = flat_row_major_guard,
                  .prepare = checked_prepare<kSliceShapes, prepare_slice>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = slice_takes_channels_last,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.reshape",
+     .op = backend::BackendOp::reshape,
+     .handler = {.symbol = "nnplan::runtime::onednn::reshape_forward",
+                 .forward = reshape_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<ir_shapes<backend::BackendOp::reshape>>,
+                 .layout_guard = flat_row_major_guard_in_place,
+                 .prepare =
+                     checked_prepare<ir_shapes<backend::BackendOp::reshape>, prepare_reshape>,
+                 .in_place_safe = true,
+                 .forward_tests = kTests,
+                 .vjp_tests = kForwardOnlyTests}},
+    {.capsule = "onednn.reshape_permute_reshape",
+     .op = backend::BackendOp::reshape,
+     .handler = {.symbol = "nnplan::runtime::onednn::shuffle_forward",
+                 .forward = shuffle_forward,
+                 .vjp = nullptr,
+                 .shape_guard = prepared_guard<shuffle_shapes>,
+                 .layout_guard = flat_row_major_guard,
+                 .prepare = checked_prepare<shuffle_shapes, prepare_shuffle>,
+                 .layouts = LayoutSupport::any_shared,
+                 .takes_channels_last = shuffle_takes_channels_last,
                  .forward_tests = kTests,
                  .vjp_tests = kForwardOnlyTests}},
     {.capsule = "onednn.concat",

@@ -136,6 +136,12 @@ CapsuleModule onednn_module() {
        "loop of the provider's own: memcpy of each input's run at every outer position, the "
        "positions split among the command's OpenMP threads), each input in the output's layout, "
        "channels-last when every input is: a copy");
+  m.capsules.push_back(onednn_capsule(
+      reshape, {}, "onednn.reshape",
+      "the provider's own: the input's bytes copied unchanged in row-major order, any dtype "
+      "(nothing to do when the output is the input's buffer): a copy"));
+  m.capsules.back().numerical.rounding = Rounding::scalar_context;
+  m.capsules.back().numerical.contraction = Contraction::na;
   const std::string one_layer =
       ", one layer in forward inference; weights reordered once into the layout it prefers, "
       "gates in its order";
@@ -218,6 +224,15 @@ CapsuleModule onednn_module() {
   chain(broadcast, mul,
         "oneDNN binary mul reading the broadcast's input directly (oneDNN broadcasts its size-1 "
         "axes), so no broadcast copy is written");
+  m.capsules.push_back(onednn_capsule(
+      reshape, {reshape, permute, reshape}, "onednn.reshape_permute_reshape",
+      "one oneDNN reorder primitive reading the input as the first reshape's shape through its "
+      "strides in the permuted order; on a channels-last value, where the chain is a channel "
+      "shuffle (the channel axis split in two, the two swapped, merged back: ShuffleNet's), a "
+      "loop of the provider's own interleaving the channel groups at each position, the "
+      "positions split among the command's OpenMP threads: a copy"));
+  m.capsules.back().numerical.rounding = Rounding::scalar_context;
+  m.capsules.back().numerical.contraction = Contraction::na;
   return m;
 }
 
