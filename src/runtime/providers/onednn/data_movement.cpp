@@ -9,7 +9,12 @@
 // (channels for channels-last, the last axis for flat) a copy loop of the provider's own (oneDNN
 // 2.6's concat primitive took twice as long on DenseNet's many-input channel concats), along any
 // other one reorder per input into its slice of the output (oneDNN 2.6's concat copies those
-// slowly: ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows).
+// slowly: ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows). slice runs
+// channels-last too (the input's channels-last strides). reshape: the bytes copied (nothing in
+// place). The chain reshape, permute, reshape: one reorder of the input seen as the first
+// reshape's shape; on a channels-last value, where the chain is a channel shuffle, a loop of the
+// provider's own interleaving the channel groups at each position, so ShuffleNet's units stay
+// channels-last from one convolution to the next.
 #include <algorithm>
 #include <array>
 #include <cstring>
