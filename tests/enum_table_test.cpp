@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace nnplan {
 namespace {
@@ -35,12 +37,47 @@ TEST(EnumTable, ParseRoundTripsAndListsSpellingsOnAMiss) {
     ASSERT_TRUE(parsed.has_value()) << kColourNames[i];
     EXPECT_EQ(*parsed, static_cast<Colour>(i));
   }
-  for (const std::string bad : {"green", "<invalid>", "", "Red"}) {
+  // A miss lists every spelling, after the closest one where a spelling is close
+  // (spelling_hint.hpp).
+  const std::vector<std::pair<std::string, std::string>> misses = {
+      {"green", ""},
+      {"<invalid>", ""},
+      {"", ""},
+      {"Red", "did you mean 'red'? "},
+      {"dark_green", "did you mean 'dark-green'? "},
+      {"dark-grene", "did you mean 'dark-green'? "},
+  };
+  for (const auto& [bad, suggestion] : misses) {
     const Expected<Colour> parsed = parse_enum<Colour>(kColourNames, bad, "colour");
     ASSERT_FALSE(parsed.has_value()) << bad;
     EXPECT_EQ(parsed.error().kind, ErrorKind::invalid_input);
-    EXPECT_EQ(parsed.error().message, "unknown colour '" + bad + "'; valid: red, dark-green, blue");
+    EXPECT_EQ(parsed.error().message,
+              "unknown colour '" + bad + "'; " + suggestion + "valid: red, dark-green, blue");
   }
+}
+
+// The suggestion rules: case and '-' or '_' cost nothing; a swap of neighbours is one edit; a
+// command word may be max(2, size / 3) edits away, a name size / 4 (none for three letters);
+// a beginning of three characters or more suggests the word it begins; nothing for an exact,
+// empty or overlong word, or one too far from every spelling.
+TEST(SpellingHint, SuggestsOnlyCloseSpellings) {
+  const std::vector<std::string> devices = {"cpu", "cuda", "rocm"};
+  EXPECT_EQ(closest_spelling("CPU", devices), "cpu");
+  EXPECT_EQ(closest_spelling("gpu", devices), std::nullopt);
+  EXPECT_EQ(closest_spelling("cud", devices), "cuda");
+  EXPECT_EQ(closest_spelling("cpu", devices), std::nullopt);
+  EXPECT_EQ(closest_spelling("", devices), std::nullopt);
+  EXPECT_EQ(closest_spelling(std::string(65, 'c'), devices), std::nullopt);
+  const std::vector<std::string> profiles = {"checked_cpu", "fast_cpu"};
+  EXPECT_EQ(closest_spelling("fast-cpu", profiles), "fast_cpu");
+  EXPECT_EQ(closest_spelling("fats_cpu", profiles), "fast_cpu");
+  EXPECT_EQ(closest_spelling("fst_cp", profiles), std::nullopt);
+  const std::vector<std::string> commands = {"plan", "run", "probe"};
+  EXPECT_EQ(closest_spelling("plna", commands, SpellingTolerance::command_word), "plan");
+  EXPECT_EQ(closest_spelling("rn", commands, SpellingTolerance::command_word), "run");
+  EXPECT_EQ(closest_spelling("rn", commands), std::nullopt);
+  EXPECT_EQ(did_you_mean("Fast_CPU", profiles), "did you mean 'fast_cpu'? ");
+  EXPECT_EQ(did_you_mean("xyz", profiles), "");
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // and checks at compile time that it has one non-empty, distinct spelling per enumerator (its
 // size is deduced from the list, never typed); `to_string` goes through `enum_name`, which
 // spells a value outside the table (a cast, never a parse) as "<invalid>"; `parse_enum` searches
-// the array and, on a miss, lists every valid spelling.
+// the array and, on a miss, suggests the closest spelling (spelling_hint.hpp) and lists every
+// valid one.
 #pragma once
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "nnplan/error.hpp"
+#include "nnplan/spelling_hint.hpp"
 
 namespace nnplan {
 
@@ -72,9 +74,9 @@ template <class E, std::size_t N>
   for (std::size_t i = 0; i < N; ++i) {
     if (names[i] == text) return static_cast<E>(i);
   }
-  return std::unexpected(make_error(ErrorKind::invalid_input,
-                                    "unknown " + std::string(what) + " '" + std::string(text) +
-                                        "'; valid: " + join_names(names)));
+  return std::unexpected(make_error(
+      ErrorKind::invalid_input, "unknown " + std::string(what) + " '" + std::string(text) + "'; " +
+                                    did_you_mean(text, names) + "valid: " + join_names(names)));
 }
 
 }  // namespace nnplan

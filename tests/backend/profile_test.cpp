@@ -114,7 +114,8 @@ TEST(ProfileByName, UnknownNameListsTheProfiles) {
   ASSERT_FALSE(p.has_value());
   EXPECT_EQ(p.error().kind, ErrorKind::invalid_input);
   EXPECT_EQ(p.error().message,
-            "unknown profile 'checked_gpu'; valid: checked_cpu, checked_linux_x86_64_cpu, "
+            "unknown profile 'checked_gpu'; did you mean 'checked_cpu'? valid: checked_cpu, "
+            "checked_linux_x86_64_cpu, "
             "checked_macos_aarch64_cpu, checked_windows_x86_64_cpu, checked_cuda, "
             "libtorch_forward_cuda, fast_cpu");
 }

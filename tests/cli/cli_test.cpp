@@ -112,7 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "unknown backend op 'convolution'; valid: rand_uniform, bernoulli_mask,"},
         ErrorCase{"unknown_op_position", "plan-ops relu convolution", 2, "in OP argument 2"},
         ErrorCase{"unknown_profile", "plan-ops --profile fast relu", 2,
-                  "unknown profile 'fast'; valid: checked_cpu, checked_linux_x86_64_cpu"},
+                  "unknown profile 'fast'; did you mean 'fast_cpu'? valid: checked_cpu, "
+                  "checked_linux_x86_64_cpu"},
         ErrorCase{"unknown_prefer", "plan-ops --prefer cuda relu", 2,
                   "unknown provider 'cuda'; valid: reference, torchlean, native-cuda"},
         ErrorCase{"unknown_only", "plan-ops --only tensorrt relu", 2, "in --only"},
@@ -121,7 +122,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"unknown_vjp", "plan-ops --vjp tape relu", 2,
                   "unknown vjp mode 'tape'; valid: none, torchlean-tape, backend-vjp"},
         ErrorCase{"unknown_target", "plan-ops --target linux-gpu relu", 2,
-                  "unknown target preset 'linux-gpu'; valid: portable-cpu, linux-cpu"},
+                  "unknown target preset 'linux-gpu'; did you mean 'linux-cpu'? valid: "
+                  "portable-cpu, linux-cpu"},
         ErrorCase{"prefer_and_only", "plan-ops --prefer reference --only reference relu", 2,
                   "--prefer excludes --only"},
         ErrorCase{"no_ops", "plan-ops", 2, "nnplan: error: nnplan plan-ops: OP is required"},

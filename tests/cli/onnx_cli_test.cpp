@@ -280,6 +280,26 @@ TEST(OnnxCliInputShape, FixesASymbolicDimension) {
   EXPECT_TRUE(contains(with.out, "gate: accepted")) << with.out;
 }
 
+// An --input-shape naming an input the model lacks is a usage error (exit 2), for every command
+// that reads a graph, with the closest input name suggested.
+TEST(OnnxCliInputShape, AnInputTheModelLacksIsAUsageError) {
+  const fs::path model = write_mlp_model("dynamic.onnx", -1);
+  for (const std::string command : {"plan", "run", "report", "explain --node 1"}) {
+    SCOPED_TRACE(command);
+    const CliResult r = run_cli(command + " " + model.string() + " --input-shape X=5,4");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err,
+                         "an input shape is given for 'X', which is not a graph input; "
+                         "did you mean 'x'? inputs: 'x'"))
+        << r.err;
+  }
+  const CliResult convert =
+      run_cli("convert " + model.string() + " -o " +
+              (fs::path(testing::TempDir()) / "lacks.json").string() + " --input-shape y=5,4");
+  EXPECT_EQ(convert.exit_code, 2) << convert.err;
+  EXPECT_TRUE(contains(convert.err, "'y', which is not a graph input; inputs: 'x'")) << convert.err;
+}
+
 struct InputShapeCase {
   std::string name;
   std::string flags;

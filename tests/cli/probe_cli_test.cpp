@@ -67,7 +67,10 @@ TEST(ProbeCli, ProfileTargetIsTheDefault) {
 TEST(ProbeCli, UnknownTargetIsAUsageError) {
   const CliResult r = run_cli("probe --target linux-gpu");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.err, "unknown target preset 'linux-gpu'; valid: portable-cpu")) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "unknown target preset 'linux-gpu'; did you mean 'linux-cpu'? valid: "
+                       "portable-cpu"))
+      << r.err;
   EXPECT_TRUE(r.out.empty());
 }
 

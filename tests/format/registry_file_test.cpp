@@ -575,7 +575,8 @@ std::vector<MalformedCase> malformed_cases() {
       {"capsule_missing_op", remove_in_capsule("/op"), kInvalid,
        at("field op: required field is missing")},
       {"unknown_op", set_in_capsule("/op", R"("rleu")"), kInvalid,
-       at("field op: unknown backend op 'rleu'; valid: rand_uniform, bernoulli_mask, add,")},
+       at("field op: unknown backend op 'rleu'; did you mean 'relu'? valid: rand_uniform, "
+          "bernoulli_mask, add,")},
       {"op_not_string", set_in_capsule("/op", "11"), kInvalid,
        at("field op: expected string, found number")},
       {"long_unknown_op_is_shortened", set_in_capsule("/op", "\"" + long_op + "\""), kInvalid,
@@ -590,8 +591,8 @@ std::vector<MalformedCase> malformed_cases() {
        at("field device: unknown device 'npu'; valid: cpu, cuda, rocm, metal, wasm, tpu, "
           "trainium, custom, external")},
       {"unknown_trust", set_in_capsule("/trust", R"("trusted")"), kInvalid,
-       at("field trust: unknown trust level 'trusted'; valid: verified, checked, fuzzed, "
-          "trusted-external")},
+       at("field trust: unknown trust level 'trusted'; did you mean 'trusted-external'? valid: "
+          "verified, checked, fuzzed, trusted-external")},
       {"unknown_vjp_mode", set_in_capsule("/vjp", R"("tape")"), kInvalid,
        at("field vjp: unknown vjp mode 'tape'; valid: none, torchlean-tape, backend-vjp")},
       {"unknown_capsule_field", set_in_capsule("/trust_level", R"("checked")", "add"), kInvalid,
@@ -606,12 +607,13 @@ std::vector<MalformedCase> malformed_cases() {
        at("field pattern: expected array, found string")},
       {"pattern_element_not_string", set_in_capsule("/pattern", R"(["relu", 3])", "add"), kInvalid,
        at("field pattern[1]: expected string, found number")},
-      {"pattern_unknown_op", set_in_capsule("/pattern", R"(["relu", "frobnicate"])", "add"), kInvalid,
-       at("field pattern[1]: unknown backend op 'frobnicate'")},
+      {"pattern_unknown_op", set_in_capsule("/pattern", R"(["relu", "frobnicate"])", "add"),
+       kInvalid, at("field pattern[1]: unknown backend op 'frobnicate'")},
       {"pattern_of_one_op", set_in_capsule("/pattern", R"(["relu"])", "add"), kInvalid,
        at("field pattern: a fused capsule's pattern lists at least two ops in chain order (for "
           "example [\"conv\", \"relu\"]); it lists 1; a capsule of one op leaves the field out")},
-      {"pattern_not_rooted_at_op", set_in_capsule("/pattern", R"(["add", "relu"])", "add"), kInvalid,
+      {"pattern_not_rooted_at_op", set_in_capsule("/pattern", R"(["add", "relu"])", "add"),
+       kInvalid,
        at("field pattern: the pattern starts with add but the capsule's op is relu; a fused "
           "capsule's op is its pattern's first (root) op")},
       {"second_capsule_named",
@@ -642,8 +644,9 @@ std::vector<MalformedCase> malformed_cases() {
        at("field contracts.layout.summary: expected string, found boolean")},
       // Claims.
       {"unknown_claim_kind", set_in_capsule("/contracts/shape/claim/kind", R"("shape")"), kInvalid,
-       at("field contracts.shape.claim.kind: unknown claim kind 'shape'; valid: shape-safety, "
-          "layout-compatibility, value-refinement, vjp-refinement")},
+       at("field contracts.shape.claim.kind: unknown claim kind 'shape'; did you mean "
+          "'shape-safety'? valid: shape-safety, layout-compatibility, value-refinement, "
+          "vjp-refinement")},
       {"claim_missing_kind", remove_in_capsule("/contracts/shape/claim/kind"), kInvalid,
        at("field contracts.shape.claim.kind: required field is missing")},
       {"claim_missing_layout", remove_in_capsule("/contracts/layout/claim/layout"), kInvalid,
@@ -753,7 +756,8 @@ TEST(RegistryFileRead, MalformedFileNamesPathModuleCapsuleAndField) {
   EXPECT_EQ(modules.error().message,
             path.string() +
                 ": module 'acme' capsule 'acme.relu': field trust: unknown trust level 'trusted'; "
-                "valid: verified, checked, fuzzed, trusted-external");
+                "did you mean 'trusted-external'? valid: verified, checked, fuzzed, "
+                "trusted-external");
 }
 
 TEST(RegistryFileRead, MissingFileNamesThePath) {

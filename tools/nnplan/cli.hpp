@@ -32,9 +32,12 @@ inline constexpr int kExitBadInput = 3;  // unreadable or malformed input file
 inline constexpr int kExitUnsupported = 4;
 
 // The exit code for an input file that could not be used: 4 when it is valid but uses something
-// nnplan does not support yet, else 3.
+// nnplan does not support yet, 2 when a name the flags gave is not in it (an --input-shape for an
+// input the model lacks), else 3.
 [[nodiscard]] constexpr int input_exit_code(const Error& error) {
-  return error.kind == ErrorKind::unsupported ? kExitUnsupported : kExitBadInput;
+  return error.kind == ErrorKind::unsupported ? kExitUnsupported
+         : error.kind == ErrorKind::not_found ? kExitUsage
+                                              : kExitBadInput;
 }
 
 // Prints `nnplan: error: <rendered error>` to stderr and returns `exit_code`.
@@ -51,11 +54,6 @@ enum class UnsignedProblem : bool { not_a_number, out_of_range };
 // A decimal integer argument (`--node 3`, a dimension of `--input-shape`): digits only, no sign;
 // out_of_range past 2^64 - 1.
 [[nodiscard]] std::expected<std::uint64_t, UnsignedProblem> parse_unsigned(std::string_view text);
-
-// The closest of `candidates` to a mistyped `word` (a subcommand, an option), when one is close
-// enough to suggest: at most max(2, size / 3) edits away, or `word` a prefix of it.
-[[nodiscard]] std::optional<std::string> closest_spelling(
-    std::string_view word, const std::vector<std::string>& candidates);
 
 // Prints the one-line `nnplan: error:` message for arguments CLI11 refused (an unknown subcommand
 // or option with the closest valid spelling, a missing value) and returns exit code 2. `args` are

@@ -12,53 +12,10 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "nnplan/spelling_hint.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
-
-namespace {
-
-// Optimal string alignment distance: edits, with a swap of two neighbours counting as one
-// ("plna" is one edit from "plan").
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
-  for (std::size_t i = 0; i <= a.size(); ++i)
-    d[i][0] = i;
-  for (std::size_t j = 0; j <= b.size(); ++j)
-    d[0][j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
-
-}  // namespace
-
-std::optional<std::string> closest_spelling(std::string_view word,
-                                            const std::vector<std::string>& candidates) {
-  // Words of a few letters are only matched by one or two edits; an unrelated word gets no
-  // suggestion rather than a wrong one. A prefix of a candidate (`--low`) is always a match.
-  if (word.empty() || word.size() > 64) return std::nullopt;
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  std::optional<std::string> best;
-  std::size_t best_distance = limit + 1;
-  for (const std::string& candidate : candidates) {
-    std::size_t distance = edit_distance(word, candidate);
-    if (candidate.starts_with(word) && word.size() >= 3)
-      distance = std::min<std::size_t>(distance, 1);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
-  }
-  return best;
-}
 
 namespace {
 
@@ -91,7 +48,7 @@ std::vector<std::string> option_spellings(const CLI::App& command) {
 }
 
 std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
-  const auto best = closest_spelling(word, candidates);
+  const auto best = closest_spelling(word, candidates, SpellingTolerance::command_word);
   return best ? "; did you mean " + *best + "?" : "";
 }
 

@@ -6,6 +6,7 @@
 
 #include "import_context.hpp"
 #include "nnplan/format/limits.hpp"
+#include "nnplan/spelling_hint.hpp"
 
 namespace nnplan::format::onnx_import {
 
@@ -91,12 +92,18 @@ void ImportContext::read_inputs() {
     });
     if (!is_input) {
       std::string names;
+      std::vector<std::string> inputs;
       for (const auto& in : g.input()) {
-        if (!consts_.contains(in.name()))
-          names += (names.empty() ? "" : ", ") + quoted_name(in.name());
+        if (consts_.contains(in.name())) continue;
+        names += (names.empty() ? "" : ", ") + quoted_name(in.name());
+        inputs.push_back(in.name());
       }
+      // Not found, not malformed: the name is the caller's, so the command line says it as a
+      // usage error.
       fail_model("an input shape is given for " + quoted_name(name) +
-                 ", which is not a graph input; inputs: " + (names.empty() ? "none" : names));
+                     ", which is not a graph input; " + did_you_mean(name, inputs) +
+                     "inputs: " + (names.empty() ? "none" : names),
+                 ErrorKind::not_found);
     }
   }
   for (const onnx::ValueInfoProto& in : g.input()) {

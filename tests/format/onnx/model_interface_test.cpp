@@ -92,8 +92,16 @@ TEST(OnnxImport, DynamicDimensionAndTheFix) {
   EXPECT_EQ(error_of(m, {.input_shapes = {{"x", {4, 5, 224, 224}}}}),
             "m.onnx: input shape [4,5,224,224] given for input 'x' has 5 at dimension 1, the "
             "model fixes it to 3");
-  EXPECT_EQ(error_of(m, {.input_shapes = {{"z", {1}}}}),
+  // A name the model lacks is the caller's mistake (not found: a usage error on the command
+  // line), with the closest input suggested where one is close.
+  EXPECT_EQ(error_of(m, {.input_shapes = {{"z", {1}}}}, ErrorKind::not_found),
             "m.onnx: an input shape is given for 'z', which is not a graph input; inputs: 'x'");
+  Model named;
+  named.input("image", {-1, 3, 8, 8}).output("y");
+  named.node("Relu", {"image"}, {"y"}, "r");
+  EXPECT_EQ(error_of(named, {.input_shapes = {{"imgae", {1, 3, 8, 8}}}}, ErrorKind::not_found),
+            "m.onnx: an input shape is given for 'imgae', which is not a graph input; did you "
+            "mean 'image'? inputs: 'image'");
 }
 
 // import_onnx holds input shapes to the limits of a declared shape itself (check_input_shapes),
