@@ -317,8 +317,7 @@ class NativePlan {
     if (!ran) raise_error(ran.error());
     outputs = std::move(*ran);
     if (trace) {
-      const format::TraceMetadata meta{
-          .graph_path = graph_.path, .graph_digest = graph_.digest, .onnx = graph_.onnx()};
+      const format::TraceMetadata meta{.graph_path = graph_.path, .graph_digest = graph_.digest};
       take(format::write_file_atomically(
                *trace, format::chrome_trace_json(executor.buffer(), events, meta), model_files()),
            "in trace=");

@@ -290,8 +290,16 @@ Expected<ir::WeightTensor> parse_npy(std::span<const std::byte> bytes, std::stri
     const std::optional<std::string> name = dtype_name(code);
     std::string what = name ? *name : std::string("unknown");
     if (order == '>' && name) what += ", big-endian";
+    // What to convert to: a float array to float32 (a model's values), an integer one to int64
+    // (its indices).
+    const char kind = code.empty() ? '?' : code.front();
+    const std::string hint =
+        kind == 'f' ? "; save it as float32: numpy.save(path, array.astype(numpy.float32))"
+        : kind == 'i' || kind == 'u'
+            ? "; save it as int64: numpy.save(path, array.astype(numpy.int64))"
+            : "";
     return fail("dtype '" + detail::shown(descr) + "' (" + what + ") is not supported; " +
-                supported_dtypes());
+                supported_dtypes() + hint);
   }
   const ir::DType dtype = type->dtype;
   const std::size_t item = ir::size_of(dtype);

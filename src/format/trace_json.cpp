@@ -40,15 +40,19 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
   for (const CommandTiming& t : trace.events) {
     const Command& c = commands[t.command];
     const backend::KernelCapsule& capsule = buffer.capsule(c);
-    // A fused command is named after its chain ("conv+relu", or the ONNX names joined by '+')
+    // A fused command is named after its chain ("conv+relu", or the ONNX names joined by '+',
+    // a name repeated by the next node given once: an ONNX node the importer made two nodes of)
     // and lists every source node; a plain one has a chain of one.
     std::string node_name;
+    std::string last_piece;
     json ids = json::array();
     json names = json::array();
     json kinds = json::array();
     for (const ir::Node* n : c.chain) {
-      if (!node_name.empty()) node_name += "+";
-      node_name += n->source_name.empty() ? std::string(ir::to_string(n->kind)) : n->source_name;
+      const std::string piece =
+          n->source_name.empty() ? std::string(ir::to_string(n->kind)) : n->source_name;
+      if (piece != last_piece) node_name += (node_name.empty() ? "" : "+") + piece;
+      last_piece = piece;
       ids.push_back(n->id);
       kinds.push_back(std::string(ir::to_string(n->kind)));
       names.push_back(n->source_name);
@@ -74,7 +78,7 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                    {"run", t.run},
                    {"node_ids", std::move(ids)},
                    {"kinds", std::move(kinds)}};
-      args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
+      args["node_names"] = std::move(names);
       complete_event("reorder " + node_name, backend::to_string(capsule.provider), t,
                      std::move(args));
       continue;
@@ -101,7 +105,7 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
       }
       args["pattern"] = std::move(pattern);
     }
-    args[metadata.onnx ? "onnx_node_names" : "node_names"] = std::move(names);
+    args["node_names"] = std::move(names);
     complete_event(node_name, backend::to_string(capsule.provider), t, std::move(args));
   }
   json other = {{"format", std::string(kTraceFormat)},

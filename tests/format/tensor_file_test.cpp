@@ -229,15 +229,18 @@ TEST(NpyFile, RefusesUnsupportedDtypesAndLayouts) {
   const std::string d8(8, '\0');
   EXPECT_EQ(npy_error(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", 1, d8)),
             "x.npy: dtype '<f8' (float64) is not supported; expected float32 ('<f4'), int64 "
-            "('<i8') or bool ('|b1')");
+            "('<i8') or bool ('|b1'); save it as float32: numpy.save(path, "
+            "array.astype(numpy.float32))");
   EXPECT_EQ(npy_error(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
             "x.npy: dtype '>f4' (float32, big-endian) is not supported; expected float32 ('<f4'), "
-            "int64 ('<i8') or bool ('|b1')");
+            "int64 ('<i8') or bool ('|b1'); save it as float32: numpy.save(path, "
+            "array.astype(numpy.float32))");
   EXPECT_EQ(npy_error(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
             "x.npy: dtype '<i4' (int32) is not supported; expected float32 ('<f4'), int64 "
-            "('<i8') or bool ('|b1')");
+            "('<i8') or bool ('|b1'); save it as int64: numpy.save(path, "
+            "array.astype(numpy.int64))");
   EXPECT_EQ(npy_error(npy_file("{'descr': '<U8', 'fortran_order': False, 'shape': (1,), }", 1,
                                float_data({1}))),
             "x.npy: dtype '<U8' (unknown) is not supported; expected float32 ('<f4'), int64 "

@@ -231,8 +231,8 @@ TEST(OnednnLayouts, CnnExampleRunsChannelsLastUpToTheFlatten) {
       {buffer->inputs()[0].name, testing::seeded_tensor(*buffer->inputs()[0].shape, 3)}};
   Executor exec{CommandBuffer{*buffer}};
   ASSERT_TRUE(exec.run(inputs, &trace).has_value());
-  const auto doc = nlohmann::json::parse(chrome_trace_json(
-      exec.buffer(), trace, {.graph_path = "cnn.json", .graph_digest = {}, .onnx = false}));
+  const auto doc = nlohmann::json::parse(
+      chrome_trace_json(exec.buffer(), trace, {.graph_path = "cnn.json", .graph_digest = {}}));
   std::vector<std::string> names;
   for (const auto& e : doc["traceEvents"]) {
     if (e["ph"] != "X") continue;

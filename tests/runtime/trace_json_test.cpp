@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -51,8 +53,7 @@ void traced_run(const std::string& path, int runs, TracedRun& out) {
     ASSERT_TRUE(outputs.has_value()) << render(outputs.error());
   }
   const std::string text = chrome_trace_json(
-      out.exec->buffer(), out.trace,
-      {.graph_path = path, .graph_digest = out.loaded->digest, .onnx = out.loaded->onnx()});
+      out.exec->buffer(), out.trace, {.graph_path = path, .graph_digest = out.loaded->digest});
   EXPECT_EQ(text.back(), '\n');
   out.doc = json::parse(text);
 }
@@ -71,13 +72,13 @@ void expect_metadata_events(const json& events, const std::string& path) {
                              {"args", {{"name", "executor (calling thread)"}}}}));
 }
 
-// Checks each complete event against its command; `names_key` is node_names or onnx_node_names.
-void expect_command_events(const TracedRun& run, int runs, const std::string& names_key) {
+// Checks each complete event against its command. Node names are under `node_names` whatever the
+// graph's format (a torchlean.ir.v1 graph's names, an ONNX model's node names).
+void expect_command_events(const TracedRun& run, int runs) {
   const CommandBuffer& buffer = run.exec->buffer();
   const json& events = run.doc.at("traceEvents");
   const auto commands = buffer.commands();
   ASSERT_EQ(events.size(), 2 + commands.size() * runs);
-  const std::string other_key = names_key == "node_names" ? "onnx_node_names" : "node_names";
   double previous_ts = -1.0;
   for (std::size_t k = 0; k < commands.size() * runs; ++k) {
     SCOPED_TRACE("event " + std::to_string(k));
@@ -112,8 +113,8 @@ void expect_command_events(const TracedRun& run, int runs, const std::string& na
     EXPECT_EQ(args.at("node_ids"), json::array({c.node->id}));
     const json names =
         c.node->source_name.empty() ? json::array() : json::array({c.node->source_name});
-    EXPECT_EQ(args.at(names_key), names);
-    EXPECT_FALSE(args.contains(other_key));
+    EXPECT_EQ(args.at("node_names"), names);
+    EXPECT_FALSE(args.contains("onnx_node_names"));
   }
 }
 
@@ -124,7 +125,7 @@ TEST(TraceJson, MlpTraceNamesEveryCommandRun) {
   if (HasFatalFailure()) return;
   const json& events = run.doc.at("traceEvents");
   expect_metadata_events(events, path);
-  expect_command_events(run, 2, "node_names");
+  expect_command_events(run, 2);
   // The MLP's commands, by name and handler.
   std::vector<std::string> names;
   for (std::size_t k = 2; k < 6; ++k) names.push_back(events[k].at("name"));
@@ -188,7 +189,7 @@ TEST(TraceJson, OnnxTraceCarriesOnnxNodeNames) {
   if (HasFatalFailure()) return;
   ASSERT_TRUE(run.loaded->onnx());
   expect_metadata_events(run.doc.at("traceEvents"), path);
-  expect_command_events(run, 1, "onnx_node_names");
+  expect_command_events(run, 1);
   const json& relu = run.doc.at("traceEvents")[2];
   EXPECT_EQ(relu.at("args").at("capsule"), "reference.relu");
   EXPECT_EQ(relu.at("args").at("kind"), "relu");
@@ -237,6 +238,39 @@ TEST(TraceJson, AFusedCommandListsEveryNodeOfItsChain) {
   EXPECT_EQ(args.at("pattern"), json::array({"linear", "relu"}));
   // The next command is a plain one: no pattern.
   EXPECT_FALSE(doc.at("traceEvents").at(3).at("args").contains("pattern"));
+}
+
+// A chain whose nodes repeat a name (an ONNX node the importer made two nodes of) names its event
+// with it once; node_names still lists one name per node.
+TEST(TraceJson, AFusedEventGivesARepeatedNameOnce) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "repeated_name";
+  std::filesystem::create_directories(dir);
+  std::ifstream in(example_path("mlp.json"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t at = text.find("\"relu1\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 7, "\"fc1\"");
+  std::ofstream(dir / "mlp.json") << text;
+  std::filesystem::copy_file(example_path("mlp.payloads"), dir / "mlp.payloads",
+                             std::filesystem::copy_options::overwrite_existing);
+  auto loaded =
+      format::read_graph_file((dir / "mlp.json").string(), {.digest = false, .keep_weights = true});
+  ASSERT_TRUE(loaded.has_value()) << render(loaded.error().error);
+  auto buffer = testing::compiled(
+      testing::planned(backend::make_profile(backend::MaintainedProfile::fast_cpu), loaded->graph,
+                       loaded->payloads));
+  ASSERT_TRUE(buffer.has_value());
+  Executor exec(std::move(*buffer));
+  std::vector<NamedTensor> inputs;
+  for (const IoBinding& b : exec.buffer().inputs()) {
+    inputs.push_back({b.name, testing::seeded_tensor(*b.shape, 3)});
+  }
+  ExecutionTrace trace;
+  ASSERT_TRUE(exec.run(inputs, &trace).has_value());
+  const json doc = json::parse(chrome_trace_json(exec.buffer(), trace, {.graph_path = "mlp.json"}));
+  const json& fused = doc.at("traceEvents").at(2);
+  EXPECT_EQ(fused.at("name"), "fc1");
+  EXPECT_EQ(fused.at("args").at("node_names"), json::array({"fc1", "fc1"}));
 }
 
 }  // namespace

@@ -460,8 +460,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     }
     std::string trace_doc;
     if (flags->trace) {
-      const format::TraceMetadata meta{
-          .graph_path = planned->graph.path, .graph_digest = planned->graph.digest, .onnx = onnx};
+      const format::TraceMetadata meta{.graph_path = planned->graph.path,
+                                       .graph_digest = planned->graph.digest};
       trace_doc = format::chrome_trace_json(executor.buffer(), trace, meta);
     }
     std::vector<format::OutputFile> files;

@@ -18,7 +18,6 @@ inline constexpr std::string_view kTraceFormat = "nnplan.trace.v1";
 struct TraceMetadata {
   std::string graph_path;
   std::optional<std::string> graph_digest;  // "sha256:..." of the graph file
-  bool onnx = false;                        // node names are ONNX node names
 };
 
 [[nodiscard]] std::string chrome_trace_json(const runtime::CommandBuffer& buffer,
