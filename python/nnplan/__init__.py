@@ -27,8 +27,12 @@ Example:
     >>> outputs = nnplan.run("examples/cnn.json", {"image": numpy.load("examples/cnn_input.npy")})
 """
 
-import json
-import os
+import collections as _collections
+import difflib as _difflib
+import json as _json
+import os as _os
+import shutil as _shutil
+import subprocess as _subprocess
 
 from . import _nnplan
 from .errors import (  # noqa: F401  (re-exported)
@@ -51,8 +55,11 @@ from .errors import (  # noqa: F401  (re-exported)
 __version__ = _nnplan.version
 
 __all__ = [
+    "Session",
+    "IOInfo",
     "Plan",
     "plan",
+    "report",
     "explain",
     "verify",
     "probe",
@@ -67,9 +74,9 @@ __all__ = [
 def _path(value, what):
     # As the bytes the file system names it by (os.fsencode): a path that is not UTF-8 comes from
     # os.listdir and sys.argv as a str with surrogate escapes, which only its bytes can carry.
-    if not isinstance(value, (str, os.PathLike)):
+    if not isinstance(value, (str, _os.PathLike)):
         raise TypeError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}")
-    return os.fsencode(value)
+    return _os.fsencode(value)
 
 
 def _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
@@ -81,7 +88,7 @@ def _config(profile, device, prefer, only, assurance, vjp, target, registries, l
             raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
     if prefer is not None and only is not None:
         raise InvalidInputError("prefer= and only= exclude each other; give one of them")
-    if isinstance(registries, (str, os.PathLike)):
+    if isinstance(registries, (str, _os.PathLike)):
         registries = [registries]
     shapes = None
     if input_shapes is not None:
@@ -130,7 +137,7 @@ class Plan:
 
     def _document(self):
         if self._artifact is None:
-            self._artifact = json.loads(self._native.artifact())
+            self._artifact = _json.loads(self._native.artifact())
         return self._artifact
 
     @property
@@ -210,25 +217,142 @@ def _threads(threads):
     return threads
 
 
-def _bind_inputs(plan, inputs, threads):
+def _is_array_like(value):
+    return hasattr(value, "__array__") or hasattr(value, "__dlpack__")
+
+
+def _as_array(name, value):
+    """`value` as a NumPy array: an ndarray as it is; an object with DLPack (a torch tensor on the
+    CPU, a JAX or CuPy array) through numpy.from_dlpack, which shares its memory; else one with
+    __array__ through numpy.asarray (no copy where the object allows it). The native run copies
+    the elements once, into the run's own input buffer."""
     import numpy
+    if isinstance(value, numpy.ndarray):
+        return value
+    if hasattr(value, "__dlpack__"):
+        try:
+            return numpy.from_dlpack(value)
+        except (RuntimeError, TypeError, BufferError, ValueError) as error:
+            hint = (" (call .detach() on a tensor that requires grad, and .cpu() on one on a "
+                    "GPU)") if hasattr(value, "detach") and "detach" not in str(error) else ""
+            if not hasattr(value, "__array__"):
+                raise TypeError(f"input {name!r}: its DLPack export failed: {error}{hint}") from None
+            try:
+                return numpy.asarray(value)
+            except (RuntimeError, TypeError, ValueError):
+                raise TypeError(f"input {name!r}: cannot be read as an array: {error}{hint}") \
+                    from None
+    if hasattr(value, "__array__"):
+        return numpy.asarray(value)
+    raise TypeError(f"input {name!r} must be a numpy array, or an object with __array__ or "
+                    f"__dlpack__ (a torch tensor), not {type(value).__name__}")
+
+
+def _bind_inputs(plan, inputs, threads):
     if not plan.accepted:
         return {}  # the native run refuses a rejected plan before it reads an input
-    if isinstance(inputs, numpy.ndarray):
+    if _is_array_like(inputs) and not isinstance(inputs, dict):
         names = [name for name, _ in plan._native.compiled(threads)["inputs"]]
         if len(names) != 1:
             raise BadInputError(
                 f"an array alone names the model's only input; the model has {len(names)}: "
                 f"{names}; pass a dict {{name: array}}")
-        return {names[0]: inputs}
+        return {names[0]: _as_array(names[0], inputs)}
     if not isinstance(inputs, dict):
-        raise TypeError(f"inputs must be a dict {{name: numpy array}}, not {type(inputs).__name__}")
-    bound = {}
-    for name, value in inputs.items():
-        if not isinstance(value, numpy.ndarray):
-            raise TypeError(f"input {name!r} must be a numpy array, not {type(value).__name__}")
-        bound[str(name)] = value
-    return bound
+        raise TypeError(f"inputs must be a dict {{name: array}}, not {type(inputs).__name__}")
+    return {str(name): _as_array(name, value) for name, value in inputs.items()}
+
+
+IOInfo = _collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
+IOInfo.__doc__ = """One input or output of a Session: its name, its NumPy dtype name ('float32',
+'int64' or 'bool') and its shape (a tuple of ints)."""
+
+
+class Session:
+    """A model planned once and compiled for this machine, run many times: nnplan's counterpart of
+    onnxruntime.InferenceSession.
+
+        >>> session = nnplan.Session("model.onnx", profile="fast_cpu")
+        >>> [(i.name, i.dtype, i.shape) for i in session.inputs]
+        [('input', 'float32', (1, 3, 224, 224))]
+        >>> y = session.run({"input": x})["output"]      # x: numpy array or torch tensor
+
+    profile and the keywords are those of nnplan.plan (device, prefer, only, assurance, vjp,
+    target, registries, lowering, input_shapes); threads bounds each onednn command's threads
+    (default: every core). Creating the session plans the model with its weights, checks this
+    machine's probe confirms every provider and device of the plan, and compiles it: a plan its
+    gate rejects raises RejectedError (its report says why), a provider this machine lacks raises
+    UnprobedProviderError. Nothing falls back to another provider or device.
+
+    Attributes: inputs, outputs (lists of IOInfo), plan (the nnplan.Plan: its groups, audit and
+    gate verdict). Methods: run(feeds, outputs=None, trace=None), report().
+    """
+
+    def __init__(self, model, profile=None, *, threads=None, device=None, prefer=None, only=None,
+                 assurance=None, vjp=None, target=None, registries=(), lowering=None,
+                 input_shapes=None):
+        self._threads = _threads(threads)
+        self.plan = plan(model, profile, device=device, prefer=prefer, only=only,
+                         assurance=assurance, vjp=vjp, target=target, registries=registries,
+                         lowering=lowering, input_shapes=input_shapes, weights=True)
+        if not self.plan.accepted:
+            kinds = sorted({f["kind"] for f in self.plan.gate_failures})
+            raise RejectedError(
+                f"the gate of profile {self.plan.profile['name']} rejected the plan of "
+                f"{self.plan._native.path} ({', '.join(kinds)}); nothing can run. "
+                f"nnplan.plan(...).report() shows each failure")
+        io = self.plan._native.io(self._threads)
+        self.inputs = [IOInfo(name, dtype, tuple(shape)) for name, dtype, shape in io["inputs"]]
+        self.outputs = [IOInfo(name, dtype, tuple(shape)) for name, dtype, shape in io["outputs"]]
+
+    def run(self, feeds, outputs=None, *, trace=None):
+        """Runs the model on `feeds` and returns {output name: numpy.ndarray}.
+
+        feeds    {input name: array}; each array a NumPy array or anything with __array__ or
+                 __dlpack__ (a torch tensor), of the input's dtype and shape (session.inputs);
+                 one array alone for a single-input model
+        outputs  the output names to return (default: every output); the model computes all
+        trace    a path: writes what ran as Chrome Trace Event JSON (open it in ui.perfetto.dev)
+
+        A wrong name, dtype or shape raises BadInputError naming the input and what the model
+        expects. The returned arrays own their memory.
+        """
+        if outputs is not None:
+            if isinstance(outputs, str) or not all(isinstance(o, str) for o in outputs):
+                raise TypeError("outputs must be a list of output names (str)")
+            known = [o.name for o in self.outputs]
+            for name in outputs:
+                if name not in known:
+                    close = _difflib.get_close_matches(name, known, n=1)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    raise NotFoundError(f"output {name!r} is not an output of the model; {hint}"
+                                        f"its outputs: {known}")
+        ran = self.plan.run(feeds, trace=trace, threads=self._threads or None)
+        return ran if outputs is None else {name: ran[name] for name in outputs}
+
+    def report(self):
+        """The text report of the plan (`nnplan plan MODEL`)."""
+        return self.plan.report()
+
+    def __repr__(self):
+        return (f"<nnplan.Session {self.plan._native.path!r} under "
+                f"{self.plan._native.profile_name}: {len(self.inputs)} inputs, "
+                f"{len(self.outputs)} outputs>")
+
+
+def _draw_svg(dot_text):
+    """(SVG of a DOT document by Graphviz's `dot`, "") or (None, why there is none)."""
+    dot = _shutil.which("dot")
+    if dot is None:
+        return None, "graphviz (dot) was not found on PATH; install graphviz to draw the picture"
+    try:
+        done = _subprocess.run([dot, "-Tsvg"], input=dot_text.encode(), capture_output=True,
+                               timeout=60, check=False)
+    except (OSError, _subprocess.SubprocessError) as error:
+        return None, f"graphviz (dot) could not run: {error}"
+    if done.returncode != 0:
+        return None, f"graphviz (dot) exited with status {done.returncode}"
+    return done.stdout.decode("utf-8", "replace"), ""
 
 
 def plan(model, profile=None, *, device=None, prefer=None, only=None, assurance=None, vjp=None,
@@ -251,6 +375,27 @@ def plan(model, profile=None, *, device=None, prefer=None, only=None, assurance=
     config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
                      input_shapes)
     return Plan(_nnplan.plan(_path(model, "model"), config, bool(weights)))
+
+
+def report(model, path=None, profile=None, *, picture=True, device=None, prefer=None, only=None,
+           assurance=None, vjp=None, target=None, registries=(), lowering=None,
+           input_shapes=None):
+    """The auditor's self-contained HTML page for a model's plan (`nnplan report`).
+
+    Returns the page (a str); with path=, also writes it there (atomically, never over the
+    model or its weights). A model whose gate rejects the plan, or with a node no capsule may
+    run, still gets its page, saying why. The placement picture is drawn by Graphviz's `dot`
+    when it is on PATH (picture=False leaves it out; without dot the page says so).
+
+    Example:
+        >>> nnplan.report("model.onnx", "model.html", profile="fast_cpu")
+    """
+    config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
+                     input_shapes)
+    draw = _draw_svg if picture else (lambda _dot: (None, "left out on request (picture=False)"))
+    page, _accepted = _nnplan.report_html(_path(model, "model"), config, draw,
+                                          None if path is None else _path(path, "path"))
+    return page
 
 
 def explain(model, node, profile=None, *, device=None, prefer=None, only=None, assurance=None,
@@ -305,7 +450,7 @@ def probe(profile=None, *, target=None):
     and the target check.
     """
     config = _config(profile, None, None, None, None, None, target, (), None, None)
-    return json.loads(_nnplan.probe(config))
+    return _json.loads(_nnplan.probe(config))
 
 
 def run(model, inputs, profile=None, *, trace=None, threads=None, device=None, prefer=None,
@@ -345,7 +490,7 @@ def capsules(profile=None, *, op=None, provider=None, device=None, evidence=Fals
             raise TypeError(f"{name} must be a str or None, not {type(value).__name__}")
     config = _config(profile, None, None, None, None, None, None, registries, None, None)
     config.update({"op": op, "provider": provider, "capsule_device": device})
-    document = json.loads(_nnplan.capsules(config, bool(evidence)))
+    document = _json.loads(_nnplan.capsules(config, bool(evidence)))
     if evidence:
         return document
     listed = []
@@ -358,10 +503,10 @@ def capsules(profile=None, *, op=None, provider=None, device=None, evidence=Fals
 def targets():
     """The target presets (`nnplan targets --json`): a list of {name, os, arch, accelerator,
     features, devices, providers}."""
-    return json.loads(_nnplan.targets())["targets"]
+    return _json.loads(_nnplan.targets())["targets"]
 
 
 def profiles():
     """The maintained profiles (`nnplan profiles --json`): a list of {name, device, preference,
     assurance, vjp, target, lowering, modules}."""
-    return json.loads(_nnplan.profiles())["profiles"]
+    return _json.loads(_nnplan.profiles())["profiles"]

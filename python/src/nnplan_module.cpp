@@ -5,16 +5,19 @@
 // nnplan::Error is raised as the exception class nnplan/errors.py keeps for its kind, carrying the
 // error's structured context. The public functions, their keyword signatures and docstrings are in
 // nnplan/__init__.py.
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <algorithm>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -35,6 +38,7 @@
 #include "nnplan/format/registry_file.hpp"
 #include "nnplan/format/trace_json.hpp"
 #include "nnplan/report/plan_dot.hpp"
+#include "nnplan/report/report_html.hpp"
 #include "nnplan/runtime/command_buffer.hpp"
 #include "nnplan/runtime/evidence.hpp"
 #include "nnplan/runtime/executor.hpp"
@@ -57,6 +61,30 @@ py::str text_of(std::string_view text) {
   return py::str(valid_utf8(text) ? std::string(text) : utf8_escaped(text));
 }
 
+// `text` with every command-line hint `--input-shape NAME=D,D,...` phrased for Python:
+// `input_shapes={'NAME': [D, D, ...]}`.
+std::string python_hints(const std::string& text) {
+  static const std::regex flag(
+      R"(--input-shape ([^=\s]+)=((?:\d+|D\d+|\.\.\.)(?:,(?:\d+|D\d+|\.\.\.))*))");
+  std::string out;
+  auto begin = text.cbegin();
+  std::smatch m;
+  while (std::regex_search(begin, text.cend(), m, flag)) {
+    out.append(begin, m[0].first);
+    std::string dims = m[2].str();
+    std::string listed;
+    for (std::size_t at = 0; at <= dims.size();) {
+      const std::size_t comma = std::min(dims.find(',', at), dims.size());
+      listed += (listed.empty() ? "" : ", ") + dims.substr(at, comma - at);
+      at = comma + 1;
+    }
+    out += "input_shapes={'" + m[1].str() + "': [" + listed + "]}";
+    begin = m[0].second;
+  }
+  out.append(begin, text.cend());
+  return out;
+}
+
 [[noreturn]] void raise_error(const Error& error, std::optional<std::string> artifact = {}) {
   const py::object errors = py::module_::import("nnplan.errors");
   const py::object cls = errors.attr("class_for_kind")(to_string(error.kind));
@@ -76,9 +104,9 @@ py::str text_of(std::string_view text) {
     candidate["reasons"] = reasons;
     candidates.append(candidate);
   }
-  const py::object exc = cls(text_of(render(error)));
+  const py::object exc = cls(text_of(python_hints(render(error))));
   exc.attr("kind") = to_string(error.kind);
-  exc.attr("message") = text_of(error.message);
+  exc.attr("message") = text_of(python_hints(error.message));
   const auto texts = [](const std::vector<std::string>& lines) {
     py::list out;
     for (const std::string& line : lines)
@@ -335,6 +363,26 @@ class NativePlan {
     return result;
   }
 
+  // The compiled buffer's inputs and outputs for `threads`: {"inputs": [(name, dtype, shape)],
+  // "outputs": [...]}, dtype as NumPy spells it.
+  py::dict io(int threads) {
+    const runtime::CommandBuffer& buffer = executor_for(threads).buffer();
+    const auto described = [](std::span<const runtime::IoBinding> bindings) {
+      py::list out;
+      for (const runtime::IoBinding& b : bindings) {
+        py::tuple dims(b.shape->dims.size());
+        for (std::size_t i = 0; i < b.shape->dims.size(); ++i)
+          dims[i] = b.shape->dims[i];
+        out.append(py::make_tuple(b.name, py::str(numpy_dtype(b.dtype)), dims));
+      }
+      return out;
+    };
+    py::dict info;
+    info["inputs"] = described(buffer.inputs());
+    info["outputs"] = described(buffer.outputs());
+    return info;
+  }
+
   // How the plan compiled for `threads`: commands, reorders, arena bytes.
   py::dict compiled(int threads) {
     const runtime::CommandBuffer& buffer = executor_for(threads).buffer();
@@ -570,6 +618,47 @@ std::string capsules(const py::dict& config, bool evidence) {
   return format::capsule_listing_json(profile.name, filter, profile.registry->modules());
 }
 
+// The auditor's HTML page for `model` under the profile `config` describes, as `nnplan report`
+// writes it: `draw` turns the placement picture's DOT text into (SVG, "") or (None, why there is
+// none), the page saying why in the picture's place. A model with a node that has no admissible
+// capsule gets the page that names it. With `path`, the page is also written there. Returns
+// (page, accepted): accepted is None for such a model.
+py::tuple report_html(const std::string& model, const py::dict& config,
+                      const std::function<py::object(std::string)>& draw,
+                      const std::optional<std::string>& path) {
+  const BackendProfile profile = resolve_profile(config);
+  const format::LoadedGraph graph = read_graph(model, config, false);
+  // The page goes to `path` atomically, never over the model, its payload or external data files.
+  const auto written = [&](std::string page) {
+    if (path) {
+      std::vector<std::filesystem::path> files = {graph.path, format::payload_path_for(graph.path)};
+      files.insert(files.end(), graph.external_data_files.begin(), graph.external_data_files.end());
+      take(format::write_file_atomically(*path, page, files), "in path=");
+    }
+    return page;
+  };
+  report::ReportHtmlOptions options{.model = graph.path, .onnx_names = graph.onnx()};
+  auto planned = plan_model(profile, graph.graph);
+  if (!planned) {
+    return py::make_tuple(written(report::unplanned_report_html(profile, graph.graph->graph(),
+                                                                planned.error(), options)),
+                          py::none());
+  }
+  const py::tuple drawn =
+      draw(report::plan_dot(profile, graph.graph->graph(), planned->evaluation(), graph.onnx()));
+  const py::object svg = drawn[0];
+  if (svg.is_none()) {
+    options.picture.missing_reason = drawn[1].cast<std::string>();
+  } else if (std::string text = svg.cast<std::string>(); report::inline_svg(text)) {
+    options.picture.svg = std::move(text);
+  } else {
+    options.picture.missing_reason = "graphviz (dot) wrote something other than a plain SVG";
+  }
+  return py::make_tuple(
+      written(report::report_html(profile, graph.graph->graph(), planned->evaluation(), options)),
+      planned->accepted());
+}
+
 std::string profiles() {
   std::vector<BackendProfile> all;
   for (std::size_t i = 0; i < kMaintainedProfileNames.size(); ++i)
@@ -590,7 +679,10 @@ PYBIND11_MODULE(_nnplan, m) {
       .def("dot", &NativePlan::dot)
       .def("save", &NativePlan::save)
       .def("run", &NativePlan::run, py::arg("inputs"), py::arg("threads"), py::arg("trace"))
-      .def("compiled", &NativePlan::compiled, py::arg("threads"));
+      .def("compiled", &NativePlan::compiled, py::arg("threads"))
+      .def("io", &NativePlan::io, py::arg("threads"));
+  m.def("report_html", &report_html, py::arg("model"), py::arg("config"), py::arg("draw"),
+        py::arg("path"));
   m.def("plan", &plan, py::arg("model"), py::arg("config"), py::arg("weights"));
   m.def("explain", &explain, py::arg("model"), py::arg("node"), py::arg("config"));
   m.def("verify", &verify, py::arg("model"), py::arg("artifact"), py::arg("config"));

@@ -1,0 +1,164 @@
+"""nnplan.Session (plan once, compile for this machine, run many times), nnplan.report, array-like
+inputs (torch tensors through DLPack), Python-phrased hints and the public namespace."""
+
+import numpy
+import pytest
+
+import nnplan
+
+torch = pytest.importorskip("torch", reason="python3-torch is not installed")
+
+
+@pytest.fixture
+def cnn(examples):
+    return examples / "cnn.json", numpy.load(examples / "cnn_input.npy")
+
+
+@pytest.fixture(scope="module")
+def two_outputs(tmp_path_factory):
+    """A PyTorch model with two inputs (float32 features, int64 token ids) and two outputs."""
+
+    class TwoHeads(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = torch.nn.Embedding(10, 4)
+            self.fc = torch.nn.Linear(4, 3)
+
+        def forward(self, x, ids):
+            h = x + self.embed(ids).sum(dim=1)
+            return self.fc(h), torch.relu(h)
+
+    torch.manual_seed(0)
+    model = TwoHeads().eval()
+    x = torch.randn(2, 4)
+    ids = torch.tensor([[1, 2], [3, 9]], dtype=torch.int64)
+    path = tmp_path_factory.mktemp("session") / "two_heads.onnx"
+    torch.onnx.export(model, (x, ids), str(path), input_names=["x", "ids"],
+                      output_names=["logits", "hidden"], opset_version=17)
+    with torch.no_grad():
+        logits, hidden = model(x, ids)
+    return path, x, ids, logits.numpy(), hidden.numpy()
+
+
+def test_a_session_names_its_inputs_and_outputs_with_dtypes_and_shapes(two_outputs):
+    path = two_outputs[0]
+    session = nnplan.Session(path)
+    assert session.inputs == [nnplan.IOInfo("x", "float32", (2, 4)),
+                              nnplan.IOInfo("ids", "int64", (2, 2))]
+    assert [o.name for o in session.outputs] == ["logits", "hidden"]
+    assert [o.dtype for o in session.outputs] == ["float32", "float32"]
+    assert session.outputs[0].shape == (2, 3)
+    assert session.plan.accepted
+    assert "gate: accepted" in session.report()
+    assert repr(session).startswith("<nnplan.Session ")
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_a_session_runs_torch_tensors_as_pytorch_does(two_outputs, profile):
+    path, x, ids, logits, hidden = two_outputs
+    try:
+        session = nnplan.Session(path, profile)
+    except nnplan.UnavailableError as error:
+        pytest.skip(f"{profile} does not run here: {error.message}")
+    out = session.run({"x": x, "ids": ids})
+    numpy.testing.assert_allclose(out["logits"], logits, rtol=1e-5, atol=1e-6)
+    numpy.testing.assert_allclose(out["hidden"], hidden, rtol=1e-5, atol=1e-6)
+    # The same session again, from NumPy arrays, with one output asked for.
+    only = session.run({"x": x.numpy(), "ids": ids.numpy()}, outputs=["hidden"])
+    assert list(only) == ["hidden"]
+    numpy.testing.assert_array_equal(only["hidden"], out["hidden"])
+
+
+def test_a_torch_tensor_is_read_through_dlpack_without_a_copy(cnn):
+    path, x = cnn
+    tensor = torch.from_numpy(x)
+    shared = nnplan._as_array("image", tensor)
+    assert numpy.shares_memory(shared, x)
+    session = nnplan.Session(path)
+    numpy.testing.assert_array_equal(session.run(tensor)["output"], session.run(x)["output"])
+
+
+def test_a_tensor_that_requires_grad_is_refused_with_the_fix(cnn):
+    path, x = cnn
+    session = nnplan.Session(path)
+    with pytest.raises(TypeError, match=r"input 'image'.*detach\(\)"):
+        session.run({"image": torch.from_numpy(x).requires_grad_(True)})
+
+
+def test_something_that_is_no_array_is_refused_by_name(cnn):
+    session = nnplan.Session(cnn[0])
+    with pytest.raises(TypeError, match=r"input 'image' must be a numpy array, or an object "
+                                        r"with __array__ or __dlpack__ \(a torch tensor\), not list"):
+        session.run({"image": [1.0, 2.0]})
+
+
+def test_a_wrong_output_name_is_not_found_with_a_suggestion(cnn):
+    session = nnplan.Session(cnn[0])
+    with pytest.raises(nnplan.NotFoundError,
+                       match=r"output 'outptu' is not an output of the model; did you mean "
+                             r"'output'\? its outputs: \['output'\]"):
+        session.run(cnn[1], outputs=["outptu"])
+    with pytest.raises(TypeError, match="outputs must be a list of output names"):
+        session.run(cnn[1], outputs="output")
+
+
+def test_a_session_whose_plan_the_gate_rejects_is_refused(examples, source_dir):
+    # The verified policy admits no built-in capsule: no admissible capsule at all.
+    with pytest.raises(nnplan.RejectedError, match="no admissible backend capsule"):
+        nnplan.Session(examples / "cnn.json", assurance="verified")
+    # A capsule the policy admits whose evidence the gate does not accept.
+    with pytest.raises(nnplan.RejectedError,
+                       match=r"the gate of profile .* rejected the plan of .*cli_relu.json \(.*\); "
+                             r"nothing can run"):
+        nnplan.Session(source_dir / "tests/data/graphs/cli_relu.json", assurance="verified",
+                       registries=[source_dir / "tests/data/registries/cli_verified_relu.json"])
+
+
+def test_a_wrong_dtype_says_how_to_convert(cnn):
+    session = nnplan.Session(cnn[0])
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"dtype float64; the model expects float32 \(convert it with "
+                             r"array.astype\(numpy.float32\)\)"):
+        session.run(cnn[1].astype(numpy.float64))
+
+
+def test_the_dynamic_dimension_hint_is_phrased_for_python(tmp_path):
+    model = torch.nn.Linear(4, 3)
+    path = tmp_path / "dynamic.onnx"
+    torch.onnx.export(model, torch.randn(2, 4), str(path), input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    with pytest.raises(nnplan.UnsupportedError) as raised:
+        nnplan.Session(path)
+    assert "fix it with input_shapes={'x': [1, 4]}" in raised.value.message
+    assert "--input-shape" not in str(raised.value)
+    session = nnplan.Session(path, input_shapes={"x": [5, 4]})
+    assert session.inputs[0].shape == (5, 4)
+
+
+def test_report_writes_the_auditors_page(cnn, tmp_path):
+    path = tmp_path / "cnn.html"
+    page = nnplan.report(cnn[0], path, profile="fast_cpu", picture=False)
+    assert page.startswith("<!DOCTYPE html>")
+    assert path.read_text(encoding="utf-8") == page
+    assert "left out on request (picture=False)" in page
+    # A model with a node no capsule may run still gets its page, naming the node.
+    refused = nnplan.report(cnn[0], assurance="verified", picture=False)
+    assert "no admissible backend capsule" in refused
+
+
+def test_report_never_writes_over_the_model(cnn, tmp_path):
+    import shutil
+    model = tmp_path / "cnn.json"
+    shutil.copy(cnn[0], model)
+    shutil.copy(cnn[0].with_suffix(".payloads"), tmp_path / "cnn.payloads")
+    before = model.read_bytes()
+    with pytest.raises(nnplan.NnplanError):
+        nnplan.report(model, model, picture=False)
+    assert model.read_bytes() == before
+
+
+def test_the_public_namespace_holds_only_nnplan_names():
+    public = {name for name in dir(nnplan) if not name.startswith("_")}
+    assert not public & {"json", "os", "shutil", "subprocess", "difflib", "collections"}
+    assert {"Session", "IOInfo", "report", "plan", "run"} <= public
+    assert set(nnplan.__all__) <= public
