@@ -60,6 +60,7 @@ __all__ = [
     "Plan",
     "plan",
     "report",
+    "convert",
     "explain",
     "verify",
     "probe",
@@ -396,6 +397,22 @@ def report(model, path=None, profile=None, *, picture=True, device=None, prefer=
     page, _accepted = _nnplan.report_html(_path(model, "model"), config, draw,
                                           None if path is None else _path(path, "path"))
     return page
+
+
+def convert(model, output, *, input_shapes=None):
+    """Converts an ONNX model to a graph file plus its payload file (`nnplan convert`).
+
+    Writes `output` (torchlean.ir.v1, or nnplan.ir.v1 when the graph uses one of nnplan's
+    extension kinds) and, beside it, the same path with the extension .payloads holding every
+    weight; both are written together, never over the model. Returns the nnplan.convert.v1
+    summary {format, model, opset, producer, graph, payloads, nodes, payload_tensors,
+    payload_bytes}. Planning the graph file gives the same groups as planning the model.
+
+    Example:
+        >>> nnplan.convert("model.onnx", "model.json", input_shapes={"input": [1, 3, 224, 224]})
+    """
+    config = _config(None, None, None, None, None, None, None, (), None, input_shapes)
+    return _nnplan.convert(_path(model, "model"), _path(output, "output"), config)
 
 
 def explain(model, node, profile=None, *, device=None, prefer=None, only=None, assurance=None,

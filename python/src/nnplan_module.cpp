@@ -31,6 +31,7 @@
 #include "nnplan/format/evidence_json.hpp"
 #include "nnplan/format/graph_file.hpp"
 #include "nnplan/format/listing_json.hpp"
+#include "nnplan/format/onnx_convert.hpp"
 #include "nnplan/format/onnx_import.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
@@ -216,8 +217,9 @@ BackendProfile resolve_profile(const py::dict& config) {
   return take(apply_overrides(std::move(base), std::move(overrides)), "while adding registries");
 }
 
-format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
-  format::GraphFileOptions options{.digest = true, .keep_weights = weights};
+// The ONNX import options `config`'s input_shapes give.
+format::OnnxImportOptions import_options(const py::dict& config) {
+  format::OnnxImportOptions options;
   if (config.contains("input_shapes") && !config["input_shapes"].is_none()) {
     for (const auto [name, dims] : config["input_shapes"].cast<py::dict>()) {
       std::vector<std::uint64_t> shape;
@@ -231,9 +233,15 @@ format::LoadedGraph read_graph(const std::string& path, const py::dict& config, 
         }
         shape.push_back(static_cast<std::uint64_t>(dim));
       }
-      options.onnx.input_shapes.emplace(py::str(name).cast<std::string>(), std::move(shape));
+      options.input_shapes.emplace(py::str(name).cast<std::string>(), std::move(shape));
     }
   }
+  return options;
+}
+
+format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
+  format::GraphFileOptions options{
+      .digest = true, .keep_weights = weights, .onnx = import_options(config)};
   take(format::check_graph_file_options(path, options), "in input_shapes=");
   auto graph = format::read_graph_file(path, options);
   if (!graph) raise_error(graph.error().error);
@@ -659,6 +667,29 @@ py::tuple report_html(const std::string& model, const py::dict& config,
       planned->accepted());
 }
 
+// Converts the ONNX model `model` to the graph file `output` and its payloads beside it, as
+// `nnplan convert --json` (the nnplan.convert.v1 summary as a dict).
+py::dict convert(const std::string& model, const std::string& output, const py::dict& config) {
+  format::OnnxImportOptions options = import_options(config);
+  Expected<format::ConvertSummary> converted = std::unexpected(Error{});
+  {
+    py::gil_scoped_release release;
+    converted = format::convert_onnx_file(model, output, std::move(options));
+  }
+  const format::ConvertSummary summary = take(std::move(converted));
+  py::dict out;
+  out["format"] = "nnplan.convert.v1";
+  out["model"] = text_of(model);
+  out["opset"] = summary.opset;
+  out["producer"] = text_of(summary.producer);
+  out["graph"] = text_of(summary.graph.string());
+  out["payloads"] = text_of(summary.payloads.string());
+  out["nodes"] = summary.nodes;
+  out["payload_tensors"] = summary.payload_tensors;
+  out["payload_bytes"] = summary.payload_bytes;
+  return out;
+}
+
 std::string profiles() {
   std::vector<BackendProfile> all;
   for (std::size_t i = 0; i < kMaintainedProfileNames.size(); ++i)
@@ -681,6 +712,7 @@ PYBIND11_MODULE(_nnplan, m) {
       .def("run", &NativePlan::run, py::arg("inputs"), py::arg("threads"), py::arg("trace"))
       .def("compiled", &NativePlan::compiled, py::arg("threads"))
       .def("io", &NativePlan::io, py::arg("threads"));
+  m.def("convert", &convert, py::arg("model"), py::arg("output"), py::arg("config"));
   m.def("report_html", &report_html, py::arg("model"), py::arg("config"), py::arg("draw"),
         py::arg("path"));
   m.def("plan", &plan, py::arg("model"), py::arg("config"), py::arg("weights"));

@@ -162,3 +162,27 @@ def test_the_public_namespace_holds_only_nnplan_names():
     assert not public & {"json", "os", "shutil", "subprocess", "difflib", "collections"}
     assert {"Session", "IOInfo", "report", "plan", "run"} <= public
     assert set(nnplan.__all__) <= public
+
+
+def test_convert_writes_a_graph_that_plans_as_the_model_does(two_outputs, tmp_path):
+    model = two_outputs[0]
+    graph = tmp_path / "two_heads.json"
+    summary = nnplan.convert(model, graph)
+    assert summary["format"] == "nnplan.convert.v1"
+    assert summary["graph"] == str(graph)
+    assert summary["payloads"] == str(tmp_path / "two_heads.payloads")
+    assert summary["nodes"] > 0 and summary["payload_tensors"] > 0
+    assert (tmp_path / "two_heads.payloads").stat().st_size > 0
+    from_model = [(g["op"], g["capsule"]) for g in nnplan.plan(model).groups]
+    assert [(g["op"], g["capsule"]) for g in nnplan.plan(graph).groups] == from_model
+
+
+def test_convert_refuses_to_write_over_the_model_or_a_name_the_model_lacks(two_outputs, tmp_path):
+    model = two_outputs[0]
+    before = model.read_bytes()
+    with pytest.raises(nnplan.InvalidInputError, match="would overwrite the input"):
+        nnplan.convert(model, model)
+    assert model.read_bytes() == before
+    with pytest.raises(nnplan.NotFoundError, match=r"an input shape is given for 'IDs', which is "
+                                                   r"not a graph input; did you mean 'ids'\?"):
+        nnplan.convert(model, tmp_path / "x.json", input_shapes={"IDs": [2, 2]})

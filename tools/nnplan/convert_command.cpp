@@ -1,21 +1,18 @@
 // `nnplan convert MODEL.onnx -o GRAPH.json`: import an ONNX model and write it as torchlean.ir.v1
-// (nnplan.ir.v1 when the graph uses one of nnplan's extension kinds) plus its payload file (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the
-// graph can be planned, edited or diffed as text and every weight travels with it. Prints a
-// one-line summary (or, with --json, an nnplan.convert.v1 object). Exit 0 written, 2 usage error,
-// 3 unreadable or malformed model (external data that cannot be read included), or an output file
-// that cannot be written, 4 a valid model that uses something nnplan does not support. Both
-// files are written to temporaries and renamed into place together (format/output_file.hpp).
+// (nnplan.ir.v1 when the graph uses one of nnplan's extension kinds) plus its payload file
+// (nnplan.payloads.v1, GRAPH with the extension `.payloads`), so that the graph can be planned,
+// edited or diffed as text and every weight travels with it (format/onnx_convert.hpp does the
+// work). Prints a one-line summary (or, with --json, an nnplan.convert.v1 object). Exit 0 written,
+// 2 usage error, 3 unreadable or malformed model (external data that cannot be read included), or
+// an output file that cannot be written, 4 a valid model that uses something nnplan does not
+// support.
 #include <fmt/core.h>
 
-#include <array>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
-#include "nnplan/format/ir_json.hpp"
-#include "nnplan/format/onnx_import.hpp"
-#include "nnplan/format/output_file.hpp"
-#include "nnplan/format/payload_file.hpp"
+#include "nnplan/format/onnx_convert.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -64,8 +61,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       return;
     }
     const std::filesystem::path graph_path(flags->output);
-    const std::filesystem::path payload_path =
-        std::filesystem::path(graph_path).replace_extension(".payloads");
+    const std::filesystem::path payload_path = format::converted_payload_path(graph_path);
     if (payload_path == graph_path) {
       exit_code = fail(make_error(ErrorKind::invalid_input,
                                   "-o " + flags->output +
@@ -80,39 +76,21 @@ void add_convert_command(CLI::App& app, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
-    auto imported = format::import_onnx_file(flags->model, *options);
-    if (!imported) {
-      exit_code = fail(imported.error(), input_exit_code(imported.error()));
+    auto converted = format::convert_onnx_file(flags->model, graph_path, *options);
+    if (!converted) {
+      // An import error is the model's (3, or 4 unsupported, 2 for a name the flags gave); a
+      // failed write is exit 3 as well.
+      exit_code = fail(converted.error(), input_exit_code(converted.error()));
       return;
     }
-    const std::string graph_json = format::write_ir_json(imported->graph());
-    auto payloads = format::write_payloads(imported->payloads);
-    if (!payloads) {
-      exit_code = fail(payloads.error(), kExitBadInput);
-      return;
-    }
-    // Both files are complete before either is renamed into place: a failed write leaves no new
-    // graph beside an old or missing payload file.
-    const std::array<format::OutputFile, 2> files{
-        format::OutputFile{.path = graph_path, .bytes = graph_json},
-        format::OutputFile{.path = payload_path,
-                           .bytes = std::string_view(
-                               reinterpret_cast<const char*>(payloads->data()), payloads->size())}};
-    if (auto written = format::write_files_atomically(files, inputs); !written) {
-      exit_code = fail(written.error(), kExitBadInput);
-      return;
-    }
-    std::uint64_t payload_bytes = 0;
-    for (const auto& [key, tensor] : imported->payloads.tensors) {
-      payload_bytes += tensor.size() * ir::size_of(tensor.dtype());
-    }
-    const std::size_t nodes = imported->graph().nodes.size();
-    const std::size_t tensors = imported->payloads.tensors.size();
+    const std::size_t nodes = converted->nodes;
+    const std::size_t tensors = converted->payload_tensors;
+    const std::uint64_t payload_bytes = converted->payload_bytes;
     if (flags->json) {
       const nlohmann::ordered_json summary = {{"format", kConvertFormat},
                                               {"model", flags->model},
-                                              {"opset", imported->opset},
-                                              {"producer", imported->producer},
+                                              {"opset", converted->opset},
+                                              {"producer", converted->producer},
                                               {"graph", graph_path.string()},
                                               {"payloads", payload_path.string()},
                                               {"nodes", nodes},
@@ -122,7 +100,7 @@ void add_convert_command(CLI::App& app, int& exit_code) {
                  summary.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     } else {
       fmt::print("converted {} (opset {}): {}, {} ({} bytes) -> {}, {}\n",
-                 escape_controls(flags->model), imported->opset, plural(nodes, "node"),
+                 escape_controls(flags->model), converted->opset, plural(nodes, "node"),
                  plural(tensors, "payload tensor"), payload_bytes,
                  escape_controls(graph_path.string()), escape_controls(payload_path.string()));
     }
