@@ -378,7 +378,8 @@ def plan(model, profile=None, *, device=None, prefer=None, only=None, assurance=
     return Plan(_nnplan.plan(_path(model, "model"), config, bool(weights)))
 
 
-def report(model, path=None, profile=None, *, picture=True, device=None, prefer=None, only=None,
+def report(model, path=None, profile=None, *, picture=True, expanded=False, device=None,
+           prefer=None, only=None,
            assurance=None, vjp=None, target=None, registries=(), lowering=None,
            input_shapes=None):
     """The auditor's self-contained HTML page for a model's plan (`nnplan report`).
@@ -387,6 +388,7 @@ def report(model, path=None, profile=None, *, picture=True, device=None, prefer=
     model or its weights). A model whose gate rejects the plan, or with a node no capsule may
     run, still gets its page, saying why. The placement picture is drawn by Graphviz's `dot`
     when it is on PATH (picture=False leaves it out; without dot the page says so).
+    expanded=True writes every group open, a page to print or read whole.
 
     Example:
         >>> nnplan.report("model.onnx", "model.html", profile="fast_cpu")
@@ -395,7 +397,8 @@ def report(model, path=None, profile=None, *, picture=True, device=None, prefer=
                      input_shapes)
     draw = _draw_svg if picture else (lambda _dot: (None, "left out on request (picture=False)"))
     page, _accepted = _nnplan.report_html(_path(model, "model"), config, draw,
-                                          None if path is None else _path(path, "path"))
+                                          None if path is None else _path(path, "path"),
+                                          bool(expanded))
     return page
 
 

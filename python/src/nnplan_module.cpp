@@ -629,11 +629,12 @@ std::string capsules(const py::dict& config, bool evidence) {
 // The auditor's HTML page for `model` under the profile `config` describes, as `nnplan report`
 // writes it: `draw` turns the placement picture's DOT text into (SVG, "") or (None, why there is
 // none), the page saying why in the picture's place. A model with a node that has no admissible
-// capsule gets the page that names it. With `path`, the page is also written there. Returns
+// capsule gets the page that names it. With `path`, the page is also written there; `expanded`
+// opens every group (`nnplan report --expanded`). Returns
 // (page, accepted): accepted is None for such a model.
 py::tuple report_html(const std::string& model, const py::dict& config,
                       const std::function<py::object(std::string)>& draw,
-                      const std::optional<std::string>& path) {
+                      const std::optional<std::string>& path, bool expanded) {
   const BackendProfile profile = resolve_profile(config);
   const format::LoadedGraph graph = read_graph(model, config, false);
   // The page goes to `path` atomically, never over the model, its payload or external data files.
@@ -645,7 +646,8 @@ py::tuple report_html(const std::string& model, const py::dict& config,
     }
     return page;
   };
-  report::ReportHtmlOptions options{.model = graph.path, .onnx_names = graph.onnx()};
+  report::ReportHtmlOptions options{
+      .model = graph.path, .onnx_names = graph.onnx(), .picture = {}, .expanded = expanded};
   auto planned = plan_model(profile, graph.graph);
   if (!planned) {
     return py::make_tuple(written(report::unplanned_report_html(profile, graph.graph->graph(),
@@ -714,7 +716,7 @@ PYBIND11_MODULE(_nnplan, m) {
       .def("io", &NativePlan::io, py::arg("threads"));
   m.def("convert", &convert, py::arg("model"), py::arg("output"), py::arg("config"));
   m.def("report_html", &report_html, py::arg("model"), py::arg("config"), py::arg("draw"),
-        py::arg("path"));
+        py::arg("path"), py::arg("expanded"));
   m.def("plan", &plan, py::arg("model"), py::arg("config"), py::arg("weights"));
   m.def("explain", &explain, py::arg("model"), py::arg("node"), py::arg("config"));
   m.def("verify", &verify, py::arg("model"), py::arg("artifact"), py::arg("config"));

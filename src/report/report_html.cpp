@@ -132,7 +132,10 @@ std::string style_sheet() {
       ".fails{color:#a00;font-weight:bold}\n"
       ".failure{border-left:4px solid #a00;padding-left:.8em;margin:.8em 0}\n"
       ".picture{overflow:auto;border:1px solid #bbb;padding:.5em}\n"
-      ".note{font-style:italic}\n";
+      ".note{font-style:italic}\n"
+      "@media print{body{max-width:none;margin:0}details.group{break-inside:avoid}"
+      "details.group>summary{cursor:auto}.picture{overflow:visible;border:none}"
+      "footer{display:none}}\n";
   for (std::size_t i = 0; i < kTrustLevelNames.size(); ++i) {
     const auto trust = static_cast<TrustLevel>(i);
     css += ".t-" + std::string(to_string(trust)) +
@@ -319,8 +322,9 @@ void caveats_section(std::string& out, const GraphEvaluation& evaluation) {
     if (caveat.empty()) continue;
     if (!any) {
       out +=
-          "<section id=\"caveats\">\n<h2>Caveats</h2>\n<p>NaN and infinity: how these "
-          "capsules differ from the reference provider.</p>\n<ul>\n";
+          "<section id=\"caveats\">\n<h2>Caveats</h2>\n<p>NaN and infinity: where the "
+          "plan's capsules compute what the reference provider does not (every other value "
+          "within each capsule's stated tolerance).</p>\n<ul>\n";
       any = true;
     }
     out += "<li><code>";
@@ -438,7 +442,12 @@ void contracts_table(std::string& out, const KernelCapsule& c, const AssurancePo
     const Disposition disp = disposition(d.evidence.kind);
     out += "<tr>";
     element(out, "th", to_string(field));
-    cell(out, label(d.claim));
+    if (field == ContractField::vjp && c.vjp_mode == VjpMode::none) {
+      // A forward-only capsule's VJP claim is about the gradient it does not compute.
+      cell(out, "forward only: this capsule computes no gradient (" + label(d.claim) + ")");
+    } else {
+      cell(out, label(d.claim));
+    }
     cell(out, d.summary);
     cell(out, label(d.evidence));
     cell(out, to_string(disp));
@@ -491,9 +500,13 @@ void groups_section(std::string& out, const BackendProfile& profile, const ir::G
     used[static_cast<std::size_t>(plan.capsule(g).provider)] = true;
   }
   out += "<section id=\"groups\">\n<h2>Groups</h2>\n<p>";
-  out += counted(plan.groups.size(), "group") +
-         " in execution order, colored by provider; open one for its nodes, capsule, four "
-         "contracts with their evidence, and numerical policy.</p>\n<p>providers:";
+  out += counted(plan.groups.size(), "group") + " in execution order, colored by provider; " +
+         (options.expanded ? std::string("each")
+                           : std::string("open one (or write the page with --expanded for "
+                                         "all of them open) for")) +
+         " its nodes, capsule, four contracts with their evidence, and numerical policy. A "
+         "claim that a capsule refines <code>Spec.&lt;op&gt;</code> names TorchLean's Lean "
+         "specification of that op.</p>\n<p>providers:";
   for (std::size_t i = 0; i < used.size(); ++i) {
     if (!used[i]) continue;
     out += " ";
@@ -509,7 +522,9 @@ void groups_section(std::string& out, const BackendProfile& profile, const ir::G
     out += "<details class=\"group p-";
     out += to_string(c.provider);
     if (trusted_external) out += " trusted-external";
-    out += "\" id=\"group-" + index + "\">\n<summary>group " + index + ": nodes ";
+    out += "\" id=\"group-" + index + "\"";
+    if (options.expanded) out += " open";
+    out += ">\n<summary>group " + index + ": nodes ";
     put(out, group_node_list(nodes));
     out += " op=";
     out += to_string(g.op);
@@ -684,10 +699,10 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
     put(out, ops);
     out += "</strong> (<a href=\"#boundary\">which groups</a>)</p>\n";
   }
+  caveats_section(out, evaluation);
   profile_section(out, profile);
   boundary_section(out, evaluation, graph, options);
   gate_section(out, profile, evaluation);
-  caveats_section(out, evaluation);
   coverage_section(out, profile, evaluation.lowering);
   groups_section(out, profile, graph, evaluation, options);
   picture_section(out, options.picture);

@@ -150,6 +150,24 @@ TEST(ReportCli, NoPictureFlagRunsNoGraphviz) {
   EXPECT_FALSE(contains(r.out, "<svg"));
 }
 
+TEST(ReportCli, ExpandedFlagWritesEveryGroupOpen) {
+  const CliResult closed = run_cli("report " + source("examples/mlp.json") + " --no-picture");
+  const CliResult open =
+      run_cli("report " + source("examples/mlp.json") + " --no-picture --expanded");
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  std::size_t groups = 0;
+  std::size_t opened = 0;
+  for (std::size_t at = open.out.find("<details class=\"group "); at != std::string::npos;
+       at = open.out.find("<details class=\"group ", at + 1)) {
+    ++groups;
+    const std::size_t end = open.out.find('>', at);
+    opened += open.out.substr(at, end - at).ends_with(" open") ? 1 : 0;
+  }
+  EXPECT_GT(groups, 0u);
+  EXPECT_EQ(opened, groups);
+  EXPECT_FALSE(contains(closed.out, "\" open>")) << closed.out;
+}
+
 // Past 5000 nodes Graphviz is not started: the page says why and points to `nnplan dot`.
 TEST(ReportCli, GraphsPastTheNodeLimitGetNoPicture) {
   std::string nodes = R"({"id": 0, "kind": "input", "parents": [], "shape": [2], "name": "x"})";
@@ -299,6 +317,7 @@ TEST(ReportCli, HelpHasAnExample) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(contains(r.out, "Example: nnplan report examples/cnn.json -o cnn.html")) << r.out;
   EXPECT_TRUE(contains(r.out, "--no-picture"));
+  EXPECT_TRUE(contains(r.out, "--expanded"));
   EXPECT_TRUE(contains(r.out, "-o,--output"));
 }
 

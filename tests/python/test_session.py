@@ -146,6 +146,12 @@ def test_report_writes_the_auditors_page(cnn, tmp_path):
     assert "no admissible backend capsule" in refused
 
 
+def test_report_expanded_opens_every_group(cnn):
+    page = nnplan.report(cnn[0], picture=False, expanded=True)
+    assert page.count('<details class="group ') == page.count('" open>\n<summary>group ') > 0
+    assert '" open>' not in nnplan.report(cnn[0], picture=False)
+
+
 def test_report_never_writes_over_the_model(cnn, tmp_path):
     import shutil
     model = tmp_path / "cnn.json"

@@ -224,6 +224,40 @@ TEST(ReportHtml, CaveatsListTheCapsulesThatDifferOnNan) {
   EXPECT_FALSE(has(checked, "id=\"caveats\""));
 }
 
+// The caveats come first, before the profile: what an auditor must not miss. A forward-only
+// capsule's VJP line says it computes no gradient.
+TEST(ReportHtml, CaveatsComeFirstAndForwardOnlyVjpLinesSaySo) {
+  const std::string fast = page(planned(backend::make_profile(MaintainedProfile::fast_cpu)));
+  const std::size_t caveats = fast.find("<section id=\"caveats\">");
+  const std::size_t profile = fast.find(" id=\"profile\"");
+  ASSERT_NE(caveats, std::string::npos);
+  ASSERT_NE(profile, std::string::npos);
+  EXPECT_LT(caveats, profile);
+  EXPECT_TRUE(has(fast,
+                  "<th>vjp</th><td>forward only: this capsule computes no gradient (relu "
+                  "none VJP refines Spec.relu)</td>"))
+      << fast;
+  EXPECT_FALSE(has(fast, "<td>relu none VJP refines Spec.relu</td>"));
+  EXPECT_TRUE(has(fast,
+                  "A claim that a capsule refines <code>Spec.&lt;op&gt;</code> names "
+                  "TorchLean's Lean specification of that op."));
+}
+
+// --expanded writes every group open (no click, no JavaScript); by default every one is closed.
+// Either way the page carries a print style sheet.
+TEST(ReportHtml, ExpandedPageOpensEveryGroup) {
+  const Planned p = planned(backend::make_profile(MaintainedProfile::checked_cpu));
+  const std::string closed = page(p);
+  const std::string open =
+      page(p, {.model = "m.onnx", .onnx_names = true, .picture = {}, .expanded = true});
+  EXPECT_EQ(count(open, "<details class=\"group "), 2u);
+  EXPECT_EQ(count(open, "\" open>\n<summary>group "), 2u);
+  EXPECT_EQ(count(closed, " open>"), 0u);
+  EXPECT_TRUE(has(closed, "write the page with --expanded"));
+  EXPECT_FALSE(has(open, "write the page with --expanded"));
+  EXPECT_TRUE(has(open, "@media print{"));
+}
+
 TEST(ReportHtml, TrustedExternalBoundaryIsShownLoudly) {
   const std::string html = page(planned(trusted_external_profile()));
   EXPECT_TRUE(has(html,

@@ -54,6 +54,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
       "contracts, evidence, trusted-external boundary, coverage, gate failures, picture");
   cmd->footer(
       "Example: nnplan report examples/cnn.json -o cnn.html\n"
+      "         nnplan report model.onnx --profile fast_cpu --expanded -o model.html\n"
       "         nnplan report model.onnx --input-shape input=1,3,224,224 -o model.html\n"
       "The page goes to -o FILE (stdout without it); it loads nothing and needs no JavaScript.\n"
       "The placement picture is drawn by Graphviz `dot` when it is on PATH; without it the page\n"
@@ -66,6 +67,7 @@ void add_report_command(CLI::App& app, int& exit_code) {
     std::optional<std::string> lowering;
     std::optional<std::string> output;
     bool no_picture = false;
+    bool expanded = false;
   };
   auto flags = std::make_shared<Flags>();
   flags->graph.add_to(*cmd);
@@ -75,6 +77,8 @@ void add_report_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", flags->output, "Write the HTML page to FILE, not stdout");
   cmd->add_flag("--no-picture", flags->no_picture,
                 "Leave the placement picture out (do not run Graphviz)");
+  cmd->add_flag("--expanded", flags->expanded,
+                "Write every group open (a page to print or read whole, no clicks)");
   cmd->callback([flags, &exit_code] {
     const auto inputs = command_inputs(flags->graph, flags->config);
     if (flags->output && !check_output_flag(*flags->output, inputs)) {
@@ -92,7 +96,10 @@ void add_report_command(CLI::App& app, int& exit_code) {
       return;
     }
     const bool onnx = run->graph.onnx();
-    const report::ReportHtmlOptions base{.model = flags->graph.graph, .onnx_names = onnx};
+    const report::ReportHtmlOptions base{.model = flags->graph.graph,
+                                         .onnx_names = onnx,
+                                         .picture = {},
+                                         .expanded = flags->expanded};
     std::string page;
     std::string summary;
     if (run->model) {

@@ -41,6 +41,9 @@ struct ReportHtmlOptions {
   // shown beside node ids as `onnx=<name>`, else as labels.
   bool onnx_names = false;
   PlacementPicture picture;
+  // Every group's details open (`nnplan report --expanded`): a page to print or read whole, which
+  // needs no click and no JavaScript.
+  bool expanded = false;
 
   bool operator==(const ReportHtmlOptions&) const = default;
 };
