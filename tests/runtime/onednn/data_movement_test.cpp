@@ -195,6 +195,19 @@ Tensor to_channels_last(const Tensor& t, bool back = false) {
   return out;
 }
 
+// Runs `capsule` on `flat`'s inputs rearranged channels-last (prepared for channels-last input and
+// output) and returns its output rearranged back, to compare with the reference's flat result.
+Expected<Tensor> run_channels_last(std::string_view capsule, const Command& flat) {
+  auto state =
+      prepare_onednn(capsule, flat, 0, TensorLayout::channels_last, TensorLayout::channels_last);
+  if (!state) return std::unexpected(state.error());
+  Command channels_last = flat;
+  channels_last.inputs[0] = to_channels_last(flat.inputs[0]);
+  auto got = run_onednn(capsule, channels_last, 0, state->get());
+  if (!got) return got;
+  return to_channels_last(*got, true);
+}
+
 TEST(onednn_reshape_permute_reshape_forward_tests, MatchesReferenceExactlyFlat) {
   expect_exact("onednn.reshape_permute_reshape", shuffle_case(2, 4, {0, 2, 1, 3, 4}));
   expect_exact("onednn.reshape_permute_reshape", shuffle_case(3, 2, {0, 2, 1, 3, 4}, true));
@@ -208,14 +221,9 @@ TEST(onednn_reshape_permute_reshape_forward_tests, ShufflesChannelsLastValues) {
   for (const ir::Dim groups : {2, 3}) {
     SCOPED_TRACE(std::to_string(groups) + " groups");
     const Command flat = shuffle_case(groups, 4, {0, 2, 1, 3, 4});
-    auto state = prepare_onednn("onednn.reshape_permute_reshape", flat, 0,
-                                TensorLayout::channels_last, TensorLayout::channels_last);
-    ASSERT_TRUE(state.has_value()) << state.error().message;
-    Command channels_last = flat;
-    channels_last.inputs[0] = to_channels_last(flat.inputs[0]);
-    auto got = run_onednn("onednn.reshape_permute_reshape", channels_last, 0, state->get());
+    auto got = run_channels_last("onednn.reshape_permute_reshape", flat);
     ASSERT_TRUE(got.has_value()) << got.error().message;
-    expect_close(to_channels_last(*got, true), run_reference(flat), 0.0, 0.0);
+    expect_close(*got, run_reference(flat), 0.0, 0.0);
   }
 }
 
@@ -255,14 +263,9 @@ TEST(onednn_slice_forward_tests, SlicesChannelsLastValues) {
     ir::Shape out = in;
     out.dims[p.axis] = (p.end - p.start + p.step - 1) / p.step;
     const Command flat = one_node(ir::OpKind::slice, in, out, p);
-    auto state = prepare_onednn("onednn.slice", flat, 0, TensorLayout::channels_last,
-                                TensorLayout::channels_last);
-    ASSERT_TRUE(state.has_value()) << state.error().message;
-    Command channels_last = flat;
-    channels_last.inputs[0] = to_channels_last(flat.inputs[0]);
-    auto got = run_onednn("onednn.slice", channels_last, 0, state->get());
+    auto got = run_channels_last("onednn.slice", flat);
     ASSERT_TRUE(got.has_value()) << got.error().message;
-    expect_close(to_channels_last(*got, true), run_reference(flat), 0.0, 0.0);
+    expect_close(*got, run_reference(flat), 0.0, 0.0);
   }
   const Command matrix = one_node(ir::OpKind::slice, shape_of({4, 6}), shape_of({4, 2}),
                                   ir::SliceParams{.axis = 1, .start = 0, .end = 2, .step = 1});
