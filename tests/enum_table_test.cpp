@@ -71,6 +71,7 @@ TEST(SpellingHint, SuggestsOnlyCloseSpellings) {
   const std::vector<std::string> profiles = {"checked_cpu", "fast_cpu"};
   EXPECT_EQ(closest_spelling("fast-cpu", profiles), "fast_cpu");
   EXPECT_EQ(closest_spelling("fats_cpu", profiles), "fast_cpu");
+  EXPECT_EQ(closest_spelling("FAST", profiles), "fast_cpu");
   EXPECT_EQ(closest_spelling("fst_cp", profiles), std::nullopt);
   const std::vector<std::string> commands = {"plan", "run", "probe"};
   EXPECT_EQ(closest_spelling("plna", commands, SpellingTolerance::command_word), "plan");

@@ -68,7 +68,10 @@ template <class Names>
     const std::string_view name(candidate);
     if (name == given) return std::nullopt;
     std::size_t d = spelling_detail::distance(given, name);
-    if (name.starts_with(given) && given.size() >= 3) d = 0;
+    if (given.size() >= 3 && given.size() <= name.size() &&
+        spelling_detail::distance(given, name.substr(0, given.size())) == 0) {
+      d = 0;  // `given` begins `name`, case and '-' or '_' aside
+    }
     if (d < best_distance) {
       best_distance = d;
       best = std::string(name);

@@ -319,7 +319,10 @@ class Session:
         expects. The returned arrays own their memory.
         """
         if outputs is not None:
-            if isinstance(outputs, str) or not all(isinstance(o, str) for o in outputs):
+            if isinstance(outputs, str):
+                raise TypeError("outputs must be a list of output names (str)")
+            outputs = list(outputs)
+            if not all(isinstance(o, str) for o in outputs):
                 raise TypeError("outputs must be a list of output names (str)")
             known = [o.name for o in self.outputs]
             for name in outputs:
@@ -378,7 +381,7 @@ def plan(model, profile=None, *, device=None, prefer=None, only=None, assurance=
     return Plan(_nnplan.plan(_path(model, "model"), config, bool(weights)))
 
 
-def report(model, path=None, profile=None, *, picture=True, expanded=False, device=None,
+def report(model, profile=None, *, path=None, picture=True, expanded=False, device=None,
            prefer=None, only=None,
            assurance=None, vjp=None, target=None, registries=(), lowering=None,
            input_shapes=None):
@@ -391,7 +394,7 @@ def report(model, path=None, profile=None, *, picture=True, expanded=False, devi
     expanded=True writes every group open, a page to print or read whole.
 
     Example:
-        >>> nnplan.report("model.onnx", "model.html", profile="fast_cpu")
+        >>> nnplan.report("model.onnx", "fast_cpu", path="model.html")
     """
     config = _config(profile, device, prefer, only, assurance, vjp, target, registries, lowering,
                      input_shapes)

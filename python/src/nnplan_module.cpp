@@ -63,10 +63,11 @@ py::str text_of(std::string_view text) {
 }
 
 // `text` with every command-line hint `--input-shape NAME=D,D,...` phrased for Python:
-// `input_shapes={'NAME': [D, D, ...]}`.
+// `input_shapes={'NAME': [D, D, ...]}`, for a NAME of letters, digits and `_.:/-` (one that would
+// need quoting in Python is left as the command line spells it).
 std::string python_hints(const std::string& text) {
   static const std::regex flag(
-      R"(--input-shape ([^=\s]+)=((?:\d+|D\d+|\.\.\.)(?:,(?:\d+|D\d+|\.\.\.))*))");
+      R"(--input-shape ([A-Za-z0-9_.:/-]+)=((?:\d+|D\d+|\.\.\.)(?:,(?:\d+|D\d+|\.\.\.))*))");
   std::string out;
   auto begin = text.cbegin();
   std::smatch m;
@@ -654,8 +655,15 @@ py::tuple report_html(const std::string& model, const py::dict& config,
                                                                 planned.error(), options)),
                           py::none());
   }
+  // As `nnplan report`: Graphviz draws graphs of at most report::kPictureNodeLimit nodes.
+  const std::size_t nodes = graph.graph->graph().nodes.size();
   const py::tuple drawn =
-      draw(report::plan_dot(profile, graph.graph->graph(), planned->evaluation(), graph.onnx()));
+      nodes > report::kPictureNodeLimit
+          ? py::make_tuple(py::none(), "the graph has " + std::to_string(nodes) +
+                                           " nodes; the report draws graphs of at most " +
+                                           std::to_string(report::kPictureNodeLimit))
+          : py::tuple(draw(report::plan_dot(profile, graph.graph->graph(), planned->evaluation(),
+                                            graph.onnx())));
   const py::object svg = drawn[0];
   if (svg.is_none()) {
     options.picture.missing_reason = drawn[1].cast<std::string>();

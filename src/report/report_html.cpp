@@ -501,9 +501,9 @@ void groups_section(std::string& out, const BackendProfile& profile, const ir::G
   }
   out += "<section id=\"groups\">\n<h2>Groups</h2>\n<p>";
   out += counted(plan.groups.size(), "group") + " in execution order, colored by provider; " +
-         (options.expanded ? std::string("each")
-                           : std::string("open one (or write the page with --expanded for "
-                                         "all of them open) for")) +
+         (options.expanded ? std::string("each with")
+                           : std::string("open one (or write the page with --expanded, "
+                                         "expanded=True in Python, for all of them open) for")) +
          " its nodes, capsule, four contracts with their evidence, and numerical policy. A "
          "claim that a capsule refines <code>Spec.&lt;op&gt;</code> names TorchLean's Lean "
          "specification of that op.</p>\n<p>providers:";

@@ -293,6 +293,10 @@ TEST(OnnxCliInputShape, AnInputTheModelLacksIsAUsageError) {
                          "did you mean 'x'? inputs: 'x'"))
         << r.err;
   }
+  // No artifact for it either: the model is not malformed.
+  const CliResult json = run_cli("plan " + model.string() + " --input-shape X=5,4 --json");
+  EXPECT_EQ(json.exit_code, 2) << json.err;
+  EXPECT_TRUE(json.out.empty()) << json.out;
   const CliResult convert =
       run_cli("convert " + model.string() + " -o " +
               (fs::path(testing::TempDir()) / "lacks.json").string() + " --input-shape y=5,4");

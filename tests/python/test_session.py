@@ -63,8 +63,8 @@ def test_a_session_runs_torch_tensors_as_pytorch_does(two_outputs, profile):
     out = session.run({"x": x, "ids": ids})
     numpy.testing.assert_allclose(out["logits"], logits, rtol=1e-5, atol=1e-6)
     numpy.testing.assert_allclose(out["hidden"], hidden, rtol=1e-5, atol=1e-6)
-    # The same session again, from NumPy arrays, with one output asked for.
-    only = session.run({"x": x.numpy(), "ids": ids.numpy()}, outputs=["hidden"])
+    # The same session again, from NumPy arrays, with one output asked for (any iterable).
+    only = session.run({"x": x.numpy(), "ids": ids.numpy()}, outputs=(n for n in ["hidden"]))
     assert list(only) == ["hidden"]
     numpy.testing.assert_array_equal(only["hidden"], out["hidden"])
 
@@ -137,7 +137,7 @@ def test_the_dynamic_dimension_hint_is_phrased_for_python(tmp_path):
 
 def test_report_writes_the_auditors_page(cnn, tmp_path):
     path = tmp_path / "cnn.html"
-    page = nnplan.report(cnn[0], path, profile="fast_cpu", picture=False)
+    page = nnplan.report(cnn[0], "fast_cpu", path=path, picture=False)
     assert page.startswith("<!DOCTYPE html>")
     assert path.read_text(encoding="utf-8") == page
     assert "left out on request (picture=False)" in page
@@ -159,7 +159,7 @@ def test_report_never_writes_over_the_model(cnn, tmp_path):
     shutil.copy(cnn[0].with_suffix(".payloads"), tmp_path / "cnn.payloads")
     before = model.read_bytes()
     with pytest.raises(nnplan.NnplanError):
-        nnplan.report(model, model, picture=False)
+        nnplan.report(model, path=model, picture=False)
     assert model.read_bytes() == before
 
 

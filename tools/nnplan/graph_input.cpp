@@ -111,7 +111,11 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
   auto graph = format::read_graph_file(flags.graph, options);
   if (!graph) {
     const int code = fail(graph.error().error, input_exit_code(graph.error().error));
-    if (on_bad_graph) on_bad_graph(profile, graph.error());
+    // A name the flags gave that the model lacks is a usage error: no artifact, as for the other
+    // --input-shape mistakes.
+    if (on_bad_graph && graph.error().error.kind != ErrorKind::not_found) {
+      on_bad_graph(profile, graph.error());
+    }
     return std::unexpected(code);
   }
   // Planning needs no weights, so a graph without its payload file plans; the user is told that

@@ -24,18 +24,14 @@ using namespace nnplan::backend;
 
 namespace {
 
-// The most nodes the report has Graphviz draw (a 5000-node chain takes dot about 15 s here:
-// docs/benchmarks.md); past it the page says why and points to `nnplan dot`.
-constexpr std::size_t kPictureNodeLimit = 5000;
-
 report::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool wanted) {
   if (!wanted) return {.svg = {}, .missing_reason = "left out on request (--no-picture)"};
   const std::size_t nodes = model.graph().nodes.size();
-  if (nodes > kPictureNodeLimit) {
+  if (nodes > report::kPictureNodeLimit) {
     return {.svg = {},
             .missing_reason = "the graph has " + std::to_string(nodes) +
                               " nodes; the report draws graphs of at most " +
-                              std::to_string(kPictureNodeLimit)};
+                              std::to_string(report::kPictureNodeLimit)};
   }
   auto svg = render_svg(report::plan_dot(model.profile(), model.graph(), model.evaluation(), onnx));
   if (!svg) return {.svg = {}, .missing_reason = svg.error()};

@@ -13,6 +13,7 @@
 // the caller's business (the command line does it); this file only embeds what it rendered.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ struct PlacementPicture {
 
   bool operator==(const PlacementPicture&) const = default;
 };
+
+// The most nodes a report has Graphviz draw (a 5000-node chain takes dot about 15 s here:
+// docs/benchmarks.md); past it the page says why in the picture's place.
+inline constexpr std::size_t kPictureNodeLimit = 5000;
 
 struct ReportHtmlOptions {
   // The model file as the user named it, shown in the title.

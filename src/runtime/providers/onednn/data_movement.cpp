@@ -10,11 +10,11 @@
 // 2.6's concat primitive took twice as long on DenseNet's many-input channel concats), along any
 // other one reorder per input into its slice of the output (oneDNN 2.6's concat copies those
 // slowly: ShuffleNet's channel concats, ceil_mode MaxPool's overhang rows). slice runs
-// channels-last too (the input's channels-last strides). reshape: the bytes copied (nothing in
-// place). The chain reshape, permute, reshape: one reorder of the input seen as the first
-// reshape's shape; on a channels-last value, where the chain is a channel shuffle, a loop of the
-// provider's own interleaving the channel groups at each position, so ShuffleNet's units stay
-// channels-last from one convolution to the next.
+// channels-last too (the input's channels-last strides). reshape: the bytes copied, or nothing
+// when the output is the input's buffer. The chain reshape, permute, reshape: one reorder of the
+// input seen as the first reshape's shape; on a channels-last value, where the chain is a channel
+// shuffle, a loop of the provider's own interleaving the channel groups at each position, so
+// ShuffleNet's units stay channels-last from one convolution to the next.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -305,7 +305,7 @@ void slice_forward(const KernelCall& call) {
 // was prepared for.
 void reshape_forward(const KernelCall& call) {
   const TensorRef& x = call.inputs[0];
-  if (call.output.bytes == x.bytes) return;
+  if (call.output.bytes == x.bytes || x.size() == 0) return;
   std::memcpy(call.output.bytes, x.bytes, x.size() * ir::size_of(x.dtype));
 }
 
@@ -375,6 +375,7 @@ Expected<std::unique_ptr<KernelState>> prepare_shuffle(const PrepareCall& call) 
   dnnl::memory::dims strides;
   for (const std::uint32_t axis : perm)
     strides.push_back(split_strides[axis]);
+  if (split.rank() == 0) strides = {1};  // dims_of gives a scalar one axis of extent 1
   const dnnl::memory::dims permuted = dims_of(call.chain[1]->shape);
   return guarded_prepare(
       "create a reorder primitive", [&]() -> Expected<std::unique_ptr<KernelState>> {
