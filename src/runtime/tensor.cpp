@@ -1,5 +1,8 @@
 #include "nnplan/runtime/tensor.hpp"
 
+#include <cstring>
+#include <stdexcept>
+
 namespace nnplan::runtime {
 
 std::size_t element_count_of(const ir::Shape& shape) {
@@ -11,6 +14,13 @@ std::size_t element_count_of(const ir::Shape& shape) {
 void throw_dtype_mismatch(DType held, DType wanted) {
   throw std::logic_error("a tensor of dtype " + std::string(ir::to_string(held)) + " read as " +
                          std::string(ir::to_string(wanted)));
+}
+
+void copy_elements(const TensorRef& from, const MutableTensorRef& to) {
+  if (to.dtype != from.dtype) throw_dtype_mismatch(to.dtype, from.dtype);
+  const std::size_t bytes = from.size() * ir::size_of(from.dtype);
+  if (to.bytes == from.bytes || bytes == 0) return;
+  std::memcpy(to.bytes, from.bytes, bytes);
 }
 
 Tensor zeros(const ir::Shape& shape, DType dtype) {

@@ -162,6 +162,11 @@ struct MutableTensorRef {
   return {t.bytes(), &t.shape, t.dtype()};
 }
 
+// The elements of `from` copied into `to` unchanged, in row-major order, any dtype (a reshape's
+// whole work, on every provider): nothing to do when `to` is `from`'s buffer; throws
+// std::logic_error when the two dtypes differ.
+void copy_elements(const TensorRef& from, const MutableTensorRef& to);
+
 // A zero-filled (false, for bool) tensor of `shape` and `dtype`.
 [[nodiscard]] Tensor zeros(const ir::Shape& shape, DType dtype = DType::float32);
 

@@ -153,6 +153,32 @@ TEST(onednn_reshape_forward_tests, MatchesReferenceExactly) {
   expect_exact("onednn.reshape", reshape(shape_of({0, 3}), shape_of({3, 0})));
 }
 
+// Its claim is any dtype: int64 and bool values come out as they went in; an output of another
+// dtype is refused, never written.
+TEST(onednn_reshape_forward_tests, CopiesInt64AndBoolUnchanged) {
+  const HandlerDefinition& h = handler_named("onednn.reshape");
+  const ir::Shape in = shape_of({3, 4});
+  const ir::Shape out = shape_of({2, 6});
+  for (const DType dtype : {DType::int64, DType::boolean}) {
+    SCOPED_TRACE(std::string(ir::to_string(dtype)));
+    const ir::Node n =
+        node(1, ir::OpKind::reshape, {0}, out, ir::ReshapeParams{.in = in, .out = out});
+    Tensor x = zeros(in, dtype);
+    for (std::size_t i = 0; i < 12; ++i) {
+      if (dtype == DType::int64) x.ints()[i] = static_cast<std::int64_t>(i) * -7 - 1;
+      if (dtype == DType::boolean) x.as<std::uint8_t>()[i] = i % 3 == 0 ? 1 : 0;
+    }
+    Tensor y = zeros(out, dtype);
+    const std::vector<TensorRef> inputs = {view(x)};
+    h.forward({.node = n, .inputs = inputs, .weights = {}, .output = mutable_view(y)});
+    EXPECT_EQ(y.elements, x.elements);
+    Tensor wrong = zeros(out, DType::float32);
+    EXPECT_THROW(
+        h.forward({.node = n, .inputs = inputs, .weights = {}, .output = mutable_view(wrong)}),
+        std::logic_error);
+  }
+}
+
 // A reshape, permute (or transpose), reshape chain on [1, G * W, H, W'] with the groups split
 // off the channels: ShuffleNet's channel shuffle when `perm` swaps axes 1 and 2.
 Command shuffle_case(ir::Dim groups, ir::Dim width, std::vector<std::uint32_t> perm,
@@ -247,8 +273,8 @@ TEST(onednn_reshape_permute_reshape_forward_tests, GuardRefusesAnotherChain) {
   c.chain[1].kind = ir::OpKind::relu;
   c.chain[1].params = {};
   EXPECT_EQ(refusal("onednn.reshape_permute_reshape", c),
-            "onednn.reshape_permute_reshape runs one input through a chain of reshape, permute (or "
-            "transpose) and reshape, each reading the previous node's value");
+            "the command's chain is [reshape, relu, reshape]; onednn.reshape_permute_reshape runs "
+            "[reshape, permute, reshape]");
 }
 
 // Channels-last, a slice along the channels (ShuffleNet's split) or a spatial axis, with step 1

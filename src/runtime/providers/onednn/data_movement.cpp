@@ -22,7 +22,6 @@
 #include <variant>
 #include <vector>
 
-#include "nnplan/backend/op_mapping.hpp"
 #include "runtime/providers/onednn/onednn_roots.hpp"
 
 namespace nnplan::runtime::onednn {
@@ -304,9 +303,7 @@ void slice_forward(const KernelCall& call) {
 // output is the input's buffer (the handler is in-place safe). Its state holds only the shapes it
 // was prepared for.
 void reshape_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  if (call.output.bytes == x.bytes || x.size() == 0) return;
-  std::memcpy(call.output.bytes, x.bytes, x.size() * ir::size_of(x.dtype));
+  copy_elements(call.inputs[0], call.output);
 }
 
 Expected<std::unique_ptr<KernelState>> prepare_reshape(const PrepareCall& call) {
@@ -430,16 +427,10 @@ void shuffle_forward(const KernelCall& call) {
 Expected<void> shuffle_shapes(const KernelCall& call) {
   using backend::BackendOp;
   constexpr std::array kChain = {BackendOp::reshape, BackendOp::permute, BackendOp::reshape};
-  bool chained = call.chain.size() == kChain.size() && call.inputs.size() == 1;
-  for (std::size_t k = 0; chained && k < kChain.size(); ++k) {
-    chained = backend::backend_op_of(call.chain[k]->kind) == kChain[k] &&
-              (k == 0 || (call.chain[k]->parents.size() == 1 &&
-                          call.chain[k]->parents[0] == call.chain[k - 1]->id));
-  }
-  if (!chained) {
-    return std::unexpected(unsupported(
-        "onednn.reshape_permute_reshape runs one input through a chain of reshape, permute (or "
-        "transpose) and reshape, each reading the previous node's value"));
+  if (auto ok = check_chain("onednn.reshape_permute_reshape", call.chain); !ok) return ok;
+  if (call.inputs.size() != 1) {
+    return std::unexpected(unsupported(std::to_string(call.inputs.size()) +
+                                       " inputs given; onednn.reshape_permute_reshape takes 1"));
   }
   for (std::size_t k = 0; k < kChain.size(); ++k) {
     const ir::Node& node = *call.chain[k];

@@ -292,6 +292,10 @@ constexpr auto kHandlers = rows_of(std::make_index_sequence<kPatterns.size()>())
 
 }  // namespace
 
+Expected<void> check_chain(std::string_view capsule, std::span<const ir::Node* const> chain) {
+  return check_chain(Pattern{.capsule = capsule}, chain);
+}
+
 std::span<const OnednnHandler> fused_handlers() {
   return kHandlers;
 }

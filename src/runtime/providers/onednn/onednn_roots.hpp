@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -67,6 +68,11 @@ void sigmoid_mul_forward(const KernelCall& call);
 // oneDNN's memory descriptors hold at most DNNL_MAX_NDIMS axes and the IR allows more: nothing
 // when every input and the output fit, else an error naming the operand (data_movement.cpp).
 [[nodiscard]] Expected<void> rank_limit(const KernelCall& call);
+// Nothing when `chain` runs the pattern the fused capsule `capsule` declares in onednn_module():
+// one node per op, each of a kind that runs that op, each later node reading the previous node's
+// value once; else the error naming both (fused.cpp, for the chains handled outside it).
+[[nodiscard]] Expected<void> check_chain(std::string_view capsule,
+                                         std::span<const ir::Node* const> chain);
 // Whether a broadcast of call input 0 to the output's shape (onednn.broadcast, and the root of
 // onednn.broadcast_mul) may run channels-last: the input and output have one rank (3 or more),
 // so axis 1 is the channel axis of both (data_movement.cpp).

@@ -210,10 +210,7 @@ Expected<void> reshape_shape_guard(const KernelCall& call) {
 // The values in row-major order, unchanged, of any dtype (the output's is the input's, ir::check's
 // dtype rule); nothing to do when the output is input 0's buffer.
 void reshape_forward(const KernelCall& call) {
-  const TensorRef& x = call.inputs[0];
-  if (call.output.dtype != x.dtype) throw_dtype_mismatch(call.output.dtype, x.dtype);
-  if (call.output.bytes == x.bytes) return;
-  std::memcpy(call.output.bytes, x.bytes, x.size() * ir::size_of(x.dtype));
+  copy_elements(call.inputs[0], call.output);
 }
 
 // dx[i] += g[i] for each i.
