@@ -291,7 +291,7 @@ void write_graph_report(const BackendProfile& profile, const GraphEvaluation& ev
       out.clear();
     }
   }
-  out += "audit (one entry per distinct capsule):\n";
+  out += "audit (one entry per distinct capsule; Spec.<op> is TorchLean's Lean specification of the op):\n";
   for (CapsuleId id : evaluation.audit.distinct_capsules()) {
     const KernelCapsule& c = plan.registry->capsule(id);
     out += kernel_line(c) + "\n" + detail_lines(c);
