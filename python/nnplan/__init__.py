@@ -126,6 +126,8 @@ class Plan:
                        and numerical policy; rows: each group's index into kernels;
                        trusted_external_ops}
         gate_failures  each {kind, groups, node_ids, obligations}, in the gate's order
+        symbolic_dims  the input dimensions the model leaves open, and the size each was
+                       planned at (1 unless input_shapes gave one)
 
     Methods: report() the text report, to_json() the artifact, dot() the placement picture
     (Graphviz DOT), save(path) writes the artifact, run(inputs) runs the plan (made with
@@ -144,6 +146,14 @@ class Plan:
     @property
     def accepted(self):
         return self._native.accepted
+
+    @property
+    def symbolic_dims(self):
+        """The input dimensions the model leaves open: [{input, axis, name, size, fixed}], name
+        the model's ('' when unnamed), size what this plan was made for, fixed whether
+        input_shapes gave it (else it was planned at 1)."""
+        return [{"input": i, "axis": a, "name": n, "size": size, "fixed": fixed}
+                for i, a, n, size, fixed in self._native.symbolic_dims()]
 
     @property
     def profile(self):
@@ -266,16 +276,17 @@ def _bind_inputs(plan, inputs, threads):
 
 IOInfo = _collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
 IOInfo.__doc__ = """One input or output of a Session: its name, its NumPy dtype name ('float32',
-'int64' or 'bool') and its shape (a tuple of ints)."""
+'int64' or 'bool') and its shape: a tuple of ints where a dimension the model leaves open is its
+name in the model ('batch'), or None when unnamed."""
 
 
 class Session:
-    """A model planned once and compiled for this machine, run many times: nnplan's counterpart of
+    """A model planned and compiled for this machine, run many times: nnplan's counterpart of
     onnxruntime.InferenceSession.
 
         >>> session = nnplan.Session("model.onnx", profile="fast_cpu")
         >>> [(i.name, i.dtype, i.shape) for i in session.inputs]
-        [('input', 'float32', (1, 3, 224, 224))]
+        [('input', 'float32', ('batch', 3, 224, 224))]
         >>> y = session.run({"input": x})["output"]      # x: numpy array or torch tensor
 
     profile and the keywords are those of nnplan.plan (device, prefer, only, assurance, vjp,
@@ -285,33 +296,122 @@ class Session:
     gate rejects raises RejectedError (its report says why), a provider this machine lacks raises
     UnprobedProviderError. Nothing falls back to another provider or device.
 
-    Attributes: inputs, outputs (lists of IOInfo), plan (the nnplan.Plan: its groups, audit and
-    gate verdict). Methods: run(feeds, outputs=None, trace=None), report().
+    Dimensions the model leaves open (a dynamic batch axis) and input_shapes does not fix appear
+    in `inputs` by their name in the model ('batch', or None when unnamed) and are planned at 1
+    at first. Each run whose inputs hold other sizes plans, gates and compiles the model for
+    those shapes on its first call, and keeps that compiled plan for later calls: at most
+    max_shapes of them (default 8), the least recently used dropped first. A run's trace says
+    which shapes it ran and whether they were compiled for it.
+
+    Attributes: inputs, outputs (lists of IOInfo), plan (the nnplan.Plan of the last run's
+    shapes: its groups, audit and gate verdict), compiled_shapes (the shapes with a compiled
+    plan, least recently used first). Methods: run(feeds, outputs=None, trace=None), report().
     """
 
-    def __init__(self, model, profile=None, *, threads=None, device=None, prefer=None, only=None,
-                 assurance=None, vjp=None, target=None, registries=(), lowering=None,
-                 input_shapes=None):
+    def __init__(self, model, profile=None, *, threads=None, max_shapes=8, device=None,
+                 prefer=None, only=None, assurance=None, vjp=None, target=None, registries=(),
+                 lowering=None, input_shapes=None):
         self._threads = _threads(threads)
-        self.plan = plan(model, profile, device=device, prefer=prefer, only=only,
-                         assurance=assurance, vjp=vjp, target=target, registries=registries,
-                         lowering=lowering, input_shapes=input_shapes, weights=True)
-        if not self.plan.accepted:
-            kinds = sorted({f["kind"] for f in self.plan.gate_failures})
-            raise RejectedError(
-                f"the gate of profile {self.plan.profile['name']} rejected the plan of "
-                f"{self.plan._native.path} ({', '.join(kinds)}); nothing can run. "
-                f"nnplan.plan(...).report() shows each failure")
+        if not isinstance(max_shapes, int) or isinstance(max_shapes, bool) or max_shapes < 1:
+            raise InvalidInputError(f"max_shapes={max_shapes!r}: needs a whole number, at least 1")
+        self._max_shapes = max_shapes
+        self._model = model
+        self._profile = profile
+        self._keywords = dict(device=device, prefer=prefer, only=only, assurance=assurance,
+                              vjp=vjp, target=target, registries=registries, lowering=lowering)
+        self._input_shapes = dict(input_shapes or {})
+        self.plan = self._accepted(plan(model, profile, weights=True,
+                                        input_shapes=input_shapes, **self._keywords))
         io = self.plan._native.io(self._threads)
-        self.inputs = [IOInfo(name, dtype, tuple(shape)) for name, dtype, shape in io["inputs"]]
-        self.outputs = [IOInfo(name, dtype, tuple(shape)) for name, dtype, shape in io["outputs"]]
+        # Open dimensions: (input, axis) -> the model's name for it (None when unnamed).
+        self._open = {(i, axis): (name or None)
+                      for i, axis, name, _size, fixed in self.plan._native.symbolic_dims()
+                      if not fixed}
+        open_outputs = {(o, axis): (name or None)
+                        for o, axis, name, _size, _fixed in
+                        self.plan._native.symbolic_output_dims()}
+
+        def shown(name, shape, open_dims):
+            return tuple(open_dims.get((name, axis), d) for axis, d in enumerate(shape))
+
+        self.inputs = [IOInfo(name, dtype, shown(name, shape, self._open))
+                       for name, dtype, shape in io["inputs"]]
+        self.outputs = [IOInfo(name, dtype, shown(name, shape, open_outputs))
+                        for name, dtype, shape in io["outputs"]]
+        self._cache = _collections.OrderedDict()
+        self._cache[self._signature_of({i.name: shape for i, (_, _, shape) in
+                                        zip(self.inputs, io["inputs"])})] = self.plan
+
+    def _accepted(self, planned, shapes=None):
+        if not planned.accepted:
+            kinds = sorted({f["kind"] for f in planned.gate_failures})
+            where = "" if shapes is None else f" for input shapes {shapes}"
+            raise RejectedError(
+                f"the gate of profile {planned.profile['name']} rejected the plan of "
+                f"{planned._native.path}{where} ({', '.join(kinds)}); nothing can run. "
+                f"nnplan.plan(...).report() shows each failure")
+        return planned
+
+    def _signature_of(self, shapes):
+        """The shapes of the inputs with an open dimension: the key of the compiled plans."""
+        return tuple((i.name, tuple(shapes[i.name])) for i in self.inputs
+                     if any(isinstance(d, str) or d is None for d in i.shape))
+
+    def _check_shapes(self, arrays):
+        """BadInputError for an array whose rank or fixed dimensions differ from the input's,
+        or two sizes for one named dimension."""
+        sizes = {}
+        for info in self.inputs:
+            if info.name not in arrays:
+                continue
+            got = tuple(arrays[info.name].shape)
+            fits = len(got) == len(info.shape) and all(
+                isinstance(want, str) or want is None or want == size
+                for want, size in zip(info.shape, got))
+            if not fits:
+                raise BadInputError(f"input {info.name!r} has shape {list(got)}; the model "
+                                    f"expects {list(info.shape)}")
+            for want, size in zip(info.shape, got):
+                if isinstance(want, str):
+                    first = sizes.setdefault(want, (info.name, size))
+                    if first[1] != size:
+                        raise BadInputError(
+                            f"dimension {want!r} is {first[1]} in input {first[0]!r} but {size} "
+                            f"in input {info.name!r}; the model names both {want!r}, one size")
+
+    def _plan_for(self, arrays):
+        """The plan compiled for the arrays' shapes, and whether it was made for this call."""
+        if not self._open:
+            return self.plan, False
+        self._check_shapes(arrays)
+        missing = [i.name for i in self.inputs if i.name not in arrays]
+        if missing:
+            return self.plan, False  # the native run names what is missing
+        key = self._signature_of({name: a.shape for name, a in arrays.items()})
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key], False
+        shapes = dict(self._input_shapes)
+        shapes.update({name: list(shape) for name, shape in key})
+        planned = self._accepted(plan(self._model, self._profile, weights=True,
+                                      input_shapes=shapes, **self._keywords), shapes)
+        self._cache[key] = planned
+        while len(self._cache) > self._max_shapes:
+            self._cache.popitem(last=False)
+        return planned, True
+
+    @property
+    def compiled_shapes(self):
+        """The input shapes with a compiled plan, least recently used first: a list of
+        {input name: shape} of the inputs with an open dimension."""
+        return [{name: shape for name, shape in key} for key in self._cache]
 
     def run(self, feeds, outputs=None, *, trace=None):
         """Runs the model on `feeds` and returns {output name: numpy.ndarray}.
 
         feeds    {input name: array}; each array a NumPy array or anything with __array__ or
-                 __dlpack__ (a torch tensor), of the input's dtype and shape (session.inputs);
-                 one array alone for a single-input model
+                 __dlpack__ (a torch tensor), of the input's dtype and shape (session.inputs;
+                 an open dimension takes any size); one array alone for a single-input model
         outputs  the output names to return (default: every output); the model computes all
         trace    a path: writes what ran as Chrome Trace Event JSON (open it in ui.perfetto.dev)
 
@@ -331,11 +431,16 @@ class Session:
                     hint = f"did you mean {close[0]!r}? " if close else ""
                     raise NotFoundError(f"output {name!r} is not an output of the model; {hint}"
                                         f"its outputs: {known}")
-        ran = self.plan.run(feeds, trace=trace, threads=self._threads or None)
+        arrays = _bind_inputs(self.plan, feeds, self._threads)
+        planned, compiled_now = self._plan_for(arrays)
+        self.plan = planned
+        ran = planned._native.run(arrays, self._threads,
+                                  None if trace is None else _path(trace, "trace"),
+                                  (compiled_now, len(self._cache), self._max_shapes))
         return ran if outputs is None else {name: ran[name] for name in outputs}
 
     def report(self):
-        """The text report of the plan (`nnplan plan MODEL`)."""
+        """The text report of the plan of the last run's shapes (`nnplan plan MODEL`)."""
         return self.plan.report()
 
     def __repr__(self):

@@ -9,7 +9,9 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
 #include <algorithm>
+#include <tuple>
 
 #include <filesystem>
 #include <functional>
@@ -243,6 +245,9 @@ format::OnnxImportOptions import_options(const py::dict& config) {
 format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
   format::GraphFileOptions options{
       .digest = true, .keep_weights = weights, .onnx = import_options(config)};
+  // A dimension the model leaves open, and input_shapes does not fix, is planned at 1
+  // (NativePlan::symbolic_dims lists it); nnplan.Session plans each shape it is given.
+  options.onnx.open_dim_size = 1;
   take(format::check_graph_file_options(path, options), "in input_shapes=");
   auto graph = format::read_graph_file(path, options);
   if (!graph) raise_error(graph.error().error);
@@ -284,10 +289,24 @@ class NativePlan {
     return files;
   }
 
+  // The input dimensions the model leaves dynamic: [(input, axis, name, size, fixed)], name ""
+  // when unnamed, fixed when input_shapes gave the size (else it was planned at 1).
+  py::list symbolic_dims() const { return dims_list(graph_.symbolic_dims); }
+  // The same for the outputs' dimensions the model declares dynamic (fixed is always false).
+  py::list symbolic_output_dims() const { return dims_list(graph_.symbolic_output_dims); }
+  static py::list dims_list(const std::vector<format::SymbolicDim>& dims) {
+    py::list out;
+    for (const format::SymbolicDim& d : dims)
+      out.append(py::make_tuple(text_of(d.input), d.axis, text_of(d.name), d.size, d.fixed));
+    return out;
+  }
+
   // Runs the plan once on `inputs` (name -> array of the input's dtype); the outputs come back as
   // arrays that own the run's output buffers (no copy). With `trace`, writes the Chrome trace
-  // there.
-  py::dict run(const py::dict& inputs, int threads, const std::optional<std::string>& trace) {
+  // there; `shape_cache` (compiled_for_this_run, entries, limit) is a session's cache, which the
+  // trace reports.
+  py::dict run(const py::dict& inputs, int threads, const std::optional<std::string>& trace,
+               const std::optional<std::tuple<bool, std::size_t, std::size_t>>& shape_cache) {
     if (!accepted()) {
       raise_error(make_error(ErrorKind::rejected_by_policy,
                              "the plan was rejected by its gate; nothing was run"));
@@ -354,7 +373,15 @@ class NativePlan {
     if (!ran) raise_error(ran.error());
     outputs = std::move(*ran);
     if (trace) {
-      const format::TraceMetadata meta{.graph_path = graph_.path, .graph_digest = graph_.digest};
+      format::TraceMetadata meta{.graph_path = graph_.path,
+                                 .graph_digest = graph_.digest,
+                                 .symbolic_dims = graph_.symbolic_dims};
+      if (shape_cache) {
+        meta.shape_cache =
+            format::TraceMetadata::ShapeCache{.compiled_for_this_run = std::get<0>(*shape_cache),
+                                              .entries = std::get<1>(*shape_cache),
+                                              .limit = std::get<2>(*shape_cache)};
+      }
       take(format::write_file_atomically(
                *trace, format::chrome_trace_json(executor.buffer(), events, meta), model_files()),
            "in trace=");
@@ -719,7 +746,10 @@ PYBIND11_MODULE(_nnplan, m) {
       .def("report", &NativePlan::report)
       .def("dot", &NativePlan::dot)
       .def("save", &NativePlan::save)
-      .def("run", &NativePlan::run, py::arg("inputs"), py::arg("threads"), py::arg("trace"))
+      .def("run", &NativePlan::run, py::arg("inputs"), py::arg("threads"), py::arg("trace"),
+           py::arg("shape_cache") = py::none())
+      .def("symbolic_dims", &NativePlan::symbolic_dims)
+      .def("symbolic_output_dims", &NativePlan::symbolic_output_dims)
       .def("compiled", &NativePlan::compiled, py::arg("threads"))
       .def("io", &NativePlan::io, py::arg("threads"));
   m.def("convert", &convert, py::arg("model"), py::arg("output"), py::arg("config"));

@@ -192,6 +192,8 @@ std::expected<LoadedGraph, GraphFileFailure> read_graph_file_unguarded(
     out.folded_sources = std::move(imported->folded_sources);
     out.external_data_files = std::move(imported->external_data_files);
     out.output_names = std::move(imported->output_names);
+    out.symbolic_dims = std::move(imported->symbolic_dims);
+    out.symbolic_output_dims = std::move(imported->symbolic_output_dims);
     if (options.keep_weights) {
       out.payloads = std::make_shared<const ir::WeightStore>(std::move(imported->payloads));
     }

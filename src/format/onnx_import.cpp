@@ -229,7 +229,19 @@ Expected<ImportedModel> import_bytes(std::span<const std::byte> bytes, std::stri
 
 }  // namespace
 
+std::string describe(const SymbolicDim& dim) {
+  return (dim.name.empty() ? std::string("unnamed") : "'" + detail::shown(dim.name) + "'") +
+         " (input '" + detail::shown(dim.input) + "' axis " + std::to_string(dim.axis) +
+         ") = " + std::to_string(dim.size);
+}
+
 Expected<void> check_input_shapes(const OnnxImportOptions& options) {
+  if (options.open_dim_size && (*options.open_dim_size == 0 || *options.open_dim_size > kMaxDim)) {
+    return std::unexpected(
+        make_error(ErrorKind::invalid_input, "the size of open dimensions must be 1.." +
+                                                 std::to_string(kMaxDim) + "; got " +
+                                                 std::to_string(*options.open_dim_size)));
+  }
   for (const auto& [name, dims] : options.input_shapes) {
     const auto invalid = [&name](const std::string& problem) {
       return std::unexpected(make_error(

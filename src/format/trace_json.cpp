@@ -116,6 +116,22 @@ std::string chrome_trace_json(const CommandBuffer& buffer, const ExecutionTrace&
                 {"peak_arena_bytes", buffer.peak_arena_bytes()},
                 {"no_reuse_bytes", buffer.no_reuse_bytes()}};
   other["graph_digest"] = metadata.graph_digest ? json(*metadata.graph_digest) : json(nullptr);
+  json input_shapes = json::object();
+  for (const runtime::IoBinding& in : buffer.inputs()) {
+    input_shapes[in.name] =
+        json(std::vector<ir::Dim>(in.shape->dims.begin(), in.shape->dims.end()));
+  }
+  other["input_shapes"] = std::move(input_shapes);
+  json symbolic = json::array();
+  for (const SymbolicDim& d : metadata.symbolic_dims) {
+    symbolic.push_back({{"input", d.input}, {"axis", d.axis}, {"name", d.name}, {"size", d.size}});
+  }
+  other["symbolic_dims"] = std::move(symbolic);
+  if (metadata.shape_cache) {
+    other["shape_cache"] = {{"compiled_for_this_run", metadata.shape_cache->compiled_for_this_run},
+                            {"entries", metadata.shape_cache->entries},
+                            {"limit", metadata.shape_cache->limit}};
+  }
   json doc = {{"traceEvents", std::move(events)},
               {"displayTimeUnit", "ms"},
               {"otherData", std::move(other)}};

@@ -20,10 +20,14 @@
 
 #include "nnplan/format/payload_file.hpp"
 #include "nnplan/format/plan_artifact.hpp"
+#include "nnplan/format/tensor_file.hpp"
+#include "nnplan/ir/weights.hpp"
 
 namespace {
 
 using namespace nnplan::cli_test;
+namespace format = nnplan::format;
+namespace ir = nnplan::ir;
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
@@ -270,14 +274,92 @@ TEST(OnnxCliDot, NodeLabelsShowTheOnnxNames) {
 // ---------------------------------------------------------------------------------------------
 // --input-shape
 
+// A dimension the model leaves open plans at 1, and a note says so and how to plan another size;
+// --input-shape fixes it (no note). convert, whose JSON graph has static shapes only, needs it.
 TEST(OnnxCliInputShape, FixesASymbolicDimension) {
   const fs::path model = write_mlp_model("dynamic.onnx", -1);
   const CliResult without = run_cli("plan " + model.string());
-  EXPECT_EQ(without.exit_code, 4) << without.out;
-  EXPECT_TRUE(contains(without.err, "--input-shape")) << without.err;
+  EXPECT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_TRUE(contains(without.out, "gate: accepted")) << without.out;
+  EXPECT_TRUE(contains(without.err,
+                       "note: the model leaves these input dimensions open; planned at: 'N' "
+                       "(input 'x' axis 0) = 1. nnplan run plans the shapes of its input files; "
+                       "--input-shape x=1,4 (with your sizes) fixes them here"))
+      << without.err;
   const CliResult with = run_cli("plan " + model.string() + " --input-shape x=5,4");
   EXPECT_EQ(with.exit_code, 0) << with.err;
   EXPECT_TRUE(contains(with.out, "gate: accepted")) << with.out;
+  EXPECT_FALSE(contains(with.err, "note: the model leaves")) << with.err;
+  const CliResult convert =
+      run_cli("convert " + model.string() + " -o " + (scratch_dir() / "dyn.json").string());
+  EXPECT_EQ(convert.exit_code, 4) << convert.err;
+  EXPECT_TRUE(contains(
+      convert.err, "dimension 0 of input 'x' is dynamic ('N'); fix it with --input-shape x=1,4"))
+      << convert.err;
+}
+
+// nnplan run on a model with an open batch dimension and no --input-shape plans the shape of the
+// input file: the outputs are those of a run with that shape fixed up front, bit for bit, and
+// the trace names the shapes it was compiled for.
+TEST(OnnxCliRun, OpenDimensionsTakeTheSizeOfTheInputFile) {
+  const fs::path model = write_mlp_model("dynamic_run.onnx", -1);
+  for (const std::uint64_t batch : {5u, 2u}) {
+    SCOPED_TRACE(batch);
+    std::vector<float> values(batch * 4);
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = 0.125f * static_cast<float>(i) - 1;
+    const fs::path x = scratch_dir() / ("x" + std::to_string(batch) + ".npy");
+    ASSERT_TRUE(format::write_tensor_file(
+                    x, ir::WeightTensor::adopt(ir::Shape{{batch, 4}}, std::move(values)))
+                    .has_value());
+    const fs::path open_out = scratch_dir() / "open_y.npy";
+    const fs::path fixed_out = scratch_dir() / "fixed_y.npy";
+    const fs::path trace = scratch_dir() / "open.trace.json";
+    const CliResult open =
+        run_cli("run " + model.string() + " --input x=" + x.string() +
+                " --output y=" + open_out.string() + " --trace " + trace.string());
+    ASSERT_EQ(open.exit_code, 0) << open.err;
+    EXPECT_TRUE(contains(open.out, "symbolic dimensions: 'N' (input 'x' axis 0) = " +
+                                       std::to_string(batch) + " (planned for these sizes)"))
+        << open.out;
+    EXPECT_FALSE(contains(open.err, "planned at")) << open.err;
+    const CliResult fixed = run_cli("run " + model.string() + " --input x=" + x.string() +
+                                    " --input-shape x=" + std::to_string(batch) +
+                                    ",4 --output y=" + fixed_out.string());
+    ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+    auto a = format::read_tensor_file(open_out);
+    auto b = format::read_tensor_file(fixed_out);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->shape(), (ir::Shape{{batch, 3}}));
+    EXPECT_EQ(a->to_vector<float>(), b->to_vector<float>());
+    const Json other = Json::parse(read_text(trace))["otherData"];
+    EXPECT_EQ(other["input_shapes"]["x"], Json::array({batch, 4})) << other.dump();
+    EXPECT_EQ(other["symbolic_dims"],
+              Json::parse(R"([{"axis": 0, "input": "x", "name": "N", "size": )" +
+                          std::to_string(batch) + "}]"))
+        << other.dump();
+  }
+}
+
+// What run says when the input files cannot give an open dimension its size.
+TEST(OnnxCliRun, OpenDimensionsNeedTheirInputFiles) {
+  const fs::path model = write_mlp_model("dynamic_refused.onnx", -1);
+  const CliResult none = run_cli("run " + model.string());
+  EXPECT_EQ(none.exit_code, 3);
+  EXPECT_TRUE(contains(none.err,
+                       "nnplan: error: bad-input: no --input given for 'x', whose shape [N,4] the "
+                       "model leaves open (its file gives the sizes); the model's inputs: 'x' "
+                       "[N,4]; e.g. --input x=x.npy"))
+      << none.err;
+  const fs::path wrong = scratch_dir() / "wrong_width.npy";
+  ASSERT_TRUE(format::write_tensor_file(
+                  wrong, ir::WeightTensor::adopt(ir::Shape{{2, 3}}, std::vector<float>(6, 1.0F)))
+                  .has_value());
+  const CliResult width = run_cli("run " + model.string() + " --input x=" + wrong.string());
+  EXPECT_EQ(width.exit_code, 3);
+  EXPECT_TRUE(contains(width.err, "bad-input: input 'x' (" + wrong.string() +
+                                      "): shape [2,3]; the model expects [N,4]"))
+      << width.err;
 }
 
 // An --input-shape naming an input the model lacks is a usage error (exit 2), for every command

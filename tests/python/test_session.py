@@ -122,17 +122,124 @@ def test_a_wrong_dtype_says_how_to_convert(cnn):
         session.run(cnn[1].astype(numpy.float64))
 
 
-def test_the_dynamic_dimension_hint_is_phrased_for_python(tmp_path):
-    model = torch.nn.Linear(4, 3)
-    path = tmp_path / "dynamic.onnx"
-    torch.onnx.export(model, torch.randn(2, 4), str(path), input_names=["x"],
-                      output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+@pytest.fixture(scope="module")
+def dynamic_batch(tmp_path_factory):
+    """A small CNN exported with a dynamic batch axis, and a second model whose two inputs share
+    it."""
+
+    class Small(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+            self.fc = torch.nn.Linear(4 * 6 * 6, 5)
+
+        def forward(self, x):
+            return self.fc(torch.relu(self.conv(x)).flatten(1))
+
+    class Pair(torch.nn.Module):
+        def forward(self, a, b):
+            return a * b
+
+    torch.manual_seed(0)
+    model = Small().eval()
+    folder = tmp_path_factory.mktemp("dynamic")
+    path = folder / "small.onnx"
+    torch.onnx.export(model, torch.randn(2, 3, 6, 6), str(path), input_names=["x"],
+                      output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}},
+                      opset_version=13)
+    pair = folder / "pair.onnx"
+    torch.onnx.export(Pair(), (torch.randn(2, 3), torch.randn(2, 3)), str(pair),
+                      input_names=["a", "b"], output_names=["p"],
+                      dynamic_axes={"a": {0: "batch"}, "b": {0: "batch"}, "p": {0: "batch"}})
+    return path, model, pair
+
+
+def _trace_cache(path):
+    import json
+    with open(path) as f:
+        other = json.load(f)["otherData"]
+    return other["input_shapes"], other["shape_cache"]
+
+
+@pytest.mark.parametrize("profile", ["checked_cpu", "fast_cpu"])
+def test_a_dynamic_batch_session_runs_every_batch_as_pytorch_does(dynamic_batch, profile,
+                                                                  tmp_path):
+    path, model, _ = dynamic_batch
+    session = nnplan.Session(path, profile)
+    assert session.inputs == [nnplan.IOInfo("x", "float32", ("batch", 3, 6, 6))]
+    assert session.outputs == [nnplan.IOInfo("y", "float32", ("batch", 5))]
+    assert session.compiled_shapes == [{"x": (1, 3, 6, 6)}]
+    trace = tmp_path / "run.json"
+    for batch, compiled in [(3, True), (1, False), (2, True), (3, False)]:
+        x = torch.randn(batch, 3, 6, 6)
+        y = session.run({"x": x}, trace=trace)["y"]
+        with torch.no_grad():
+            expected = model(x).numpy()
+        assert y.shape == (batch, 5)
+        numpy.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+        shapes, cache = _trace_cache(trace)
+        assert shapes == {"x": [batch, 3, 6, 6]}
+        assert cache["compiled_for_this_run"] is compiled, batch
+        assert cache["limit"] == 8
+    assert session.compiled_shapes == [{"x": (1, 3, 6, 6)}, {"x": (2, 3, 6, 6)},
+                                       {"x": (3, 3, 6, 6)}]
+    assert "gate: accepted" in session.report()
+
+
+def test_the_compiled_shapes_are_bounded_least_recently_used_first(dynamic_batch, tmp_path):
+    session = nnplan.Session(dynamic_batch[0], max_shapes=2)
+    trace = tmp_path / "run.json"
+    for batch in (2, 3):
+        session.run(numpy.zeros((batch, 3, 6, 6), numpy.float32))
+    assert session.compiled_shapes == [{"x": (2, 3, 6, 6)}, {"x": (3, 3, 6, 6)}]
+    session.run(numpy.zeros((1, 3, 6, 6), numpy.float32), trace=trace)
+    # Batch 1, planned when the session was made, was dropped first: it is compiled again.
+    assert _trace_cache(trace)[1] == {"compiled_for_this_run": True, "entries": 2, "limit": 2}
+    assert session.compiled_shapes == [{"x": (3, 3, 6, 6)}, {"x": (1, 3, 6, 6)}]
+    for bad in (0, -1, True, 1.5):
+        with pytest.raises(nnplan.InvalidInputError, match="max_shapes="):
+            nnplan.Session(dynamic_batch[0], max_shapes=bad)
+
+
+def test_a_shape_the_model_cannot_take_is_bad_input(dynamic_batch):
+    session = nnplan.Session(dynamic_batch[0])
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"input 'x' has shape \[2, 4, 6, 6\]; the model expects "
+                             r"\['batch', 3, 6, 6\]"):
+        session.run(numpy.zeros((2, 4, 6, 6), numpy.float32))
+    pair = nnplan.Session(dynamic_batch[2])
+    with pytest.raises(nnplan.BadInputError,
+                       match="dimension 'batch' is 2 in input 'a' but 3 in input 'b'; the model "
+                             "names both 'batch', one size"):
+        pair.run({"a": numpy.ones((2, 3), numpy.float32), "b": numpy.ones((3, 3), numpy.float32)})
+    out = pair.run({"a": numpy.full((4, 3), 2, numpy.float32),
+                    "b": numpy.full((4, 3), 3, numpy.float32)})["p"]
+    assert out.shape == (4, 3) and (out == 6).all()
+
+
+def test_input_shapes_fix_an_open_dimension_up_front(dynamic_batch):
+    session = nnplan.Session(dynamic_batch[0], input_shapes={"x": [5, 3, 6, 6]})
+    assert session.inputs[0].shape == (5, 3, 6, 6)
+    with pytest.raises(nnplan.BadInputError, match=r"the model expects \[5,3,6,6\]"):
+        session.run(numpy.zeros((2, 3, 6, 6), numpy.float32))
+
+
+def test_a_plan_says_which_dimensions_it_planned_at_one(dynamic_batch):
+    planned = nnplan.plan(dynamic_batch[0])
+    assert planned.accepted
+    assert planned.symbolic_dims == [
+        {"input": "x", "axis": 0, "name": "batch", "size": 1, "fixed": False}]
+    fixed = nnplan.plan(dynamic_batch[0], input_shapes={"x": [4, 3, 6, 6]})
+    assert fixed.symbolic_dims == [
+        {"input": "x", "axis": 0, "name": "batch", "size": 4, "fixed": True}]
+
+
+def test_the_dynamic_dimension_hint_is_phrased_for_python(dynamic_batch, tmp_path):
+    # convert writes a graph of static shapes: an open dimension needs its size.
     with pytest.raises(nnplan.UnsupportedError) as raised:
-        nnplan.Session(path)
-    assert "fix it with input_shapes={'x': [1, 4]}" in raised.value.message
+        nnplan.convert(dynamic_batch[0], tmp_path / "small.json")
+    assert "fix it with input_shapes={'x': [1, 3, 6, 6]}" in raised.value.message
     assert "--input-shape" not in str(raised.value)
-    session = nnplan.Session(path, input_shapes={"x": [5, 4]})
-    assert session.inputs[0].shape == (5, 4)
 
 
 def test_report_writes_the_auditors_page(cnn, tmp_path):

@@ -130,6 +130,9 @@ struct GraphFlags {
   std::vector<std::string> input_shapes;
   // Whether the graph's weights are read and kept (nnplan run); planning never needs them.
   bool keep_weights = false;
+  // Whether the sizes of dimensions the model leaves open come from the input files (nnplan run,
+  // which plans again once it has read them): then no note says they were planned at 1.
+  bool open_dims_from_inputs = false;
 
   // Registers the GRAPH positional and `--input-shape` on `command`.
   void add_to(CLI::App& command);
@@ -166,6 +169,9 @@ using OnBadGraph =
 [[nodiscard]] std::expected<GraphInput, int> read_graph_input(
     const ConfigFlags& config, const std::optional<std::string>& lowering, const GraphFlags& flags,
     Digest digest, const OnBadGraph& on_bad_graph = {});
+// One line for a person about the dimensions `graph` leaves open and planned at 1 (those no
+// --input-shape fixed): which, and how to plan others; empty when there are none.
+[[nodiscard]] std::string open_dims_note(const format::LoadedGraph& graph);
 // read_graph_input, then backend::plan_model.
 [[nodiscard]] std::expected<PlannedGraph, int> plan_graph_input(
     backend::BackendProfile profile, const GraphFlags& flags, Digest digest,

@@ -98,6 +98,8 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
                                                 Digest digest, const OnBadGraph& on_bad_graph) {
   auto onnx = parse_input_shapes(flags.input_shapes);
   if (!onnx) return std::unexpected(onnx.error());
+  // A dimension the model leaves open, and no --input-shape fixes, is planned at 1 and said so.
+  onnx->open_dim_size = 1;
   const format::GraphFileOptions options{.digest = digest == Digest::compute,
                                          .keep_weights = flags.keep_weights,
                                          .onnx = std::move(*onnx)};
@@ -124,6 +126,11 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
   if (graph->weights.status == Status::absent || graph->weights.status == Status::not_looked) {
     fmt::print(stderr, "note: {}\n", graph->weights.describe(graph->path));
   }
+  if (!flags.open_dims_from_inputs) {
+    if (const std::string open = open_dims_note(*graph); !open.empty()) {
+      fmt::print(stderr, "note: {}\n", open);
+    }
+  }
   return GraphInput{.profile = std::move(profile), .graph = std::move(*graph)};
 }
 
@@ -134,6 +141,27 @@ std::expected<GraphInput, int> read_graph_input(const ConfigFlags& config,
   auto profile = config.resolve(lowering);
   if (!profile) return std::unexpected(profile.error());
   return read_graph_input(std::move(*profile), flags, digest, on_bad_graph);
+}
+
+std::string open_dims_note(const format::LoadedGraph& graph) {
+  std::string dims;
+  std::string example;
+  for (const format::SymbolicDim& d : graph.symbolic_dims) {
+    if (d.fixed) continue;
+    dims += (dims.empty() ? "" : ", ") + escape_controls(format::describe(d));
+    if (example.empty()) example = d.input;
+  }
+  if (dims.empty()) return {};
+  const ir::Graph& g = graph.graph->graph();
+  std::string shape;
+  for (const ir::Node& n : g.nodes) {
+    if (n.kind != ir::OpKind::input || n.source_name != example) continue;
+    for (const ir::Dim d : n.shape.dims)
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+  }
+  return "the model leaves these input dimensions open; planned at: " + dims +
+         ". nnplan run plans the shapes of its input files; --input-shape " +
+         escape_controls(example) + "=" + shape + " (with your sizes) fixes them here";
 }
 
 namespace {

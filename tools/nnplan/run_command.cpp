@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -102,12 +103,20 @@ std::expected<std::string, int> resolve_name(std::string_view what, const FileBi
       kExitBadInput));
 }
 
+// The inputs `files` name, read for `buffer`; those in `read_ahead` (the files of open
+// dimensions, read to plan their shapes) are taken from there.
 std::expected<std::vector<runtime::NamedTensor>, int> read_inputs(
-    const std::vector<FileBinding>& files, const runtime::CommandBuffer& buffer) {
+    const std::vector<FileBinding>& files, const runtime::CommandBuffer& buffer,
+    std::map<std::string, runtime::Tensor>& read_ahead) {
   std::vector<runtime::NamedTensor> inputs;
   for (const FileBinding& f : files) {
     auto name = resolve_name("input", f, buffer.inputs());
     if (!name) return std::unexpected(name.error());
+    if (const auto ahead = read_ahead.find(*name); ahead != read_ahead.end()) {
+      inputs.push_back({.name = *name, .tensor = std::move(ahead->second)});
+      read_ahead.erase(ahead);
+      continue;
+    }
     // A name the model lacks is reported by the executor, with the model's inputs.
     const auto binding = std::ranges::find(buffer.inputs(), *name, &runtime::IoBinding::name);
     std::optional<format::TensorFileExpectation> expect;
@@ -191,6 +200,94 @@ std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t)
                     t.elements);
 }
 
+// The graph's inputs as the compiled buffer will name them (an ONNX model's input names).
+std::vector<runtime::IoBinding> graph_inputs(const ir::Graph& graph) {
+  std::vector<runtime::IoBinding> inputs;
+  for (const ir::Node& n : graph.nodes) {
+    if (n.kind != ir::OpKind::input) continue;
+    inputs.push_back({.name = n.source_name, .node_id = n.id, .shape = &n.shape, .dtype = n.dtype});
+  }
+  return inputs;
+}
+
+// `[batch,3,224,224]`: an input's shape with each open dimension by its name (`?` unnamed).
+std::string symbolic_shape(const runtime::IoBinding& input,
+                           std::span<const format::SymbolicDim> dims) {
+  std::string s;
+  for (std::size_t axis = 0; axis < input.shape->dims.size(); ++axis) {
+    const auto open = std::ranges::find_if(
+        dims, [&](const auto& d) { return d.input == input.name && d.axis == axis; });
+    s += (axis ? "," : "") + (open == dims.end()   ? std::to_string(input.shape->dims[axis])
+                              : open->name.empty() ? std::string("?")
+                                                   : escape_controls(open->name));
+  }
+  return "[" + s + "]";
+}
+
+// The graph flags that fix every open dimension of `graph` (one no --input-shape fixed) to the
+// size the input files hold: each file of an input with an open dimension is read here, checked
+// against the model's fixed dimensions and dtype, and kept in `read_ahead` for the run.
+std::expected<GraphFlags, int> open_dims_from_files(
+    const std::vector<FileBinding>& files, const format::LoadedGraph& loaded, GraphFlags flags,
+    std::map<std::string, runtime::Tensor>& read_ahead) {
+  const std::vector<runtime::IoBinding> inputs = graph_inputs(loaded.graph->graph());
+  const auto dims = std::span<const format::SymbolicDim>(loaded.symbolic_dims);
+  const auto is_open = [&](const std::string& name) {
+    return std::ranges::any_of(dims, [&](const auto& d) { return !d.fixed && d.input == name; });
+  };
+  std::string listed;
+  for (const runtime::IoBinding& in : inputs)
+    listed +=
+        (listed.empty() ? "'" : ", '") + escape_controls(in.name) + "' " + symbolic_shape(in, dims);
+  for (const FileBinding& f : files) {
+    if (auto name = resolve_name("input", f, inputs); !name) return std::unexpected(name.error());
+  }
+  for (const runtime::IoBinding& in : inputs) {
+    if (!is_open(in.name)) continue;
+    const auto file = std::ranges::find_if(files, [&](const FileBinding& f) {
+      return f.name == in.name || (f.name.empty() && inputs.size() == 1);
+    });
+    if (file == files.end()) {
+      return std::unexpected(
+          fail_run(make_error(ErrorKind::bad_input,
+                              "no --input given for '" + escape_controls(in.name) +
+                                  "', whose shape " + symbolic_shape(in, dims) +
+                                  " the model leaves open (its file gives the sizes); the model's "
+                                  "inputs: " +
+                                  listed + "; e.g. --input " + escape_controls(in.name) + "=x.npy"),
+                   kExitBadInput));
+    }
+    auto tensor = format::read_tensor_file(file->path);
+    const auto bad = [&](const std::string& problem) {
+      return std::unexpected(fail_run(
+          make_error(ErrorKind::bad_input, "input '" + escape_controls(in.name) + "' (" +
+                                               shown_argument(file->path) + "): " + problem),
+          kExitBadInput));
+    };
+    if (!tensor) return bad(tensor.error().message);
+    if (tensor->dtype() != in.dtype) {
+      return bad("dtype " + std::string(ir::to_string(tensor->dtype())) + "; the model expects " +
+                 std::string(ir::to_string(in.dtype)));
+    }
+    const ir::Shape& got = tensor->shape();
+    bool fits = got.rank() == in.shape->rank();
+    for (std::size_t axis = 0; fits && axis < got.rank(); ++axis) {
+      const bool open_axis = std::ranges::any_of(
+          dims, [&](const auto& d) { return d.input == in.name && d.axis == axis; });
+      fits = open_axis || got.dims[axis] == in.shape->dims[axis];
+    }
+    if (!fits) {
+      return bad("shape " + ir::to_string(got) + "; the model expects " + symbolic_shape(in, dims));
+    }
+    std::string fixed = in.name + "=";
+    for (std::size_t axis = 0; axis < got.rank(); ++axis)
+      fixed += (axis ? "," : "") + std::to_string(got.dims[axis]);
+    flags.input_shapes.push_back(std::move(fixed));
+    read_ahead.emplace(in.name, format::to_runtime_tensor(*tensor));
+  }
+  return flags;
+}
+
 int exit_code_of(const Error& e) {
   switch (e.kind) {
     case ErrorKind::bad_input:
@@ -236,6 +333,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   flags->graph.keep_weights = true;
+  flags->graph.open_dims_from_inputs = true;
   flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
@@ -337,6 +435,21 @@ void add_run_command(CLI::App& app, int& exit_code) {
       exit_code = planned.error();
       return;
     }
+    // Dimensions the model leaves open take the sizes of the input files: the model is planned
+    // again for the shapes they hold.
+    std::map<std::string, runtime::Tensor> read_ahead;
+    if (std::ranges::any_of(planned->graph.symbolic_dims, [](const auto& d) { return !d.fixed; })) {
+      auto fixed = open_dims_from_files(inputs, planned->graph, flags->graph, read_ahead);
+      if (!fixed) {
+        exit_code = fixed.error();
+        return;
+      }
+      planned = plan_graph_input(flags->config, flags->lowering, *fixed, Digest::compute);
+      if (!planned) {
+        exit_code = planned.error();
+        return;
+      }
+    }
     // The model's external data files, known now that it is read, are inputs as well.
     reads = with_weight_files(std::move(reads), planned->graph);
     for (const auto& [flag, path] : writes) {
@@ -353,6 +466,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
       fmt::print("{}\n{}\n", profile_summary(planned->profile), render(planned->model.error()));
       exit_code = kExitRejected;
       return;
+    }
+    if (!flags->quiet && !planned->graph.symbolic_dims.empty()) {
+      std::string dims;
+      for (const format::SymbolicDim& d : planned->graph.symbolic_dims)
+        dims += (dims.empty() ? "" : ", ") + escape_controls(format::describe(d));
+      fmt::print("symbolic dimensions: {} (planned for these sizes)\n", dims);
     }
     if (!flags->quiet || !planned->model->accepted()) {
       write_graph_report(planned->profile, planned->model->evaluation(), onnx ? &graph : nullptr,
@@ -378,7 +497,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
       exit_code = fail_run(buffer.error(), exit_code_of(buffer.error()));
       return;
     }
-    auto values = read_inputs(inputs, *buffer);
+    auto values = read_inputs(inputs, *buffer, read_ahead);
     if (!values) {
       exit_code = values.error();
       return;
@@ -461,7 +580,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
     std::string trace_doc;
     if (flags->trace) {
       const format::TraceMetadata meta{.graph_path = planned->graph.path,
-                                       .graph_digest = planned->graph.digest};
+                                       .graph_digest = planned->graph.digest,
+                                       .symbolic_dims = planned->graph.symbolic_dims};
       trace_doc = format::chrome_trace_json(executor.buffer(), trace, meta);
     }
     std::vector<format::OutputFile> files;

@@ -96,6 +96,12 @@ struct LoadedGraph {
   std::vector<std::filesystem::path> external_data_files;
   // ONNX only: the graph outputs' names, in graph order.
   std::vector<std::string> output_names;
+  // ONNX only: the input dimensions the model leaves dynamic and the size each was planned at
+  // (ImportedModel::symbolic_dims).
+  std::vector<SymbolicDim> symbolic_dims;
+  // ONNX only: the graph outputs' dimensions the model declares dynamic
+  // (ImportedModel::symbolic_output_dims).
+  std::vector<SymbolicDim> symbolic_output_dims;
   // Whether node names are ONNX node names (provenance) rather than labels of the JSON file.
   [[nodiscard]] bool onnx() const { return format == GraphFileFormat::onnx; }
 };

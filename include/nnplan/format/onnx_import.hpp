@@ -1,8 +1,10 @@
 // ONNX import: reads an ONNX ModelProto with ONNX's own protobuf schema
 // (Debian's libonnx-dev) and converts its graph into the nnplan IR plus a payload store holding
 // every initializer and constant. Supported: float32 tensors with static shapes, default-domain
-// opsets up to 17, and the operators listed by `supported_onnx_ops()`. Everything else (another
-// operator, dtype, attribute value or a dynamic dimension) is an `unsupported` error, and a
+// opsets up to 17, and the operators listed by `supported_onnx_ops()`. A dynamic input dimension
+// takes the size OnnxImportOptions gives it (input_shapes or open_dim_size) and is listed in
+// ImportedModel::symbolic_dims. Everything else (another operator, dtype, attribute value, or a
+// dynamic dimension given no size) is an `unsupported` error, and a
 // malformed model an `invalid_input` one, naming the ONNX node, its op type, the opset and the
 // reason, plus the supported operators; nothing is skipped silently. An `unsupported` error lists
 // every unsupported node of the model, one per note (Error::notes), not just the first. Nodes
@@ -19,6 +21,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -35,6 +38,10 @@ namespace nnplan::format {
 struct OnnxImportOptions {
   // Fixes dynamic (symbolic or unknown) input dimensions: graph input name -> full shape.
   std::map<std::string, std::vector<std::uint64_t>> input_shapes;
+  // The size a dynamic input dimension that input_shapes leaves open is planned at (each is listed
+  // in ImportedModel::symbolic_dims). Unset: such a dimension is an `unsupported` error that says
+  // how to fix it with input_shapes (nnplan convert, whose JSON graph has only static shapes).
+  std::optional<std::uint64_t> open_dim_size;
   // When false, ImportedModel::payloads stays empty and no weight is decoded or copied: the graph
   // is the same, and every weight's data type and element count is still checked. For callers
   // that plan and never read a weight (nnplan plan, explain, dot, verify).
@@ -50,6 +57,19 @@ struct OnnxImportOptions {
   // the exception becomes an Error.
   std::function<void(const std::string& reading)> test_before_reading;
 };
+
+// One input dimension the model leaves dynamic: a `dim_param` (`"batch"`) or no value at all.
+struct SymbolicDim {
+  std::string input;       // the graph input's name
+  std::size_t axis = 0;    // 0-based
+  std::string name;        // the model's dim_param; empty when the dimension is unnamed
+  std::uint64_t size = 0;  // the size it was planned at
+  // Whether OnnxImportOptions::input_shapes gave `size`; false: open_dim_size did.
+  bool fixed = false;
+};
+
+// `'batch' (input 'x' axis 0) = 4`, or `unnamed (input 'x' axis 1) = 1`: how a person reads one.
+[[nodiscard]] std::string describe(const SymbolicDim& dim);
 
 struct ImportedModel {
   // The imported graph, checked: the importer infers every node's shape as it goes, so the result
@@ -67,6 +87,13 @@ struct ImportedModel {
   std::vector<std::filesystem::path> external_data_files;
   // The graph outputs' names (graph.output), in the order of the graph's output_ids.
   std::vector<std::string> output_names;
+  // The input dimensions the model leaves dynamic, in input and axis order, with the size each was
+  // imported at.
+  std::vector<SymbolicDim> symbolic_dims;
+  // The graph outputs' dimensions the model declares dynamic (a dim_param, or a declared dimension
+  // without a value), in output and axis order: `input` names the output here, and `size` is the
+  // size the import inferred for it.
+  std::vector<SymbolicDim> symbolic_output_dims;
 
   [[nodiscard]] const ir::Graph& graph() const { return checked.graph(); }
 };

@@ -285,6 +285,8 @@ class ImportContext {
   void step(std::string_view stage);
   void read_interface();   // model_interface.cpp
   void read_inputs();      // model_interface.cpp
+  void add_symbolic_dim(const std::string& input, int axis, const std::string& name, ir::Dim size,
+                        bool fixed);  // model_interface.cpp
   ImportedModel finish();  // model_interface.cpp
   void import_node(int index);
   // Whether the current node consumes a tensor of a node recorded as unsupported.
@@ -347,6 +349,8 @@ class ImportContext {
   std::vector<std::filesystem::path> external_data_files_;  // ImportedModel::external_data_files
   NameSet graph_outputs_;
   NameSet graph_inputs_;    // graph inputs that are not initializers
+  std::vector<SymbolicDim> symbolic_dims_;         // read_inputs
+  std::vector<SymbolicDim> symbolic_output_dims_;  // finish
   NameMap<int> producers_;  // node output -> the graph node producing it (check_node)
   // Graph inputs that are not float32 tensors, with the reason, in graph order.
   NameMap<std::string> rejected_inputs_;

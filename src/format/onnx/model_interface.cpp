@@ -158,10 +158,14 @@ void ImportContext::read_inputs() {
         }
         for (int i = 0; i < dims.size(); ++i) {
           const auto& d = dims[i];
-          if (d.has_dim_value() && static_cast<Dim>(d.dim_value()) != fixed->second[i]) {
+          if (d.has_dim_value() && d.dim_value() >= 0 &&
+              static_cast<Dim>(d.dim_value()) != fixed->second[i]) {
             fail_model("input shape " + list_string(fixed->second) + " given for input " +
                        quoted_name(in.name()) + " has " + str(fixed->second[i]) + " at dimension " +
                        str(i) + ", the model fixes it to " + str(d.dim_value()));
+          }
+          if (!d.has_dim_value() || d.dim_value() < 0) {
+            add_symbolic_dim(in.name(), i, d.dim_param(), fixed->second[i], /*fixed=*/true);
           }
         }
         shape.dims = fixed->second;
@@ -177,12 +181,18 @@ void ImportContext::read_inputs() {
                        str(d.dim_value()) + "; the limit is " + str(kMaxDim) + " (2^48)");
           }
           if (!d.has_dim_value() || d.dim_value() < 0) {
-            const std::string what = d.has_dim_param() ? " (" + quoted_name(d.dim_param()) + ")"
-                                                       : std::string(" (unknown)");
-            fail_model("dimension " + str(i) + " of input " + quoted_name(in.name()) +
-                           " is dynamic" + what + "; fix it with --input-shape " + in.name() + "=" +
-                           example,
-                       ErrorKind::unsupported);
+            if (!options_.open_dim_size) {
+              const std::string what = d.has_dim_param() ? " (" + quoted_name(d.dim_param()) + ")"
+                                                         : std::string(" (unknown)");
+              fail_model("dimension " + str(i) + " of input " + quoted_name(in.name()) +
+                             " is dynamic" + what + "; fix it with --input-shape " + in.name() +
+                             "=" + example,
+                         ErrorKind::unsupported);
+            }
+            add_symbolic_dim(in.name(), i, d.dim_param(), *options_.open_dim_size,
+                             /*fixed=*/false);
+            shape.dims.push_back(*options_.open_dim_size);
+            continue;
           }
           shape.dims.push_back(static_cast<Dim>(d.dim_value()));
         }
@@ -194,6 +204,27 @@ void ImportContext::read_inputs() {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
     fail_model("model has no graph input (the IR needs one)", ErrorKind::unsupported);
   }
+}
+
+// One dynamic dimension, given `size`. Inputs that name the same dim_param get the same size: a
+// model's "batch" is one number, so two inputs given two batches are refused here, naming both.
+void ImportContext::add_symbolic_dim(const std::string& input, int axis, const std::string& name,
+                                     Dim size, bool fixed) {
+  if (!name.empty()) {
+    for (const SymbolicDim& other : symbolic_dims_) {
+      if (other.name != name || other.size == size) continue;
+      fail_model("dimension " + quoted_name(name) + " is " + str(other.size) + " in input " +
+                     quoted_name(other.input) + " (axis " + str(Dim{other.axis}) + ") but " +
+                     str(size) + " in input " + quoted_name(input) + " (axis " + str(axis) +
+                     "); the model names both " + quoted_name(name) + ", one size",
+                 ErrorKind::invalid_input);
+    }
+  }
+  symbolic_dims_.push_back({.input = input,
+                            .axis = static_cast<std::size_t>(axis),
+                            .name = name,
+                            .size = size,
+                            .fixed = fixed});
 }
 
 ImportedModel ImportContext::finish() {
@@ -215,6 +246,18 @@ ImportedModel ImportContext::finish() {
     }
     output_ids.push_back(tensor(out, out_node));
     output_names.push_back(out);
+    if (output.type().has_tensor_type() && output.type().tensor_type().has_shape()) {
+      const auto& declared = output.type().tensor_type().shape().dim();
+      const ir::Shape& inferred = shape_of(output_ids.back());
+      for (int i = 0; i < declared.size() && static_cast<std::size_t>(i) < inferred.rank(); ++i) {
+        if (declared[i].has_dim_value() && declared[i].dim_value() >= 0) continue;
+        symbolic_output_dims_.push_back({.input = out,
+                                         .axis = static_cast<std::size_t>(i),
+                                         .name = declared[i].dim_param(),
+                                         .size = inferred.dims[static_cast<std::size_t>(i)],
+                                         .fixed = false});
+      }
+    }
   }
   // A graph input no node consumed is still one the model declares: not dropped silently.
   if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
@@ -240,6 +283,8 @@ ImportedModel ImportContext::finish() {
   result.folded_sources = std::move(folded_sources_);
   result.external_data_files = std::move(external_data_files_);
   result.output_names = std::move(output_names);
+  result.symbolic_dims = std::move(symbolic_dims_);
+  result.symbolic_output_dims = std::move(symbolic_output_dims_);
   result.producer = model_.producer_name();
   if (!model_.producer_version().empty()) {
     result.producer += (result.producer.empty() ? "" : " ") + model_.producer_version();

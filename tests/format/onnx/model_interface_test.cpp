@@ -104,6 +104,57 @@ TEST(OnnxImport, DynamicDimensionAndTheFix) {
             "mean 'image'? inputs: 'image'");
 }
 
+// A dimension the model leaves open takes open_dim_size when input_shapes does not fix it, and
+// every open dimension is listed with its name, axis and the size it was imported at.
+TEST(OnnxImport, OpenDimensionsAreListedWithTheSizeTheyTook) {
+  Model m;
+  m.input("x", {-1, 3}).input("mask", {-1, 3}).output("y");
+  m.g()
+      .mutable_input(1)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->clear_dim_value();  // axis 1 of mask: no value and no name
+  m.node("Add", {"x", "mask"}, {"y"}, "a");
+  auto* declared = m.g().mutable_output(0)->mutable_type()->mutable_tensor_type();
+  declared->set_elem_type(kFloat);
+  declared->mutable_shape()->add_dim()->set_dim_param("batch");
+  declared->mutable_shape()->add_dim()->set_dim_value(3);
+
+  const ImportedModel open = ok(m, {.open_dim_size = 1});
+  EXPECT_EQ(lines(open.graph())[0], "0 input -> [1,3] 'x'");
+  EXPECT_EQ(lines(open.graph())[1], "1 input -> [1,1] 'mask'");
+  ASSERT_EQ(open.symbolic_dims.size(), 3u);
+  EXPECT_EQ(describe(open.symbolic_dims[0]), "'batch' (input 'x' axis 0) = 1");
+  EXPECT_EQ(describe(open.symbolic_dims[1]), "'batch' (input 'mask' axis 0) = 1");
+  EXPECT_EQ(describe(open.symbolic_dims[2]), "unnamed (input 'mask' axis 1) = 1");
+  EXPECT_FALSE(open.symbolic_dims[0].fixed);
+  ASSERT_EQ(open.symbolic_output_dims.size(), 1u);
+  EXPECT_EQ(open.symbolic_output_dims[0].input, "y");
+  EXPECT_EQ(open.symbolic_output_dims[0].name, "batch");
+  EXPECT_EQ(open.symbolic_output_dims[0].size, 1u);
+
+  // input_shapes fixes some: those are marked fixed; the rest still take open_dim_size.
+  const ImportedModel fixed =
+      ok(m, {.input_shapes = {{"x", {4, 3}}, {"mask", {4, 3}}}, .open_dim_size = 1});
+  ASSERT_EQ(fixed.symbolic_dims.size(), 3u);
+  EXPECT_TRUE(fixed.symbolic_dims[0].fixed);
+  EXPECT_EQ(describe(fixed.symbolic_dims[1]), "'batch' (input 'mask' axis 0) = 4");
+  EXPECT_EQ(fixed.symbolic_output_dims.at(0).size, 4u);
+
+  // One name, one size: two inputs given two batches are refused, naming both.
+  EXPECT_EQ(error_of(m, {.input_shapes = {{"x", {4, 3}}, {"mask", {2, 3}}}, .open_dim_size = 1}),
+            "m.onnx: dimension 'batch' is 4 in input 'x' (axis 0) but 2 in input 'mask' (axis "
+            "0); the model names both 'batch', one size");
+  EXPECT_EQ(error_of(m, {.open_dim_size = 0}),
+            "m.onnx: the size of open dimensions must be 1..281474976710656; got 0");
+  // Without open_dim_size an open dimension stays an unsupported one, with its fix.
+  EXPECT_EQ(unsupported_of(m),
+            "m.onnx: dimension 0 of input 'x' is dynamic ('batch'); fix it with --input-shape "
+            "x=1,3");
+}
+
 // import_onnx holds input shapes to the limits of a declared shape itself (check_input_shapes),
 // whoever calls it: the message names the source, then the input and the limit.
 TEST(OnnxImport, InputShapesMeetTheDeclaredShapeLimits) {
