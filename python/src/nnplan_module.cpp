@@ -289,6 +289,18 @@ class NativePlan {
     return files;
   }
 
+  // For a shape error on `input`: when the model leaves a dimension of it open, that this plan
+  // was made for one size and a Session plans each.
+  std::string open_dims_hint(const std::string& input) const {
+    for (const format::SymbolicDim& d : graph_.symbolic_dims) {
+      if (d.input != input || d.fixed) continue;
+      return " (the model leaves " + (d.name.empty() ? "a dimension" : "'" + d.name + "'") +
+             " open; this plan was made at " + std::to_string(d.size) +
+             ": nnplan.Session plans each new shape, or plan with input_shapes=)";
+    }
+    return {};
+  }
+
   // The input dimensions the model leaves dynamic: [(input, axis, name, size, fixed)], name ""
   // when unnamed, fixed when input_shapes gave the size (else it was planned at 1).
   py::list symbolic_dims() const { return dims_list(graph_.symbolic_dims); }
@@ -340,7 +352,8 @@ class NativePlan {
       if (binding != inputs_of_model.end() && tensor.shape != *binding->shape) {
         raise_error(make_error(ErrorKind::bad_input,
                                "input '" + name + "' has shape " + ir::to_string(tensor.shape) +
-                                   "; the model expects " + ir::to_string(*binding->shape)));
+                                   "; the model expects " + ir::to_string(*binding->shape) +
+                                   open_dims_hint(name)));
       }
       switch (want) {
         case runtime::DType::int64:

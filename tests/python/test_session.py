@@ -225,8 +225,13 @@ def test_input_shapes_fix_an_open_dimension_up_front(dynamic_batch):
 
 
 def test_a_plan_says_which_dimensions_it_planned_at_one(dynamic_batch):
-    planned = nnplan.plan(dynamic_batch[0])
+    planned = nnplan.plan(dynamic_batch[0], weights=True)
     assert planned.accepted
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"the model expects \[1,3,6,6\] \(the model leaves 'batch' open; "
+                             r"this plan was made at 1: nnplan.Session plans each new shape, or "
+                             r"plan with input_shapes=\)"):
+        planned.run(numpy.zeros((2, 3, 6, 6), numpy.float32))
     assert planned.symbolic_dims == [
         {"input": "x", "axis": 0, "name": "batch", "size": 1, "fixed": False}]
     fixed = nnplan.plan(dynamic_batch[0], input_shapes={"x": [4, 3, 6, 6]})
