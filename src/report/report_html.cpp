@@ -5,11 +5,14 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "nnplan/backend/gate.hpp"
+#include "nnplan/backend/op_mapping.hpp"
+#include "nnplan/backend/planner.hpp"
 #include "nnplan/backend/report.hpp"
 #include "nnplan/report/plan_dot.hpp"
 #include "nnplan/text_escape.hpp"
@@ -191,10 +194,12 @@ void profile_section(std::string& out, const BackendProfile& profile) {
     out += "</tr>\n";
   };
   const auto preset = preset_of(profile.target);
-  std::string modules;
-  for (const CapsuleModule& m : profile.registry->modules()) {
-    if (!modules.empty()) modules += ", ";
-    modules += m.name;
+  std::string modules = profile.registry == nullptr ? "none (no registry)" : "";
+  if (profile.registry != nullptr) {
+    for (const CapsuleModule& m : profile.registry->modules()) {
+      if (!modules.empty()) modules += ", ";
+      modules += m.name;
+    }
   }
   row("profile", profile.name);
   row("device", to_string(profile.config.device));
@@ -311,20 +316,30 @@ void boundary_section(std::string& out, const GraphEvaluation& evaluation, const
   out += "</table>\n</div>\n</section>\n";
 }
 
-// The capsules of the plan whose value claims differ from the reference provider on NaN or
-// infinity, each with how; no section when none does.
-void caveats_section(std::string& out, const GraphEvaluation& evaluation) {
-  const GraphLoweringPlan& plan = evaluation.lowering;
+// Whether `layouts` describes the plan's groups (one entry per group).
+bool layouts_known(const RunLayouts& layouts, const GraphLoweringPlan& plan) {
+  return !plan.groups.empty() && layouts.groups.size() == plan.groups.size();
+}
+
+// Whether a contract layout names dense row-major storage, the layout the runtime calls flat.
+bool flat_claim(Layout layout) {
+  return layout == Layout::flat_row_major || layout == Layout::canonical_tensor;
+}
+
+// The NaN and infinity caveats of `capsules` (each listed once, in the order given): a paragraph
+// `intro` and one item per capsule whose value claim differs from the reference provider there.
+// Returns whether it wrote any.
+bool special_value_caveats(std::string& out, const Registry& registry,
+                           std::span<const CapsuleId> capsules, std::string_view intro) {
   bool any = false;
-  for (CapsuleId id : evaluation.audit.distinct_capsules()) {
-    const KernelCapsule& c = plan.registry->capsule(id);
+  for (CapsuleId id : capsules) {
+    const KernelCapsule& c = registry.capsule(id);
     const std::string_view caveat = special_value_caveat(c.value);
     if (caveat.empty()) continue;
     if (!any) {
-      out +=
-          "<section id=\"caveats\">\n<h2>Caveats</h2>\n<p>NaN and infinity: where the "
-          "plan's capsules compute what the reference provider does not (every other value "
-          "within each capsule's stated tolerance).</p>\n<ul>\n";
+      out += "<p>";
+      out += intro;
+      out += "</p>\n<ul>\n";
       any = true;
     }
     out += "<li><code>";
@@ -333,7 +348,57 @@ void caveats_section(std::string& out, const GraphEvaluation& evaluation) {
     put(out, caveat);
     out += "</li>\n";
   }
-  if (any) out += "</ul>\n</section>\n";
+  if (any) out += "</ul>\n";
+  return any;
+}
+
+// Links to the groups `indices`, the first 20 of them, then how many more.
+std::string group_links(const std::vector<std::size_t>& indices) {
+  constexpr std::size_t kShown = 20;
+  std::string out;
+  for (std::size_t k = 0; k < indices.size() && k < kShown; ++k) {
+    const std::string g = std::to_string(indices[k]);
+    out += (k == 0 ? "" : ", ") + ("<a href=\"#group-" + g + "\">" + g + "</a>");
+  }
+  if (indices.size() > kShown) out += " and " + std::to_string(indices.size() - kShown) + " more";
+  return out;
+}
+
+// What an auditor must not miss, first on the page: the capsules of the plan whose value claims
+// differ from the reference provider on NaN or infinity, each with how, and the groups that run
+// channels-last where their contracts claim a flat layout; no section when there is neither.
+void caveats_section(std::string& out, const GraphEvaluation& evaluation,
+                     const RunLayouts& layouts) {
+  const GraphLoweringPlan& plan = evaluation.lowering;
+  std::string body;
+  special_value_caveats(body, *plan.registry, evaluation.audit.distinct_capsules(),
+                        "NaN and infinity: where the plan's capsules compute what the reference "
+                        "provider does not (every other value within each capsule's stated "
+                        "tolerance).");
+  if (layouts_known(layouts, plan)) {
+    std::vector<std::size_t> channels_last;
+    std::size_t reorders = 0;
+    for (std::size_t i = 0; i < plan.groups.size(); ++i) {
+      const GroupLayout& l = layouts.groups[i];
+      reorders += l.to_channels_last + l.to_flat;
+      if (l.channels_last > 0 && flat_claim(plan.capsule(plan.groups[i]).layout.claim.layout)) {
+        channels_last.push_back(i);
+      }
+    }
+    if (!channels_last.empty()) {
+      body += "<p id=\"layout-caveat\">Layouts: " +
+              std::string(channels_last.size() == 1 ? "group " : "groups ") +
+              group_links(channels_last) + " of " + std::to_string(plan.groups.size()) + " run" +
+              (channels_last.size() == 1 ? "s" : "") +
+              " channels-last (the channel axis last in memory) when this build compiles the "
+              "plan on this machine, where " +
+              (channels_last.size() == 1 ? "its contract claims" : "their contracts claim") +
+              " a flat row-major layout; " + counted(reorders, "reorder command") +
+              " change values between the two layouts. Each group says how.</p>\n";
+    }
+  }
+  if (body.empty()) return;
+  out += "<section id=\"caveats\">\n<h2>Caveats</h2>\n" + body + "</section>\n";
 }
 
 void gate_section(std::string& out, const BackendProfile& profile,
@@ -465,6 +530,62 @@ void contracts_table(std::string& out, const KernelCapsule& c, const AssurancePo
   out += "</table>\n";
 }
 
+// The layout group `index` runs in beside the layout its contract claims: the same, or how it
+// differs (channels-last commands and the reorders around them), or that it was not computed.
+void layout_line(std::string& out, const KernelCapsule& c, const RunLayouts& layouts,
+                 const GraphLoweringPlan& plan, std::size_t index) {
+  const std::string claimed(to_string(c.layout.claim.layout));
+  out += "<p class=\"layout\">layout: its contract claims <code>" + claimed + "</code>";
+  if (!layouts_known(layouts, plan)) {
+    out +=
+        "; the layout it runs in is chosen when the plan is compiled, which was not done for "
+        "this page";
+    if (!layouts.missing_reason.empty()) {
+      out += " (";
+      put(out, layouts.missing_reason);
+      out += ")";
+    }
+    out += ".</p>\n";
+    return;
+  }
+  const GroupLayout& l = layouts.groups[index];
+  if (l.channels_last == 0) {
+    out += "; on this machine it runs flat (dense row-major)";
+    out += flat_claim(c.layout.claim.layout) ? ", as claimed.</p>\n" : ".</p>\n";
+    return;
+  }
+  out += flat_claim(c.layout.claim.layout) ? " at its boundary, but" : ";";
+  out +=
+      " on this machine it runs <strong>channels-last</strong> (the channel axis last in "
+      "memory)";
+  if (l.channels_last < l.commands) {
+    out += " in " + std::to_string(l.channels_last) + " of its " + std::to_string(l.commands) +
+           " commands (flat in the others)";
+  }
+  out += ": its operands and results lie channels-last";
+  if (l.to_channels_last + l.to_flat == 0) {
+    out +=
+        ", and no value is reordered for it: what it reads comes from, and what it writes goes "
+        "to, commands that run channels-last too";
+  } else {
+    std::vector<std::string> parts;
+    if (l.to_channels_last > 0) {
+      parts.push_back(counted(l.to_channels_last, "value") + " it reads " +
+                      (l.to_channels_last == 1 ? "is" : "are") +
+                      " reordered from flat to channels-last before it");
+    }
+    if (l.to_flat > 0) {
+      parts.push_back(counted(l.to_flat, "value") + " it writes " +
+                      (l.to_flat == 1 ? "is" : "are") +
+                      " reordered back to flat for a flat reader or a graph output");
+    }
+    out += "; " + parts[0] + (parts.size() > 1 ? " and " + parts[1] : "") +
+           (l.to_channels_last + l.to_flat == 1 ? ", by a reorder command of its own"
+                                                : ", each by a reorder command of its own");
+  }
+  out += ". The graph's inputs and outputs stay flat.</p>\n";
+}
+
 void numerical_table(std::string& out, const NumericalPolicy& numerical) {
   // label() spells `round=R,subnormal=S,contract=C,reduce=D`: one row per pair.
   const std::string text = label(numerical);
@@ -504,9 +625,22 @@ void groups_section(std::string& out, const BackendProfile& profile, const ir::G
          (options.expanded ? std::string("each with")
                            : std::string("open one (or write the page with --expanded, "
                                          "expanded=True in Python, for all of them open) for")) +
-         " its nodes, capsule, four contracts with their evidence, and numerical policy. A "
-         "claim that a capsule refines <code>Spec.&lt;op&gt;</code> names TorchLean's Lean "
-         "specification of that op.</p>\n<p>providers:";
+         " its nodes, capsule, four contracts with their evidence, the layout it runs in, and "
+         "numerical policy. A claim that a capsule refines <code>Spec.&lt;op&gt;</code> names "
+         "TorchLean's Lean specification of that op.</p>\n";
+  if (!layouts_known(options.layouts, plan) && !plan.groups.empty()) {
+    out += "<p class=\"note\">Layouts as run: not computed for this page";
+    if (!options.layouts.missing_reason.empty()) {
+      out += " (";
+      put(out, options.layouts.missing_reason);
+      out += ")";
+    }
+    out +=
+        ". A layout contract is the capsule's claim; the command buffer may still keep a value "
+        "channels-last between commands whose handlers run that layout (nnplan run --trace "
+        "records each command's layout).</p>\n";
+  }
+  out += "<p>providers:";
   for (std::size_t i = 0; i < used.size(); ++i) {
     if (!used[i]) continue;
     out += " ";
@@ -608,6 +742,7 @@ void groups_section(std::string& out, const BackendProfile& profile, const ir::G
     }
     out += "</table>\n";
     contracts_table(out, c, profile.config.assurance);
+    layout_line(out, c, options.layouts, plan, i);
     numerical_table(out, c.numerical);
     out += "</div>\n</details>\n";
   }
@@ -633,6 +768,271 @@ void picture_section(std::string& out, const PlacementPicture& picture) {
   out +=
       ". <code>nnplan dot MODEL | dot -Tsvg</code> draws it where Graphviz is "
       "installed.</p>\n</section>\n";
+}
+
+// ---- a graph that could not be planned ----
+
+// The node ids `ids`, as people list them: "node 2", "nodes 2 and 5", "nodes 2, 5 and 7"; past
+// 20, the first 20 and how many more.
+std::string node_list(const std::vector<ir::NodeId>& ids) {
+  constexpr std::size_t kShown = 20;
+  std::string out = ids.size() == 1 ? "node " : "nodes ";
+  const std::size_t shown = std::min(ids.size(), kShown);
+  for (std::size_t k = 0; k < shown; ++k) {
+    if (k != 0) out += k + 1 == shown && ids.size() <= kShown ? " and " : ", ";
+    out += std::to_string(ids[k]);
+  }
+  if (ids.size() > kShown) out += " and " + std::to_string(ids.size() - kShown) + " more";
+  return out;
+}
+
+// One op that has no admissible capsule: the planner's explanation and the nodes it fails.
+struct OpFailure {
+  BackendOp op = BackendOp::add;
+  Error explanation;
+  std::vector<ir::NodeId> nodes;
+};
+
+// Where each node of a graph that could not be planned would run: per node, the capsule planning
+// chooses for its op (OpDecisions, as plan_graph decides it), nullopt for a node without runtime
+// work, or the index of its op's failure.
+struct UnplannedGraph {
+  struct Node {
+    std::optional<BackendOp> op;
+    std::optional<CapsuleId> capsule;
+    std::optional<std::size_t> failure;
+  };
+  std::vector<Node> nodes;
+  std::vector<OpFailure> failures;  // in the order of each op's first node
+  std::vector<CapsuleId> capsules;  // the distinct capsules chosen, in first-use order
+};
+
+UnplannedGraph place_nodes(const BackendProfile& profile, const ir::Graph& graph,
+                           const Error& error) {
+  const Availability availability = profile.availability();
+  OpDecisions decisions(profile.config, *profile.registry, &availability);
+  std::array<std::optional<std::size_t>, kBackendOpCount> failed_op{};
+  std::vector<bool> used(profile.registry->size(), false);
+  UnplannedGraph out;
+  out.nodes.reserve(graph.nodes.size());
+  for (const ir::Node& node : graph.nodes) {
+    UnplannedGraph::Node& placed = out.nodes.emplace_back();
+    placed.op = backend_op_of(node.kind);
+    if (!placed.op) continue;
+    const auto op_index = static_cast<std::size_t>(*placed.op);
+    if (!failed_op[op_index]) {
+      auto chosen = decisions.decide(*placed.op);
+      if (chosen) {
+        placed.capsule = *chosen;
+        if (!used[*chosen]) {
+          used[*chosen] = true;
+          out.capsules.push_back(*chosen);
+        }
+        continue;
+      }
+      failed_op[op_index] = out.failures.size();
+      Error explanation = std::move(chosen.error());
+      explanation.context.clear();
+      out.failures.push_back(
+          {.op = *placed.op, .explanation = std::move(explanation), .nodes = {}});
+    }
+    placed.failure = failed_op[op_index];
+    out.failures[*placed.failure].nodes.push_back(node.id);
+  }
+  // Planning's own error, when it names a node this walk did not find failing (it cannot, unless
+  // the profile changed between the two): the error is shown as it is.
+  if (out.failures.empty() && error.position && *error.position < graph.nodes.size()) {
+    const ir::Node& node = graph.nodes[*error.position];
+    Error explanation = error;
+    explanation.context.clear();
+    out.nodes[node.id].failure = 0;
+    out.failures.push_back({.op = out.nodes[node.id].op.value_or(BackendOp::add),
+                            .explanation = std::move(explanation),
+                            .nodes = {node.id}});
+  }
+  return out;
+}
+
+// The verdict line: planning's message for one failing op, else every failing op and the device.
+std::string failure_summary(const BackendProfile& profile, const UnplannedGraph& unplanned) {
+  if (unplanned.failures.size() == 1) return unplanned.failures[0].explanation.message;
+  std::string ops;
+  std::size_t nodes = 0;
+  for (std::size_t k = 0; k < unplanned.failures.size(); ++k) {
+    if (k != 0) ops += k + 1 == unplanned.failures.size() ? " and " : ", ";
+    ops += to_string(unplanned.failures[k].op);
+    nodes += unplanned.failures[k].nodes.size();
+  }
+  return "no admissible backend capsule for ops " + ops + " on device " +
+         std::string(to_string(profile.config.device)) + " (" + counted(nodes, "node") + ")";
+}
+
+// An error's message, context frames, notes and candidates with every reason.
+void error_details(std::string& out, const Error& error) {
+  out += "<p class=\"fails\">";
+  put(out, error.message);
+  out += "</p>\n";
+  if (!error.context.empty() || !error.notes.empty()) {
+    out += "<ul>\n";
+    for (const std::string& line : error.context) {
+      element(out, "li", line);
+      out += '\n';
+    }
+    for (const std::string& line : error.notes) {
+      element(out, "li", line);
+      out += '\n';
+    }
+    out += "</ul>\n";
+  }
+  if (error.candidates.empty()) return;
+  out +=
+      "<table class=\"candidates\">\n<tr><th>candidate capsule</th><th>provider</th>"
+      "<th>device</th><th>why it is not admissible</th></tr>\n";
+  for (const CandidateReport& c : error.candidates) {
+    out += "<tr>";
+    code_cell(out, c.capsule);
+    cell(out, c.provider);
+    cell(out, c.device);
+    out += "<td>";
+    for (std::size_t i = 0; i < c.reasons.size(); ++i) {
+      if (i != 0) out += "<br>";
+      out += "<code>";
+      put(out, c.reasons[i].code);
+      out += "</code>: ";
+      put(out, c.reasons[i].detail);
+    }
+    out += "</td></tr>\n";
+  }
+  out += "</table>\n";
+}
+
+// A node's id, kind, shape and name cells.
+void node_cells(std::string& out, const ir::Node& node, const ReportHtmlOptions& options) {
+  out += "<td>" + std::to_string(node.id) + "</td>";
+  cell(out, ir::to_string(node.kind));
+  cell(out, ir::to_string(node.shape));
+  if (node.source_name.empty()) {
+    out += "<td></td>";
+  } else {
+    code_cell(out, options.onnx_names ? "onnx=" + node.source_name : node.source_name);
+  }
+}
+
+void unplaceable_section(std::string& out, const ir::Graph& graph, const UnplannedGraph& unplanned,
+                         const ReportHtmlOptions& options) {
+  std::vector<ir::NodeId> ids;
+  for (std::size_t id = 0; id < unplanned.nodes.size(); ++id) {
+    if (unplanned.nodes[id].failure) ids.push_back(static_cast<ir::NodeId>(id));
+  }
+  out += "<section id=\"planning\">\n<h2>Nodes without an admissible capsule</h2>\n<p>";
+  out += node_list(ids) + (ids.size() == 1 ? " has" : " have") +
+         " no admissible capsule, so the graph has no plan.</p>\n";
+  out += "<table class=\"nodes\">\n<tr><th>node</th><th>kind</th><th>shape</th><th>";
+  out += options.onnx_names ? "ONNX node" : "name";
+  out += "</th><th>op</th></tr>\n";
+  for (ir::NodeId id : ids) {
+    out += "<tr>";
+    node_cells(out, graph.nodes[id], options);
+    cell(out, to_string(unplanned.failures[*unplanned.nodes[id].failure].op));
+    out += "</tr>\n";
+  }
+  out += "</table>\n";
+  for (const OpFailure& f : unplanned.failures) {
+    out += "<div class=\"failure\" id=\"op-";
+    out += to_string(f.op);
+    out += "\">\n<h3>op ";
+    out += to_string(f.op);
+    out += ": " + node_list(f.nodes) + "</h3>\n";
+    error_details(out, f.explanation);
+    out += "</div>\n";
+  }
+  out += "</section>\n";
+}
+
+void placement_section(std::string& out, const ir::Graph& graph, const Registry& registry,
+                       const UnplannedGraph& unplanned, const ReportHtmlOptions& options) {
+  out +=
+      "<section id=\"placement\">\n<h2>Placement of the other nodes</h2>\n<p>Every other node "
+      "with the capsule planning chooses for its op under this profile (the first admissible one "
+      "in preference order, as <code>nnplan explain</code> shows). Without a plan nothing is "
+      "lowered into groups (a fused lowering may still join a chain into one fused capsule) and "
+      "no gate judges the evidence.</p>\n";
+  out += "<table class=\"placement\">\n<tr><th>node</th><th>kind</th><th>shape</th><th>";
+  out += options.onnx_names ? "ONNX node" : "name";
+  out += "</th><th>op</th><th>capsule</th><th>provider</th><th>trust</th></tr>\n";
+  for (const ir::Node& node : graph.nodes) {
+    const UnplannedGraph::Node& placed = unplanned.nodes[node.id];
+    if (placed.failure) continue;
+    out += "<tr>";
+    node_cells(out, node, options);
+    if (!placed.op) {
+      out += "<td colspan=\"4\">no runtime work</td></tr>\n";
+      continue;
+    }
+    cell(out, to_string(*placed.op));
+    const KernelCapsule& c = registry.capsule(*placed.capsule);
+    code_cell(out, c.name);
+    out += "<td>";
+    provider_swatch(out, c.provider);
+    out += "</td><td>";
+    trust_badge(out, c.trust_level);
+    out += "</td></tr>\n";
+  }
+  out += "</table>\n</section>\n";
+}
+
+// ---- a model the importer does not support ----
+
+// The note that lists the supported operators, after the unsupported nodes.
+constexpr std::string_view kSupportedOperators = "supported operators: ";
+
+// One unsupported node of the importer's notes: `node 12 'Conv_3' (Conv): <why>`, the name and
+// op type as the importer shows them (escaped, and cut with their length when long).
+struct UnsupportedNode {
+  std::string_view index;
+  std::string name;
+  std::string_view op_type;
+  std::string_view why;
+};
+
+// `node <index> '<name>'[ (<n> bytes)] (<op type>): <why>`, or nullopt for another note. A name
+// may hold `' (` itself: each place it could end is tried in turn.
+std::optional<UnsupportedNode> parse_unsupported_node(std::string_view note) {
+  constexpr std::string_view kNode = "node ";
+  if (!note.starts_with(kNode)) return std::nullopt;
+  std::size_t at = kNode.size();
+  const std::size_t digits = at;
+  while (at < note.size() && std::isdigit(static_cast<unsigned char>(note[at])) != 0)
+    ++at;
+  if (at == digits || note.substr(at, 2) != " '") return std::nullopt;
+  const std::string_view index = note.substr(digits, at - digits);
+  const std::size_t name_begin = at + 2;
+  const auto all_digits = [](std::string_view text) {
+    return !text.empty() && std::ranges::all_of(text, [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+  };
+  for (std::size_t quote = note.find("' (", name_begin); quote != std::string_view::npos;
+       quote = note.find("' (", quote + 1)) {
+    std::string name(note.substr(name_begin, quote - name_begin));
+    std::size_t rest = quote + 1;
+    // A long name is cut and followed by its length: `'nnnn...' (20000000 bytes)`.
+    if (const std::size_t bytes = note.find(" bytes)", rest);
+        bytes != std::string_view::npos && all_digits(note.substr(rest + 2, bytes - rest - 2))) {
+      name += note.substr(rest, bytes + 7 - rest);
+      rest = bytes + 7;
+    }
+    if (note.substr(rest, 2) != " (") continue;
+    const std::size_t op_end = note.find("): ", rest + 2);
+    if (op_end == std::string_view::npos || op_end == rest + 2) continue;
+    const std::string_view op_type = note.substr(rest + 2, op_end - rest - 2);
+    if (op_type.find_first_of(" '") != std::string_view::npos) continue;
+    return UnsupportedNode{.index = index,
+                           .name = std::move(name),
+                           .op_type = op_type,
+                           .why = note.substr(op_end + 3)};
+  }
+  return std::nullopt;
 }
 
 bool contains_ignoring_case(std::string_view text, std::string_view lower_fragment) {
@@ -699,7 +1099,7 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
     put(out, ops);
     out += "</strong> (<a href=\"#boundary\">which groups</a>)</p>\n";
   }
-  caveats_section(out, evaluation);
+  caveats_section(out, evaluation, options.layouts);
   profile_section(out, profile);
   boundary_section(out, evaluation, graph, options);
   gate_section(out, profile, evaluation);
@@ -712,63 +1112,106 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
 
 std::string unplanned_report_html(const BackendProfile& profile, const ir::Graph& graph,
                                   const Error& error, const ReportHtmlOptions& options) {
+  const std::optional<UnplannedGraph> unplanned =
+      profile.registry == nullptr ? std::nullopt
+                                  : std::optional(place_nodes(profile, graph, error));
   std::string out;
   open_page(out, options, "no plan");
   out += "<p class=\"verdict rejected\" id=\"verdict\">no plan: ";
+  put(out, unplanned && !unplanned->failures.empty() ? failure_summary(profile, *unplanned)
+                                                     : error.message);
+  out += "</p>\n";
+  if (!unplanned || unplanned->failures.empty()) {
+    // Nothing to place node by node: the error says why.
+    profile_section(out, profile);
+    out += "<section id=\"planning\">\n<h2>Planning failed</h2>\n";
+    error_details(out, error);
+    out +=
+        "<p class=\"note\">Without a plan there are no groups, coverage, gate verdict or "
+        "placement picture to show.</p>\n</section>\n";
+    close_page(out);
+    return out;
+  }
+  std::string caveats;
+  if (special_value_caveats(caveats, *profile.registry, unplanned->capsules,
+                            "NaN and infinity: where the capsules the other nodes would run on "
+                            "compute what the reference provider does not (every other value "
+                            "within each capsule's stated tolerance).")) {
+    out += "<section id=\"caveats\">\n<h2>Caveats</h2>\n" + caveats + "</section>\n";
+  }
+  profile_section(out, profile);
+  unplaceable_section(out, graph, *unplanned, options);
+  placement_section(out, graph, *profile.registry, *unplanned, options);
+  close_page(out);
+  return out;
+}
+
+std::string unsupported_model_html(const BackendProfile& profile, const Error& error,
+                                   const ReportHtmlOptions& options) {
+  std::string out;
+  open_page(out, options, "not imported");
+  out += "<p class=\"verdict rejected\" id=\"verdict\">not imported: ";
   put(out, error.message);
   out += "</p>\n";
   profile_section(out, profile);
-  out += "<section id=\"planning\">\n<h2>Planning failed</h2>\n";
-  if (error.position && *error.position < graph.nodes.size()) {
-    const ir::Node& node = graph.nodes[*error.position];
-    out += "<p>node " + std::to_string(node.id) + " has no admissible capsule.</p>\n";
-    out += "<table class=\"nodes\">\n<tr><th>node</th><th>kind</th><th>shape</th><th>";
-    out += options.onnx_names ? "ONNX node" : "name";
-    out += "</th></tr>\n<tr><td>" + std::to_string(node.id) + "</td>";
-    cell(out, ir::to_string(node.kind));
-    cell(out, ir::to_string(node.shape));
-    if (node.source_name.empty()) {
-      out += "<td></td>";
+  std::vector<UnsupportedNode> nodes;
+  std::vector<std::string_view> others;
+  std::string_view supported;
+  for (const std::string& note : error.notes) {
+    if (auto node = parse_unsupported_node(note)) {
+      nodes.push_back(*node);
+    } else if (note.starts_with(kSupportedOperators)) {
+      supported = note;
     } else {
-      code_cell(out, options.onnx_names ? "onnx=" + node.source_name : node.source_name);
+      others.push_back(note);
     }
-    out += "</tr>\n</table>\n";
   }
-  out += "<p class=\"fails\">";
-  put(out, error.message);
+  out += "<section id=\"unsupported\">\n<h2>Unsupported nodes</h2>\n<p>";
+  if (nodes.empty()) {
+    out += "The importer does not support something this model uses:";
+  } else {
+    out += "The importer reads the whole model and lists every node it does not support; " +
+           std::string(nodes.size() == 1 ? "this one stops" : "these stop") + " the import:";
+  }
   out += "</p>\n";
-  if (!error.context.empty() || !error.notes.empty()) {
-    out += "<ul>\n";
-    for (const std::string& line : error.context)
-      element(out, "li", line);
-    for (const std::string& line : error.notes)
-      element(out, "li", line);
-    out += "</ul>\n";
-  }
-  if (!error.candidates.empty()) {
+  if (!nodes.empty()) {
     out +=
-        "<table class=\"candidates\">\n<tr><th>candidate capsule</th><th>provider</th>"
-        "<th>device</th><th>why it is not admissible</th></tr>\n";
-    for (const CandidateReport& c : error.candidates) {
-      out += "<tr>";
-      code_cell(out, c.capsule);
-      cell(out, c.provider);
-      cell(out, c.device);
-      out += "<td>";
-      for (std::size_t i = 0; i < c.reasons.size(); ++i) {
-        if (i != 0) out += "<br>";
-        out += "<code>";
-        put(out, c.reasons[i].code);
-        out += "</code>: ";
-        put(out, c.reasons[i].detail);
-      }
-      out += "</td></tr>\n";
+        "<table class=\"unsupported\">\n<tr><th>node</th><th>name</th><th>op type</th>"
+        "<th>why</th></tr>\n";
+    for (const UnsupportedNode& n : nodes) {
+      out += "<tr><td>";
+      out += n.index;
+      out += "</td>";
+      code_cell(out, n.name);
+      code_cell(out, n.op_type);
+      cell(out, n.why);
+      out += "</tr>\n";
     }
     out += "</table>\n";
   }
+  if (!others.empty() || !error.context.empty()) {
+    out += "<ul>\n";
+    for (const std::string& line : error.context) {
+      element(out, "li", line);
+      out += '\n';
+    }
+    for (std::string_view line : others) {
+      element(out, "li", line);
+      out += '\n';
+    }
+    out += "</ul>\n";
+  }
+  if (!supported.empty()) {
+    out += "<details class=\"supported\"";
+    if (options.expanded) out += " open";
+    out += ">\n<summary>supported operators</summary>\n<p>";
+    put(out, supported.substr(kSupportedOperators.size()));
+    out += "</p>\n</details>\n";
+  }
   out +=
-      "<p class=\"note\">Without a plan there are no groups, coverage, gate verdict or placement "
-      "picture to show.</p>\n</section>\n";
+      "<p class=\"note\">The import made no graph, so no other node of the model has a placement "
+      "here: no capsule, groups, coverage, gate verdict or placement picture to show. Once the "
+      "model imports, this report shows its plan.</p>\n</section>\n";
   close_page(out);
   return out;
 }

@@ -1,22 +1,26 @@
 // The auditor's report (`nnplan report`): one self-contained HTML page for a graph planned under
-// a profile. It shows the profile and the gate's verdict; the trusted-external boundary, loudly;
-// coverage per provider and per trust level; every gate failure with the groups and node ids it
-// names and its obligations; one expandable entry (<details>) per lowered group, colored by
-// provider with a trust badge, holding its nodes (with ONNX node names for an ONNX model), the
-// four contracts with their evidence, disposition and provenance, and the numerical policy; and
-// the placement picture, an SVG rendered from plan_dot by Graphviz, or why there is none. A model
-// with a node that has no admissible capsule gets a page naming that node and every candidate's
-// reasons. The page loads nothing (no script, no external stylesheet, font or image: one inline
-// <style>) and reads the same without JavaScript. Every name that comes from an input is escaped
-// for HTML after its control characters are escaped (nnplan/text_escape.hpp), so no input can add
-// markup to the page. The output is deterministic: same inputs, same bytes. Running Graphviz is
-// the caller's business (the command line does it); this file only embeds what it rendered.
+// a profile. It shows the caveats first, then the profile and the gate's verdict; the
+// trusted-external boundary, loudly; coverage per provider and per trust level; every gate failure
+// with the groups and node ids it names and its obligations; one expandable entry (<details>) per
+// lowered group, colored by provider with a trust badge, holding its nodes (with ONNX node names
+// for an ONNX model), the four contracts with their evidence, disposition and provenance, the
+// layout the group runs in beside the layout its contract claims, and the numerical policy; and
+// the placement picture, an SVG rendered from plan_dot by Graphviz, or why there is none. A graph
+// with nodes that have no admissible capsule gets a page naming each of them with every
+// candidate's reasons, and the capsule each other node would run on; a model the importer does
+// not support gets a page listing every unsupported node. The page loads nothing (no script, no
+// external stylesheet, font or image: one inline <style>) and reads the same without JavaScript.
+// Every name that comes from an input is escaped for HTML after its control characters are
+// escaped (nnplan/text_escape.hpp), so no input can add markup to the page. The output is
+// deterministic: same inputs, same bytes. Running Graphviz and compiling the plan for its layouts
+// are the caller's business (the command line does both); this file only shows what they gave.
 #pragma once
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nnplan/backend/acceptance.hpp"
 #include "nnplan/backend/profile.hpp"
@@ -39,6 +43,29 @@ struct PlacementPicture {
 // docs/benchmarks.md); past it the page says why in the picture's place.
 inline constexpr std::size_t kPictureNodeLimit = 5000;
 
+// How the runtime lays out one lowered group's values when this build compiles the plan on this
+// machine: its kernel commands, how many of them run channels-last (every input and the output
+// with the channel axis last) rather than flat (dense row-major), and the reorder commands that
+// change a value's layout for it: values it reads reordered from flat to channels-last before it,
+// and values it wrote channels-last reordered back to flat for a flat reader or a graph output.
+struct GroupLayout {
+  std::size_t commands = 0;
+  std::size_t channels_last = 0;
+  std::size_t to_channels_last = 0;
+  std::size_t to_flat = 0;
+
+  bool operator==(const GroupLayout&) const = default;
+};
+
+// The layouts the plan runs in (the command buffer's layout plan): one entry per lowered group,
+// in group order, or none and why ("the gate rejects the plan, so it is not compiled").
+struct RunLayouts {
+  std::vector<GroupLayout> groups;
+  std::string missing_reason;
+
+  bool operator==(const RunLayouts&) const = default;
+};
+
 struct ReportHtmlOptions {
   // The model file as the user named it, shown in the title.
   std::string model;
@@ -49,6 +76,10 @@ struct ReportHtmlOptions {
   // Every group's details open (`nnplan report --expanded`): a page to print or read whole, which
   // needs no click and no JavaScript.
   bool expanded = false;
+  // The layouts the plan runs in. Without them (no groups, or a count that is not the plan's) the
+  // page says that the layout each group runs in was not computed, and why when a reason is
+  // given, beside each layout contract.
+  RunLayouts layouts;
 
   bool operator==(const ReportHtmlOptions&) const = default;
 };
@@ -72,11 +103,24 @@ struct ReportHtmlOptions {
                                       const backend::GraphEvaluation& evaluation,
                                       const ReportHtmlOptions& options);
 
-// The page for `graph` that could not be planned under `profile`: the verdict, the node that has
-// no admissible capsule (error.position) and `error` in full, each candidate with its reasons.
-// options.picture is not used: there is no plan to draw.
+// The page for `graph` that could not be planned under `profile` (plan_model's `error`): every
+// node whose op has no admissible capsule, with each candidate capsule and all its rejection
+// reasons (the planner's explanation, backend::explain_no_admissible, under the profile's declared
+// availability), and for every other node the capsule planning chooses for its op, with its
+// provider and trust, or that it has no runtime work; the caveats of those capsules first. An
+// error that names no such node (a profile without a registry) is shown in full instead.
+// options.picture and options.layouts are not used: there is no plan to draw or compile.
 [[nodiscard]] std::string unplanned_report_html(const backend::BackendProfile& profile,
                                                 const ir::Graph& graph, const Error& error,
                                                 const ReportHtmlOptions& options);
+
+// The page for a model the importer does not support (`error`, of kind unsupported, as the ONNX
+// importer writes it): every unsupported node it lists (`node 12 'Conv_3' (Conv): <why>`) as a
+// row of its index, name, op type and why, its other notes (more nodes, inputs, the supported
+// operators) as they are, and that no other node has a placement because the import made no
+// graph. options.picture and options.layouts are not used.
+[[nodiscard]] std::string unsupported_model_html(const backend::BackendProfile& profile,
+                                                 const Error& error,
+                                                 const ReportHtmlOptions& options);
 
 }  // namespace nnplan::report
