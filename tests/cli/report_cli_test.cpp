@@ -1,16 +1,23 @@
 // `nnplan report`: the auditor's HTML page written to -o FILE or stdout, with the same bytes for
 // the same inputs; the verdict and where the page went on stdout; exit 0 accepted, 1 for a gate
-// rejection or a node without an admissible capsule (the page is written either way), 2 for usage
-// errors (-o onto the graph refused before anything is read), 3 for an unreadable graph or a
-// failed write. The placement picture comes from Graphviz when `dot` is on PATH; without it the
-// page and a note say so and the report still succeeds. An ONNX node named
+// rejection or a node without an admissible capsule, 4 for a model the importer does not support
+// (a page is written for each: for 1, naming every node no capsule admits and placing the others;
+// for 4, listing every unsupported node), 2 for usage errors (-o onto the graph refused before
+// anything is read), 3 for an unreadable graph or a failed write. Each group's layout line agrees
+// with the layouts `nnplan run --trace` records; a plan that is rejected or cannot be compiled
+// says why it has none. The placement picture comes from Graphviz when `dot` is on PATH; without
+// it the page and a note say so and the report still succeeds. An ONNX node named
 // `<script>alert(1)</script>` reaches the page only escaped, in the tables and in the picture.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
+#include "../format/onnx/onnx_test_models.hpp"
 #include "cli_runner.hpp"
 
 namespace nnplan::cli_test {
@@ -176,12 +183,14 @@ TEST(ReportCli, GraphsPastTheNodeLimitGetNoPicture) {
              std::to_string(i - 1) + "], \"shape\": [2]}";
   }
   const fs::path graph = out_file("report_chain5001.json");
-  write_text(graph, R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 5000, "nodes": [)" +
-                        nodes + "]}\n");
+  write_text(graph,
+             R"({"format": "torchlean.ir.v1", "input_id": 0, "output_id": 5000, "nodes": [)" +
+                 nodes + "]}\n");
   const CliResult r = run_cli("report " + graph.string() + " --lowering singleton");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(contains(r.err, "note: placement picture left out: the graph has 5001 nodes; the "
-                              "report draws graphs of at most 5000"))
+  EXPECT_TRUE(contains(r.err,
+                       "note: placement picture left out: the graph has 5001 nodes; the "
+                       "report draws graphs of at most 5000"))
       << r.err;
   EXPECT_FALSE(contains(r.out, "<svg"));
   EXPECT_TRUE(contains(r.out, "group 4999: nodes 5000"));
@@ -230,16 +239,190 @@ TEST(ReportCli, NodeWithoutAnAdmissibleCapsuleWritesAPageNamingItAndExitsOne) {
   EXPECT_TRUE(r.out.ends_with("report written to " + file.string() + "\n")) << r.out;
   const std::string html = read_text(file);
   EXPECT_TRUE(contains(html, "no plan: no admissible backend capsule for op sin on device cuda"));
-  EXPECT_TRUE(contains(html, "<p>node 2 has no admissible capsule.</p>"));
+  EXPECT_TRUE(contains(html, "<p>node 2 has no admissible capsule, so the graph has no plan.</p>"));
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>2</td><td>sin</td><td>[4]</td><td><code>wave</code></td>"
+                       "<td>sin</td></tr>"))
+      << html;
   EXPECT_TRUE(contains(html,
                        "<code>wrong-device</code>: capsule runs on cpu, the config asks "
                        "for cuda"));
+  // The other nodes: where each would run.
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>1</td><td>relu</td><td>[4]</td><td><code>act</code></td>"
+                       "<td>relu</td><td><code>native_cuda.relu</code></td>"))
+      << html;
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>3</td><td>relu</td><td>[4]</td><td><code>out</code></td>"
+                       "<td>relu</td><td><code>native_cuda.relu</code></td>"));
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>0</td><td>input</td><td>[4]</td><td><code>x</code></td>"
+                       "<td colspan=\"4\">no runtime work</td></tr>"));
   // Without -o the page is stdout and the explanation goes to stderr.
   const CliResult to_stdout = run_cli(args);
   EXPECT_EQ(to_stdout.exit_code, 1);
   EXPECT_EQ(to_stdout.out, html);
   EXPECT_TRUE(contains(to_stdout.err, "no admissible backend capsule for op sin on device cuda"))
       << to_stdout.err;
+}
+
+// x [1,4] -> Det 'det' -> a; x -> Mish `mish<script>` -> b; Add 'add' (a, b) -> y.
+fs::path two_unsupported_model() {
+  format::onnx_test::Model m;
+  m.input("x", {1, 4}).output("y");
+  m.node("Det", {"x"}, {"a"}, "det");
+  m.node("Mish", {"x"}, {"b"}, "mish<script>");
+  m.node("Add", {"a", "b"}, {"y"}, "add");
+  const fs::path path = scratch_dir() / "report_two_unsupported.onnx";
+  write_text(path, m.proto().SerializeAsString());
+  return path;
+}
+
+// The importer's error goes to stderr as for every command, the page lists every unsupported node,
+// and the exit is still 4.
+TEST(ReportCli, UnsupportedModelWritesAPageListingEveryUnsupportedNodeAndExitsFour) {
+  const fs::path model = two_unsupported_model();
+  const fs::path file = out_file("report_unsupported.html");
+  const CliResult r = run_cli("report " + model.string() + " -o " + file.string());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_EQ(r.out, "report written to " + file.string() + "\n");
+  const std::vector<std::string> lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 5u) << r.err;
+  EXPECT_EQ(lines[0], "nnplan: error: " + model.string() +
+                          ": nnplan does not support 2 nodes of this model (opset 17)");
+  EXPECT_EQ(lines[1], "  node 0 'det' (Det): operator Det is not supported");
+  const std::string html = read_text(file);
+  EXPECT_TRUE(contains(
+      html, "<p class=\"verdict rejected\" id=\"verdict\">not imported: " + model.string() +
+                ": nnplan does not support 2 nodes of this model (opset 17)</p>"))
+      << html;
+  EXPECT_TRUE(contains(html,
+                       "<tr><td>0</td><td><code>det</code></td><td><code>Det</code></td><td>"
+                       "operator Det is not supported</td></tr>\n<tr><td>1</td><td><code>mish"
+                       "&lt;script&gt;</code></td><td><code>Mish</code></td><td>operator Mish is "
+                       "not supported</td></tr>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<li>1 node depends on them and was not imported</li>"));
+  EXPECT_TRUE(contains(html, "<code>profile=checked_cpu device=cpu"));
+  EXPECT_FALSE(contains(html, "<script"));
+  // Without -o the page is stdout, byte for byte, and the error is on stderr.
+  const CliResult to_stdout = run_cli("report " + model.string());
+  EXPECT_EQ(to_stdout.exit_code, 4);
+  EXPECT_EQ(to_stdout.out, html);
+  EXPECT_TRUE(to_stdout.err.starts_with("nnplan: error: " + model.string())) << to_stdout.err;
+}
+
+TEST(ReportCli, UnsupportedModelPageThatCannotBeWrittenExitsThree) {
+  const fs::path model = two_unsupported_model();
+  const CliResult r = run_cli("report " + model.string() + " -o /nonexistent/dir/r.html");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(contains(r.err, "nnplan does not support 2 nodes of this model")) << r.err;
+  EXPECT_TRUE(contains(r.err,
+                       "nnplan: error: /nonexistent/dir/r.html: cannot write output file: no such "
+                       "file or directory"))
+      << r.err;
+}
+
+// A malformed graph (exit 3) gets no page.
+TEST(ReportCli, MalformedGraphWritesNoPage) {
+  const fs::path file = out_file("report_malformed.html");
+  const CliResult r =
+      run_cli("report " + source("tests/data/graphs/bad_cycle.json") + " -o " + file.string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(file));
+}
+
+// The text of every `<p class="layout">` line, by group index.
+std::map<std::size_t, std::string> layout_lines(const std::string& html) {
+  std::map<std::size_t, std::string> lines;
+  for (std::size_t at = html.find("<details class=\"group "); at != std::string::npos;
+       at = html.find("<details class=\"group ", at + 1)) {
+    const std::size_t id = html.find("id=\"group-", at) + 10;
+    const std::size_t group = std::stoul(html.substr(id, html.find('"', id) - id));
+    const std::size_t line = html.find("<p class=\"layout\">", at);
+    lines[group] = html.substr(line, html.find("</p>", line) - line);
+  }
+  return lines;
+}
+
+// What the page says of each group's layout is what runs: the layouts of the commands and
+// reorders `nnplan run --trace` records for the same model and profile on this machine.
+TEST(ReportCli, LayoutLinesAgreeWithTheLayoutsTheRunTraces) {
+  const std::string args = source("examples/cnn.json") + " --profile fast_cpu";
+  const CliResult report = run_cli("report " + args + " --no-picture");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_TRUE(report.err.empty()) << report.err;
+  const fs::path trace = out_file("report_layouts.trace.json");
+  const CliResult run = run_cli("run " + args + " --input " + source("examples/cnn_input.npy") +
+                                " --quiet --trace " + trace.string());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::map<std::size_t, bool> channels_last;  // group -> some command runs channels-last
+  std::map<std::size_t, std::size_t> reorders;
+  const nlohmann::json events = nlohmann::json::parse(read_text(trace))["traceEvents"];
+  for (const auto& event : events) {
+    if (!event.contains("args") || !event["args"].contains("group")) continue;
+    const auto& a = event["args"];
+    const std::size_t group = a["group"];
+    if (a.contains("reorder")) {
+      ++reorders[group];
+    } else {
+      channels_last[group] = channels_last[group] || a["layout"] == "channels-last";
+    }
+  }
+  const auto lines = layout_lines(report.out);
+  ASSERT_EQ(lines.size(), channels_last.size()) << report.out;
+  for (const auto& [group, runs_channels_last] : channels_last) {
+    SCOPED_TRACE("group " + std::to_string(group));
+    const std::string& line = lines.at(group);
+    EXPECT_TRUE(line.starts_with(
+        "<p class=\"layout\">layout: its contract claims <code>flat-row-major</code>"))
+        << line;
+    EXPECT_EQ(contains(line, "it runs <strong>channels-last</strong>"), runs_channels_last) << line;
+    EXPECT_EQ(contains(line, "it runs flat (dense row-major), as claimed."), !runs_channels_last)
+        << line;
+    EXPECT_EQ(contains(line, "by a reorder command of its own"), reorders[group] > 0) << line;
+  }
+  EXPECT_EQ(contains(report.out, "<p id=\"layout-caveat\">Layouts: "),
+            std::ranges::any_of(channels_last, [](const auto& g) { return g.second; }));
+}
+
+// The layouts come from compiling the plan: a rejected plan is not compiled, and a graph without
+// its weights cannot be; the page says why, and for an accepted plan a note says so too.
+TEST(ReportCli, PagesWithoutLayoutsSayWhy) {
+  const CliResult rejected = run_cli("report " + source("tests/data/graphs/cli_relu.json") +
+                                     " --no-picture --assurance "
+                                     "verified --registry " +
+                                     source("tests/data/registries/cli_verified_relu.json"));
+  EXPECT_EQ(rejected.exit_code, 1) << rejected.err;
+  EXPECT_TRUE(contains(rejected.out,
+                       "<p class=\"note\">Layouts as run: not computed for this page (the gate "
+                       "rejects the plan, so it is not compiled)."))
+      << rejected.out;
+  EXPECT_FALSE(contains(rejected.err, "layouts as run")) << rejected.err;
+
+  const fs::path dir = scratch_dir() / "report_no_weights";
+  fs::create_directories(dir);
+  const fs::path graph = dir / "cnn.json";
+  fs::copy_file(source("examples/cnn.json"), graph, fs::copy_options::overwrite_existing);
+  const CliResult weightless = run_cli("report " + graph.string() + " --no-picture");
+  EXPECT_EQ(weightless.exit_code, 0) << weightless.err;
+  const std::string reason =
+      "compiling the plan failed: node 1 (conv 'conv1'): payload weight is missing: the graph's "
+      "weights were not loaded";
+  EXPECT_TRUE(contains(weightless.err, "note: layouts as run left out: " + reason))
+      << weightless.err;
+  EXPECT_TRUE(contains(weightless.out,
+                       "Layouts as run: not computed for this page (compiling the plan failed: "
+                       "node 1 (conv &#39;conv1&#39;): payload weight is missing"))
+      << weightless.out;
+  EXPECT_TRUE(contains(weightless.out,
+                       "<p class=\"layout\">layout: its contract claims "
+                       "<code>canonical-tensor</code>; the layout it runs in is chosen when the "
+                       "plan is compiled, which was not done for this page (compiling the plan "
+                       "failed: "))
+      << weightless.out;
 }
 
 TEST(ReportCli, OnnxNodeNamesAppearEscapedBesideNodeIds) {
@@ -319,6 +502,12 @@ TEST(ReportCli, HelpHasAnExample) {
   EXPECT_TRUE(contains(r.out, "--no-picture"));
   EXPECT_TRUE(contains(r.out, "--expanded"));
   EXPECT_TRUE(contains(r.out, "-o,--output"));
+  EXPECT_TRUE(contains(r.out, "layout each group runs in")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "importer does not support gets a page listing every unsupported "
+                       "node"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "(a page is written for 0, 1 and 4)")) << r.out;
 }
 
 }  // namespace
