@@ -269,7 +269,8 @@ class NativePlan {
 
   std::string artifact() const {
     return format::plan_artifact_json(profile_, graph_.digest.value_or(""), graph_.graph->graph(),
-                                      Expected<PlannedModel>(*model_), graph_.onnx());
+                                      Expected<PlannedModel>(*model_), graph_.onnx(),
+                                      graph_.symbolic_dims);
   }
   std::string report() const {
     return graph_report(profile_, model_->evaluation(), graph_.onnx() ? &graph_.graph->graph() : nullptr);
@@ -506,8 +507,9 @@ std::unique_ptr<NativePlan> plan(const std::string& model, const py::dict& confi
   format::LoadedGraph graph = read_graph(model, config, weights);
   auto planned = plan_model(profile, graph.graph, graph.payloads);
   if (!planned) {
-    const std::string artifact = format::plan_artifact_json(
-        profile, graph.digest.value_or(""), graph.graph->graph(), planned, graph.onnx());
+    const std::string artifact =
+        format::plan_artifact_json(profile, graph.digest.value_or(""), graph.graph->graph(),
+                                   planned, graph.onnx(), graph.symbolic_dims);
     raise_error(planned.error(), artifact);
   }
   return std::make_unique<NativePlan>(std::move(profile), std::move(graph), std::move(*planned),
@@ -630,8 +632,9 @@ py::dict verify(const std::string& model, const std::string& artifact_path, cons
   }
   const format::LoadedGraph graph = read_graph(model, config, false);
   const auto planned = plan_model(profile, graph.graph);
-  const std::string fresh = format::plan_artifact_json(profile, graph.digest.value_or(""),
-                                                       graph.graph->graph(), planned, graph.onnx());
+  const std::string fresh =
+      format::plan_artifact_json(profile, graph.digest.value_or(""), graph.graph->graph(), planned,
+                                 graph.onnx(), graph.symbolic_dims);
   const format::ArtifactDiff diff = format::diff_artifacts(artifact.document, fresh, 1000);
   py::dict out;
   out["verified"] = diff.total == 0;

@@ -231,7 +231,7 @@ Expected<void> read_graph(const EnvelopeReader& r, const Json& root, PlanArtifac
     return std::unexpected(
         r.fail("graph", "expected an object, found " + std::string(g.type_name())));
   }
-  if (auto ok = r.only(g, "graph", {"digest", "nodes"}); !ok) return ok;
+  if (auto ok = r.only(g, "graph", {"digest", "nodes", "symbolic_dims"}); !ok) return ok;
   auto digest = r.member(g, "graph", "digest");
   if (!digest) return std::unexpected(std::move(digest.error()));
   if (!(*digest)->is_null()) {

@@ -198,7 +198,8 @@ Json error_object(std::string_view kind, std::optional<std::size_t> node_id,
 // null), then `error` (null when null).
 void write_artifact(JsonTextWriter& w, const BackendProfile& profile,
                     std::optional<std::string_view> digest, std::optional<std::size_t> nodes,
-                    const GraphEvaluation* body, const ir::Graph* onnx_graph, const Json* error) {
+                    const GraphEvaluation* body, const ir::Graph* onnx_graph, const Json* error,
+                    std::span<const SymbolicDim> symbolic_dims = {}) {
   w.begin_object();
   w.key("format");
   w.string(kPlanFormat);
@@ -217,6 +218,18 @@ void write_artifact(JsonTextWriter& w, const BackendProfile& profile,
     w.number(*nodes);
   } else {
     w.null();
+  }
+  if (!symbolic_dims.empty()) {
+    w.key("symbolic_dims");
+    Json dims = Json::array();
+    for (const SymbolicDim& d : symbolic_dims) {
+      dims.push_back({{"input", d.input},
+                      {"axis", d.axis},
+                      {"name", d.name},
+                      {"size", d.size},
+                      {"fixed", d.fixed}});
+    }
+    w.value(dims);
   }
   w.end_object();
   w.key("accepted");
@@ -257,10 +270,10 @@ void write_artifact(JsonTextWriter& w, const BackendProfile& profile,
 // The artifact of a checked graph: `evaluation` when planning succeeded, else `error`.
 void graph_artifact(JsonTextWriter& w, const BackendProfile& profile, std::string_view digest,
                     const ir::Graph& graph, const GraphEvaluation* evaluation, const Error* error,
-                    bool onnx_names) {
+                    bool onnx_names, std::span<const SymbolicDim> symbolic_dims) {
   if (evaluation != nullptr) {
     write_artifact(w, profile, digest, graph.nodes.size(), evaluation,
-                   onnx_names ? &graph : nullptr, nullptr);
+                   onnx_names ? &graph : nullptr, nullptr, symbolic_dims);
     return;
   }
   std::optional<std::size_t> node_id;
@@ -270,35 +283,37 @@ void graph_artifact(JsonTextWriter& w, const BackendProfile& profile, std::strin
     op = backend::backend_op_of(graph.nodes[*error->position].kind);
   }
   const Json error_json = error_object("no-admissible-capsule", node_id, op, *error);
-  write_artifact(w, profile, digest, graph.nodes.size(), nullptr, nullptr, &error_json);
+  write_artifact(w, profile, digest, graph.nodes.size(), nullptr, nullptr, &error_json,
+                 symbolic_dims);
 }
 
 }  // namespace
 
 std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
                                const ir::Graph& graph, const Expected<GraphEvaluation>& evaluation,
-                               bool onnx_names) {
+                               bool onnx_names, std::span<const SymbolicDim> symbolic_dims) {
   JsonTextWriter w;
   graph_artifact(w, profile, digest, graph, evaluation ? &*evaluation : nullptr,
-                 evaluation ? nullptr : &evaluation.error(), onnx_names);
+                 evaluation ? nullptr : &evaluation.error(), onnx_names, symbolic_dims);
   return std::move(w.text());
 }
 
 std::string plan_artifact_json(const BackendProfile& profile, std::string_view digest,
                                const ir::Graph& graph, const Expected<PlannedModel>& model,
-                               bool onnx_names) {
+                               bool onnx_names, std::span<const SymbolicDim> symbolic_dims) {
   JsonTextWriter w;
   graph_artifact(w, profile, digest, graph, model ? &model->evaluation() : nullptr,
-                 model ? nullptr : &model.error(), onnx_names);
+                 model ? nullptr : &model.error(), onnx_names, symbolic_dims);
   return std::move(w.text());
 }
 
 void write_plan_artifact(const BackendProfile& profile, std::string_view digest,
                          const ir::Graph& graph, const Expected<PlannedModel>& model,
-                         bool onnx_names, const std::function<void(std::string_view)>& sink) {
+                         bool onnx_names, std::span<const SymbolicDim> symbolic_dims,
+                         const std::function<void(std::string_view)>& sink) {
   JsonTextWriter w(sink);
   graph_artifact(w, profile, digest, graph, model ? &model->evaluation() : nullptr,
-                 model ? nullptr : &model.error(), onnx_names);
+                 model ? nullptr : &model.error(), onnx_names, symbolic_dims);
 }
 
 std::string malformed_graph_artifact_json(const BackendProfile& profile,

@@ -298,6 +298,32 @@ TEST(OnnxCliInputShape, FixesASymbolicDimension) {
       << convert.err;
 }
 
+// The artifact records each open dimension and the size it was planned at (fixed: given by
+// --input-shape), and verify reproduces it; a model without open dimensions records none.
+TEST(OnnxCliInputShape, TheArtifactRecordsTheOpenDimensions) {
+  const fs::path model = write_mlp_model("dynamic_artifact.onnx", -1);
+  const fs::path artifact = scratch_dir() / "dynamic_artifact.plan.json";
+  const CliResult open = run_cli("plan " + model.string() + " -o " + artifact.string());
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_EQ(Json::parse(read_text(artifact))["graph"]["symbolic_dims"],
+            Json::parse(R"([{"input": "x", "axis": 0, "name": "N", "size": 1, "fixed": false}])"));
+  const CliResult verified = run_cli("verify " + model.string() + " " + artifact.string());
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  const CliResult fixed = run_cli("plan " + model.string() + " --input-shape x=3,4 --json");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(Json::parse(fixed.out)["graph"]["symbolic_dims"],
+            Json::parse(R"([{"input": "x", "axis": 0, "name": "N", "size": 3, "fixed": true}])"));
+  // Planned at 3, the artifact is not the plan at 1: verify says so.
+  const fs::path at_three = scratch_dir() / "dynamic_at_three.plan.json";
+  write_text(at_three, fixed.out);
+  const CliResult differs = run_cli("verify " + model.string() + " " + at_three.string());
+  EXPECT_EQ(differs.exit_code, 1) << differs.out;
+  const CliResult fixed_model =
+      run_cli("plan " + write_mlp_model("static.onnx", 2).string() + " --json");
+  ASSERT_EQ(fixed_model.exit_code, 0) << fixed_model.err;
+  EXPECT_FALSE(Json::parse(fixed_model.out)["graph"].contains("symbolic_dims"));
+}
+
 // nnplan run on a model with an open batch dimension and no --input-shape plans the shape of the
 // input file: the outputs are those of a run with that shape fixed up front, bit for bit, and
 // the trace names the shapes it was compiled for.

@@ -543,10 +543,11 @@ TEST(PlanArtifactWriter, StreamedBytesEqualTheDocument) {
   ASSERT_TRUE(model.has_value());
   std::string streamed;
   std::size_t pieces = 0;
-  write_plan_artifact(profile, kDigest, graph->graph(), model, false, [&](std::string_view piece) {
-    streamed += piece;
-    ++pieces;
-  });
+  write_plan_artifact(profile, kDigest, graph->graph(), model, false, {},
+                      [&](std::string_view piece) {
+                        streamed += piece;
+                        ++pieces;
+                      });
   EXPECT_EQ(streamed, plan_artifact_json(profile, kDigest, graph->graph(), model));
   EXPECT_GT(pieces, 1u);
 }

@@ -88,8 +88,8 @@ void add_plan_command(CLI::App& app, int& exit_code) {
     const ir::Graph& graph = run->graph.graph->graph();
     const bool onnx = run->graph.onnx();
     if (artifact) {
-      const std::string doc =
-          format::plan_artifact_json(run->profile, *run->graph.digest, graph, run->model, onnx);
+      const std::string doc = format::plan_artifact_json(
+          run->profile, *run->graph.digest, graph, run->model, onnx, run->graph.symbolic_dims);
       if (flags->output && !write_output_file(*flags->output, doc, reads)) {
         exit_code = kExitBadInput;
         return;

@@ -103,7 +103,7 @@ bool same_bytes(std::istream& recorded, const PlannedGraph& run) {
   std::string buffer;
   format::write_plan_artifact(
       run.profile, *run.graph.digest, run.graph.graph->graph(), run.model, run.graph.onnx(),
-      [&](std::string_view piece) {
+      run.graph.symbolic_dims, [&](std::string_view piece) {
         if (!same) return;
         buffer.resize(piece.size());
         recorded.read(buffer.data(), static_cast<std::streamsize>(piece.size()));
@@ -231,7 +231,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       }
       const std::string fresh =
           format::plan_artifact_json(run->profile, *run->graph.digest, run->graph.graph->graph(),
-                                     run->model, run->graph.onnx());
+                                     run->model, run->graph.onnx(), run->graph.symbolic_dims);
       // More lines than are shown are kept so the digest line can be put first.
       diff = format::diff_artifacts(recorded, fresh, kKeptDifferences);
     }

@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
+#include "nnplan/format/onnx_import.hpp"
 #include "nnplan/ir/graph.hpp"
 
 namespace nnplan::format {
@@ -55,25 +57,30 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 // The artifact for a graph that passed ir::check: an accepted or gate-rejected plan, or, when
 // `evaluation` holds an error, the no-admissible-capsule failure (its node and op are taken from
 // the node the error's position names). `digest` is the graph file's sha256_digest. With
-// `onnx_names` (set it only for a graph imported from ONNX) groups carry `onnx_names`.
+// `onnx_names` (set it only for a graph imported from ONNX) groups carry `onnx_names`. An ONNX
+// model's open input dimensions (LoadedGraph::symbolic_dims), when there are any, are recorded
+// as `graph.symbolic_dims`.
 [[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::GraphEvaluation>& evaluation,
-                                             bool onnx_names = false);
+                                             bool onnx_names = false,
+                                             std::span<const SymbolicDim> symbolic_dims = {});
 
 // The same for a planned model (backend::plan_model), or its planning error; `profile` and
 // `graph` are the ones it was planned from (the model's own when it holds a value).
 [[nodiscard]] std::string plan_artifact_json(const backend::BackendProfile& profile,
                                              std::string_view digest, const ir::Graph& graph,
                                              const Expected<backend::PlannedModel>& model,
-                                             bool onnx_names = false);
+                                             bool onnx_names = false,
+                                             std::span<const SymbolicDim> symbolic_dims = {});
 
 // The bytes plan_artifact_json returns for a planned model, handed to `sink` in pieces of about
 // 64 KiB as they are written, so the caller need not hold the whole document (`verify` compares
 // them with the recorded bytes as they come).
 void write_plan_artifact(const backend::BackendProfile& profile, std::string_view digest,
                          const ir::Graph& graph, const Expected<backend::PlannedModel>& model,
-                         bool onnx_names, const std::function<void(std::string_view)>& sink);
+                         bool onnx_names, std::span<const SymbolicDim> symbolic_dims,
+                         const std::function<void(std::string_view)>& sink);
 
 // The artifact for a graph file that could not be read, parsed or checked: error kind
 // `malformed-graph`, or `unsupported` for an ErrorKind::unsupported error (a valid ONNX model
