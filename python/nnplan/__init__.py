@@ -493,10 +493,14 @@ def report(model, profile=None, *, path=None, picture=True, expanded=False, devi
     """The auditor's self-contained HTML page for a model's plan (`nnplan report`).
 
     Returns the page (a str); with path=, also writes it there (atomically, never over the
-    model or its weights). A model whose gate rejects the plan, or with a node no capsule may
-    run, still gets its page, saying why. The placement picture is drawn by Graphviz's `dot`
-    when it is on PATH (picture=False leaves it out; without dot the page says so).
-    expanded=True writes every group open, a page to print or read whole.
+    model or its weights). A model whose gate rejects the plan still gets its page, saying why;
+    one with nodes no capsule may run gets a page naming each with every candidate's reasons,
+    and the capsule each other node would run on; a model the importer does not support gets a
+    page listing every unsupported node. An accepted plan is compiled for this machine (reading
+    the weights) so that each group says the layout it runs in beside its layout contract. The
+    placement picture is drawn by Graphviz's `dot` when it is on PATH (picture=False leaves it
+    out; without dot the page says so). expanded=True writes every group open, a page to print
+    or read whole. For a model with open dimensions, the page says the sizes it was planned for.
 
     Example:
         >>> nnplan.report("model.onnx", "fast_cpu", path="model.html")

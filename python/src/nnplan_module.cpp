@@ -242,14 +242,22 @@ format::OnnxImportOptions import_options(const py::dict& config) {
   return options;
 }
 
-format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
+// Reads the graph file `path` as `config` says, or the error; input_shapes that do not fit the
+// file raise.
+std::expected<format::LoadedGraph, format::GraphFileFailure> try_read_graph(const std::string& path,
+                                                                            const py::dict& config,
+                                                                            bool weights) {
   format::GraphFileOptions options{
       .digest = true, .keep_weights = weights, .onnx = import_options(config)};
   // A dimension the model leaves open, and input_shapes does not fix, is planned at 1
   // (NativePlan::symbolic_dims lists it); nnplan.Session plans each shape it is given.
   options.onnx.open_dim_size = 1;
   take(format::check_graph_file_options(path, options), "in input_shapes=");
-  auto graph = format::read_graph_file(path, options);
+  return format::read_graph_file(path, options);
+}
+
+format::LoadedGraph read_graph(const std::string& path, const py::dict& config, bool weights) {
+  auto graph = try_read_graph(path, config, weights);
   if (!graph) raise_error(graph.error().error);
   return std::move(*graph);
 }
@@ -680,19 +688,34 @@ py::tuple report_html(const std::string& model, const py::dict& config,
                       const std::function<py::object(std::string)>& draw,
                       const std::optional<std::string>& path, bool expanded) {
   const BackendProfile profile = resolve_profile(config);
-  const format::LoadedGraph graph = read_graph(model, config, false);
+  // As `nnplan report`: the weights are read, to compile an accepted plan for its layouts.
+  auto loaded = try_read_graph(model, config, true);
   // The page goes to `path` atomically, never over the model, its payload or external data files.
   const auto written = [&](std::string page) {
     if (path) {
-      std::vector<std::filesystem::path> files = {graph.path, format::payload_path_for(graph.path)};
-      files.insert(files.end(), graph.external_data_files.begin(), graph.external_data_files.end());
+      std::vector<std::filesystem::path> files = {model, format::payload_path_for(model)};
+      if (loaded) {
+        files.insert(files.end(), loaded->external_data_files.begin(),
+                     loaded->external_data_files.end());
+      }
       take(format::write_file_atomically(*path, page, files), "in path=");
     }
     return page;
   };
+  if (!loaded && loaded.error().error.kind == ErrorKind::unsupported) {
+    // A model the importer does not support gets the page listing every unsupported node.
+    return py::make_tuple(written(report::unsupported_model_html(
+                              profile, loaded.error().error,
+                              {.model = model, .onnx_names = true, .expanded = expanded})),
+                          py::none());
+  }
+  if (!loaded) raise_error(loaded.error().error);
+  const format::LoadedGraph& graph = *loaded;
   report::ReportHtmlOptions options{
       .model = graph.path, .onnx_names = graph.onnx(), .picture = {}, .expanded = expanded};
-  auto planned = plan_model(profile, graph.graph);
+  for (const format::SymbolicDim& d : graph.symbolic_dims)
+    options.open_dims.push_back(format::describe(d));
+  auto planned = plan_model(profile, graph.graph, graph.payloads);
   if (!planned) {
     return py::make_tuple(written(report::unplanned_report_html(profile, graph.graph->graph(),
                                                                 planned.error(), options)),
@@ -715,9 +738,17 @@ py::tuple report_html(const std::string& model, const py::dict& config,
   } else {
     options.picture.missing_reason = "graphviz (dot) wrote something other than a plain SVG";
   }
+  const bool accepted = planned->accepted();
+  const auto compiled = std::make_shared<const PlannedModel>(std::move(*planned));
+  // As `nnplan report`: the layout each group runs in, or why it is not known.
+  if (auto layouts = runtime::group_layouts(compiled); layouts) {
+    options.layouts.groups = std::move(*layouts);
+  } else {
+    options.layouts.missing_reason = layouts.error().message;
+  }
   return py::make_tuple(
-      written(report::report_html(profile, graph.graph->graph(), planned->evaluation(), options)),
-      planned->accepted());
+      written(report::report_html(profile, graph.graph->graph(), compiled->evaluation(), options)),
+      accepted);
 }
 
 // Converts the ONNX model `model` to the graph file `output` and its payloads beside it, as

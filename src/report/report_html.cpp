@@ -365,11 +365,24 @@ std::string group_links(const std::vector<std::size_t>& indices) {
 
 // What an auditor must not miss, first on the page: the capsules of the plan whose value claims
 // differ from the reference provider on NaN or infinity, each with how, and the groups that run
-// channels-last where their contracts claim a flat layout; no section when there is neither.
-void caveats_section(std::string& out, const GraphEvaluation& evaluation,
-                     const RunLayouts& layouts) {
+// channels-last where their contracts claim a flat layout, and the sizes the plan was made for
+// when the model leaves input dimensions open; no section when there is none of these.
+void caveats_section(std::string& out, const GraphEvaluation& evaluation, const RunLayouts& layouts,
+                     std::span<const std::string> open_dims) {
   const GraphLoweringPlan& plan = evaluation.lowering;
   std::string body;
+  if (!open_dims.empty()) {
+    body +=
+        "<p id=\"open-dims-caveat\">Open dimensions: the model leaves input dimensions open, "
+        "and this plan was made for ";
+    for (std::size_t i = 0; i < open_dims.size(); ++i) {
+      body += i == 0 ? "" : ", ";
+      put(body, open_dims[i]);
+    }
+    body +=
+        ". Other sizes are planned and gated again before they run (nnplan run, "
+        "nnplan.Session); this page is the plan for these.</p>\n";
+  }
   special_value_caveats(body, *plan.registry, evaluation.audit.distinct_capsules(),
                         "NaN and infinity: where the plan's capsules compute what the reference "
                         "provider does not (every other value within each capsule's stated "
@@ -1098,7 +1111,7 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
     put(out, ops);
     out += "</strong> (<a href=\"#boundary\">which groups</a>)</p>\n";
   }
-  caveats_section(out, evaluation, options.layouts);
+  caveats_section(out, evaluation, options.layouts, options.open_dims);
   profile_section(out, profile);
   boundary_section(out, evaluation, graph, options);
   gate_section(out, profile, evaluation);

@@ -61,4 +61,34 @@ Expected<CommandBuffer> compile(std::shared_ptr<const backend::PlannedModel> mod
   return buffer;
 }
 
+std::vector<backend::GroupLayout> group_layouts(const CommandBuffer& buffer) {
+  std::vector<backend::GroupLayout> groups(buffer.model().lowering().groups.size());
+  for (const Command& c : buffer.commands()) {
+    if (c.group >= groups.size()) continue;
+    backend::GroupLayout& g = groups[c.group];
+    if (c.reorder) {
+      ++(c.reorder->to == TensorLayout::channels_last ? g.to_channels_last : g.to_flat);
+      continue;
+    }
+    ++g.commands;
+    if (c.layout == TensorLayout::channels_last) ++g.channels_last;
+  }
+  return groups;
+}
+
+Expected<std::vector<backend::GroupLayout>> group_layouts(
+    std::shared_ptr<const backend::PlannedModel> model) {
+  if (!model->accepted()) {
+    return std::unexpected(make_error(ErrorKind::rejected_by_policy,
+                                      "the gate rejects the plan, so it is not compiled"));
+  }
+  auto buffer = compile(std::move(model));
+  if (!buffer) {
+    Error e = std::move(buffer.error());
+    e.message = "compiling the plan failed: " + e.message;
+    return std::unexpected(std::move(e));
+  }
+  return group_layouts(*buffer);
+}
+
 }  // namespace nnplan::runtime

@@ -324,6 +324,26 @@ TEST(OnnxCliInputShape, TheArtifactRecordsTheOpenDimensions) {
   EXPECT_FALSE(Json::parse(fixed_model.out)["graph"].contains("symbolic_dims"));
 }
 
+// The report page says, first among its caveats, which sizes the plan of a model with open
+// dimensions was made for.
+TEST(OnnxCliInputShape, TheReportSaysWhichSizesThePlanWasMadeFor) {
+  const fs::path model = write_mlp_model("dynamic_report.onnx", -1);
+  const CliResult open = run_cli("report " + model.string() + " --no-picture");
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  EXPECT_TRUE(contains(open.out,
+                       "<p id=\"open-dims-caveat\">Open dimensions: the model leaves input "
+                       "dimensions open, and this plan was made for &#39;N&#39; (input &#39;x&#39; "
+                       "axis 0) = 1. Other sizes are planned and gated again before they run"))
+      << open.out.substr(0, 3000);
+  const CliResult fixed = run_cli("report " + model.string() + " --no-picture --input-shape x=7,4");
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_TRUE(contains(fixed.out, "axis 0) = 7. Other sizes")) << fixed.out.substr(0, 3000);
+  const CliResult none =
+      run_cli("report " + write_mlp_model("static_report.onnx", 2).string() + " --no-picture");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_FALSE(contains(none.out, "open-dims-caveat"));
+}
+
 // nnplan run on a model with an open batch dimension and no --input-shape plans the shape of the
 // input file: the outputs are those of a run with that shape fixed up front, bit for bit, and
 // the trace names the shapes it was compiled for.

@@ -239,6 +239,12 @@ def test_a_plan_says_which_dimensions_it_planned_at_one(dynamic_batch):
         {"input": "x", "axis": 0, "name": "batch", "size": 4, "fixed": True}]
 
 
+def test_the_report_of_a_dynamic_model_says_which_sizes_its_plan_was_made_for(dynamic_batch):
+    page = nnplan.report(dynamic_batch[0], picture=False)
+    assert ("this plan was made for &#39;batch&#39; (input &#39;x&#39; axis 0) = 1. Other sizes "
+            "are planned and gated again") in page
+
+
 def test_the_dynamic_dimension_hint_is_phrased_for_python(dynamic_batch, tmp_path):
     # convert writes a graph of static shapes: an open dimension needs its size.
     with pytest.raises(nnplan.UnsupportedError) as raised:
@@ -256,6 +262,30 @@ def test_report_writes_the_auditors_page(cnn, tmp_path):
     # A model with a node no capsule may run still gets its page, naming the node.
     refused = nnplan.report(cnn[0], assurance="verified", picture=False)
     assert "no admissible backend capsule" in refused
+
+
+def test_report_states_the_layout_each_group_runs_in(cnn):
+    page = nnplan.report(cnn[0], "fast_cpu", picture=False)
+    assert "on this machine it runs <strong>channels-last</strong>" in page
+    rejected = nnplan.report(cnn[0], assurance="verified", picture=False)
+    assert "channels-last</strong>" not in rejected
+
+
+def test_report_of_an_unsupported_model_lists_every_unsupported_node(tmp_path):
+    class Unsupported(torch.nn.Module):
+        def forward(self, x):
+            return torch.linalg.det(x) + x.sum()
+
+    model = tmp_path / "unsupported.onnx"
+    torch.onnx.export(Unsupported(), torch.randn(3, 3), str(model), input_names=["x"],
+                      opset_version=17)
+    path = tmp_path / "unsupported.html"
+    page = nnplan.report(model, path=path)
+    assert path.read_text(encoding="utf-8") == page
+    assert "Unsupported nodes" in page
+    assert ">/Det<" in page and ">Det<" in page and "operator Det is not supported" in page
+    with pytest.raises(nnplan.UnsupportedError):
+        nnplan.plan(model)
 
 
 def test_report_expanded_opens_every_group(cnn):

@@ -48,30 +48,11 @@ report::PlacementPicture picture_of(const PlannedModel& model, bool onnx, bool w
   return {.svg = std::move(*svg), .missing_reason = {}};
 }
 
-// The layouts `model` runs in when this build compiles it on this machine (the command buffer's
-// layout plan, as `nnplan run` gets it), or why there are none.
+// The layouts `model` runs in when this build compiles it on this machine, or why there are none.
 report::RunLayouts layouts_of(const std::shared_ptr<const PlannedModel>& model) {
-  if (!model->accepted()) {
-    return {.groups = {}, .missing_reason = "the gate rejects the plan, so it is not compiled"};
-  }
-  auto buffer = runtime::compile(model);
-  if (!buffer) {
-    return {.groups = {}, .missing_reason = "compiling the plan failed: " + buffer.error().message};
-  }
-  report::RunLayouts layouts;
-  layouts.groups.resize(model->lowering().groups.size());
-  for (const runtime::Command& c : buffer->commands()) {
-    if (c.group >= layouts.groups.size()) continue;
-    report::GroupLayout& g = layouts.groups[c.group];
-    if (c.reorder) {
-      // A reorder belongs to the group of the command on its channels-last side.
-      ++(c.reorder->to == runtime::TensorLayout::channels_last ? g.to_channels_last : g.to_flat);
-      continue;
-    }
-    ++g.commands;
-    if (c.layout == runtime::TensorLayout::channels_last) ++g.channels_last;
-  }
-  return layouts;
+  auto layouts = runtime::group_layouts(model);
+  if (!layouts) return {.groups = {}, .missing_reason = layouts.error().message};
+  return {.groups = std::move(*layouts), .missing_reason = {}};
 }
 
 }  // namespace
@@ -150,10 +131,12 @@ void add_report_command(CLI::App& app, int& exit_code) {
       return;
     }
     const bool onnx = run->graph.onnx();
-    const report::ReportHtmlOptions base{.model = flags->graph.graph,
-                                         .onnx_names = onnx,
-                                         .picture = {},
-                                         .expanded = flags->expanded};
+    report::ReportHtmlOptions base{.model = flags->graph.graph,
+                                   .onnx_names = onnx,
+                                   .picture = {},
+                                   .expanded = flags->expanded};
+    for (const format::SymbolicDim& d : run->graph.symbolic_dims)
+      base.open_dims.push_back(format::describe(d));
     std::string page;
     std::string summary;
     bool accepted = false;

@@ -35,6 +35,21 @@ inline constexpr auto kGroupingKindNames =
   return parse_enum<GroupingKind>(kGroupingKindNames, s, "grouping kind");
 }
 
+// How the runtime lays out one lowered group's values when this build compiles the plan on a
+// machine (runtime::group_layouts): its kernel commands, how many of them run channels-last (every
+// input and the output with the channel axis last) rather than flat (dense row-major), and the
+// reorder commands that change a value's layout for it: values it reads reordered from flat to
+// channels-last before it, and values it wrote channels-last reordered back to flat for a flat
+// reader or a graph output.
+struct GroupLayout {
+  std::size_t commands = 0;
+  std::size_t channels_last = 0;
+  std::size_t to_channels_last = 0;
+  std::size_t to_flat = 0;
+
+  bool operator==(const GroupLayout&) const = default;
+};
+
 // One lowered backend call: a run of planned nodes sharing op and capsule.
 struct LoweredKernelGroup {
   std::uint32_t first = 0;  // index of the group's first node in GraphLoweringPlan::nodes

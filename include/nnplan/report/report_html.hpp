@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "nnplan/backend/acceptance.hpp"
+#include "nnplan/backend/lowering.hpp"
 #include "nnplan/backend/profile.hpp"
 #include "nnplan/error.hpp"
 #include "nnplan/ir/graph.hpp"
@@ -43,19 +44,8 @@ struct PlacementPicture {
 // docs/benchmarks.md); past it the page says why in the picture's place.
 inline constexpr std::size_t kPictureNodeLimit = 5000;
 
-// How the runtime lays out one lowered group's values when this build compiles the plan on this
-// machine: its kernel commands, how many of them run channels-last (every input and the output
-// with the channel axis last) rather than flat (dense row-major), and the reorder commands that
-// change a value's layout for it: values it reads reordered from flat to channels-last before it,
-// and values it wrote channels-last reordered back to flat for a flat reader or a graph output.
-struct GroupLayout {
-  std::size_t commands = 0;
-  std::size_t channels_last = 0;
-  std::size_t to_channels_last = 0;
-  std::size_t to_flat = 0;
-
-  bool operator==(const GroupLayout&) const = default;
-};
+// How the runtime lays out one lowered group's values (backend/lowering.hpp).
+using backend::GroupLayout;
 
 // The layouts the plan runs in (the command buffer's layout plan): one entry per lowered group,
 // in group order, or none and why ("the gate rejects the plan, so it is not compiled").
@@ -80,6 +70,9 @@ struct ReportHtmlOptions {
   // page says that the layout each group runs in was not computed, and why when a reason is
   // given, beside each layout contract.
   RunLayouts layouts;
+  // The model's open input dimensions and the sizes the plan was made for, one per entry as a
+  // person reads it (`'batch' (input 'x' axis 0) = 1`): a caveat when there are any.
+  std::vector<std::string> open_dims;
 
   bool operator==(const ReportHtmlOptions&) const = default;
 };

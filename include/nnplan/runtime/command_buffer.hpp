@@ -140,4 +140,14 @@ class CommandBuffer {
                                               const HandlerRegistry& handlers = builtin_handlers(),
                                               const CompileOptions& options = {});
 
+// The layout each lowered group of `buffer`'s plan runs in, in group order: its commands, those
+// that run channels-last, and the reorders on its behalf (a reorder counts for the group of the
+// command on its channels-last side).
+[[nodiscard]] std::vector<backend::GroupLayout> group_layouts(const CommandBuffer& buffer);
+// The same for `model` compiled with the built-in handlers, as `nnplan run` compiles it: what
+// `nnplan report` states beside each layout contract. The error says why there are none ("the
+// gate rejects the plan, so it is not compiled", "compiling the plan failed: ...").
+[[nodiscard]] Expected<std::vector<backend::GroupLayout>> group_layouts(
+    std::shared_ptr<const backend::PlannedModel> model);
+
 }  // namespace nnplan::runtime
