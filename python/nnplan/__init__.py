@@ -151,7 +151,8 @@ class Plan:
     def symbolic_dims(self):
         """The input dimensions the model leaves open: [{input, axis, name, size, fixed}], name
         the model's ('' when unnamed), size what this plan was made for, fixed whether
-        input_shapes gave it (else it was planned at 1)."""
+        input_shapes gave it (a Session's plan for a new shape gives them; else it was planned
+        at 1)."""
         return [{"input": i, "axis": a, "name": n, "size": size, "fixed": fixed}
                 for i, a, n, size, fixed in self._native.symbolic_dims()]
 
@@ -315,13 +316,16 @@ class Session:
         if not isinstance(max_shapes, int) or isinstance(max_shapes, bool) or max_shapes < 1:
             raise InvalidInputError(f"max_shapes={max_shapes!r}: needs a whole number, at least 1")
         self._max_shapes = max_shapes
-        self._model = model
+        # The model is read again for each new set of shapes: by an absolute path (the working
+        # directory may change), and checked to be the same file (its digest) each time.
+        self._model = _os.fsdecode(_os.path.abspath(_path(model, "model")))
         self._profile = profile
         self._keywords = dict(device=device, prefer=prefer, only=only, assurance=assurance,
                               vjp=vjp, target=target, registries=registries, lowering=lowering)
         self._input_shapes = dict(input_shapes or {})
-        self.plan = self._accepted(plan(model, profile, weights=True,
+        self.plan = self._accepted(plan(self._model, profile, weights=True,
                                         input_shapes=input_shapes, **self._keywords))
+        self._digest = self.plan._document()["graph"]["digest"]
         io = self.plan._native.io(self._threads)
         # Open dimensions: (input, axis) -> the model's name for it (None when unnamed).
         self._open = {(i, axis): (name or None)
@@ -357,14 +361,55 @@ class Session:
         return tuple((i.name, tuple(shapes[i.name])) for i in self.inputs
                      if any(isinstance(d, str) or d is None for d in i.shape))
 
+    def _check_unchanged(self, digest):
+        """InvalidInputError when the model file is no longer the one this session was made
+        from: `digest` is a new plan's, or None to hash the file (a plan that failed)."""
+        if digest is None:
+            import hashlib
+            try:
+                with open(self._model, "rb") as f:
+                    digest = "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+            except OSError:
+                digest = None
+        if digest != self._digest:
+            raise InvalidInputError(
+                f"{self._model} changed since this session was made (its digest is no longer "
+                f"{self._digest}); make a new Session to run the new model")
+
+    def _check_names(self, arrays):
+        """BadInputError for a name the model has no input of, or an input not given."""
+        known = [i.name for i in self.inputs]
+        listed = ", ".join(f"{i.name!r} {list(i.shape)}" for i in self.inputs)
+        for name in arrays:
+            if name not in known:
+                close = _difflib.get_close_matches(name, known, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise BadInputError(f"input {name!r} is not an input of the model; {hint}"
+                                    f"its inputs: {listed}")
+        missing = [name for name in known if name not in arrays]
+        if missing:
+            raise BadInputError(f"input {missing[0]!r} is not given; the model's inputs: {listed}")
+
     def _check_shapes(self, arrays):
-        """BadInputError for an array whose rank or fixed dimensions differ from the input's,
-        or two sizes for one named dimension."""
+        """BadInputError for an array of another dtype than its input's, one whose rank or fixed
+        dimensions differ from the input's or with an empty dimension, or two sizes for one
+        named dimension."""
+        import numpy
         sizes = {}
         for info in self.inputs:
             if info.name not in arrays:
                 continue
+            want = numpy.dtype(info.dtype)
+            have = arrays[info.name].dtype
+            if have.kind != want.kind or have.itemsize != want.itemsize:
+                spelled = "bool_" if info.dtype == "bool" else info.dtype
+                raise BadInputError(f"input {info.name!r}: dtype {have}; the model expects "
+                                    f"{info.dtype} (convert it with array.astype(numpy."
+                                    f"{spelled}))")
             got = tuple(arrays[info.name].shape)
+            if 0 in got:
+                raise BadInputError(f"input {info.name!r} has shape {list(got)}, with an empty "
+                                    f"dimension; nnplan runs inputs of at least one element")
             fits = len(got) == len(info.shape) and all(
                 isinstance(want, str) or want is None or want == size
                 for want, size in zip(info.shape, got))
@@ -384,17 +429,25 @@ class Session:
         if not self._open:
             return self.plan, False
         self._check_shapes(arrays)
-        missing = [i.name for i in self.inputs if i.name not in arrays]
-        if missing:
-            return self.plan, False  # the native run names what is missing
         key = self._signature_of({name: a.shape for name, a in arrays.items()})
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key], False
         shapes = dict(self._input_shapes)
         shapes.update({name: list(shape) for name, shape in key})
-        planned = self._accepted(plan(self._model, self._profile, weights=True,
-                                      input_shapes=shapes, **self._keywords), shapes)
+        try:
+            planned = plan(self._model, self._profile, weights=True, input_shapes=shapes,
+                           **self._keywords)
+        except NnplanError as error:
+            self._check_unchanged(None)
+            if not isinstance(error, InvalidInputError):
+                raise
+            # The model imports at other sizes but not at these (two unnamed dimensions that
+            # must agree, a reshape these sizes do not divide): the inputs' fault.
+            raise BadInputError(f"the model cannot take input shapes {shapes}: "
+                                f"{error.message}") from None
+        self._check_unchanged(planned._document()["graph"]["digest"])
+        self._accepted(planned, shapes)
         self._cache[key] = planned
         while len(self._cache) > self._max_shapes:
             self._cache.popitem(last=False)
@@ -403,7 +456,10 @@ class Session:
     @property
     def compiled_shapes(self):
         """The input shapes with a compiled plan, least recently used first: a list of
-        {input name: shape} of the inputs with an open dimension."""
+        {input name: shape} of the inputs with an open dimension (empty for a model without
+        one). The plan made when the session was created (open dimensions at 1) is the first."""
+        if not self._open:
+            return []
         return [{name: shape for name, shape in key} for key in self._cache]
 
     def run(self, feeds, outputs=None, *, trace=None):
@@ -432,6 +488,7 @@ class Session:
                     raise NotFoundError(f"output {name!r} is not an output of the model; {hint}"
                                         f"its outputs: {known}")
         arrays = _bind_inputs(self.plan, feeds, self._threads)
+        self._check_names(arrays)
         planned, compiled_now = self._plan_for(arrays)
         self.plan = planned
         ran = planned._native.run(arrays, self._threads,
@@ -595,17 +652,18 @@ def run(model, inputs, profile=None, *, trace=None, threads=None, device=None, p
     plan whose providers the probe does not confirm raises UnprobedProviderError before anything
     runs, a gate-rejected plan raises RejectedError, inputs that do not match the model raise
     BadInputError naming the input. trace= writes the Chrome trace; threads= bounds each onednn
-    command's threads. To run one model many times, plan it once with weights=True and call
-    Plan.run.
+    command's threads. Dimensions the model leaves open take the sizes of `inputs`, as in
+    nnplan.Session. To run one model many times, make a Session once and call its run.
 
     Example:
         >>> x = numpy.load("examples/cnn_input.npy")
         >>> nnplan.run("examples/cnn.json", {"image": x}, profile="fast_cpu")["output"].shape
     """
-    planned = plan(model, profile, device=device, prefer=prefer, only=only, assurance=assurance,
-                   vjp=vjp, target=target, registries=registries, lowering=lowering,
-                   input_shapes=input_shapes, weights=True)
-    return planned.run(inputs, trace=trace, threads=threads)
+    # A Session, so that dimensions the model leaves open take the sizes of `inputs`.
+    session = Session(model, profile, threads=threads, max_shapes=1, device=device,
+                      prefer=prefer, only=only, assurance=assurance, vjp=vjp, target=target,
+                      registries=registries, lowering=lowering, input_shapes=input_shapes)
+    return session.run(inputs, trace=trace)
 
 
 def capsules(profile=None, *, op=None, provider=None, device=None, evidence=False,

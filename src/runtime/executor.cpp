@@ -1,5 +1,7 @@
 #include "nnplan/runtime/executor.hpp"
 
+#include "nnplan/spelling_hint.hpp"
+
 #include <chrono>
 #include <cstring>
 #include <new>
@@ -35,9 +37,12 @@ Expected<std::vector<const Tensor*>> bind_inputs(std::span<const IoBinding> expe
     std::size_t k = 0;
     while (k < expected.size() && expected[k].name != g.name) ++k;
     if (k == expected.size()) {
-      return std::unexpected(bad_input("input '" + g.name +
-                                       "' is not an input of the model; its inputs: " +
-                                       input_list(expected)));
+      std::vector<std::string_view> names;
+      for (const IoBinding& e : expected)
+        names.push_back(e.name);
+      return std::unexpected(bad_input("input '" + g.name + "' is not an input of the model; " +
+                                       did_you_mean(g.name, names) +
+                                       "its inputs: " + input_list(expected)));
     }
     if (bound[k] != nullptr) {
       return std::unexpected(bad_input("input '" + g.name + "' is given twice"));

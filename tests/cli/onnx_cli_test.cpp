@@ -318,6 +318,13 @@ TEST(OnnxCliInputShape, TheArtifactRecordsTheOpenDimensions) {
   write_text(at_three, fixed.out);
   const CliResult differs = run_cli("verify " + model.string() + " " + at_three.string());
   EXPECT_EQ(differs.exit_code, 1) << differs.out;
+  EXPECT_TRUE(contains(differs.out,
+                       "note: the artifact was planned for other sizes of the model's open "
+                       "dimensions; pass --input-shape x=3,4 as when it was planned"))
+      << differs.out;
+  const CliResult same =
+      run_cli("verify " + model.string() + " " + at_three.string() + " --input-shape x=3,4");
+  EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
   const CliResult fixed_model =
       run_cli("plan " + write_mlp_model("static.onnx", 2).string() + " --json");
   ASSERT_EQ(fixed_model.exit_code, 0) << fixed_model.err;
@@ -387,6 +394,71 @@ TEST(OnnxCliRun, OpenDimensionsTakeTheSizeOfTheInputFile) {
   }
 }
 
+// a[N,4] + b[N,4] -> y: two inputs that share the open dimension N.
+fs::path write_pair_model(const std::string& file_name) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto& g = *model.mutable_graph();
+  g.set_name("pair");
+  set_tensor_type(*g.add_input(), "a", {-1, 4});
+  set_tensor_type(*g.add_input(), "b", {-1, 4});
+  set_tensor_type(*g.add_output(), "y", {-1, 4});
+  add_node(g, "Add", "sum", {"a", "b"}, "y");
+  const fs::path path = scratch_dir() / file_name;
+  write_text(path, model.SerializeAsString());
+  return path;
+}
+
+fs::path write_ones(const std::string& file_name, std::uint64_t rows) {
+  const fs::path path = scratch_dir() / file_name;
+  EXPECT_TRUE(
+      format::write_tensor_file(
+          path, ir::WeightTensor::adopt(ir::Shape{{rows, 4}}, std::vector<float>(rows * 4, 1.0F)))
+          .has_value());
+  return path;
+}
+
+// Inputs that share an open dimension: the files must agree on it, naming the files when they do
+// not; an --input-shape for one of them fixes it for both; the note's fix names both.
+TEST(OnnxCliRun, InputsThatShareAnOpenDimension) {
+  const fs::path model = write_pair_model("pair.onnx");
+  const fs::path a3 = write_ones("a3.npy", 3);
+  const fs::path b3 = write_ones("b3.npy", 3);
+  const fs::path b5 = write_ones("b5.npy", 5);
+  const CliResult ok = run_cli("run " + model.string() + " --input a=" + a3.string() +
+                               " --input b=" + b3.string() + " --quiet");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(contains(ok.out, "output 'y' [3,4]: min 2 max 2")) << ok.out;
+  const CliResult differ =
+      run_cli("run " + model.string() + " --input a=" + a3.string() + " --input b=" + b5.string());
+  EXPECT_EQ(differ.exit_code, 3);
+  EXPECT_TRUE(contains(differ.err, "bad-input: input 'b' (" + b5.string() +
+                                       "): dimension 'N' is 5 here but 3 in " + a3.string() +
+                                       "; the model names both 'N', one size"))
+      << differ.err;
+  const CliResult unnamed = run_cli("run " + model.string() + " --input " + a3.string());
+  EXPECT_EQ(unnamed.exit_code, 3);
+  EXPECT_TRUE(contains(unnamed.err, "--input '" + a3.string() +
+                                        "' names no input; the model has 2: 'a' [N,4], 'b' "
+                                        "[N,4]; write NAME=FILE"))
+      << unnamed.err;
+  const CliResult wrong = run_cli("run " + model.string() + " --input A=" + a3.string());
+  EXPECT_EQ(wrong.exit_code, 3);
+  EXPECT_TRUE(contains(wrong.err,
+                       "--input 'A' is not an input of the model; did you mean 'a'? "
+                       "its inputs: 'a' [N,4], 'b' [N,4]"))
+      << wrong.err;
+  const CliResult planned = run_cli("plan " + model.string() + " --input-shape a=7,4");
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_FALSE(contains(planned.err, "note: the model leaves")) << planned.err;
+  const CliResult note = run_cli("plan " + model.string());
+  EXPECT_TRUE(contains(note.err, "--input-shape a=1,4 --input-shape b=1,4 (with your sizes)"))
+      << note.err;
+}
+
 // What run says when the input files cannot give an open dimension its size.
 TEST(OnnxCliRun, OpenDimensionsNeedTheirInputFiles) {
   const fs::path model = write_mlp_model("dynamic_refused.onnx", -1);
@@ -406,6 +478,13 @@ TEST(OnnxCliRun, OpenDimensionsNeedTheirInputFiles) {
   EXPECT_TRUE(contains(width.err, "bad-input: input 'x' (" + wrong.string() +
                                       "): shape [2,3]; the model expects [N,4]"))
       << width.err;
+  const fs::path empty = write_ones("empty_batch.npy", 0);
+  const CliResult zero = run_cli("run " + model.string() + " --input x=" + empty.string());
+  EXPECT_EQ(zero.exit_code, 3);
+  EXPECT_TRUE(contains(zero.err, "bad-input: input 'x' (" + empty.string() +
+                                     "): shape [0,4] has an empty dimension; nnplan runs inputs "
+                                     "of at least one element"))
+      << zero.err;
 }
 
 // An --input-shape naming an input the model lacks is a usage error (exit 2), for every command

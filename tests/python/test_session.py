@@ -217,6 +217,65 @@ def test_a_shape_the_model_cannot_take_is_bad_input(dynamic_batch):
     assert out.shape == (4, 3) and (out == 6).all()
 
 
+def test_a_session_checks_names_dtypes_and_sizes_before_it_plans_a_shape(dynamic_batch):
+    pair = nnplan.Session(dynamic_batch[2], max_shapes=1)
+    pair.run({"a": numpy.ones((3, 3), numpy.float32), "b": numpy.ones((3, 3), numpy.float32)})
+    assert pair.compiled_shapes == [{"a": (3, 3), "b": (3, 3)}]
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"input 'b' is not given; the model's inputs: 'a' \['batch', 3\], "
+                             r"'b' \['batch', 3\]"):
+        pair.run({"a": numpy.ones((5, 3), numpy.float32)})
+    with pytest.raises(nnplan.BadInputError, match=r"input 'c' is not an input of the model; "
+                                                   r"its inputs: 'a'"):
+        pair.run({"a": numpy.ones((5, 3), numpy.float32), "c": numpy.ones((5, 3))})
+    with pytest.raises(nnplan.BadInputError,
+                       match=r"input 'b': dtype float64; the model expects float32 \(convert it "
+                             r"with array.astype\(numpy.float32\)\)"):
+        pair.run({"a": numpy.ones((5, 3), numpy.float32), "b": numpy.ones((5, 3))})
+    with pytest.raises(nnplan.BadInputError, match="with an empty dimension"):
+        pair.run({"a": numpy.ones((0, 3), numpy.float32), "b": numpy.ones((0, 3), numpy.float32)})
+    # Nothing was planned for the refused calls: the one compiled shape is still there.
+    assert pair.compiled_shapes == [{"a": (3, 3), "b": (3, 3)}]
+
+
+def test_a_session_refuses_a_model_file_that_changed(dynamic_batch, tmp_path):
+    import os
+    import shutil
+    model = tmp_path / "m.onnx"
+    shutil.copy(dynamic_batch[0], model)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        session = nnplan.Session("m.onnx")
+    finally:
+        os.chdir(here)
+    # A relative path is read again from where it was when the session was made.
+    assert session.run(numpy.ones((2, 3, 6, 6), numpy.float32))["y"].shape == (2, 5)
+    shutil.copy(dynamic_batch[2], model)
+    with pytest.raises(nnplan.InvalidInputError,
+                       match="changed since this session was made .* make a new Session"):
+        session.run(numpy.ones((4, 3, 6, 6), numpy.float32))
+    # A shape compiled before the change still runs the model the session was made with.
+    assert session.run(numpy.ones((2, 3, 6, 6), numpy.float32))["y"].shape == (2, 5)
+
+
+def test_one_input_shape_fixes_a_dimension_the_inputs_share(dynamic_batch):
+    pair = nnplan.Session(dynamic_batch[2], input_shapes={"a": [4, 3]})
+    assert [i.shape for i in pair.inputs] == [(4, 3), (4, 3)]
+    out = pair.run({"a": numpy.full((4, 3), 2, numpy.float32),
+                    "b": numpy.full((4, 3), 5, numpy.float32)})["p"]
+    assert (out == 10).all()
+    assert pair.compiled_shapes == []
+
+
+def test_nnplan_run_takes_the_sizes_of_its_inputs(dynamic_batch):
+    path, model, _ = dynamic_batch
+    x = torch.randn(3, 3, 6, 6)
+    y = nnplan.run(path, {"x": x}, "fast_cpu")["y"]
+    with torch.no_grad():
+        numpy.testing.assert_allclose(y, model(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_input_shapes_fix_an_open_dimension_up_front(dynamic_batch):
     session = nnplan.Session(dynamic_batch[0], input_shapes={"x": [5, 3, 6, 6]})
     assert session.inputs[0].shape == (5, 3, 6, 6)

@@ -145,23 +145,32 @@ std::expected<GraphInput, int> read_graph_input(const ConfigFlags& config,
 
 std::string open_dims_note(const format::LoadedGraph& graph) {
   std::string dims;
-  std::string example;
+  std::vector<std::string> open_inputs;
   for (const format::SymbolicDim& d : graph.symbolic_dims) {
     if (d.fixed) continue;
     dims += (dims.empty() ? "" : ", ") + escape_controls(format::describe(d));
-    if (example.empty()) example = d.input;
+    if (std::ranges::find(open_inputs, d.input) == open_inputs.end()) {
+      open_inputs.push_back(d.input);
+    }
   }
   if (dims.empty()) return {};
-  const ir::Graph& g = graph.graph->graph();
-  std::string shape;
-  for (const ir::Node& n : g.nodes) {
-    if (n.kind != ir::OpKind::input || n.source_name != example) continue;
+  // One --input-shape per input with an open dimension: inputs that share a named dimension are
+  // fixed together.
+  std::string fix;
+  for (const ir::Node& n : graph.graph->graph().nodes) {
+    if (n.kind != ir::OpKind::input ||
+        std::ranges::find(open_inputs, n.source_name) == open_inputs.end()) {
+      continue;
+    }
+    std::string shape;
     for (const ir::Dim d : n.shape.dims)
       shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    fix += (fix.empty() ? "" : " ") +
+           ("--input-shape " + escape_controls(n.source_name) + "=" + shape);
   }
   return "the model leaves these input dimensions open; planned at: " + dims +
-         ". nnplan run plans the shapes of its input files; --input-shape " +
-         escape_controls(example) + "=" + shape + " (with your sizes) fixes them here";
+         ". nnplan run plans the shapes of its input files; " + fix +
+         " (with your sizes) fixes them here";
 }
 
 namespace {

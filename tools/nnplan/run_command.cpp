@@ -31,6 +31,7 @@
 #include "nnplan/runtime/probe.hpp"
 #include "nnplan/runtime/refusal.hpp"
 #include "nnplan/runtime/thread_bound.hpp"
+#include "nnplan/spelling_hint.hpp"
 #include "nnplan/text_escape.hpp"
 
 namespace nnplan::cli {
@@ -239,9 +240,27 @@ std::expected<GraphFlags, int> open_dims_from_files(
   for (const runtime::IoBinding& in : inputs)
     listed +=
         (listed.empty() ? "'" : ", '") + escape_controls(in.name) + "' " + symbolic_shape(in, dims);
+  std::vector<std::string_view> names;
+  for (const runtime::IoBinding& in : inputs)
+    names.push_back(in.name);
   for (const FileBinding& f : files) {
-    if (auto name = resolve_name("input", f, inputs); !name) return std::unexpected(name.error());
+    if (f.name.empty() && inputs.size() != 1) {
+      return std::unexpected(fail_run(
+          make_error(ErrorKind::bad_input,
+                     "--input '" + shown_argument(f.path) + "' names no input; the model has " +
+                         std::to_string(inputs.size()) + ": " + listed + "; write NAME=FILE"),
+          kExitBadInput));
+    }
+    if (!f.name.empty() && std::ranges::find(names, f.name) == names.end()) {
+      return std::unexpected(fail_run(
+          make_error(ErrorKind::bad_input,
+                     "--input '" + escape_controls(f.name) + "' is not an input of the model; " +
+                         did_you_mean(f.name, names) + "its inputs: " + listed),
+          kExitBadInput));
+    }
   }
+  // Each named open dimension's size and the file it was first read from.
+  std::map<std::string, std::pair<ir::Dim, std::string>> named_sizes;
   for (const runtime::IoBinding& in : inputs) {
     if (!is_open(in.name)) continue;
     const auto file = std::ranges::find_if(files, [&](const FileBinding& f) {
@@ -254,7 +273,8 @@ std::expected<GraphFlags, int> open_dims_from_files(
                                   "', whose shape " + symbolic_shape(in, dims) +
                                   " the model leaves open (its file gives the sizes); the model's "
                                   "inputs: " +
-                                  listed + "; e.g. --input " + escape_controls(in.name) + "=x.npy"),
+                                  listed + "; e.g. --input " + escape_controls(in.name) + "=" +
+                                  escape_controls(in.name) + ".npy"),
                    kExitBadInput));
     }
     auto tensor = format::read_tensor_file(file->path);
@@ -278,6 +298,22 @@ std::expected<GraphFlags, int> open_dims_from_files(
     }
     if (!fits) {
       return bad("shape " + ir::to_string(got) + "; the model expects " + symbolic_shape(in, dims));
+    }
+    if (std::ranges::find(got.dims, ir::Dim{0}) != got.dims.end()) {
+      return bad("shape " + ir::to_string(got) +
+                 " has an empty dimension; nnplan runs inputs of at least one element");
+    }
+    // One name, one size: the files of inputs that share a named dimension must agree on it.
+    for (const format::SymbolicDim& d : dims) {
+      if (d.input != in.name || d.name.empty()) continue;
+      const auto [seen, first] = named_sizes.try_emplace(d.name, got.dims[d.axis], file->path);
+      if (!first && seen->second.first != got.dims[d.axis]) {
+        return bad("dimension '" + escape_controls(d.name) + "' is " +
+                   std::to_string(got.dims[d.axis]) + " here but " +
+                   std::to_string(seen->second.first) + " in " +
+                   shown_argument(seen->second.second) + "; the model names both '" +
+                   escape_controls(d.name) + "', one size");
+      }
     }
     std::string fixed = in.name + "=";
     for (std::size_t axis = 0; axis < got.rank(); ++axis)

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
 #include "nnplan/backend/planned_model.hpp"
 #include "nnplan/format/plan_artifact.hpp"
@@ -157,6 +159,38 @@ std::string registry_note(const format::RecordedProfile& profile_record, std::st
   return {};
 }
 
+// When the artifact records open input dimensions at sizes re-planning did not give them: the
+// --input-shape flags that plan those sizes. Empty when the sizes agree or none are recorded.
+std::string input_shape_note(std::string_view recorded, const format::LoadedGraph& graph) {
+  const auto doc = nlohmann::json::parse(recorded, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.contains("graph") || !doc["graph"].is_object()) return {};
+  const auto dims = doc["graph"].find("symbolic_dims");
+  if (dims == doc["graph"].end() || !dims->is_array()) return {};
+  std::string flags;
+  for (const ir::Node& n : graph.graph->graph().nodes) {
+    if (n.kind != ir::OpKind::input) continue;
+    ir::Shape shape = n.shape;
+    bool changed = false;
+    for (const auto& d : *dims) {
+      if (!d.is_object() || d.value("input", "") != n.source_name) continue;
+      const auto axis = d.value("axis", std::size_t{0});
+      const auto size = d.value("size", ir::Dim{0});
+      if (axis < shape.rank() && size > 0 && shape.dims[axis] != size) {
+        shape.dims[axis] = size;
+        changed = true;
+      }
+    }
+    if (!changed) continue;
+    std::string listed;
+    for (const ir::Dim d : shape.dims)
+      listed += (listed.empty() ? "" : ",") + std::to_string(d);
+    flags += (flags.empty() ? "" : " ") + ("--input-shape " + n.source_name + "=" + listed);
+  }
+  if (flags.empty()) return {};
+  return "note: the artifact was planned for other sizes of the model's open dimensions; pass " +
+         flags + " as when it was planned";
+}
+
 }  // namespace
 
 void add_verify_command(CLI::App& app, int& exit_code) {
@@ -257,6 +291,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     // before the differences it causes.
     if (const std::string note = registry_note(artifact->profile, recorded, run->profile);
         !note.empty()) {
+      fmt::print("{}\n", escape_controls(note));
+    }
+    if (const std::string note = input_shape_note(recorded, run->graph); !note.empty()) {
       fmt::print("{}\n", escape_controls(note));
     }
     const std::size_t shown = std::min(differences.size(), kMaxShownDifferences);

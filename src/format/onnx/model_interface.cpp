@@ -181,6 +181,13 @@ void ImportContext::read_inputs() {
                        str(d.dim_value()) + "; the limit is " + str(kMaxDim) + " (2^48)");
           }
           if (!d.has_dim_value() || d.dim_value() < 0) {
+            // A named dimension an input shape gave another input takes that size: "batch" is
+            // one number.
+            if (const auto given = fixed_size_of(d.dim_param())) {
+              add_symbolic_dim(in.name(), i, d.dim_param(), *given, /*fixed=*/true);
+              shape.dims.push_back(*given);
+              continue;
+            }
             if (!options_.open_dim_size) {
               const std::string what = d.has_dim_param() ? " (" + quoted_name(d.dim_param()) + ")"
                                                          : std::string(" (unknown)");
@@ -204,6 +211,23 @@ void ImportContext::read_inputs() {
     if (!rejected_order_.empty()) fail_rejected_input(rejected_order_.front());
     fail_model("model has no graph input (the IR needs one)", ErrorKind::unsupported);
   }
+}
+
+// The size input_shapes gives the dimension named `name` of some graph input, if any does.
+std::optional<Dim> ImportContext::fixed_size_of(const std::string& name) const {
+  if (name.empty()) return std::nullopt;
+  for (const onnx::ValueInfoProto& in : model_.graph().input()) {
+    const auto fixed = options_.input_shapes.find(in.name());
+    if (fixed == options_.input_shapes.end() || !in.type().has_tensor_type() ||
+        !in.type().tensor_type().has_shape()) {
+      continue;
+    }
+    const auto& dims = in.type().tensor_type().shape().dim();
+    for (int i = 0; i < dims.size() && static_cast<std::size_t>(i) < fixed->second.size(); ++i) {
+      if (dims[i].dim_param() == name) return fixed->second[static_cast<std::size_t>(i)];
+    }
+  }
+  return std::nullopt;
 }
 
 // One dynamic dimension, given `size`. Inputs that name the same dim_param get the same size: a

@@ -143,6 +143,13 @@ TEST(OnnxImport, OpenDimensionsAreListedWithTheSizeTheyTook) {
   EXPECT_EQ(describe(fixed.symbolic_dims[1]), "'batch' (input 'mask' axis 0) = 4");
   EXPECT_EQ(fixed.symbolic_output_dims.at(0).size, 4u);
 
+  // An input shape for one input gives its named dimension to every input that names it.
+  const ImportedModel shared = ok(m, {.input_shapes = {{"x", {4, 3}}}, .open_dim_size = 1});
+  EXPECT_EQ(lines(shared.graph())[1], "1 input -> [4,1] 'mask'");
+  EXPECT_EQ(describe(shared.symbolic_dims[1]), "'batch' (input 'mask' axis 0) = 4");
+  EXPECT_TRUE(shared.symbolic_dims[1].fixed);
+  EXPECT_FALSE(shared.symbolic_dims[2].fixed);
+
   // One name, one size: two inputs given two batches are refused, naming both.
   EXPECT_EQ(error_of(m, {.input_shapes = {{"x", {4, 3}}, {"mask", {2, 3}}}, .open_dim_size = 1}),
             "m.onnx: dimension 'batch' is 4 in input 'x' (axis 0) but 2 in input 'mask' (axis "
