@@ -363,6 +363,22 @@ std::string group_links(const std::vector<std::size_t>& indices) {
   return out;
 }
 
+// The sizes a plan of a model with open input dimensions was made for, as a caveat (nothing when
+// the model has none).
+void open_dims_caveat(std::string& body, std::span<const std::string> open_dims) {
+  if (open_dims.empty()) return;
+  body +=
+      "<p id=\"open-dims-caveat\">Open dimensions: the model leaves input dimensions open, "
+      "and this plan was made for ";
+  for (std::size_t i = 0; i < open_dims.size(); ++i) {
+    body += i == 0 ? "" : ", ";
+    put(body, open_dims[i]);
+  }
+  body +=
+      ". Other sizes are planned and gated again before they run (nnplan run, "
+      "nnplan.Session); this page is the plan for these.</p>\n";
+}
+
 // What an auditor must not miss, first on the page: the capsules of the plan whose value claims
 // differ from the reference provider on NaN or infinity, each with how, and the groups that run
 // channels-last where their contracts claim a flat layout, and the sizes the plan was made for
@@ -371,18 +387,7 @@ void caveats_section(std::string& out, const GraphEvaluation& evaluation, const 
                      std::span<const std::string> open_dims) {
   const GraphLoweringPlan& plan = evaluation.lowering;
   std::string body;
-  if (!open_dims.empty()) {
-    body +=
-        "<p id=\"open-dims-caveat\">Open dimensions: the model leaves input dimensions open, "
-        "and this plan was made for ";
-    for (std::size_t i = 0; i < open_dims.size(); ++i) {
-      body += i == 0 ? "" : ", ";
-      put(body, open_dims[i]);
-    }
-    body +=
-        ". Other sizes are planned and gated again before they run (nnplan run, "
-        "nnplan.Session); this page is the plan for these.</p>\n";
-  }
+  open_dims_caveat(body, open_dims);
   special_value_caveats(body, *plan.registry, evaluation.audit.distinct_capsules(),
                         "NaN and infinity: where the plan's capsules compute what the reference "
                         "provider does not (every other value within each capsule's stated "
@@ -1145,10 +1150,12 @@ std::string unplanned_report_html(const BackendProfile& profile, const ir::Graph
     return out;
   }
   std::string caveats;
-  if (special_value_caveats(caveats, *profile.registry, unplanned->capsules,
-                            "NaN and infinity: where the capsules the other nodes would run on "
-                            "compute what the reference provider does not (every other value "
-                            "within each capsule's stated tolerance).")) {
+  open_dims_caveat(caveats, options.open_dims);
+  special_value_caveats(caveats, *profile.registry, unplanned->capsules,
+                        "NaN and infinity: where the capsules the other nodes would run on "
+                        "compute what the reference provider does not (every other value "
+                        "within each capsule's stated tolerance).");
+  if (!caveats.empty()) {
     out += "<section id=\"caveats\">\n<h2>Caveats</h2>\n" + caveats + "</section>\n";
   }
   profile_section(out, profile);

@@ -345,6 +345,11 @@ TEST(OnnxCliInputShape, TheReportSaysWhichSizesThePlanWasMadeFor) {
   const CliResult fixed = run_cli("report " + model.string() + " --no-picture --input-shape x=7,4");
   ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
   EXPECT_TRUE(contains(fixed.out, "axis 0) = 7. Other sizes")) << fixed.out.substr(0, 3000);
+  // The page of a plan no capsule completes says it too.
+  const CliResult unplanned =
+      run_cli("report " + model.string() + " --no-picture --assurance verified");
+  EXPECT_EQ(unplanned.exit_code, 1) << unplanned.err;
+  EXPECT_TRUE(contains(unplanned.out, "axis 0) = 1. Other sizes")) << unplanned.out.substr(0, 3000);
   const CliResult none =
       run_cli("report " + write_mlp_model("static_report.onnx", 2).string() + " --no-picture");
   ASSERT_EQ(none.exit_code, 0) << none.err;
