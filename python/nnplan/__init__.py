@@ -275,6 +275,12 @@ def _bind_inputs(plan, inputs, threads):
     return {str(name): _as_array(name, value) for name, value in inputs.items()}
 
 
+def _did_you_mean(name, known):
+    """"did you mean 'x'? " for the closest of `known`, or "" when none is close."""
+    close = _difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 IOInfo = _collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
 IOInfo.__doc__ = """One input or output of a Session: its name, its NumPy dtype name ('float32',
 'int64' or 'bool') and its shape: a tuple of ints where a dimension the model leaves open is its
@@ -382,10 +388,8 @@ class Session:
         listed = ", ".join(f"{i.name!r} {list(i.shape)}" for i in self.inputs)
         for name in arrays:
             if name not in known:
-                close = _difflib.get_close_matches(name, known, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise BadInputError(f"input {name!r} is not an input of the model; {hint}"
-                                    f"its inputs: {listed}")
+                raise BadInputError(f"input {name!r} is not an input of the model; "
+                                    f"{_did_you_mean(name, known)}its inputs: {listed}")
         missing = [name for name in known if name not in arrays]
         if missing:
             raise BadInputError(f"input {missing[0]!r} is not given; the model's inputs: {listed}")
@@ -483,10 +487,8 @@ class Session:
             known = [o.name for o in self.outputs]
             for name in outputs:
                 if name not in known:
-                    close = _difflib.get_close_matches(name, known, n=1)
-                    hint = f"did you mean {close[0]!r}? " if close else ""
-                    raise NotFoundError(f"output {name!r} is not an output of the model; {hint}"
-                                        f"its outputs: {known}")
+                    raise NotFoundError(f"output {name!r} is not an output of the model; "
+                                        f"{_did_you_mean(name, known)}its outputs: {known}")
         arrays = _bind_inputs(self.plan, feeds, self._threads)
         self._check_names(arrays)
         planned, compiled_now = self._plan_for(arrays)
