@@ -89,6 +89,12 @@ TEST(PipeInputCli, RandomBytesAreRefusedAtOnce) {
 #endif
   const CliResult r = run_shell(limit + std::string(NNPLAN_BINARY) + " plan /dev/urandom");
   EXPECT_EQ(r.exit_code, 3) << r.err;
+  // A few streams in a thousand open with a length-delimited field of a ModelProto whose length
+  // is past the 1 GiB this test allows but within a model's 2 GiB: reading that field is then
+  // refused for want of memory, which is still a refusal with its reason, not a crash.
+  if (r.err.starts_with("nnplan: error: out of memory while reading /dev/urandom; free memory")) {
+    return;
+  }
   EXPECT_TRUE(r.err.starts_with("nnplan: error: /dev/urandom: graph file ")) << r.err;
   // One stream in 256 starts with '{' and is refused as JSON text at its first NUL byte.
   EXPECT_TRUE(contains(r.err, "; not a serialized ModelProto") ||
