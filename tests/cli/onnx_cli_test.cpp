@@ -361,7 +361,7 @@ TEST(OnnxCliInputShape, TheReportSaysWhichSizesThePlanWasMadeFor) {
 // the trace names the shapes it was compiled for.
 TEST(OnnxCliRun, OpenDimensionsTakeTheSizeOfTheInputFile) {
   const fs::path model = write_mlp_model("dynamic_run.onnx", -1);
-  for (const std::uint64_t batch : {5u, 2u}) {
+  for (const std::uint64_t batch : {5u, 2u, 1u}) {
     SCOPED_TRACE(batch);
     std::vector<float> values(batch * 4);
     for (std::size_t i = 0; i < values.size(); ++i)

@@ -227,8 +227,9 @@ std::string symbolic_shape(const runtime::IoBinding& input,
 
 // The graph flags that fix every open dimension of `graph` (one no --input-shape fixed) to the
 // size the input files hold: each file of an input with an open dimension is read here, checked
-// against the model's fixed dimensions and dtype, and kept in `read_ahead` for the run.
-std::expected<GraphFlags, int> open_dims_from_files(
+// against the model's fixed dimensions and dtype, and kept in `read_ahead` for the run. Nothing
+// (no new plan needed) when the files hold the sizes `graph` was planned at.
+std::expected<std::optional<GraphFlags>, int> open_dims_from_files(
     const std::vector<FileBinding>& files, const format::LoadedGraph& loaded, GraphFlags flags,
     std::map<std::string, runtime::Tensor>& read_ahead) {
   const std::vector<runtime::IoBinding> inputs = graph_inputs(loaded.graph->graph());
@@ -261,6 +262,7 @@ std::expected<GraphFlags, int> open_dims_from_files(
   }
   // Each named open dimension's size and the file it was first read from.
   std::map<std::string, std::pair<ir::Dim, std::string>> named_sizes;
+  bool other_sizes = false;  // whether a file holds other sizes than the graph was planned at
   for (const runtime::IoBinding& in : inputs) {
     if (!is_open(in.name)) continue;
     const auto file = std::ranges::find_if(files, [&](const FileBinding& f) {
@@ -315,12 +317,14 @@ std::expected<GraphFlags, int> open_dims_from_files(
                    escape_controls(d.name) + "', one size");
       }
     }
+    other_sizes = other_sizes || got != *in.shape;
     std::string fixed = in.name + "=";
     for (std::size_t axis = 0; axis < got.rank(); ++axis)
       fixed += (axis ? "," : "") + std::to_string(got.dims[axis]);
     flags.input_shapes.push_back(std::move(fixed));
     read_ahead.emplace(in.name, format::to_runtime_tensor(*tensor));
   }
+  if (!other_sizes) return std::nullopt;
   return flags;
 }
 
@@ -480,10 +484,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
         exit_code = fixed.error();
         return;
       }
-      planned = plan_graph_input(flags->config, flags->lowering, *fixed, Digest::compute);
-      if (!planned) {
-        exit_code = planned.error();
-        return;
+      if (*fixed) {
+        planned = plan_graph_input(flags->config, flags->lowering, **fixed, Digest::compute);
+        if (!planned) {
+          exit_code = planned.error();
+          return;
+        }
       }
     }
     // The model's external data files, known now that it is read, are inputs as well.
