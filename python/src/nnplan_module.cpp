@@ -56,8 +56,6 @@ using namespace nnplan::backend;
 
 namespace {
 
-// Raises `error` as its nnplan.errors class; `artifact` is the nnplan.plan.v1 document of a
-// planning failure, when there is one.
 // `text` as a Python str: bytes that are not UTF-8 (a path the file system names with them) are
 // written as the text \xNN, as every JSON output writes them, instead of failing to decode.
 py::str text_of(std::string_view text) {
@@ -89,6 +87,8 @@ std::string python_hints(const std::string& text) {
   return out;
 }
 
+// Raises `error` as its nnplan.errors class; `artifact` is the nnplan.plan.v1 document of a
+// planning failure, when there is one.
 [[noreturn]] void raise_error(const Error& error, std::optional<std::string> artifact = {}) {
   const py::object errors = py::module_::import("nnplan.errors");
   const py::object cls = errors.attr("class_for_kind")(to_string(error.kind));
