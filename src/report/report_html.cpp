@@ -418,6 +418,65 @@ void caveats_section(std::string& out, const GraphEvaluation& evaluation, const 
   out += "<section id=\"caveats\">\n<h2>Caveats</h2>\n" + body + "</section>\n";
 }
 
+// The trust levels `policy` admits in planning and the evidence kinds its gate accepts, each as
+// the command line spells them, comma-separated.
+std::string admitted_trust(const AssurancePolicy& policy) {
+  std::string out;
+  for (std::size_t i = 0; i < kTrustLevelNames.size(); ++i) {
+    const auto trust = static_cast<TrustLevel>(i);
+    if (!admits_trust(policy, trust)) continue;
+    out += (out.empty() ? "" : ", ") + std::string(to_string(trust));
+  }
+  return out;
+}
+
+std::string accepted_evidence(const AssurancePolicy& policy) {
+  std::string out;
+  for (std::size_t i = 0; i < kEvidenceKindNames.size(); ++i) {
+    const auto kind = static_cast<EvidenceKind>(i);
+    if (gate_failure_for(policy, disposition(kind))) continue;
+    out += (out.empty() ? "" : ", ") + std::string(to_string(kind));
+  }
+  return out;
+}
+
+// What each assurance policy admits, computed from the policies themselves, and why `verified`
+// admits nothing of this profile's registry when none of its capsules is verified.
+void trust_section(std::string& out, const BackendProfile& profile) {
+  out +=
+      "<section id=\"trust\">\n<h2>Trust and assurance</h2>\n<p>Planning chooses only "
+      "capsules whose trust level the assurance policy admits; the gate then accepts the plan "
+      "only if every contract's evidence is of a kind the policy accepts. This plan's policy "
+      "is <code>";
+  put(out, label(profile.config.assurance));
+  out +=
+      "</code>.</p>\n<table>\n<tr><th>policy</th><th>trust levels admitted</th><th>evidence "
+      "the gate accepts</th></tr>\n";
+  for (std::size_t i = 0; i < kAssurancePresetNames.size(); ++i) {
+    const auto preset = static_cast<AssurancePreset>(i);
+    const AssurancePolicy policy = policy_of(preset);
+    out += "<tr><td><code>";
+    out += to_string(preset);
+    out += "</code></td><td>";
+    put(out, admitted_trust(policy));
+    out += "</td><td>";
+    put(out, accepted_evidence(policy));
+    out += "</td></tr>\n";
+  }
+  out += "</table>\n";
+  if (profile.registry != nullptr &&
+      std::ranges::none_of(profile.registry->capsules(), [](const KernelCapsule& c) {
+        return c.trust_level == TrustLevel::verified;
+      })) {
+    out +=
+        "<p>No capsule of this profile's registry has trust <code>verified</code>, so "
+        "<code>--assurance verified</code> admits none of them: it is for registries of "
+        "capsules whose contracts are proved (theorem or checker evidence), loaded with "
+        "<code>--registry</code>.</p>\n";
+  }
+  out += "</section>\n";
+}
+
 void gate_section(std::string& out, const BackendProfile& profile,
                   const GraphEvaluation& evaluation) {
   const std::string policy(label(profile.config.assurance));
@@ -1120,6 +1179,7 @@ std::string report_html(const BackendProfile& profile, const ir::Graph& graph,
   profile_section(out, profile);
   boundary_section(out, evaluation, graph, options);
   gate_section(out, profile, evaluation);
+  trust_section(out, profile);
   coverage_section(out, profile, evaluation.lowering);
   groups_section(out, profile, graph, evaluation, options);
   picture_section(out, options.picture);

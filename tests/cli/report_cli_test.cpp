@@ -91,6 +91,31 @@ TEST(ReportCli, WritesTheAcceptedPageAndSaysWhereItWent) {
   }
 }
 
+// The page says what each assurance policy admits, from the policies themselves, and why
+// `verified` admits nothing of a registry without a verified capsule.
+TEST(ReportCli, ThePageSaysWhatEachAssurancePolicyAdmits) {
+  const CliResult r = run_cli("report " + source("examples/cnn.json") + " --no-picture");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "This plan's policy is <code>checked</code>.</p>")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "<tr><td><code>verified</code></td><td>verified</td><td>theorem, "
+                       "checker</td></tr>"));
+  EXPECT_TRUE(contains(r.out,
+                       "<tr><td><code>checked</code></td><td>verified, checked, fuzzed"
+                       "</td><td>theorem, checker, runtime-guard, test-suite, fuzz-oracle"
+                       "</td></tr>"));
+  EXPECT_TRUE(contains(r.out,
+                       "<tr><td><code>external</code></td><td>verified, checked, fuzzed, "
+                       "trusted-external</td><td>theorem, checker, runtime-guard, "
+                       "test-suite, fuzz-oracle, trusted-boundary</td></tr>"));
+  EXPECT_TRUE(contains(r.out,
+                       "No capsule of this profile's registry has trust <code>verified"
+                       "</code>, so <code>--assurance verified</code> admits none of them"));
+  // The section sits between the gate's verdict and the coverage.
+  EXPECT_LT(r.out.find("<section id=\"gate\">"), r.out.find("<section id=\"trust\">"));
+  EXPECT_LT(r.out.find("<section id=\"trust\">"), r.out.find("<section id=\"coverage\">"));
+}
+
 TEST(ReportCli, StdoutWithoutOutputFlagHasTheSameBytesEveryTime) {
   const std::string args = "report " + source("examples/transformer_block.json");
   const fs::path file = out_file("report_block.html");
