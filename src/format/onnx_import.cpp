@@ -44,22 +44,52 @@ void ImportContext::step(std::string_view stage) {
 
 ImportedModel ImportContext::run() {
   read_interface();
-  for (int i = 0; i < nodes_.size(); ++i) {
-    progress_.node = i;
-    if (options_.test_before_reading) options_.test_before_reading(progress_.describe());
-    try {
-      import_node(i);
-    } catch (ImportFailure& f) {
-      // A node nnplan does not support is recorded and the import goes on; a malformed one stops
-      // it. node_ is null when the node's bytes could not be parsed.
-      if (f.error.kind != ErrorKind::unsupported || node_ == nullptr) throw;
-      record_unsupported(i, f.reason);
+  try {
+    for (int i = 0; i < nodes_.size(); ++i) {
+      progress_.node = i;
+      if (options_.test_before_reading) options_.test_before_reading(progress_.describe());
+      try {
+        import_node(i);
+      } catch (ImportFailure& f) {
+        // A node nnplan does not support is recorded and the import goes on; a malformed one
+        // stops it. node_ is null when the node's bytes could not be parsed.
+        if (f.error.kind != ErrorKind::unsupported || node_ == nullptr) throw;
+        record_unsupported(i, f.reason);
+      }
     }
+    progress_.node = -1;
+    node_ = nullptr;
+    if (unsupported_nodes_ > 0) fail_unsupported_summary();
+    return finish();
+  } catch (ImportFailure& f) {
+    note_open_dims(f.error);
+    throw;
   }
-  progress_.node = -1;
-  node_ = nullptr;
-  if (unsupported_nodes_ > 0) fail_unsupported_summary();
-  return finish();
+}
+
+// A failure past the inputs of a model whose open dimensions took open_dim_size may come from
+// that size (a kernel wider than a 1-pixel image): the note says so and how to plan others.
+void ImportContext::note_open_dims(Error& error) const {
+  std::string dims;
+  std::string fix;
+  for (const SymbolicDim& d : symbolic_dims_) {
+    if (d.fixed) continue;
+    dims += (dims.empty() ? "" : ", ") + describe(d);
+    const std::string flag = "--input-shape " + d.input + "=";
+    if (fix.find(flag) != std::string::npos) continue;
+    std::string shape;
+    for (const ir::Node& n : graph_.graph().nodes) {
+      if (n.kind != ir::OpKind::input || n.source_name != d.input) continue;
+      for (const ir::Dim size : n.shape.dims)
+        shape += (shape.empty() ? "" : ",") + str(size);
+    }
+    fix += (fix.empty() ? "" : " ") + flag + shape;
+  }
+  if (dims.empty()) return;
+  error.notes.push_back("the dimensions the model leaves open were planned at " +
+                        str(*options_.open_dim_size) + " (" + dims +
+                        "), which this failure may come from; plan the sizes you run with " + fix +
+                        ", each open dimension set to your size");
 }
 
 void ImportContext::refuse_operator() const {

@@ -288,6 +288,7 @@ class ImportContext {
   void add_symbolic_dim(const std::string& input, int axis, const std::string& name, ir::Dim size,
                         bool fixed);  // model_interface.cpp
   std::optional<ir::Dim> fixed_size_of(const std::string& name) const;  // model_interface.cpp
+  void note_open_dims(Error& error) const;                              // onnx_import.cpp
   ImportedModel finish();  // model_interface.cpp
   void import_node(int index);
   // Whether the current node consumes a tensor of a node recorded as unsupported.

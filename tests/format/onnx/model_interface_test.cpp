@@ -162,6 +162,24 @@ TEST(OnnxImport, OpenDimensionsAreListedWithTheSizeTheyTook) {
             "x=1,3");
 }
 
+// A failure past the inputs of a model whose open dimensions were planned at open_dim_size says
+// so, and which --input-shape plans the sizes that are run; one whose sizes were given does not.
+TEST(OnnxImport, AFailureAtTheOpenSizeSaysHowToPlanOthers) {
+  Model m;
+  m.input("x", {1, 3, -1, -1}).output("y");
+  m.init("w", {4, 3, 5, 5}, std::vector<float>(4 * 3 * 5 * 5, 0.5f));
+  m.node("Conv", {"x", "w"}, {"y"}, "c");
+  const Expected<ImportedModel> r = m.import({.open_dim_size = 1});
+  ASSERT_FALSE(r.has_value());
+  ASSERT_FALSE(r.error().notes.empty()) << r.error().message;
+  EXPECT_EQ(r.error().notes.back(),
+            "the dimensions the model leaves open were planned at 1 ('batch' (input 'x' axis 2) = "
+            "1, 'batch' (input 'x' axis 3) = 1), which this failure may come from; plan the sizes "
+            "you run with --input-shape x=1,3,1,1, each open dimension set to your size");
+  const ImportedModel planned = ok(m, {.input_shapes = {{"x", {1, 3, 8, 8}}}, .open_dim_size = 1});
+  EXPECT_EQ(lines(planned.graph())[0], "0 input -> [1,3,8,8] 'x'");
+}
+
 // import_onnx holds input shapes to the limits of a declared shape itself (check_input_shapes),
 // whoever calls it: the message names the source, then the input and the limit.
 TEST(OnnxImport, InputShapesMeetTheDeclaredShapeLimits) {
