@@ -464,6 +464,40 @@ TEST(OnnxCliRun, InputsThatShareAnOpenDimension) {
       << note.err;
 }
 
+// A model that cannot be planned with its open dimensions at 1 (a 5-wide kernel on a 1-pixel
+// image) runs on files of other sizes: run reads them before it plans, and plans once. plan says
+// what the failure at 1 may come from and which flag plans the sizes run.
+TEST(OnnxCliRun, OpenDimensionsAreSizedBeforeTheModelIsPlanned) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto& g = *model.mutable_graph();
+  g.set_name("conv5");
+  set_tensor_type(*g.add_input(), "x", {1, 3, -1, -1});
+  set_tensor_type(*g.add_output(), "y", {1, 4, -1, -1});
+  add_initializer(g, "W", {4, 3, 5, 5}, 0.0f);
+  add_node(g, "Conv", "conv", {"x", "W"}, "y");
+  const fs::path path = scratch_dir() / "conv5.onnx";
+  write_text(path, model.SerializeAsString());
+  const fs::path x = scratch_dir() / "conv5_x.npy";
+  ASSERT_TRUE(format::write_tensor_file(x, ir::WeightTensor::adopt(ir::Shape{{1, 3, 8, 8}},
+                                                                   std::vector<float>(192, 1.0F)))
+                  .has_value());
+  const CliResult ran = run_cli("run " + path.string() + " --input " + x.string() + " --quiet");
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_TRUE(contains(ran.out, "output 'y' [1,4,4,4]")) << ran.out;
+  const CliResult planned = run_cli("plan " + path.string());
+  EXPECT_EQ(planned.exit_code, 3);
+  EXPECT_TRUE(contains(planned.err,
+                       "the dimensions the model leaves open were planned at 1 ('N' "
+                       "(input 'x' axis 2) = 1, 'N' (input 'x' axis 3) = 1), which "
+                       "this failure may come from; plan the sizes you run with "
+                       "--input-shape x=1,3,1,1"))
+      << planned.err;
+}
+
 // What run says when the input files cannot give an open dimension its size.
 TEST(OnnxCliRun, OpenDimensionsNeedTheirInputFiles) {
   const fs::path model = write_mlp_model("dynamic_refused.onnx", -1);

@@ -130,9 +130,6 @@ struct GraphFlags {
   std::vector<std::string> input_shapes;
   // Whether the graph's weights are read and kept (nnplan run); planning never needs them.
   bool keep_weights = false;
-  // Whether the sizes of dimensions the model leaves open come from the input files (nnplan run,
-  // which plans again once it has read them): then no note says they were planned at 1.
-  bool open_dims_from_inputs = false;
 
   // Registers the GRAPH positional and `--input-shape` on `command`.
   void add_to(CLI::App& command);

@@ -126,10 +126,8 @@ std::expected<GraphInput, int> read_graph_input(BackendProfile profile, const Gr
   if (graph->weights.status == Status::absent || graph->weights.status == Status::not_looked) {
     fmt::print(stderr, "note: {}\n", graph->weights.describe(graph->path));
   }
-  if (!flags.open_dims_from_inputs) {
-    if (const std::string open = open_dims_note(*graph); !open.empty()) {
-      fmt::print(stderr, "note: {}\n", open);
-    }
+  if (const std::string open = open_dims_note(*graph); !open.empty()) {
+    fmt::print(stderr, "note: {}\n", open);
   }
   return GraphInput{.profile = std::move(profile), .graph = std::move(*graph)};
 }

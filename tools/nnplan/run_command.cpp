@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -22,6 +23,8 @@
 
 #include "cli.hpp"
 #include "nnplan/backend/report.hpp"
+#include "nnplan/format/graph_file.hpp"
+#include "nnplan/format/onnx_import.hpp"
 #include "nnplan/format/output_file.hpp"
 #include "nnplan/format/runtime_tensor.hpp"
 #include "nnplan/format/tensor_file.hpp"
@@ -201,49 +204,53 @@ std::string summary(const runtime::IoBinding& binding, const runtime::Tensor& t)
                     t.elements);
 }
 
-// The graph's inputs as the compiled buffer will name them (an ONNX model's input names).
-std::vector<runtime::IoBinding> graph_inputs(const ir::Graph& graph) {
-  std::vector<runtime::IoBinding> inputs;
-  for (const ir::Node& n : graph.nodes) {
-    if (n.kind != ir::OpKind::input) continue;
-    inputs.push_back({.name = n.source_name, .node_id = n.id, .shape = &n.shape, .dtype = n.dtype});
-  }
-  return inputs;
-}
-
-// `[batch,3,224,224]`: an input's shape with each open dimension by its name (`?` unnamed).
-std::string symbolic_shape(const runtime::IoBinding& input,
-                           std::span<const format::SymbolicDim> dims) {
+// `[batch,3,224,224]`: an input's declared shape with each open dimension by its name (`?`
+// unnamed).
+std::string symbolic_shape(const format::OnnxValueInfo& input) {
   std::string s;
-  for (std::size_t axis = 0; axis < input.shape->dims.size(); ++axis) {
-    const auto open = std::ranges::find_if(
-        dims, [&](const auto& d) { return d.input == input.name && d.axis == axis; });
-    s += (axis ? "," : "") + (open == dims.end()   ? std::to_string(input.shape->dims[axis])
-                              : open->name.empty() ? std::string("?")
-                                                   : escape_controls(open->name));
+  for (std::size_t axis = 0; axis < input.dims.size(); ++axis) {
+    s += (axis ? "," : "") + (input.dims[axis] ? std::to_string(*input.dims[axis])
+                              : input.dim_names[axis].empty()
+                                  ? std::string("?")
+                                  : escape_controls(input.dim_names[axis]));
   }
   return "[" + s + "]";
 }
 
-// The graph flags that fix every open dimension of `graph` (one no --input-shape fixed) to the
-// size the input files hold: each file of an input with an open dimension is read here, checked
-// against the model's fixed dimensions and dtype, and kept in `read_ahead` for the run. Nothing
-// (no new plan needed) when the files hold the sizes `graph` was planned at.
-std::expected<std::optional<GraphFlags>, int> open_dims_from_files(
-    const std::vector<FileBinding>& files, const format::LoadedGraph& loaded, GraphFlags flags,
+// `flags` with an --input-shape for every input of the ONNX model that leaves a dimension open
+// and has none: the shape of its input file, which is read here (checked against the model's
+// dtype, rank and fixed dimensions, and inputs sharing a named dimension against each other) and
+// kept in `read_ahead` for the run. So the model is planned once, for the sizes it runs. A model
+// whose interface cannot be read first (a pipe, a file that is no model) is left to the planning,
+// which reports it.
+std::expected<GraphFlags, int> open_dims_from_files(
+    const std::vector<FileBinding>& files, GraphFlags flags,
     std::map<std::string, runtime::Tensor>& read_ahead) {
-  const std::vector<runtime::IoBinding> inputs = graph_inputs(loaded.graph->graph());
-  const auto dims = std::span<const format::SymbolicDim>(loaded.symbolic_dims);
-  const auto is_open = [&](const std::string& name) {
-    return std::ranges::any_of(dims, [&](const auto& d) { return !d.fixed && d.input == name; });
+  std::error_code ec;
+  if (format::detect_graph_format(flags.graph) != format::GraphFileFormat::onnx ||
+      !std::filesystem::is_regular_file(flags.graph, ec)) {
+    return flags;
+  }
+  const auto interface = format::read_onnx_interface(flags.graph);
+  if (!interface) return flags;
+  auto given = parse_input_shapes(flags.input_shapes);
+  if (!given) return std::unexpected(given.error());
+  const auto& inputs = interface->inputs;
+  // An --input-shape for an input the model lacks is the planning's to report (a usage error).
+  for (const auto& [name, dims] : given->input_shapes) {
+    if (std::ranges::none_of(inputs, [&](const auto& in) { return in.name == name; })) return flags;
+  }
+  const auto is_open = [&](const format::OnnxValueInfo& in) {
+    return !given->input_shapes.contains(in.name) &&
+           std::ranges::any_of(in.dims, [](const auto& d) { return !d.has_value(); });
   };
+  if (std::ranges::none_of(inputs, is_open)) return flags;
   std::string listed;
-  for (const runtime::IoBinding& in : inputs)
-    listed +=
-        (listed.empty() ? "'" : ", '") + escape_controls(in.name) + "' " + symbolic_shape(in, dims);
   std::vector<std::string_view> names;
-  for (const runtime::IoBinding& in : inputs)
+  for (const format::OnnxValueInfo& in : inputs) {
+    listed += (listed.empty() ? "'" : ", '") + escape_controls(in.name) + "' " + symbolic_shape(in);
     names.push_back(in.name);
+  }
   for (const FileBinding& f : files) {
     if (f.name.empty() && inputs.size() != 1) {
       return std::unexpected(fail_run(
@@ -262,9 +269,8 @@ std::expected<std::optional<GraphFlags>, int> open_dims_from_files(
   }
   // Each named open dimension's size and the file it was first read from.
   std::map<std::string, std::pair<ir::Dim, std::string>> named_sizes;
-  bool other_sizes = false;  // whether a file holds other sizes than the graph was planned at
-  for (const runtime::IoBinding& in : inputs) {
-    if (!is_open(in.name)) continue;
+  for (const format::OnnxValueInfo& in : inputs) {
+    if (!is_open(in)) continue;
     const auto file = std::ranges::find_if(files, [&](const FileBinding& f) {
       return f.name == in.name || (f.name.empty() && inputs.size() == 1);
     });
@@ -272,7 +278,7 @@ std::expected<std::optional<GraphFlags>, int> open_dims_from_files(
       return std::unexpected(
           fail_run(make_error(ErrorKind::bad_input,
                               "no --input given for '" + escape_controls(in.name) +
-                                  "', whose shape " + symbolic_shape(in, dims) +
+                                  "', whose shape " + symbolic_shape(in) +
                                   " the model leaves open (its file gives the sizes); the model's "
                                   "inputs: " +
                                   listed + "; e.g. --input " + escape_controls(in.name) + "=" +
@@ -287,44 +293,40 @@ std::expected<std::optional<GraphFlags>, int> open_dims_from_files(
           kExitBadInput));
     };
     if (!tensor) return bad(tensor.error().message);
-    if (tensor->dtype() != in.dtype) {
+    if (in.dtype && tensor->dtype() != *in.dtype) {
       return bad("dtype " + std::string(ir::to_string(tensor->dtype())) + "; the model expects " +
-                 std::string(ir::to_string(in.dtype)));
+                 std::string(ir::to_string(*in.dtype)));
     }
     const ir::Shape& got = tensor->shape();
-    bool fits = got.rank() == in.shape->rank();
+    bool fits = got.rank() == in.dims.size();
     for (std::size_t axis = 0; fits && axis < got.rank(); ++axis) {
-      const bool open_axis = std::ranges::any_of(
-          dims, [&](const auto& d) { return d.input == in.name && d.axis == axis; });
-      fits = open_axis || got.dims[axis] == in.shape->dims[axis];
+      fits = !in.dims[axis] || got.dims[axis] == *in.dims[axis];
     }
-    if (!fits) {
-      return bad("shape " + ir::to_string(got) + "; the model expects " + symbolic_shape(in, dims));
-    }
+    if (!fits)
+      return bad("shape " + ir::to_string(got) + "; the model expects " + symbolic_shape(in));
     if (std::ranges::find(got.dims, ir::Dim{0}) != got.dims.end()) {
       return bad("shape " + ir::to_string(got) +
                  " has an empty dimension; nnplan runs inputs of at least one element");
     }
     // One name, one size: the files of inputs that share a named dimension must agree on it.
-    for (const format::SymbolicDim& d : dims) {
-      if (d.input != in.name || d.name.empty()) continue;
-      const auto [seen, first] = named_sizes.try_emplace(d.name, got.dims[d.axis], file->path);
-      if (!first && seen->second.first != got.dims[d.axis]) {
-        return bad("dimension '" + escape_controls(d.name) + "' is " +
-                   std::to_string(got.dims[d.axis]) + " here but " +
+    for (std::size_t axis = 0; axis < got.rank(); ++axis) {
+      const std::string& name = in.dim_names[axis];
+      if (name.empty()) continue;
+      const auto [seen, first] = named_sizes.try_emplace(name, got.dims[axis], file->path);
+      if (!first && seen->second.first != got.dims[axis]) {
+        return bad("dimension '" + escape_controls(name) + "' is " +
+                   std::to_string(got.dims[axis]) + " here but " +
                    std::to_string(seen->second.first) + " in " +
                    shown_argument(seen->second.second) + "; the model names both '" +
-                   escape_controls(d.name) + "', one size");
+                   escape_controls(name) + "', one size");
       }
     }
-    other_sizes = other_sizes || got != *in.shape;
     std::string fixed = in.name + "=";
     for (std::size_t axis = 0; axis < got.rank(); ++axis)
       fixed += (axis ? "," : "") + std::to_string(got.dims[axis]);
     flags.input_shapes.push_back(std::move(fixed));
     read_ahead.emplace(in.name, format::to_runtime_tensor(*tensor));
   }
-  if (!other_sizes) return std::nullopt;
   return flags;
 }
 
@@ -373,7 +375,6 @@ void add_run_command(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   flags->graph.keep_weights = true;
-  flags->graph.open_dims_from_inputs = true;
   flags->graph.add_to(*cmd);
   flags->config.add_to(*cmd);
   cmd->add_option("--lowering", flags->lowering,
@@ -470,27 +471,17 @@ void add_run_command(CLI::App& app, int& exit_code) {
       }
     }
 
-    auto planned = plan_graph_input(flags->config, flags->lowering, flags->graph, Digest::compute);
+    // Dimensions the model leaves open take the sizes of the input files, read before planning.
+    std::map<std::string, runtime::Tensor> read_ahead;
+    auto graph_flags = open_dims_from_files(inputs, flags->graph, read_ahead);
+    if (!graph_flags) {
+      exit_code = graph_flags.error();
+      return;
+    }
+    auto planned = plan_graph_input(flags->config, flags->lowering, *graph_flags, Digest::compute);
     if (!planned) {
       exit_code = planned.error();
       return;
-    }
-    // Dimensions the model leaves open take the sizes of the input files: the model is planned
-    // again for the shapes they hold.
-    std::map<std::string, runtime::Tensor> read_ahead;
-    if (std::ranges::any_of(planned->graph.symbolic_dims, [](const auto& d) { return !d.fixed; })) {
-      auto fixed = open_dims_from_files(inputs, planned->graph, flags->graph, read_ahead);
-      if (!fixed) {
-        exit_code = fixed.error();
-        return;
-      }
-      if (*fixed) {
-        planned = plan_graph_input(flags->config, flags->lowering, **fixed, Digest::compute);
-        if (!planned) {
-          exit_code = planned.error();
-          return;
-        }
-      }
     }
     // The model's external data files, known now that it is read, are inputs as well.
     reads = with_weight_files(std::move(reads), planned->graph);

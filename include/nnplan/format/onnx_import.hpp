@@ -127,6 +127,31 @@ inline constexpr std::uintmax_t kMaxOnnxFileBytes = std::numeric_limits<int>::ma
 [[nodiscard]] Expected<ImportedModel> import_onnx_file(
     const std::filesystem::path& path, const OnnxImportOptions& options = {}) noexcept;
 
+// A graph input or output as the model declares it.
+struct OnnxValueInfo {
+  std::string name;
+  // float32, int64 or bool; nullopt for any other type (the importer refuses it when it is used).
+  std::optional<ir::DType> dtype;
+  // Whether the model declares a shape; then each dimension's size, nullopt where the model leaves
+  // it open, and dim_names[i] its dim_param ("" when it has none or is not open).
+  bool has_shape = false;
+  std::vector<std::optional<std::uint64_t>> dims;
+  std::vector<std::string> dim_names;
+};
+
+// The model's graph inputs (initializers excepted) and outputs, in graph order.
+struct OnnxInterface {
+  std::vector<OnnxValueInfo> inputs;
+  std::vector<OnnxValueInfo> outputs;
+};
+
+// Reads the interface of the ONNX model at `path` without importing its nodes or weights, so that
+// a caller can give open dimensions their sizes before it plans (the sizes of the files nnplan run
+// is given). A file that cannot be read or is not a model is an error (invalid_input, naming it);
+// the import names the problem in full.
+[[nodiscard]] Expected<OnnxInterface> read_onnx_interface(
+    const std::filesystem::path& path) noexcept;
+
 // The ONNX operators the importer maps, sorted.
 [[nodiscard]] std::span<const std::string_view> supported_onnx_ops();
 
