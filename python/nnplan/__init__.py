@@ -308,7 +308,10 @@ class Session:
     at first. Each run whose inputs hold other sizes plans, gates and compiles the model for
     those shapes on its first call, and keeps that compiled plan for later calls: at most
     max_shapes of them (default 8), the least recently used dropped first. A run's trace says
-    which shapes it ran and whether they were compiled for it.
+    which shapes it ran and whether they were compiled for it. An ONNX model that cannot be
+    planned with its open dimensions at 1 (a kernel wider than a 1-pixel image) takes its
+    inputs and outputs from the model's declaration and is planned at its first run's shapes
+    (plan is None until then).
 
     Attributes: inputs, outputs (lists of IOInfo), plan (the nnplan.Plan of the last run's
     shapes: its groups, audit and gate verdict), compiled_shapes (the shapes with a compiled
@@ -329,8 +332,17 @@ class Session:
         self._keywords = dict(device=device, prefer=prefer, only=only, assurance=assurance,
                               vjp=vjp, target=target, registries=registries, lowering=lowering)
         self._input_shapes = dict(input_shapes or {})
-        self.plan = self._accepted(plan(self._model, profile, weights=True,
-                                        input_shapes=input_shapes, **self._keywords))
+        self._cache = _collections.OrderedDict()
+        try:
+            first = plan(self._model, profile, weights=True, input_shapes=input_shapes,
+                         **self._keywords)
+        except InvalidInputError:
+            # A model that cannot be planned with its open dimensions at 1 (a kernel wider than
+            # a 1-pixel image) is planned at the first run's shapes instead.
+            if not self._plan_at_first_run():
+                raise
+            return
+        self.plan = self._accepted(first)
         self._digest = self.plan._document()["graph"]["digest"]
         io = self.plan._native.io(self._threads)
         # Open dimensions: (input, axis) -> the model's name for it (None when unnamed).
@@ -348,9 +360,38 @@ class Session:
                        for name, dtype, shape in io["inputs"]]
         self.outputs = [IOInfo(name, dtype, shown(name, shape, open_outputs))
                         for name, dtype, shape in io["outputs"]]
-        self._cache = _collections.OrderedDict()
         self._cache[self._signature_of({i.name: shape for i, (_, _, shape) in
                                         zip(self.inputs, io["inputs"])})] = self.plan
+
+    def _plan_at_first_run(self):
+        """For an ONNX model with open dimensions input_shapes leaves open: takes its inputs
+        and outputs from the model's declared interface, leaves `plan` None until the first
+        run and returns True; False for any other model."""
+        try:
+            interface = _nnplan.onnx_interface(_path(self._model, "model"))
+        except NnplanError:
+            return False
+
+        def open_dim(d):
+            return d is None or isinstance(d, str)
+
+        self._open = {(name, axis): d
+                      for name, _dtype, dims in interface["inputs"]
+                      if dims is not None and name not in self._input_shapes
+                      for axis, d in enumerate(dims) if open_dim(d)}
+        if not self._open or any(dtype is None or dims is None
+                                 for _name, dtype, dims in interface["inputs"]):
+            return False
+        import hashlib
+        with open(self._model, "rb") as f:
+            self._digest = "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
+        self.plan = None
+        self.inputs = [IOInfo(name, dtype,
+                              tuple(self._input_shapes[name]) if name in self._input_shapes
+                              else dims)
+                       for name, dtype, dims in interface["inputs"]]
+        self.outputs = [IOInfo(name, dtype, dims) for name, dtype, dims in interface["outputs"]]
+        return True
 
     def _accepted(self, planned, shapes=None):
         if not planned.accepted:
@@ -489,7 +530,16 @@ class Session:
                 if name not in known:
                     raise NotFoundError(f"output {name!r} is not an output of the model; "
                                         f"{_did_you_mean(name, known)}its outputs: {known}")
-        arrays = _bind_inputs(self.plan, feeds, self._threads)
+        if _is_array_like(feeds) and not isinstance(feeds, dict):
+            if len(self.inputs) != 1:
+                raise BadInputError(
+                    f"an array alone names the model's only input; the model has "
+                    f"{len(self.inputs)}: {[i.name for i in self.inputs]}; pass a dict "
+                    f"{{name: array}}")
+            feeds = {self.inputs[0].name: feeds}
+        if not isinstance(feeds, dict):
+            raise TypeError(f"feeds must be a dict {{name: array}}, not {type(feeds).__name__}")
+        arrays = {str(name): _as_array(name, value) for name, value in feeds.items()}
         self._check_names(arrays)
         planned, compiled_now = self._plan_for(arrays)
         self.plan = planned
@@ -500,11 +550,16 @@ class Session:
 
     def report(self):
         """The text report of the plan of the last run's shapes (`nnplan plan MODEL`)."""
+        if self.plan is None:
+            raise InvalidInputError(
+                f"{self._model} could not be planned with its open dimensions at 1, so it is "
+                f"planned at the shapes of the first run; run it first")
         return self.plan.report()
 
     def __repr__(self):
-        return (f"<nnplan.Session {self.plan._native.path!r} under "
-                f"{self.plan._native.profile_name}: {len(self.inputs)} inputs, "
+        profile = (self.plan._native.profile_name if self.plan is not None
+                   else self._profile or "the default profile")
+        return (f"<nnplan.Session {self._model!r} under {profile}: {len(self.inputs)} inputs, "
                 f"{len(self.outputs)} outputs>")
 
 

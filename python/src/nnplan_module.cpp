@@ -774,6 +774,40 @@ py::dict convert(const std::string& model, const std::string& output, const py::
   return out;
 }
 
+// The ONNX model's declared inputs and outputs (format::read_onnx_interface): {"inputs": [...],
+// "outputs": [...]}, each (name, dtype as NumPy spells it or None, dims), a dim an int, the
+// model's name for an open one, or None when it has none; dims None when no shape is declared.
+py::dict onnx_interface(const std::string& model) {
+  const format::OnnxInterface interface = take(format::read_onnx_interface(model));
+  const auto described = [](const std::vector<format::OnnxValueInfo>& values) {
+    py::list out;
+    for (const format::OnnxValueInfo& v : values) {
+      py::object dims = py::none();
+      if (v.has_shape) {
+        py::list listed;
+        for (std::size_t i = 0; i < v.dims.size(); ++i) {
+          if (v.dims[i]) {
+            listed.append(*v.dims[i]);
+          } else if (!v.dim_names[i].empty()) {
+            listed.append(text_of(v.dim_names[i]));
+          } else {
+            listed.append(py::none());
+          }
+        }
+        dims = py::tuple(listed);
+      }
+      out.append(py::make_tuple(text_of(v.name),
+                                v.dtype ? py::object(py::str(numpy_dtype(*v.dtype))) : py::none(),
+                                dims));
+    }
+    return out;
+  };
+  py::dict out;
+  out["inputs"] = described(interface.inputs);
+  out["outputs"] = described(interface.outputs);
+  return out;
+}
+
 std::string profiles() {
   std::vector<BackendProfile> all;
   for (std::size_t i = 0; i < kMaintainedProfileNames.size(); ++i)
@@ -808,6 +842,7 @@ PYBIND11_MODULE(_nnplan, m) {
   m.def("probe", &probe, py::arg("config"));
   m.def("capsules", &capsules, py::arg("config"), py::arg("evidence"));
   m.def("profiles", &profiles);
+  m.def("onnx_interface", &onnx_interface, py::arg("model"));
   m.def("max_threads", &runtime::max_threads);
   m.def("thread_range", &runtime::thread_range);
   m.def("targets", &format::targets_json);

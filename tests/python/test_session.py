@@ -276,6 +276,30 @@ def test_nnplan_run_takes_the_sizes_of_its_inputs(dynamic_batch):
         numpy.testing.assert_allclose(y, model(x).numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_a_model_that_cannot_be_planned_at_one_is_planned_at_the_first_run(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.Conv2d(3, 4, 5).eval()
+    path = tmp_path / "conv5.onnx"
+    torch.onnx.export(model, torch.randn(1, 3, 8, 8), str(path), input_names=["x"],
+                      output_names=["y"], opset_version=13,
+                      dynamic_axes={"x": {2: "height", 3: "width"}, "y": {2: "h", 3: "w"}})
+    with pytest.raises(nnplan.InvalidInputError, match="planned at 1"):
+        nnplan.plan(path)
+    session = nnplan.Session(path, "fast_cpu")
+    assert session.plan is None
+    assert session.inputs == [nnplan.IOInfo("x", "float32", (1, 3, "height", "width"))]
+    assert session.outputs == [nnplan.IOInfo("y", "float32", (1, 4, "h", "w"))]
+    with pytest.raises(nnplan.InvalidInputError, match="run it first"):
+        session.report()
+    for height, width in [(8, 8), (9, 12)]:
+        x = torch.randn(1, 3, height, width)
+        y = session.run(x)["y"]
+        with torch.no_grad():
+            numpy.testing.assert_allclose(y, model(x).numpy(), rtol=1e-5, atol=1e-5)
+    assert session.compiled_shapes == [{"x": (1, 3, 8, 8)}, {"x": (1, 3, 9, 12)}]
+    assert "gate: accepted" in session.report()
+
+
 def test_input_shapes_fix_an_open_dimension_up_front(dynamic_batch):
     session = nnplan.Session(dynamic_batch[0], input_shapes={"x": [5, 3, 6, 6]})
     assert session.inputs[0].shape == (5, 3, 6, 6)
