@@ -88,17 +88,23 @@ void add_initializer(onnx::GraphProto& graph, const std::string& name,
     t.add_float_data(first + 0.25f * static_cast<float>(i));
 }
 
-// x[B,4] -> Gemm 'model/fc' (W[3,4] with transB, b[3]) -> Relu 'model/act' -> Sigmoid 'model/out'.
-// `batch` < 0 leaves the batch dimension symbolic.
-std::string mlp_model_bytes(std::int64_t batch = 2) {
+// An empty model of the default domain at opset 13 whose graph is named `name`.
+onnx::ModelProto opset13_model(const std::string& name) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.set_producer_name("nnplan-test");
   auto* opset = model.add_opset_import();
   opset->set_domain("");
   opset->set_version(13);
+  model.mutable_graph()->set_name(name);
+  return model;
+}
+
+// x[B,4] -> Gemm 'model/fc' (W[3,4] with transB, b[3]) -> Relu 'model/act' -> Sigmoid 'model/out'.
+// `batch` < 0 leaves the batch dimension symbolic.
+std::string mlp_model_bytes(std::int64_t batch = 2) {
+  onnx::ModelProto model = opset13_model("mlp");
   onnx::GraphProto& g = *model.mutable_graph();
-  g.set_name("mlp");
   set_tensor_type(*g.add_input(), "x", {batch, 4});
   set_tensor_type(*g.add_output(), "y", {batch, 3});
   add_initializer(g, "W", {3, 4}, 0.5f);
@@ -401,13 +407,8 @@ TEST(OnnxCliRun, OpenDimensionsTakeTheSizeOfTheInputFile) {
 
 // a[N,4] + b[N,4] -> y: two inputs that share the open dimension N.
 fs::path write_pair_model(const std::string& file_name) {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto model = opset13_model("pair");
   onnx::GraphProto& g = *model.mutable_graph();
-  g.set_name("pair");
   set_tensor_type(*g.add_input(), "a", {-1, 4});
   set_tensor_type(*g.add_input(), "b", {-1, 4});
   set_tensor_type(*g.add_output(), "y", {-1, 4});
@@ -468,13 +469,8 @@ TEST(OnnxCliRun, InputsThatShareAnOpenDimension) {
 // image) runs on files of other sizes: run reads them before it plans, and plans once. plan says
 // what the failure at 1 may come from and which flag plans the sizes run.
 TEST(OnnxCliRun, OpenDimensionsAreSizedBeforeTheModelIsPlanned) {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
+  onnx::ModelProto model = opset13_model("conv5");
   onnx::GraphProto& g = *model.mutable_graph();
-  g.set_name("conv5");
   set_tensor_type(*g.add_input(), "x", {1, 3, -1, -1});
   set_tensor_type(*g.add_output(), "y", {1, 4, -1, -1});
   add_initializer(g, "W", {4, 3, 5, 5}, 0.0f);
