@@ -281,6 +281,10 @@ def _did_you_mean(name, known):
     return f"did you mean {close[0]!r}? " if close else ""
 
 
+# What the importer notes on a failure that may come from planning open dimensions at 1.
+_OPEN_DIMS_NOTE = "the dimensions the model leaves open were planned at"
+
+
 IOInfo = _collections.namedtuple("IOInfo", ["name", "dtype", "shape"])
 IOInfo.__doc__ = """One input or output of a Session: its name, its NumPy dtype name ('float32',
 'int64' or 'bool') and its shape: a tuple of ints where a dimension the model leaves open is its
@@ -336,10 +340,12 @@ class Session:
         try:
             first = plan(self._model, profile, weights=True, input_shapes=input_shapes,
                          **self._keywords)
-        except InvalidInputError:
+        except InvalidInputError as error:
             # A model that cannot be planned with its open dimensions at 1 (a kernel wider than
-            # a 1-pixel image) is planned at the first run's shapes instead.
-            if not self._plan_at_first_run():
+            # a 1-pixel image: the importer's note says so) is planned at the first run's shapes
+            # instead; any other error (a profile, a flag, a malformed model) is the caller's.
+            if (_OPEN_DIMS_NOTE not in error.message and _OPEN_DIMS_NOTE not in str(error)) or \
+                    not self._plan_at_first_run():
                 raise
             return
         self.plan = self._accepted(first)
@@ -364,32 +370,36 @@ class Session:
                                         zip(self.inputs, io["inputs"])})] = self.plan
 
     def _plan_at_first_run(self):
-        """For an ONNX model with open dimensions input_shapes leaves open: takes its inputs
-        and outputs from the model's declared interface, leaves `plan` None until the first
-        run and returns True; False for any other model."""
+        """For an ONNX model with dimensions input_shapes leaves open: takes its inputs and
+        outputs from the model's declared interface, leaves `plan` None until the first run and
+        returns True; False for any other model."""
         try:
             interface = _nnplan.onnx_interface(_path(self._model, "model"))
         except NnplanError:
             return False
 
-        def open_dim(d):
-            return d is None or isinstance(d, str)
-
-        self._open = {(name, axis): d
-                      for name, _dtype, dims in interface["inputs"]
-                      if dims is not None and name not in self._input_shapes
-                      for axis, d in enumerate(dims) if open_dim(d)}
-        if not self._open or any(dtype is None or dims is None
-                                 for _name, dtype, dims in interface["inputs"]):
+        if any(dtype is None or dims is None for _name, dtype, dims in interface["inputs"]):
+            return False
+        # A named dimension input_shapes gives one input is that size in every input naming it.
+        sizes = {}
+        for name, _dtype, dims in interface["inputs"]:
+            if name in self._input_shapes:
+                for d, size in zip(dims, self._input_shapes[name]):
+                    if isinstance(d, str):
+                        sizes.setdefault(d, size)
+        self.inputs = [IOInfo(name, dtype,
+                              tuple(self._input_shapes[name]) if name in self._input_shapes
+                              else tuple(sizes.get(d, d) if isinstance(d, str) else d
+                                         for d in dims))
+                       for name, dtype, dims in interface["inputs"]]
+        self._open = {(name, axis): d for name, _dtype, dims in self.inputs
+                      for axis, d in enumerate(dims) if d is None or isinstance(d, str)}
+        if not self._open:
             return False
         import hashlib
         with open(self._model, "rb") as f:
             self._digest = "sha256:" + hashlib.file_digest(f, "sha256").hexdigest()
         self.plan = None
-        self.inputs = [IOInfo(name, dtype,
-                              tuple(self._input_shapes[name]) if name in self._input_shapes
-                              else dims)
-                       for name, dtype, dims in interface["inputs"]]
         self.outputs = [IOInfo(name, dtype, dims) for name, dtype, dims in interface["outputs"]]
         return True
 
@@ -489,7 +499,7 @@ class Session:
                 raise
             # The model imports at other sizes but not at these (two unnamed dimensions that
             # must agree, a reshape these sizes do not divide): the inputs' fault.
-            raise BadInputError(f"the model cannot take input shapes {shapes}: "
+            raise BadInputError(f"the model could not be planned for input shapes {shapes}: "
                                 f"{error.message}") from None
         self._check_unchanged(planned._document()["graph"]["digest"])
         self._accepted(planned, shapes)

@@ -67,7 +67,7 @@ py::str text_of(std::string_view text) {
 // need quoting in Python is left as the command line spells it).
 std::string python_hints(const std::string& text) {
   static const std::regex flag(
-      R"(--input-shape ([A-Za-z0-9_.:/-]+)=((?:\d+|D\d+|\.\.\.)(?:,(?:\d+|D\d+|\.\.\.))*))");
+      R"(--input-shape ([A-Za-z0-9_.:/-]+)=((?:\d+|D\d+|\.\.\.|<\w+>)(?:,(?:\d+|D\d+|\.\.\.|<\w+>))*))");
   std::string out;
   auto begin = text.cbegin();
   std::smatch m;

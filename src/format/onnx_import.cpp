@@ -70,6 +70,8 @@ ImportedModel ImportContext::run() {
 // A failure past the inputs of a model whose open dimensions took open_dim_size may come from
 // that size (a kernel wider than a 1-pixel image): the note says so and how to plan others.
 void ImportContext::note_open_dims(Error& error) const {
+  // Something nnplan does not support is unsupported at every size.
+  if (error.kind == ErrorKind::unsupported) return;
   std::string dims;
   std::string fix;
   for (const SymbolicDim& d : symbolic_dims_) {
@@ -77,19 +79,27 @@ void ImportContext::note_open_dims(Error& error) const {
     dims += (dims.empty() ? "" : ", ") + describe(d);
     const std::string flag = "--input-shape " + d.input + "=";
     if (fix.find(flag) != std::string::npos) continue;
+    // The input's shape with each open dimension a placeholder for the size run.
     std::string shape;
     for (const ir::Node& n : graph_.graph().nodes) {
       if (n.kind != ir::OpKind::input || n.source_name != d.input) continue;
-      for (const ir::Dim size : n.shape.dims)
-        shape += (shape.empty() ? "" : ",") + str(size);
+      for (std::size_t axis = 0; axis < n.shape.rank(); ++axis) {
+        const auto open = std::ranges::find_if(symbolic_dims_, [&](const SymbolicDim& o) {
+          return !o.fixed && o.input == d.input && o.axis == axis;
+        });
+        const std::string placeholder =
+            open == symbolic_dims_.end()
+                ? str(n.shape.dims[axis])
+                : "<" + (open->name.empty() ? std::string("size") : open->name) + ">";
+        shape += (shape.empty() ? "" : ",") + placeholder;
+      }
     }
     fix += (fix.empty() ? "" : " ") + flag + shape;
   }
   if (dims.empty()) return;
   error.notes.push_back("the dimensions the model leaves open were planned at " +
                         str(*options_.open_dim_size) + " (" + dims +
-                        "), which this failure may come from; plan the sizes you run with " + fix +
-                        ", each open dimension set to your size");
+                        "), which this failure may come from; plan the sizes you run with " + fix);
 }
 
 void ImportContext::refuse_operator() const {

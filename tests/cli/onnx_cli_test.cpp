@@ -287,10 +287,12 @@ TEST(OnnxCliInputShape, FixesASymbolicDimension) {
   const CliResult without = run_cli("plan " + model.string());
   EXPECT_EQ(without.exit_code, 0) << without.err;
   EXPECT_TRUE(contains(without.out, "gate: accepted")) << without.out;
-  EXPECT_TRUE(contains(without.err,
-                       "note: the model leaves these input dimensions open; planned at: 'N' "
-                       "(input 'x' axis 0) = 1. nnplan run plans the shapes of its input files; "
-                       "--input-shape x=1,4 (with your sizes) fixes them here"))
+  EXPECT_TRUE(
+      contains(without.err,
+               "note: the model leaves these input dimensions open; planned at: 'N' "
+               "(input 'x' axis 0) = 1. nnplan run plans the shapes of its input files (of a "
+               "model read from a file); "
+               "--input-shape x=1,4 (with your sizes) fixes them here"))
       << without.err;
   const CliResult with = run_cli("plan " + model.string() + " --input-shape x=5,4");
   EXPECT_EQ(with.exit_code, 0) << with.err;
@@ -457,6 +459,13 @@ TEST(OnnxCliRun, InputsThatShareAnOpenDimension) {
                        "--input 'A' is not an input of the model; did you mean 'a'? "
                        "its inputs: 'a' [N,4], 'b' [N,4]"))
       << wrong.err;
+  const CliResult given =
+      run_cli("run " + model.string() + " --input-shape a=3,4 --input a=" + a3.string() +
+              " --input b=" + b5.string());
+  EXPECT_EQ(given.exit_code, 3);
+  EXPECT_TRUE(contains(given.err, "bad-input: input 'b' (" + b5.string() +
+                                      "): dimension 'N' is 5 here but 3 in --input-shape a"))
+      << given.err;
   const CliResult planned = run_cli("plan " + model.string() + " --input-shape a=7,4");
   ASSERT_EQ(planned.exit_code, 0) << planned.err;
   EXPECT_FALSE(contains(planned.err, "note: the model leaves")) << planned.err;
@@ -490,7 +499,7 @@ TEST(OnnxCliRun, OpenDimensionsAreSizedBeforeTheModelIsPlanned) {
                        "the dimensions the model leaves open were planned at 1 ('N' "
                        "(input 'x' axis 2) = 1, 'N' (input 'x' axis 3) = 1), which "
                        "this failure may come from; plan the sizes you run with "
-                       "--input-shape x=1,3,1,1"))
+                       "--input-shape x=1,3,<N>,<N>"))
       << planned.err;
 }
 

@@ -283,8 +283,12 @@ def test_a_model_that_cannot_be_planned_at_one_is_planned_at_the_first_run(tmp_p
     torch.onnx.export(model, torch.randn(1, 3, 8, 8), str(path), input_names=["x"],
                       output_names=["y"], opset_version=13,
                       dynamic_axes={"x": {2: "height", 3: "width"}, "y": {2: "h", 3: "w"}})
-    with pytest.raises(nnplan.InvalidInputError, match="planned at 1"):
+    with pytest.raises(nnplan.InvalidInputError, match="planned at 1") as raised:
         nnplan.plan(path)
+    assert "input_shapes={'x': [1, 3, <height>, <width>]}" in str(raised.value)
+    # Only that failure is put off to the first run: a wrong profile is refused at once.
+    with pytest.raises(nnplan.InvalidInputError, match="fast_cpuu"):
+        nnplan.Session(path, "fast_cpuu")
     session = nnplan.Session(path, "fast_cpu")
     assert session.plan is None
     assert session.inputs == [nnplan.IOInfo("x", "float32", (1, 3, "height", "width"))]

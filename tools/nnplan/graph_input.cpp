@@ -167,7 +167,7 @@ std::string open_dims_note(const format::LoadedGraph& graph) {
            ("--input-shape " + escape_controls(n.source_name) + "=" + shape);
   }
   return "the model leaves these input dimensions open; planned at: " + dims +
-         ". nnplan run plans the shapes of its input files; " + fix +
+         ". nnplan run plans the shapes of its input files (of a model read from a file); " + fix +
          " (with your sizes) fixes them here";
 }
 

@@ -267,8 +267,16 @@ std::expected<GraphFlags, int> open_dims_from_files(
           kExitBadInput));
     }
   }
-  // Each named open dimension's size and the file it was first read from.
+  // Each named open dimension's size and the file (or --input-shape) it was first read from.
   std::map<std::string, std::pair<ir::Dim, std::string>> named_sizes;
+  for (const format::OnnxValueInfo& in : inputs) {
+    const auto fixed = given->input_shapes.find(in.name);
+    if (fixed == given->input_shapes.end()) continue;
+    for (std::size_t axis = 0; axis < in.dim_names.size() && axis < fixed->second.size(); ++axis) {
+      if (in.dim_names[axis].empty()) continue;
+      named_sizes.try_emplace(in.dim_names[axis], fixed->second[axis], "--input-shape " + in.name);
+    }
+  }
   for (const format::OnnxValueInfo& in : inputs) {
     if (!is_open(in)) continue;
     const auto file = std::ranges::find_if(files, [&](const FileBinding& f) {

@@ -175,7 +175,14 @@ TEST(OnnxImport, AFailureAtTheOpenSizeSaysHowToPlanOthers) {
   EXPECT_EQ(r.error().notes.back(),
             "the dimensions the model leaves open were planned at 1 ('batch' (input 'x' axis 2) = "
             "1, 'batch' (input 'x' axis 3) = 1), which this failure may come from; plan the sizes "
-            "you run with --input-shape x=1,3,1,1, each open dimension set to your size");
+            "you run with --input-shape x=1,3,<batch>,<batch>");
+  // Something unsupported is unsupported at every size: no note.
+  Model det;
+  det.input("x", {-1, 3, 3}).output("y");
+  det.node("Det", {"x"}, {"y"}, "d");
+  const Error unsupported = unsupported_error(det, {.open_dim_size = 1});
+  for (const std::string& note : unsupported.notes)
+    EXPECT_EQ(note.find("planned at"), std::string::npos) << note;
   const ImportedModel planned = ok(m, {.input_shapes = {{"x", {1, 3, 8, 8}}}, .open_dim_size = 1});
   EXPECT_EQ(lines(planned.graph())[0], "0 input -> [1,3,8,8] 'x'");
 }
