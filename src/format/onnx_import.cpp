@@ -73,33 +73,14 @@ void ImportContext::note_open_dims(Error& error) const {
   // Something nnplan does not support is unsupported at every size.
   if (error.kind == ErrorKind::unsupported) return;
   std::string dims;
-  std::string fix;
   for (const SymbolicDim& d : symbolic_dims_) {
-    if (d.fixed) continue;
-    dims += (dims.empty() ? "" : ", ") + describe(d);
-    const std::string flag = "--input-shape " + d.input + "=";
-    if (fix.find(flag) != std::string::npos) continue;
-    // The input's shape with each open dimension a placeholder for the size run.
-    std::string shape;
-    for (const ir::Node& n : graph_.graph().nodes) {
-      if (n.kind != ir::OpKind::input || n.source_name != d.input) continue;
-      for (std::size_t axis = 0; axis < n.shape.rank(); ++axis) {
-        const auto open = std::ranges::find_if(symbolic_dims_, [&](const SymbolicDim& o) {
-          return !o.fixed && o.input == d.input && o.axis == axis;
-        });
-        const std::string placeholder =
-            open == symbolic_dims_.end()
-                ? str(n.shape.dims[axis])
-                : "<" + (open->name.empty() ? std::string("size") : open->name) + ">";
-        shape += (shape.empty() ? "" : ",") + placeholder;
-      }
-    }
-    fix += (fix.empty() ? "" : " ") + flag + shape;
+    if (!d.fixed) dims += (dims.empty() ? "" : ", ") + describe(d);
   }
   if (dims.empty()) return;
   error.notes.push_back("the dimensions the model leaves open were planned at " +
                         str(*options_.open_dim_size) + " (" + dims +
-                        "), which this failure may come from; plan the sizes you run with " + fix);
+                        "), which this failure may come from; plan the sizes you run with " +
+                        input_shape_flags(symbolic_dims_, graph_.graph()));
 }
 
 void ImportContext::refuse_operator() const {
@@ -273,6 +254,28 @@ std::string describe(const SymbolicDim& dim) {
   return (dim.name.empty() ? std::string("unnamed") : "'" + detail::shown(dim.name) + "'") +
          " (input '" + detail::shown(dim.input) + "' axis " + std::to_string(dim.axis) +
          ") = " + std::to_string(dim.size);
+}
+
+std::string input_shape_flags(std::span<const SymbolicDim> dims, const ir::Graph& graph) {
+  std::string flags;
+  for (const ir::Node& n : graph.nodes) {
+    if (n.kind != ir::OpKind::input) continue;
+    bool open = false;
+    std::string shape;
+    for (std::size_t axis = 0; axis < n.shape.rank(); ++axis) {
+      const auto d = std::ranges::find_if(dims, [&](const SymbolicDim& s) {
+        return !s.fixed && s.input == n.source_name && s.axis == axis;
+      });
+      open = open || d != dims.end();
+      shape += (axis == 0 ? "" : ",") +
+               (d == dims.end() ? std::to_string(n.shape.dims[axis])
+                                : "<" + (d->name.empty() ? std::string("size") : d->name) + ">");
+    }
+    if (open) {
+      flags += (flags.empty() ? "" : " ") + ("--input-shape " + n.source_name + "=" + shape);
+    }
+  }
+  return flags;
 }
 
 Expected<void> check_input_shapes(const OnnxImportOptions& options) {

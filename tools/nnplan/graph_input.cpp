@@ -143,32 +143,14 @@ std::expected<GraphInput, int> read_graph_input(const ConfigFlags& config,
 
 std::string open_dims_note(const format::LoadedGraph& graph) {
   std::string dims;
-  std::vector<std::string> open_inputs;
   for (const format::SymbolicDim& d : graph.symbolic_dims) {
-    if (d.fixed) continue;
-    dims += (dims.empty() ? "" : ", ") + escape_controls(format::describe(d));
-    if (std::ranges::find(open_inputs, d.input) == open_inputs.end()) {
-      open_inputs.push_back(d.input);
-    }
+    if (!d.fixed) dims += (dims.empty() ? "" : ", ") + format::describe(d);
   }
   if (dims.empty()) return {};
-  // One --input-shape per input with an open dimension: inputs that share a named dimension are
-  // fixed together.
-  std::string fix;
-  for (const ir::Node& n : graph.graph->graph().nodes) {
-    if (n.kind != ir::OpKind::input ||
-        std::ranges::find(open_inputs, n.source_name) == open_inputs.end()) {
-      continue;
-    }
-    std::string shape;
-    for (const ir::Dim d : n.shape.dims)
-      shape += (shape.empty() ? "" : ",") + std::to_string(d);
-    fix += (fix.empty() ? "" : " ") +
-           ("--input-shape " + escape_controls(n.source_name) + "=" + shape);
-  }
-  return "the model leaves these input dimensions open; planned at: " + dims +
-         ". nnplan run plans the shapes of its input files (of a model read from a file); " + fix +
-         " (with your sizes) fixes them here";
+  return escape_controls(
+      "the model leaves these input dimensions open; planned at: " + dims +
+      ". nnplan run plans the shapes of its input files (of a model read from a file); " +
+      format::input_shape_flags(graph.symbolic_dims, graph.graph->graph()) + " fixes them here");
 }
 
 namespace {

@@ -71,6 +71,12 @@ struct SymbolicDim {
 // `'batch' (input 'x' axis 0) = 4`, or `unnamed (input 'x' axis 1) = 1`: how a person reads one.
 [[nodiscard]] std::string describe(const SymbolicDim& dim);
 
+// The --input-shape flags that plan other sizes for the open dimensions of `dims` that are not
+// fixed, one per input that has one, in input order: the input's shape in `graph` with each such
+// dimension a placeholder (`--input-shape x=1,3,<height>,<width>`, `<size>` when unnamed).
+[[nodiscard]] std::string input_shape_flags(std::span<const SymbolicDim> dims,
+                                            const ir::Graph& graph);
+
 struct ImportedModel {
   // The imported graph, checked: the importer infers every node's shape as it goes, so the result
   // passes ir::check by construction, and import_onnx checks it once more to guard that.
